@@ -1,0 +1,28 @@
+# make setup: idempotent set-up on a fresh machine (.venv, pinned packages, C build)
+# make test:  setup, then the whole test suite
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+CORE_SO := c_engine/.built
+
+.PHONY: setup test bench clean
+
+setup: $(VENV)/.installed $(CORE_SO)
+
+$(VENV)/.installed: requirements.txt
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(CORE_SO): $(VENV)/.installed c_engine/bgcore.c c_engine/bgcore.h c_engine/build_cffi.py
+	$(PY) c_engine/build_cffi.py
+	touch $@
+
+test: setup
+	$(PY) -m pytest -q tests
+
+bench: setup
+	$(PY) experiments/benchmarks/movegen.py
+
+clean:
+	rm -f c_engine/_bgcore.c c_engine/*.o c_engine/*.so $(CORE_SO)

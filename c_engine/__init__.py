@@ -1,0 +1,141 @@
+"""The C move generator (``_bgcore``, built by ``make setup``) behind a numpy interface.
+
+``legal_moves`` mirrors :func:`backgammon_engine.legal_moves`; ``expand_batch``
+turns many (board, dice) inputs into all their resulting boards and encodings in
+numpy buffers, with no Python object per candidate move.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    from c_engine._bgcore import ffi, lib
+except ImportError as exc:  # pragma: no cover - exercised only without a build
+    raise ImportError("c_engine is not built; run `make setup` (or "
+                      "`python c_engine/build_cffi.py`)") from exc
+
+from backgammon_engine import check_batch, check_board, check_dice
+
+NUM_FEATURES = lib.BG_NUM_FEATURES
+MAX_MOVES = lib.BG_MAX_MOVES
+
+
+def _raise_for(code: int, where: int, boards=None) -> None:
+    """Turn a C error code into the same ValueError the Python engine gives."""
+    if code == lib.BG_ERR_NOMEM:
+        raise MemoryError("c_engine: out of memory")
+    if code == lib.BG_ERR_CAPACITY:
+        raise RuntimeError("c_engine: more results than BG_MAX_MOVES for one roll")
+    prefix = "" if boards is None else f"input {where}: "
+    if code == lib.BG_ERR_DICE:
+        raise ValueError(f"{prefix}dice must be whole numbers from 1 to 6")
+    try:
+        check_board(boards[where] if boards is not None else None)
+    except ValueError as exc:  # the same detailed message as the Python engine
+        raise ValueError(f"{prefix}{exc}") from None
+    raise ValueError(f"{prefix}invalid board (error {code})")
+
+
+def _as_board(board) -> np.ndarray:
+    arr = np.asarray(board)
+    if arr.dtype != np.int8 or arr.shape != (2, 25) or not arr.flags.c_contiguous:
+        arr = check_board(arr)  # full check before narrowing to int8
+        arr = np.ascontiguousarray(arr, dtype=np.int8)
+    return arr
+
+
+def _ptr(ctype: str, arr: np.ndarray):
+    return ffi.cast(ctype, ffi.from_buffer(arr))
+
+
+def legal_moves(board, die1, die2) -> list[tuple[tuple, np.ndarray]]:
+    """Same contract as :func:`backgammon_engine.legal_moves`."""
+    d1, d2 = check_dice(die1, die2)
+    arr = _as_board(board)
+    out_boards = np.empty((MAX_MOVES, 2, 25), dtype=np.int8)
+    out_steps = np.empty((MAX_MOVES, 8), dtype=np.int8)
+    out_n = np.empty(MAX_MOVES, dtype=np.int8)
+    where = ffi.new("int *")
+    n = lib.bg_legal_moves(_ptr("int8_t *", arr), d1, d2, _ptr("int8_t *", out_boards),
+                           _ptr("int8_t *", out_steps), _ptr("int8_t *", out_n), MAX_MOVES, where)
+    if n < 0:
+        _raise_for(n, where[0], arr[None])
+    result = []
+    for k in range(n):
+        s = out_steps[k].tolist()
+        move = tuple((s[2 * j], s[2 * j + 1]) for j in range(out_n[k]))
+        result.append((move, out_boards[k].astype(np.int64)))
+    return result
+
+
+def encode_batch(boards, on_roll_row: int = 1, width: int = NUM_FEATURES) -> np.ndarray:
+    """(N, width) float32 Tesauro inputs of (N, 2, 25) boards; columns past 196 are zero."""
+    arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
+    out = np.zeros((len(arr), width), dtype=np.float32)
+    lib.bg_encode_batch(_ptr("int8_t *", arr), len(arr), _ptr("float *", out), width, on_roll_row)
+    return out
+
+
+class Expander:
+    """Batch move generation into buffers that are kept and grown between calls.
+
+    One Expander per thread or process (it owns its buffers; the C side keeps no
+    state).  The arrays returned by :meth:`expand` are views into those buffers
+    and are overwritten by the next call: copy what must outlive it.
+    """
+
+    def __init__(self, width: int = NUM_FEATURES, on_roll_row: int = 0, capacity: int = 4096):
+        if width < NUM_FEATURES:
+            raise ValueError(f"width must be at least {NUM_FEATURES}")
+        self.width = width
+        self.on_roll_row = on_roll_row
+        self._boards = np.empty((capacity, 2, 25), dtype=np.int8)
+        # columns past 196 (cube inputs) are the caller's; C never writes them
+        self._features = np.zeros((capacity, width), dtype=np.float32)
+        self._where = ffi.new("int *")
+
+    def _grow(self, rows: int) -> None:
+        old_b, old_f = self._boards, self._features
+        self._boards = np.empty((rows, 2, 25), dtype=np.int8)
+        self._boards[: len(old_b)] = old_b
+        self._features = np.zeros((rows, self.width), dtype=np.float32)
+        self._features[: len(old_f)] = old_f
+
+    def expand(self, boards, dice, encode: bool = True):
+        """Every legal result of each (board, dice) input.
+
+        ``boards``: (N, 2, 25), ``dice``: (N, 2).  Returns ``(boards, features,
+        offsets)``: input i's results are rows offsets[i]:offsets[i+1]; boards keep
+        the mover in row 1; features (None unless ``encode``) put row
+        ``on_roll_row`` on roll: 0, the default, is the opponent, who is on roll
+        once the move is made, so a network scores the position it will face.
+        """
+        b, d = check_batch(boards, dice)
+        b = np.ascontiguousarray(b, dtype=np.int8)
+        d = np.ascontiguousarray(d, dtype=np.int8)
+        n = len(b)
+        offsets = np.zeros(n + 1, dtype=np.int32)
+        done = 0
+        while done < n:
+            got = lib.bg_expand_batch(
+                _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), n - done,
+                _ptr("int8_t *", self._boards),
+                _ptr("float *", self._features) if encode else ffi.NULL,
+                self.width, self.on_roll_row, _ptr("int32_t *", offsets[done:]),
+                len(self._boards), self._where)
+            if got < 0:
+                _raise_for(got, done + self._where[0], b)
+            done += got
+            if done < n:  # out of room: grow by at least a worst-case roll and go on
+                self._grow(max(2 * len(self._boards), int(offsets[done]) + MAX_MOVES))
+        total = int(offsets[n])
+        feats = self._features[:total] if encode else None
+        return self._boards[:total], feats, offsets
+
+
+def expand_batch(boards, dice, encode: bool = True, on_roll_row: int = 0,
+                 width: int = NUM_FEATURES):
+    """One-off :meth:`Expander.expand` whose arrays the caller owns."""
+    ex = Expander(width=width, on_roll_row=on_roll_row, capacity=max(64, 24 * len(np.asarray(boards).reshape(-1, 50))))
+    out_b, out_f, offsets = ex.expand(boards, dice, encode)
+    return out_b.copy(), (None if out_f is None else out_f.copy()), offsets

@@ -1,0 +1,344 @@
+/* Backgammon move generation and Tesauro encoding in C.
+ *
+ * Same rules and board convention as backgammon_engine.py (gnubg's): a board is
+ * int8[2][25]; row 1 is the side on roll, row 0 its opponent; index 0..23 is
+ * that side's own point 1..24, index 24 its bar.  All scratch memory belongs to
+ * one call (heap or caller buffers): nothing static, so calls from several
+ * threads never share state.
+ */
+#include "bgcore.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define HASH_BITS 13
+#define HASH_SIZE (1 << HASH_BITS)
+
+typedef struct {
+    int8_t me[25];
+    int8_t opp[25];
+} pos_t;
+
+/* Per-call generator state; results live here until copied out. */
+typedef struct {
+    pos_t res[BG_MAX_MOVES];
+    int8_t steps[BG_MAX_MOVES][8];
+    int8_t nsteps[BG_MAX_MOVES];
+    int8_t first_die[BG_MAX_MOVES];
+    uint32_t table[HASH_SIZE]; /* (stamp << 13) | index; stamp 0 never used */
+    uint32_t stamp;
+    int n;
+    int best;
+    int overflow;
+    int8_t cur_steps[8];
+} gen_t;
+
+static gen_t *gen_new(void) {
+    gen_t *g = (gen_t *)malloc(sizeof(gen_t));
+    if (g) {
+        memset(g->table, 0, sizeof(g->table));
+        g->stamp = 0;
+    }
+    return g;
+}
+
+/* Forget all results: a new stamp invalidates every hash slot in O(1). */
+static void gen_reset(gen_t *g) {
+    g->n = 0;
+    g->stamp++;
+    if (g->stamp >= (1u << (32 - HASH_BITS))) {
+        memset(g->table, 0, sizeof(g->table));
+        g->stamp = 1;
+    }
+}
+
+static inline uint64_t load64(const int8_t *p) {
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint32_t hash_pos(const pos_t *p) {
+    const int8_t *b = (const int8_t *)p;
+    uint64_t h = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 48; i += 8) {
+        h ^= load64(b + i);
+        h *= 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 29;
+    }
+    h ^= (uint64_t)(uint8_t)b[48] | ((uint64_t)(uint8_t)b[49] << 8);
+    h *= 0x94D049BB133111EBull;
+    h ^= h >> 32;
+    return (uint32_t)h;
+}
+
+static void record(gen_t *g, const pos_t *p, int depth, int first_die) {
+    if (depth < g->best)
+        return;
+    if (depth > g->best) {
+        g->best = depth;
+        gen_reset(g);
+    }
+    uint32_t slot = hash_pos(p) & (HASH_SIZE - 1);
+    const uint32_t mask = HASH_SIZE - 1;
+    for (;;) {
+        uint32_t e = g->table[slot];
+        if ((e >> HASH_BITS) != g->stamp)
+            break;
+        if (memcmp(&g->res[e & mask], p, sizeof(pos_t)) == 0)
+            return;
+        slot = (slot + 1) & mask;
+    }
+    if (g->n >= BG_MAX_MOVES) {
+        g->overflow = 1;
+        return;
+    }
+    int k = g->n++;
+    g->table[slot] = (g->stamp << HASH_BITS) | (uint32_t)k;
+    g->res[k] = *p;
+    memcpy(g->steps[k], g->cur_steps, 8);
+    g->nsteps[k] = (int8_t)depth;
+    g->first_die[k] = (int8_t)first_die;
+}
+
+static inline int any_checkers(const int8_t *row, int from, int to) {
+    for (int i = from; i < to; i++)
+        if (row[i])
+            return 1;
+    return 0;
+}
+
+/* Depth-first over dice[depth..nd); for doubles only non-increasing sources are
+ * tried (any set of equal steps can be played in that order), which removes
+ * most duplicate paths without losing a result. */
+static void search(gen_t *g, pos_t *p, const int *dice, int nd, int depth, int max_src, int is_double) {
+    if (depth == nd) {
+        record(g, p, depth, dice[0]);
+        return;
+    }
+    const int die = dice[depth];
+    int moved = 0;
+    int src_hi = p->me[24] ? 24 : (is_double ? max_src : 23);
+    int src_lo = p->me[24] ? 24 : 0;
+    int all_home = !any_checkers(p->me, 6, 25);
+    for (int src = src_hi; src >= src_lo; src--) {
+        if (!p->me[src])
+            continue;
+        int dst = src - die;
+        int hit = 0;
+        if (dst < 0) {
+            if (!all_home)
+                continue;
+            if (dst < -1 && any_checkers(p->me, src + 1, 6))
+                continue;
+            p->me[src]--;
+        } else {
+            int oi = 23 - dst;
+            if (p->opp[oi] >= 2)
+                continue;
+            hit = p->opp[oi] == 1;
+            p->me[src]--;
+            p->me[dst]++;
+            if (hit) {
+                p->opp[oi] = 0;
+                p->opp[24]++;
+            }
+        }
+        moved = 1;
+        g->cur_steps[2 * depth] = (int8_t)(src + 1);
+        g->cur_steps[2 * depth + 1] = (int8_t)(dst < 0 ? 0 : dst + 1);
+        search(g, p, dice, nd, depth + 1, src, is_double);
+        /* undo */
+        p->me[src]++;
+        if (dst >= 0) {
+            p->me[dst]--;
+            if (hit) {
+                p->opp[23 - dst] = 1;
+                p->opp[24]--;
+            }
+        }
+    }
+    if (!moved)
+        record(g, p, depth, depth ? dice[0] : 0);
+}
+
+/* All distinct results of one roll into g (g->n of them). */
+static void generate(gen_t *g, const int8_t *board, int d1, int d2) {
+    pos_t p;
+    memcpy(p.opp, board, 25);
+    memcpy(p.me, board + 25, 25);
+    g->best = -1;
+    g->overflow = 0;
+    gen_reset(g);
+    memset(g->cur_steps, 0, 8);
+    if (d1 == d2) {
+        int dice[4] = {d1, d1, d1, d1};
+        search(g, &p, dice, 4, 0, 23, 1);
+        return;
+    }
+    int hi = d1 > d2 ? d1 : d2, lo = d1 > d2 ? d2 : d1;
+    int a[2] = {hi, lo}, b[2] = {lo, hi};
+    search(g, &p, a, 2, 0, 23, 0);
+    search(g, &p, b, 2, 0, 23, 0);
+    if (g->best == 1) {
+        /* only one die can be played: keep the larger die's plays if there are any */
+        int any_hi = 0;
+        for (int k = 0; k < g->n; k++)
+            any_hi |= g->first_die[k] == hi;
+        if (any_hi) {
+            int m = 0;
+            for (int k = 0; k < g->n; k++) {
+                if (g->first_die[k] != hi)
+                    continue;
+                if (m != k) {
+                    g->res[m] = g->res[k];
+                    memcpy(g->steps[m], g->steps[k], 8);
+                    g->nsteps[m] = g->nsteps[k];
+                    g->first_die[m] = g->first_die[k];
+                }
+                m++;
+            }
+            g->n = m;
+        }
+    }
+}
+
+int bg_check_board(const int8_t *board, int *where) {
+    for (int s = 0; s < 2; s++) {
+        int total = 0;
+        for (int i = 0; i < 25; i++) {
+            int v = board[25 * s + i];
+            if (v < 0) {
+                *where = 25 * s + i;
+                return BG_ERR_NEGATIVE;
+            }
+            total += v;
+        }
+        if (total > 15) {
+            *where = s;
+            return BG_ERR_TOO_MANY;
+        }
+    }
+    for (int i = 0; i < 24; i++) {
+        if (board[25 + i] > 0 && board[23 - i] > 0) {
+            *where = i;
+            return BG_ERR_SAME_POINT;
+        }
+    }
+    return 0;
+}
+
+static inline int check_dice(int d1, int d2) {
+    return (d1 >= 1 && d1 <= 6 && d2 >= 1 && d2 <= 6) ? 0 : BG_ERR_DICE;
+}
+
+/* The four Tesauro units of a point holding n checkers (n = 0..15). */
+static const float POINT_UNITS[16][4] = {
+    {0, 0, 0, 0},   {1, 0, 0, 0},   {1, 1, 0, 0},   {1, 1, 1, 0},   {1, 1, 1, 0.5f}, {1, 1, 1, 1},
+    {1, 1, 1, 1.5f}, {1, 1, 1, 2},   {1, 1, 1, 2.5f}, {1, 1, 1, 3},   {1, 1, 1, 3.5f}, {1, 1, 1, 4},
+    {1, 1, 1, 4.5f}, {1, 1, 1, 5},   {1, 1, 1, 5.5f}, {1, 1, 1, 6}};
+
+/* Table copies instead of branches: every unit is written, so no memset is needed.
+ * Counts are validated to 0..15 before any board gets here. */
+static inline void encode_row(const int8_t *row, float *out) {
+    for (int i = 0; i < 24; i++)
+        memcpy(out + 4 * i, POINT_UNITS[row[i] & 15], 4 * sizeof(float));
+}
+
+static inline int row_sum(const int8_t *row) {
+    int s = 0;
+    for (int i = 0; i < 25; i++)
+        s += row[i];
+    return s;
+}
+
+/* 196 Tesauro inputs from the side on roll ("me"). */
+static inline void encode_sides(const int8_t *me, const int8_t *opp, float *out) {
+    encode_row(me, out);
+    encode_row(opp, out + 96);
+    out[192] = (float)me[24] * 0.5f;
+    out[193] = (float)(15 - row_sum(me)) / 15.0f;
+    out[194] = (float)opp[24] * 0.5f;
+    out[195] = (float)(15 - row_sum(opp)) / 15.0f;
+}
+
+void bg_encode_batch(const int8_t *boards, int n, float *out, int stride, int on_roll_row) {
+    for (int k = 0; k < n; k++) {
+        const int8_t *b = boards + 50 * k;
+        const int8_t *me = on_roll_row ? b + 25 : b;
+        const int8_t *opp = on_roll_row ? b : b + 25;
+        encode_sides(me, opp, out + (size_t)stride * k);
+    }
+}
+
+int bg_legal_moves(const int8_t *board, int d1, int d2, int8_t *out_boards, int8_t *out_steps,
+                   int8_t *out_nsteps, int cap, int *where) {
+    int err = bg_check_board(board, where);
+    if (err)
+        return err;
+    if (check_dice(d1, d2))
+        return BG_ERR_DICE;
+    gen_t *g = gen_new();
+    if (!g)
+        return BG_ERR_NOMEM;
+    generate(g, board, d1, d2);
+    int n = g->n;
+    if (g->overflow || n > cap) {
+        free(g);
+        return BG_ERR_CAPACITY;
+    }
+    for (int k = 0; k < n; k++) {
+        memcpy(out_boards + 50 * k, g->res[k].opp, 25);
+        memcpy(out_boards + 50 * k + 25, g->res[k].me, 25);
+        memcpy(out_steps + 8 * k, g->steps[k], 8);
+        out_nsteps[k] = g->nsteps[k];
+    }
+    free(g);
+    return n;
+}
+
+int bg_expand_batch(const int8_t *boards, const int8_t *dice, int n, int8_t *out_boards,
+                    float *out_feats, int feat_stride, int on_roll_row, int32_t *offsets,
+                    int out_cap, int *where) {
+    gen_t *g = gen_new();
+    if (!g)
+        return BG_ERR_NOMEM;
+    int total = offsets[0];
+    int done = 0;
+    for (; done < n; done++) {
+        const int8_t *b = boards + 50 * done;
+        int d1 = dice[2 * done], d2 = dice[2 * done + 1];
+        int err = bg_check_board(b, where);
+        if (!err && check_dice(d1, d2))
+            err = BG_ERR_DICE;
+        if (err) {
+            *where = done;
+            free(g);
+            return err;
+        }
+        generate(g, b, d1, d2);
+        if (g->overflow) {
+            *where = done;
+            free(g);
+            return BG_ERR_CAPACITY;
+        }
+        if (total + g->n > out_cap)
+            break; /* caller grows the buffers and resumes at `done` */
+        for (int k = 0; k < g->n; k++) {
+            int8_t *ob = out_boards + 50 * (size_t)(total + k);
+            memcpy(ob, g->res[k].opp, 25);
+            memcpy(ob + 25, g->res[k].me, 25);
+            if (out_feats) {
+                float *of = out_feats + (size_t)feat_stride * (total + k);
+                if (on_roll_row)
+                    encode_sides(g->res[k].me, g->res[k].opp, of);
+                else
+                    encode_sides(g->res[k].opp, g->res[k].me, of);
+            }
+        }
+        total += g->n;
+        offsets[done + 1] = total;
+    }
+    free(g);
+    return done;
+}

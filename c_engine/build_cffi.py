@@ -1,0 +1,43 @@
+"""Compile the C move generator into the cffi extension ``c_engine._bgcore``.
+
+Run from the repository root (``make setup`` does): ``python c_engine/build_cffi.py``.
+"""
+import os
+import re
+import sys
+
+from cffi import FFI
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+
+def cdef_from_header(path: str) -> str:
+    """The header without preprocessor lines, with #define constants turned into cffi's form."""
+    out = []
+    for line in open(path):
+        m = re.match(r"#define (BG_\w+) (-?\d+)", line)
+        if m:
+            out.append(f"#define {m.group(1)} {m.group(2)}\n")
+        elif not line.startswith("#"):
+            out.append(line)
+    return "".join(out)
+
+
+def main() -> None:
+    ffi = FFI()
+    ffi.cdef(cdef_from_header(os.path.join(HERE, "bgcore.h")))
+    ffi.set_source(
+        "c_engine._bgcore",
+        '#include "bgcore.h"',
+        sources=[os.path.relpath(os.path.join(HERE, "bgcore.c"), ROOT)],
+        include_dirs=[os.path.relpath(HERE, ROOT)],
+        extra_compile_args=["-O3", "-std=c99", "-Wall", "-Wextra"],
+    )
+    os.chdir(ROOT)
+    ffi.compile(verbose=False, tmpdir=".")
+    print("built c_engine/_bgcore")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
