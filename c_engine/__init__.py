@@ -60,12 +60,9 @@ def legal_moves(board, die1, die2) -> list[tuple[tuple, np.ndarray]]:
                            _ptr("int8_t *", out_steps), _ptr("int8_t *", out_n), MAX_MOVES, where)
     if n < 0:
         _raise_for(n, where[0], arr[None])
-    result = []
-    for k in range(n):
-        s = out_steps[k].tolist()
-        move = tuple((s[2 * j], s[2 * j + 1]) for j in range(out_n[k]))
-        result.append((move, out_boards[k].astype(np.int64)))
-    return result
+    boards = out_boards[:n].astype(np.int64)
+    steps = out_steps[:n].reshape(n, 4, 2).tolist()
+    return [(tuple(tuple(s) for s in steps[k][:c]), boards[k]) for k, c in enumerate(out_n[:n].tolist())]
 
 
 def encode_batch(boards, on_roll_row: int = 1, width: int = NUM_FEATURES) -> np.ndarray:
