@@ -140,6 +140,39 @@ def game_result(board) -> int:
     return 0
 
 
+def game_results(boards) -> np.ndarray:
+    """Vectorised :func:`game_result` for (N, 2, 25) boards."""
+    b = np.asarray(boards).reshape(-1, 2, 25).astype(np.int64)
+    sums = b.sum(axis=2)
+    out = np.zeros(len(b), dtype=np.int64)
+    for winner, sign in ((1, 1), (0, -1)):
+        won = sums[:, winner] == 0
+        loser = b[:, 1 - winner]
+        gammon = sums[:, 1 - winner] == NUM_CHECKERS
+        backgammon = gammon & (loser[:, 18:25].sum(axis=1) > 0)
+        k = 1 + gammon.astype(np.int64) + backgammon.astype(np.int64)
+        out = np.where(won & (out == 0), sign * k, out)
+    return out
+
+
+def apply_move(board, move) -> np.ndarray:
+    """The board after playing ``move``'s steps in order (mover stays in row 1).
+
+    No legality check beyond what a step needs: use legal_moves to validate."""
+    arr = np.array(board, dtype=np.int64)
+    for src, dst in move:
+        if not (1 <= src <= 25 and 0 <= dst < src) or arr[1, src - 1] == 0:
+            raise ValueError(f"step {src}/{dst} cannot be played in position {position_id(board)}")
+        arr[1, src - 1] -= 1
+        if dst:
+            arr[1, dst - 1] += 1
+            opp = 24 - dst
+            if arr[0, opp] == 1:
+                arr[0, opp] = 0
+                arr[0, BAR] += 1
+    return arr
+
+
 # --------------------------------------------------------------------------- move generation
 
 def _step(me: list, opp: list, src: int, die: int):

@@ -85,3 +85,11 @@ def make_expander(backend: str = "auto", width: int = encoding.NUM_FEATURES, on_
         import c_engine
         return c_engine.Expander(width=width, on_roll_row=on_roll_row)
     return PythonExpander(width=width, on_roll_row=on_roll_row)
+
+
+def encode_on_roll(boards, backend: str = "auto") -> np.ndarray:
+    """(N, 196) inputs of boards whose row 1 is on roll (pre-roll positions)."""
+    if resolve_backend(backend) == "c":
+        import c_engine
+        return c_engine.encode_batch(boards, on_roll_row=1)
+    return encoding.encode_batch(boards)

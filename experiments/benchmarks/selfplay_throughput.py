@@ -1,0 +1,115 @@
+"""Self-play throughput against the network's own ceiling, in one run.
+
+Self-play: ``--workers`` processes (1 torch thread each) collect episodes with a
+fresh network of ``--hidden`` sizes for about ``--seconds``.  Ceiling: the same
+network's batched forward rate (batch 256) in the same number of processes, one
+thread each, running at the same time.  Efficiency = self-play network
+evaluations/s divided by the ceiling: the share of the hardware's network
+throughput that self-play turns into evaluations.  Prints one JSON object last.
+
+    python experiments/benchmarks/selfplay_throughput.py --hidden 256,256,256 --workers 2 --seconds 30 [--oneply]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from model import TDNetwork, parse_hidden  # noqa: E402
+from modes import GAME_MODES, game_mode  # noqa: E402
+from selfplay import Collector, _init_worker  # noqa: E402
+
+
+def _forward_rate(job) -> float:
+    n_inputs, hidden, output_mode, seconds = job
+    torch.manual_seed(0)
+    model = TDNetwork(n_inputs, hidden, output_mode).eval()
+    x = torch.rand(256, n_inputs)
+    rows, start = 0, time.perf_counter()
+    with torch.inference_mode():
+        for _ in range(5):
+            model(x)
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(20):
+                model(x)
+            rows += 20 * 256
+    return rows / (time.perf_counter() - start)
+
+
+def ceiling(workers: int, n_inputs: int, hidden, output_mode: str, seconds: float) -> float:
+    ctx = mp.get_context("forkserver")
+    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as pool:
+        return sum(pool.map(_forward_rate, [(n_inputs, hidden, output_mode, seconds)] * workers))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--hidden", default="256,256,256")
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--oneply", action="store_true")
+    ap.add_argument("--game-mode", choices=GAME_MODES, default="dmp")
+    ap.add_argument("--output", choices=("default", "prob5"), default="default")
+    ap.add_argument("--seconds", type=float, default=30.0)
+    ap.add_argument("--parallel-games", type=int, default=128)
+    ap.add_argument("--episodes-per-call", type=int, default=0, help="0: 128 x workers (1-ply: 32 x workers)")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    mode = game_mode(args.game_mode)
+    hidden = parse_hidden(args.hidden)
+    output_mode = "prob5" if args.output == "prob5" else mode.default_output
+    torch.manual_seed(args.seed)
+    model = TDNetwork(mode.n_inputs, hidden, output_mode).eval()
+    # about what one training round gives each worker: enough games that the
+    # barrier at the end of a round (waiting for the longest game) stays small
+    per_call = args.episodes_per_call or (32 if args.oneply else 128) * args.workers
+
+    collector = Collector(args.workers, mode, args.oneply, "c", args.parallel_games)
+    try:
+        collector.collect(model, args.workers, np.random.SeedSequence(args.seed))  # start the workers
+        episodes = evals = samples = 0
+        start = time.perf_counter()
+        k = 0
+        while time.perf_counter() - start < args.seconds:
+            k += 1
+            data = collector.collect(model, per_call, np.random.SeedSequence([args.seed, k]))
+            episodes += data["stats"]["episodes"]
+            evals += data["stats"]["evaluations"]
+            samples += len(data["targets"])
+        elapsed = time.perf_counter() - start
+    finally:
+        collector.close()
+    ceil = ceiling(args.workers, mode.n_inputs, hidden, output_mode, min(10.0, max(3.0, args.seconds / 3)))
+    evals_per_s = evals / elapsed
+    print(json.dumps({
+        "benchmark": "selfplay_throughput",
+        "trainer": "batch",
+        "hidden": hidden,
+        "workers": args.workers,
+        "game_mode": mode.name,
+        "output_mode": output_mode,
+        "oneply": args.oneply,
+        "seconds": round(elapsed, 1),
+        "episodes": episodes,
+        "episodes_per_s": round(episodes / elapsed, 2),
+        "samples_per_s": round(samples / elapsed, 1),
+        "evals_per_s": round(evals_per_s),
+        "ceiling_evals_per_s": round(ceil),
+        "efficiency": round(evals_per_s / ceil, 3),
+        "torch_threads_per_worker": 1,
+    }))
+
+
+if __name__ == "__main__":
+    main()

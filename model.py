@@ -1,0 +1,172 @@
+"""The value network (an MLP) and its checkpoint format.
+
+Three output modes, all read from the side on roll:
+
+* ``probability``: one sigmoid, P(win) (DMP).
+* ``equity``: one linear unit, money equity at cube value 1 (cubeless, or cubeful
+  normalised to the cube value).
+* ``prob5``: five sigmoids P(win), P(win gammon), P(win backgammon),
+  P(lose gammon), P(lose backgammon).
+
+A checkpoint (.pt) is one dict holding the weights and every piece of metadata
+needed to use it (inputs, hidden sizes, output mode, game mode, episodes,
+lineage), so nothing that loads one needs flags.  Writes are atomic.
+"""
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+import sys
+import tempfile
+
+import torch
+from torch import nn
+
+OUTPUT_MODES = ("probability", "equity", "prob5")
+CHECKPOINT_FORMAT = "tdbg-checkpoint"
+CHECKPOINT_VERSION = 1
+ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4"}
+
+
+class CheckpointError(Exception):
+    """A checkpoint that cannot be used: missing, corrupt, truncated or of the wrong kind."""
+
+
+class TDNetwork(nn.Module):
+    """MLP with ReLU hidden layers and a head chosen by ``output_mode``."""
+
+    def __init__(self, n_inputs: int = 196, hidden=(80,), output_mode: str = "probability"):
+        super().__init__()
+        if output_mode not in OUTPUT_MODES:
+            raise ValueError(f"unknown output mode {output_mode!r}; choose one of {', '.join(OUTPUT_MODES)}")
+        hidden = [int(h) for h in hidden]
+        if not hidden or any(h < 1 for h in hidden):
+            raise ValueError(f"hidden sizes must be positive whole numbers, got {hidden}")
+        if n_inputs not in ENCODERS:
+            raise ValueError(f"n_inputs must be one of {sorted(ENCODERS)}, got {n_inputs}")
+        self.n_inputs = n_inputs
+        self.hidden = hidden
+        self.output_mode = output_mode
+        sizes = [n_inputs] + hidden
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.head = nn.Linear(hidden[-1], 5 if output_mode == "prob5" else 1)
+
+    @property
+    def n_outputs(self) -> int:
+        return self.head.out_features
+
+    def trunk(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = torch.relu(layer(x))
+        return x
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
+        out = self.head(self.trunk(x))
+        if self.output_mode == "equity":
+            return out.squeeze(-1)
+        out = torch.sigmoid(out)
+        return out if self.output_mode == "prob5" else out.squeeze(-1)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def describe(self) -> str:
+        return f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}"
+
+
+def parse_hidden(text: str) -> list[int]:
+    """'512,512,256' -> [512, 512, 256]; ValueError with the reason otherwise."""
+    try:
+        sizes = [int(s) for s in str(text).split(",") if s.strip() != ""]
+    except ValueError:
+        raise ValueError(f"hidden sizes must be comma-separated whole numbers, got {text!r}") from None
+    if not sizes or any(s < 1 or s > 65536 for s in sizes):
+        raise ValueError(f"hidden sizes must be 1..65536 each, got {text!r}")
+    return sizes
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+def git_commit() -> str:
+    try:
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=5)
+        return out.stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def lineage_entry(episodes: int, extra: dict | None = None) -> dict:
+    entry = {
+        "command": " ".join(sys.argv),
+        "episodes": int(episodes),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "commit": git_commit(),
+    }
+    entry.update(extra or {})
+    return entry
+
+
+def new_metadata(model: TDNetwork, game_mode: str) -> dict:
+    return {
+        "n_inputs": model.n_inputs,
+        "hidden": list(model.hidden),
+        "output_mode": model.output_mode,
+        "encoder": ENCODERS[model.n_inputs],
+        "game_mode": game_mode,
+        "episodes": 0,
+        "lineage": [],
+    }
+
+
+def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict | None = None) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over ``path``."""
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "meta": meta,
+        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "trainer_state": trainer_state,
+    }
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            torch.save(payload, fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, dict, dict | None]:
+    """(model, metadata, trainer_state) from a checkpoint; CheckpointError with the reason otherwise."""
+    if not os.path.isfile(path):
+        raise CheckpointError(f"{path}: no such checkpoint file")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as exc:  # torch raises many kinds for truncated or foreign files
+        raise CheckpointError(f"{path}: not a readable checkpoint ({type(exc).__name__}: "
+                              f"{str(exc).splitlines()[0] if str(exc) else 'corrupt or truncated'})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path}: not a {CHECKPOINT_FORMAT} file")
+    if payload.get("version") != CHECKPOINT_VERSION:
+        raise CheckpointError(f"{path}: checkpoint version {payload.get('version')} is not supported "
+                              f"(this code reads version {CHECKPOINT_VERSION})")
+    meta = payload.get("meta") or {}
+    try:
+        model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"])
+        model.load_state_dict(payload["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None
+    for p in model.parameters():
+        if not torch.isfinite(p).all():
+            raise CheckpointError(f"{path}: weights contain NaN or infinity")
+    return model, meta, payload.get("trainer_state")

@@ -1,0 +1,93 @@
+"""Plays a trained checkpoint: 0-ply, 1-ply lookahead, and money cube decisions.
+
+* 0-ply: every candidate of every game scored in one forward pass (C batch path).
+* 1-ply: each candidate's value is the expectimax over the opponent's 21 rolls
+  with the opponent's best 0-ply reply, all candidates of all games batched.
+* Cube (cubeful models): with v_nd the value of rolling on without doubling and
+  v_take the value after a take (cube doubled, owned by the opponent), both
+  normalised to the current cube: double when min(2 v_take, 1) > v_nd; take when
+  2 v_take < 1, i.e. taking loses less than the cube value that dropping loses.
+  At 1-ply those values are 1-ply backups instead of raw network outputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from agents import Agent
+from encoding import CUBE_THEIRS
+from model import load_checkpoint
+from modes import GameMode, check_model_for_mode, game_mode
+from scoring import Scorer, segment_argmax
+
+
+class TDAgent(Agent):
+    cube_capable = True
+
+    def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
+                 device: str | None = None, name: str | None = None):
+        check_model_for_mode(model.output_mode, model.n_inputs, mode)
+        model.eval()
+        self.model = model
+        self.mode = mode
+        self.oneply = oneply
+        self.scorer = Scorer(model, mode, backend=backend, device=device)
+        self.name = name or f"td[{','.join(map(str, model.hidden))}]{'-1ply' if oneply else ''}"
+        self.cube_capable = mode.cubeful
+
+    @classmethod
+    def from_checkpoint(cls, path: str, mode_name: str | None = None, jacoby: bool = True, **kw):
+        model, meta, _ = load_checkpoint(path)
+        mode = game_mode(mode_name or meta.get("game_mode", "dmp"), jacoby)
+        return cls(model, mode, name=kw.pop("name", path), **kw)
+
+    def _owner(self, owner, n):
+        return np.zeros(n, dtype=np.int64) if self.mode.cubeful and owner is None else owner
+
+    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
+        boards = np.asarray(boards)
+        owner = self._owner(owner, len(boards))
+        if not self.oneply:
+            return self.scorer.best_moves(boards, dice, owner)[0]
+        after, offsets, values, _ = self.scorer.score(boards, dice, owner)
+        after = after.astype(np.int64)  # keep: the lookahead reuses the expander's buffers
+        values = values.copy()
+        look = self._lookahead(after, values, np.repeat(owner, np.diff(offsets)) if owner is not None else None)
+        rows, _ = segment_argmax(self.scorer.values.scalar(look), offsets)
+        return after[rows]
+
+    def _lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
+        """Mover's 1-ply values of after-states: exact for finished games, otherwise the
+        flipped 1-ply backup of the opponent's position."""
+        finished = after[:, 1].sum(axis=1) == 0
+        out = values.copy()
+        live = ~finished
+        if live.any():
+            from modes import owner_for_opponent
+            opp_boards = after[live][:, ::-1]
+            opp_owner = None if owner is None else owner_for_opponent(owner[live])
+            opp_values, _ = self.scorer.oneply(opp_boards, opp_owner)
+            out[live] = self.scorer.values.flip(opp_values)
+        return out
+
+    def _cube_values(self, boards, owner):
+        """(v_no_double, v_take) for boards with the doubler on roll."""
+        n = len(boards)
+        both = np.concatenate([boards, boards])
+        owners = np.concatenate([owner, np.full(n, CUBE_THEIRS)])
+        if self.oneply:
+            v, _ = self.scorer.oneply(both, owners)
+        else:
+            v = self.scorer.state_values(both, owners, np.zeros(2 * n))
+        return v[:n], v[n:]
+
+    def double_decisions(self, boards, owner) -> np.ndarray:
+        if not self.mode.cubeful:
+            raise ValueError(f"{self.name} is not a cubeful model")
+        v_nd, v_take = self._cube_values(np.asarray(boards), np.asarray(owner))
+        return np.minimum(2.0 * v_take, 1.0) > v_nd
+
+    def take_decisions(self, boards, owner) -> np.ndarray:
+        if not self.mode.cubeful:
+            raise ValueError(f"{self.name} is not a cubeful model")
+        _, v_take = self._cube_values(np.asarray(boards), np.asarray(owner))
+        return 2.0 * v_take < 1.0

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Batch TD(0) self-play training: rounds of games, then one epoch of minibatch training.
+
+The documented chain (each stage warm-starts from the previous one):
+
+  python train_batch.py --hidden 128,128 --num-episodes 20000 --save models/dmp.pt
+  python train_batch.py --warm-start-equity models/dmp.pt --num-episodes 20000 --save models/cubeless.pt
+  python train_batch.py --warm-start-cubeful models/cubeless.pt --warmup-cycles 20 --num-episodes 20000 --save models/cubeful.pt
+  python train_batch.py --resume models/cubeful.pt --oneply --num-episodes 5000 --save models/cubeful_1ply.pt
+"""
+from __future__ import annotations
+
+import json
+
+import cli
+from evaluation import quick_eval_vs_pubeval
+from model import parse_hidden
+from modes import GAME_MODES
+from movegen import BACKENDS
+from trainer import OPTIMIZERS
+
+
+def hidden_arg(text: str) -> list[int]:
+    try:
+        return parse_hidden(text)
+    except ValueError as exc:
+        raise cli.argparse.ArgumentTypeError(str(exc)) from None
+
+
+def build_parser() -> cli.Parser:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--game-mode", choices=GAME_MODES, default=None,
+                   help="default: the checkpoint's mode, or dmp from scratch")
+    p.add_argument("--hidden", type=hidden_arg, default=[80], help="hidden layer sizes (from scratch)")
+    p.add_argument("--expand", type=hidden_arg, default=None,
+                   help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving)")
+    p.add_argument("--resume", metavar="CKPT", help="continue from a checkpoint")
+    p.add_argument("--warm-start-equity", metavar="DMP_CKPT", help="DMP trunk + fresh equity head -> cubeless money")
+    p.add_argument("--warm-start-cubeful", metavar="CUBELESS_CKPT", help="196 -> 200 inputs -> cubeful money")
+    p.add_argument("--num-episodes", type=cli.positive_int, default=10000, help="episodes in this stage")
+    p.add_argument("--episodes-per-round", type=cli.positive_int, default=500)
+    p.add_argument("--oneply", action="store_true", help="exact 1-ply targets (all 21 rolls)")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default="adam")
+    p.add_argument("--lr", type=cli.positive_float, default=1e-3)
+    p.add_argument("--end-lr", type=cli.positive_float, default=None, help="linear anneal target (default: constant)")
+    p.add_argument("--warmup-cycles", type=cli.non_negative_int, default=0, help="rounds ramping 0.1x -> 1x")
+    p.add_argument("--batch-size", type=cli.positive_int, default=256)
+    p.add_argument("--workers", type=cli.positive_int, default=1, help="self-play processes")
+    p.add_argument("--parallel-games", type=cli.positive_int, default=128, help="games advanced together per process")
+    p.add_argument("--engine", choices=BACKENDS, default="auto", help="move generator")
+    p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where training runs")
+    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True, help="cubeful: Jacoby rule")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--save", required=True, help="checkpoint path (written atomically every --save-every rounds)")
+    p.add_argument("--save-every", type=cli.positive_int, default=1)
+    p.add_argument("--overwrite", action="store_true", help="allow --save to replace an existing file")
+    p.add_argument("--log", help="CSV log path (default: next to --save)")
+    p.add_argument("--eval-every", type=cli.non_negative_int, default=0, help="rounds between quick evals (0: off)")
+    p.add_argument("--eval-games", type=cli.positive_int, default=200, help="games per quick eval vs pubeval")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--json", metavar="PATH", help="write the run summary here")
+    return p
+
+
+def main() -> None:
+    parser = build_parser()
+    args = parser.parse_args()
+    args.hidden_given = any(a == "--hidden" or a.startswith("--hidden=") for a in cli.sys.argv[1:])
+    from training_loop import run_stage
+    summary = run_stage(args, evaluate=quick_eval_vs_pubeval)
+    if args.json:
+        cli.write_json(args.json, summary)
+    print(json.dumps(summary))
+    if summary["interrupted"]:
+        cli.sys.exit(130)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

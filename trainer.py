@@ -1,0 +1,69 @@
+"""Optimisation for batch TD: learning-rate schedule and one epoch of minibatch training.
+
+The schedule is a linear anneal from ``lr`` to ``end_lr`` over the stage's rounds,
+multiplied by a warm-up factor that ramps from 0.1 to 1 over the first
+``warmup_cycles`` rounds (useful when a fresh head sits on a trained trunk).
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+OPTIMIZERS = ("adam", "sgd")
+
+
+def scheduled_lr(round_index: int, total_rounds: int, lr: float, end_lr: float | None,
+                 warmup_cycles: int = 0) -> float:
+    """Learning rate for round ``round_index`` (0-based) of ``total_rounds``."""
+    end = lr if end_lr is None else end_lr
+    frac = min(round_index / max(total_rounds - 1, 1), 1.0)
+    base = lr + (end - lr) * frac
+    if warmup_cycles > 0 and round_index < warmup_cycles:
+        base *= 0.1 + 0.9 * round_index / warmup_cycles
+    return base
+
+
+class Trainer:
+    """Holds the optimizer for one model; ``train_epoch`` runs one pass over a round's samples."""
+
+    def __init__(self, model, optimizer: str = "adam", lr: float = 1e-3, batch_size: int = 256,
+                 device: str = "cpu"):
+        if optimizer not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+        self.model = model
+        self.device = torch.device(device)
+        self.batch_size = batch_size
+        params = model.parameters()
+        self.optimizer = (torch.optim.Adam(params, lr=lr) if optimizer == "adam"
+                          else torch.optim.SGD(params, lr=lr))
+        self.optimizer_name = optimizer
+
+    def set_lr(self, lr: float) -> None:
+        for group in self.optimizer.param_groups:
+            group["lr"] = lr
+
+    def train_epoch(self, features: np.ndarray, targets: np.ndarray, rng: np.random.Generator) -> float:
+        """One shuffled pass of MSE minibatch updates; returns the mean loss."""
+        self.model.train()
+        x_all = torch.from_numpy(np.ascontiguousarray(features, dtype=np.float32)).to(self.device)
+        y_all = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32)).to(self.device)
+        order = torch.from_numpy(rng.permutation(len(x_all))).to(self.device)
+        total, count = 0.0, 0
+        for start in range(0, len(order), self.batch_size):
+            batch = order[start:start + self.batch_size]
+            pred = self.model(x_all[batch])
+            loss = torch.mean((pred - y_all[batch]) ** 2)
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.optimizer.step()
+            total += float(loss.detach()) * len(batch)
+            count += len(batch)
+        self.model.eval()
+        return total / max(count, 1)
+
+    def state_dict(self) -> dict:
+        return {"optimizer": self.optimizer_name, "optimizer_state": self.optimizer.state_dict()}
+
+    def load_state_dict(self, state: dict) -> None:
+        if state.get("optimizer") == self.optimizer_name and state.get("optimizer_state"):
+            self.optimizer.load_state_dict(state["optimizer_state"])

@@ -1,0 +1,185 @@
+"""One training stage of batch TD: build or load the model, then rounds of
+self-play collection and one epoch of training, with logging, periodic
+evaluation, atomic saves and resume.
+
+A *stage* is one command (e.g. the DMP leg, or a --oneply refinement).  Its
+progress is stored in the checkpoint, so ``--resume`` of an unfinished stage with
+the same ``--num-episodes`` continues its episode count, LR schedule and
+optimizer state; ``--resume`` of a finished one starts a new stage on its weights.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import net_growth
+from cli import CsvLog, UsageError
+from model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
+from modes import check_model_for_mode, game_mode
+from selfplay import Collector
+from trainer import Trainer, scheduled_lr
+
+LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
+              "evals_per_s", "round_seconds", "elapsed_seconds", "gammon_rate", "doubles", "takes", "drops",
+              "eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
+
+
+def build_model(args, output_mode: str | None = None):
+    """(model, meta, trainer_state or None, mode) from the flags; UsageError on bad input."""
+    sources = [s for s in ("resume", "warm_start_equity", "warm_start_cubeful") if getattr(args, s, None)]
+    if len(sources) > 1:
+        raise UsageError("use only one of --resume, --warm-start-equity, --warm-start-cubeful")
+    trainer_state = None
+    try:
+        if not sources:
+            mode = game_mode(args.game_mode or "dmp", args.jacoby)
+            model = TDNetwork(mode.n_inputs, args.hidden, output_mode or mode.default_output)
+            meta = new_metadata(model, mode.name)
+        else:
+            path = getattr(args, sources[0])
+            model, meta, trainer_state = load_checkpoint(path)
+            if sources[0] == "resume":
+                mode = game_mode(args.game_mode or meta.get("game_mode", "dmp"), args.jacoby)
+            elif sources[0] == "warm_start_equity":
+                mode = game_mode(args.game_mode or "cubeless-money", args.jacoby)
+                if mode.name != "cubeless-money":
+                    raise UsageError("--warm-start-equity trains cubeless money; drop --game-mode or set it so")
+                if model.output_mode != "probability":
+                    raise UsageError(f"--warm-start-equity expects a DMP probability model, {path} is {model.output_mode}")
+                model, trainer_state = net_growth.warm_start_equity(model, seed=args.seed), None
+            else:
+                mode = game_mode(args.game_mode or "cubeful-money", args.jacoby)
+                if mode.name != "cubeful-money":
+                    raise UsageError("--warm-start-cubeful trains cubeful money; drop --game-mode or set it so")
+                model, trainer_state = net_growth.warm_start_cubeful(model), None
+            if args.hidden_given and list(args.hidden) != list(model.hidden):
+                raise UsageError(f"--hidden {','.join(map(str, args.hidden))} differs from the checkpoint's "
+                                 f"{','.join(map(str, model.hidden))}; use --expand to grow it")
+            meta = {**meta, "n_inputs": model.n_inputs, "hidden": list(model.hidden),
+                    "output_mode": model.output_mode, "game_mode": mode.name,
+                    "encoder": new_metadata(model, mode.name)["encoder"]}
+        if args.expand:
+            model = net_growth.expand(model, args.expand, seed=args.seed)
+            meta["hidden"] = list(model.hidden)
+            trainer_state = None  # optimizer moments no longer fit the shapes
+        check_model_for_mode(model.output_mode, model.n_inputs, mode)
+    except CheckpointError as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    return model, meta, trainer_state, mode
+
+
+def check_save_path(args) -> None:
+    """Refuse to overwrite a checkpoint this run did not start from."""
+    if os.path.exists(args.save) and not args.overwrite:
+        if not (args.resume and os.path.abspath(args.resume) == os.path.abspath(args.save)):
+            raise UsageError(f"{args.save} exists; pass --overwrite, resume from it, or choose another --save")
+    folder = os.path.dirname(os.path.abspath(args.save))
+    if os.path.exists(folder) and not os.access(folder, os.W_OK):
+        raise UsageError(f"cannot write to {folder}")
+
+
+def stage_settings(args, mode) -> dict:
+    return {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
+            "lr": args.lr, "end_lr": args.end_lr, "warmup_cycles": args.warmup_cycles,
+            "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
+
+
+class _Interrupted(Exception):
+    pass
+
+
+def _raise_interrupt(signum, frame):
+    raise _Interrupted(signal.Signals(signum).name)
+
+
+def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
+    """Run one stage as the flags say; returns a summary dict.  ``evaluate(model, mode,
+    games, seed)`` -> (opponent, result, low, high) runs the periodic quick evaluation."""
+    check_save_path(args)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        raise UsageError("--device cuda asked for, but no CUDA device is available")
+    model, meta, trainer_state, mode = build_model(args, output_mode)
+    model.to(args.device)
+    settings = stage_settings(args, mode)
+    stage = (trainer_state or {}).get("stage")
+    continuing = bool(args.resume and stage and stage["settings"] == settings
+                      and stage["episodes_done"] < settings["num_episodes"])
+    if continuing:
+        done = stage["episodes_done"]
+        round_index = stage["rounds_done"]
+    else:
+        done, round_index = 0, 0
+        meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
+        stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0}
+    total_rounds = -(-args.num_episodes // args.episodes_per_round)
+
+    trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, args.device)
+    if continuing and trainer_state:
+        trainer.load_state_dict(trainer_state)
+    log_path = args.log or os.path.splitext(args.save)[0] + ".csv"
+    log = CsvLog(log_path, LOG_FIELDS)
+    collector = Collector(args.workers, mode, args.oneply, args.engine, args.parallel_games)
+    seed_root = np.random.SeedSequence([args.seed, len(meta["lineage"])])
+    rng = np.random.default_rng(seed_root.spawn(1)[0])
+    torch.manual_seed(args.seed)
+
+    def save():
+        stage.update(episodes_done=done, rounds_done=round_index)
+        meta["lineage"][-1]["episodes"] = done
+        save_checkpoint(args.save, model, meta, {**trainer.state_dict(), "stage": stage})
+
+    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    started = time.time()
+    bar = tqdm(total=args.num_episodes, initial=done, unit="ep", desc=os.path.basename(args.save),
+               dynamic_ncols=True, disable=args.quiet)
+    interrupted = None
+    last_loss = float("nan")
+    try:
+        while done < args.num_episodes:
+            n = min(args.episodes_per_round, args.num_episodes - done)
+            lr = scheduled_lr(round_index, total_rounds, args.lr, args.end_lr, args.warmup_cycles)
+            trainer.set_lr(lr)
+            t0 = time.time()
+            data = collector.collect(model, n, np.random.SeedSequence([args.seed, len(meta["lineage"]), round_index]))
+            t_collect = time.time() - t0
+            last_loss = trainer.train_epoch(data["features"], data["targets"], rng)
+            secs = time.time() - t0
+            done += n
+            meta["episodes"] = int(meta.get("episodes", 0)) + n
+            round_index += 1
+            st = data["stats"]
+            row = {"round": round_index, "stage_episodes": done, "total_episodes": meta["episodes"],
+                   "samples": len(data["targets"]), "loss": last_loss, "lr": lr, "episodes_per_s": n / secs,
+                   "evals_per_s": st["evaluations"] / max(t_collect, 1e-9), "round_seconds": secs,
+                   "elapsed_seconds": time.time() - started,
+                   "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
+                   "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
+            if evaluate and args.eval_every and (round_index % args.eval_every == 0 or done >= args.num_episodes):
+                opp, res, lo, hi = evaluate(model, mode, args.eval_games, args.seed + round_index)
+                row.update(eval_opponent=opp, eval_games=args.eval_games, eval_result=res, eval_ci_low=lo, eval_ci_high=hi)
+                bar.write(f"round {round_index}: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
+            log.write(row)
+            if round_index % args.save_every == 0 or done >= args.num_episodes:
+                save()
+            bar.update(n)
+            bar.set_postfix(eps=f"{n / secs:.1f}/s", loss=f"{last_loss:.5f}", lr=f"{lr:.2g}")
+    except (KeyboardInterrupt, _Interrupted) as exc:
+        interrupted = str(exc) or "SIGINT"
+        bar.write(f"interrupted ({interrupted}): saving {args.save} at {done} episodes")
+        save()
+    finally:
+        signal.signal(signal.SIGTERM, old_term)
+        bar.close()
+        collector.close()
+        log.close()
+    if not interrupted:
+        save()
+    return {"save": args.save, "log": log_path, "episodes": done, "total_episodes": meta["episodes"],
+            "loss": last_loss, "seconds": time.time() - started, "interrupted": interrupted}
