@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import PubevalAgent
+from agents import make_reference_agent
 from match import play_games
 from modes import GameMode, game_mode
 from stats import bootstrap_ci, pair_means
@@ -38,13 +38,14 @@ def summarize(records, mode: GameMode, seed: int = 0) -> dict:
     return out
 
 
-def quick_eval_vs_pubeval(model, mode: GameMode, games: int, seed: int):
-    """(opponent, result, ci_low, ci_high): DMP win rate, otherwise points per game.
-    A cubeful model plays cubeless money here (cube centred): pubeval has no cube."""
+def quick_eval(model, mode: GameMode, games: int, seed: int, opponent: str = "pubeval"):
+    """(opponent, result, ci_low, ci_high) of our model at 0-ply against a reference agent:
+    DMP win rate, otherwise points per game.  A cubeful model plays cubeless money here
+    (cube centred): the reference agents have no cube."""
     from td_agent import TDAgent
     agent = TDAgent(model, mode, name="model")
     play_mode = mode if not mode.cubeful else game_mode("cubeless-money")
-    records = play_games(agent, PubevalAgent(), range(games), play_mode, seed)
+    records = play_games(agent, make_reference_agent(opponent, seed), range(games), play_mode, seed)
     s = summarize(records, play_mode, seed)
     key = "win_rate" if play_mode.name == "dmp" else "points_per_game"
-    return "pubeval", s[key]["mean"], s[key]["ci_low"], s[key]["ci_high"]
+    return opponent, s[key]["mean"], s[key]["ci_low"], s[key]["ci_high"]

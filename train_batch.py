@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 
 import cli
-from evaluation import quick_eval_vs_pubeval
+from agents import REFERENCE_AGENTS
+from evaluation import quick_eval
 from model import parse_hidden
 from modes import GAME_MODES
 from movegen import BACKENDS
@@ -56,7 +57,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--overwrite", action="store_true", help="allow --save to replace an existing file")
     p.add_argument("--log", help="CSV log path (default: next to --save)")
     p.add_argument("--eval-every", type=cli.non_negative_int, default=0, help="rounds between quick evals (0: off)")
-    p.add_argument("--eval-games", type=cli.positive_int, default=200, help="games per quick eval vs pubeval")
+    p.add_argument("--eval-games", type=cli.positive_int, default=200, help="games per quick eval")
+    p.add_argument("--eval-opponent", choices=REFERENCE_AGENTS, default="pubeval", help="quick-eval opponent")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", metavar="PATH", help="write the run summary here")
     return p
@@ -67,7 +69,10 @@ def main() -> None:
     args = parser.parse_args()
     args.hidden_given = any(a == "--hidden" or a.startswith("--hidden=") for a in cli.sys.argv[1:])
     from training_loop import run_stage
-    summary = run_stage(args, evaluate=quick_eval_vs_pubeval)
+    def evaluate(model, mode, games, seed):
+        return quick_eval(model, mode, games, seed, args.eval_opponent)
+
+    summary = run_stage(args, evaluate=evaluate)
     if args.json:
         cli.write_json(args.json, summary)
     print(json.dumps(summary))

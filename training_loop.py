@@ -103,6 +103,7 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     """Run one stage as the flags say; returns a summary dict.  ``evaluate(model, mode,
     games, seed)`` -> (opponent, result, low, high) runs the periodic quick evaluation."""
     check_save_path(args)
+    torch.manual_seed(args.seed)  # before any network is built: fresh weights follow the seed
     if args.device == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda asked for, but no CUDA device is available")
     model, meta, trainer_state, mode = build_model(args, output_mode)
@@ -128,7 +129,6 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     collector = Collector(args.workers, mode, args.oneply, args.engine, args.parallel_games)
     seed_root = np.random.SeedSequence([args.seed, len(meta["lineage"])])
     rng = np.random.default_rng(seed_root.spawn(1)[0])
-    torch.manual_seed(args.seed)
 
     def save():
         stage.update(episodes_done=done, rounds_done=round_index)

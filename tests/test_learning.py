@@ -1,0 +1,21 @@
+"""It learns: a small DMP net trained from scratch beats the random agent."""
+import pytest
+
+from agents import RandomAgent
+from cli_helpers import run
+from evaluation import summarize
+from match import play_games
+from modes import game_mode
+from td_agent import TDAgent
+
+
+@pytest.mark.slow
+def test_dmp_from_scratch_beats_random(tmp_path):
+    path = tmp_path / "dmp.pt"
+    run("train_batch.py", "--hidden", "40", "--num-episodes", "5000", "--episodes-per-round", "20",
+        "--seed", "1", "--quiet", "--save", path, timeout=300, check=True)
+    agent = TDAgent.from_checkpoint(str(path))
+    mode = game_mode("dmp")
+    records = play_games(agent, RandomAgent(seed=5), range(400), mode, seed=3)
+    win = summarize(records, mode)["win_rate"]["mean"]
+    assert win >= 0.80, win

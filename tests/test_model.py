@@ -1,0 +1,106 @@
+import os
+
+import numpy as np
+import pytest
+import torch
+
+import net_growth
+from model import CheckpointError, TDNetwork, load_checkpoint, new_metadata, parse_hidden, save_checkpoint
+
+
+def _outputs(model, x):
+    with torch.no_grad():
+        return model(x)
+
+
+@pytest.mark.parametrize("output_mode", ["probability", "equity", "prob5"])
+def test_checkpoint_round_trip(tmp_path, output_mode):
+    m = TDNetwork(196, [16, 8], output_mode)
+    meta = new_metadata(m, "cubeless-money" if output_mode != "probability" else "dmp")
+    meta["episodes"] = 1234
+    meta["lineage"] = [{"command": "x", "episodes": 1234}]
+    path = str(tmp_path / "m.pt")
+    save_checkpoint(path, m, meta, {"stage": {"episodes_done": 5}})
+    assert [f for f in os.listdir(tmp_path) if f.startswith(".tmp")] == []
+    m2, meta2, ts = load_checkpoint(path)
+    x = torch.rand(50, 196)
+    assert torch.equal(_outputs(m, x), _outputs(m2, x))
+    assert meta2["episodes"] == 1234 and meta2["hidden"] == [16, 8] and meta2["output_mode"] == output_mode
+    assert ts["stage"]["episodes_done"] == 5
+
+
+def test_corrupt_and_truncated_checkpoints(tmp_path):
+    m = TDNetwork(196, [8])
+    path = str(tmp_path / "m.pt")
+    save_checkpoint(path, m, new_metadata(m, "dmp"))
+    data = open(path, "rb").read()
+    (tmp_path / "trunc.pt").write_bytes(data[: len(data) // 2])
+    (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
+    torch.save({"weights": 1}, str(tmp_path / "foreign.pt"))
+    for name in ("trunc.pt", "junk.pt", "foreign.pt", "missing.pt"):
+        with pytest.raises(CheckpointError):
+            load_checkpoint(str(tmp_path / name))
+
+
+def test_parse_hidden():
+    assert parse_hidden("512,512,256") == [512, 512, 256]
+    for bad in ("", "0", "a,b", "-3", "10,,x"):
+        with pytest.raises(ValueError):
+            parse_hidden(bad)
+
+
+@pytest.mark.parametrize("output_mode", ["probability", "equity", "prob5"])
+@pytest.mark.parametrize("old,new", [([32, 16], [64, 40]), ([32, 16], [32, 16, 16]), ([20], [48, 48, 48]),
+                                     ([8, 8], [8, 30])])
+def test_net2net_preserves_function(output_mode, old, new):
+    torch.manual_seed(1)
+    m = TDNetwork(196, old, output_mode)
+    g = net_growth.expand(m, new, seed=3)
+    assert g.hidden == new
+    x = torch.rand(500, 196) * 2
+    assert torch.allclose(_outputs(m, x), _outputs(g, x), atol=1e-5)
+
+
+def test_widened_copies_are_not_identical_after_training():
+    """Unequal outgoing shares let copies of a unit diverge when trained."""
+    torch.manual_seed(0)
+    g = net_growth.expand(TDNetwork(196, [4], "equity"), [8], seed=0)
+    opt = torch.optim.SGD(g.parameters(), lr=0.1)
+    x, y = torch.rand(64, 196), torch.rand(64)
+    for _ in range(5):
+        opt.zero_grad()
+        ((g(x) - y) ** 2).mean().backward()
+        opt.step()
+    w = g.layers[0].weight.detach()
+    rows = {tuple(np.round(r.numpy(), 6)) for r in w}
+    assert len(rows) == 8
+
+
+@pytest.mark.parametrize("old,new,words", [([32, 16], [16, 16], "narrow"), ([32, 16], [32], "fewer"),
+                                           ([32, 16], [32, 16, 20], "square")])
+def test_impossible_expansion(old, new, words):
+    with pytest.raises(ValueError, match=words):
+        net_growth.expand(TDNetwork(196, old), new)
+
+
+def test_warm_start_equity_keeps_trunk():
+    torch.manual_seed(2)
+    m = TDNetwork(196, [32, 16], "probability")
+    e = net_growth.warm_start_equity(m)
+    assert e.output_mode == "equity"
+    x = torch.rand(10, 196)
+    assert torch.equal(m.trunk(x), e.trunk(x))
+
+
+def test_warm_start_cubeful_leaves_play_unchanged():
+    torch.manual_seed(3)
+    m = TDNetwork(196, [32, 16], "equity")
+    c = net_growth.warm_start_cubeful(m)
+    assert c.n_inputs == 200
+    x = torch.rand(100, 196)
+    cube = torch.zeros(100, 4)
+    cube[torch.arange(100), torch.randint(0, 3, (100,))] = 1
+    cube[:, 3] = torch.randint(0, 2, (100,)).float()
+    assert torch.allclose(_outputs(m, x), _outputs(c, torch.cat([x, cube], 1)), atol=1e-6)
+    with pytest.raises(ValueError, match="warm-start-equity"):
+        net_growth.warm_start_cubeful(TDNetwork(196, [8], "probability"))

@@ -1,0 +1,68 @@
+import numpy as np
+import torch
+
+import backgammon_engine as be
+from model import TDNetwork
+from modes import game_mode
+from scoring import Scorer, segment_argmax
+from selfplay import Collector, SelfPlay, roll_dice
+from trainer import scheduled_lr
+
+
+def test_segment_argmax_picks_first_max():
+    values = np.array([1.0, 3.0, 3.0, 0.5, 2.0, -1.0])
+    offsets = np.array([0, 3, 4, 6])
+    rows, best = segment_argmax(values, offsets)
+    assert rows.tolist() == [1, 3, 4] and best.tolist() == [3.0, 0.5, 2.0]
+
+
+def test_opening_roll_is_never_a_double():
+    d = roll_dice(np.random.default_rng(0), 5000, opening=np.ones(5000, dtype=bool))
+    assert (d[:, 0] != d[:, 1]).all()
+
+
+def test_sampled_targets_are_values_of_played_positions():
+    """Each sample's target is the value (mover's side) of the best move for its roll:
+    recompute the first samples of a fresh game by hand."""
+    torch.manual_seed(0)
+    mode = game_mode("dmp")
+    model = TDNetwork(196, [16], "probability").eval()
+    out = SelfPlay(model, mode, parallel_games=1).collect(1, np.random.default_rng(5))
+    feats, targets = out["features"], out["targets"]
+    assert len(feats) == out["stats"]["plies"] and out["stats"]["episodes"] == 1
+    # first sample is the opening position
+    assert np.array_equal(feats[0], Scorer(model, mode).encode_states(be.initial_board()[None])[0])
+    assert ((targets >= 0) & (targets <= 1)).all()
+    assert targets[-1] == 1.0  # the last move wins the game: exact value, not the network's
+
+
+def test_oneply_collection_and_workers_agree_on_shapes():
+    torch.manual_seed(0)
+    mode = game_mode("cubeless-money")
+    model = TDNetwork(196, [16], "prob5")
+    out = SelfPlay(model, mode, oneply=True).collect(3, np.random.default_rng(1))
+    assert out["targets"].shape == (len(out["features"]), 5)
+    col = Collector(2, mode, False, "auto", 8)
+    try:
+        got = col.collect(model, 10, np.random.SeedSequence(3))
+    finally:
+        col.close()
+    assert got["stats"]["episodes"] == 10 and got["features"].shape[1] == 196
+
+
+def test_collection_is_reproducible_from_the_seed():
+    torch.manual_seed(0)
+    model = TDNetwork(196, [16], "probability").eval()
+    a = SelfPlay(model, game_mode("dmp")).collect(20, np.random.default_rng(9))
+    b = SelfPlay(model, game_mode("dmp")).collect(20, np.random.default_rng(9))
+    assert np.array_equal(a["features"], b["features"]) and np.array_equal(a["targets"], b["targets"])
+
+
+def test_lr_schedule():
+    assert scheduled_lr(0, 11, 1e-3, 1e-4) == 1e-3
+    assert np.isclose(scheduled_lr(10, 11, 1e-3, 1e-4), 1e-4)
+    assert np.isclose(scheduled_lr(5, 11, 1e-3, 1e-4), 5.5e-4)
+    # warm-up multiplies the anneal: 0.1x at round 0, 1x from round N on
+    assert np.isclose(scheduled_lr(0, 11, 1e-3, 1e-4, warmup_cycles=4), 1e-4)
+    assert np.isclose(scheduled_lr(2, 11, 1e-3, None, warmup_cycles=4), 1e-3 * 0.55)
+    assert np.isclose(scheduled_lr(4, 11, 1e-3, None, warmup_cycles=4), 1e-3)

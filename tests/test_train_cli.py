@@ -1,0 +1,116 @@
+"""train_batch.py end to end: bad input, resume, interruption, the warm-start chain."""
+import csv
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from cli_helpers import ROOT, assert_one_line_error, md5, run
+from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+
+QUICK = ["--episodes-per-round", "50", "--quiet", "--parallel-games", "16"]
+
+
+@pytest.fixture(scope="module")
+def dmp_ckpt(tmp_path_factory):
+    d = tmp_path_factory.mktemp("dmp")
+    path = d / "dmp.pt"
+    run("train_batch.py", "--hidden", "16", "--num-episodes", "100", "--save", path, *QUICK, check=True)
+    return str(path)
+
+
+def test_bad_inputs_one_line_exit_2(tmp_path, dmp_ckpt):
+    keep = tmp_path / "keep.pt"
+    keep.write_bytes(open(dmp_ckpt, "rb").read())
+    before = md5(keep)
+    trunc = tmp_path / "trunc.pt"
+    trunc.write_bytes(open(dmp_ckpt, "rb").read()[:300])
+    junk = tmp_path / "junk.pt"
+    junk.write_text("hello")
+    cases = [
+        (["--resume", trunc], "not a readable checkpoint"),
+        (["--resume", junk], "not a readable checkpoint"),
+        (["--resume", tmp_path / "nope.pt"], "no such checkpoint"),
+        (["--resume", dmp_ckpt, "--game-mode", "cubeful-money"], "cannot be used for cubeful-money"),
+        (["--warm-start-cubeful", dmp_ckpt], "warm-start-equity"),
+        (["--hidden", "0"], "hidden"),
+        (["--hidden", "abc"], "hidden"),
+        (["--resume", dmp_ckpt, "--expand", "8"], "narrow"),
+        (["--resume", dmp_ckpt, "--expand", "16,20"], "square"),
+        (["--num-episodes", "0"], "at least 1"),
+        (["--lr", "-1"], "positive"),
+        (["--resume", dmp_ckpt, "--warm-start-equity", dmp_ckpt], "only one"),
+    ]
+    for extra, words in cases:
+        # --overwrite: even when allowed to replace it, a failed run leaves the file alone
+        proc = run("train_batch.py", *extra, "--save", keep, "--overwrite", *QUICK)
+        assert_one_line_error(proc, words)
+        assert md5(keep) == before, extra
+    # an existing file is never replaced without --overwrite
+    proc = run("train_batch.py", "--hidden", "8", "--num-episodes", "50", "--save", keep, *QUICK)
+    assert_one_line_error(proc, "exists")
+    assert md5(keep) == before
+
+
+def test_resume_continues_count_and_schedule(tmp_path, dmp_ckpt):
+    path = tmp_path / "r.pt"
+    args = ["--hidden", "16", "--num-episodes", "400", "--lr", "1e-3", "--end-lr", "1e-4", "--save", path, *QUICK]
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train_batch.py"), *map(str, args),
+                             "--episodes-per-round", "20", "--parallel-games", "4"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while not path.exists() and time.time() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    _, meta, ts = load_checkpoint(str(path))
+    done = ts["stage"]["episodes_done"]
+    if proc.returncode == 0:
+        pytest.skip("the run finished before the signal arrived")
+    assert proc.returncode == 130 and "interrupted" in out + err and 0 < done < 400
+    run("train_batch.py", "--resume", path, *args[2:], "--episodes-per-round", "20", "--parallel-games", "4", check=True)
+    _, meta, ts = load_checkpoint(str(path))
+    assert ts["stage"]["episodes_done"] == 400 and meta["episodes"] == 400
+    assert len(meta["lineage"]) == 1
+    rows = list(csv.DictReader(open(tmp_path / "r.csv")))
+    assert [int(r["round"]) for r in rows] == list(range(1, len(rows) + 1))
+    assert float(rows[-1]["lr"]) == pytest.approx(1e-4)
+
+
+def test_resume_of_finished_stage_starts_a_new_one(tmp_path, dmp_ckpt):
+    path = tmp_path / "next.pt"
+    run("train_batch.py", "--resume", dmp_ckpt, "--oneply", "--num-episodes", "20", "--save", path, *QUICK, check=True)
+    _, meta, ts = load_checkpoint(str(path))
+    assert meta["episodes"] == 120 and len(meta["lineage"]) == 2
+    assert meta["lineage"][1]["stage"]["oneply"] is True and meta["lineage"][1]["episodes"] == 20
+
+
+@pytest.mark.slow
+def test_warm_start_chain_and_cubeful_cube_actions(tmp_path):
+    """DMP -> cubeless (warm-start-equity) -> cubeful (warm-start-cubeful, with expansion):
+    the cubeful run offers doubles and sees both takes and drops."""
+    dmp, cubeless, cubeful = tmp_path / "dmp.pt", tmp_path / "cl.pt", tmp_path / "cf.pt"
+    common = ["--episodes-per-round", "100", "--quiet", "--seed", "1"]
+    run("train_batch.py", "--hidden", "32", "--num-episodes", "1500", "--save", dmp, *common, check=True)
+    run("train_batch.py", "--warm-start-equity", dmp, "--num-episodes", "1000", "--save", cubeless, *common, check=True)
+    run("train_batch.py", "--warm-start-cubeful", cubeless, "--expand", "48", "--warmup-cycles", "2",
+        "--num-episodes", "400", "--save", cubeful, *common, check=True)
+    model, meta, _ = load_checkpoint(str(cubeful))
+    assert model.n_inputs == 200 and model.hidden == [48] and meta["game_mode"] == "cubeful-money"
+    assert len(meta["lineage"]) == 3 and meta["episodes"] == 2900
+    rows = list(csv.DictReader(open(tmp_path / "cf.csv")))
+    totals = {k: sum(int(r[k]) for r in rows) for k in ("doubles", "takes", "drops")}
+    assert all(v > 0 for v in totals.values()), totals
+    assert totals["takes"] + totals["drops"] == totals["doubles"]
+
+
+def test_cuda_request_without_cuda(tmp_path):
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    proc = run("train_batch.py", "--device", "cuda", "--save", tmp_path / "x.pt", *QUICK)
+    assert_one_line_error(proc, "cuda")
+    assert not (tmp_path / "x.pt").exists()
