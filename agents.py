@@ -18,6 +18,8 @@ money-cube policy, so cubeful games against gnubg go through the real binary.
 """
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 import backgammon_engine as be
@@ -77,10 +79,12 @@ class GnubgNNAgent(Agent):
 
     def __init__(self, plies: int = 0):
         self.plies = plies
+        self.seconds = 0.0  # time inside gnubg-nn, for throughput reports
         self.name = "gnubg-nn" if plies == 0 else f"gnubg-nn-{plies}ply"
 
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         import gnubg_nn
+        t0 = time.perf_counter()
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
         for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist())):
             if not gnubg_nn.moves(b, d1, d2):
@@ -89,6 +93,7 @@ class GnubgNNAgent(Agent):
             key = gnubg_nn.bestmove(b, d1, d2, n=self.plies, b=1)[1]
             after = gnubg_nn.board_from_position_key(key)  # already from the opponent's side
             out[i] = (after[1], after[0])
+        self.seconds += time.perf_counter() - t0
         return out
 
 

@@ -1,0 +1,78 @@
+"""Evaluation throughput: a [256,256,256] checkpoint against gnubg-nn at 0-ply.
+
+Two measurements in one run: games/s with ``--workers`` processes (what
+play_models.py does), and, in one process on the same games, the share of time
+spent in our network, our engine (move generation + encoding) and gnubg-nn; the
+rest is the game loop.  Prints one JSON object as its last line.
+
+    python experiments/benchmarks/eval_throughput.py [--games 400] [--workers 2] [--hidden 256,256,256]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+
+import torch  # noqa: E402
+
+from agents import GnubgNNAgent  # noqa: E402
+from head_to_head import run_head_to_head  # noqa: E402
+from match import play_games  # noqa: E402
+from model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
+from modes import game_mode  # noqa: E402
+from td_agent import TDAgent  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--games", type=int, default=400)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--hidden", default="256,256,256")
+    ap.add_argument("--checkpoint", help="use this DMP checkpoint instead of a fresh network")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+
+    tmp = tempfile.mkdtemp()
+    path = args.checkpoint
+    if not path:
+        torch.manual_seed(args.seed)
+        model = TDNetwork(196, parse_hidden(args.hidden), "probability")
+        path = os.path.join(tmp, "bench.pt")
+        save_checkpoint(path, model, new_metadata(model, "dmp"))
+    mode = game_mode("dmp")
+
+    t0 = time.perf_counter()
+    records = run_head_to_head(path, "gnubg-nn", args.games, "dmp", seed=args.seed, workers=args.workers,
+                               progress=False)
+    parallel = time.perf_counter() - t0
+
+    torch.set_num_threads(1)
+    ours, theirs = TDAgent.from_checkpoint(path), GnubgNNAgent(0)
+    t0 = time.perf_counter()
+    single = play_games(ours, theirs, range(args.games), mode, args.seed)
+    total = time.perf_counter() - t0
+    net, engine, gnubg = ours.scorer.net_seconds, ours.scorer.engine_seconds, theirs.seconds
+    plies = sum(r.plies for r in single)
+    print(json.dumps({
+        "benchmark": "eval_throughput",
+        "checkpoint": args.checkpoint or f"fresh [{args.hidden}]",
+        "hidden": ours.model.hidden,
+        "games": args.games,
+        "workers": args.workers,
+        "games_per_s": round(len(records) / parallel, 2),
+        "single_process_games_per_s": round(args.games / total, 2),
+        "plies_per_game": round(plies / args.games, 1),
+        "time_share": {"our_network": round(net / total, 3), "our_engine": round(engine / total, 3),
+                       "gnubg_nn": round(gnubg / total, 3),
+                       "game_loop_and_other": round(1 - (net + engine + gnubg) / total, 3)},
+    }))
+
+
+if __name__ == "__main__":
+    main()

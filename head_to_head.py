@@ -1,0 +1,137 @@
+"""Head-to-head evaluation: build agents from names or checkpoints, play duplicate
+games over worker processes, and summarise them (the library behind play_models.py)."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from concurrent.futures import ProcessPoolExecutor, as_completed
+
+from tqdm import tqdm
+
+from agents import REFERENCE_AGENTS, make_reference_agent
+from cli import UsageError
+from evaluation import summarize
+from match import play_games
+from model import CheckpointError, load_checkpoint
+from modes import check_model_for_mode, game_mode
+
+CHUNK_PAIRS = 25  # duplicate pairs per job: small enough for a smooth progress bar
+
+
+def check_spec(spec: str) -> None:
+    """UsageError unless ``spec`` is a named opponent or an existing file."""
+    if spec not in REFERENCE_AGENTS and not os.path.isfile(spec):
+        if spec.endswith(".pt") or os.sep in spec:
+            raise UsageError(f"{spec}: no such checkpoint file")
+        raise UsageError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
+
+
+def checkpoint_game_mode(spec: str) -> str | None:
+    """The game mode a checkpoint was trained for, or None for a named opponent."""
+    check_spec(spec)
+    if spec in REFERENCE_AGENTS:
+        return None
+    try:
+        _, meta, _ = load_checkpoint(spec)
+    except CheckpointError as exc:
+        raise UsageError(str(exc)) from None
+    return meta.get("game_mode")
+
+
+def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto"):
+    """An agent from a reference name or a checkpoint path; UsageError when it cannot play ``mode``."""
+    if spec in REFERENCE_AGENTS:
+        if oneply:
+            raise UsageError(f"--oneply applies to checkpoints, not to {spec}")
+        return make_reference_agent(spec, seed, backend)
+    check_spec(spec)
+    try:
+        model, meta, _ = load_checkpoint(spec)
+        check_model_for_mode(model.output_mode, model.n_inputs, mode)
+    except CheckpointError as exc:
+        raise UsageError(str(exc)) from None
+    except ValueError as exc:
+        raise UsageError(f"{spec}: {exc}") from None
+    if model.output_mode == "prob5":
+        from prob_agent import ProbAgent
+        return ProbAgent(model, mode, oneply=oneply, backend=backend, name=spec)
+    from td_agent import TDAgent
+    return TDAgent(model, mode, oneply=oneply, backend=backend, name=spec)
+
+
+def _job(job: dict):
+    import torch
+    torch.set_num_threads(1)
+    mode = game_mode(job["mode"], job["jacoby"])
+    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
+    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"])
+    return play_games(a, b, job["games"], mode, job["seed"], record=job["record"])
+
+
+def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby: bool = True,
+                     oneply1: bool = False, oneply2: bool = False, seed: int = 0, workers: int = 1,
+                     record: bool = False, backend: str = "auto", progress: bool = True, on_records=None):
+    """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
+    ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come."""
+    mode = game_mode(mode_name, jacoby)
+    # build once here so that a bad spec fails before any worker starts
+    for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
+        agent = build_agent(spec, mode, oneply, seed, backend)
+        if mode.cubeful and not agent.cube_capable:
+            raise UsageError(f"{spec} makes no cube decisions, so it cannot play cubeful money"
+                             + ("; against gnubg use the real binary (gnubg-ext)" if spec.startswith("gnubg-nn") else ""))
+    chunks = [list(range(s, min(s + 2 * CHUNK_PAIRS, games))) for s in range(0, games, 2 * CHUNK_PAIRS)]
+    base = {"spec1": spec1, "spec2": spec2, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1,
+            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record}
+    records = []
+    bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
+    try:
+        if workers <= 1:
+            for chunk in chunks:
+                got = _job({**base, "games": chunk})
+                records += got
+                bar.update(len(got))
+                if on_records:
+                    on_records(got)
+        else:
+            ctx = mp.get_context("forkserver")
+            with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
+                futures = [pool.submit(_job, {**base, "games": chunk}) for chunk in chunks]
+                for fut in as_completed(futures):
+                    got = fut.result()
+                    records += got
+                    bar.update(len(got))
+                    if on_records:
+                        on_records(got)
+    finally:
+        bar.close()
+    records.sort(key=lambda r: r.index)
+    return records
+
+
+def format_table(summary: dict, name1: str, name2: str) -> str:
+    s = summary
+    lines = [f"{name1}  vs  {name2}",
+             f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}"]
+
+    def ci(d, scale=1.0, fmt="{:+.1f}"):
+        return f"{fmt.format(d['mean'] * scale)}  95% CI [{fmt.format(d['ci_low'] * scale)}, {fmt.format(d['ci_high'] * scale)}]"
+
+    lines.append(f"  win rate ({name1}):        {ci(s['win_rate'], 100, '{:.2f}')} %")
+    if "points_per_game" in s:
+        lines.append(f"  mEq/game ({name1}):        {ci(s['points_per_game'], 1000)}")
+        lines.append(f"  gammons / backgammons:    {100 * s['gammon_rate']:.2f}% / {100 * s['backgammon_rate']:.2f}% of games")
+    if "capped_meq_per_game" in s:
+        lines.append(f"  capped +-128 mEq/game:    {ci(s['capped_meq_per_game'])}")
+        for key in ("doubles", "takes", "drops"):
+            d = s[f"{key}_per_game"]
+            lines.append(f"  {key} per game:{' ' * (13 - len(key))}{name1[:12]} {d['a']:.3f}, {name2[:12]} {d['b']:.3f}")
+    if s.get("abandoned"):
+        lines.append(f"  abandoned games (over the ply limit): {s['abandoned']}")
+    return "\n".join(lines)
+
+
+def summarize_games(records, mode_name: str, jacoby: bool, seed: int) -> dict:
+    out = summarize(records, game_mode(mode_name, jacoby), seed)
+    out["seed"] = seed
+    return out

@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""Head-to-head evaluation of two players with duplicate dice and bootstrap 95% CIs.
+
+A player is a checkpoint (.pt) or one of: random, pubeval, gnubg-nn, gnubg-nn-1ply.
+
+  python play_models.py --model1 models/dmp.pt --gnubg-nn --games 2000 --workers 2
+  python play_models.py --model1 models/cubeful.pt --model2 models/cubeful.pt --game-mode cubeful-money \\
+      --games 100 --save-games selfplay_games
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+
+import cli
+from agents import REFERENCE_AGENTS
+from head_to_head import checkpoint_game_mode, format_table, run_head_to_head, summarize_games
+from model import git_commit
+from modes import GAME_MODES
+from movegen import BACKENDS
+
+
+def build_parser() -> cli.Parser:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model1", required=True, help=f"checkpoint or {'|'.join(REFERENCE_AGENTS)}")
+    p.add_argument("--model2", help="checkpoint or a named opponent")
+    p.add_argument("--gnubg-nn", action="store_true", help="shortcut for --model2 gnubg-nn")
+    p.add_argument("--games", type=cli.positive_int, default=1000, help="games (pairs of duplicate games)")
+    p.add_argument("--workers", type=cli.positive_int, default=1)
+    p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: model1's mode, else dmp")
+    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--oneply1", action="store_true", help="model1 looks 1 ply ahead")
+    p.add_argument("--oneply2", action="store_true", help="model2 looks 1 ply ahead")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files")
+    p.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    p.add_argument("--engine", choices=BACKENDS, default="auto")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def main() -> None:
+    args = build_parser().parse_args()
+    if args.gnubg_nn and args.model2 and args.model2 != "gnubg-nn":
+        raise cli.UsageError("--gnubg-nn and --model2 name different opponents")
+    model2 = "gnubg-nn" if args.gnubg_nn else args.model2
+    if not model2:
+        raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
+    mode_name = args.game_mode
+    if mode_name is None:
+        mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
+    if args.save_games:
+        os.makedirs(args.save_games, exist_ok=True)
+
+    saver = None
+    if args.save_games:
+        from matfile import write_mat
+
+        def saver(records):  # written as each batch finishes, so a crash keeps them
+            names = (os.path.basename(args.model1), os.path.basename(model2))
+            if mode_name == "dmp":  # a DMP game is a 1-point match: one file each
+                for rec in records:
+                    write_mat(os.path.join(args.save_games, f"game_{rec.index:07d}.mat"), [rec], names, 1)
+            else:
+                first, last = records[0].index, records[-1].index
+                write_mat(os.path.join(args.save_games, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
+
+    records = run_head_to_head(args.model1, model2, args.games, mode_name, args.jacoby, args.oneply1,
+                               args.oneply2, args.seed, args.workers, record=bool(args.save_games),
+                               backend=args.engine, progress=not args.quiet, on_records=saver)
+    summary = summarize_games(records, mode_name, args.jacoby, args.seed)
+    summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
+                   jacoby=args.jacoby, commit=git_commit(),
+                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   command=" ".join(cli.sys.argv))
+    print(format_table(summary, args.model1, model2))
+    if args.json:
+        cli.write_json(args.json, summary)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

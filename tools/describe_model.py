@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""Print what a checkpoint is: architecture, parameters, encoder, output and game mode,
+episodes trained, lineage and md5.
+
+    python tools/describe_model.py models/dmp.pt [--json]
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cli  # noqa: E402
+from model import CheckpointError, load_checkpoint  # noqa: E402
+
+
+def describe(path: str) -> dict:
+    try:
+        model, meta, trainer_state = load_checkpoint(path)
+    except CheckpointError as exc:
+        raise cli.UsageError(str(exc)) from None
+    md5 = hashlib.md5(open(path, "rb").read()).hexdigest()
+    stage = (trainer_state or {}).get("stage") or {}
+    return {
+        "file": path,
+        "md5": md5,
+        "architecture": f"{model.n_inputs} -> [{','.join(map(str, model.hidden))}] -> {model.n_outputs}",
+        "hidden": model.hidden,
+        "parameters": model.num_parameters(),
+        "encoder": meta.get("encoder"),
+        "output_mode": model.output_mode,
+        "game_mode": meta.get("game_mode"),
+        "episodes": meta.get("episodes", 0),
+        "lineage": meta.get("lineage", []),
+        "unfinished_stage": (stage if stage and stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0)
+                             else None),
+    }
+
+
+def main() -> None:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("checkpoint")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    args = p.parse_args()
+    d = describe(args.checkpoint)
+    if args.json:
+        print(json.dumps(d, indent=2))
+        return
+    print(f"file          {d['file']}")
+    print(f"md5           {d['md5']}")
+    print(f"architecture  {d['architecture']} (ReLU hidden layers)")
+    print(f"parameters    {d['parameters']:,}")
+    print(f"encoder       {d['encoder']}")
+    print(f"output mode   {d['output_mode']}")
+    print(f"game mode     {d['game_mode']}")
+    print(f"episodes      {d['episodes']:,}")
+    if d["unfinished_stage"]:
+        st = d["unfinished_stage"]
+        print(f"in progress   {st['episodes_done']:,} of {st['settings']['num_episodes']:,} episodes "
+              f"(resume with the same --num-episodes)")
+    print("lineage")
+    for i, e in enumerate(d["lineage"], 1):
+        print(f"  {i}. {e.get('date', '?')}  commit {e.get('commit', '?')}  {e.get('episodes', 0):,} episodes")
+        print(f"     {e.get('command', '?')}")
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
