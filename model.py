@@ -5,8 +5,9 @@ Three output modes, all read from the side on roll:
 * ``probability``: one sigmoid, P(win) (DMP).
 * ``equity``: one linear unit, money equity at cube value 1 (cubeless, or cubeful
   normalised to the cube value).
-* ``prob5``: five sigmoids P(win), P(win gammon), P(win backgammon),
-  P(lose gammon), P(lose backgammon).
+* ``prob5``: five sigmoids giving P(win), P(win gammon), P(win backgammon),
+  P(lose gammon), P(lose backgammon) (gammons include backgammons), chained as
+  conditional probabilities so the five are always consistent.
 
 A checkpoint (.pt) is one dict holding the weights and every piece of metadata
 needed to use it (inputs, hidden sizes, output mode, game mode, episodes,
@@ -67,13 +68,25 @@ class TDNetwork(nn.Module):
         if self.output_mode == "equity":
             return out.squeeze(-1)
         out = torch.sigmoid(out)
-        return out if self.output_mode == "prob5" else out.squeeze(-1)
+        if self.output_mode == "probability":
+            return out.squeeze(-1)
+        return prob5_from_conditionals(out)
 
     def num_parameters(self) -> int:
         return sum(p.numel() for p in self.parameters())
 
     def describe(self) -> str:
         return f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}"
+
+
+def prob5_from_conditionals(s: torch.Tensor) -> torch.Tensor:
+    """Five sigmoids read as conditional probabilities, so the outputs are consistent by
+    construction: P(wg) = P(win) s1, P(wbg) = P(wg) s2, P(lg) = P(lose) s3, P(lbg) = P(lg) s4.
+    Hence P(wbg) <= P(wg) <= P(win) and P(lbg) <= P(lg) <= 1 - P(win) for any weights."""
+    win = s[:, 0]
+    wg = win * s[:, 1]
+    lg = (1 - win) * s[:, 3]
+    return torch.stack([win, wg, wg * s[:, 2], lg, lg * s[:, 4]], dim=1)
 
 
 def parse_hidden(text: str) -> list[int]:

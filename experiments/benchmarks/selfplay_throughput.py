@@ -60,15 +60,22 @@ def main() -> None:
     ap.add_argument("--oneply", action="store_true")
     ap.add_argument("--game-mode", choices=GAME_MODES, default="dmp")
     ap.add_argument("--output", choices=("default", "prob5"), default="default")
+    ap.add_argument("--prob5", action="store_true", help="same as --output prob5 (cubeless money)")
+    ap.add_argument("--trainer", choices=("batch", "online"), default="batch",
+                    help="online: TD(lambda) in one process, learning after every move")
     ap.add_argument("--seconds", type=float, default=30.0)
     ap.add_argument("--parallel-games", type=int, default=128)
     ap.add_argument("--episodes-per-call", type=int, default=0, help="0: 128 x workers (1-ply: 32 x workers)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
+    if args.prob5:
+        args.output, args.game_mode = "prob5", "cubeless-money"
     mode = game_mode(args.game_mode)
     hidden = parse_hidden(args.hidden)
     output_mode = "prob5" if args.output == "prob5" else mode.default_output
+    if args.trainer == "online":
+        return online(args, mode, hidden, output_mode)
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, hidden, output_mode).eval()
     # about what one training round gives each worker: enough games that the
@@ -107,6 +114,35 @@ def main() -> None:
         "evals_per_s": round(evals_per_s),
         "ceiling_evals_per_s": round(ceil),
         "efficiency": round(evals_per_s / ceil, 3),
+        "torch_threads_per_worker": 1,
+    }))
+
+
+def online(args, mode, hidden, output_mode) -> None:
+    """Online TD(lambda) throughput: one process (it is sequential by nature), one thread.
+    Evaluations count the after-states scored plus the one forward/backward per move."""
+    from online_td import OnlineSelfPlay
+    torch.set_num_threads(1)
+    torch.manual_seed(args.seed)
+    model = TDNetwork(mode.n_inputs, hidden, output_mode)
+    learner = OnlineSelfPlay(model, mode, lam=0.7, alpha=0.01, backend="c")
+    rng = np.random.default_rng(args.seed)
+    learner.play_game(rng)
+    episodes = plies = 0
+    evals0 = learner.scorer.evaluations
+    start = time.perf_counter()
+    while time.perf_counter() - start < args.seconds:
+        plies += learner.play_game(rng)["plies"]
+        episodes += 1
+    elapsed = time.perf_counter() - start
+    evals = learner.scorer.evaluations - evals0 + plies
+    ceil = ceiling(1, mode.n_inputs, hidden, output_mode, min(10.0, max(3.0, args.seconds / 3)))
+    print(json.dumps({
+        "benchmark": "selfplay_throughput", "trainer": "online", "hidden": hidden, "workers": 1,
+        "game_mode": mode.name, "output_mode": output_mode, "oneply": False,
+        "seconds": round(elapsed, 1), "episodes": episodes, "episodes_per_s": round(episodes / elapsed, 2),
+        "samples_per_s": round(plies / elapsed, 1), "evals_per_s": round(evals / elapsed),
+        "ceiling_evals_per_s": round(ceil), "efficiency": round(evals / elapsed / ceil, 3),
         "torch_threads_per_worker": 1,
     }))
 

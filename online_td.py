@@ -1,0 +1,98 @@
+"""Tesauro's online TD(lambda): eligibility traces on the weights, an update after every move.
+
+For each move t of a game (trace e = 0 at the start of every game):
+
+1. V_t = V(s_t) for the position with the mover on roll, g_t = dV_t/dw;
+2. e <- sign * lambda * e + g_t;
+3. the mover plays its greedy move; the target y_t is the value of the position
+   reached, seen from the mover (exact when the game is over), computed with the
+   weights as they are before this update;
+4. delta_t = y_t - V_t and w <- w + alpha * delta_t * e.
+
+``sign`` is -1 in self-play with the perspective encoding: consecutive positions
+are valued by alternating sides, and a value difference seen by one side is the
+negative of that seen by the other (flip(v) = 1 - v or -v), so the credit that a
+later surprise sends back alternates in sign.  With lambda = 0 the trace is g_t
+and the update is the semi-gradient TD(0) rule w += alpha (y_t - V_t) g_t.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+import backgammon_engine as be
+from modes import GameMode
+from scoring import Scorer, segment_argmax
+from selfplay import MAX_PLIES, roll_dice
+
+
+class TDLambda:
+    """The trace and the weight update for one network (any nn.Module with scalar output)."""
+
+    def __init__(self, model: torch.nn.Module, lam: float, alpha: float, sign: float = -1.0):
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"lambda must be in [0, 1], got {lam}")
+        self.model = model
+        self.lam = lam
+        self.alpha = alpha
+        self.sign = sign
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        self.trace = [torch.zeros_like(p) for p in self.params]
+
+    def reset(self) -> None:
+        """Start of a game: no breadcrumbs yet."""
+        for e in self.trace:
+            e.zero_()
+
+    def value_and_trace(self, x: torch.Tensor) -> float:
+        """V(x) for one input; folds its gradient into the trace.  Returns V."""
+        self.model.zero_grad(set_to_none=True)
+        v = self.model(x.unsqueeze(0)).reshape(())
+        grads = torch.autograd.grad(v, self.params)
+        with torch.no_grad():
+            for e, g in zip(self.trace, grads):
+                e.mul_(self.sign * self.lam).add_(g)
+        return float(v.detach())
+
+    @torch.no_grad()
+    def update(self, delta: float) -> None:
+        for p, e in zip(self.params, self.trace):
+            p.add_(e, alpha=self.alpha * delta)
+
+
+class OnlineSelfPlay:
+    """Plays games one at a time, learning after every move."""
+
+    def __init__(self, model, mode: GameMode, lam: float, alpha: float, backend: str = "auto"):
+        if model.output_mode == "prob5" or mode.cubeful:
+            raise ValueError("online TD(lambda) trains scalar models in dmp or cubeless-money")
+        self.model = model
+        self.mode = mode
+        self.td = TDLambda(model, lam, alpha)
+        self.scorer = Scorer(model, mode, backend=backend)
+
+    def set_lr(self, alpha: float) -> None:
+        self.td.alpha = alpha
+
+    def play_game(self, rng: np.random.Generator) -> dict:
+        """One game of self-play with updates; returns its stats."""
+        self.td.reset()
+        board = be.initial_board()
+        sq_err, plies, result = 0.0, 0, 0
+        while plies < MAX_PLIES:
+            x = torch.from_numpy(self.scorer.encode_states(board[None])[0])
+            v_t = self.td.value_and_trace(x)
+            dice = roll_dice(rng, 1, opening=np.array([plies == 0]))
+            after, offsets, values, scalar = self.scorer.score(board[None], dice)
+            row, _ = segment_argmax(scalar, offsets)
+            target = float(values[row[0]])
+            chosen = after[row[0]].astype(np.int64)
+            delta = target - v_t
+            self.td.update(delta)
+            sq_err += delta * delta
+            plies += 1
+            result = be.game_result(chosen)
+            if result:
+                break
+            board = be.swap(chosen)
+        return {"plies": plies, "result": result, "sq_err": sq_err}

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Online TD(lambda) self-play training, Tesauro's original algorithm: one game at a
+time, eligibility traces on the weights, an SGD update after every move.
+
+  python train_online.py --hidden 80 --lambda 0.7 --lr 0.1 --num-episodes 20000 --save models/online.pt
+"""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import time
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+import cli
+from agents import REFERENCE_AGENTS
+from evaluation import quick_eval
+from model import lineage_entry, save_checkpoint
+from movegen import BACKENDS
+from train_batch import hidden_arg
+from trainer import scheduled_lr
+
+LOG_FIELDS = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies", "elapsed_seconds",
+              "eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
+
+
+def build_parser() -> cli.Parser:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--game-mode", choices=("dmp", "cubeless-money"), default=None,
+                   help="default: the checkpoint's mode, or dmp from scratch")
+    p.add_argument("--hidden", type=hidden_arg, default=[80])
+    p.add_argument("--lambda", dest="lam", type=float, default=0.7, help="trace decay, 0..1 (0 = TD(0))")
+    p.add_argument("--lr", type=cli.positive_float, default=0.1, help="SGD step size alpha")
+    p.add_argument("--end-lr", type=cli.positive_float, default=None, help="linear anneal target per log block")
+    p.add_argument("--num-episodes", type=cli.positive_int, default=10000)
+    p.add_argument("--resume", metavar="CKPT")
+    p.add_argument("--save", required=True)
+    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--log", help="CSV log path (default: next to --save)")
+    p.add_argument("--log-every", type=cli.positive_int, default=100, help="episodes per log row and save")
+    p.add_argument("--eval-every", type=cli.non_negative_int, default=0, help="episodes between quick evals")
+    p.add_argument("--eval-games", type=cli.positive_int, default=200)
+    p.add_argument("--eval-opponent", choices=REFERENCE_AGENTS, default="pubeval")
+    p.add_argument("--engine", choices=BACKENDS, default="auto")
+    p.add_argument("--quiet", action="store_true")
+    return p
+
+
+def main() -> None:
+    args = build_parser().parse_args()
+    if not 0.0 <= args.lam <= 1.0:
+        raise cli.UsageError(f"--lambda must be between 0 and 1, got {args.lam}")
+    # the model-building flags train_batch shares
+    args.warm_start_equity = args.warm_start_cubeful = args.expand = None
+    args.jacoby, args.hidden_given = True, any(a.startswith("--hidden") for a in cli.sys.argv[1:])
+    from online_td import OnlineSelfPlay
+    from training_loop import build_model, check_save_path
+
+    check_save_path(args)
+    torch.manual_seed(args.seed)
+    model, meta, trainer_state, mode = build_model(args)
+    if mode.cubeful or model.output_mode == "prob5":
+        raise cli.UsageError("train_online.py trains scalar dmp or cubeless-money models")
+    settings = {"trainer": "online", "num_episodes": args.num_episodes, "lambda": args.lam, "lr": args.lr,
+                "end_lr": args.end_lr, "game_mode": mode.name}
+    stage = (trainer_state or {}).get("stage")
+    if args.resume and stage and stage["settings"] == settings and stage["episodes_done"] < args.num_episodes:
+        done = stage["episodes_done"]
+    else:
+        done = 0
+        stage = {"settings": settings, "episodes_done": 0}
+        meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
+    learner = OnlineSelfPlay(model, mode, args.lam, args.lr, backend=args.engine)
+    log = cli.CsvLog(args.log or os.path.splitext(args.save)[0] + ".csv", LOG_FIELDS)
+    blocks = -(-args.num_episodes // args.log_every)
+
+    def save():
+        stage["episodes_done"] = done
+        meta["lineage"][-1]["episodes"] = done
+        save_checkpoint(args.save, model, meta, {"stage": stage})
+
+    def on_term(signum, frame):
+        raise KeyboardInterrupt
+
+    old = signal.signal(signal.SIGTERM, on_term)
+    bar = tqdm(total=args.num_episodes, initial=done, unit="ep", disable=args.quiet, dynamic_ncols=True)
+    started, interrupted = time.time(), False
+    try:
+        while done < args.num_episodes:
+            block = done // args.log_every
+            lr = scheduled_lr(block, blocks, args.lr, args.end_lr)
+            learner.set_lr(lr)
+            n = min(args.log_every, args.num_episodes - done)
+            t0, sq, plies = time.time(), 0.0, 0
+            for k in range(n):
+                st = learner.play_game(np.random.default_rng([args.seed, len(meta["lineage"]), done + k]))
+                sq += st["sq_err"]
+                plies += st["plies"]
+                bar.update(1)
+            done += n
+            meta["episodes"] = int(meta.get("episodes", 0)) + n
+            secs = time.time() - t0
+            row = {"episodes": done, "total_episodes": meta["episodes"], "loss": sq / max(plies, 1), "lr": lr,
+                   "episodes_per_s": n / secs, "mean_plies": plies / n, "elapsed_seconds": time.time() - started}
+            if args.eval_every and (done % args.eval_every < n or done >= args.num_episodes):
+                opp, res, lo, hi = quick_eval(model, mode, args.eval_games, args.seed + done, args.eval_opponent)
+                row.update(eval_opponent=opp, eval_games=args.eval_games, eval_result=res, eval_ci_low=lo, eval_ci_high=hi)
+                bar.write(f"{done} episodes: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
+            log.write(row)
+            bar.set_postfix(loss=f"{row['loss']:.5f}", eps=f"{n / secs:.1f}/s")
+            save()
+    except KeyboardInterrupt:
+        interrupted = True
+        bar.write(f"interrupted: saving {args.save} at {done} episodes")
+        save()
+    finally:
+        signal.signal(signal.SIGTERM, old)
+        bar.close()
+        log.close()
+    print(json.dumps({"save": args.save, "episodes": done, "total_episodes": meta["episodes"],
+                      "seconds": time.time() - started, "interrupted": interrupted}))
+    if interrupted:
+        cli.sys.exit(130)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

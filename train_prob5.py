@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Train the five-output prob5 model (P(win), P(win gammon), P(win backgammon),
+P(lose gammon), P(lose backgammon)) by batch TD(0) self-play in cubeless money,
+then refine it with --oneply exact backups of all five outputs.
+
+  python train_prob5.py --hidden 128,128 --num-episodes 20000 --save models/prob5.pt
+  python train_prob5.py --oneply --resume models/prob5.pt --num-episodes 2000 --lr 1.5e-4 --save models/prob5_1ply.pt
+
+Takes train_batch.py's flags, less the warm starts; the game mode is cubeless money.
+Each target is the value of the position reached seen from the mover: the
+opponent's P(win) becomes our P(lose), their gammons our lost gammons.
+"""
+from __future__ import annotations
+
+import json
+
+import cli
+from train_batch import build_parser as batch_parser
+
+
+def build_parser() -> cli.Parser:
+    p = batch_parser()
+    p.description = __doc__.split("\n\n")[0]
+    p.set_defaults(game_mode="cubeless-money")
+    return p
+
+
+def main() -> None:
+    args = build_parser().parse_args()
+    if args.game_mode != "cubeless-money":
+        raise cli.UsageError("prob5 models play cubeless money only")
+    if args.warm_start_equity or args.warm_start_cubeful:
+        raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
+    args.hidden_given = any(a.startswith("--hidden") for a in cli.sys.argv[1:])
+    from evaluation import quick_eval
+    from training_loop import run_stage
+
+    def evaluate(model, mode, games, seed):
+        return quick_eval(model, mode, games, seed, args.eval_opponent)
+
+    summary = run_stage(args, output_mode="prob5", evaluate=evaluate)
+    print(json.dumps(summary))
+    if summary["interrupted"]:
+        cli.sys.exit(130)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
