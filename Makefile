@@ -7,7 +7,7 @@ CORE_SO := c_engine/.built
 
 .PHONY: setup test bench clean
 
-setup: $(VENV)/.installed $(CORE_SO)
+setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,9 @@ $(CORE_SO): $(VENV)/.installed c_engine/bgcore.c c_engine/bgcore.h c_engine/buil
 	$(PY) c_engine/build_cffi.py
 	touch $@
 
+c_inference/tdbg_move: c_inference/*.c c_inference/*.h c_engine/bgcore.c c_engine/bgcore.h
+	$(MAKE) -C c_inference
+
 test: setup
 	$(PY) -m pytest -q tests
 
@@ -26,3 +29,4 @@ bench: setup
 
 clean:
 	rm -f c_engine/_bgcore.c c_engine/*.o c_engine/*.so $(CORE_SO)
+	$(MAKE) -C c_inference clean

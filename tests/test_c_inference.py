@@ -1,0 +1,96 @@
+"""The standalone C program against PyTorch and td_agent."""
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+import backgammon_engine as be
+from cli_helpers import ROOT, run
+from model import TDNetwork, new_metadata, save_checkpoint
+from modes import game_mode
+from oracle_positions import oracle_positions
+from scoring import Scorer
+from td_agent import TDAgent
+
+BINARY = f"{ROOT}/c_inference/tdbg_move"
+KINDS = [("dmp", "probability", 196), ("cubeless-money", "equity", 196), ("cubeless-money", "prob5", 196),
+         ("cubeful-money", "equity", 200)]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def built():
+    subprocess.run(["make", "-s", "-C", f"{ROOT}/c_inference"], check=True, capture_output=True)
+
+
+@pytest.fixture(scope="module")
+def positions():
+    return oracle_positions(3000, seed=21)
+
+
+def _export(tmp_path, mode_name, output, n_inputs, hidden=(32, 16)):
+    torch.manual_seed(hash((mode_name, output)) % 1000)
+    model = TDNetwork(n_inputs, list(hidden), output).eval()
+    ckpt, binf = tmp_path / f"{output}{n_inputs}.pt", tmp_path / f"{output}{n_inputs}.bin"
+    save_checkpoint(str(ckpt), model, new_metadata(model, mode_name))
+    run("tools/export_weights.py", ckpt, binf, check=True)
+    return model, str(binf)
+
+
+def _c(binf, lines, *args):
+    proc = subprocess.run([BINARY, binf, *args], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.splitlines()
+
+
+@pytest.mark.parametrize("mode_name,output,n_inputs", KINDS)
+def test_forward_pass_matches_pytorch(tmp_path, positions, mode_name, output, n_inputs):
+    model, binf = _export(tmp_path, mode_name, output, n_inputs)
+    pids = [be.position_id(b) for b in positions]
+    cube = ["--cube", "mine", "--cube-action"] if n_inputs == 200 else []
+    got = np.array([[float(x) for x in line.split()[1:]] for line in _c(binf, pids, "--eval", *cube)])
+    scorer = Scorer(model, game_mode(mode_name))
+    owner = np.ones(len(positions), dtype=int) if n_inputs == 200 else None
+    want = scorer.state_values(positions, owner, np.ones(len(positions)) if n_inputs == 200 else None)
+    assert np.abs(got.reshape(want.shape) - want).max() < 1e-5
+
+
+@pytest.mark.parametrize("mode_name,output,n_inputs", KINDS)
+def test_same_moves_as_td_agent(tmp_path, positions, mode_name, output, n_inputs):
+    model, binf = _export(tmp_path, mode_name, output, n_inputs)
+    rng = np.random.default_rng(0)
+    dice = rng.integers(1, 7, (len(positions), 2))
+    lines = [f"{be.position_id(b)} {d1} {d2}" for b, (d1, d2) in zip(positions, dice)]
+    out = [line.split("\t") for line in _c(binf, lines)]
+    agent = TDAgent(model, game_mode(mode_name))
+    chosen = agent.choose_moves(positions, dice)
+    want = [be.position_id(be.swap(c)) for c in chosen]
+    differ = [k for k, (o, w) in enumerate(zip(out, want)) if o[4] != w]
+    # a different choice is only acceptable between candidates of equal value (float ties)
+    for k in differ:
+        after, offsets, _, scalar = agent.scorer.score(positions[k:k + 1], dice[k:k + 1])
+        vals = {be.position_id(be.swap(a)): v for a, v in zip(after, scalar)}
+        assert abs(vals[out[k][4]] - vals[want[k]]) < 1e-5
+    assert len(differ) <= len(positions) // 200
+    # the printed move text is our notation of that move
+    k = 7
+    assert be.parse_move(positions[k], *map(int, dice[k]), out[k][2] if out[k][2] != "(no move)" else "")[1].tolist() \
+        == be.swap(be.board_from_position_id(out[k][4])).tolist()
+
+
+def test_bad_weight_files(tmp_path):
+    _, binf = _export(tmp_path, "dmp", "probability", 196)
+    data = open(binf, "rb").read()
+    cases = {"magic": b"XXXXXXXX" + data[8:], "version": data[:8] + b"\x07\x00\x00\x00" + data[12:],
+             "size": data[:-4], "extra": data + b"\x00" * 8, "short": data[:20]}
+    for name, blob in cases.items():
+        path = tmp_path / f"{name}.bin"
+        path.write_bytes(blob)
+        proc = subprocess.run([BINARY, str(path), "4HPwATDgc/ABMA", "3", "1"], capture_output=True, text=True)
+        assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1, (name, proc.stderr)
+        assert "error" in proc.stderr
+    for args in (["nope!nope!nope", "3", "1"], ["4HPwATDgc/ABMA", "7", "1"]):
+        proc = subprocess.run([BINARY, binf, *args], capture_output=True, text=True)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1
+    proc = run("tools/export_weights.py", tmp_path / "missing.pt", tmp_path / "o.bin")
+    assert proc.returncode == 2 and "no such checkpoint" in proc.stderr

@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Export a checkpoint's network to the framework-independent .bin format read by c_inference/.
+
+Format version 1, all little-endian:
+
+  offset  type        field
+  0       char[8]     magic "TDBGNET1"
+  8       uint32      format version (1)
+  12      uint32      output mode: 0 probability, 1 equity, 2 prob5
+  16      uint32      game mode: 0 dmp, 1 cubeless money, 2 cubeful money
+  20      uint32      flags: bit 0 = Jacoby rule (cubeful)
+  24      uint32      number of inputs (196 or 200)
+  28      uint32      number of hidden layers L (1..64)
+  32      uint32[L]   hidden layer sizes
+  ..      uint32      number of outputs (1, or 5 for prob5)
+  then for each of the L+1 layers (hidden layers, then the head):
+          float32[out*in]  weights, row-major (one row per output unit)
+          float32[out]     biases
+
+Hidden layers use ReLU.  The head is a sigmoid (probability), linear (equity) or
+five sigmoids read as conditional probabilities (prob5: P(win), P(wg|win),
+P(wbg|wg), P(lg|lose), P(lbg|lg), multiplied out as model.prob5_from_conditionals).
+
+    python tools/export_weights.py models/dmp.pt models/dmp.bin
+"""
+from __future__ import annotations
+
+import os
+import struct
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import numpy as np  # noqa: E402
+
+import cli  # noqa: E402
+from model import CheckpointError, load_checkpoint  # noqa: E402
+
+MAGIC = b"TDBGNET1"
+VERSION = 1
+OUTPUT_CODES = {"probability": 0, "equity": 1, "prob5": 2}
+GAME_CODES = {"dmp": 0, "cubeless-money": 1, "cubeful-money": 2}
+
+
+def export_bytes(model, game_mode: str, jacoby: bool = True) -> bytes:
+    parts = [MAGIC, struct.pack("<5I", VERSION, OUTPUT_CODES[model.output_mode], GAME_CODES[game_mode],
+                                1 if jacoby else 0, model.n_inputs)]
+    parts.append(struct.pack("<I", len(model.hidden)))
+    parts.append(struct.pack(f"<{len(model.hidden)}I", *model.hidden))
+    parts.append(struct.pack("<I", model.n_outputs))
+    for layer in list(model.layers) + [model.head]:
+        parts.append(layer.weight.detach().cpu().numpy().astype("<f4").tobytes())
+        parts.append(layer.bias.detach().cpu().numpy().astype("<f4").tobytes())
+    return b"".join(parts)
+
+
+def main() -> None:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("checkpoint")
+    p.add_argument("output", help=".bin path (written atomically)")
+    p.add_argument("--no-jacoby", action="store_true", help="cubeful: score gammons with a centred cube")
+    args = p.parse_args()
+    try:
+        model, meta, _ = load_checkpoint(args.checkpoint)
+    except CheckpointError as exc:
+        raise cli.UsageError(str(exc)) from None
+    data = export_bytes(model, meta.get("game_mode", "dmp"), not args.no_jacoby)
+    folder = os.path.dirname(os.path.abspath(args.output))
+    os.makedirs(folder, exist_ok=True)
+    tmp = args.output + ".tmp"
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+    os.replace(tmp, args.output)
+    print(f"{args.output}: {len(data)} bytes, {model.describe()}, {meta.get('game_mode')}, "
+          f"{int(np.sum([p.numel() for p in model.parameters()]))} parameters")
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
