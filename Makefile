@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 CORE_SO := c_engine/.built
 
-.PHONY: setup test bench clean
+.PHONY: setup test bench clean gnubg
 
 setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move
 
@@ -23,6 +23,14 @@ c_inference/tdbg_move: c_inference/*.c c_inference/*.h c_engine/bgcore.c c_engin
 
 test: setup
 	$(PY) -m pytest -q tests
+
+# the real GNU Backgammon binary (Debian's gnubg package), for gnubg_external.py and gnubg_eval.py
+gnubg:
+	@if command -v gnubg >/dev/null 2>&1 || test -x /usr/games/gnubg; then \
+		echo "gnubg: $$( (command -v gnubg || echo /usr/games/gnubg) | head -1)"; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnubg >/dev/null && echo "gnubg installed"; \
+	else echo "make gnubg: needs apt-get as root; install Debian's gnubg package by hand" >&2; exit 1; fi
 
 bench: setup
 	$(PY) experiments/benchmarks/movegen.py

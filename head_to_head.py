@@ -109,6 +109,86 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     return records
 
 
+GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
+GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
+                   "takes_ours", "takes_gnubg", "drops_ours", "drops_gnubg"]
+
+
+def _append_game_row(path: str, rec) -> None:
+    row = [rec.index, rec.points, rec.our_record, rec.cube, rec.result, rec.plies, *rec.doubles, *rec.takes, *rec.drops]
+    with open(path, "a") as fh:  # one short append per game: safe from several processes
+        fh.write(",".join(str(x) for x in row) + "\n")
+
+
+def _gnubg_job(job: dict):
+    import torch
+    torch.set_num_threads(1)
+    from gnubg_external import GnubgSession
+    mode = game_mode(job["mode"], job["jacoby"])
+    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
+    session = GnubgSession(agent, job["level"], cubeful=mode.cubeful, jacoby=job["jacoby"], seed=job["seed"],
+                           timeout=job["timeout"], first_index=job["first"])
+    done = []
+
+    def on_game(rec):
+        done.append(rec)
+        if job["csv"]:
+            _append_game_row(job["csv"], rec)
+    try:
+        session.play(job["games"], on_game)
+    except Exception as exc:  # report, but keep the games already finished
+        return done, f"{type(exc).__name__}: {exc}"
+    return done, None
+
+
+def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
+                      oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
+                      backend: str = "auto", progress: bool = True, timeout: float = 60.0):
+    """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
+    Returns (records, errors); each game is appended to ``csv_path`` as it ends."""
+    from gnubg_binary import GnubgError, preflight
+    mode = game_mode(mode_name, jacoby)
+    if mode.name == "dmp":
+        raise UsageError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
+    try:
+        preflight()
+    except GnubgError as exc:
+        raise UsageError(str(exc)) from None
+    agent = build_agent(spec1, mode, oneply1, seed, backend)
+    if mode.cubeful and not agent.cube_capable:
+        raise UsageError(f"{spec1} makes no cube decisions; cubeful money against gnubg needs a cubeful model")
+    if csv_path and not os.path.exists(csv_path):
+        with open(csv_path, "w") as fh:
+            fh.write(",".join(GAME_CSV_FIELDS) + "\n")
+    shares = [games // workers + (k < games % workers) for k in range(workers)]
+    jobs, first = [], 0
+    for k, n in enumerate(shares):
+        if n:
+            jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
+                         "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
+                         "timeout": timeout})
+        first += n
+    records, errors = [], []
+    bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
+    try:
+        if len(jobs) == 1:
+            got, err = _gnubg_job(jobs[0])
+            results = [(got, err)]
+        else:
+            ctx = mp.get_context("forkserver")
+            with ProcessPoolExecutor(len(jobs), mp_context=ctx) as pool:
+                results = [f.result() for f in [pool.submit(_gnubg_job, j) for j in jobs]]
+        for got, err in results:
+            records += got
+            bar.update(len(got))
+            if err:
+                errors.append(err)
+    finally:
+        bar.close()
+    records.sort(key=lambda r: r.index)
+    return records, errors
+
+
 def format_table(summary: dict, name1: str, name2: str) -> str:
     s = summary
     lines = [f"{name1}  vs  {name2}",

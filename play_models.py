@@ -15,7 +15,8 @@ import os
 
 import cli
 from agents import REFERENCE_AGENTS
-from head_to_head import checkpoint_game_mode, format_table, run_head_to_head, summarize_games
+from head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg, run_head_to_head,
+                          summarize_games)
 from model import git_commit
 from modes import GAME_MODES
 from movegen import BACKENDS
@@ -24,7 +25,7 @@ from movegen import BACKENDS
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model1", required=True, help=f"checkpoint or {'|'.join(REFERENCE_AGENTS)}")
-    p.add_argument("--model2", help="checkpoint or a named opponent")
+    p.add_argument("--model2", help="checkpoint, a named opponent, or gnubg-ext / gnubg-ext-full (the real binary)")
     p.add_argument("--gnubg-nn", action="store_true", help="shortcut for --model2 gnubg-nn")
     p.add_argument("--games", type=cli.positive_int, default=1000, help="games (pairs of duplicate games)")
     p.add_argument("--workers", type=cli.positive_int, default=1)
@@ -35,6 +36,9 @@ def build_parser() -> cli.Parser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files")
     p.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    p.add_argument("--games-csv", metavar="PATH", help="gnubg-ext: one row per game, written as each game ends "
+                   "(default runs/gnubg_<time>.csv)")
+    p.add_argument("--gnubg-timeout", type=cli.positive_float, default=60.0, help="seconds to wait for gnubg")
     p.add_argument("--engine", choices=BACKENDS, default="auto")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -47,6 +51,8 @@ def main() -> None:
     model2 = "gnubg-nn" if args.gnubg_nn else args.model2
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
+    if model2 in GNUBG_LEVELS:
+        return against_gnubg(args, model2)
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
@@ -77,6 +83,36 @@ def main() -> None:
     print(format_table(summary, args.model1, model2))
     if args.json:
         cli.write_json(args.json, summary)
+
+
+def against_gnubg(args, level: str) -> None:
+    """--model2 gnubg-ext / gnubg-ext-full: money games against the real binary."""
+    if args.oneply2 or args.save_games:
+        raise cli.UsageError("--oneply2 and --save-games do not apply to gnubg-ext (gnubg keeps its own record)")
+    mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
+    csv_path = args.games_csv or os.path.join(
+        "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    records, errors = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
+                                        args.seed, args.workers, csv_path, args.engine, not args.quiet,
+                                        args.gnubg_timeout)
+    for err in errors:
+        print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
+    if not records:
+        raise cli.UsageError(f"no game against gnubg finished ({errors[0] if errors else 'unknown error'})")
+    summary = summarize_games(records, mode_name, args.jacoby, args.seed)
+    mismatches = [r.index for r in records if r.our_record != r.points]
+    summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, jacoby=args.jacoby,
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
+                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   command=" ".join(cli.sys.argv), duplicate=False,
+                   note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample games")
+    print(format_table(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
+    print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
+    if args.json:
+        cli.write_json(args.json, summary)
+    if errors:
+        cli.sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Error rates of our model from GNU Backgammon's own analysis.
+
+Plays games with the model (self-play, or against an opponent), writes them as
+.mat files, has the gnubg binary import and analyse them (chequer and cube
+analysis at --ply), and reports the model's error rate in mEMG per decision and
+the Snowie-style error rate, with bootstrap 95% CIs over games.
+
+  python gnubg_eval.py --model models/cubeful.pt --games 200 --ply 0 --json out.json
+
+Definitions (as gnubg's `show statistics`): chequer rate = 1000 x chequer error (EMG)
+/ unforced moves; overall rate = 1000 x (chequer + cube error) / (unforced moves +
+close or actual cube decisions); Snowie rate = 1000 x total error / all moves of
+both players.  In DMP files (1-point matches) gnubg states errors in match
+winning chances instead of EMG.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import cli
+from gnubg_binary import GnubgError, preflight
+from head_to_head import checkpoint_game_mode, run_head_to_head
+from model import git_commit
+from modes import GAME_MODES
+
+GNUBG_PY = r'''
+import json
+import gnubg
+cfg = json.load(open(%(cfg)r))
+gnubg.command("set jacoby %(jacoby)s")
+gnubg.command("set analysis chequerplay evaluation plies %(ply)d")
+gnubg.command("set analysis cubedecision evaluation plies %(ply)d")
+gnubg.command("set analysis luck off")
+for path in cfg["files"]:
+    try:
+        gnubg.command('import mat "%%s"' %% path)
+        gnubg.command("analyse match")
+        m = gnubg.match(1, 0, 1, 0)
+    except Exception as exc:
+        print("@@FAIL " + json.dumps({"file": path, "error": str(exc)}), flush=True)
+        continue
+    for i, g in enumerate(m.get("games", [])):
+        out = {"file": path, "game": i, "stats": {}}
+        for side in ("X", "O"):
+            s = g["stats"].get(side, {})
+            mv, cb = s.get("moves", {}), s.get("cube", {})
+            cube_err = sum(v for k, v in cb.items() if k.startswith("err-") and k.endswith("-skill"))
+            out["stats"][side] = {"unforced": mv.get("unforced-moves", 0), "total": mv.get("total-moves", 0),
+                                  "chequer": abs(mv.get("error-skill", 0.0)), "cube": abs(cube_err),
+                                  "close_cube": cb.get("close-cube", 0)}
+        print("@@GAME " + json.dumps(out), flush=True)
+'''
+
+
+def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers: int = 1) -> list[dict]:
+    """Per-game statistics from gnubg's analysis of the .mat files (several gnubg processes)."""
+    chunks = [files[k::workers] for k in range(workers) if files[k::workers]]
+    tmp = tempfile.mkdtemp(prefix="gnubg_eval_")
+    procs = []
+    for k, chunk in enumerate(chunks):
+        cfg = os.path.join(tmp, f"cfg{k}.json")
+        with open(cfg, "w") as fh:
+            json.dump({"files": [os.path.abspath(f) for f in chunk]}, fh)
+        script = os.path.join(tmp, f"analyse{k}.py")
+        with open(script, "w") as fh:
+            fh.write(GNUBG_PY % {"cfg": cfg, "jacoby": "on" if jacoby else "off", "ply": ply})
+        procs.append(subprocess.Popen([binary, "-t", "-q", "-r", "-p", script], stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True))
+    games, failures, warnings = [], [], []
+    for p in procs:
+        out, err = p.communicate()
+        for line in out.splitlines():
+            if line.startswith("@@GAME "):
+                games.append(json.loads(line[7:]))
+            elif line.startswith("@@FAIL "):
+                failures.append(json.loads(line[7:]))
+        warnings += [ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()]
+        if p.returncode not in (0, None) and not games:
+            raise GnubgError(f"gnubg analysis failed (exit {p.returncode}): {err.strip().splitlines()[-1:]}")
+    if failures or warnings:
+        raise GnubgError(f"gnubg could not import/analyse {len(failures)} file(s): "
+                         f"{(failures[:1] or warnings[:1])}")
+    return games
+
+
+def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000) -> dict:
+    """Ratio-of-sums error rates with a bootstrap over games."""
+    cheq = np.array([sum(g["stats"][s]["chequer"] for s in sides) for g in games])
+    cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games])
+    unforced = np.array([sum(g["stats"][s]["unforced"] for s in sides) for g in games], dtype=float)
+    close = np.array([sum(g["stats"][s]["close_cube"] for s in sides) for g in games], dtype=float)
+    all_moves = np.array([g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float)
+    per_side = len(sides)
+
+    def rates(idx):
+        u, c = unforced[idx].sum(), close[idx].sum()
+        return (1000 * cheq[idx].sum() / max(u, 1),
+                1000 * (cheq[idx].sum() + cube[idx].sum()) / max(u + c, 1),
+                1000 * (cheq[idx].sum() + cube[idx].sum()) / per_side / max(all_moves[idx].sum(), 1))
+
+    point = rates(np.arange(len(games)))
+    rng = np.random.default_rng(seed)
+    boots = np.array([rates(rng.integers(0, len(games), len(games))) for _ in range(n_boot)])
+    lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
+    names = ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate")
+    out = {n: {"mean": float(point[k]), "ci_low": float(lo[k]), "ci_high": float(hi[k])} for k, n in enumerate(names)}
+    out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()))
+    return out
+
+
+def main() -> None:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", required=True, help="checkpoint to analyse")
+    p.add_argument("--opponent", default="self", help="self, a named opponent or a checkpoint")
+    p.add_argument("--games", type=cli.positive_int, default=100)
+    p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: the checkpoint's")
+    p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="gnubg analysis depth")
+    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--oneply", action="store_true", help="our model plays with 1-ply lookahead")
+    p.add_argument("--workers", type=cli.positive_int, default=1)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="folder for the .mat files (default: a temporary folder)")
+    p.add_argument("--gnubg", help="path of the gnubg binary (default: on PATH or /usr/games/gnubg)")
+    p.add_argument("--json", metavar="PATH")
+    p.add_argument("--quiet", action="store_true")
+    args = p.parse_args()
+    try:
+        info = preflight(args.gnubg)
+    except GnubgError as exc:
+        raise cli.UsageError(str(exc)) from None
+    mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
+    opponent = args.model if args.opponent == "self" else args.opponent
+    out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
+    os.makedirs(out_dir, exist_ok=True)
+    from matfile import write_mat
+    records = run_head_to_head(args.model, opponent, args.games, mode_name, args.jacoby, args.oneply,
+                               args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
+                               progress=not args.quiet)
+    files = []
+    names = ("model", "opponent" if args.opponent != "self" else "model_b")
+    if mode_name == "dmp":
+        for rec in records:
+            files.append(os.path.join(out_dir, f"game_{rec.index:07d}.mat"))
+            write_mat(files[-1], [rec], names, 1)
+    else:
+        for s in range(0, len(records), 100):
+            files.append(os.path.join(out_dir, f"games_{s:07d}.mat"))
+            write_mat(files[-1], records[s:s + 100], names, 0)
+    try:
+        games = analyse_files(files, args.ply, args.jacoby, info["binary"], args.workers)
+    except GnubgError as exc:
+        raise cli.UsageError(str(exc)) from None
+    sides = ("X", "O") if args.opponent == "self" else ("X",)
+    result = error_rates(games, sides, args.seed)
+    result.update(model=args.model, opponent=args.opponent, game_mode=mode_name, ply=args.ply, seed=args.seed,
+                  units="MWC (1-point matches)" if mode_name == "dmp" else "EMG", gnubg=info, mat_folder=out_dir,
+                  commit=git_commit(), command=" ".join(sys.argv),
+                  date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+    r = result
+    print(f"{args.model} ({'self-play' if args.opponent == 'self' else 'vs ' + args.opponent}), {r['games']} games, "
+          f"gnubg {info['version']} analysis at {args.ply}-ply")
+    for key, label in (("chequer_memg_per_move", "chequer error rate (m per unforced move)"),
+                       ("overall_memg_per_decision", "overall error rate (m per decision)"),
+                       ("snowie_error_rate", "Snowie error rate")):
+        d = r[key]
+        print(f"  {label:42s} {d['mean']:8.2f}  95% CI [{d['ci_low']:.2f}, {d['ci_high']:.2f}]")
+    if args.json:
+        cli.write_json(args.json, result)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)

@@ -1,0 +1,385 @@
+"""Our agent as GNU Backgammon's external player, over a local TCP socket.
+
+We listen on 127.0.0.1, start ``gnubg -t -q -r`` with a generated command script
+on stdin (gnubg = seat 0, us = seat 1, money session, Jacoby, no beavers), and
+gnubg connects.  At each of our decisions gnubg sends a FIBS board string; we
+answer with a move, ``roll``/``double`` or ``take``/``drop``.  gnubg makes its own
+checker plays and native cube decisions.  Points per game come from gnubg's own
+result lines ("X wins a gammon and 4 points."), read through a pseudo-terminal so
+they arrive as each game ends.
+
+Every board string is checked against our engine: the position must be one that
+gnubg can legally reach from the last position we know (some roll, some legal
+move), or the start of the next game; the dice and the cube must agree.  A
+disagreement stops the run with both positions printed.  Finished games are
+handed to ``on_game`` as they end, so a crash later loses nothing already played.
+Protocol notes: ../shared/reference/gnubg-external-player.md.
+"""
+from __future__ import annotations
+
+import os
+import pty
+import re
+import select
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+import backgammon_engine as be
+from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from gnubg_binary import GnubgError, preflight
+from match import GameRecord
+from scoring import ALL_ROLLS
+
+LEVELS = {
+    "gnubg-ext": ["set player 0 chequerplay evaluation plies 0", "set player 0 cubedecision evaluation plies 0"],
+    # 1-ply, full width: no pruning nets, every legal move scored at 1 ply
+    "gnubg-ext-full": ["set player 0 chequerplay evaluation plies 1", "set player 0 cubedecision evaluation plies 1",
+                       "set player 0 chequerplay evaluation prune off",
+                       "set player 0 cubedecision evaluation prune off",
+                       "set player 0 movefilter 1 0 -1"],
+}
+RESULT_LINE = re.compile(r"(\S+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
+OUR_NAME, GNUBG_NAME = "td", "gnubg"
+
+
+class ProtocolError(GnubgError):
+    """gnubg said something we cannot reconcile with our engine's state."""
+
+
+@dataclass
+class Question:
+    kind: str               # "move", "cube" or "take"
+    board: np.ndarray       # our view: row 1 = us, row 0 = gnubg
+    dice: tuple             # (0, 0) for cube and take questions
+    cube: int               # cube value (before a pending double)
+    owner: int              # cube owner from our view
+    raw: str = ""
+
+
+def parse_board_string(line: str) -> Question:
+    """A FIBS board string from gnubg, with us as player 1 (positive checkers)."""
+    f = line.strip().split(":")
+    if len(f) < 53 or f[0] != "board":
+        raise ProtocolError(f"cannot parse board string from gnubg: {line[:120]!r}")
+    try:
+        v = [int(x) for x in f[3:53]]
+    except ValueError:
+        raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}") from None
+    val = lambda i: v[i - 3]  # noqa: E731  (field index as in the reference table)
+    board = np.zeros((2, 25), dtype=np.int64)
+    for k in range(1, 25):
+        n = val(6 + k)
+        if n > 0:
+            board[1, k - 1] = n
+        elif n < 0:
+            board[0, 24 - k] = -n
+    board[1, 24] = abs(val(31))
+    board[0, 24] = abs(val(6))
+    try:
+        be.check_board(board)
+    except ValueError as exc:
+        raise ProtocolError(f"board string gives an impossible position ({exc}): {line[:120]!r}") from None
+    if board[1].sum() + val(45) != 15 or board[0].sum() + val(46) != 15:
+        raise ProtocolError(f"checker counts do not add up to 15 in {line[:120]!r}")
+    doubled = val(40) == 1
+    dice = (val(33), val(34))
+    owner = CUBE_THEIRS if val(38) == 0 else CUBE_MINE if val(39) == 0 else CUBE_CENTERED
+    if doubled:
+        kind = "take"
+    elif dice == (0, 0):
+        kind = "cube"
+    else:
+        kind = "move"
+        if not all(1 <= d <= 6 for d in dice):
+            raise ProtocolError(f"dice {dice} out of range in {line[:120]!r}")
+    return Question(kind, board, dice, val(37), owner, line.strip())
+
+
+def _keys(boards) -> set:
+    return set(be.position_keys(np.asarray(boards).reshape(-1, 2, 25)).tolist())
+
+
+def gnubg_replies(our_after: np.ndarray) -> set:
+    """Keys (our view, us on roll) of every position gnubg can reach by one legal play
+    from the position after our move, over all 21 rolls."""
+    import movegen
+    theirs = be.swap(our_after)
+    out, _, _ = movegen.make_expander().expand(np.repeat(theirs[None], 21, axis=0), ALL_ROLLS, encode=False)
+    return _keys(out[:, ::-1])
+
+
+def opening_positions() -> set:
+    """Our first question of a game: the start (we open) or any gnubg opening play."""
+    start = be.initial_board()
+    import movegen
+    rolls = np.array([r for r in ALL_ROLLS if r[0] != r[1]])
+    out, _, _ = movegen.make_expander().expand(np.repeat(start[None], len(rolls), axis=0), rolls, encode=False)
+    return _keys(out[:, ::-1]) | _keys(start)
+
+
+@dataclass
+class _Game:
+    index: int
+    cube: int = 1
+    owner: int = CUBE_CENTERED
+    expected: set = field(default_factory=set)
+    last_board: np.ndarray | None = None
+    our_after: np.ndarray | None = None
+    plies: int = 0
+    doubles: list = field(default_factory=lambda: [0, 0])  # by us, by gnubg
+    takes: list = field(default_factory=lambda: [0, 0])
+    drops: list = field(default_factory=lambda: [0, 0])
+    our_record: float | None = None  # points from our side, as we saw the game end
+    pending_double: bool = False     # we doubled and have not yet seen gnubg's answer
+
+
+class GnubgSession:
+    """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
+
+    def __init__(self, agent, level: str = "gnubg-ext", cubeful: bool = True, jacoby: bool = True, seed: int = 0,
+                 timeout: float = 60.0, binary: str | None = None, first_index: int = 0, log=None):
+        if level not in LEVELS:
+            raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
+        if cubeful and not agent.cube_capable:
+            raise ValueError(f"{agent.name} makes no cube decisions; cubeful games against gnubg need a cubeful model")
+        self.agent, self.level, self.cubeful, self.jacoby = agent, level, cubeful, jacoby
+        self.seed, self.timeout, self.first_index = seed, timeout, first_index
+        self.info = preflight(binary, quiet=True)
+        self.log = log
+        self._openings = opening_positions()
+
+    def _script(self, port: int, n_games: int) -> str:
+        lines = ["set sound enable off", f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
+                 f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
+                 f"set jacoby {'on' if self.jacoby and self.cubeful else 'off'}", "set beavers 0",
+                 "set automatic game off", "set display off", f"set seed {self.seed}"]
+        if not self.cubeful:
+            lines.append("set cube use off")
+        lines.append("new session")
+        lines += ["new game"] * (n_games - 1)
+        lines.append("show score")
+        return "\n".join(lines) + "\n"
+
+    # ----------------------------------------------------------------- running
+
+    def play(self, n_games: int, on_game=None) -> list[GameRecord]:
+        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        srv.settimeout(self.timeout)
+        port = srv.getsockname()[1]
+        master, slave = pty.openpty()  # a terminal: gnubg flushes each result line at once
+        proc = subprocess.Popen([self.info["binary"], "-t", "-q", "-r"], stdin=subprocess.PIPE, stdout=slave,
+                                stderr=slave, close_fds=True)
+        os.close(slave)
+        results: list = []
+        lines: list = []
+        reader = threading.Thread(target=self._read_output, args=(master, results, lines), daemon=True)
+        reader.start()
+        records: list[GameRecord] = []
+        try:
+            proc.stdin.write(self._script(port, n_games).encode())
+            proc.stdin.close()
+            try:
+                conn, _ = srv.accept()
+            except socket.timeout:
+                raise GnubgError(f"gnubg did not connect within {self.timeout:.0f} s") from None
+            conn.settimeout(self.timeout)
+            self._serve(conn, n_games, results, records, on_game, proc, lines)
+        finally:
+            srv.close()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            reader.join(timeout=5)
+            os.close(master) if _fd_open(master) else None
+        return records
+
+    def _read_output(self, fd: int, results: list, lines: list) -> None:
+        buf = b""
+        while True:
+            try:
+                r, _, _ = select.select([fd], [], [], 1.0)
+                if not r:
+                    continue
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b"\n")
+            for raw in done:
+                text = raw.decode(errors="replace").strip()
+                lines.append(text)
+                m = RESULT_LINE.search(text)
+                if m:
+                    results.append((m.group(1), m.group(2), int(m.group(3))))
+
+    def _serve(self, conn, n_games, results, records, on_game, proc, out_lines) -> None:
+        buf = b""
+        game = _Game(self.first_index)
+        game.expected = set(self._openings)
+        while len(records) < n_games:
+            try:
+                chunk = conn.recv(4096)
+            except socket.timeout:
+                raise GnubgError(f"no message from gnubg for {self.timeout:.0f} s (stalled) in game "
+                                 f"{game.index}") from None
+            if not chunk:
+                self._wait_results(results, len(records) + 1, 5.0)
+                game = self._close_finished(game, results, records, on_game, require=False)
+                if len(records) >= n_games:
+                    return
+                code = proc.poll()
+                tail = " | ".join(out_lines[-3:])
+                raise GnubgError(f"gnubg closed the connection during game {game.index}"
+                                 f"{f' (exit code {code})' if code is not None else ''}: {tail}")
+            buf += chunk.replace(b"\x00", b"")
+            while b"\n" in buf:
+                raw, buf = buf.split(b"\n", 1)
+                if not raw.strip():
+                    continue
+                q = parse_board_string(raw.decode(errors="replace"))
+                game = self._check(q, game, results, records, on_game)
+                conn.sendall((self._answer(q, game) + "\n").encode())
+
+    # ----------------------------------------------------------------- state checks
+
+    def _wait_results(self, results, count, seconds) -> None:
+        end = time.time() + seconds
+        while len(results) < count and time.time() < end:
+            time.sleep(0.01)
+
+    def _close_finished(self, game, results, records, on_game, require=True):
+        """Record the game gnubg has just scored; returns the next game's state."""
+        self._wait_results(results, len(records) + 1, 10.0 if require else 0.5)
+        if len(results) <= len(records):
+            if require:
+                raise ProtocolError(f"game {game.index}: a new game started but gnubg reported no result")
+            return game
+        name, kind, points = results[len(records)]
+        ours = points if name == OUR_NAME else -points
+        if game.pending_double:  # gnubg answered our double by dropping
+            game.drops[1] += 1
+            game.pending_double = False
+            game.our_record = float(game.cube)
+        if game.our_record is None:
+            game.our_record = self._our_view_of_gnubg_win(game)
+        result = 0 if game.drops != [0, 0] else {"single game": 1, "gammon": 2, "backgammon": 3}[kind]
+        rec = GameRecord(game.index, 1, float(ours), result, game.cube, game.plies,
+                         tuple(game.doubles), tuple(game.takes), tuple(game.drops))
+        rec.our_record = game.our_record
+        records.append(rec)
+        if self.log:
+            self.log(rec)
+        if on_game:
+            on_game(rec)
+        nxt = _Game(game.index + 1)
+        nxt.expected = set(self._openings)
+        return nxt
+
+    def _our_view_of_gnubg_win(self, game) -> float:
+        """Points (negative) gnubg scores when its last move ends the game, from our last position."""
+        mine = game.our_after if game.our_after is not None else game.last_board
+        if mine is None:
+            return float("nan")
+        me = mine[1]
+        k = 1
+        if me.sum() == 15:
+            k = 3 if me[18:25].sum() > 0 else 2
+        if self.cubeful and self.jacoby and game.owner == CUBE_CENTERED and game.cube == 1:
+            k = 1
+        return -float(k * game.cube)
+
+    def _check(self, q: Question, game, results, records, on_game):
+        key = be.position_keys(q.board[None])[0]
+        if q.kind == "take":
+            # gnubg doubles before rolling: the position is the one our last move left
+            ok = game.our_after is not None and key == be.position_keys(game.our_after[None])[0] \
+                and game.our_record is None
+        else:
+            ok = key in game.expected
+        if not ok and q.kind != "take" and key in self._openings:
+            # the previous game ended (gnubg's last move or a drop) and a new one began
+            game = self._close_finished(game, results, records, on_game)
+            ok = True
+        if not ok:
+            want = be.position_id(game.our_after) if game.our_after is not None else "the start"
+            raise ProtocolError(
+                f"game {game.index}: gnubg sent position {be.position_id(q.board)} ({q.kind} question), which our "
+                f"engine cannot reach from {want}\n  gnubg: {q.raw}\n  ours:  last position {want}, "
+                f"{len(game.expected)} legal continuations")
+        if game.pending_double and q.kind == "move":  # our double was taken
+            game.pending_double = False
+            game.takes[1] += 1
+            game.cube *= 2
+            game.owner = CUBE_THEIRS
+        if q.cube != game.cube:
+            raise ProtocolError(f"game {game.index}: gnubg says the cube is {q.cube}, we have {game.cube}\n  {q.raw}")
+        if q.kind != "take" and self.cubeful and q.owner != game.owner:
+            raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
+        game.last_board = q.board
+        return game
+
+    # ----------------------------------------------------------------- answers
+
+    def _answer(self, q: Question, game) -> str:
+        b = q.board
+        if q.kind == "cube":
+            double = bool(self.agent.double_decisions(b[None], np.array([game.owner]))[0])
+            if double:
+                game.doubles[0] += 1
+            # after our cube action the same position comes back as a move question
+            # (or, if gnubg drops, the next game starts)
+            game.expected = _keys(b)
+            game.pending_double = double
+            return "double" if double else "roll"
+        if q.kind == "take":
+            # gnubg doubled: the doubler is on turn; decide from its view
+            game.doubles[1] += 1
+            take = bool(self.agent.take_decisions(be.swap(b)[None], np.array([
+                CUBE_CENTERED if game.owner == CUBE_CENTERED else CUBE_MINE]))[0])
+            if take:
+                game.takes[0] += 1
+                game.cube *= 2
+                game.owner = CUBE_MINE
+                game.our_after = b
+                game.expected = gnubg_replies(b)
+            else:
+                game.drops[0] += 1
+                game.our_record = -float(game.cube)
+                game.expected = set()
+            return "take" if take else "drop"
+        owner = np.array([game.owner]) if self.cubeful else None
+        after = self.agent.choose_moves(b[None], np.array([q.dice]), owner)[0]
+        moves = [m for m, nb in be.legal_moves(b, *q.dice) if np.array_equal(nb, after)]
+        if not moves:
+            raise ProtocolError(f"game {game.index}: our agent chose an illegal move in {be.position_id(b)}")
+        game.plies += 1
+        game.our_after = after
+        result = be.game_result(after)
+        if result:
+            centered = game.owner == CUBE_CENTERED
+            k = 1 if (self.cubeful and self.jacoby and centered) else abs(result)
+            game.our_record = float(k * game.cube)
+            game.expected = set()
+        else:
+            game.expected = gnubg_replies(after)
+        return be.format_move(b, moves[0]) if moves[0] else ""
+
+
+def _fd_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False

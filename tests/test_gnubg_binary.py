@@ -1,0 +1,162 @@
+"""Against the real GNU Backgammon binary: socket play, .mat import and analysis, faults.
+
+Skipped on a machine without gnubg, never under CI (CI is set there and `make gnubg`
+installs the binary)."""
+import csv
+import json
+import os
+import stat
+
+import numpy as np
+import pytest
+import torch
+
+from cli_helpers import assert_one_line_error, run
+from gnubg_binary import available
+from gnubg_external import GnubgSession, ProtocolError, parse_board_string
+from gnubg_binary import GnubgError
+from model import TDNetwork, new_metadata, save_checkpoint
+from modes import game_mode
+from td_agent import TDAgent
+
+needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
+                                 reason="GNU Backgammon binary not installed (make gnubg)")
+
+OPENING = ("board:gnubg:td:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:2:1:2:1:1:1:1:0:1:-1:"
+           "0:25:0:0:0:0:0:0:0:1")
+
+
+@pytest.fixture(scope="module")
+def cubeful_ckpt(tmp_path_factory):
+    torch.manual_seed(3)
+    m = TDNetwork(200, [16], "equity")
+    path = tmp_path_factory.mktemp("gx") / "cf.pt"
+    save_checkpoint(str(path), m, new_metadata(m, "cubeful-money"))
+    return str(path)
+
+
+def test_parse_board_string():
+    q = parse_board_string(OPENING)
+    assert q.kind == "move" and q.dice == (2, 1) and q.cube == 1
+    assert q.board[1].tolist()[:24] == [0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2]
+    assert q.board[0].sum() == 15
+    for bad in ("hello", OPENING.replace(":5:0:3", ":9:0:3"), OPENING[:60]):
+        with pytest.raises(ProtocolError):
+            parse_board_string(bad)
+
+
+@needs_gnubg
+def test_cubeful_games_against_gnubg(tmp_path, cubeful_ckpt):
+    out, games_csv = tmp_path / "g.json", tmp_path / "games.csv"
+    run("play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext", "--games", "8", "--workers", "2",
+        "--seed", "1", "--quiet", "--json", out, "--games-csv", games_csv, check=True)
+    s = json.loads(out.read_text())
+    assert s["games"] == 8 and s["record_mismatches"] == [] and not s["errors"]
+    rows = list(csv.DictReader(open(games_csv)))
+    assert len(rows) == 8
+    assert sum(int(r["doubles_ours"]) for r in rows) > 0 and sum(int(r["doubles_gnubg"]) for r in rows) > 0
+    assert all(float(r["points"]) == float(r["our_record"]) for r in rows)
+
+
+@needs_gnubg
+def test_full_width_gnubg_plays(cubeful_ckpt):
+    agent = TDAgent.from_checkpoint(cubeful_ckpt)
+    recs = GnubgSession(agent, "gnubg-ext-full", seed=2).play(2)
+    assert len(recs) == 2 and all(r.points == r.our_record for r in recs)
+
+
+@needs_gnubg
+def test_cubeless_money_against_gnubg(tmp_path):
+    torch.manual_seed(0)
+    m = TDNetwork(196, [16], "equity")
+    path = tmp_path / "cl.pt"
+    save_checkpoint(str(path), m, new_metadata(m, "cubeless-money"))
+    out = tmp_path / "o.json"
+    run("play_models.py", "--model1", path, "--model2", "gnubg-ext", "--games", "4", "--quiet", "--json", out,
+        "--games-csv", tmp_path / "c.csv", check=True)
+    s = json.loads(out.read_text())
+    assert s["game_mode"] == "cubeless-money" and s["record_mismatches"] == []
+
+
+@needs_gnubg
+def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt):
+    from gnubg_binary import preflight
+    from gnubg_eval import analyse_files
+    games = tmp_path / "mats"
+    run("play_models.py", "--model1", cubeful_ckpt, "--model2", cubeful_ckpt, "--games", "12", "--quiet",
+        "--save-games", games, check=True)
+    files = sorted(str(f) for f in games.iterdir())
+    stats = analyse_files(files, 0, True, preflight(quiet=True)["binary"])  # raises on any import warning
+    assert len(stats) == 12
+    assert all(g["stats"]["X"]["unforced"] > 0 and np.isfinite(g["stats"]["X"]["chequer"]) for g in stats)
+
+
+@needs_gnubg
+def test_gnubg_eval_cli(tmp_path, cubeful_ckpt):
+    out = tmp_path / "e.json"
+    proc = run("gnubg_eval.py", "--model", cubeful_ckpt, "--games", "6", "--quiet", "--json", out, check=True)
+    assert "gnubg 1.0" in proc.stdout and "md5" in proc.stdout
+    r = json.loads(out.read_text())
+    for key in ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate"):
+        assert r[key]["ci_low"] <= r[key]["mean"] <= r[key]["ci_high"] and r[key]["mean"] > 0
+
+
+def test_gnubg_eval_refuses_missing_or_unsupported_binary(tmp_path, cubeful_ckpt):
+    assert_one_line_error(run("gnubg_eval.py", "--model", cubeful_ckpt, "--gnubg", tmp_path / "nope"), "no gnubg")
+    fake = _script(tmp_path / "old", 'echo "GNU Backgammon 0.14.3"')
+    assert_one_line_error(run("gnubg_eval.py", "--model", cubeful_ckpt, "--gnubg", fake), "supported versions")
+
+
+# --------------------------------------------------------------------------- faults
+
+def _script(path, body):
+    path.write_text("#!/usr/bin/env bash\n" + body + "\n")
+    path.chmod(path.stat().st_mode | stat.S_IEXEC)
+    return str(path)
+
+
+FAKE = '''if [ "$1" = "--version" ]; then echo "GNU Backgammon 1.07.001 20230103"; exit 0; fi
+port=$(grep -o "external 127.0.0.1:[0-9]*" | head -1 | cut -d: -f2)
+exec python3 -c "
+import socket, sys, time
+s = socket.create_connection(('127.0.0.1', $port))
+s.sendall(b'%s\\n')
+if '%s' != 'garbage':
+    s.recv(100)
+if '%s' == 'stall':
+    time.sleep(60)
+"'''
+
+
+@pytest.mark.parametrize("kind,words", [("die", "closed the connection"), ("stall", "stalled"),
+                                        ("garbage", "cannot parse")])
+def test_faults_give_clear_errors(tmp_path, kind, words):
+    board = "board:nonsense" if kind == "garbage" else OPENING
+    fake = _script(tmp_path / f"gnubg_{kind}", FAKE % (board, kind, kind))
+    agent = TDAgent(TDNetwork(200, [8], "equity"), game_mode("cubeful-money"))
+    with pytest.raises(GnubgError, match=words):
+        GnubgSession(agent, binary=fake, timeout=2).play(3)
+
+
+@needs_gnubg
+def test_dying_gnubg_keeps_finished_games(tmp_path, cubeful_ckpt):
+    from gnubg_binary import find_gnubg
+    real = find_gnubg()
+    wrapper = _script(tmp_path / "gnubg_dies", f'''if [ "$1" = "--version" ]; then exec {real} --version; fi
+exec 3<&0
+{real} "$@" <&3 &
+pid=$!
+sleep 2
+kill -9 $pid''')
+    out, games_csv = tmp_path / "o.json", tmp_path / "games.csv"
+    env_run = dict(os.environ, GNUBG_BINARY=wrapper)
+    import subprocess
+    import sys
+    proc = subprocess.run([sys.executable, "play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext",
+                           "--games", "2000", "--quiet", "--json", str(out), "--games-csv", str(games_csv)],
+                          capture_output=True, text=True, env=env_run, cwd=os.path.dirname(os.path.dirname(__file__)),
+                          timeout=300)
+    assert proc.returncode == 1 and "closed the connection" in proc.stderr
+    s = json.loads(out.read_text())
+    rows = list(csv.DictReader(open(games_csv)))
+    assert 0 < len(rows) == s["games"] < 2000
