@@ -19,6 +19,7 @@ plain numpy arrays.
 from __future__ import annotations
 
 import os
+import time
 from concurrent.futures import ProcessPoolExecutor
 import multiprocessing as mp
 
@@ -177,7 +178,10 @@ def _collect_job(job: dict) -> dict:
         model.eval()
     model.load_state_dict({k: torch.from_numpy(v) for k, v in job["state"].items()})
     sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"])
-    return sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
+    t0 = time.process_time()
+    out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
+    out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
+    return out
 
 
 class Collector:
@@ -195,7 +199,9 @@ class Collector:
         if self.pool is None:
             model.eval()
             sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games)
-            return sp.collect(n_episodes, np.random.default_rng(seed_seq))
+            out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
+            out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
+            return out
         state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
         shares = [n_episodes // self.workers + (i < n_episodes % self.workers) for i in range(self.workers)]
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,

@@ -46,6 +46,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--end-lr", type=cli.positive_float, default=None, help="linear anneal target (default: constant)")
     p.add_argument("--warmup-cycles", type=cli.non_negative_int, default=0, help="rounds ramping 0.1x -> 1x")
     p.add_argument("--batch-size", type=cli.positive_int, default=256)
+    p.add_argument("--epochs", type=cli.positive_int, default=1, help="training passes over each round's samples")
     p.add_argument("--workers", type=cli.positive_int, default=1, help="self-play processes")
     p.add_argument("--parallel-games", type=cli.positive_int, default=128, help="games advanced together per process")
     p.add_argument("--engine", choices=BACKENDS, default="auto", help="move generator")

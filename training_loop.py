@@ -25,7 +25,7 @@ from selfplay import Collector
 from trainer import Trainer, scheduled_lr
 
 LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
-              "evals_per_s", "round_seconds", "elapsed_seconds", "gammon_rate", "doubles", "takes", "drops",
+              "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes", "drops",
               "eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
 
 
@@ -63,7 +63,7 @@ def build_model(args, output_mode: str | None = None):
             meta = {**meta, "n_inputs": model.n_inputs, "hidden": list(model.hidden),
                     "output_mode": model.output_mode, "game_mode": mode.name,
                     "encoder": new_metadata(model, mode.name)["encoder"]}
-        if args.expand:
+        if args.expand and list(args.expand) != list(model.hidden):  # already that size: a resumed stage
             model = net_growth.expand(model, args.expand, seed=args.seed)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
@@ -131,12 +131,15 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     rng = np.random.default_rng(seed_root.spawn(1)[0])
 
     def save():
-        stage.update(episodes_done=done, rounds_done=round_index)
+        stage.update(episodes_done=done, rounds_done=round_index, cpu_seconds=cpu_seconds)
         meta["lineage"][-1]["episodes"] = done
         save_checkpoint(args.save, model, meta, {**trainer.state_dict(), "stage": stage})
 
     old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
     started = time.time()
+    # CPU time of this stage: this process plus the workers' collection time; carried over on resume
+    cpu_seconds = float(stage.get("cpu_seconds", 0.0)) if continuing else 0.0
+    cpu_mark = time.process_time()
     bar = tqdm(total=args.num_episodes, initial=done, unit="ep", desc=os.path.basename(args.save),
                dynamic_ncols=True, disable=args.quiet)
     interrupted = None
@@ -149,8 +152,12 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
             t0 = time.time()
             data = collector.collect(model, n, np.random.SeedSequence([args.seed, len(meta["lineage"]), round_index]))
             t_collect = time.time() - t0
-            last_loss = trainer.train_epoch(data["features"], data["targets"], rng)
+            for _ in range(args.epochs):
+                last_loss = trainer.train_epoch(data["features"], data["targets"], rng)
             secs = time.time() - t0
+            now = time.process_time()
+            cpu_seconds += now - cpu_mark + data["stats"].get("cpu_seconds", 0.0)
+            cpu_mark = now
             done += n
             meta["episodes"] = int(meta.get("episodes", 0)) + n
             round_index += 1
@@ -158,7 +165,7 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
             row = {"round": round_index, "stage_episodes": done, "total_episodes": meta["episodes"],
                    "samples": len(data["targets"]), "loss": last_loss, "lr": lr, "episodes_per_s": n / secs,
                    "evals_per_s": st["evaluations"] / max(t_collect, 1e-9), "round_seconds": secs,
-                   "elapsed_seconds": time.time() - started,
+                   "elapsed_seconds": time.time() - started, "cpu_hours": cpu_seconds / 3600,
                    "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
                    "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
             if evaluate and args.eval_every and (round_index % args.eval_every == 0 or done >= args.num_episodes):
