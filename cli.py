@@ -7,7 +7,8 @@ import csv
 import json
 import os
 import sys
-import tempfile
+
+from fileio import atomic_write
 
 
 class UsageError(Exception):
@@ -39,24 +40,20 @@ def run_main(main) -> None:
         fail(str(exc))
 
 
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+def _int_at_least(low: int, words: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{words}, got {value}")
+        return value
+    return parse
 
 
-def non_negative_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {value}")
-    return value
+positive_int = _int_at_least(1, "must be at least 1")
+non_negative_int = _int_at_least(0, "must not be negative")
 
 
 def positive_float(text: str) -> float:
@@ -70,20 +67,9 @@ def positive_float(text: str) -> float:
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write a whole file via a temporary file and a rename, so readers never see half of it."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=folder)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Write a whole text file atomically (see fileio.atomic_write)."""
+    with atomic_write(path) as fh:
+        fh.write(text)
 
 
 def write_json(path: str, obj) -> None:

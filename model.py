@@ -19,10 +19,11 @@ import datetime
 import os
 import subprocess
 import sys
-import tempfile
 
 import torch
 from torch import nn
+
+from fileio import atomic_write
 
 OUTPUT_MODES = ("probability", "equity", "prob5")
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
@@ -144,19 +145,8 @@ def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         "trainer_state": trainer_state,
     }
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pt", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            torch.save(payload, fh)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    with atomic_write(path, "wb") as fh:
+        torch.save(payload, fh)
 
 
 def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, dict, dict | None]:

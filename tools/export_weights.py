@@ -34,6 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 import cli  # noqa: E402
+from fileio import atomic_write  # noqa: E402
 from model import CheckpointError, load_checkpoint  # noqa: E402
 
 MAGIC = b"TDBGNET1"
@@ -65,12 +66,8 @@ def main() -> None:
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
     data = export_bytes(model, meta.get("game_mode", "dmp"), not args.no_jacoby)
-    folder = os.path.dirname(os.path.abspath(args.output))
-    os.makedirs(folder, exist_ok=True)
-    tmp = args.output + ".tmp"
-    with open(tmp, "wb") as fh:
+    with atomic_write(args.output, "wb") as fh:
         fh.write(data)
-    os.replace(tmp, args.output)
     print(f"{args.output}: {len(data)} bytes, {model.describe()}, {meta.get('game_mode')}, "
           f"{int(np.sum([p.numel() for p in model.parameters()]))} parameters")
 
