@@ -234,6 +234,8 @@ class GnubgSession:
             except socket.timeout:
                 raise GnubgError(f"no message from gnubg for {self.timeout:.0f} s (stalled) in game "
                                  f"{game.index}") from None
+            except (ConnectionResetError, BrokenPipeError):
+                chunk = b""  # a killed gnubg may reset the connection instead of closing it
             if not chunk:
                 self._wait_results(results, len(records) + 1, 5.0)
                 game = self._close_finished(game, results, records, on_game, require=False)
@@ -250,7 +252,10 @@ class GnubgSession:
                     continue
                 q = parse_board_string(raw.decode(errors="replace"))
                 game = self._check(q, game, results, records, on_game)
-                conn.sendall((self._answer(q, game) + "\n").encode())
+                try:
+                    conn.sendall((self._answer(q, game) + "\n").encode())
+                except (ConnectionResetError, BrokenPipeError):
+                    pass  # gnubg is gone; the next recv reports it with the game number
 
     # ----------------------------------------------------------------- state checks
 
