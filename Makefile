@@ -5,7 +5,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 CORE_SO := c_engine/.built
 
-.PHONY: setup test bench clean gnubg
+.PHONY: setup test bench clean gnubg demo
+
+DEMO_MODEL ?= best_models/dmp_128x2.pt
 
 setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move
 
@@ -31,6 +33,10 @@ gnubg:
 	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnubg >/dev/null && echo "gnubg installed"; \
 	else echo "make gnubg: needs apt-get as root; install Debian's gnubg package by hand" >&2; exit 1; fi
+
+# the best DMP model against gnubg-nn 0-ply: 1,000 games in duplicate pairs
+demo: setup
+	$(PY) play_models.py --model1 $(DEMO_MODEL) --gnubg-nn --games 1000 --workers 2
 
 bench: setup
 	$(PY) experiments/benchmarks/movegen.py

@@ -36,6 +36,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files")
     p.add_argument("--json", metavar="PATH", help="write the summary as JSON")
+    p.add_argument("--csv", metavar="PATH", help="write one row per game under a provenance header "
+                   "(command, commit, seed, games, date, summary): the record behind a published number")
     p.add_argument("--games-csv", metavar="PATH", help="gnubg-ext: one row per game, written as each game ends "
                    "(default runs/gnubg_<time>.csv)")
     p.add_argument("--gnubg-timeout", type=cli.positive_float, default=60.0, help="seconds to wait for gnubg")
@@ -83,6 +85,24 @@ def main() -> None:
     print(format_table(summary, args.model1, model2))
     if args.json:
         cli.write_json(args.json, summary)
+    if args.csv:
+        write_results_csv(args.csv, summary, records)
+
+
+def write_results_csv(path: str, summary: dict, records) -> None:
+    """Per-game results with the provenance of the run in '#' header lines."""
+    head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model2",
+                                          "oneply1", "oneply2", "jacoby")}
+    lines = [f"# {k}: {v}" for k, v in head.items()]
+    for key in ("win_rate", "meq_per_game", "capped_meq_per_game"):
+        if key in summary:
+            d = summary[key]
+            lines.append(f"# {key}: {d['mean']:.6g} (95% CI {d['ci_low']:.6g} .. {d['ci_high']:.6g})")
+    lines.append("game,first,points,result,cube,plies,doubles_1,doubles_2,takes_1,takes_2,drops_1,drops_2")
+    for r in records:
+        lines.append(",".join(str(x) for x in (r.index, r.first, r.points, r.result, r.cube, r.plies,
+                                                 *r.doubles, *r.takes, *r.drops)))
+    cli.write_atomic(path, "\n".join(lines) + "\n")
 
 
 def against_gnubg(args, level: str) -> None:
@@ -111,6 +131,8 @@ def against_gnubg(args, level: str) -> None:
     print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
     if args.json:
         cli.write_json(args.json, summary)
+    if args.csv:
+        write_results_csv(args.csv, summary, records)
     if errors:
         cli.sys.exit(1)
 

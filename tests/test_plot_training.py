@@ -16,3 +16,17 @@ def test_bad_logs(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("a,b\n1,2\n")
     assert_one_line_error(run("tools/plot_training.py", bad), "not a training log")
+
+
+def test_eval_curve_over_a_chain(tmp_path):
+    a, b = tmp_path / "s1.csv", tmp_path / "s2.csv"
+    head = "round,total_episodes,loss,lr,cpu_hours,eval_opponent,eval_result,eval_ci_low,eval_ci_high\n"
+    a.write_text(head + "1,100,0.01,0.001,0.1,gnubg-nn,0.2,0.15,0.25\n2,200,0.01,0.001,0.2,gnubg-nn,0.3,0.25,0.35\n")
+    b.write_text(head + "1,300,0.01,0.001,0.05,gnubg-nn,0.35,0.3,0.4\n")
+    from tools.plot_eval_curve import load_chain
+    pts = load_chain([str(a), str(b)])
+    assert [p["cpu_hours"] for p in pts] == [0.1, 0.2, 0.25]  # CPU-hours add up across stages
+    out = tmp_path / "c.png"
+    run("tools/plot_eval_curve.py", a, b, "-o", out, "--target", "0.45", check=True)
+    assert out.read_bytes()[:4] == b"\x89PNG"
+    assert_one_line_error(run("tools/plot_eval_curve.py", tmp_path / "none.csv", "-o", out), "cannot read")
