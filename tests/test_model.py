@@ -104,3 +104,17 @@ def test_warm_start_cubeful_leaves_play_unchanged():
     assert torch.allclose(_outputs(m, x), _outputs(c, torch.cat([x, cube], 1)), atol=1e-6)
     with pytest.raises(ValueError, match="warm-start-equity"):
         net_growth.warm_start_cubeful(TDNetwork(196, [8], "probability"))
+
+
+def test_cubeless_as_cubeful_tool(tmp_path):
+    from cli_helpers import assert_one_line_error, run
+    m = TDNetwork(196, [8], "equity")
+    parent = tmp_path / "cl.pt"
+    save_checkpoint(str(parent), m, new_metadata(m, "cubeless-money"))
+    out = tmp_path / "cf.pt"
+    run("tools/cubeless_as_cubeful.py", parent, out, check=True)
+    c, meta, _ = load_checkpoint(str(out))
+    assert c.n_inputs == 200 and meta["game_mode"] == "cubeful-money"
+    x = torch.rand(20, 196)
+    assert torch.allclose(m(x), c(torch.cat([x, torch.tensor([[0, 1, 0, 1.0]]).repeat(20, 1)], 1)), atol=1e-6)
+    assert_one_line_error(run("tools/cubeless_as_cubeful.py", parent, out), "exists")

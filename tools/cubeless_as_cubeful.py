@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Make a cubeless money checkpoint play cubeful money with its own cubeless equity.
+
+The result is the starting point of --warm-start-cubeful before any training: the
+four cube inputs get zero weights, so every cube state has the parent's equity, and
+td_agent's cube rule (double when min(2 x take value, 1) > no-double value) doubles
+whenever that equity is positive and takes below 0.5.  It is the baseline a trained
+cubeful model must beat.
+
+    python tools/cubeless_as_cubeful.py models/cubeless.pt models/cubeless_as_cubeful.pt
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cli  # noqa: E402
+import net_growth  # noqa: E402
+from model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
+
+
+def main() -> None:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("parent", help="cubeless money checkpoint (equity output, 196 inputs)")
+    p.add_argument("output")
+    p.add_argument("--overwrite", action="store_true")
+    args = p.parse_args()
+    if os.path.exists(args.output) and not args.overwrite:
+        raise cli.UsageError(f"{args.output} exists; pass --overwrite or choose another path")
+    try:
+        model, meta, _ = load_checkpoint(args.parent)
+        if meta.get("game_mode") != "cubeless-money":
+            raise ValueError(f"{args.parent} is a {meta.get('game_mode')} model, not cubeless money")
+        cubeful = net_growth.warm_start_cubeful(model)
+    except (CheckpointError, ValueError) as exc:
+        raise cli.UsageError(str(exc)) from None
+    meta = {**meta, "n_inputs": 200, "encoder": "tesauro196+cube4", "game_mode": "cubeful-money",
+            "lineage": list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})]}
+    save_checkpoint(args.output, cubeful, meta)
+    print(args.output)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
