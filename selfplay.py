@@ -63,7 +63,7 @@ class SelfPlay:
         cube = np.ones(g, dtype=np.int64)
         ply = np.zeros(g, dtype=np.int64)
         active = np.ones(g, dtype=bool)
-        started, finished = g, 0
+        started = g
         feats, targets = [], []
         stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
                  "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
@@ -108,7 +108,6 @@ class SelfPlay:
                 stats["points"] += float(np.abs(pts * cube[slots]).sum())
                 stats["plies"] += int(ply[slots].sum())
                 stats["episodes"] += len(slots)
-                finished += len(slots)
                 end_games(slots)
             go_on = idx[~done]
             boards[go_on] = be.swap(chosen[~done].transpose(1, 0, 2)).transpose(1, 0, 2)

@@ -16,7 +16,7 @@ import numpy as np
 from agents import Agent
 from encoding import CUBE_THEIRS
 from model import load_checkpoint
-from modes import GameMode, check_model_for_mode, game_mode
+from modes import GameMode, check_model_for_mode, game_mode, owner_for_opponent
 from scoring import Scorer, segment_argmax
 
 
@@ -62,7 +62,6 @@ class TDAgent(Agent):
         out = values.copy()
         live = ~finished
         if live.any():
-            from modes import owner_for_opponent
             opp_boards = after[live][:, ::-1]
             opp_owner = None if owner is None else owner_for_opponent(owner[live])
             opp_values, _ = self.scorer.oneply(opp_boards, opp_owner)

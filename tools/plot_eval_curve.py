@@ -17,6 +17,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import cli  # noqa: E402
+from fileio import atomic_write  # noqa: E402
 
 
 def load_chain(paths: list[str]) -> list[dict]:
@@ -66,10 +67,9 @@ def plot(points: list[dict], out: str, title: str, target: float | None) -> None
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(title)
-    tmp = out + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
+    with atomic_write(out, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
-    os.replace(tmp, out)
 
 
 def main() -> None:

@@ -15,6 +15,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import cli  # noqa: E402
+from fileio import atomic_write  # noqa: E402
 
 
 def read_log(path: str) -> list[dict]:
@@ -72,10 +73,9 @@ def plot(rows: list[dict], out: str, title: str) -> None:
     ax.set_ylabel("evaluation result")
     ax.grid(alpha=0.3)
     fig.suptitle(title)
-    tmp = out + ".tmp.png"
-    fig.savefig(tmp, dpi=110)
+    with atomic_write(out, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=110)
     plt.close(fig)
-    os.replace(tmp, out)
 
 
 def main() -> None:
