@@ -114,3 +114,20 @@ def test_cuda_request_without_cuda(tmp_path):
     proc = run("train_batch.py", "--device", "cuda", "--save", tmp_path / "x.pt", *QUICK)
     assert_one_line_error(proc, "cuda")
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_run_stage_script_skips_finished_stages(tmp_path):
+    script = os.path.join(ROOT, "experiments", "retraining", "run_stage.sh")
+    env = dict(os.environ, PY=sys.executable)
+    out = tmp_path / "s.pt"
+    args = [script, "train_batch.py", str(out), "-", "--hidden", "8", "--num-episodes", "40", *QUICK]
+    first = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    assert first.returncode == 0, first.stderr
+    again = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    assert again.returncode == 0 and "stage finished" in again.stdout
+    nxt = tmp_path / "t.pt"
+    third = subprocess.run([script, "train_batch.py", str(nxt), str(out), "--num-episodes", "20", *QUICK],
+                           capture_output=True, text=True, env=env, timeout=300)
+    assert third.returncode == 0, third.stderr
+    _, meta, _ = load_checkpoint(str(nxt))
+    assert meta["episodes"] == 60 and len(meta["lineage"]) == 2
