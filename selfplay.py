@@ -195,19 +195,30 @@ class Collector:
             self.pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker)
 
     def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
+        return self.result(self.submit(model, n_episodes, seed_seq))
+
+    def submit(self, model, n_episodes: int, seed_seq: np.random.SeedSequence):
+        """Start collecting with a snapshot of the model's current weights; ``result``
+        waits for it.  With worker processes the caller can train meanwhile (--overlap)."""
         if self.pool is None:
             model.eval()
             sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games)
             out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
-        state = {k: v.detach().cpu().numpy() for k, v in model.state_dict().items()}
+        state = {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
         shares = [n_episodes // self.workers + (i < n_episodes % self.workers) for i in range(self.workers)]
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
                  "state": state, "mode": self.mode, "oneply": self.oneply, "backend": self.backend,
                  "parallel_games": self.parallel_games, "episodes": share, "seed": child}
                 for share, child in zip(shares, seed_seq.spawn(self.workers)) if share > 0]
-        parts = list(self.pool.map(_collect_job, jobs))
+        return [self.pool.submit(_collect_job, job) for job in jobs]
+
+    @staticmethod
+    def result(pending) -> dict:
+        if isinstance(pending, dict):
+            return pending
+        parts = [f.result() for f in pending]
         stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"]}
         return {"features": np.concatenate([p["features"] for p in parts]),
                 "targets": np.concatenate([p["targets"] for p in parts]),

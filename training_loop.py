@@ -145,12 +145,27 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     interrupted = None
     last_loss = float("nan")
     try:
+        def round_seed(k):
+            return np.random.SeedSequence([args.seed, len(meta["lineage"]), k])
+
+        def round_size(k_done):
+            return min(args.episodes_per_round, args.num_episodes - k_done)
+
+        # --overlap: the workers collect round k+1 (with the weights before round k's
+        # training) while this process trains on round k; targets are one round staler
+        pending = collector.submit(model, round_size(done), round_seed(round_index)) if args.overlap else None
         while done < args.num_episodes:
-            n = min(args.episodes_per_round, args.num_episodes - done)
+            n = round_size(done)
             lr = scheduled_lr(round_index, total_rounds, args.lr, args.end_lr, args.warmup_cycles)
             trainer.set_lr(lr)
             t0 = time.time()
-            data = collector.collect(model, n, np.random.SeedSequence([args.seed, len(meta["lineage"]), round_index]))
+            if pending is not None:
+                data = collector.result(pending)
+                pending = None
+                if done + n < args.num_episodes:
+                    pending = collector.submit(model, round_size(done + n), round_seed(round_index + 1))
+            else:
+                data = collector.collect(model, n, round_seed(round_index))
             t_collect = time.time() - t0
             for _ in range(args.epochs):
                 last_loss = trainer.train_epoch(data["features"], data["targets"], rng)

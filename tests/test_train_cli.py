@@ -131,3 +131,13 @@ def test_run_stage_script_skips_finished_stages(tmp_path):
     assert third.returncode == 0, third.stderr
     _, meta, _ = load_checkpoint(str(nxt))
     assert meta["episodes"] == 60 and len(meta["lineage"]) == 2
+
+
+def test_overlap_collects_every_round(tmp_path):
+    path = tmp_path / "ov.pt"
+    run("train_batch.py", "--hidden", "8", "--num-episodes", "150", "--episodes-per-round", "50", "--workers", "2",
+        "--overlap", "--quiet", "--save", path, check=True)
+    _, meta, ts = load_checkpoint(str(path))
+    assert meta["episodes"] == 150 and ts["stage"]["rounds_done"] == 3
+    rows = list(csv.DictReader(open(tmp_path / "ov.csv")))
+    assert [int(r["stage_episodes"]) for r in rows] == [50, 100, 150] and all(int(r["samples"]) > 0 for r in rows)
