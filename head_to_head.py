@@ -47,6 +47,11 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
     check_spec(spec)
     try:
         model, meta, _ = load_checkpoint(spec)
+        if model.output_mode == "probability" and mode.name == "cubeless-money":
+            # a DMP model can still play money games: it maximises P(win) and ignores
+            # gammons (the baseline a cubeless leg has to beat); it cannot handle a cube
+            from td_agent import TDAgent
+            return TDAgent(model, game_mode("dmp"), oneply=oneply, backend=backend, name=spec)
         check_model_for_mode(model.output_mode, model.n_inputs, mode)
     except CheckpointError as exc:
         raise UsageError(str(exc)) from None

@@ -122,6 +122,14 @@ def test_play_models_checkpoint_money_and_mat_files(tmp_path, small_ckpt):
     assert all(read_mat(str(f))[0]["winner"] in (0, 1) for f in files)
 
 
+def test_dmp_model_plays_cubeless_money(tmp_path, small_ckpt):
+    """A DMP model is the baseline of the cubeless leg: it plays money games for P(win)."""
+    out = tmp_path / "o.json"
+    run("play_models.py", "--model1", small_ckpt, "--model2", "pubeval", "--game-mode", "cubeless-money",
+        "--games", "20", "--quiet", "--json", out, check=True)
+    assert "meq_per_game" in json.loads(out.read_text())
+
+
 def test_play_models_bad_input(tmp_path, small_ckpt):
     corrupt = tmp_path / "bad.pt"
     corrupt.write_bytes(b"\x00" * 100)
@@ -131,7 +139,7 @@ def test_play_models_bad_input(tmp_path, small_ckpt):
         (["--model1", "stockfish", "--gnubg-nn"], "unknown opponent"),
         (["--model1", "random", "--model2", "random", "--games", "0"], "at least 1"),
         (["--model1", "random", "--model2", "random", "--games", "-5"], "at least 1"),
-        (["--model1", small_ckpt, "--gnubg-nn", "--game-mode", "cubeless-money"], "cannot be used for cubeless-money"),
+        (["--model1", small_ckpt, "--gnubg-nn", "--game-mode", "cubeful-money"], "cannot be used for cubeful-money"),
         (["--model1", "random"], "--model2"),
     ]
     for args, words in cases:
