@@ -7,7 +7,7 @@ CORE_SO := c_engine/.built
 
 .PHONY: setup test bench clean gnubg demo
 
-DEMO_MODEL ?= best_models/dmp_256x2.pt
+DEMO_MODEL ?= best_models/dmp_256x2_1ply.pt
 
 setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move
 
