@@ -49,7 +49,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--epochs", type=cli.positive_int, default=1, help="training passes over each round's samples")
     p.add_argument("--workers", type=cli.positive_int, default=1, help="self-play processes")
     p.add_argument("--overlap", action="store_true",
-                   help="with --workers > 1: collect the next round while training on this one")
+                   help="with --workers > 1: collect the next round while training on this one (for machines "
+                        "with cores or a GPU to spare: on 2 cores with 2 workers it measured 2x slower)")
     p.add_argument("--parallel-games", type=cli.positive_int, default=128, help="games advanced together per process")
     p.add_argument("--engine", choices=BACKENDS, default="auto", help="move generator")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where training runs")
