@@ -15,7 +15,9 @@ from match import play_games
 from model import CheckpointError, load_checkpoint
 from modes import check_model_for_mode, game_mode
 
-CHUNK_PAIRS = 25  # duplicate pairs per job: small enough for a smooth progress bar
+# games per job: many games advance together (one forward pass per step for all of
+# them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
+MIN_CHUNK, MAX_CHUNK = 50, 1000
 
 
 def check_spec(spec: str) -> None:
@@ -85,7 +87,9 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
         if mode.cubeful and not agent.cube_capable:
             raise UsageError(f"{spec} makes no cube decisions, so it cannot play cubeful money"
                              + ("; against gnubg use the real binary (gnubg-ext)" if spec.startswith("gnubg-nn") else ""))
-    chunks = [list(range(s, min(s + 2 * CHUNK_PAIRS, games))) for s in range(0, games, 2 * CHUNK_PAIRS)]
+    size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
+    size += size % 2  # keep duplicate pairs in one job
+    chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
     base = {"spec1": spec1, "spec2": spec2, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1,
             "oneply2": oneply2, "seed": seed, "backend": backend, "record": record}
     records = []
