@@ -322,18 +322,31 @@ def _point_name(p: int) -> str:
     return "bar" if p == 25 else "off" if p == 0 else str(p)
 
 
-def format_move(board, move) -> str:
-    """Usual notation of ``move`` played on ``board``: ``8/5(2) 6/5``, ``bar/22``, ``6/off``,
-    ``13/7*``.  Steps are listed highest point first; the pass is ``""``."""
-    arr = np.asarray(board)
-    opp = arr[0].tolist()
-    parts = []
+def hit_steps(board, move) -> list[tuple[int, int, bool]]:
+    """``move``'s steps as (from, to, hit) in played order: a step hits when it lands on a
+    point where the opponent has exactly one checker at that moment."""
+    opp = np.asarray(board)[0].tolist()
+    out = []
     for src, dst in move:
         hit = 1 <= dst <= 24 and opp[24 - dst] == 1
         if hit:
             opp[24 - dst] = 0
-        parts.append((src, dst, hit))
-    parts.sort(key=lambda s: (-s[0], -s[1]))
+        out.append((src, dst, hit))
+    return out
+
+
+def move_for_result(board, die1, die2, after):
+    """The legal move of this roll that leads to ``after`` (mover still in row 1), or None."""
+    for move, result in legal_moves(board, die1, die2):
+        if np.array_equal(result, after):
+            return move
+    return None
+
+
+def format_move(board, move) -> str:
+    """Usual notation of ``move`` played on ``board``: ``8/5(2) 6/5``, ``bar/22``, ``6/off``,
+    ``13/7*``.  Steps are listed highest point first; the pass is ``""``."""
+    parts = sorted(hit_steps(board, move), key=lambda s: (-s[0], -s[1]))
     out = []
     i = 0
     while i < len(parts):

@@ -33,6 +33,7 @@ import backgammon_engine as be
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from gnubg_binary import GnubgError, preflight
 from match import GameRecord
+from modes import game_mode
 from scoring import ALL_ROLLS
 
 LEVELS = {
@@ -150,6 +151,7 @@ class GnubgSession:
         self.agent, self.level, self.cubeful, self.jacoby = agent, level, cubeful, jacoby
         self.seed, self.timeout, self.first_index = seed, timeout, first_index
         self.info = preflight(binary, quiet=True)
+        self.mode = game_mode("cubeful-money" if cubeful else "cubeless-money", jacoby)
         self.log = log
         self._openings = opening_positions()
 
@@ -297,13 +299,10 @@ class GnubgSession:
         mine = game.our_after if game.our_after is not None else game.last_board
         if mine is None:
             return float("nan")
-        me = mine[1]
-        k = 1
-        if me.sum() == 15:
-            k = 3 if me[18:25].sum() > 0 else 2
-        if self.cubeful and self.jacoby and game.owner == CUBE_CENTERED and game.cube == 1:
-            k = 1
-        return -float(k * game.cube)
+        # our checkers do not move after our last turn: the final position is that one with
+        # gnubg's row emptied, and game_result scores it (from our side, so negative)
+        final = np.stack([np.zeros(25, dtype=np.int64), mine[1]])
+        return float(self.mode.points(be.game_result(final), game.owner == CUBE_CENTERED)) * game.cube
 
     def _check(self, q: Question, game, results, records, on_game):
         key = be.position_keys(q.board[None])[0]
@@ -366,20 +365,18 @@ class GnubgSession:
             return "take" if take else "drop"
         owner = np.array([game.owner]) if self.cubeful else None
         after = self.agent.choose_moves(b[None], np.array([q.dice]), owner)[0]
-        moves = [m for m, nb in be.legal_moves(b, *q.dice) if np.array_equal(nb, after)]
-        if not moves:
+        move = be.move_for_result(b, *q.dice, after)
+        if move is None:
             raise ProtocolError(f"game {game.index}: our agent chose an illegal move in {be.position_id(b)}")
         game.plies += 1
         game.our_after = after
         result = be.game_result(after)
         if result:
-            centered = game.owner == CUBE_CENTERED
-            k = 1 if (self.cubeful and self.jacoby and centered) else abs(result)
-            game.our_record = float(k * game.cube)
+            game.our_record = float(self.mode.points(result, game.owner == CUBE_CENTERED)) * game.cube
             game.expected = set()
         else:
             game.expected = gnubg_replies(after)
-        return be.format_move(b, moves[0]) if moves[0] else ""
+        return be.format_move(b, move)
 
 
 def _fd_open(fd: int) -> bool:

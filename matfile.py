@@ -20,24 +20,18 @@ LEFT_WIDTH = 27  # gnubg pads the left column to 27 characters plus one space
 
 def _move_text(board, after, dice) -> str:
     """gnubg-style move text: one from/to pair per checker step, 25 = bar, 0 = off, * = hit."""
-    for move, result in be.legal_moves(board, *dice):
-        if np.array_equal(result, after):
-            opp = np.asarray(board)[0].tolist()
-            parts = []
-            for src, dst in move:
-                hit = 1 <= dst <= 24 and opp[24 - dst] == 1
-                if hit:
-                    opp[24 - dst] = 0
-                parts.append(f"{src}/{dst}{'*' if hit else ''}")
-            # repeated steps as "13/9(2)", which gnubg reads, to keep rows short
-            out = []
-            for p in parts:
-                if out and out[-1][0] == p:
-                    out[-1][1] += 1
-                else:
-                    out.append([p, 1])
-            return " ".join(p if n == 1 else f"{p}({n})" for p, n in out)
-    raise ValueError(f"recorded move is not legal: {be.position_id(board)} {dice} -> {be.position_id(after)}")
+    move = be.move_for_result(board, *dice, after)
+    if move is None:
+        raise ValueError(f"recorded move is not legal: {be.position_id(board)} {dice} -> {be.position_id(after)}")
+    parts = [f"{src}/{dst}{'*' if hit else ''}" for src, dst, hit in be.hit_steps(board, move)]
+    # repeated steps as "13/9(2)", which gnubg reads, to keep rows short
+    out = []
+    for p in parts:
+        if out and out[-1][0] == p:
+            out[-1][1] += 1
+        else:
+            out.append([p, 1])
+    return " ".join(p if n == 1 else f"{p}({n})" for p, n in out)
 
 
 def game_actions(record) -> list[tuple[int, str]]:

@@ -10,7 +10,6 @@ A player is a checkpoint (.pt) or one of: random, pubeval, gnubg-nn, gnubg-nn-1p
 from __future__ import annotations
 
 import datetime
-import json
 import os
 
 import cli

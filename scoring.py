@@ -18,7 +18,7 @@ import torch
 
 import backgammon_engine as be
 import movegen
-from encoding import NUM_FEATURES, cube_features
+from encoding import CUBE_THEIRS, NUM_FEATURES, cube_features
 from modes import GameMode, Values, can_double, owner_for_opponent
 
 # the 21 distinct rolls and their probabilities (doubles 1/36, others 2/36)
@@ -89,6 +89,18 @@ class Scorer:
     def state_values(self, boards, owner=None, cube_action=None) -> np.ndarray:
         """Network values of positions with row 1 on roll."""
         return self.net(self.encode_states(np.asarray(boards), owner, cube_action))
+
+    def cube_values(self, boards, owner, oneply: bool = False):
+        """(v_no_double, v_take) for positions with the doubler on roll: the value of rolling
+        on with the cube as it is, and of the same position after a take (cube doubled, owned
+        by the opponent), both normalised to their own cube.  ``oneply`` backs each up over
+        the 21 rolls instead of reading the network directly."""
+        boards, owner = np.asarray(boards), np.asarray(owner)
+        n = len(boards)
+        both = np.concatenate([boards, boards])
+        owners = np.concatenate([owner, np.full(n, CUBE_THEIRS)])
+        v = self.oneply(both, owners)[0] if oneply else self.state_values(both, owners, np.zeros(2 * n))
+        return v[:n], v[n:]
 
     def score(self, boards, dice, owner=None):
         """All candidates of each (board, dice): (after_boards, offsets, values, scalar).

@@ -132,10 +132,7 @@ class SelfPlay:
             return idx
         j = idx[may]
         n = len(j)
-        both = np.concatenate([boards[j], boards[j]])
-        owners = np.concatenate([owner[j], np.full(n, CUBE_THEIRS)])
-        v = self.scorer.state_values(both, owners, np.zeros(2 * n))
-        v_no_double, v_take = v[:n], v[n:]
+        v_no_double, v_take = self.scorer.cube_values(boards[j], owner[j])
         v_double = np.minimum(2.0 * v_take, 1.0)        # the opponent takes or drops, whichever is worse for us
         feats.append(self.scorer.encode_states(boards[j], owner[j], np.ones(n)))
         targets.append(np.maximum(v_no_double, v_double))

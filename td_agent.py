@@ -14,7 +14,6 @@ from __future__ import annotations
 import numpy as np
 
 from agents import Agent
-from encoding import CUBE_THEIRS
 from model import load_checkpoint
 from modes import GameMode, check_model_for_mode, game_mode, owner_for_opponent
 from scoring import Scorer, segment_argmax
@@ -68,25 +67,14 @@ class TDAgent(Agent):
             out[live] = self.scorer.values.flip(opp_values)
         return out
 
-    def _cube_values(self, boards, owner):
-        """(v_no_double, v_take) for boards with the doubler on roll."""
-        n = len(boards)
-        both = np.concatenate([boards, boards])
-        owners = np.concatenate([owner, np.full(n, CUBE_THEIRS)])
-        if self.oneply:
-            v, _ = self.scorer.oneply(both, owners)
-        else:
-            v = self.scorer.state_values(both, owners, np.zeros(2 * n))
-        return v[:n], v[n:]
-
     def double_decisions(self, boards, owner) -> np.ndarray:
         if not self.mode.cubeful:
             raise ValueError(f"{self.name} is not a cubeful model")
-        v_nd, v_take = self._cube_values(np.asarray(boards), np.asarray(owner))
+        v_nd, v_take = self.scorer.cube_values(boards, owner, self.oneply)
         return np.minimum(2.0 * v_take, 1.0) > v_nd
 
     def take_decisions(self, boards, owner) -> np.ndarray:
         if not self.mode.cubeful:
             raise ValueError(f"{self.name} is not a cubeful model")
-        _, v_take = self._cube_values(np.asarray(boards), np.asarray(owner))
+        _, v_take = self.scorer.cube_values(boards, owner, self.oneply)
         return 2.0 * v_take < 1.0
