@@ -13,7 +13,8 @@ side on roll):
 
 Reference opponents: ``random``, ``pubeval`` (gnubg-nn's ``pub_best_move``),
 ``gnubg-nn`` and ``gnubg-nn-1ply`` (GNU Backgammon 1.08's network through the
-gnubg-nn package).  None of them makes cube decisions: gnubg-nn exposes no
+gnubg-nn package, playing the game mode's objective: P(win) in DMP, cubeless
+equity in money).  None of them makes cube decisions: gnubg-nn exposes no
 money-cube policy, so cubeful games against gnubg go through the real binary.
 """
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy as np
 
 import backgammon_engine as be
 import movegen
+from modes import GameMode
 
 REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply")
 
@@ -74,36 +76,81 @@ class PubevalAgent(Agent):
         return out
 
 
-class GnubgNNAgent(Agent):
-    """GNU Backgammon's 1.08 network (gnubg-nn), at 0 or 1 ply, cubeless checker play."""
+def mover_probabilities(opponent_probs) -> np.ndarray:
+    """gnubg's five probabilities of a position as seen by the side on roll, turned
+    into those of the side that just moved (my win = their loss, my gammons = their
+    lost gammons)."""
+    p = np.asarray(opponent_probs, dtype=np.float64)
+    return np.stack([1.0 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
 
-    def __init__(self, plies: int = 0):
+
+class GnubgNNAgent(Agent):
+    """GNU Backgammon 1.08's network (gnubg-nn) playing the game mode's own objective.
+
+    ``gnubg_nn.bestmove`` on its own maximises cubeless *money* equity, which is the
+    wrong game in DMP (there only winning counts: it picked another move than the
+    P(win) maximiser in about a sixth of positions).  So the agent reads gnubg-nn's
+    five probabilities of every candidate and maximises ``mode.objective``: P(win) in
+    DMP, cubeless equity in money play.
+    * 0-ply: one ``bestmove(list=1)`` call lists every candidate with its 0-ply
+      probabilities (it does not prune at 0-ply);
+    * 1-ply: ``probabilities(board, 1)`` of each candidate, since gnubg's own 1-ply
+      search drops candidates with its move filters first.
+    """
+
+    def __init__(self, mode: GameMode, plies: int = 0):
+        self.mode = mode
         self.plies = plies
         self.seconds = 0.0  # time inside gnubg-nn, for throughput reports
         self.name = "gnubg-nn" if plies == 0 else f"gnubg-nn-{plies}ply"
 
-    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
+    def candidates(self, board: list, d1: int, d2: int) -> tuple[list, np.ndarray | None]:
+        """(after-boards with the mover in row 1, the mover's five probabilities of each
+        or None when there is at most one candidate and nothing to choose)."""
         import gnubg_nn
+        if self.plies == 0:
+            listed = gnubg_nn.bestmove(board, d1, d2, b=1, list=1)[2]
+            # list keys put the mover in the first half: the board the opponent is on roll in
+            boards = [_mover_on_roll(gnubg_nn.board_from_position_key(e[0])) for e in listed]
+            if len(listed) < 2:  # bestmove does not evaluate a forced move
+                return boards, None
+            return boards, mover_probabilities([e[2] for e in listed])
+        keys = gnubg_nn.moves(board, d1, d2)
+        # moves() keys put the mover in the second half (row 1)
+        boards = [[list(r) for r in gnubg_nn.board_from_position_key(k)] for k in keys]
+        if len(boards) < 2:
+            return boards, None
+        probs = [gnubg_nn.probabilities([b[1], b[0]], self.plies) for b in boards]
+        return boards, mover_probabilities(probs)
+
+    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         t0 = time.perf_counter()
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
         for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist())):
-            if not gnubg_nn.moves(b, d1, d2):
+            after, probs = self.candidates(b, d1, d2)
+            if not after:
                 out[i] = b  # no legal move: the pass
-                continue
-            key = gnubg_nn.bestmove(b, d1, d2, n=self.plies, b=1)[1]
-            after = gnubg_nn.board_from_position_key(key)  # already from the opponent's side
-            out[i] = (after[1], after[0])
+            elif probs is None:
+                out[i] = after[0]
+            else:
+                out[i] = after[int(np.argmax(self.mode.objective(probs)))]
         self.seconds += time.perf_counter() - t0
         return out
 
 
-def make_reference_agent(name: str, seed: int = 0, backend: str = "auto") -> Agent:
+def _mover_on_roll(after_from_opponent) -> list:
+    """A board with the opponent on roll (row 1) turned back to the mover in row 1."""
+    return [list(after_from_opponent[1]), list(after_from_opponent[0])]
+
+
+def make_reference_agent(name: str, mode: GameMode, seed: int = 0, backend: str = "auto") -> Agent:
+    """A named opponent for games of ``mode`` (gnubg-nn plays that mode's objective)."""
     if name == "random":
         return RandomAgent(seed, backend)
     if name == "pubeval":
         return PubevalAgent()
     if name == "gnubg-nn":
-        return GnubgNNAgent(0)
+        return GnubgNNAgent(mode, 0)
     if name == "gnubg-nn-1ply":
-        return GnubgNNAgent(1)
+        return GnubgNNAgent(mode, 1)
     raise ValueError(f"unknown opponent {name!r}; choose a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")

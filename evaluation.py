@@ -45,7 +45,7 @@ def quick_eval(model, mode: GameMode, games: int, seed: int, opponent: str = "pu
     from td_agent import TDAgent
     agent = TDAgent(model, mode, name="model")
     play_mode = mode if not mode.cubeful else game_mode("cubeless-money")
-    records = play_games(agent, make_reference_agent(opponent, seed), range(games), play_mode, seed)
+    records = play_games(agent, make_reference_agent(opponent, play_mode, seed), range(games), play_mode, seed)
     s = summarize(records, play_mode, seed)
     key = "win_rate" if play_mode.name == "dmp" else "points_per_game"
     return opponent, s[key]["mean"], s[key]["ci_low"], s[key]["ci_high"]

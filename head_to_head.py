@@ -45,7 +45,7 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
     if spec in REFERENCE_AGENTS:
         if oneply:
             raise UsageError(f"--oneply applies to checkpoints, not to {spec}")
-        return make_reference_agent(spec, seed, backend)
+        return make_reference_agent(spec, mode, seed, backend)
     check_spec(spec)
     try:
         model, meta, _ = load_checkpoint(spec)

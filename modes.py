@@ -53,6 +53,15 @@ class GameMode:
     def default_output(self) -> str:
         return OUTPUT_FOR_MODE[self.name][0]
 
+    def objective(self, probs: np.ndarray) -> np.ndarray:
+        """What a player of this mode maximises, read from five cubeless probabilities
+        (P(win), P(win gammon), P(win bg), P(lose gammon), P(lose bg)) of the mover:
+        P(win) in DMP, where only winning counts; cubeless equity in money play."""
+        probs = np.asarray(probs, dtype=np.float64)
+        if self.name == "dmp":
+            return probs[..., 0]
+        return prob5_equity(probs)
+
     def points(self, result: np.ndarray, cube_centered=True) -> np.ndarray:
         """Points (at cube 1) for game results +-1/2/3 from game_result()."""
         result = np.asarray(result, dtype=np.float64)

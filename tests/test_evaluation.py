@@ -34,7 +34,7 @@ def test_known_opening_move():
     """3-1 from the start: gnubg-nn and pubeval both make the 5 point (8/5 6/5)."""
     start = be.initial_board()
     want = be.parse_move(start, 3, 1, "8/5 6/5")[1]
-    for agent in (PubevalAgent(), GnubgNNAgent(0)):
+    for agent in (PubevalAgent(), GnubgNNAgent(DMP, 0)):
         assert np.array_equal(agent.choose_moves(start[None], np.array([[3, 1]]))[0], want), agent.name
 
 

@@ -53,7 +53,7 @@ def main() -> None:
     parallel = time.perf_counter() - t0
 
     torch.set_num_threads(1)
-    ours, theirs = TDAgent.from_checkpoint(path), GnubgNNAgent(0)
+    ours, theirs = TDAgent.from_checkpoint(path), GnubgNNAgent(mode, 0)
     t0 = time.perf_counter()
     single = play_games(ours, theirs, range(args.games), mode, args.seed)
     total = time.perf_counter() - t0
