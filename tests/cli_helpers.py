@@ -4,9 +4,12 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Only a guard against a hung child: no test may fail because a busy 2-core machine is
+# slow, so work is bounded by episodes and games, never by seconds.
+HANG_GUARD = 3600
 
 
-def run(script, *args, timeout=600, check=False):
+def run(script, *args, timeout=HANG_GUARD, check=False):
     proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *map(str, args)],
                           capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     if check and proc.returncode != 0:

@@ -15,7 +15,8 @@ def test_initial_board_by_hand():
     assert x[4 * 23: 4 * 24].tolist() == [1, 1, 0, 0]   # 24 point: 2
     assert x[96 + 4 * 12: 96 + 4 * 13].tolist() == [1, 1, 1, 1.0]  # their 13 point: 5
     assert x[192:].tolist() == [0, 0, 0, 0]
-    assert x.sum() == 2 * (4 + 3 + 3 + 2 + 4 + 3 + 3 + 2 - 0) - 0 or True
+    # per side: 6pt (5) 1+1+1+1, 8pt (3) 1+1+1, 13pt (5) 1+1+1+1, 24pt (2) 1+1 = 13; no bar, none off
+    assert x.sum() == 2 * 13
     assert x[:96].sum() == (3 + 1) + 3 + (3 + 1) + 2  # 6pt, 8pt, 13pt, 24pt
 
 

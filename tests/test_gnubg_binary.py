@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from cli_helpers import assert_one_line_error, run
+from cli_helpers import HANG_GUARD, assert_one_line_error, run
 from gnubg_binary import available
 from gnubg_external import GnubgSession, ProtocolError, parse_board_string
 from gnubg_binary import GnubgError
@@ -155,7 +155,7 @@ kill -9 $pid''')
     proc = subprocess.run([sys.executable, "play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext",
                            "--games", "2000", "--quiet", "--json", str(out), "--games-csv", str(games_csv)],
                           capture_output=True, text=True, env=env_run, cwd=os.path.dirname(os.path.dirname(__file__)),
-                          timeout=300)
+                          timeout=HANG_GUARD)
     assert proc.returncode == 1 and "closed the connection" in proc.stderr
     s = json.loads(out.read_text())
     rows = list(csv.DictReader(open(games_csv)))

@@ -3,6 +3,7 @@ import torch
 
 import backgammon_engine as be
 from model import TDNetwork
+from encoding import encode
 from modes import game_mode
 from scoring import Scorer, segment_argmax
 from selfplay import Collector, SelfPlay, roll_dice
@@ -22,17 +23,27 @@ def test_opening_roll_is_never_a_double():
 
 
 def test_sampled_targets_are_values_of_played_positions():
-    """Each sample's target is the value (mover's side) of the best move for its roll:
-    recompute the first samples of a fresh game by hand."""
+    """The first two samples of a fresh game, recomputed without the Scorer: the
+    Python rules engine lists the moves for the same dice, the network values each
+    resulting position from the opponent's side, and the target is the best of
+    1 - that value; the second sample is the first move's result, turned around."""
     torch.manual_seed(0)
     mode = game_mode("dmp")
     model = TDNetwork(196, [16], "probability").eval()
     out = SelfPlay(model, mode, parallel_games=1).collect(1, np.random.default_rng(5))
     feats, targets = out["features"], out["targets"]
     assert len(feats) == out["stats"]["plies"] and out["stats"]["episodes"] == 1
-    # first sample is the opening position
-    assert np.array_equal(feats[0], Scorer(model, mode).encode_states(be.initial_board()[None])[0])
-    assert ((targets >= 0) & (targets <= 1)).all()
+    rng = np.random.default_rng(5)  # the game's dice, drawn as collect draws them
+    dice = [roll_dice(rng, 1, opening=np.array([True]))[0], roll_dice(rng, 1)[0]]
+    board = be.initial_board()
+    for k in range(2):
+        assert np.array_equal(feats[k], encode(board))
+        afters = [after for _, after in be.legal_moves(board, *dice[k])]
+        with torch.no_grad():
+            opp = model(torch.from_numpy(np.stack([encode(be.swap(a)) for a in afters]))).numpy()
+        mine = 1.0 - opp.astype(np.float64)
+        assert np.isclose(targets[k], mine.max(), atol=1e-6), k
+        board = be.swap(afters[int(np.argmax(mine))])
     assert targets[-1] == 1.0  # the last move wins the game: exact value, not the network's
 
 

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from cli_helpers import ROOT, assert_one_line_error, md5, run
+from cli_helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
 from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 QUICK = ["--episodes-per-round", "50", "--quiet", "--parallel-games", "16"]
@@ -61,11 +61,11 @@ def test_resume_continues_count_and_schedule(tmp_path, dmp_ckpt):
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train_batch.py"), *map(str, args),
                              "--episodes-per-round", "20", "--parallel-games", "4"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 120
+    deadline = time.time() + HANG_GUARD
     while not path.exists() and time.time() < deadline:
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
-    out, err = proc.communicate(timeout=120)
+    out, err = proc.communicate(timeout=HANG_GUARD)
     _, meta, ts = load_checkpoint(str(path))
     done = ts["stage"]["episodes_done"]
     if proc.returncode == 0:
@@ -121,13 +121,13 @@ def test_run_stage_script_skips_finished_stages(tmp_path):
     env = dict(os.environ, PY=sys.executable)
     out = tmp_path / "s.pt"
     args = [script, "train_batch.py", str(out), "-", "--hidden", "8", "--num-episodes", "40", *QUICK]
-    first = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    first = subprocess.run(args, capture_output=True, text=True, env=env, timeout=HANG_GUARD)
     assert first.returncode == 0, first.stderr
-    again = subprocess.run(args, capture_output=True, text=True, env=env, timeout=300)
+    again = subprocess.run(args, capture_output=True, text=True, env=env, timeout=HANG_GUARD)
     assert again.returncode == 0 and "stage finished" in again.stdout
     nxt = tmp_path / "t.pt"
     third = subprocess.run([script, "train_batch.py", str(nxt), str(out), "--num-episodes", "20", *QUICK],
-                           capture_output=True, text=True, env=env, timeout=300)
+                           capture_output=True, text=True, env=env, timeout=HANG_GUARD)
     assert third.returncode == 0, third.stderr
     _, meta, _ = load_checkpoint(str(nxt))
     assert meta["episodes"] == 60 and len(meta["lineage"]) == 2
