@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""A minus B for two per-game result files (play_models.py --csv), with a bootstrap 95% CI.
+
+Paired (same seed and game mode, hence the same dice in every duplicate pair; the
+default whenever the files allow it) or unpaired (different dice, or games against
+the gnubg binary, which rolls its own).  The metric is the win rate in DMP and
+points per game (shown as mEq/game) in money play, unless --metric says otherwise.
+
+    python tools/compare_results.py experiments/head_to_head/results/dmp_256x2_1ply_vs_gnubg-nn.csv \\
+        experiments/head_to_head/results/dmp_256x2_vs_gnubg-nn.csv
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cli  # noqa: E402
+from results_file import ResultsFileError, compare, read_results  # noqa: E402
+
+
+def build_parser() -> cli.Parser:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("a", help="per-game result CSV (the first term)")
+    p.add_argument("b", help="per-game result CSV (subtracted)")
+    p.add_argument("--metric", choices=("win", "points", "capped"), default=None,
+                   help="win rate, points per game, or points capped at +-128 (default: win in DMP, else points)")
+    p.add_argument("--unpaired", action="store_true", help="ignore the pairing even where the dice are the same")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    return p
+
+
+def format_line(r: dict) -> str:
+    scale, unit = (100.0, " points of win rate") if r["metric"] == "win" else (1000.0, " mEq/game")
+    kind = "paired over duplicate pairs" if r["paired"] else "unpaired"
+    return (f"A - B = {r['difference'] * scale:+.2f} [{r['ci_low'] * scale:+.2f}, {r['ci_high'] * scale:+.2f}]{unit} "
+            f"(95% CI, {kind}; A {r['mean_a'] * scale:.2f} over {r['games_a']} games, "
+            f"B {r['mean_b'] * scale:.2f} over {r['games_b']})")
+
+
+def main() -> None:
+    args = build_parser().parse_args()
+    try:
+        a, b = read_results(args.a), read_results(args.b)
+        r = compare(a, b, args.metric, paired=False if args.unpaired else None, seed=args.seed)
+    except ResultsFileError as exc:
+        raise cli.UsageError(str(exc)) from None
+    print(format_line(r))
+    if args.json:
+        cli.write_json(args.json, r)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
