@@ -24,9 +24,17 @@ def test_eval_curve_over_a_chain(tmp_path):
     a.write_text(head + "1,100,0.01,0.001,0.1,gnubg-nn,0.2,0.15,0.25\n2,200,0.01,0.001,0.2,gnubg-nn,0.3,0.25,0.35\n")
     b.write_text(head + "1,300,0.01,0.001,0.05,gnubg-nn,0.35,0.3,0.4\n")
     from tools.plot_eval_curve import load_chain
-    pts = load_chain([str(a), str(b)])
+    pts, ends = load_chain([str(a), str(b)], old_agent_logs=1)
     assert [p["cpu_hours"] for p in pts] == [0.1, 0.2, 0.25]  # CPU-hours add up across stages
+    assert [p["old_agent"] for p in pts] == [True, True, False]
+    assert [(e["episodes"], e["cpu_hours"]) for e in ends] == [(200, 0.2), (300, 0.25)]
+    final = tmp_path / "final.csv"  # a stage-end result: won 3 of 4 games
+    final.write_text("# seed: 1\n# game_mode: dmp\n# model2: gnubg-nn\ngame,points\n0,1\n1,1\n2,-1\n3,1\n")
     out = tmp_path / "c.png"
-    run("tools/plot_eval_curve.py", a, b, "-o", out, "--target", "0.45", check=True)
+    run("tools/plot_eval_curve.py", a, b, "-o", out, "--target", "0.45", "--old-agent-logs", "1",
+        "--final-results", "-", final, check=True)
     assert out.read_bytes()[:4] == b"\x89PNG"
+    from tools.plot_eval_curve import final_results
+    assert final_results(["-", str(final)], ends)[0]["result"] == 0.75
+    assert_one_line_error(run("tools/plot_eval_curve.py", a, b, "-o", out, "--final-results", final), "one entry per log")
     assert_one_line_error(run("tools/plot_eval_curve.py", tmp_path / "none.csv", "-o", out), "cannot read")

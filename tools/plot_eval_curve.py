@@ -2,11 +2,16 @@
 """Evaluation curve of a chain of training stages: the periodic evaluation result with
 its 95% CI against episodes and against cumulative CPU-hours.
 
-    python tools/plot_eval_curve.py stage1.csv stage2.csv ... -o curve.png [--target 0.45]
+    python tools/plot_eval_curve.py stage1.csv stage2.csv ... -o curve.png [--target 0.45] \
+        [--old-agent-logs N] [--final-results r1.csv - r3.csv ...]
 
 Logs are given in chain order; episodes are the model's total, CPU-hours add up
 across stages.  A log without a cpu_hours column (train_online.py) contributes no
-CPU axis points.
+CPU axis points.  ``--old-agent-logs N`` marks the first N logs' evaluations as made
+against the gnubg-nn agent before it played each mode's own objective (it played
+money equity in DMP games), drawn dashed.  ``--final-results`` gives, per log, a
+per-game result CSV (play_models.py --csv; '-' for none) of the stage's final
+checkpoint, drawn as a large marker with its 95% CI at the end of that stage.
 """
 from __future__ import annotations
 
@@ -18,10 +23,13 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import cli  # noqa: E402
 from fileio import atomic_write  # noqa: E402
+from results_file import ResultsFileError, default_metric, read_results  # noqa: E402
+from stats import bootstrap_ci, pair_means  # noqa: E402
 
 
-def load_chain(paths: list[str]) -> list[dict]:
-    points, cpu_offset = [], 0.0
+def load_chain(paths: list[str], old_agent_logs: int = 0) -> tuple[list[dict], list[dict]]:
+    """(evaluation points, one end-of-stage dict per log with its episodes and CPU-hours)."""
+    points, ends, cpu_offset = [], [], 0.0
     for path in paths:
         try:
             rows = list(csv.DictReader(open(path, newline="")))
@@ -29,8 +37,10 @@ def load_chain(paths: list[str]) -> list[dict]:
             raise cli.UsageError(f"cannot read {path}: {exc.strerror}") from None
         if not rows or "eval_result" not in rows[0]:
             raise cli.UsageError(f"{path} is not a training log with evaluations")
-        last_cpu = 0.0
+        last_cpu, last_episodes = 0.0, 0.0
+        old = len(ends) < old_agent_logs
         for r in rows:
+            last_episodes = float(r.get("total_episodes") or r.get("episodes") or 0)
             cpu = float(r["cpu_hours"]) if r.get("cpu_hours") else None
             if cpu is not None:
                 last_cpu = cpu
@@ -39,14 +49,36 @@ def load_chain(paths: list[str]) -> list[dict]:
                                "episodes": float(r.get("total_episodes") or r.get("episodes")),
                                "cpu_hours": None if cpu is None else cpu_offset + cpu,
                                "result": float(r["eval_result"]), "low": float(r["eval_ci_low"]),
-                               "high": float(r["eval_ci_high"]), "opponent": r.get("eval_opponent", "")})
+                               "high": float(r["eval_ci_high"]), "opponent": r.get("eval_opponent", ""),
+                               "old_agent": old})
         cpu_offset += last_cpu
+        ends.append({"stage": os.path.splitext(os.path.basename(path))[0], "episodes": last_episodes,
+                     "cpu_hours": cpu_offset if any(r.get("cpu_hours") for r in rows) else None})
     if not points:
         raise cli.UsageError("no evaluations in these logs (train with --eval-every)")
-    return points
+    return points, ends
 
 
-def plot(points: list[dict], out: str, title: str, target: float | None) -> None:
+def final_results(paths: list[str], ends: list[dict]) -> list[dict]:
+    """Large-game results of each stage's final checkpoint, placed at the stage's end."""
+    if len(paths) != len(ends):
+        raise cli.UsageError(f"--final-results needs one entry per log ({len(ends)}), '-' for none")
+    out = []
+    for path, end in zip(paths, ends):
+        if path == "-":
+            continue
+        try:
+            res = read_results(path)
+        except ResultsFileError as exc:
+            raise cli.UsageError(str(exc)) from None
+        v = res.metric(default_metric(res.game_mode))
+        m, lo, hi = bootstrap_ci(pair_means(res.games, v))
+        out.append({**end, "result": m, "low": lo, "high": hi, "games": len(v),
+                    "opponent": res.header.get("model2", "")})
+    return out
+
+
+def plot(points: list[dict], out: str, title: str, target: float | None, finals=()) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -58,8 +90,19 @@ def plot(points: list[dict], out: str, title: str, target: float | None) -> None
             if not pts:
                 continue
             xs = [p[key] for p in pts]
-            ax.plot(xs, [p["result"] for p in pts], marker="o", ms=3, lw=1, label=stage)
-            ax.fill_between(xs, [p["low"] for p in pts], [p["high"] for p in pts], alpha=0.2)
+            old = pts[0]["old_agent"]
+            ax.plot(xs, [p["result"] for p in pts], marker="o", ms=3, lw=1, ls="--" if old else "-",
+                    label=f"{stage} (old money-playing gnubg-nn)" if old else stage)
+            ax.fill_between(xs, [p["low"] for p in pts], [p["high"] for p in pts], alpha=0.12 if old else 0.2)
+        for f in finals:
+            if f[key] is None:
+                continue
+            ax.errorbar([f[key]], [f["result"]], yerr=[[f["result"] - f["low"]], [f["high"] - f["result"]]],
+                        fmt="D", ms=6, color="k", capsize=3, zorder=5)
+            ax.annotate(f"{f['result']:.4g}", (f[key], f["result"]), textcoords="offset points", xytext=(5, -12),
+                        fontsize=7)
+        if finals:
+            ax.plot([], [], "D", color="k", label=f"final checkpoints, {finals[0]['games']:,} games")
         if target is not None:
             ax.axhline(target, color="k", ls="--", lw=0.8, label=f"target {target:g}")
         ax.set_xlabel(label)
@@ -78,8 +121,15 @@ def main() -> None:
     p.add_argument("-o", "--output", required=True, help="PNG path")
     p.add_argument("--title", default="evaluation during training (95% CI)")
     p.add_argument("--target", type=float, default=None, help="draw a horizontal target line")
+    p.add_argument("--old-agent-logs", type=int, default=0, metavar="N",
+                   help="the first N logs were evaluated by the pre-fix gnubg-nn agent (money equity in DMP) "
+                        "(default: 0)")
+    p.add_argument("--final-results", nargs="+", metavar="CSV", default=(),
+                   help="per log, a per-game result CSV of its final checkpoint, or '-' (default: none)")
     args = p.parse_args()
-    plot(load_chain(args.logs), args.output, args.title, args.target)
+    points, ends = load_chain(args.logs, args.old_agent_logs)
+    finals = final_results(list(args.final_results), ends) if args.final_results else []
+    plot(points, args.output, args.title, args.target, finals)
     print(args.output)
 
 
