@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Every published head-to-head number that our own engine can replay (all but the games
-# against the gnubg binary), with the seeds and game counts of best_models/README.md.
+# Every published head-to-head number, with the seeds and game counts of best_models/README.md:
+# duplicate-dice games that our engine replays exactly, then the games against the gnubg
+# binary (GNUBG_EXT=0 skips those).
 # Run it from a clean checkout: each CSV header records the commit it was made at.
 #   experiments/head_to_head/remeasure.sh [OUT_DIR]   (default: experiments/head_to_head/results)
-# About 15-30 minutes on 2 cores.
+# About 20 minutes on 2 idle cores, plus the gnubg-ext games.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
@@ -38,3 +39,14 @@ C="--game-mode cubeful-money"
 play cubeful_256x2_vs_cubeless_parent --model1 $B/cubeful_256x2.pt \
     --model2 experiments/retraining/money/cubeless_as_cubeful_256x2.pt $C --seed 51
 play cubeful_256x2_1ply_vs_cubeful_256x2 --model1 $B/cubeful_256x2_1ply.pt --model2 $B/cubeful_256x2.pt $C --seed 52
+# against the real gnubg binary (make gnubg): 2,000 games each, gnubg's own seeded dice
+if [ "${GNUBG_EXT:-1}" = 1 ]; then
+  ext() {  # NAME MODEL: cubeful money against gnubg-ext at 0-ply
+    rm -f "$OUT/$1.csv" "$OUT/$1.json" "$OUT/$1.games.csv"
+    $PY play_models.py --model1 "$2" --model2 gnubg-ext --games 2000 --workers 2 --seed 61 --quiet \
+        --json "$OUT/$1.json" --csv "$OUT/$1.csv" --games-csv "$OUT/$1.games.csv"
+  }
+  ext cubeful_256x2_vs_gnubg-ext $B/cubeful_256x2.pt
+  ext cubeful_256x2_1ply_vs_gnubg-ext $B/cubeful_256x2_1ply.pt
+  ext cubeless_parent_as_cubeful_vs_gnubg-ext experiments/retraining/money/cubeless_as_cubeful_256x2.pt
+fi
