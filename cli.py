@@ -1,43 +1,66 @@
-"""What every command-line script shares: one-line errors with exit code 2, atomic
-result files and CSV logs."""
+"""What every command-line script shares: one-line errors with exit code 2, limits on
+numbers, atomic result files and CSV logs (the output policy itself is fileio's)."""
 from __future__ import annotations
 
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 
-from fileio import atomic_write
+from fileio import OutputError, atomic_write
 
 
 class UsageError(Exception):
     """Bad input from the user: reported as one line, exit code 2."""
 
 
+class RunError(Exception):
+    """A run that failed part-way (a worker died, training diverged): one line, exit code 1."""
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows "(default: X)" once: not when the help already says its default, nor for
+    off-by-default switches and unset options."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default is None or action.default is False or action.default is argparse.SUPPRESS:
+            return text
+        return super()._get_help_string(action)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with defaults shown in --help and errors as a single line."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # noqa: D401 - argparse hook
         fail(message, self.prog)
 
 
-def fail(message: str, prog: str | None = None) -> None:
+def fail(message: str, prog: str | None = None, code: int = 2) -> None:
     prog = prog or os.path.basename(sys.argv[0])
     print(f"{prog}: error: {message}", file=sys.stderr)
-    sys.exit(2)
+    sys.exit(code)
 
 
 def run_main(main) -> None:
-    """Call ``main()``, turning a UsageError into one line and exit code 2."""
+    """Call ``main()``, turning a UsageError or OutputError into one line and exit code 2,
+    a RunError or a failed write into one line and exit code 1."""
     try:
         main()
-    except UsageError as exc:
+    except (UsageError, OutputError) as exc:
         fail(str(exc))
+    except RunError as exc:
+        fail(str(exc), code=1)
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        fail(f"{exc.filename}: {exc.strerror}", code=1)
 
 
 def _int_at_least(low: int, words: str):
@@ -61,9 +84,48 @@ def positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
     return value
+
+
+def finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
+def _bounded_int(low: int, high: int, what: str):
+    base = _int_at_least(low, f"must be at least {low}")
+
+    def parse(text: str) -> int:
+        value = base(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"at most {high:,} {what}, got {value:,}")
+        return value
+    return parse
+
+
+MAX_WORKERS_PER_CORE = 4
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def workers_arg(text: str) -> int:
+    """--workers: 1 .. MAX_WORKERS_PER_CORE x the cores this process may use."""
+    high = MAX_WORKERS_PER_CORE * cores()
+    return _bounded_int(1, high, f"workers ({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")(text)
+
+
+def count_arg(high: int, what: str):
+    """A count from 1 to ``high`` (a limit that keeps the run within memory)."""
+    return _bounded_int(1, high, what)
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -77,26 +139,34 @@ def write_json(path: str, obj) -> None:
 
 
 class CsvLog:
-    """Append rows to a CSV file (header written once), flushed after every row."""
+    """A run's CSV log, flushed after every row.  ``append``: the run continues the one
+    that wrote the file (a resume of the same checkpoint); otherwise the file is started
+    afresh.  Nothing is opened before the first row, so a run that fails early leaves an
+    old file as it was (fileio.check_outputs decides whether it may be replaced)."""
 
-    def __init__(self, path: str, fields: list[str]):
+    def __init__(self, path: str, fields: list[str], append: bool = False):
         self.path = path
         self.fields = fields
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, exist_ok=True)
-        new = not os.path.exists(path) or os.path.getsize(path) == 0
-        self.fh = open(path, "a", newline="")
-        self.writer = csv.DictWriter(self.fh, fieldnames=fields, extrasaction="ignore")
+        self.append = append
+        self.fh = self.writer = None
+
+    def _open(self) -> None:
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        new = not self.append or not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+        self.fh = open(self.path, "w" if new else "a", newline="")
+        self.writer = csv.DictWriter(self.fh, fieldnames=self.fields, extrasaction="ignore")
         if new:
             self.writer.writeheader()
-            self.fh.flush()
 
     def write(self, row: dict) -> None:
+        if self.fh is None:
+            self._open()
         self.writer.writerow({k: _fmt(row.get(k, "")) for k in self.fields})
         self.fh.flush()
 
     def close(self) -> None:
-        self.fh.close()
+        if self.fh is not None:
+            self.fh.close()
 
 
 def _fmt(v):

@@ -2,9 +2,7 @@
 games over worker processes, and summarise them (the library behind play_models.py)."""
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from tqdm import tqdm
 
@@ -14,6 +12,7 @@ from evaluation import summarize
 from match import play_games
 from model import CheckpointError, load_checkpoint
 from modes import check_model_for_mode, game_mode
+from workers import WorkerPool
 
 # games per job: many games advance together (one forward pass per step for all of
 # them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
@@ -103,11 +102,9 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
                 if on_records:
                     on_records(got)
         else:
-            ctx = mp.get_context("forkserver")
-            with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-                futures = [pool.submit(_job, {**base, "games": chunk}) for chunk in chunks]
-                for fut in as_completed(futures):
-                    got = fut.result()
+            with WorkerPool(workers, what="game-playing worker") as pool:
+                tasks = [pool.submit(_job, {**base, "games": chunk}) for chunk in chunks]
+                for _, got in pool.as_completed(tasks):
                     records += got
                     bar.update(len(got))
                     if on_records:
@@ -184,9 +181,9 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
             got, err = _gnubg_job(jobs[0])
             results = [(got, err)]
         else:
-            ctx = mp.get_context("forkserver")
-            with ProcessPoolExecutor(len(jobs), mp_context=ctx) as pool:
-                results = [f.result() for f in [pool.submit(_gnubg_job, j) for j in jobs]]
+            with WorkerPool(len(jobs), what="gnubg-playing worker") as pool:
+                # no second try: the games already played are in the CSV
+                results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
         for got, err in results:
             records += got
             bar.update(len(got))
