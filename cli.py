@@ -9,7 +9,7 @@ import math
 import os
 import sys
 
-from fileio import OutputError, atomic_write
+from fileio import KIND_NAMES, OutputError, atomic_write, file_kind
 
 
 class UsageError(Exception):
@@ -89,6 +89,17 @@ def positive_float(text: str) -> float:
     return value
 
 
+MAX_LR = 100.0
+
+
+def learning_rate(text: str) -> float:
+    """A learning rate: positive, finite and at most MAX_LR (larger ones overflow the optimizer)."""
+    value = positive_float(text)
+    if value > MAX_LR:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LR:g}, got {text}")
+    return value
+
+
 def finite_float(text: str) -> float:
     try:
         value = float(text)
@@ -126,6 +137,24 @@ def workers_arg(text: str) -> int:
 def count_arg(high: int, what: str):
     """A count from 1 to ``high`` (a limit that keeps the run within memory)."""
     return _bounded_int(1, high, what)
+
+
+def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:
+    """The rows of a CSV log that has ``column``; UsageError (one line) for anything else,
+    e.g. a checkpoint given where its log was meant."""
+    if os.path.isfile(path) and file_kind(path) not in ("text", "empty"):
+        raise UsageError(f"{path} is {KIND_NAMES[file_kind(path)]}, not {what} (a CSV file such as the one "
+                         f"written next to the checkpoint)")
+    try:
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    except (UnicodeDecodeError, csv.Error):
+        raise UsageError(f"{path} is not {what} (not a CSV text file)") from None
+    if not rows or column not in rows[0]:
+        raise UsageError(f"{path} is not {what} (no rows or no {column!r} column)")
+    return rows
 
 
 def write_atomic(path: str, text: str) -> None:

@@ -163,7 +163,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     agent = build_agent(spec1, mode, oneply1, seed, backend)
     if mode.cubeful and not agent.cube_capable:
         raise UsageError(f"{spec1} makes no cube decisions; cubeful money against gnubg needs a cubeful model")
-    if csv_path and not os.path.exists(csv_path):
+    if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
         with open(csv_path, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
     shares = [games // workers + (k < games % workers) for k in range(workers)]
@@ -195,23 +195,33 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     return records, errors
 
 
+def player_label(spec: str) -> str:
+    """A short, whole name for a player: the checkpoint's file name, or the opponent's name."""
+    return os.path.splitext(os.path.basename(spec))[0] if os.path.isfile(spec) else spec
+
+
 def format_table(summary: dict, name1: str, name2: str) -> str:
     s = summary
+    a, b = player_label(name1), player_label(name2)
     lines = [f"{name1}  vs  {name2}",
              f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}"]
+    few = s["games"] < 4  # fewer than two duplicate pairs: a bootstrap has nothing to resample
 
-    def ci(d, scale=1.0, fmt="{:+.1f}"):
-        return f"{fmt.format(d['mean'] * scale)}  95% CI [{fmt.format(d['ci_low'] * scale)}, {fmt.format(d['ci_high'] * scale)}]"
+    def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):
+        mean = f"{fmt.format(d['mean'] * scale)}{unit}"
+        if few:
+            return f"{mean}  (no CI: fewer than 2 duplicate pairs)"
+        return f"{mean}  95% CI [{fmt.format(d['ci_low'] * scale)}{unit}, {fmt.format(d['ci_high'] * scale)}{unit}]"
 
-    lines.append(f"  win rate ({name1}):        {ci(s['win_rate'], 100, '{:.2f}')} %")
+    lines.append(f"  win rate ({a}): {ci(s['win_rate'], 100, '{:.2f}', '%')}")
     if "points_per_game" in s:
-        lines.append(f"  mEq/game ({name1}):        {ci(s['points_per_game'], 1000)}")
-        lines.append(f"  gammons / backgammons:    {100 * s['gammon_rate']:.2f}% / {100 * s['backgammon_rate']:.2f}% of games")
+        lines.append(f"  mEq/game ({a}): {ci(s['points_per_game'], 1000)}")
+        lines.append(f"  gammons / backgammons: {100 * s['gammon_rate']:.2f}% / {100 * s['backgammon_rate']:.2f}% of games")
     if "capped_meq_per_game" in s:
-        lines.append(f"  capped +-128 mEq/game:    {ci(s['capped_meq_per_game'])}")
+        lines.append(f"  capped +-128 mEq/game ({a}): {ci(s['capped_meq_per_game'])}")
         for key in ("doubles", "takes", "drops"):
             d = s[f"{key}_per_game"]
-            lines.append(f"  {key} per game:{' ' * (13 - len(key))}{name1[:12]} {d['a']:.3f}, {name2[:12]} {d['b']:.3f}")
+            lines.append(f"  {key} per game: {a} {d['a']:.3f}, {b} {d['b']:.3f}")
     if s.get("abandoned"):
         lines.append(f"  abandoned games (over the ply limit): {s['abandoned']}")
     return "\n".join(lines)

@@ -49,8 +49,8 @@ def build_parser() -> cli.Parser:
                    default=500, help="self-play episodes collected before each training pass")
     p.add_argument("--oneply", action="store_true", help="exact 1-ply targets (all 21 rolls)")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default="adam", help="optimizer")
-    p.add_argument("--lr", type=cli.positive_float, default=1e-3, help="learning rate (start of the schedule)")
-    p.add_argument("--end-lr", type=cli.positive_float, default=None,
+    p.add_argument("--lr", type=cli.learning_rate, default=1e-3, help="learning rate (start of the schedule)")
+    p.add_argument("--end-lr", type=cli.learning_rate, default=None,
                    help="linear anneal target (default: none, a constant --lr)")
     p.add_argument("--warmup-cycles", type=cli.non_negative_int, default=0, help="rounds ramping 0.1x -> 1x")
     p.add_argument("--batch-size", type=cli.positive_int, default=256, help="minibatch size")

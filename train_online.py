@@ -31,8 +31,8 @@ def build_parser() -> cli.Parser:
                    help="default: the checkpoint's mode, or dmp from scratch")
     p.add_argument("--hidden", type=hidden_arg, default="80", help="hidden layer sizes (from scratch)")
     p.add_argument("--lambda", dest="lam", type=cli.finite_float, default=0.7, help="trace decay, 0..1 (0 = TD(0))")
-    p.add_argument("--lr", type=cli.positive_float, default=0.1, help="SGD step size alpha")
-    p.add_argument("--end-lr", type=cli.positive_float, default=None,
+    p.add_argument("--lr", type=cli.learning_rate, default=0.1, help="SGD step size alpha")
+    p.add_argument("--end-lr", type=cli.learning_rate, default=None,
                    help="linear anneal target per log block (default: none, a constant --lr)")
     p.add_argument("--num-episodes", type=cli.positive_int, default=10000, help="episodes in this stage")
     p.add_argument("--resume", metavar="CKPT", help="continue from a checkpoint (its unfinished stage, given the "

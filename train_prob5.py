@@ -24,7 +24,7 @@ def build_parser() -> cli.Parser:
     p.set_defaults(game_mode="cubeless-money")
     for action in p._actions:  # what prob5 training does not take
         if action.dest == "game_mode":
-            action.choices, action.help = ("cubeless-money",), "prob5 models play cubeless money only"
+            action.help = "prob5 models play cubeless money only"
         elif action.dest in ("warm_start_equity", "warm_start_cubeful", "jacoby"):
             action.help = cli.argparse.SUPPRESS
     return p

@@ -51,6 +51,7 @@ class Task:
     def __init__(self, fn, job, retries: int):
         self.fn, self.job, self.retries = fn, job, retries
         self.future = self.executor = None
+        self.retried = False
 
 
 class WorkerPool:
@@ -63,8 +64,13 @@ class WorkerPool:
                                    initargs=(os.getpid(), self.initializer, self.initargs))
 
     def _start(self, task: Task) -> None:
+        try:
+            task.future = self.executor.submit(task.fn, task.job)
+        except BrokenProcessPool:  # broken by an earlier loss that was given up on
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self._new_executor()
+            task.future = self.executor.submit(task.fn, task.job)
         task.executor = self.executor
-        task.future = self.executor.submit(task.fn, task.job)
 
     def submit(self, fn, job, retries: int = 1) -> Task:
         """Start ``fn(job)`` on a worker; a job lost with its worker runs again up to ``retries`` times."""
@@ -74,9 +80,10 @@ class WorkerPool:
 
     def _retry(self, task: Task) -> None:
         if task.retries <= 0:
-            raise WorkerError(f"a {self.what} process died (killed, or out of memory?) and its job could not "
-                              f"be run again")
+            raise WorkerError(f"a {self.what} process died (killed, or out of memory?)"
+                              + (" again while running a lost job once more" if task.retried else ""))
         task.retries -= 1
+        task.retried = True
         if task.executor is self.executor:  # the current pool broke: replace it
             print(f"warning: a {self.what} process died (killed, or out of memory?); running its job again",
                   file=sys.stderr, flush=True)

@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import cli  # noqa: E402
 import net_growth  # noqa: E402
+from fileio import Output, check_outputs  # noqa: E402
 from model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
 
 
@@ -27,8 +28,7 @@ def main() -> None:
     p.add_argument("output")
     p.add_argument("--overwrite", action="store_true")
     args = p.parse_args()
-    if os.path.exists(args.output) and not args.overwrite:
-        raise cli.UsageError(f"{args.output} exists; pass --overwrite or choose another path")
+    check_outputs([Output("output", args.output, "checkpoint")], args.overwrite, {"parent": args.parent})
     try:
         model, meta, _ = load_checkpoint(args.parent)
         if meta.get("game_mode") != "cubeless-money":

@@ -10,25 +10,19 @@ CPU axis points.
 """
 from __future__ import annotations
 
-import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import cli  # noqa: E402
-from fileio import atomic_write  # noqa: E402
+from fileio import Output, atomic_write, check_outputs  # noqa: E402
 
 
 def load_chain(paths: list[str]) -> list[dict]:
     points, cpu_offset = [], 0.0
     for path in paths:
-        try:
-            rows = list(csv.DictReader(open(path, newline="")))
-        except OSError as exc:
-            raise cli.UsageError(f"cannot read {path}: {exc.strerror}") from None
-        if not rows or "eval_result" not in rows[0]:
-            raise cli.UsageError(f"{path} is not a training log with evaluations")
+        rows = cli.read_log(path, "eval_result", "a training log with evaluations")
         last_cpu = 0.0
         for r in rows:
             cpu = float(r["cpu_hours"]) if r.get("cpu_hours") else None
@@ -77,9 +71,13 @@ def main() -> None:
     p.add_argument("logs", nargs="+", help="training CSV logs in chain order")
     p.add_argument("-o", "--output", required=True, help="PNG path")
     p.add_argument("--title", default="evaluation during training (95% CI)")
-    p.add_argument("--target", type=float, default=None, help="draw a horizontal target line")
+    p.add_argument("--target", type=cli.finite_float, default=None, help="draw a horizontal target line")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG")
     args = p.parse_args()
-    plot(load_chain(args.logs), args.output, args.title, args.target)
+    points = load_chain(args.logs)
+    check_outputs([Output("--output", args.output, "png")], args.overwrite,
+                  {f"log {k + 1}": x for k, x in enumerate(args.logs)})
+    plot(points, args.output, args.title, args.target)
     print(args.output)
 
 
