@@ -26,7 +26,8 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if "default" in text or action.default is None or action.default is False or action.default is argparse.SUPPRESS:
+        if "default" in text or action.default is None or action.default is False \
+                or action.default is argparse.SUPPRESS:
             return text
         return super()._get_help_string(action)
 
@@ -173,11 +174,12 @@ class CsvLog:
     afresh.  Nothing is opened before the first row, so a run that fails early leaves an
     old file as it was (fileio.check_outputs decides whether it may be replaced)."""
 
-    def __init__(self, path: str, fields: list[str], append: bool = False):
+    def __init__(self, path: str, fields: list[str], append: bool = False, tensorboard: str | None = None):
         self.path = path
         self.fields = fields
         self.append = append
         self.fh = self.writer = None
+        self.tb = open_tensorboard(tensorboard) if tensorboard else None
 
     def _open(self) -> None:
         os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
@@ -192,10 +194,32 @@ class CsvLog:
             self._open()
         self.writer.writerow({k: _fmt(row.get(k, "")) for k in self.fields})
         self.fh.flush()
+        if self.tb is not None:  # the same numbers; the CSV stays the record
+            step = int(row.get("total_episodes") or row.get("episodes") or 0)
+            for k in self.fields:
+                if isinstance(row.get(k), (int, float)) and not isinstance(row.get(k), bool):
+                    self.tb.add_scalar(k, row[k], step)
+            self.tb.flush()
 
     def close(self) -> None:
         if self.fh is not None:
             self.fh.close()
+        if self.tb is not None:
+            self.tb.close()
+
+
+def require_tensorboard():
+    """torch's SummaryWriter; UsageError (one line) when the tensorboard package is missing."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        raise UsageError("--tensorboard needs the tensorboard package (pip install tensorboard); "
+                         "without the flag the CSV log has the same numbers") from None
+    return SummaryWriter
+
+
+def open_tensorboard(folder: str):
+    return require_tensorboard()(folder)
 
 
 def _fmt(v):

@@ -30,6 +30,7 @@ from fileio import Output, check_outputs
 from gnubg_binary import GnubgError, preflight
 from head_to_head import checkpoint_game_mode, run_head_to_head
 from model import git_commit
+from workers import child_dies_with_us
 from modes import GAME_MODES
 
 GNUBG_PY = r'''
@@ -74,7 +75,7 @@ def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers
         with open(script, "w") as fh:
             fh.write(GNUBG_PY % {"cfg": cfg, "jacoby": "on" if jacoby else "off", "ply": ply})
         procs.append(subprocess.Popen([binary, "-t", "-q", "-r", "-p", script], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True))
+                                      stderr=subprocess.PIPE, text=True, preexec_fn=child_dies_with_us()))
     games, failures, warnings = [], [], []
     for p in procs:
         out, err = p.communicate()

@@ -216,7 +216,8 @@ def format_table(summary: dict, name1: str, name2: str) -> str:
     lines.append(f"  win rate ({a}): {ci(s['win_rate'], 100, '{:.2f}', '%')}")
     if "points_per_game" in s:
         lines.append(f"  mEq/game ({a}): {ci(s['points_per_game'], 1000)}")
-        lines.append(f"  gammons / backgammons: {100 * s['gammon_rate']:.2f}% / {100 * s['backgammon_rate']:.2f}% of games")
+        lines.append(f"  gammons / backgammons: {100 * s['gammon_rate']:.2f}% / "
+                     f"{100 * s['backgammon_rate']:.2f}% of games")
     if "capped_meq_per_game" in s:
         lines.append(f"  capped +-128 mEq/game ({a}): {ci(s['capped_meq_per_game'])}")
         for key in ("doubles", "takes", "drops"):

@@ -8,8 +8,8 @@ import os
 import signal
 import sys
 
-from cli import UsageError
-from fileio import Output, check_outputs
+from cli import UsageError, require_tensorboard
+from fileio import Output, check_folder, check_outputs
 
 
 class Interrupted(Exception):
@@ -33,6 +33,9 @@ def check_run_outputs(args) -> None:
     check_outputs([Output("--save", args.save, "checkpoint", own),
                    Output("--log" if args.log else "the log", log_path(args), "text", own),
                    Output("--json", getattr(args, "json", None), "json", own)], args.overwrite, inputs)
+    if getattr(args, "tensorboard", None):  # a folder of event files, added to (never replaced)
+        require_tensorboard()
+        check_folder(args.tensorboard, f"--tensorboard {args.tensorboard}")
 
 
 def plan_stage(args, stage: dict | None, settings: dict) -> bool:

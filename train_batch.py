@@ -70,6 +70,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--overwrite", action="store_true",
                    help="allow replacing existing output files of the same kind (--save, the log, --json)")
     p.add_argument("--log", help="CSV log path (default: --save with .csv)")
+    p.add_argument("--tensorboard", metavar="DIR", help="also log the CSV's numbers for TensorBoard here "
+                   "(needs the tensorboard package)")
     p.add_argument("--eval-every", type=cli.non_negative_int, default=0, help="rounds between quick evals (0: off)")
     p.add_argument("--eval-games", type=cli.count_arg(1_000_000, "games"), default=200, help="games per quick eval")
     p.add_argument("--eval-opponent", choices=REFERENCE_AGENTS, default="pubeval", help="quick-eval opponent")

@@ -44,6 +44,8 @@ def build_parser() -> cli.Parser:
                    help="allow replacing existing output files of the same kind (--save, the log)")
     p.add_argument("--seed", type=int, default=0, help="random seed (weights, dice)")
     p.add_argument("--log", help="CSV log path (default: --save with .csv)")
+    p.add_argument("--tensorboard", metavar="DIR", help="also log the CSV's numbers for TensorBoard here "
+                   "(needs the tensorboard package)")
     p.add_argument("--log-every", type=cli.positive_int, default=100, help="episodes per log row and save")
     p.add_argument("--eval-every", type=cli.non_negative_int, default=0, help="episodes between quick evals (0: off)")
     p.add_argument("--eval-games", type=cli.count_arg(1_000_000, "games"), default=200, help="games per quick eval")
@@ -79,7 +81,7 @@ def main() -> None:
         stage = {"settings": settings, "episodes_done": 0}
         meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
     learner = OnlineSelfPlay(model, mode, args.lam, args.lr, backend=args.engine)
-    log = cli.CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args))
+    log = cli.CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args), tensorboard=args.tensorboard)
     blocks = -(-args.num_episodes // args.log_every)
 
     def save():

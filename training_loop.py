@@ -139,7 +139,8 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, args.device)
     if continuing and trainer_state:
         trainer.load_state_dict(trainer_state)
-    log = CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args))
+    log = CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args),
+                 tensorboard=getattr(args, "tensorboard", None))
     collector = Collector(args.workers, mode, args.oneply, args.engine, args.parallel_games)
     seed_root = np.random.SeedSequence([args.seed, len(meta["lineage"])])
     rng = np.random.default_rng(seed_root.spawn(1)[0])

@@ -38,6 +38,12 @@ def die_with_parent(parent_pid: int) -> None:
         os._exit(1)
 
 
+def child_dies_with_us():
+    """preexec_fn for subprocess.Popen: the child (e.g. a gnubg binary) is killed when this process dies."""
+    parent = os.getpid()
+    return lambda: die_with_parent(parent)
+
+
 def _init(parent_pid: int, initializer, initargs) -> None:
     die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C

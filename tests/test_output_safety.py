@@ -176,3 +176,17 @@ def test_nan_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path, ckpt):
     assert ts["stage"]["episodes_done"] < 400
     if "round 1 " in errors[0]:
         assert md5(path) == before
+
+
+def test_tensorboard_is_optional(tmp_path):
+    tb = tmp_path / "tb"
+    args = ["train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", tmp_path / "t.pt", "--tensorboard",
+            tb, *QUICK]
+    try:
+        import tensorboard  # noqa: F401
+    except ImportError:
+        assert_one_line_error(run(*args), "tensorboard package")
+        assert not (tmp_path / "t.pt").exists()
+        return
+    run(*args, check=True)
+    assert any(name.startswith("events.") for name in os.listdir(tb))
