@@ -10,6 +10,7 @@ import os
 import sys
 
 from fileio import KIND_NAMES, OutputError, atomic_write, file_kind
+from workers import WorkerError
 
 
 class UsageError(Exception):
@@ -51,12 +52,12 @@ def fail(message: str, prog: str | None = None, code: int = 2) -> None:
 
 def run_main(main) -> None:
     """Call ``main()``, turning a UsageError or OutputError into one line and exit code 2,
-    a RunError or a failed write into one line and exit code 1."""
+    a RunError, a lost worker or a failed write into one line and exit code 1."""
     try:
         main()
     except (UsageError, OutputError) as exc:
         fail(str(exc))
-    except RunError as exc:
+    except (RunError, WorkerError) as exc:
         fail(str(exc), code=1)
     except OSError as exc:
         if exc.filename is None:

@@ -62,8 +62,8 @@ def plan_stage(args, stage: dict | None, settings: dict) -> bool:
     if not new_stage:
         raise UsageError(f"{args.resume}: {where} has other settings ({diff}); give the same settings to continue "
                          f"it, or --new-stage to start a new stage on its weights")
-    print(f"{args.resume}: --new-stage: starting a new stage on its weights; {where} is left unfinished",
-          file=sys.stderr)
+    print(f"{args.resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
+          f"{total:,} episodes)", file=sys.stderr)
     return False
 
 

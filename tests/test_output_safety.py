@@ -190,3 +190,24 @@ def test_tensorboard_is_optional(tmp_path):
         return
     run(*args, check=True)
     assert any(name.startswith("events.") for name in os.listdir(tb))
+
+
+def test_policy_units(tmp_path):
+    from fileio import Output, OutputError, atomic_write, check_outputs, file_kind
+    old = os.umask(0o027)
+    try:
+        with atomic_write(str(tmp_path / "a.json")) as fh:
+            fh.write("{}")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "a.json").st_mode) == 0o640  # 0666 less the umask, as open() gives
+    assert file_kind(str(tmp_path / "a.json")) == "json"
+    (tmp_path / "t.csv").write_text("a,b\n")
+    assert file_kind(str(tmp_path / "t.csv")) == "text"
+    check_outputs([Output("--csv", str(tmp_path / "t.csv"), "text", own=True)])  # the run's own file
+    with pytest.raises(OutputError, match="exists"):
+        check_outputs([Output("--csv", str(tmp_path / "t.csv"), "text")])
+    with pytest.raises(OutputError, match="same file"):
+        check_outputs([Output("--json", str(tmp_path / "n.json"), "json"),
+                       Output("--csv", str(tmp_path / "n.json"), "text")])
+    assert not any(n.startswith(".tmp") for n in os.listdir(tmp_path))  # the write probe leaves nothing

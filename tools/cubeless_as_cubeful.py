@@ -25,8 +25,8 @@ from model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoi
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("parent", help="cubeless money checkpoint (equity output, 196 inputs)")
-    p.add_argument("output")
-    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("output", help="cubeful money checkpoint to write")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing checkpoint at output")
     args = p.parse_args()
     check_outputs([Output("output", args.output, "checkpoint")], args.overwrite, {"parent": args.parent})
     try:

@@ -70,7 +70,7 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("logs", nargs="+", help="training CSV logs in chain order")
     p.add_argument("-o", "--output", required=True, help="PNG path")
-    p.add_argument("--title", default="evaluation during training (95% CI)")
+    p.add_argument("--title", default="evaluation during training (95% CI)", help="figure title")
     p.add_argument("--target", type=cli.finite_float, default=None, help="draw a horizontal target line")
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG")
     args = p.parse_args()
