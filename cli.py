@@ -1,43 +1,68 @@
-"""What every command-line script shares: one-line errors with exit code 2, atomic
-result files and CSV logs."""
+"""What every command-line script shares: one-line errors with exit code 2, limits on
+numbers, atomic result files and CSV logs (the output policy itself is fileio's)."""
 from __future__ import annotations
 
 import argparse
 import csv
 import json
+import math
 import os
 import sys
 
-from fileio import atomic_write
+from fileio import KIND_NAMES, OutputError, atomic_write, file_kind
+from workers import WorkerError
 
 
 class UsageError(Exception):
     """Bad input from the user: reported as one line, exit code 2."""
 
 
+class RunError(Exception):
+    """A run that failed part-way (a worker died, training diverged): one line, exit code 1."""
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows "(default: X)" once: not when the help already says its default, nor for
+    off-by-default switches and unset options."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default is None or action.default is False \
+                or action.default is argparse.SUPPRESS:
+            return text
+        return super()._get_help_string(action)
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with defaults shown in --help and errors as a single line."""
 
     def __init__(self, *args, **kwargs):
-        kwargs.setdefault("formatter_class", argparse.ArgumentDefaultsHelpFormatter)
+        kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
 
     def error(self, message):  # noqa: D401 - argparse hook
         fail(message, self.prog)
 
 
-def fail(message: str, prog: str | None = None) -> None:
+def fail(message: str, prog: str | None = None, code: int = 2) -> None:
     prog = prog or os.path.basename(sys.argv[0])
     print(f"{prog}: error: {message}", file=sys.stderr)
-    sys.exit(2)
+    sys.exit(code)
 
 
 def run_main(main) -> None:
-    """Call ``main()``, turning a UsageError into one line and exit code 2."""
+    """Call ``main()``, turning a UsageError or OutputError into one line and exit code 2,
+    a RunError, a lost worker or a failed write into one line and exit code 1."""
     try:
         main()
-    except UsageError as exc:
+    except (UsageError, OutputError) as exc:
         fail(str(exc))
+    except (RunError, WorkerError) as exc:
+        fail(str(exc), code=1)
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        fail(f"{exc.filename}: {exc.strerror}", code=1)
 
 
 def _int_at_least(low: int, words: str):
@@ -61,9 +86,77 @@ def positive_float(text: str) -> float:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not value > 0:
-        raise argparse.ArgumentTypeError(f"must be positive, got {text}")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
     return value
+
+
+MAX_LR = 100.0
+
+
+def learning_rate(text: str) -> float:
+    """A learning rate: positive, finite and at most MAX_LR (larger ones overflow the optimizer)."""
+    value = positive_float(text)
+    if value > MAX_LR:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LR:g}, got {text}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
+def _bounded_int(low: int, high: int, what: str):
+    base = _int_at_least(low, f"must be at least {low}")
+
+    def parse(text: str) -> int:
+        value = base(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"at most {high:,} {what}, got {value:,}")
+        return value
+    return parse
+
+
+MAX_WORKERS_PER_CORE = 4
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def workers_arg(text: str) -> int:
+    """--workers: 1 .. MAX_WORKERS_PER_CORE x the cores this process may use."""
+    high = MAX_WORKERS_PER_CORE * cores()
+    return _bounded_int(1, high, f"workers ({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")(text)
+
+
+def count_arg(high: int, what: str):
+    """A count from 1 to ``high`` (a limit that keeps the run within memory)."""
+    return _bounded_int(1, high, what)
+
+
+def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:
+    """The rows of a CSV log that has ``column``; UsageError (one line) for anything else,
+    e.g. a checkpoint given where its log was meant."""
+    if os.path.isfile(path) and file_kind(path) not in ("text", "empty"):
+        raise UsageError(f"{path} is {KIND_NAMES[file_kind(path)]}, not {what} (a CSV file such as the one "
+                         f"written next to the checkpoint)")
+    try:
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    except (UnicodeDecodeError, csv.Error):
+        raise UsageError(f"{path} is not {what} (not a CSV text file)") from None
+    if not rows or column not in rows[0]:
+        raise UsageError(f"{path} is not {what} (no rows or no {column!r} column)")
+    return rows
 
 
 def write_atomic(path: str, text: str) -> None:
@@ -77,26 +170,57 @@ def write_json(path: str, obj) -> None:
 
 
 class CsvLog:
-    """Append rows to a CSV file (header written once), flushed after every row."""
+    """A run's CSV log, flushed after every row.  ``append``: the run continues the one
+    that wrote the file (a resume of the same checkpoint); otherwise the file is started
+    afresh.  Nothing is opened before the first row, so a run that fails early leaves an
+    old file as it was (fileio.check_outputs decides whether it may be replaced)."""
 
-    def __init__(self, path: str, fields: list[str]):
+    def __init__(self, path: str, fields: list[str], append: bool = False, tensorboard: str | None = None):
         self.path = path
         self.fields = fields
-        folder = os.path.dirname(os.path.abspath(path))
-        os.makedirs(folder, exist_ok=True)
-        new = not os.path.exists(path) or os.path.getsize(path) == 0
-        self.fh = open(path, "a", newline="")
-        self.writer = csv.DictWriter(self.fh, fieldnames=fields, extrasaction="ignore")
+        self.append = append
+        self.fh = self.writer = None
+        self.tb = open_tensorboard(tensorboard) if tensorboard else None
+
+    def _open(self) -> None:
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        new = not self.append or not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+        self.fh = open(self.path, "w" if new else "a", newline="")
+        self.writer = csv.DictWriter(self.fh, fieldnames=self.fields, extrasaction="ignore")
         if new:
             self.writer.writeheader()
-            self.fh.flush()
 
     def write(self, row: dict) -> None:
+        if self.fh is None:
+            self._open()
         self.writer.writerow({k: _fmt(row.get(k, "")) for k in self.fields})
         self.fh.flush()
+        if self.tb is not None:  # the same numbers; the CSV stays the record
+            step = int(row.get("total_episodes") or row.get("episodes") or 0)
+            for k in self.fields:
+                if isinstance(row.get(k), (int, float)) and not isinstance(row.get(k), bool):
+                    self.tb.add_scalar(k, row[k], step)
+            self.tb.flush()
 
     def close(self) -> None:
-        self.fh.close()
+        if self.fh is not None:
+            self.fh.close()
+        if self.tb is not None:
+            self.tb.close()
+
+
+def require_tensorboard():
+    """torch's SummaryWriter; UsageError (one line) when the tensorboard package is missing."""
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+    except ImportError:
+        raise UsageError("--tensorboard needs the tensorboard package (pip install tensorboard); "
+                         "without the flag the CSV log has the same numbers") from None
+    return SummaryWriter
+
+
+def open_tensorboard(folder: str):
+    return require_tensorboard()(folder)
 
 
 def _fmt(v):

@@ -26,9 +26,11 @@ import tempfile
 import numpy as np
 
 import cli
+from fileio import Output, check_outputs
 from gnubg_binary import GnubgError, preflight
 from head_to_head import checkpoint_game_mode, run_head_to_head
 from model import git_commit
+from workers import child_dies_with_us
 from modes import GAME_MODES
 
 GNUBG_PY = r'''
@@ -73,7 +75,7 @@ def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers
         with open(script, "w") as fh:
             fh.write(GNUBG_PY % {"cfg": cfg, "jacoby": "on" if jacoby else "off", "ply": ply})
         procs.append(subprocess.Popen([binary, "-t", "-q", "-r", "-p", script], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True))
+                                      stderr=subprocess.PIPE, text=True, preexec_fn=child_dies_with_us()))
     games, failures, warnings = [], [], []
     for p in procs:
         out, err = p.communicate()
@@ -120,18 +122,25 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="checkpoint to analyse")
     p.add_argument("--opponent", default="self", help="self, a named opponent or a checkpoint")
-    p.add_argument("--games", type=cli.positive_int, default=100)
+    p.add_argument("--games", type=cli.count_arg(100_000, "games (each one is analysed by gnubg)"), default=100,
+                   help="games to play and analyse")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: the checkpoint's")
     p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="gnubg analysis depth")
-    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
+                   help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply", action="store_true", help="our model plays with 1-ply lookahead")
-    p.add_argument("--workers", type=cli.positive_int, default=1)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=cli.workers_arg, default=1,
+                   help=f"game-playing and gnubg processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
     p.add_argument("--out", help="folder for the .mat files (default: a temporary folder)")
     p.add_argument("--gnubg", help="path of the gnubg binary (default: on PATH or /usr/games/gnubg)")
-    p.add_argument("--json", metavar="PATH")
-    p.add_argument("--quiet", action="store_true")
+    p.add_argument("--json", metavar="PATH", help="write the result as JSON")
+    p.add_argument("--overwrite", action="store_true",
+                   help="allow replacing existing output files of the same kind (--json, the .mat files in --out)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args()
+    check_outputs([Output("--out", args.out, "folder"), Output("--json", args.json, "json")], args.overwrite,
+                  {"--model": args.model})
     try:
         info = preflight(args.gnubg)
     except GnubgError as exc:
@@ -141,19 +150,25 @@ def main() -> None:
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     os.makedirs(out_dir, exist_ok=True)
     from matfile import write_mat
-    records = run_head_to_head(args.model, opponent, args.games, mode_name, args.jacoby, args.oneply,
-                               args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
-                               progress=not args.quiet)
     files = []
     names = ("model", "opponent" if args.opponent != "self" else "model_b")
-    if mode_name == "dmp":
+
+    def saver(records):  # written as each batch ends; only the results stay in memory
+        if mode_name == "dmp":
+            for rec in records:
+                files.append(os.path.join(out_dir, f"game_{rec.index:07d}.mat"))
+                write_mat(files[-1], [rec], names, 1)
+        else:
+            for s in range(0, len(records), 100):
+                files.append(os.path.join(out_dir, f"games_{records[s].index:07d}.mat"))
+                write_mat(files[-1], records[s:s + 100], names, 0)
         for rec in records:
-            files.append(os.path.join(out_dir, f"game_{rec.index:07d}.mat"))
-            write_mat(files[-1], [rec], names, 1)
-    else:
-        for s in range(0, len(records), 100):
-            files.append(os.path.join(out_dir, f"games_{s:07d}.mat"))
-            write_mat(files[-1], records[s:s + 100], names, 0)
+            rec.turns = []
+
+    run_head_to_head(args.model, opponent, args.games, mode_name, args.jacoby, args.oneply,
+                     args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
+                     progress=not args.quiet, on_records=saver)
+    files.sort()
     try:
         games = analyse_files(files, args.ply, args.jacoby, info["binary"], args.workers)
     except GnubgError as exc:

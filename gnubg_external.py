@@ -35,6 +35,7 @@ from gnubg_binary import GnubgError, preflight
 from match import GameRecord
 from modes import game_mode
 from scoring import ALL_ROLLS
+from workers import child_dies_with_us
 
 LEVELS = {
     "gnubg-ext": ["set player 0 chequerplay evaluation plies 0", "set player 0 cubedecision evaluation plies 0"],
@@ -178,7 +179,7 @@ class GnubgSession:
         port = srv.getsockname()[1]
         master, slave = pty.openpty()  # a terminal: gnubg flushes each result line at once
         proc = subprocess.Popen([self.info["binary"], "-t", "-q", "-r"], stdin=subprocess.PIPE, stdout=slave,
-                                stderr=slave, close_fds=True)
+                                stderr=slave, close_fds=True, preexec_fn=child_dies_with_us())
         os.close(slave)
         results: list = []
         lines: list = []

@@ -2,9 +2,7 @@
 games over worker processes, and summarise them (the library behind play_models.py)."""
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
-from concurrent.futures import ProcessPoolExecutor, as_completed
 
 from tqdm import tqdm
 
@@ -14,6 +12,7 @@ from evaluation import summarize
 from match import play_games
 from model import CheckpointError, load_checkpoint
 from modes import check_model_for_mode, game_mode
+from workers import WorkerPool
 
 # games per job: many games advance together (one forward pass per step for all of
 # them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
@@ -103,11 +102,9 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
                 if on_records:
                     on_records(got)
         else:
-            ctx = mp.get_context("forkserver")
-            with ProcessPoolExecutor(workers, mp_context=ctx) as pool:
-                futures = [pool.submit(_job, {**base, "games": chunk}) for chunk in chunks]
-                for fut in as_completed(futures):
-                    got = fut.result()
+            with WorkerPool(workers, what="game-playing worker") as pool:
+                tasks = [pool.submit(_job, {**base, "games": chunk}) for chunk in chunks]
+                for _, got in pool.as_completed(tasks):
                     records += got
                     bar.update(len(got))
                     if on_records:
@@ -166,7 +163,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     agent = build_agent(spec1, mode, oneply1, seed, backend)
     if mode.cubeful and not agent.cube_capable:
         raise UsageError(f"{spec1} makes no cube decisions; cubeful money against gnubg needs a cubeful model")
-    if csv_path and not os.path.exists(csv_path):
+    if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
         with open(csv_path, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
     shares = [games // workers + (k < games % workers) for k in range(workers)]
@@ -184,9 +181,9 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
             got, err = _gnubg_job(jobs[0])
             results = [(got, err)]
         else:
-            ctx = mp.get_context("forkserver")
-            with ProcessPoolExecutor(len(jobs), mp_context=ctx) as pool:
-                results = [f.result() for f in [pool.submit(_gnubg_job, j) for j in jobs]]
+            with WorkerPool(len(jobs), what="gnubg-playing worker") as pool:
+                # no second try: the games already played are in the CSV
+                results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
         for got, err in results:
             records += got
             bar.update(len(got))
@@ -198,23 +195,34 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     return records, errors
 
 
+def player_label(spec: str) -> str:
+    """A short, whole name for a player: the checkpoint's file name, or the opponent's name."""
+    return os.path.splitext(os.path.basename(spec))[0] if os.path.isfile(spec) else spec
+
+
 def format_table(summary: dict, name1: str, name2: str) -> str:
     s = summary
+    a, b = player_label(name1), player_label(name2)
     lines = [f"{name1}  vs  {name2}",
              f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}"]
+    few = s["games"] < 4  # fewer than two duplicate pairs: a bootstrap has nothing to resample
 
-    def ci(d, scale=1.0, fmt="{:+.1f}"):
-        return f"{fmt.format(d['mean'] * scale)}  95% CI [{fmt.format(d['ci_low'] * scale)}, {fmt.format(d['ci_high'] * scale)}]"
+    def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):
+        mean = f"{fmt.format(d['mean'] * scale)}{unit}"
+        if few:
+            return f"{mean}  (no CI: fewer than 2 duplicate pairs)"
+        return f"{mean}  95% CI [{fmt.format(d['ci_low'] * scale)}{unit}, {fmt.format(d['ci_high'] * scale)}{unit}]"
 
-    lines.append(f"  win rate ({name1}):        {ci(s['win_rate'], 100, '{:.2f}')} %")
+    lines.append(f"  win rate ({a}): {ci(s['win_rate'], 100, '{:.2f}', '%')}")
     if "points_per_game" in s:
-        lines.append(f"  mEq/game ({name1}):        {ci(s['points_per_game'], 1000)}")
-        lines.append(f"  gammons / backgammons:    {100 * s['gammon_rate']:.2f}% / {100 * s['backgammon_rate']:.2f}% of games")
+        lines.append(f"  mEq/game ({a}): {ci(s['points_per_game'], 1000)}")
+        lines.append(f"  gammons / backgammons: {100 * s['gammon_rate']:.2f}% / "
+                     f"{100 * s['backgammon_rate']:.2f}% of games")
     if "capped_meq_per_game" in s:
-        lines.append(f"  capped +-128 mEq/game:    {ci(s['capped_meq_per_game'])}")
+        lines.append(f"  capped +-128 mEq/game ({a}): {ci(s['capped_meq_per_game'])}")
         for key in ("doubles", "takes", "drops"):
             d = s[f"{key}_per_game"]
-            lines.append(f"  {key} per game:{' ' * (13 - len(key))}{name1[:12]} {d['a']:.3f}, {name2[:12]} {d['b']:.3f}")
+            lines.append(f"  {key} per game: {a} {d['a']:.3f}, {b} {d['b']:.3f}")
     if s.get("abandoned"):
         lines.append(f"  abandoned games (over the ply limit): {s['abandoned']}")
     return "\n".join(lines)

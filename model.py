@@ -23,7 +23,7 @@ import sys
 import torch
 from torch import nn
 
-from fileio import atomic_write
+from fileio import KIND_NAMES, atomic_write, file_kind
 
 OUTPUT_MODES = ("probability", "equity", "prob5")
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
@@ -156,11 +156,15 @@ def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, di
     """(model, metadata, trainer_state) from a checkpoint; CheckpointError with the reason otherwise."""
     if not os.path.isfile(path):
         raise CheckpointError(f"{path}: no such checkpoint file")
+    kind = file_kind(path)
+    if kind not in ("checkpoint", "empty"):
+        raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")
     try:
         payload = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:  # torch raises many kinds for truncated or foreign files
-        raise CheckpointError(f"{path}: not a readable checkpoint ({type(exc).__name__}: "
-                              f"{str(exc).splitlines()[0] if str(exc) else 'corrupt or truncated'})") from None
+        # (its weights_only advice is not for us: a checkpoint holds tensors and plain data only)
+        reason = str(exc).splitlines()[0] if str(exc) and "weights_only" not in str(exc) else "corrupt or truncated"
+        raise CheckpointError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {reason})") from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path}: not a {CHECKPOINT_FORMAT} file")
     if payload.get("version") != CHECKPOINT_VERSION:

@@ -14,6 +14,7 @@ import os
 
 import cli
 from agents import REFERENCE_AGENTS
+from fileio import Output, check_outputs
 from head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg, run_head_to_head,
                           summarize_games)
 from model import git_commit
@@ -21,26 +22,45 @@ from modes import GAME_MODES
 from movegen import BACKENDS
 
 
+MAX_GAMES = 10_000_000  # each game's record (about 300 bytes) is kept for the summary and --csv
+
+
+def check_play_outputs(args, model2: str, games_csv: str | None = None) -> None:
+    """fileio's output policy for every file this run writes, before any game is played."""
+    inputs = {"--model1": args.model1, "--model2": model2}
+    check_outputs([Output("--json", args.json, "json"), Output("--csv", args.csv, "text"),
+                   Output("--games-csv" if args.games_csv else "the games CSV", games_csv, "text"),
+                   Output("--save-games", args.save_games, "folder")], args.overwrite,
+                  {k: v for k, v in inputs.items() if v and os.path.isfile(v)})
+
+
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model1", required=True, help=f"checkpoint or {'|'.join(REFERENCE_AGENTS)}")
     p.add_argument("--model2", help="checkpoint, a named opponent, or gnubg-ext / gnubg-ext-full (the real binary)")
     p.add_argument("--gnubg-nn", action="store_true", help="shortcut for --model2 gnubg-nn")
-    p.add_argument("--games", type=cli.positive_int, default=1000, help="games (pairs of duplicate games)")
-    p.add_argument("--workers", type=cli.positive_int, default=1)
+    p.add_argument("--games", type=cli.count_arg(MAX_GAMES, "games (each game's result is kept for the summary)"),
+                   default=1000, help="games, played in duplicate pairs")
+    p.add_argument("--workers", type=cli.workers_arg, default=1,
+                   help=f"game-playing processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: model1's mode, else dmp")
-    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
+                   help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply1", action="store_true", help="model1 looks 1 ply ahead")
     p.add_argument("--oneply2", action="store_true", help="model2 looks 1 ply ahead")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files")
+    p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
+    p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files into this folder")
     p.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     p.add_argument("--csv", metavar="PATH", help="write one row per game under a provenance header "
                    "(command, commit, seed, games, date, summary): the record behind a published number")
     p.add_argument("--games-csv", metavar="PATH", help="gnubg-ext: one row per game, written as each game ends "
-                   "(default runs/gnubg_<time>.csv)")
+                   "(default runs/gnubg_<time>.csv); its result column is gnubg's: 1 single, 2 gammon, "
+                   "3 backgammon, 0 a dropped double")
     p.add_argument("--gnubg-timeout", type=cli.positive_float, default=60.0, help="seconds to wait for gnubg")
-    p.add_argument("--engine", choices=BACKENDS, default="auto")
+    p.add_argument("--engine", choices=BACKENDS, default="auto", help="move generator")
+    p.add_argument("--overwrite", action="store_true",
+                   help="allow replacing existing output files of the same kind (--json, --csv, --games-csv, "
+                        "the .mat files in --save-games)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
 
@@ -57,6 +77,7 @@ def main() -> None:
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
+    check_play_outputs(args, model2)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
 
@@ -72,6 +93,8 @@ def main() -> None:
             else:
                 first, last = records[0].index, records[-1].index
                 write_mat(os.path.join(args.save_games, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
+            for rec in records:  # written: only the result stays in memory
+                rec.turns = []
 
     records = run_head_to_head(args.model1, model2, args.games, mode_name, args.jacoby, args.oneply1,
                                args.oneply2, args.seed, args.workers, record=bool(args.save_games),
@@ -111,6 +134,7 @@ def against_gnubg(args, level: str) -> None:
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
+    check_play_outputs(args, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     records, errors = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
                                         args.seed, args.workers, csv_path, args.engine, not args.quiet,

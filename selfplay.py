@@ -13,15 +13,13 @@ double first passes a cube node (see modes.py): the node is a sample too, with
 target max(no double, min(2 x take value, 1)), and the cube decisions are the
 greedy ones under the network's own values.
 
-``collect_parallel`` spreads the episodes over worker processes; they return
+``Collector`` spreads the episodes over worker processes (workers.WorkerPool: they
+die with the run, and a lost share of a round is collected again); they return
 plain numpy arrays.
 """
 from __future__ import annotations
 
-import os
 import time
-from concurrent.futures import ProcessPoolExecutor
-import multiprocessing as mp
 
 import numpy as np
 import torch
@@ -30,6 +28,7 @@ import backgammon_engine as be
 from encoding import CUBE_CENTERED, CUBE_THEIRS
 from modes import GameMode, can_double, owner_for_opponent
 from scoring import Scorer, roll_index, segment_argmax
+from workers import WorkerPool
 
 MAX_PLIES = 3000  # a game this long is abandoned (never seen in practice; guards a broken net)
 
@@ -159,12 +158,6 @@ class SelfPlay:
 _WORKER_CACHE: dict = {}
 
 
-def _init_worker() -> None:
-    import signal
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and saves
-    torch.set_num_threads(1)
-
-
 def _collect_job(job: dict) -> dict:
     from model import TDNetwork
     key = (job["n_inputs"], tuple(job["hidden"]), job["output_mode"])
@@ -188,8 +181,7 @@ class Collector:
         self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
         self.pool = None
         if workers > 1:
-            ctx = mp.get_context("forkserver" if os.name == "posix" else "spawn")
-            self.pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker)
+            self.pool = WorkerPool(workers, what="self-play worker")
 
     def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
         return self.result(self.submit(model, n_episodes, seed_seq))
@@ -211,11 +203,11 @@ class Collector:
                 for share, child in zip(shares, seed_seq.spawn(self.workers)) if share > 0]
         return [self.pool.submit(_collect_job, job) for job in jobs]
 
-    @staticmethod
-    def result(pending) -> dict:
+    def result(self, pending) -> dict:
+        """The round's samples; workers.WorkerError if a share could not be collected."""
         if isinstance(pending, dict):
             return pending
-        parts = [f.result() for f in pending]
+        parts = self.pool.results(pending)
         stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"]}
         return {"features": np.concatenate([p["features"] for p in parts]),
                 "targets": np.concatenate([p["targets"] for p in parts]),
@@ -223,5 +215,5 @@ class Collector:
 
     def close(self) -> None:
         if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+            self.pool.close()
             self.pool = None

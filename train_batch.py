@@ -28,26 +28,35 @@ def hidden_arg(text: str) -> list[int]:
         raise cli.argparse.ArgumentTypeError(str(exc)) from None
 
 
+MAX_EPISODES_PER_ROUND = 20_000  # a round's samples are held in memory: about 90 kB per episode
+
+
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--game-mode", choices=GAME_MODES, default=None,
                    help="default: the checkpoint's mode, or dmp from scratch")
-    p.add_argument("--hidden", type=hidden_arg, default=[80], help="hidden layer sizes (from scratch)")
+    p.add_argument("--hidden", type=hidden_arg, default="80", help="hidden layer sizes (from scratch)")
     p.add_argument("--expand", type=hidden_arg, default=None,
                    help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving)")
-    p.add_argument("--resume", metavar="CKPT", help="continue from a checkpoint")
+    p.add_argument("--resume", metavar="CKPT", help="continue from a checkpoint (its unfinished stage, given the "
+                   "same settings; otherwise a new stage on its weights)")
+    p.add_argument("--new-stage", action="store_true",
+                   help="with --resume of an unfinished stage: start a new stage on its weights instead")
     p.add_argument("--warm-start-equity", metavar="DMP_CKPT", help="DMP trunk + fresh equity head -> cubeless money")
     p.add_argument("--warm-start-cubeful", metavar="CUBELESS_CKPT", help="196 -> 200 inputs -> cubeful money")
     p.add_argument("--num-episodes", type=cli.positive_int, default=10000, help="episodes in this stage")
-    p.add_argument("--episodes-per-round", type=cli.positive_int, default=500)
+    p.add_argument("--episodes-per-round", type=cli.count_arg(MAX_EPISODES_PER_ROUND, "(a round is held in memory)"),
+                   default=500, help="self-play episodes collected before each training pass")
     p.add_argument("--oneply", action="store_true", help="exact 1-ply targets (all 21 rolls)")
-    p.add_argument("--optimizer", choices=OPTIMIZERS, default="adam")
-    p.add_argument("--lr", type=cli.positive_float, default=1e-3)
-    p.add_argument("--end-lr", type=cli.positive_float, default=None, help="linear anneal target (default: constant)")
+    p.add_argument("--optimizer", choices=OPTIMIZERS, default="adam", help="optimizer")
+    p.add_argument("--lr", type=cli.learning_rate, default=1e-3, help="learning rate (start of the schedule)")
+    p.add_argument("--end-lr", type=cli.learning_rate, default=None,
+                   help="linear anneal target (default: none, a constant --lr)")
     p.add_argument("--warmup-cycles", type=cli.non_negative_int, default=0, help="rounds ramping 0.1x -> 1x")
-    p.add_argument("--batch-size", type=cli.positive_int, default=256)
+    p.add_argument("--batch-size", type=cli.positive_int, default=256, help="minibatch size")
     p.add_argument("--epochs", type=cli.positive_int, default=1, help="training passes over each round's samples")
-    p.add_argument("--workers", type=cli.positive_int, default=1, help="self-play processes")
+    p.add_argument("--workers", type=cli.workers_arg, default=1,
+                   help=f"self-play processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--overlap", action="store_true",
                    help="with --workers > 1: collect the next round while training on this one (for machines "
                         "with cores or a GPU to spare: on 2 cores with 2 workers it measured 2x slower)")
@@ -55,13 +64,16 @@ def build_parser() -> cli.Parser:
     p.add_argument("--engine", choices=BACKENDS, default="auto", help="move generator")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where training runs")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True, help="cubeful: Jacoby rule")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed (weights, dice, minibatch order)")
     p.add_argument("--save", required=True, help="checkpoint path (written atomically every --save-every rounds)")
-    p.add_argument("--save-every", type=cli.positive_int, default=1)
-    p.add_argument("--overwrite", action="store_true", help="allow --save to replace an existing file")
-    p.add_argument("--log", help="CSV log path (default: next to --save)")
+    p.add_argument("--save-every", type=cli.positive_int, default=1, help="rounds between checkpoint saves")
+    p.add_argument("--overwrite", action="store_true",
+                   help="allow replacing existing output files of the same kind (--save, the log, --json)")
+    p.add_argument("--log", help="CSV log path (default: --save with .csv)")
+    p.add_argument("--tensorboard", metavar="DIR", help="also log the CSV's numbers for TensorBoard here "
+                   "(needs the tensorboard package)")
     p.add_argument("--eval-every", type=cli.non_negative_int, default=0, help="rounds between quick evals (0: off)")
-    p.add_argument("--eval-games", type=cli.positive_int, default=200, help="games per quick eval")
+    p.add_argument("--eval-games", type=cli.count_arg(1_000_000, "games"), default=200, help="games per quick eval")
     p.add_argument("--eval-opponent", choices=REFERENCE_AGENTS, default="pubeval", help="quick-eval opponent")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", metavar="PATH", help="write the run summary here")

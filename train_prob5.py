@@ -22,6 +22,11 @@ def build_parser() -> cli.Parser:
     p = batch_parser()
     p.description = __doc__.split("\n\n")[0]
     p.set_defaults(game_mode="cubeless-money")
+    for action in p._actions:  # what prob5 training does not take
+        if action.dest == "game_mode":
+            action.help = "prob5 models play cubeless money only"
+        elif action.dest in ("warm_start_equity", "warm_start_cubeful", "jacoby"):
+            action.help = cli.argparse.SUPPRESS
     return p
 
 
@@ -39,6 +44,8 @@ def main() -> None:
         return quick_eval(model, mode, games, seed, args.eval_opponent)
 
     summary = run_stage(args, output_mode="prob5", evaluate=evaluate)
+    if args.json:
+        cli.write_json(args.json, summary)
     print(json.dumps(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)

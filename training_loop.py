@@ -4,13 +4,18 @@ evaluation, atomic saves and resume.
 
 A *stage* is one command (e.g. the DMP leg, or a --oneply refinement).  Its
 progress is stored in the checkpoint, so ``--resume`` of an unfinished stage with
-the same ``--num-episodes`` continues its episode count, LR schedule and
-optimizer state; ``--resume`` of a finished one starts a new stage on its weights.
+the same settings continues its episode count, LR schedule and optimizer state;
+with other settings it needs ``--new-stage``; ``--resume`` of a finished one starts
+a new stage on its weights.  Either way one line says which.
+
+A signal (SIGTERM, Ctrl-C) stops the run between training steps, never inside one,
+so the saved weights and episode counts always agree; a loss that is not finite
+stops the run and leaves the last good checkpoint as it was.
 """
 from __future__ import annotations
 
+import math
 import os
-import signal
 import time
 
 import numpy as np
@@ -18,11 +23,13 @@ import torch
 from tqdm import tqdm
 
 import net_growth
-from cli import CsvLog, UsageError
+from cli import CsvLog, RunError, UsageError
 from model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
 from modes import check_model_for_mode, game_mode
+from run_control import Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself
 from selfplay import Collector
 from trainer import Trainer, scheduled_lr
+from workers import WorkerError
 
 LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
               "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes", "drops",
@@ -75,14 +82,14 @@ def build_model(args, output_mode: str | None = None):
     return model, meta, trainer_state, mode
 
 
-def check_save_path(args) -> None:
-    """Refuse to overwrite a checkpoint this run did not start from."""
-    if os.path.exists(args.save) and not args.overwrite:
-        if not (args.resume and os.path.abspath(args.resume) == os.path.abspath(args.save)):
-            raise UsageError(f"{args.save} exists; pass --overwrite, resume from it, or choose another --save")
-    folder = os.path.dirname(os.path.abspath(args.save))
-    if os.path.exists(folder) and not os.access(folder, os.W_OK):
-        raise UsageError(f"cannot write to {folder}")
+def check_finite(model, loss: float, where: str, lr: float, args, done: int) -> None:
+    """RunError (the checkpoint on disk is left as it was) when training diverged."""
+    if math.isfinite(loss) and all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+        return
+    kept = (f"{args.save} keeps the last good weights" if os.path.exists(args.save)
+            else "no checkpoint was written")
+    raise RunError(f"the loss became {loss} in {where} (lr {lr:g}): training stopped; {kept} "
+                   f"({done:,} episodes of this stage); try a smaller --lr")
 
 
 def stage_settings(args, mode) -> dict:
@@ -91,18 +98,27 @@ def stage_settings(args, mode) -> dict:
             "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
 
 
-class _Interrupted(Exception):
-    pass
-
-
-def _raise_interrupt(signum, frame):
-    raise _Interrupted(signal.Signals(signum).name)
+def round_row(round_index, done, total, data, loss, lr, n, secs, t_collect, elapsed, cpu_seconds, evaluate,
+              eval_games, bar) -> dict:
+    """One log row; ``evaluate()``, when given, runs the quick evaluation for it."""
+    st = data["stats"]
+    row = {"round": round_index, "stage_episodes": done, "total_episodes": total,
+           "samples": len(data["targets"]), "loss": loss, "lr": lr, "episodes_per_s": n / secs,
+           "evals_per_s": st["evaluations"] / max(t_collect, 1e-9), "round_seconds": secs,
+           "elapsed_seconds": elapsed, "cpu_hours": cpu_seconds / 3600,
+           "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
+           "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
+    if evaluate:
+        opp, res, lo, hi = evaluate()
+        row.update(eval_opponent=opp, eval_games=eval_games, eval_result=res, eval_ci_low=lo, eval_ci_high=hi)
+        bar.write(f"round {round_index}: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
+    return row
 
 
 def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     """Run one stage as the flags say; returns a summary dict.  ``evaluate(model, mode,
     games, seed)`` -> (opponent, result, low, high) runs the periodic quick evaluation."""
-    check_save_path(args)
+    check_run_outputs(args)
     torch.manual_seed(args.seed)  # before any network is built: fresh weights follow the seed
     if args.device == "cuda" and not torch.cuda.is_available():
         raise UsageError("--device cuda asked for, but no CUDA device is available")
@@ -110,8 +126,7 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     model.to(args.device)
     settings = stage_settings(args, mode)
     stage = (trainer_state or {}).get("stage")
-    continuing = bool(args.resume and stage and stage["settings"] == settings
-                      and stage["episodes_done"] < settings["num_episodes"])
+    continuing = plan_stage(args, stage, settings)
     if continuing:
         done = stage["episodes_done"]
         round_index = stage["rounds_done"]
@@ -124,8 +139,8 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, args.device)
     if continuing and trainer_state:
         trainer.load_state_dict(trainer_state)
-    log_path = args.log or os.path.splitext(args.save)[0] + ".csv"
-    log = CsvLog(log_path, LOG_FIELDS)
+    log = CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args),
+                 tensorboard=getattr(args, "tensorboard", None))
     collector = Collector(args.workers, mode, args.oneply, args.engine, args.parallel_games)
     seed_root = np.random.SeedSequence([args.seed, len(meta["lineage"])])
     rng = np.random.default_rng(seed_root.spawn(1)[0])
@@ -135,7 +150,7 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
         meta["lineage"][-1]["episodes"] = done
         save_checkpoint(args.save, model, meta, {**trainer.state_dict(), "stage": stage})
 
-    old_term = signal.signal(signal.SIGTERM, _raise_interrupt)
+    signals = StopSignals().__enter__()
     started = time.time()
     # CPU time of this stage: this process plus the workers' collection time; carried over on resume
     cpu_seconds = float(stage.get("cpu_seconds", 0.0)) if continuing else 0.0
@@ -172,41 +187,39 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
             else:
                 data = collector.collect(model, n, round_seed(round_index))
             t_collect = time.time() - t0
-            for _ in range(args.epochs):
-                last_loss = trainer.train_epoch(data["features"], data["targets"], rng)
-            secs = time.time() - t0
-            now = time.process_time()
-            cpu_seconds += now - cpu_mark + data["stats"].get("cpu_seconds", 0.0)
-            cpu_mark = now
-            done += n
-            meta["episodes"] = int(meta.get("episodes", 0)) + n
-            round_index += 1
-            st = data["stats"]
-            row = {"round": round_index, "stage_episodes": done, "total_episodes": meta["episodes"],
-                   "samples": len(data["targets"]), "loss": last_loss, "lr": lr, "episodes_per_s": n / secs,
-                   "evals_per_s": st["evaluations"] / max(t_collect, 1e-9), "round_seconds": secs,
-                   "elapsed_seconds": time.time() - started, "cpu_hours": cpu_seconds / 3600,
-                   "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
-                   "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
-            if evaluate and args.eval_every and (round_index % args.eval_every == 0 or done >= args.num_episodes):
-                opp, res, lo, hi = evaluate(model, mode, args.eval_games, args.seed + round_index)
-                row.update(eval_opponent=opp, eval_games=args.eval_games, eval_result=res, eval_ci_low=lo, eval_ci_high=hi)
-                bar.write(f"round {round_index}: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
-            log.write(row)
-            if round_index % args.save_every == 0 or done >= args.num_episodes:
-                save()
+            with signals.guard():  # a signal now waits until the round is trained, counted and saved
+                for _ in range(args.epochs):
+                    last_loss = trainer.train_epoch(data["features"], data["targets"], rng)
+                    check_finite(model, last_loss, f"round {round_index + 1}", lr, args, done)
+                secs = time.time() - t0
+                now = time.process_time()
+                cpu_seconds += now - cpu_mark + data["stats"].get("cpu_seconds", 0.0)
+                cpu_mark = now
+                done += n
+                meta["episodes"] = int(meta.get("episodes", 0)) + n
+                round_index += 1
+                log.write(round_row(round_index, done, meta["episodes"], data, last_loss, lr, n, secs, t_collect,
+                                    time.time() - started, cpu_seconds, evaluate and args.eval_every
+                                    and (round_index % args.eval_every == 0 or done >= args.num_episodes)
+                                    and (lambda: evaluate(model, mode, args.eval_games, args.seed + round_index)),
+                                    args.eval_games, bar))
+                if round_index % args.save_every == 0 or done >= args.num_episodes:
+                    save()
             bar.update(n)
             bar.set_postfix(eps=f"{n / secs:.1f}/s", loss=f"{last_loss:.5f}", lr=f"{lr:.2g}")
-    except (KeyboardInterrupt, _Interrupted) as exc:
+    except (KeyboardInterrupt, Interrupted) as exc:
         interrupted = str(exc) or "SIGINT"
         bar.write(f"interrupted ({interrupted}): saving {args.save} at {done} episodes")
         save()
+    except WorkerError as exc:
+        kept = f"{args.save} keeps the last checkpoint" if os.path.exists(args.save) else "no checkpoint was written"
+        raise RunError(f"{exc}; {kept} ({done:,} episodes of this stage)") from None
     finally:
-        signal.signal(signal.SIGTERM, old_term)
+        signals.__exit__()
         bar.close()
         collector.close()
         log.close()
     if not interrupted:
         save()
-    return {"save": args.save, "log": log_path, "episodes": done, "total_episodes": meta["episodes"],
+    return {"save": args.save, "log": log.path, "episodes": done, "total_episodes": meta["episodes"],
             "loss": last_loss, "seconds": time.time() - started, "interrupted": interrupted}

@@ -13,7 +13,7 @@ from td_agent import TDAgent
 def test_dmp_from_scratch_beats_random(tmp_path):
     path = tmp_path / "dmp.pt"
     run("train_batch.py", "--hidden", "40", "--num-episodes", "5000", "--episodes-per-round", "20",
-        "--seed", "1", "--quiet", "--save", path, check=True)
+        "--seed", "1", "--quiet", "--save", path, check=True)  # run() has the hang guard; no speed limit
     agent = TDAgent.from_checkpoint(str(path))
     mode = game_mode("dmp")
     records = play_games(agent, RandomAgent(seed=5), range(400), mode, seed=3)

@@ -18,17 +18,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import cli  # noqa: E402
 import net_growth  # noqa: E402
+from fileio import Output, check_outputs  # noqa: E402
 from model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
 
 
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("parent", help="cubeless money checkpoint (equity output, 196 inputs)")
-    p.add_argument("output")
-    p.add_argument("--overwrite", action="store_true")
+    p.add_argument("output", help="cubeful money checkpoint to write")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing checkpoint at output")
     args = p.parse_args()
-    if os.path.exists(args.output) and not args.overwrite:
-        raise cli.UsageError(f"{args.output} exists; pass --overwrite or choose another path")
+    check_outputs([Output("output", args.output, "checkpoint")], args.overwrite, {"parent": args.parent})
     try:
         model, meta, _ = load_checkpoint(args.parent)
         if meta.get("game_mode") != "cubeless-money":

@@ -34,7 +34,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 import cli  # noqa: E402
-from fileio import atomic_write  # noqa: E402
+from fileio import Output, atomic_write, check_outputs  # noqa: E402
 from model import CheckpointError, load_checkpoint  # noqa: E402
 
 MAGIC = b"TDBGNET1"
@@ -60,7 +60,9 @@ def main() -> None:
     p.add_argument("checkpoint")
     p.add_argument("output", help=".bin path (written atomically)")
     p.add_argument("--no-jacoby", action="store_true", help="cubeful: score gammons with a centred cube")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing exported weights file")
     args = p.parse_args()
+    check_outputs([Output("output", args.output, "weights")], args.overwrite, {"the checkpoint": args.checkpoint})
     try:
         model, meta, _ = load_checkpoint(args.checkpoint)
     except CheckpointError as exc:

@@ -15,14 +15,13 @@ checkpoint, drawn as a large marker with its 95% CI at the end of that stage.
 """
 from __future__ import annotations
 
-import csv
 import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import cli  # noqa: E402
-from fileio import atomic_write  # noqa: E402
+from fileio import Output, atomic_write, check_outputs  # noqa: E402
 from results_file import ResultsFileError, default_metric, read_results  # noqa: E402
 from stats import bootstrap_ci, pair_means  # noqa: E402
 
@@ -31,12 +30,7 @@ def load_chain(paths: list[str], old_agent_logs: int = 0) -> tuple[list[dict], l
     """(evaluation points, one end-of-stage dict per log with its episodes and CPU-hours)."""
     points, ends, cpu_offset = [], [], 0.0
     for path in paths:
-        try:
-            rows = list(csv.DictReader(open(path, newline="")))
-        except OSError as exc:
-            raise cli.UsageError(f"cannot read {path}: {exc.strerror}") from None
-        if not rows or "eval_result" not in rows[0]:
-            raise cli.UsageError(f"{path} is not a training log with evaluations")
+        rows = cli.read_log(path, "eval_result", "a training log with evaluations")
         last_cpu, last_episodes = 0.0, 0.0
         old = len(ends) < old_agent_logs
         for r in rows:
@@ -119,16 +113,19 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("logs", nargs="+", help="training CSV logs in chain order")
     p.add_argument("-o", "--output", required=True, help="PNG path")
-    p.add_argument("--title", default="evaluation during training (95% CI)")
-    p.add_argument("--target", type=float, default=None, help="draw a horizontal target line")
+    p.add_argument("--title", default="evaluation during training (95% CI)", help="figure title")
+    p.add_argument("--target", type=cli.finite_float, default=None, help="draw a horizontal target line")
     p.add_argument("--old-agent-logs", type=int, default=0, metavar="N",
                    help="the first N logs were evaluated by the pre-fix gnubg-nn agent (money equity in DMP) "
                         "(default: 0)")
     p.add_argument("--final-results", nargs="+", metavar="CSV", default=(),
                    help="per log, a per-game result CSV of its final checkpoint, or '-' (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG")
     args = p.parse_args()
     points, ends = load_chain(args.logs, args.old_agent_logs)
     finals = final_results(list(args.final_results), ends) if args.final_results else []
+    check_outputs([Output("--output", args.output, "png")], args.overwrite,
+                  {f"log {k + 1}": x for k, x in enumerate(args.logs)})
     plot(points, args.output, args.title, args.target, finals)
     print(args.output)
 

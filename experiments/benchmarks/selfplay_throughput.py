@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing as mp
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -26,7 +24,8 @@ import torch  # noqa: E402
 
 from model import TDNetwork, parse_hidden  # noqa: E402
 from modes import GAME_MODES, game_mode  # noqa: E402
-from selfplay import Collector, _init_worker  # noqa: E402
+from selfplay import Collector  # noqa: E402
+from workers import WorkerPool  # noqa: E402
 
 
 def _forward_rate(job) -> float:
@@ -47,9 +46,9 @@ def _forward_rate(job) -> float:
 
 
 def ceiling(workers: int, n_inputs: int, hidden, output_mode: str, seconds: float) -> float:
-    ctx = mp.get_context("forkserver")
-    with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker) as pool:
-        return sum(pool.map(_forward_rate, [(n_inputs, hidden, output_mode, seconds)] * workers))
+    with WorkerPool(workers) as pool:
+        tasks = [pool.submit(_forward_rate, (n_inputs, hidden, output_mode, seconds)) for _ in range(workers)]
+        return sum(pool.results(tasks))
 
 
 def main() -> None:
