@@ -65,7 +65,15 @@ class TDNetwork(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
-        out = self.head(self.trunk(x))
+        return self.from_first_layer(self.layers[0](x))
+
+    def from_first_layer(self, pre: torch.Tensor) -> torch.Tensor:
+        """The rest of forward from the first layer's pre-activations W1 x + b1, which
+        scoring can compute more cheaply than a full matrix product (scoring.py)."""
+        x = torch.relu(pre)
+        for layer in self.layers[1:]:
+            x = torch.relu(layer(x))
+        out = self.head(x)
         if self.output_mode == "equity":
             return out.squeeze(-1)
         out = torch.sigmoid(out)
