@@ -44,6 +44,13 @@ def _as_board(board) -> np.ndarray:
     return arr
 
 
+def _grown(arr: np.ndarray, rows: int, new) -> np.ndarray:
+    """``arr`` with room for ``rows`` rows, its rows kept; ``new`` makes the new array."""
+    out = new((rows,) + arr.shape[1:], dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
 def _ptr(ctype: str, arr: np.ndarray):
     return ffi.cast(ctype, ffi.from_buffer(arr))
 
@@ -87,21 +94,21 @@ class Expander:
         self.width = width
         self.on_roll_row = on_roll_row
         self._boards = np.empty((capacity, 2, 25), dtype=np.int8)
-        # columns past 196 (cube inputs) are the caller's; C never writes them
-        self._features = np.zeros((capacity, width), dtype=np.float32)
-        self._pre = None  # first-layer pre-activations (expand_first_layer), allocated on first use
+        # per-row outputs beside the boards, each allocated on first use and grown with them:
+        # inputs (expand; columns past 196 are the caller's cube inputs, C never writes
+        # them) and first-layer pre-activations (expand_first_layer)
+        self._features = None
+        self._pre = None
         self._where = ffi.new("int *")
 
     def _grow(self, rows: int) -> None:
-        old_b, old_f = self._boards, self._features
+        old_b = self._boards
         self._boards = np.empty((rows, 2, 25), dtype=np.int8)
         self._boards[: len(old_b)] = old_b
-        self._features = np.zeros((rows, self.width), dtype=np.float32)
-        self._features[: len(old_f)] = old_f
+        if self._features is not None:
+            self._features = _grown(self._features, rows, np.zeros)
         if self._pre is not None:
-            old_p = self._pre
-            self._pre = np.empty((rows, old_p.shape[1]), dtype=np.float32)
-            self._pre[: len(old_p)] = old_p
+            self._pre = _grown(self._pre, rows, np.empty)
 
     def expand(self, boards, dice, encode: bool = True):
         """Every legal result of each (board, dice) input.
@@ -115,6 +122,8 @@ class Expander:
         b, d = check_batch(boards, dice)
         b = np.ascontiguousarray(b, dtype=np.int8)
         d = np.ascontiguousarray(d, dtype=np.int8)
+        if encode and self._features is None:
+            self._features = np.zeros((len(self._boards), self.width), dtype=np.float32)
 
         def call(done, offsets):
             return lib.bg_expand_batch(
