@@ -7,6 +7,7 @@ import torch
 
 import backgammon_engine as be
 import c_engine
+from cli_helpers import ROOT
 import encoding
 from model import TDNetwork, load_checkpoint
 from modes import game_mode
@@ -32,7 +33,7 @@ def one_torch_thread():
 
 def _model(trained: bool, output: str, n_inputs: int, path: str):
     if trained:
-        model, meta, _ = load_checkpoint(path)
+        model, meta, _ = load_checkpoint(f"{ROOT}/{path}")
         assert (model.output_mode, model.n_inputs) == (output, n_inputs)
         return model.eval()
     torch.manual_seed(n_inputs + len(output))
