@@ -65,14 +65,13 @@ class TDNetwork(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
-        return self.from_first_layer(self.layers[0](x))
+        return self.from_first_hidden(torch.relu(self.layers[0](x)))
 
-    def from_first_layer(self, pre: torch.Tensor) -> torch.Tensor:
-        """The rest of forward from the first layer's pre-activations W1 x + b1, which
-        scoring can compute more cheaply than a full matrix product (scoring.py)."""
-        x = torch.relu(pre)
-        for layer in self.layers[1:]:
-            x = torch.relu(layer(x))
+    def from_first_hidden(self, x: torch.Tensor) -> torch.Tensor:
+        """The rest of forward from the first hidden layer's activations, which scoring
+        can compute more cheaply than a full matrix product (scoring.py)."""
+        for i in range(1, len(self.layers)):  # (slicing a ModuleList builds a new one per call)
+            x = torch.relu(self.layers[i](x))
         out = self.head(x)
         if self.output_mode == "equity":
             return out.squeeze(-1)

@@ -12,7 +12,7 @@ targets), exact 1-ply targets (all 21 rolls) and the 0-ply/1-ply agents:
 First layer (``first_layer``): "dense" multiplies every candidate's 196 (200) inputs
 by W1.  "incremental" lets the C engine compute W1 x + b1 of the pre-move board once
 per input and add, per candidate, only the weight columns of the few inputs the move
-changed; the network goes on from there.  Same values within float32 rounding (the
+changed, then the ReLU; the network goes on from there.  Same values within float32 rounding (the
 sums run in another order), several times less first-layer arithmetic.  "auto" is
 incremental with the C engine on a CPU device and dense otherwise (the Python
 engine has no incremental path; on a GPU the dense product is cheap).
@@ -83,16 +83,16 @@ class Scorer:
         self.net_seconds = 0.0  # time in forward passes
 
     @torch.inference_mode()
-    def net(self, features: np.ndarray, pre_activations: bool = False) -> np.ndarray:
+    def net(self, features: np.ndarray, first_hidden: bool = False) -> np.ndarray:
         """Raw network values (N,) or (N, 5) as float64, side on roll = the encoded side.
-        ``pre_activations``: the rows are first-layer pre-activations, not inputs.
+        ``first_hidden``: the rows are the first hidden layer's activations, not inputs.
 
         On the CPU the rows go through in blocks of CPU_BLOCK: a block's activations
         stay in cache, which measured ~35% faster per row than one huge batch."""
         self.evaluations += len(features)
         t0 = time.perf_counter()
         x = torch.from_numpy(features)
-        forward = self.model.from_first_layer if pre_activations else self.model
+        forward = self.model.from_first_hidden if first_hidden else self.model
         if self.device.type != "cpu":
             out = forward(x.to(self.device, non_blocking=True)).float().cpu()
         elif len(x) <= CPU_BLOCK:
@@ -140,9 +140,9 @@ class Scorer:
             cube = cube_features(their_owner, can_double(their_owner))
         if self.first_layer == "incremental":
             w1t, b1 = self._first_layer_weights()
-            after, pre, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube)
+            after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube)
             self.engine_seconds += time.perf_counter() - t0
-            raw = self.net(pre, pre_activations=True)
+            raw = self.net(hidden1, first_hidden=True)
         else:
             after, feats, offsets = self.expander.expand(boards, dice)
             self.engine_seconds += time.perf_counter() - t0

@@ -68,6 +68,8 @@ class SelfPlay:
         stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
                  "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
         evals_before = scorer.evaluations
+        engine_before, net_before = scorer.engine_seconds, scorer.net_seconds
+        started_at = time.perf_counter()
 
         def end_games(slots: np.ndarray) -> None:
             nonlocal started
@@ -122,7 +124,11 @@ class SelfPlay:
         return {
             "features": np.concatenate(feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
-            "stats": {**stats, "evaluations": scorer.evaluations - evals_before},
+            "stats": {**stats, "evaluations": scorer.evaluations - evals_before,
+                      # where the time went (benchmarks): C engine (incremental: + first layer), network
+                      "engine_seconds": scorer.engine_seconds - engine_before,
+                      "net_seconds": scorer.net_seconds - net_before,
+                      "collect_seconds": time.perf_counter() - started_at},
         }
 
     def _cube_step(self, idx, boards, owner, cube, ply, feats, targets, stats, end_games):

@@ -96,9 +96,9 @@ class Expander:
         self._boards = np.empty((capacity, 2, 25), dtype=np.int8)
         # per-row outputs beside the boards, each allocated on first use and grown with them:
         # inputs (expand; columns past 196 are the caller's cube inputs, C never writes
-        # them) and first-layer pre-activations (expand_first_layer)
+        # them) and first hidden layers (expand_first_layer)
         self._features = None
-        self._pre = None
+        self._hidden1 = None
         self._where = ffi.new("int *")
 
     def _grow(self, rows: int) -> None:
@@ -107,8 +107,8 @@ class Expander:
         self._boards[: len(old_b)] = old_b
         if self._features is not None:
             self._features = _grown(self._features, rows, np.zeros)
-        if self._pre is not None:
-            self._pre = _grown(self._pre, rows, np.empty)
+        if self._hidden1 is not None:
+            self._hidden1 = _grown(self._hidden1, rows, np.empty)
 
     def expand(self, boards, dice, encode: bool = True):
         """Every legal result of each (board, dice) input.
@@ -139,8 +139,8 @@ class Expander:
         return self._boards[:total], feats, offsets
 
     def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None):
-        """Every legal result of each input with its first-layer pre-activation W1 x + b1
-        in place of its inputs x: ``(boards, pre, offsets)``, views as in :meth:`expand`.
+        """Every legal result of each input with its first hidden layer max(0, W1 x + b1)
+        in place of its inputs x: ``(boards, hidden1, offsets)``, views as in :meth:`expand`.
 
         ``w1t``: W1 transposed, float32 C-contiguous, (196 + n_extra, hidden); ``b1``:
         (hidden,) float32; ``extra``: (N, n_extra) inputs past the first 196 (the cube),
@@ -157,19 +157,19 @@ class Expander:
             raise ValueError(f"b1 must be float32 of shape ({hidden},)")
         ex = np.zeros((len(b), n_extra), dtype=np.float32) if extra is None else \
             np.ascontiguousarray(extra, dtype=np.float32).reshape(len(b), n_extra)
-        if self._pre is None or self._pre.shape != (len(self._boards), hidden):
-            self._pre = np.empty((len(self._boards), hidden), dtype=np.float32)
+        if self._hidden1 is None or self._hidden1.shape != (len(self._boards), hidden):
+            self._hidden1 = np.empty((len(self._boards), hidden), dtype=np.float32)
 
         def call(done, offsets):
             return lib.bg_expand_first_layer(
                 _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), len(b) - done,
                 _ptr("float *", ex[done:]), n_extra, _ptr("float *", w1t), _ptr("float *", b1), hidden,
-                _ptr("int8_t *", self._boards), _ptr("float *", self._pre), self.on_roll_row,
+                _ptr("int8_t *", self._boards), _ptr("float *", self._hidden1), self.on_roll_row,
                 _ptr("int32_t *", offsets[done:]), len(self._boards), self._where)
 
         offsets = self._run(call, b)
         total = int(offsets[-1])
-        return self._boards[:total], self._pre[:total], offsets
+        return self._boards[:total], self._hidden1[:total], offsets
 
     def _run(self, call, b) -> np.ndarray:
         """Call the C batch function until every input is done, growing the buffers

@@ -348,7 +348,7 @@ int bg_expand_batch(const int8_t *boards, const int8_t *dice, int n, int8_t *out
  * A candidate differs from the pre-move board on a few points only, so its first-layer
  * pre-activation W1 x + b1 is the pre-move board's (computed once per input) plus the
  * columns of W1 for the inputs that changed, times the change: about 5 columns instead
- * of 196.  Both boards are read from the side that will be on roll after the move,
+ * of 196.  Each candidate's row then gets the ReLU (cheaper here than a torch pass).  Both boards are read from the side that will be on roll after the move,
  * exactly as the candidates are encoded for the dense path.  The extra inputs (cube,
  * columns 196..) are the same for every candidate of an input and go into the base. */
 
@@ -359,6 +359,7 @@ int bg_expand_batch(const int8_t *boards, const int8_t *dice, int n, int8_t *out
 /* Eight floats (GCC/clang vector extensions), lowered to whatever width the clone
  * has; the helpers are always inlined, so the ABI note for SSE-only code is moot. */
 typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8si __attribute__((vector_size(32)));
 #pragma GCC diagnostic ignored "-Wpsabi"
 
 /* A sparse input vector: sum of d[k] times column col[k] of W1. */
@@ -407,11 +408,18 @@ BG_INLINE void store8(float *p, v8f v) {
     memcpy(p, &v, sizeof v);
 }
 
-/* out = start + sum_k d[k] W1[:, col[k]], 64 floats at a time in eight vector
- * accumulators (enough independent sums to hide the adds' latency), so each column is read once and every sum runs in the order of k
- * (the same bits for every vector width and for the scalar tail). */
+/* max(0, v) as a bit mask: (a > 0) is all ones where true */
+BG_INLINE v8f relu8(v8f a) {
+    const v8f zero = {0};
+    return (v8f)((v8si)a & (a > zero));
+}
+
+/* out = start + sum_k d[k] W1[:, col[k]] (then max(0, .) if `relu`), 64 floats at a
+ * time in eight vector accumulators (enough independent sums to hide the adds'
+ * latency), so each column is read once and every sum runs in the order of k (the same
+ * bits for every vector width and for the scalar tail). */
 BG_INLINE void apply_terms(float *restrict out, const float *restrict start, const float *restrict w1t,
-                           const terms_t *t, int hidden) {
+                           const terms_t *t, int hidden, int relu) {
     const int n = t->n;
     const int *col = t->col;
     const float *d = t->d;
@@ -427,19 +435,19 @@ BG_INLINE void apply_terms(float *restrict out, const float *restrict start, con
                 a[j] += dk * load8(c + 8 * j);
         }
         for (int j = 0; j < 8; j++)
-            store8(out + h0 + 8 * j, a[j]);
+            store8(out + h0 + 8 * j, relu ? relu8(a[j]) : a[j]);
     }
     for (; h0 + 8 <= hidden; h0 += 8) {
         v8f a0 = load8(start + h0);
         for (int k = 0; k < n; k++)
             a0 += d[k] * load8(w1t + (size_t)hidden * col[k] + h0);
-        store8(out + h0, a0);
+        store8(out + h0, relu ? relu8(a0) : a0);
     }
     for (; h0 < hidden; h0++) {
         float a = start[h0];
         for (int k = 0; k < n; k++)
             a += d[k] * w1t[(size_t)hidden * col[k] + h0];
-        out[h0] = a;
+        out[h0] = relu && !(a > 0.0f) ? 0.0f : a;
     }
 }
 
@@ -456,7 +464,7 @@ BG_INLINE void base_pre(const int8_t *me, const int8_t *opp, const float *extra,
     scalar_term(0.0f, (float)(15 - row_sum(opp)) / 15.0f, 195, t);
     for (int j = 0; j < n_extra; j++)
         scalar_term(0.0f, extra[j], BG_NUM_FEATURES + j, t);
-    apply_terms(out, b1, w1t, t, hidden);
+    apply_terms(out, b1, w1t, t, hidden, 0);
 }
 
 /* The arithmetic is all sums of weight columns over `hidden` floats: compiled once per
@@ -472,7 +480,7 @@ BG_INLINE void base_pre(const int8_t *me, const int8_t *opp, const float *extra,
 BG_VECTOR_CLONES
 int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
                           const float *w1t, const float *b1, int hidden, int8_t *out_boards,
-                          float *out_pre, int on_roll_row, int32_t *offsets, int out_cap, int *where) {
+                          float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where) {
     if (n_extra < 0 || n_extra > BG_MAX_EXTRA)
         return BG_ERR_ARGS;
     gen_t *g = gen_new();
@@ -523,7 +531,7 @@ int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const
             scalar_term(me_off0, (float)(15 - row_sum(me)) / 15.0f, 193, t);
             scalar_term((float)opp0[24] * 0.5f, (float)opp[24] * 0.5f, 194, t);
             scalar_term(opp_off0, (float)(15 - row_sum(opp)) / 15.0f, 195, t);
-            apply_terms(out_pre + (size_t)hidden * (total + k), base, w1t, t, hidden);
+            apply_terms(out_act + (size_t)hidden * (total + k), base, w1t, t, hidden, 1);
         }
         total += g->n;
         offsets[done + 1] = total;

@@ -40,12 +40,12 @@ int bg_expand_batch(const int8_t *boards, const int8_t *dice, int n, int8_t *out
                     float *out_feats, int feat_stride, int on_roll_row, int32_t *offsets,
                     int out_cap, int *where);
 
-/* bg_expand_batch, but instead of the inputs each result gets its first-layer
- * pre-activation W1 x + b1 (hidden floats per row of out_pre), computed from the
- * pre-move board's plus the weight columns of the inputs the move changed.  w1t is
+/* bg_expand_batch, but instead of the inputs each result gets its first hidden layer's
+ * activations max(0, W1 x + b1) (hidden floats per row of out_act), with W1 x + b1
+ * computed from the pre-move board's plus the weight columns of the inputs the move changed.  w1t is
  * W1 transposed, row-major ((196 + n_extra) x hidden); extra holds n_extra inputs per
  * input (columns 196..: the cube; at most BG_MAX_EXTRA), the same for all of its results. */
 int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
                           const float *w1t, const float *b1, int hidden, int8_t *out_boards,
-                          float *out_pre, int on_roll_row, int32_t *offsets, int out_cap, int *where);
+                          float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where);
 #endif

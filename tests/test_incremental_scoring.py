@@ -75,7 +75,7 @@ def test_candidate_values_match_dense_forward(positions_20k, mode_name, output, 
 
 
 @pytest.mark.parametrize("mode_name,output,n_inputs,path", KINDS)
-def test_pre_activations_equal_first_layer_of_encoded_candidates(positions_20k, mode_name, output, n_inputs, path):
+def test_first_hidden_layer_equals_torch_on_encoded_candidates(positions_20k, mode_name, output, n_inputs, path):
     """The C sums against torch's first layer on the numpy encoder's inputs (with the
     cube inputs the scorer gives the opponent), for a trained model's weights."""
     mode = game_mode(mode_name)
@@ -87,14 +87,15 @@ def test_pre_activations_equal_first_layer_of_encoded_candidates(positions_20k, 
     cube = None
     if mode.cubeful:
         cube = encoding.cube_features(owner, owner != 1)  # any per-input values will do
-    after, pre, offsets = c_engine.Expander(n_inputs).expand_first_layer(boards, dice, w1t, b1, cube)
+    after, hidden1, offsets = c_engine.Expander(n_inputs).expand_first_layer(boards, dice, w1t, b1, cube)
     x = np.zeros((len(after), n_inputs), dtype=np.float32)
     x[:, :196] = encoding.encode_batch(after[:, ::-1])  # the opponent, on roll next, in row 1
     if cube is not None:
         x[:, 196:] = np.repeat(cube, np.diff(offsets), axis=0)
     with torch.no_grad():
-        want = model.layers[0](torch.from_numpy(x)).numpy()
-    assert np.abs(pre - want).max() <= TOL * max(1.0, np.abs(want).max())
+        want = torch.relu(model.layers[0](torch.from_numpy(x))).numpy()
+    assert np.abs(hidden1 - want).max() <= TOL * max(1.0, np.abs(want).max())
+    assert (hidden1 >= 0).all() and ((hidden1 == 0) == (want == 0)).mean() > 0.999
 
 
 @pytest.mark.parametrize("mode_name,output,n_inputs,path", KINDS)
