@@ -10,7 +10,7 @@ Time split (summed over workers): engine = C move generation plus encoding (dens
 or plus the first-layer sums (incremental); net = torch forward (dense: whole,
 incremental: from the first hidden layer on); other = the rest of the
 workers' collect time (Python bookkeeping); train_share = the training epoch's
-share of a round (the parent trains with torch's default threads, as train_batch).  Prints one JSON object last.
+share of a round.  Prints one JSON object last.
 
     python experiments/benchmarks/incremental_scoring.py --seconds 3 --reps 3
 """
@@ -100,8 +100,12 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3, help="alternations of the two modes")
     ap.add_argument("--round", type=int, default=500, help="train_batch round, 0-ply (its default)")
     ap.add_argument("--round-oneply", type=int, default=32, help="train_batch round, 1-ply")
+    ap.add_argument("--train-threads", type=int, default=1,
+                    help="torch threads of the training step (train_batch uses torch's default, 2 here; "
+                         "on a machine shared with other jobs their spin-waits made that step 5x slower)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
+    torch.set_num_threads(args.train_threads)
     plies = [int(p) for p in args.plies.split(",")]
     collector = Collector(args.workers, game_mode("dmp"), False, "c", 128)
     results = []
@@ -115,6 +119,7 @@ def main() -> None:
     finally:
         collector.close()
     print(json.dumps({"benchmark": "incremental_scoring", "workers": args.workers, "seconds": args.seconds,
+                      "train_threads": args.train_threads,
                       "reps": args.reps, "round": args.round, "round_oneply": args.round_oneply,
                       "torch_threads_per_worker": 1, "results": results}))
 
