@@ -1,18 +1,19 @@
 """Incremental vs dense first layer in self-play and in train_batch's rounds, in one run.
 
-For each net (DMP, 196 inputs) and ply: self-play alone (``Collector`` with
-``--workers`` processes, one torch thread each, as train_batch runs it) and
-train_batch's round end to end (collect ``--round`` episodes, then one epoch of
-training, in the parent, as training_loop does; each mode trains its own copy of
-the same initial net).  The two modes alternate in the same worker processes,
-``--reps`` times, so load from other programs hits both alike; compare the ratios.
+For each net (DMP, 196 inputs) and ply, train_batch's rounds as training_loop
+runs them: collect ``--round`` episodes with a ``Collector`` of ``--workers``
+processes (one torch thread each), then one epoch of training in the parent; both
+modes play the same net from the same seeds (so the same games) and train a copy.  selfplay =
+the collection alone, train_batch = the whole round.  The two modes alternate in
+the same worker processes, ``--reps`` rounds each, so load from other programs
+hits both alike; compare the ratios.
 Time split (summed over workers): engine = C move generation plus encoding (dense)
 or plus the first-layer sums (incremental); net = torch forward (dense: whole,
 incremental: from the first hidden layer on); other = the rest of the
 workers' collect time (Python bookkeeping); train_share = the training epoch's
 share of a round.  Prints one JSON object last.
 
-    python experiments/benchmarks/incremental_scoring.py --seconds 3 --reps 3
+    python experiments/benchmarks/incremental_scoring.py --reps 3
 """
 from __future__ import annotations
 
@@ -56,31 +57,26 @@ def _rates(acc: dict) -> dict:
 def measure(collector: Collector, hidden, oneply: bool, args, seed: int) -> dict:
     torch.manual_seed(seed)
     model = TDNetwork(196, hidden, "probability")
-    per_call = (16 if oneply else 128) * args.workers
     round_size = args.round_oneply if oneply else args.round
     collector.oneply = oneply
     selfplay = {m: {} for m in MODES}
     train = {m: {"train_seconds": 0.0} for m in MODES}
-    models = {m: copy.deepcopy(model) for m in MODES}
-    trainers = {m: Trainer(models[m], "adam", 1e-4, 256, "cpu") for m in MODES}
     rng = np.random.default_rng(seed)
-    k = 0
     for rep in range(args.reps):
         for mode in MODES if rep % 2 == 0 else MODES[::-1]:
             collector.first_layer = mode
-            start = time.perf_counter()
-            while time.perf_counter() - start < args.seconds:
-                k += 1
-                t0 = time.perf_counter()
-                data = collector.collect(model, per_call, np.random.SeedSequence([seed, k]))
-                _add(selfplay[mode], data["stats"], time.perf_counter() - t0)
-            k += 1
+            # both modes play from the same weights and seeds, so the same games (ties
+            # aside: game lengths vary a lot), and train a copy of those weights
+            trained = copy.deepcopy(model)
+            trainer = Trainer(trained, "adam", 1e-4, 256, "cpu")
             t0 = time.perf_counter()  # one train_batch round: collect, then an epoch of training
-            data = collector.collect(models[mode], round_size, np.random.SeedSequence([seed, k]))
+            data = collector.collect(model, round_size, np.random.SeedSequence([seed, rep]))
             t1 = time.perf_counter()
-            trainers[mode].train_epoch(data["features"], data["targets"], rng)
-            train[mode]["train_seconds"] += time.perf_counter() - t1
-            _add(train[mode], data["stats"], time.perf_counter() - t0)
+            trainer.train_epoch(data["features"], data["targets"], rng)
+            t2 = time.perf_counter()
+            _add(selfplay[mode], data["stats"], t1 - t0)
+            train[mode]["train_seconds"] += t2 - t1
+            _add(train[mode], data["stats"], t2 - t0)
     out = {"hidden": hidden, "ply": int(oneply)}
     for part, acc in (("selfplay", selfplay), ("train_batch", train)):
         r = {m: _rates(acc[m]) for m in MODES}
@@ -96,8 +92,7 @@ def main() -> None:
     ap.add_argument("--hidden", nargs="+", default=["128,128", "256,256", "256,256,256"])
     ap.add_argument("--plies", default="0,1", help="0-ply (sampled TD) and/or 1-ply (--oneply) self-play")
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seconds", type=float, default=3.0, help="self-play per mode and repetition")
-    ap.add_argument("--reps", type=int, default=3, help="alternations of the two modes")
+    ap.add_argument("--reps", type=int, default=3, help="rounds per mode, alternating")
     ap.add_argument("--round", type=int, default=500, help="train_batch round, 0-ply (its default)")
     ap.add_argument("--round-oneply", type=int, default=32, help="train_batch round, 1-ply")
     ap.add_argument("--train-threads", type=int, default=1,
@@ -118,7 +113,7 @@ def main() -> None:
                 results.append(res)
     finally:
         collector.close()
-    print(json.dumps({"benchmark": "incremental_scoring", "workers": args.workers, "seconds": args.seconds,
+    print(json.dumps({"benchmark": "incremental_scoring", "workers": args.workers,
                       "train_threads": args.train_threads,
                       "reps": args.reps, "round": args.round, "round_oneply": args.round_oneply,
                       "torch_threads_per_worker": 1, "results": results}))
