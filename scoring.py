@@ -11,11 +11,12 @@ targets), exact 1-ply targets (all 21 rolls) and the 0-ply/1-ply agents:
 
 First layer (``first_layer``): "dense" multiplies every candidate's 196 (200) inputs
 by W1.  "incremental" lets the C engine compute W1 x + b1 of the pre-move board once
-per input and add, per candidate, only the weight columns of the few inputs the move
-changed, then the ReLU; the network goes on from there.  Same values within float32 rounding (the
-sums run in another order), several times less first-layer arithmetic.  "auto" is
-incremental with the C engine on a CPU device and dense otherwise (the Python
-engine has no incremental path; on a GPU the dense product is cheap).
+per input and add, per candidate, only the weight columns of the ~5 inputs the move
+changed, then the ReLU; the network goes on from there.  Same values within float32
+rounding (the sums run in another order; tests/test_incremental_scoring.py), far
+less first-layer arithmetic.  "auto" is incremental with the C engine on a CPU
+device and dense otherwise (the Python engine has no incremental path; on a GPU the
+dense product is cheap).  Online TD asks for dense: its weights change every move.
 """
 from __future__ import annotations
 
