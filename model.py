@@ -65,7 +65,14 @@ class TDNetwork(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
-        out = self.head(self.trunk(x))
+        return self.from_first_hidden(torch.relu(self.layers[0](x)))
+
+    def from_first_hidden(self, x: torch.Tensor) -> torch.Tensor:
+        """The rest of forward from the first hidden layer's activations, which scoring
+        can compute more cheaply than a full matrix product (scoring.py)."""
+        for i in range(1, len(self.layers)):  # (slicing a ModuleList builds a new one per call)
+            x = torch.relu(self.layers[i](x))
+        out = self.head(x)
         if self.output_mode == "equity":
             return out.squeeze(-1)
         out = torch.sigmoid(out)

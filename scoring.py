@@ -8,6 +8,15 @@ targets), exact 1-ply targets (all 21 rolls) and the 0-ply/1-ply agents:
 2. one forward pass scores them; values are flipped to the mover's side and
    finished games get their exact value, never a network estimate;
 3. a segmented argmax picks each input's best candidate.
+
+First layer (``first_layer``): "dense" multiplies every candidate's 196 (200) inputs
+by W1.  "incremental" lets the C engine compute W1 x + b1 of the pre-move board once
+per input and add, per candidate, only the weight columns of the ~5 inputs the move
+changed, then the ReLU; the network goes on from there.  Same values within float32
+rounding (the sums run in another order; tests/test_incremental_scoring.py), far
+less first-layer arithmetic.  "auto" is incremental with the C engine on a CPU
+device and dense otherwise (the Python engine has no incremental path; on a GPU the
+dense product is cheap).  Online TD asks for dense: its weights change every move.
 """
 from __future__ import annotations
 
@@ -25,6 +34,7 @@ from modes import GameMode, Values, can_double, owner_for_opponent
 ALL_ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)], dtype=np.int8)
 ROLL_WEIGHTS = np.array([1 / 36 if d1 == d2 else 2 / 36 for d1, d2 in ALL_ROLLS])
 CPU_BLOCK = 512  # rows per forward pass on the CPU (see Scorer.net)
+FIRST_LAYER_MODES = ("auto", "incremental", "dense")
 _ROLL_INDEX = {(int(a), int(b)): i for i, (a, b) in enumerate(ALL_ROLLS)}
 
 
@@ -44,10 +54,22 @@ def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     return np.minimum.reduceat(rows, starts), seg_max
 
 
+def resolve_first_layer(first_layer: str, backend: str, device: torch.device) -> str:
+    """'incremental' or 'dense' for a requested first-layer mode (see the module notes)."""
+    if first_layer not in FIRST_LAYER_MODES:
+        raise ValueError(f"unknown first-layer mode {first_layer!r}; choose one of {', '.join(FIRST_LAYER_MODES)}")
+    if backend != "c":
+        return "dense"  # only the C engine computes the deltas
+    if first_layer == "auto":
+        return "incremental" if device.type == "cpu" else "dense"
+    return first_layer
+
+
 class Scorer:
     """Evaluates positions and after-states for one model in one game mode."""
 
-    def __init__(self, model, mode: GameMode, backend: str = "auto", device: str | None = None):
+    def __init__(self, model, mode: GameMode, backend: str = "auto", device: str | None = None,
+                 first_layer: str = "auto"):
         self.model = model
         self.mode = mode
         self.values = Values(model.output_mode)
@@ -55,25 +77,29 @@ class Scorer:
         self.n_inputs = model.n_inputs
         self.expander = movegen.make_expander(backend, width=model.n_inputs, on_roll_row=0)
         self.backend = movegen.resolve_backend(backend)
+        self.first_layer = resolve_first_layer(first_layer, self.backend, self.device)
+        self._w1 = (None, -1, None, -1, None, None)  # (weight, version, bias, version, W1^T, b1) cache
         self.evaluations = 0  # network rows evaluated, for throughput reports
-        self.engine_seconds = 0.0  # time in move generation + encoding
+        self.engine_seconds = 0.0  # time in move generation + encoding (incremental: + first layer)
         self.net_seconds = 0.0  # time in forward passes
 
     @torch.inference_mode()
-    def net(self, features: np.ndarray) -> np.ndarray:
+    def net(self, features: np.ndarray, first_hidden: bool = False) -> np.ndarray:
         """Raw network values (N,) or (N, 5) as float64, side on roll = the encoded side.
+        ``first_hidden``: the rows are the first hidden layer's activations, not inputs.
 
         On the CPU the rows go through in blocks of CPU_BLOCK: a block's activations
         stay in cache, which measured ~35% faster per row than one huge batch."""
         self.evaluations += len(features)
         t0 = time.perf_counter()
         x = torch.from_numpy(features)
+        forward = self.model.from_first_hidden if first_hidden else self.model
         if self.device.type != "cpu":
-            out = self.model(x.to(self.device, non_blocking=True)).float().cpu()
+            out = forward(x.to(self.device, non_blocking=True)).float().cpu()
         elif len(x) <= CPU_BLOCK:
-            out = self.model(x)
+            out = forward(x)
         else:
-            out = torch.cat([self.model(x[s:s + CPU_BLOCK]) for s in range(0, len(x), CPU_BLOCK)])
+            out = torch.cat([forward(x[s:s + CPU_BLOCK]) for s in range(0, len(x), CPU_BLOCK)])
         out = out.numpy().astype(np.float64)
         self.net_seconds += time.perf_counter() - t0
         return out
@@ -109,13 +135,23 @@ class Scorer:
         finished games); ``scalar`` is what the mover maximises.  ``owner`` (cubeful
         only) is the cube owner from each mover's view."""
         t0 = time.perf_counter()
-        after, feats, offsets = self.expander.expand(boards, dice)
-        self.engine_seconds += time.perf_counter() - t0
+        cube = None
+        if self.mode.cubeful:  # the cube as the opponent, on roll after the move, sees it
+            their_owner = owner_for_opponent(np.asarray(owner))
+            cube = cube_features(their_owner, can_double(their_owner))
+        if self.first_layer == "incremental":
+            w1t, b1 = self._first_layer_weights()
+            after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube)
+            self.engine_seconds += time.perf_counter() - t0
+            raw = self.net(hidden1, first_hidden=True)
+        else:
+            after, feats, offsets = self.expander.expand(boards, dice)
+            self.engine_seconds += time.perf_counter() - t0
+            if cube is not None:
+                feats[:, NUM_FEATURES:] = np.repeat(cube, np.diff(offsets), axis=0)
+            raw = self.net(feats)
         counts = np.diff(offsets)
-        if self.mode.cubeful:
-            their_owner = np.repeat(owner_for_opponent(np.asarray(owner)), counts)
-            feats[:, NUM_FEATURES:] = cube_features(their_owner, can_double(their_owner))
-        values = self.values.flip(self.net(feats))
+        values = self.values.flip(raw)
         won = after[:, 1].sum(axis=1, dtype=np.int64) == 0
         if won.any():
             results = be.game_results(after[won])
@@ -124,6 +160,19 @@ class Scorer:
                 centered = np.repeat(np.asarray(owner) == 0, counts)[won]
             values[won] = self.values.terminal(self.mode.points(results, True if centered is None else centered))
         return after, offsets, values, self.values.scalar(values)
+
+    def _first_layer_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """W1 transposed and b1 as float32 numpy arrays for the C engine, recomputed only
+        when the weights changed (in-place updates bump a tensor's version; online TD
+        updates after every move)."""
+        layer = self.model.layers[0]
+        w, b = layer.weight, layer.bias
+        cw, vw, cb, vb, w1t, b1 = self._w1
+        if cw is not w or vw != w._version or cb is not b or vb != b._version:
+            w1t = np.ascontiguousarray(w.detach().to("cpu", torch.float32).numpy().T)  # (numpy: 2x faster)
+            b1 = b.detach().to("cpu", torch.float32).numpy().copy()
+            self._w1 = (w, w._version, b, b._version, w1t, b1)
+        return w1t, b1
 
     def best_moves(self, boards, dice, owner=None):
         """Greedy 0-ply choice: (chosen after-boards, their values in model representation)."""

@@ -48,8 +48,8 @@ class SelfPlay:
     """Plays ``n_episodes`` games of a model against itself and returns (features, targets)."""
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
-                 parallel_games: int = 128, device: str | None = None):
-        self.scorer = Scorer(model, mode, backend=backend, device=device)
+                 parallel_games: int = 128, device: str | None = None, first_layer: str = "auto"):
+        self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.mode = mode
         self.oneply = oneply
         self.parallel_games = parallel_games
@@ -67,6 +67,8 @@ class SelfPlay:
         stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
                  "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
         evals_before = scorer.evaluations
+        engine_before, net_before = scorer.engine_seconds, scorer.net_seconds
+        started_at = time.perf_counter()
 
         def end_games(slots: np.ndarray) -> None:
             nonlocal started
@@ -121,7 +123,11 @@ class SelfPlay:
         return {
             "features": np.concatenate(feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
-            "stats": {**stats, "evaluations": scorer.evaluations - evals_before},
+            "stats": {**stats, "evaluations": scorer.evaluations - evals_before,
+                      # where the time went (benchmarks): C engine (incremental: + first layer), network
+                      "engine_seconds": scorer.engine_seconds - engine_before,
+                      "net_seconds": scorer.net_seconds - net_before,
+                      "collect_seconds": time.perf_counter() - started_at},
         }
 
     def _cube_step(self, idx, boards, owner, cube, ply, feats, targets, stats, end_games):
@@ -166,7 +172,8 @@ def _collect_job(job: dict) -> dict:
         model = _WORKER_CACHE[key] = TDNetwork(*key)
         model.eval()
     model.load_state_dict({k: torch.from_numpy(v) for k, v in job["state"].items()})
-    sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"])
+    sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
+                  first_layer=job["first_layer"])
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
@@ -176,9 +183,11 @@ def _collect_job(job: dict) -> dict:
 class Collector:
     """Self-play over ``workers`` processes (in-process when workers == 1)."""
 
-    def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int):
+    def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
+                 first_layer: str = "auto"):
         self.workers = workers
         self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
+        self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
         self.pool = None
         if workers > 1:
             self.pool = WorkerPool(workers, what="self-play worker")
@@ -191,7 +200,8 @@ class Collector:
         waits for it.  With worker processes the caller can train meanwhile (--overlap)."""
         if self.pool is None:
             model.eval()
-            sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games)
+            sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games,
+                          first_layer=self.first_layer)
             out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
@@ -199,7 +209,8 @@ class Collector:
         shares = [n_episodes // self.workers + (i < n_episodes % self.workers) for i in range(self.workers)]
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
                  "state": state, "mode": self.mode, "oneply": self.oneply, "backend": self.backend,
-                 "parallel_games": self.parallel_games, "episodes": share, "seed": child}
+                 "parallel_games": self.parallel_games, "first_layer": self.first_layer,
+                 "episodes": share, "seed": child}
                 for share, child in zip(shares, seed_seq.spawn(self.workers)) if share > 0]
         return [self.pool.submit(_collect_job, job) for job in jobs]
 

@@ -23,13 +23,13 @@ class TDAgent(Agent):
     cube_capable = True
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
-                 device: str | None = None, name: str | None = None):
+                 device: str | None = None, name: str | None = None, first_layer: str = "auto"):
         check_model_for_mode(model.output_mode, model.n_inputs, mode)
         model.eval()
         self.model = model
         self.mode = mode
         self.oneply = oneply
-        self.scorer = Scorer(model, mode, backend=backend, device=device)
+        self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{'-1ply' if oneply else ''}"
         self.cube_capable = mode.cubeful
 

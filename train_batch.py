@@ -18,6 +18,7 @@ from evaluation import quick_eval
 from model import parse_hidden
 from modes import GAME_MODES
 from movegen import BACKENDS
+from scoring import FIRST_LAYER_MODES
 from trainer import OPTIMIZERS
 
 
@@ -62,6 +63,9 @@ def build_parser() -> cli.Parser:
                         "with cores or a GPU to spare: on 2 cores with 2 workers it measured 2x slower)")
     p.add_argument("--parallel-games", type=cli.positive_int, default=128, help="games advanced together per process")
     p.add_argument("--engine", choices=BACKENDS, default="auto", help="move generator")
+    p.add_argument("--scoring", choices=FIRST_LAYER_MODES, default="auto",
+                   help="candidates' first layer: incremental (from the pre-move sums, C engine) or dense; "
+                        "auto: incremental on the CPU")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where training runs")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True, help="cubeful: Jacoby rule")
     p.add_argument("--seed", type=int, default=0, help="random seed (weights, dice, minibatch order)")

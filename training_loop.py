@@ -141,7 +141,8 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
         trainer.load_state_dict(trainer_state)
     log = CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args),
                  tensorboard=getattr(args, "tensorboard", None))
-    collector = Collector(args.workers, mode, args.oneply, args.engine, args.parallel_games)
+    collector = Collector(args.workers, mode, args.oneply, args.engine, args.parallel_games,
+                          getattr(args, "scoring", "auto"))
     seed_root = np.random.SeedSequence([args.seed, len(meta["lineage"])])
     rng = np.random.default_rng(seed_root.spawn(1)[0])
 

@@ -44,6 +44,13 @@ def _as_board(board) -> np.ndarray:
     return arr
 
 
+def _grown(arr: np.ndarray, rows: int, new) -> np.ndarray:
+    """``arr`` with room for ``rows`` rows, its rows kept; ``new`` makes the new array."""
+    out = new((rows,) + arr.shape[1:], dtype=arr.dtype)
+    out[: len(arr)] = arr
+    return out
+
+
 def _ptr(ctype: str, arr: np.ndarray):
     return ffi.cast(ctype, ffi.from_buffer(arr))
 
@@ -87,16 +94,21 @@ class Expander:
         self.width = width
         self.on_roll_row = on_roll_row
         self._boards = np.empty((capacity, 2, 25), dtype=np.int8)
-        # columns past 196 (cube inputs) are the caller's; C never writes them
-        self._features = np.zeros((capacity, width), dtype=np.float32)
+        # per-row outputs beside the boards, each allocated on first use and grown with them:
+        # inputs (expand; columns past 196 are the caller's cube inputs, C never writes
+        # them) and first hidden layers (expand_first_layer)
+        self._features = None
+        self._hidden1 = None
         self._where = ffi.new("int *")
 
     def _grow(self, rows: int) -> None:
-        old_b, old_f = self._boards, self._features
+        old_b = self._boards
         self._boards = np.empty((rows, 2, 25), dtype=np.int8)
         self._boards[: len(old_b)] = old_b
-        self._features = np.zeros((rows, self.width), dtype=np.float32)
-        self._features[: len(old_f)] = old_f
+        if self._features is not None:
+            self._features = _grown(self._features, rows, np.zeros)
+        if self._hidden1 is not None:
+            self._hidden1 = _grown(self._hidden1, rows, np.empty)
 
     def expand(self, boards, dice, encode: bool = True):
         """Every legal result of each (board, dice) input.
@@ -110,24 +122,69 @@ class Expander:
         b, d = check_batch(boards, dice)
         b = np.ascontiguousarray(b, dtype=np.int8)
         d = np.ascontiguousarray(d, dtype=np.int8)
-        n = len(b)
-        offsets = np.zeros(n + 1, dtype=np.int32)
-        done = 0
-        while done < n:
-            got = lib.bg_expand_batch(
-                _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), n - done,
+        if encode and self._features is None:
+            self._features = np.zeros((len(self._boards), self.width), dtype=np.float32)
+
+        def call(done, offsets):
+            return lib.bg_expand_batch(
+                _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), len(b) - done,
                 _ptr("int8_t *", self._boards),
                 _ptr("float *", self._features) if encode else ffi.NULL,
                 self.width, self.on_roll_row, _ptr("int32_t *", offsets[done:]),
                 len(self._boards), self._where)
+
+        offsets = self._run(call, b)
+        total = int(offsets[-1])
+        feats = self._features[:total] if encode else None
+        return self._boards[:total], feats, offsets
+
+    def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None):
+        """Every legal result of each input with its first hidden layer max(0, W1 x + b1)
+        in place of its inputs x: ``(boards, hidden1, offsets)``, views as in :meth:`expand`.
+
+        ``w1t``: W1 transposed, float32 C-contiguous, (196 + n_extra, hidden); ``b1``:
+        (hidden,) float32; ``extra``: (N, n_extra) inputs past the first 196 (the cube),
+        one row per input, shared by all its results.  Only the inputs a move changes
+        are touched per result, so this costs far less than W1 @ x when hidden is large."""
+        b, d = check_batch(boards, dice)
+        b = np.ascontiguousarray(b, dtype=np.int8)
+        d = np.ascontiguousarray(d, dtype=np.int8)
+        n_extra = w1t.shape[0] - NUM_FEATURES
+        hidden = w1t.shape[1]
+        if w1t.dtype != np.float32 or not w1t.flags.c_contiguous or not 0 <= n_extra <= lib.BG_MAX_EXTRA:
+            raise ValueError(f"w1t must be C-contiguous float32 with 196 to {NUM_FEATURES + lib.BG_MAX_EXTRA} rows")
+        if b1.dtype != np.float32 or b1.shape != (hidden,):
+            raise ValueError(f"b1 must be float32 of shape ({hidden},)")
+        ex = np.zeros((len(b), n_extra), dtype=np.float32) if extra is None else \
+            np.ascontiguousarray(extra, dtype=np.float32).reshape(len(b), n_extra)
+        if self._hidden1 is None or self._hidden1.shape != (len(self._boards), hidden):
+            self._hidden1 = np.empty((len(self._boards), hidden), dtype=np.float32)
+
+        def call(done, offsets):
+            return lib.bg_expand_first_layer(
+                _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), len(b) - done,
+                _ptr("float *", ex[done:]), n_extra, _ptr("float *", w1t), _ptr("float *", b1), hidden,
+                _ptr("int8_t *", self._boards), _ptr("float *", self._hidden1), self.on_roll_row,
+                _ptr("int32_t *", offsets[done:]), len(self._boards), self._where)
+
+        offsets = self._run(call, b)
+        total = int(offsets[-1])
+        return self._boards[:total], self._hidden1[:total], offsets
+
+    def _run(self, call, b) -> np.ndarray:
+        """Call the C batch function until every input is done, growing the buffers
+        whenever it runs out of rows; returns the offsets."""
+        n = len(b)
+        offsets = np.zeros(n + 1, dtype=np.int32)
+        done = 0
+        while done < n:
+            got = call(done, offsets)
             if got < 0:
                 _raise_for(got, done + self._where[0], b)
             done += got
             if done < n:  # out of room: grow by at least a worst-case roll and go on
                 self._grow(max(2 * len(self._boards), int(offsets[done]) + MAX_MOVES))
-        total = int(offsets[n])
-        feats = self._features[:total] if encode else None
-        return self._boards[:total], feats, offsets
+        return offsets
 
 
 def expand_batch(boards, dice, encode: bool = True, on_roll_row: int = 0,

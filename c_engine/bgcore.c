@@ -342,3 +342,206 @@ int bg_expand_batch(const int8_t *boards, const int8_t *dice, int n, int8_t *out
     free(g);
     return done;
 }
+
+/* ------------------------------------------------------------------ first layer by deltas
+ *
+ * A candidate differs from the pre-move board on a few points only, so its first-layer
+ * pre-activation W1 x + b1 is the pre-move board's (computed once per input) plus the
+ * columns of W1 for the inputs that changed, times the change: about 5 columns instead
+ * of 196.  Each candidate's row then gets the ReLU (cheaper here than a torch pass).  Both boards are read from the side that will be on roll after the move,
+ * exactly as the candidates are encoded for the dense path.  The extra inputs (cube,
+ * columns 196..) are the same for every candidate of an input and go into the base. */
+
+#define BG_MAX_TERMS (BG_NUM_FEATURES + BG_MAX_EXTRA)
+
+#define BG_INLINE static inline __attribute__((always_inline))
+
+/* Eight floats (GCC/clang vector extensions), lowered to whatever width the clone
+ * has; the helpers are always inlined, so the ABI note for SSE-only code is moot. */
+typedef float v8f __attribute__((vector_size(32)));
+typedef int32_t v8si __attribute__((vector_size(32)));
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+/* A sparse input vector: sum of d[k] times column col[k] of W1. */
+typedef struct {
+    int n;
+    int col[BG_MAX_TERMS];
+    float d[BG_MAX_TERMS];
+} terms_t;
+
+/* Adds the term unless d is 0, without a branch (which of a point's units change is
+ * hard to predict, and mispredictions were most of the bookkeeping's cost). */
+BG_INLINE void push(terms_t *t, int col, float d) {
+    t->col[t->n] = col;
+    t->d[t->n] = d;
+    t->n += d != 0.0f;
+}
+
+/* The point units that differ between `old` and `now` checkers on the 24 points; the
+ * rows are compared eight points at a time, since a move changes only a few. */
+BG_INLINE void point_terms(const int8_t *old, const int8_t *now, int unit0, terms_t *t) {
+    for (int w = 0; w < 24; w += 8) {
+        uint64_t x = load64(old + w) ^ load64(now + w);
+        while (x) {
+            int byte = __builtin_ctzll(x) >> 3;
+            x &= ~(0xFFull << (8 * byte));
+            int i = w + byte;
+            const float *a = POINT_UNITS[old[i] & 15], *b = POINT_UNITS[now[i] & 15];
+            for (int u = 0; u < 4; u++)
+                push(t, unit0 + 4 * i + u, b[u] - a[u]);
+        }
+    }
+}
+
+BG_INLINE void scalar_term(float old, float now, int col, terms_t *t) {
+    push(t, col, now - old);
+}
+
+
+BG_INLINE v8f load8(const float *p) {
+    v8f v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+BG_INLINE void store8(float *p, v8f v) {
+    memcpy(p, &v, sizeof v);
+}
+
+/* max(0, v) as a bit mask: (a > 0) is all ones where true */
+BG_INLINE v8f relu8(v8f a) {
+    const v8f zero = {0};
+    return (v8f)((v8si)a & (a > zero));
+}
+
+/* out = start + sum_k d[k] W1[:, col[k]] (then max(0, .) if `relu`), 64 floats at a
+ * time in eight vector accumulators (enough independent sums to hide the adds'
+ * latency), so each column is read once and every sum runs in the order of k (the same
+ * bits for every vector width and for the scalar tail). */
+BG_INLINE void apply_terms(float *restrict out, const float *restrict start, const float *restrict w1t,
+                           const terms_t *t, int hidden, int relu) {
+    const int n = t->n;
+    const int *col = t->col;
+    const float *d = t->d;
+    int h0 = 0;
+    for (; h0 + 64 <= hidden; h0 += 64) {
+        v8f a[8];
+        for (int j = 0; j < 8; j++)
+            a[j] = load8(start + h0 + 8 * j);
+        for (int k = 0; k < n; k++) {
+            const float *c = w1t + (size_t)hidden * col[k] + h0;
+            const float dk = d[k];
+            for (int j = 0; j < 8; j++)
+                a[j] += dk * load8(c + 8 * j);
+        }
+        for (int j = 0; j < 8; j++)
+            store8(out + h0 + 8 * j, relu ? relu8(a[j]) : a[j]);
+    }
+    for (; h0 + 8 <= hidden; h0 += 8) {
+        v8f a0 = load8(start + h0);
+        for (int k = 0; k < n; k++)
+            a0 += d[k] * load8(w1t + (size_t)hidden * col[k] + h0);
+        store8(out + h0, relu ? relu8(a0) : a0);
+    }
+    for (; h0 < hidden; h0++) {
+        float a = start[h0];
+        for (int k = 0; k < n; k++)
+            a += d[k] * w1t[(size_t)hidden * col[k] + h0];
+        out[h0] = relu && !(a > 0.0f) ? 0.0f : a;
+    }
+}
+
+/* Pre-activation of one board seen with `me` on roll, plus extra inputs. */
+BG_INLINE void base_pre(const int8_t *me, const int8_t *opp, const float *extra, int n_extra,
+                        const float *w1t, const float *b1, int hidden, terms_t *t, float *out) {
+    static const int8_t empty[25] = {0};
+    t->n = 0;
+    point_terms(empty, me, 0, t);
+    point_terms(empty, opp, 96, t);
+    scalar_term(0.0f, (float)me[24] * 0.5f, 192, t);
+    scalar_term(0.0f, (float)(15 - row_sum(me)) / 15.0f, 193, t);
+    scalar_term(0.0f, (float)opp[24] * 0.5f, 194, t);
+    scalar_term(0.0f, (float)(15 - row_sum(opp)) / 15.0f, 195, t);
+    for (int j = 0; j < n_extra; j++)
+        scalar_term(0.0f, extra[j], BG_NUM_FEATURES + j, t);
+    apply_terms(out, b1, w1t, t, hidden, 0);
+}
+
+/* The arithmetic is all sums of weight columns over `hidden` floats: compiled once per
+ * vector width and picked at load time by the CPU (GCC function multi-versioning), as
+ * the build stays portable (no -march=native) and SSE2 alone is several times slower.
+ * Without FMA contraction (ISO C mode) every version gives the same bits. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define BG_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define BG_VECTOR_CLONES
+#endif
+
+BG_VECTOR_CLONES
+int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
+                          const float *w1t, const float *b1, int hidden, int8_t *out_boards,
+                          float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where) {
+    if (n_extra < 0 || n_extra > BG_MAX_EXTRA)
+        return BG_ERR_ARGS;
+    gen_t *g = gen_new();
+    float *base = (float *)malloc(sizeof(float) * (size_t)hidden);
+    terms_t *t = (terms_t *)malloc(sizeof(terms_t));
+    if (!g || !base || !t) {
+        free(g);
+        free(base);
+        free(t);
+        return BG_ERR_NOMEM;
+    }
+    int total = offsets[0];
+    int done = 0, err = 0;
+    const int8_t *prev = NULL; /* 1-ply repeats each position for 21 rolls: reuse its base */
+    for (; done < n; done++) {
+        const int8_t *b = boards + 50 * done;
+        const float *ex = extra + (size_t)n_extra * done;
+        int d1 = dice[2 * done], d2 = dice[2 * done + 1];
+        err = bg_check_board(b, where);
+        if (!err && check_dice(d1, d2))
+            err = BG_ERR_DICE;
+        if (err)
+            break;
+        generate(g, b, d1, d2);
+        if (g->overflow) {
+            err = BG_ERR_CAPACITY;
+            break;
+        }
+        if (total + g->n > out_cap)
+            break; /* caller grows the buffers and resumes at `done` */
+        /* the pre-move board as the next side on roll sees it (row 1 is the mover) */
+        const int8_t *me0 = on_roll_row ? b + 25 : b, *opp0 = on_roll_row ? b : b + 25;
+        if (!prev || memcmp(prev, b, 50) != 0 ||
+            (n_extra && memcmp(ex - n_extra, ex, sizeof(float) * (size_t)n_extra) != 0))
+            base_pre(me0, opp0, ex, n_extra, w1t, b1, hidden, t, base);
+        prev = b;
+        float me_off0 = (float)(15 - row_sum(me0)) / 15.0f, opp_off0 = (float)(15 - row_sum(opp0)) / 15.0f;
+        for (int k = 0; k < g->n; k++) {
+            int8_t *ob = out_boards + 50 * (size_t)(total + k);
+            memcpy(ob, g->res[k].opp, 25);
+            memcpy(ob + 25, g->res[k].me, 25);
+            const int8_t *me = on_roll_row ? g->res[k].me : g->res[k].opp;
+            const int8_t *opp = on_roll_row ? g->res[k].opp : g->res[k].me;
+            t->n = 0;
+            point_terms(me0, me, 0, t);
+            point_terms(opp0, opp, 96, t);
+            scalar_term((float)me0[24] * 0.5f, (float)me[24] * 0.5f, 192, t);
+            scalar_term(me_off0, (float)(15 - row_sum(me)) / 15.0f, 193, t);
+            scalar_term((float)opp0[24] * 0.5f, (float)opp[24] * 0.5f, 194, t);
+            scalar_term(opp_off0, (float)(15 - row_sum(opp)) / 15.0f, 195, t);
+            apply_terms(out_act + (size_t)hidden * (total + k), base, w1t, t, hidden, 1);
+        }
+        total += g->n;
+        offsets[done + 1] = total;
+    }
+    free(g);
+    free(base);
+    free(t);
+    if (err) {
+        *where = done;
+        return err;
+    }
+    return done;
+}

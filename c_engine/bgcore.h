@@ -6,6 +6,7 @@
 
 #define BG_MAX_MOVES 4096
 #define BG_NUM_FEATURES 196
+#define BG_MAX_EXTRA 8
 
 #define BG_ERR_NEGATIVE -1
 #define BG_ERR_TOO_MANY -2
@@ -13,6 +14,7 @@
 #define BG_ERR_DICE -4
 #define BG_ERR_NOMEM -5
 #define BG_ERR_CAPACITY -6
+#define BG_ERR_ARGS -7
 
 /* 0 if the (2,25) board is valid, else an error code with *where set
  * (flat index for a negative count, row for too many, mover's index for a shared point). */
@@ -37,4 +39,13 @@ int bg_legal_moves(const int8_t *board, int d1, int d2, int8_t *out_boards, int8
 int bg_expand_batch(const int8_t *boards, const int8_t *dice, int n, int8_t *out_boards,
                     float *out_feats, int feat_stride, int on_roll_row, int32_t *offsets,
                     int out_cap, int *where);
+
+/* bg_expand_batch, but instead of the inputs each result gets its first hidden layer's
+ * activations max(0, W1 x + b1) (hidden floats per row of out_act), with W1 x + b1
+ * computed from the pre-move board's plus the weight columns of the inputs the move changed.  w1t is
+ * W1 transposed, row-major ((196 + n_extra) x hidden); extra holds n_extra inputs per
+ * input (columns 196..: the cube; at most BG_MAX_EXTRA), the same for all of its results. */
+int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
+                          const float *w1t, const float *b1, int hidden, int8_t *out_boards,
+                          float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where);
 #endif

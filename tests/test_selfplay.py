@@ -77,3 +77,21 @@ def test_lr_schedule():
     assert np.isclose(scheduled_lr(0, 11, 1e-3, 1e-4, warmup_cycles=4), 1e-4)
     assert np.isclose(scheduled_lr(2, 11, 1e-3, None, warmup_cycles=4), 1e-3 * 0.55)
     assert np.isclose(scheduled_lr(4, 11, 1e-3, None, warmup_cycles=4), 1e-3)
+
+
+def test_incremental_and_dense_scoring_play_the_same_games():
+    """Self-play with the incremental first layer plays the games the dense path plays
+    (same dice, same choices) and gets the same targets within float32 rounding.  A
+    trained net: a random one has near-ties (one float32 ulp apart) that either path may
+    break its own way, as test_incremental_scoring allows."""
+    from cli_helpers import ROOT
+    from model import load_checkpoint
+    model, meta, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
+    mode = game_mode(meta["game_mode"])
+    out = {k: SelfPlay(model.eval(), mode, first_layer=k, parallel_games=8).collect(16, np.random.default_rng(9))
+           for k in ("incremental", "dense")}
+    inc, dense = out["incremental"], out["dense"]
+    assert np.array_equal(inc["features"], dense["features"])
+    assert np.abs(inc["targets"] - dense["targets"]).max() < 1e-5
+    games = [{k: v for k, v in out[m]["stats"].items() if not k.endswith("_seconds")} for m in out]
+    assert games[0] == games[1]

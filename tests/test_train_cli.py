@@ -43,6 +43,7 @@ def test_bad_inputs_one_line_exit_2(tmp_path, dmp_ckpt):
         (["--num-episodes", "0"], "at least 1"),
         (["--lr", "-1"], "positive"),
         (["--resume", dmp_ckpt, "--warm-start-equity", dmp_ckpt], "only one"),
+        (["--scoring", "sparse"], "invalid choice"),
     ]
     for extra, words in cases:
         # --overwrite: even when allowed to replace it, a failed run leaves the file alone
