@@ -41,33 +41,45 @@ def load_agent(path: str, plies: int = 0):
 # --------------------------------------------------------------------------- move text
 
 def gnubg_move_text(board, move) -> str:
-    """``move`` in GNU Backgammon's notation: one checker's consecutive steps joined
-    (``24/13``; the intermediate point kept and starred when it hits, ``24/18*/13``),
-    identical plays counted (``8/5(2)``), highest source first; ``""`` for the pass."""
-    chains: list[list] = []   # each: [points..., hit flags...] as ([p0, p1, ...], [hit at p1, ...])
-    for src, dst, hit in sorted(be.hit_steps(board, move), key=lambda s: -s[0]):
-        for pts, hits in chains:
-            if pts[-1] == src and src != 0:
-                pts.append(dst)
-                hits.append(hit)
+    """``move`` in GNU Backgammon's notation (its FormatMove rules, checked against the
+    binary's hint lists): steps sorted by source then destination, highest first; each
+    checker's consecutive steps joined into one (``24/13``), keeping an intermediate
+    point only where the opponent had a checker at the start (``24/18*/13``); identical
+    plays counted (``8/5(2)``, ``23/17*(2)``); a point is starred the first time a play
+    lands on an opponent's checker there.  ``""`` for the pass."""
+    opp = np.asarray(board)[0]
+    had_opponent = lambda p: 1 <= p <= 24 and opp[24 - p] > 0  # noqa: E731
+    steps = sorted(((int(a), int(b)) for a, b in move), key=lambda s: (-s[0], -s[1]))
+    used = [False] * len(steps)
+    chains = []
+    for i, (src, dst) in enumerate(steps):
+        if used[i]:
+            continue
+        points = [src, dst]
+        for j in range(i + 1, len(steps)):  # the first chain takes every step that goes on from its end
+            if not used[j] and points[-1] != 0 and steps[j][0] == points[-1]:
+                used[j] = True
+                points.append(steps[j][1])
+        chains.append([points[0]] + [p for p in points[1:-1] if had_opponent(p)] + [points[-1]])
+    counted: list[list] = []
+    for pts in chains:
+        for entry in counted:
+            if entry[0] == pts:
+                entry[1] += 1
                 break
         else:
-            chains.append(([src, dst], [hit]))
-    texts = []
-    for pts, hits in chains:
+            counted.append([pts, 1])
+    starred, out = set(), []
+    for pts, n in counted:
         parts = [_point(pts[0])]
-        for k in range(1, len(pts)):
-            if k == len(pts) - 1 or hits[k - 1]:  # keep the end and any point hit on the way
-                parts.append(_point(pts[k]) + ("*" if hits[k - 1] else ""))
-        texts.append(((pts[0], pts[-1]), "/".join(parts)))
-    texts.sort(key=lambda t: (-t[0][0], -t[0][1]))
-    out, i = [], 0
-    while i < len(texts):
-        j = i
-        while j < len(texts) and texts[j][1] == texts[i][1]:
-            j += 1
-        out.append(texts[i][1] + (f"({j - i})" if j - i > 1 else ""))
-        i = j
+        for p in pts[1:-1]:
+            parts.append(_point(p) + "*")
+            starred.add(p)
+        last = pts[-1]
+        star = had_opponent(last) and last not in starred
+        starred.add(last) if star else None
+        parts.append(_point(last) + ("*" if star else ""))
+        out.append("/".join(parts) + (f"({n})" if n > 1 else ""))
     return " ".join(out)
 
 

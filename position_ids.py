@@ -119,7 +119,7 @@ def match_id(state: GameState) -> str:
     me = state.on_roll_player
     owner = {CUBE_CENTERED: _GNUBG_CENTRED, CUBE_MINE: me, CUBE_THEIRS: 1 - me}[state.owner]
     scores = (state.score[0], state.score[1]) if me == 0 else (state.score[1], state.score[0])
-    d1, d2 = state.dice or (0, 0)
+    d1, d2 = sorted(state.dice or (0, 0), reverse=True)  # gnubg writes the higher die first
     values = {"cube_log2": int(state.cube).bit_length() - 1, "owner": owner, "on_roll": me,
               "crawford": int(state.crawford), "game_state": 1, "turn": me ^ int(state.doubled),
               "doubled": int(state.doubled), "resigned": 0, "die1": d1, "die2": d2,

@@ -40,14 +40,14 @@ def main() -> None:
     args = build_parser().parse_args()
     import json
 
-    import analysis
-    import backgammon_engine as be
-    from model import CheckpointError
     from position_ids import gnubg_id, parse_position, xgid
     try:
         state = parse_position(args.position)
     except ValueError as exc:
         raise cli.UsageError(f"position {args.position!r}: {exc}") from None
+    import analysis  # torch: only once the position is known to be good
+    import backgammon_engine as be
+    from model import CheckpointError
     try:
         agent = analysis.load_agent(args.model, args.ply)
     except CheckpointError as exc:
@@ -65,8 +65,7 @@ def main() -> None:
         out["legal_moves"] = len(ranked)
         text = analysis.format_moves(out["moves"], agent.model.output_mode, args.ply)
     else:
-        if state.doubled:
-            pass  # the taker's question: the same equities, read from the doubler's side
+        # with a double offered (XGID dice "D") the taker's question has the same equities
         try:
             out["cube"] = analysis.cube_decision(agent, state.board, state.owner)
         except ValueError as exc:
