@@ -40,8 +40,14 @@ class CheckpointReference:
         self.scorer = Scorer(model, self.mode)
         self.name = path
 
+    BLOCK = 256  # positions per pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
+
     def roll_values(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
         """(N, 21) value in points (cube 1, mover's side) of the best move of each roll."""
+        return np.concatenate([self._block(boards[s:s + self.BLOCK], owners[s:s + self.BLOCK])
+                               for s in range(0, len(boards), self.BLOCK)])
+
+    def _block(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
         n = len(boards)
         rep_owner = np.repeat(owners, len(ALL_ROLLS)) if self.mode.cubeful else None
         _, offsets, values, scalar = self.scorer.score(np.repeat(boards, len(ALL_ROLLS), axis=0),
