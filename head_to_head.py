@@ -71,14 +71,20 @@ def _job(job: dict):
     mode = game_mode(job["mode"], job["jacoby"])
     a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
     b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"])
-    return play_games(a, b, job["games"], mode, job["seed"], record=job["record"])
+    records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
+    if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
+        from luck import add_luck
+        add_luck(records, job["luck"], mode, keep_turns=job["record"])
+    return records
 
 
 def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby: bool = True,
                      oneply1: bool = False, oneply2: bool = False, seed: int = 0, workers: int = 1,
-                     record: bool = False, backend: str = "auto", progress: bool = True, on_records=None):
+                     record: bool = False, backend: str = "auto", progress: bool = True, on_records=None,
+                     luck: str | None = None):
     """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
-    ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come."""
+    ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
+    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py)."""
     mode = game_mode(mode_name, jacoby)
     # build once here so that a bad spec fails before any worker starts
     for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
@@ -90,7 +96,7 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     size += size % 2  # keep duplicate pairs in one job
     chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
     base = {"spec1": spec1, "spec2": spec2, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1,
-            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record}
+            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record, "luck": luck}
     records = []
     bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
     try:

@@ -57,6 +57,9 @@ def build_parser() -> cli.Parser:
                    "(default runs/gnubg_<time>.csv); its result column is gnubg's: 1 single, 2 gammon, "
                    "3 backgammon, 0 a dropped double")
     p.add_argument("--gnubg-timeout", type=cli.positive_float, default=60.0, help="seconds to wait for gnubg")
+    p.add_argument("--luck", nargs="?", const="gnubg-nn", metavar="REF",
+                   help="also report the luck-adjusted result, luck judged by REF: gnubg-nn (the default) "
+                   "or a checkpoint")
     p.add_argument("--engine", choices=BACKENDS, default="auto", help="move generator")
     p.add_argument("--overwrite", action="store_true",
                    help="allow replacing existing output files of the same kind (--json, --csv, --games-csv, "
@@ -80,6 +83,8 @@ def main() -> None:
     check_play_outputs(args, model2)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
+    if args.luck and args.luck != "gnubg-nn":
+        checkpoint_game_mode(args.luck)  # a bad reference fails before any game
 
     saver = None
     if args.save_games:
@@ -98,13 +103,20 @@ def main() -> None:
 
     records = run_head_to_head(args.model1, model2, args.games, mode_name, args.jacoby, args.oneply1,
                                args.oneply2, args.seed, args.workers, record=bool(args.save_games),
-                               backend=args.engine, progress=not args.quiet, on_records=saver)
+                               backend=args.engine, progress=not args.quiet, on_records=saver, luck=args.luck)
     summary = summarize_games(records, mode_name, args.jacoby, args.seed)
+    if args.luck:
+        from luck import luck_summary
+        from modes import game_mode
+        summary["luck_adjusted"] = luck_summary(records, game_mode(mode_name, args.jacoby), args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
                    jacoby=args.jacoby, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    command=" ".join(cli.sys.argv))
     print(format_table(summary, args.model1, model2))
+    if args.luck:
+        from luck import format_luck
+        print(format_luck(summary["luck_adjusted"]))
     if args.json:
         cli.write_json(args.json, summary)
     if args.csv:
@@ -129,6 +141,9 @@ def write_results_csv(path: str, summary: dict, records) -> None:
 
 def against_gnubg(args, level: str) -> None:
     """--model2 gnubg-ext / gnubg-ext-full: money games against the real binary."""
+    if args.luck:
+        raise cli.UsageError("--luck does not apply to gnubg-ext yet: gnubg rolls its own dice and our record "
+                             "of its turns holds no dice; use --model2 gnubg-nn")
     if args.oneply2 or args.save_games:
         raise cli.UsageError("--oneply2 and --save-games do not apply to gnubg-ext (gnubg keeps its own record)")
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"

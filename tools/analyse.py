@@ -1,0 +1,83 @@
+#!/usr/bin/env python3
+"""What a trained network thinks of one position, in the manner of gnubg's `hint`:
+every legal move ranked with its value (given dice), or the cube decision with
+explicit equities (cubeful models, no dice).
+
+    python tools/analyse.py best_models/dmp_256x2.pt 4HPwATDgc/ABMA --dice 31
+    python tools/analyse.py best_models/cubeful_256x2.pt 'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10'
+
+POSITION is a gnubg Position ID, PositionID:MatchID, or an XGID; dice come from
+--dice, else from the Match ID or XGID.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cli  # noqa: E402
+
+
+def dice_arg(text: str) -> tuple[int, int]:
+    if len(text) != 2 or not all(c in "123456" for c in text):
+        raise cli.argparse.ArgumentTypeError(f"dice are two digits 1-6 such as 52, got {text!r}")
+    return int(text[0]), int(text[1])
+
+
+def build_parser() -> cli.Parser:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("model", help="checkpoint (.pt)")
+    p.add_argument("position", help="Position ID, PositionID:MatchID, or XGID=...")
+    p.add_argument("--dice", type=dice_arg, help="the roll to play, e.g. 52 (default: from the ID)")
+    p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="lookahead: 0 or 1 ply")
+    p.add_argument("--top", type=cli.positive_int, help="list only the best N moves")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    return p
+
+
+def main() -> None:
+    args = build_parser().parse_args()
+    import json
+
+    from position_ids import gnubg_id, parse_position, xgid
+    try:
+        state = parse_position(args.position)
+    except ValueError as exc:
+        raise cli.UsageError(f"position {args.position!r}: {exc}") from None
+    import analysis  # torch: only once the position is known to be good
+    import backgammon_engine as be
+    from model import CheckpointError
+    try:
+        agent = analysis.load_agent(args.model, args.ply)
+    except CheckpointError as exc:
+        raise cli.UsageError(str(exc)) from None
+    dice = args.dice or state.dice
+    out = {"model": args.model, "game_mode": agent.mode.name, "output_mode": agent.model.output_mode,
+           "ply": args.ply, "position_id": be.position_id(state.board), "gnubg_id": gnubg_id(state),
+           "xgid": xgid(state), "dice": list(dice) if dice else None}
+    if state.match_length and agent.mode.name != "dmp":
+        raise cli.UsageError(f"a match position (match to {state.match_length}) needs match equities; "
+                             f"this is a {agent.mode.name} model")
+    if dice:
+        ranked = analysis.rank_moves(agent, state.board, dice, state.owner)
+        out["moves"] = ranked[:args.top] if args.top else ranked
+        out["legal_moves"] = len(ranked)
+        text = analysis.format_moves(out["moves"], agent.model.output_mode, args.ply)
+    else:
+        # with a double offered (XGID dice "D") the taker's question has the same equities
+        try:
+            out["cube"] = analysis.cube_decision(agent, state.board, state.owner)
+        except ValueError as exc:
+            raise cli.UsageError(str(exc)) from None
+        text = analysis.format_cube(out["cube"], args.ply)
+    if args.json:
+        print(json.dumps(out, indent=2))
+    else:
+        print(f"{args.model} ({agent.mode.name}, {agent.model.output_mode}); {out['gnubg_id']}"
+              + (f"; dice {dice[0]}{dice[1]}" if dice else ""))
+        print(text)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
