@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from cli_helpers import ROOT, assert_one_line_error, md5, run
+from cli_helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
 
 QUICK = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
 
@@ -109,7 +109,7 @@ def _run_readonly(folder, script, *args):
     cmd = " ".join(f"'{a}'" for a in (sys.executable, os.path.join(ROOT, script), *map(str, args)))
     return subprocess.run(["unshare", "-rm", "sh", "-c",
                            f'mount --bind "{folder}" "{folder}" && mount -o remount,bind,ro "{folder}" && '
-                           f'exec {cmd}'], capture_output=True, text=True, cwd=ROOT, timeout=600)
+                           f'exec {cmd}'], capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD)
 
 
 def test_unwritable_outputs_fail_before_any_work(tmp_path, ckpt):

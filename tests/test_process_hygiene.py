@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cli_helpers import ROOT
+from cli_helpers import HANG_GUARD, ROOT
 from model import load_checkpoint
 
 TRAIN = [sys.executable, os.path.join(ROOT, "train_batch.py"), "--hidden", "8", "--parallel-games", "8", "--quiet"]
@@ -90,7 +90,7 @@ def test_a_killed_worker_share_is_collected_again(tmp_path):
         workers = _wait_for(lambda: path.exists() and _workers(proc.pid))
         assert workers, "the workers never started"
         os.kill(workers[0], signal.SIGKILL)
-        out, err = proc.communicate(timeout=600)
+        out, err = proc.communicate(timeout=HANG_GUARD)
     finally:
         for pid in _group(proc.pid):
             os.kill(pid, signal.SIGKILL)

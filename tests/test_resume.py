@@ -10,7 +10,7 @@ import time
 import pytest
 import torch
 
-from cli_helpers import ROOT, assert_one_line_error, md5, run
+from cli_helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
 from model import load_checkpoint, save_checkpoint
 
 QUICK = ["--hidden", "8", "--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
@@ -59,11 +59,11 @@ def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
     run("train_online.py", *args, "--save", whole, check=True)
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train_online.py"), *args, "--save", str(cut)],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 300
+    deadline = time.time() + HANG_GUARD
     while not cut.exists() and time.time() < deadline:
         time.sleep(0.05)
     proc.send_signal(signal.SIGTERM)
-    proc.communicate(timeout=300)
+    proc.communicate(timeout=HANG_GUARD)
     if proc.returncode == 0:
         pytest.skip("the run finished before the signal arrived")
     assert proc.returncode == 130

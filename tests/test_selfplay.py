@@ -5,7 +5,7 @@ import backgammon_engine as be
 from model import TDNetwork
 from encoding import encode
 from modes import game_mode
-from scoring import Scorer, segment_argmax
+from scoring import segment_argmax
 from selfplay import Collector, SelfPlay, roll_dice
 from trainer import scheduled_lr
 
