@@ -7,3 +7,4 @@ cd "$(dirname "$0")"
 ./money_legs.sh 0ply
 ./dmp_leg.sh 1ply
 ./money_legs.sh 1ply
+./dmp_leg.sh s4   # the long DMP polish last: everything above is usable before it
