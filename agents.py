@@ -25,7 +25,7 @@ import numpy as np
 
 import backgammon_engine as be
 import movegen
-from modes import GameMode
+from modes import GameMode, Values
 
 REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply")
 
@@ -77,11 +77,10 @@ class PubevalAgent(Agent):
 
 
 def mover_probabilities(opponent_probs) -> np.ndarray:
-    """gnubg's five probabilities of a position as seen by the side on roll, turned
-    into those of the side that just moved (my win = their loss, my gammons = their
-    lost gammons)."""
-    p = np.asarray(opponent_probs, dtype=np.float64)
-    return np.stack([1.0 - p[..., 0], p[..., 3], p[..., 4], p[..., 1], p[..., 2]], axis=-1)
+    """gnubg's five probabilities of positions (rows) as seen by the side on roll, turned
+    into those of the side that just moved: the prob5 flip (my win = their loss, my
+    gammons = their lost gammons)."""
+    return Values("prob5").flip(np.asarray(opponent_probs, dtype=np.float64))
 
 
 class GnubgNNAgent(Agent):

@@ -7,9 +7,8 @@ import numpy as np
 from agents import make_reference_agent
 from match import play_games
 from modes import GameMode, game_mode
-from stats import bootstrap_ci, pair_means
+from stats import CAP, bootstrap_ci, pair_means
 
-CAP = 128.0  # cubeful results are also reported capped at +-128 points per game
 
 
 def summarize(records, mode: GameMode, seed: int = 0) -> dict:

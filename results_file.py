@@ -16,10 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from stats import bootstrap_ci, pair_means
+from stats import CAP, bootstrap_ci, pair_means
 
 UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
-CAP = 128.0
 
 
 class ResultsFileError(ValueError):

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+CAP = 128.0  # cubeful results are also reported capped at +-128 points per game
+
 
 def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
     """(mean, low, high): percentile bootstrap CI of the mean of ``values``."""
