@@ -144,7 +144,8 @@ class GnubgSession:
     """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
 
     def __init__(self, agent, level: str = "gnubg-ext", cubeful: bool = True, jacoby: bool = True, seed: int = 0,
-                 timeout: float = 60.0, binary: str | None = None, first_index: int = 0, log=None):
+                 timeout: float = 60.0, binary: str | None = None, first_index: int = 0, log=None,
+                 mat_path: str | None = None):
         if level not in LEVELS:
             raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
         if cubeful and not agent.cube_capable:
@@ -154,6 +155,7 @@ class GnubgSession:
         self.info = preflight(binary, quiet=True)
         self.mode = game_mode("cubeful-money" if cubeful else "cubeless-money", jacoby)
         self.log = log
+        self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
         self._openings = opening_positions()
 
     def _script(self, port: int, n_games: int) -> str:
@@ -166,6 +168,8 @@ class GnubgSession:
         lines.append("new session")
         lines += ["new game"] * (n_games - 1)
         lines.append("show score")
+        if self.mat_path:
+            lines.append(f"export match mat {self.mat_path}")
         return "\n".join(lines) + "\n"
 
     # ----------------------------------------------------------------- running
@@ -378,6 +382,29 @@ class GnubgSession:
         else:
             game.expected = gnubg_replies(after)
         return be.format_move(b, move)
+
+
+def turns_from_mat(path: str, records: list[GameRecord]) -> list[list]:
+    """Each played game's per-turn record (GameRecord.turns, agent A = our seat) from the
+    .mat file gnubg exported: the only record of gnubg's own dice.  Raises ProtocolError
+    when the file and the games we played disagree (count, our number of moves, cube)."""
+    from matfile import read_mat
+    try:
+        games = read_mat(path)
+    except (OSError, ValueError) as exc:
+        raise ProtocolError(f"cannot read gnubg's record {path}: {exc}") from None
+    if len(games) != len(records):
+        raise ProtocolError(f"gnubg's record {path} has {len(games)} games, we played {len(records)}")
+    out = []
+    for rec, game in zip(records, games):
+        # seat 1 is us (agent A = mover 0), seat 0 is gnubg (mover 1)
+        turns = [(1 - seat, dice, event, before, after) for seat, dice, event, before, after in game["turns"]]
+        ours = sum(1 for t in turns if t[0] == 0 and t[2] == "move")
+        if ours != rec.plies or game["cube"] != rec.cube:
+            raise ProtocolError(f"game {rec.index}: gnubg's record ({ours} of our moves, cube {game['cube']}) "
+                                f"disagrees with ours ({rec.plies} moves, cube {rec.cube})")
+        out.append(turns)
+    return out
 
 
 def _fd_open(fd: int) -> bool:

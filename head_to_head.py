@@ -3,6 +3,8 @@ games over worker processes, and summarise them (the library behind play_models.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 
 from tqdm import tqdm
 
@@ -138,8 +140,10 @@ def _gnubg_job(job: dict):
     from gnubg_external import GnubgSession
     mode = game_mode(job["mode"], job["jacoby"])
     agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
+    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") else None
     session = GnubgSession(agent, job["level"], cubeful=mode.cubeful, jacoby=job["jacoby"], seed=job["seed"],
-                           timeout=job["timeout"], first_index=job["first"])
+                           timeout=job["timeout"], first_index=job["first"],
+                           mat_path=os.path.join(mat_dir, "session.mat") if mat_dir else None)
     done = []
 
     def on_game(rec):
@@ -148,16 +152,27 @@ def _gnubg_job(job: dict):
             _append_game_row(job["csv"], rec)
     try:
         session.play(job["games"], on_game)
+        if mat_dir:  # luck needs gnubg's dice, which only its exported record holds
+            from gnubg_external import turns_from_mat
+            from luck import add_luck
+            for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
+                rec.turns = turns
+            add_luck(done, job["luck"], mode)
     except Exception as exc:  # report, but keep the games already finished
         return done, f"{type(exc).__name__}: {exc}"
+    finally:
+        if mat_dir:
+            shutil.rmtree(mat_dir, ignore_errors=True)
     return done, None
 
 
 def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
-                      backend: str = "auto", progress: bool = True, timeout: float = 60.0):
+                      backend: str = "auto", progress: bool = True, timeout: float = 60.0,
+                      luck: str | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
-    Returns (records, errors); each game is appended to ``csv_path`` as it ends."""
+    Returns (records, errors); each game is appended to ``csv_path`` as it ends.  With
+    ``luck`` each record's luck is judged from gnubg's exported record of the games."""
     from gnubg_binary import GnubgError, preflight
     mode = game_mode(mode_name, jacoby)
     if mode.name == "dmp":
@@ -178,7 +193,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         if n:
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
-                         "timeout": timeout})
+                         "timeout": timeout, "luck": luck})
         first += n
     records, errors = [], []
     bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)

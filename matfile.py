@@ -124,8 +124,10 @@ def read_mat(path: str):
     """Replay every game of a .mat file with our engine.
 
     Yields one dict per game: ``names``, ``positions`` (the board before each roll,
-    side on roll in row 1, with the seat on roll), ``cube`` and ``winner`` (seat, or
-    None if the file does not say).  Raises ValueError on an illegal move."""
+    side on roll in row 1, with the seat on roll), ``turns`` (every action as
+    GameRecord.turns has it, seats for movers: (seat, dice, event, before, after)),
+    ``cube`` and ``winner`` (seat, or None if the file does not say).  Raises
+    ValueError on an illegal move."""
     games, current, names = [], None, ("", "")
     for raw in open(path):
         line = raw.rstrip("\n")
@@ -156,7 +158,7 @@ def read_mat(path: str):
 
 def _replay(game) -> dict:
     board = be.initial_board()
-    seat, cube, positions = game["first"], 1, []
+    seat, cube, positions, turns = game["first"], 1, [], []
     for text in game["actions"]:
         roll = _ROLL.match(text)
         if roll:
@@ -178,13 +180,19 @@ def _replay(game) -> dict:
                 if len(moves) != 1:
                     raise ValueError(f"roll {text!r} without a move in position {be.position_id(board)}")
                 after = moves[0][1]
+            turns.append((seat, (d1, d2), "move", board.copy(), after))
             if be.game_result(after):
                 break
             board = be.swap(after)
             seat = 1 - seat
-        elif text.startswith("Doubles"):
+        elif text.startswith("Doubles"):  # the side on turn doubles; the other side answers
             cube *= 2
+            turns.append((seat, None, "double", board.copy(), None))
+        elif text.startswith("Takes"):  # boards of cube actions: the doubler's view, as match.py records them
+            turns.append((1 - seat, None, "take", board.copy(), None))
         elif text.startswith("Drops"):
             cube //= 2
+            turns.append((1 - seat, None, "drop", board.copy(), None))
             break
-    return {"names": game["names"], "positions": positions, "cube": cube, "winner": game["winner"]}
+    return {"names": game["names"], "positions": positions, "turns": turns, "cube": cube,
+            "winner": game["winner"]}

@@ -75,6 +75,8 @@ def main() -> None:
     model2 = "gnubg-nn" if args.gnubg_nn else args.model2
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
+    if args.luck and args.luck != "gnubg-nn":
+        checkpoint_game_mode(args.luck)  # a bad reference fails before any game
     if model2 in GNUBG_LEVELS:
         return against_gnubg(args, model2)
     mode_name = args.game_mode
@@ -83,8 +85,6 @@ def main() -> None:
     check_play_outputs(args, model2)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
-    if args.luck and args.luck != "gnubg-nn":
-        checkpoint_game_mode(args.luck)  # a bad reference fails before any game
 
     saver = None
     if args.save_games:
@@ -141,9 +141,6 @@ def write_results_csv(path: str, summary: dict, records) -> None:
 
 def against_gnubg(args, level: str) -> None:
     """--model2 gnubg-ext / gnubg-ext-full: money games against the real binary."""
-    if args.luck:
-        raise cli.UsageError("--luck does not apply to gnubg-ext yet: gnubg rolls its own dice and our record "
-                             "of its turns holds no dice; use --model2 gnubg-nn")
     if args.oneply2 or args.save_games:
         raise cli.UsageError("--oneply2 and --save-games do not apply to gnubg-ext (gnubg keeps its own record)")
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
@@ -153,12 +150,19 @@ def against_gnubg(args, level: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     records, errors = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
                                         args.seed, args.workers, csv_path, args.engine, not args.quiet,
-                                        args.gnubg_timeout)
+                                        args.gnubg_timeout, luck=args.luck)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not records:
         raise cli.UsageError(f"no game against gnubg finished ({errors[0] if errors else 'unknown error'})")
     summary = summarize_games(records, mode_name, args.jacoby, args.seed)
+    if args.luck:
+        from luck import luck_summary
+        from modes import game_mode
+        judged = [r for r in records if hasattr(r, "luck")]  # a failed worker's games have no record from gnubg
+        if judged:
+            summary["luck_adjusted"] = luck_summary(judged, game_mode(mode_name, args.jacoby), args.luck, args.seed)
+            summary["luck_adjusted"]["games"] = len(judged)
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, jacoby=args.jacoby,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
@@ -166,6 +170,10 @@ def against_gnubg(args, level: str) -> None:
                    command=" ".join(cli.sys.argv), duplicate=False,
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample games")
     print(format_table(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
+    if "luck_adjusted" in summary:
+        from luck import format_luck
+        print(format_luck(summary["luck_adjusted"]) + f" ({summary['luck_adjusted']['games']} games judged; "
+              "games are not paired: each unit is two consecutive games)")
     print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
     if args.json:
         cli.write_json(args.json, summary)

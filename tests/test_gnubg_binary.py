@@ -160,3 +160,60 @@ kill -9 $pid''')
     s = json.loads(out.read_text())
     rows = list(csv.DictReader(open(games_csv)))
     assert 0 < len(rows) == s["games"] < 2000
+
+
+class _RecordingAgent:
+    """Wraps an agent and remembers every (board, dice) it was asked to move from."""
+
+    def __init__(self, agent):
+        self.agent, self.asked = agent, []
+        self.name, self.cube_capable = agent.name, agent.cube_capable
+
+    def choose_moves(self, boards, dice, owners=None):
+        self.asked += [(b.copy(), tuple(int(x) for x in d)) for b, d in zip(boards, dice)]
+        return self.agent.choose_moves(boards, dice, owners)
+
+    def __getattr__(self, name):
+        return getattr(self.agent, name)
+
+
+@needs_gnubg
+def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt):
+    """gnubg's exported .mat is the only record of its dice: read back, our seat's turns
+    must be exactly the positions and rolls gnubg asked us about, and gnubg's turns must
+    connect our moves (each starts where our last move left the board)."""
+    import backgammon_engine as be
+    from gnubg_external import turns_from_mat
+    from luck import add_luck
+    from model import load_checkpoint
+    model, _, _ = load_checkpoint(cubeful_ckpt)
+    agent = _RecordingAgent(TDAgent(model, game_mode("cubeful-money")))
+    mat = str(tmp_path / "s.mat")
+    session = GnubgSession(agent, "gnubg-ext", cubeful=True, seed=4, mat_path=mat, timeout=HANG_GUARD)
+    records = session.play(6)
+    all_turns = turns_from_mat(mat, records)
+    ours = [(t[3], t[1]) for turns in all_turns for t in turns if t[0] == 0 and t[2] == "move"]
+    assert len(ours) == len(agent.asked) > 0
+    for (board, dice), (asked, asked_dice) in zip(ours, agent.asked):
+        assert np.array_equal(board, asked) and sorted(dice) == sorted(asked_dice)
+    for turns in all_turns:
+        moves = [t for t in turns if t[2] == "move"]
+        for prev, nxt in zip(moves, moves[1:]):
+            assert prev[0] != nxt[0] and np.array_equal(be.swap(prev[4]), nxt[3])
+    for rec, turns in zip(records, all_turns):
+        rec.turns = turns
+    add_luck(records, "gnubg-nn", game_mode("cubeful-money"))
+    assert all(np.isfinite(r.luck) for r in records) and any(r.luck != 0 for r in records)
+    # a record that does not match the games played is refused
+    with pytest.raises(ProtocolError):
+        turns_from_mat(mat, records[:-1])
+
+
+@needs_gnubg
+def test_play_models_luck_against_gnubg(tmp_path, cubeful_ckpt):
+    out = tmp_path / "g.json"
+    run("play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext", "--games", "4", "--workers", "2",
+        "--seed", "2", "--quiet", "--luck", "--json", out, "--games-csv", tmp_path / "games.csv", check=True)
+    s = json.loads(out.read_text())
+    lk = s["luck_adjusted"]
+    assert lk["games"] == 4 and lk["ci_low"] <= lk["mean"] <= lk["ci_high"] and lk["reference"] == "gnubg-nn"

@@ -25,6 +25,12 @@ def _check_replay(records, path, match_length):
         for (seat, board), (seat2, board2) in zip(played, game["positions"]):
             assert seat == seat2 and np.array_equal(board, board2)
         assert game["cube"] == rec.cube
+        assert len(game["turns"]) == len(rec.turns)
+        for (seat, dice, event, before, after), t in zip(game["turns"], rec.turns):
+            assert (seat, event) == (t[0], t[2])
+            assert np.array_equal(before, t[3])
+            if event == "move":
+                assert sorted(dice) == sorted(t[1]) and np.array_equal(after, t[4])
         assert game["winner"] == (0 if rec.points > 0 else 1)
 
 
