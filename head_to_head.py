@@ -11,7 +11,8 @@ from cli import UsageError
 from evaluation import summarize
 from match import play_games
 from model import CheckpointError, load_checkpoint
-from modes import check_model_for_mode, game_mode
+from heads import output_head
+from modes import game_mode
 from workers import WorkerPool
 
 # games per job: many games advance together (one forward pass per step for all of
@@ -48,21 +49,15 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
     check_spec(spec)
     try:
         model, meta, _ = load_checkpoint(spec)
-        if model.output_mode == "probability" and mode.name == "cubeless-money":
-            # a DMP model can still play money games: it maximises P(win) and ignores
-            # gammons (the baseline a cubeless leg has to beat); it cannot handle a cube
-            from td_agent import TDAgent
-            return TDAgent(model, game_mode("dmp"), oneply=oneply, backend=backend, name=spec)
-        check_model_for_mode(model.output_mode, model.n_inputs, mode)
+        # the mode the model plays in: a DMP model can still play cubeless money games, maximising
+        # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
+        agent_mode = mode.mode_for(model.output_mode)
+        agent_mode.check_model(model.output_mode, model.n_inputs)
     except CheckpointError as exc:
         raise UsageError(str(exc)) from None
     except ValueError as exc:
         raise UsageError(f"{spec}: {exc}") from None
-    if model.output_mode == "prob5":
-        from prob_agent import ProbAgent
-        return ProbAgent(model, mode, oneply=oneply, backend=backend, name=spec)
-    from td_agent import TDAgent
-    return TDAgent(model, mode, oneply=oneply, backend=backend, name=spec)
+    return output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec)
 
 
 def _job(job: dict):
@@ -138,7 +133,7 @@ def _gnubg_job(job: dict):
     from gnubg_external import GnubgSession
     mode = game_mode(job["mode"], job["jacoby"])
     agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
-    session = GnubgSession(agent, job["level"], cubeful=mode.cubeful, jacoby=job["jacoby"], seed=job["seed"],
+    session = GnubgSession(agent, job["level"], mode, seed=job["seed"],
                            timeout=job["timeout"], first_index=job["first"])
     done = []
 
@@ -160,7 +155,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     Returns (records, errors); each game is appended to ``csv_path`` as it ends."""
     from gnubg_binary import GnubgError, preflight
     mode = game_mode(mode_name, jacoby)
-    if mode.name == "dmp":
+    if not mode.money:
         raise UsageError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
     try:
         preflight()

@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-import backgammon_engine as be
+from heads import output_head
 from modes import GameMode
 from scoring import Scorer, segment_argmax
-from selfplay import MAX_PLIES, roll_dice
+from turns import Ended, Table, roll_dice
 
 
 class TDLambda:
@@ -61,10 +61,10 @@ class TDLambda:
 
 
 class OnlineSelfPlay:
-    """Plays games one at a time, learning after every move."""
+    """Plays games one at a time through the shared turn loop, learning after every move."""
 
     def __init__(self, model, mode: GameMode, lam: float, alpha: float, backend: str = "auto"):
-        if model.output_mode == "prob5" or mode.cubeful:
+        if output_head(model.output_mode).width != 1 or mode.cubeful:
             raise ValueError("online TD(lambda) trains scalar models in dmp or cubeless-money")
         self.model = model
         self.mode = mode
@@ -79,22 +79,26 @@ class OnlineSelfPlay:
     def play_game(self, rng: np.random.Generator) -> dict:
         """One game of self-play with updates; returns its stats."""
         self.td.reset()
-        board = be.initial_board()
-        sq_err, plies, result = 0.0, 0, 0
-        while plies < MAX_PLIES:
-            x = torch.from_numpy(self.scorer.encode_states(board[None])[0])
-            v_t = self.td.value_and_trace(x)
-            dice = roll_dice(rng, 1, opening=np.array([plies == 0]))
-            after, offsets, values, scalar = self.scorer.score(board[None], dice)
-            row, _ = segment_argmax(scalar, offsets)
-            target = float(values[row[0]])
-            chosen = after[row[0]].astype(np.int64)
-            delta = target - v_t
-            self.td.update(delta)
-            sq_err += delta * delta
-            plies += 1
-            result = be.game_result(chosen)
-            if result:
-                break
-            board = be.swap(chosen)
-        return {"plies": plies, "result": result, "sq_err": sq_err}
+        table = Table(self.mode, 1)
+        self.sq_err = 0.0
+        out = {}
+
+        def on_end(ended: Ended) -> None:
+            out["plies"] = int(ended.turn[0]) + (ended.result[0] > 0)
+            out["result"] = max(int(ended.result[0]), 0)
+
+        table.play(self, lambda idx: roll_dice(rng, 1, opening=table.ply[idx] == 0), on_end)
+        return {"plies": out["plies"], "result": out["result"], "sq_err": self.sq_err}
+
+    def move(self, slots, boards, dice, owner):
+        """The turn loop's policy: V(s_t) into the trace, the greedy move, the update."""
+        v_t = self.td.value_and_trace(torch.from_numpy(self.scorer.encode_states(boards)[0]))
+        after, offsets, values, scalar = self.scorer.score(boards, dice)
+        row, _ = segment_argmax(scalar, offsets)
+        delta = float(values[row[0]]) - v_t
+        self.td.update(delta)
+        self.sq_err += delta * delta
+        return after[row].astype(np.int64)
+
+    def cube(self, slots, boards, owner):
+        raise ValueError("online TD(lambda) plays without a cube")

@@ -32,8 +32,6 @@ def build_parser() -> cli.Parser:
 
 def main() -> None:
     args = build_parser().parse_args()
-    if args.game_mode != "cubeless-money":
-        raise cli.UsageError("prob5 models play cubeless money only")
     if args.warm_start_equity or args.warm_start_cubeful:
         raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
     args.hidden_given = any(a.startswith("--hidden") for a in cli.sys.argv[1:])

@@ -25,12 +25,13 @@ from tqdm import tqdm
 import net_growth
 from cli import CsvLog, RunError, UsageError
 from model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
-from modes import check_model_for_mode, game_mode
+from modes import CubefulMoney, CubelessMoney, game_mode
 from run_control import Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself
 from selfplay import Collector
 from trainer import Trainer, scheduled_lr
 from workers import WorkerError
 
+WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney}  # flag -> mode it trains
 LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
               "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes", "drops",
               "eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
@@ -52,18 +53,16 @@ def build_model(args, output_mode: str | None = None):
             model, meta, trainer_state = load_checkpoint(path)
             if sources[0] == "resume":
                 mode = game_mode(args.game_mode or meta.get("game_mode", "dmp"), args.jacoby)
-            elif sources[0] == "warm_start_equity":
-                mode = game_mode(args.game_mode or "cubeless-money", args.jacoby)
-                if mode.name != "cubeless-money":
-                    raise UsageError("--warm-start-equity trains cubeless money; drop --game-mode or set it so")
-                if model.output_mode != "probability":
-                    raise UsageError(f"--warm-start-equity expects a DMP probability model, {path} is {model.output_mode}")
-                model, trainer_state = net_growth.warm_start_equity(model, seed=args.seed), None
-            else:
-                mode = game_mode(args.game_mode or "cubeful-money", args.jacoby)
-                if mode.name != "cubeful-money":
-                    raise UsageError("--warm-start-cubeful trains cubeful money; drop --game-mode or set it so")
-                model, trainer_state = net_growth.warm_start_cubeful(model), None
+            else:  # a warm start makes a model for its own game mode
+                flag = "--" + sources[0].replace("_", "-")
+                target = WARM_STARTS[sources[0]]
+                mode = game_mode(args.game_mode, args.jacoby) if args.game_mode else target(args.jacoby)
+                if type(mode) is not target:
+                    raise UsageError(f"{flag} trains {target.name}; drop --game-mode or set it so")
+                try:
+                    model, trainer_state = net_growth.WARM_STARTS[sources[0]](model, seed=args.seed), None
+                except ValueError as exc:
+                    raise UsageError(f"{path}: {exc}") from None
             if args.hidden_given and list(args.hidden) != list(model.hidden):
                 raise UsageError(f"--hidden {','.join(map(str, args.hidden))} differs from the checkpoint's "
                                  f"{','.join(map(str, model.hidden))}; use --expand to grow it")
@@ -74,7 +73,7 @@ def build_model(args, output_mode: str | None = None):
             model = net_growth.expand(model, args.expand, seed=args.seed)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
-        check_model_for_mode(model.output_mode, model.n_inputs, mode)
+        mode.check_model(model.output_mode, model.n_inputs)
     except CheckpointError as exc:
         raise UsageError(str(exc)) from None
     except ValueError as exc:

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from cli_helpers import HANG_GUARD, assert_one_line_error, run
+from helpers import HANG_GUARD, assert_one_line_error, run
 from gnubg_binary import available
 from gnubg_external import GnubgSession, ProtocolError, parse_board_string
 from gnubg_binary import GnubgError

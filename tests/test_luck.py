@@ -11,7 +11,7 @@ import torch
 
 import backgammon_engine as be
 from agents import RandomAgent
-from cli_helpers import assert_one_line_error, run
+from helpers import assert_one_line_error, run
 from encoding import encode_batch
 from luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
 from match import GameRecord, play_games

@@ -107,7 +107,7 @@ def test_warm_start_cubeful_leaves_play_unchanged():
 
 
 def test_cubeless_as_cubeful_tool(tmp_path):
-    from cli_helpers import assert_one_line_error, run
+    from helpers import assert_one_line_error, run
     m = TDNetwork(196, [8], "equity")
     parent = tmp_path / "cl.pt"
     save_checkpoint(str(parent), m, new_metadata(m, "cubeless-money"))
