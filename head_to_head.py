@@ -7,7 +7,7 @@ import os
 from tqdm import tqdm
 
 from agents import REFERENCE_AGENTS, make_reference_agent
-from cli import UsageError
+from errors import InputError
 from evaluation import summarize
 from match import play_games
 from model import CheckpointError, load_checkpoint
@@ -21,11 +21,11 @@ MIN_CHUNK, MAX_CHUNK = 50, 1000
 
 
 def check_spec(spec: str) -> None:
-    """UsageError unless ``spec`` is a named opponent or an existing file."""
+    """InputError unless ``spec`` is a named opponent or an existing file."""
     if spec not in REFERENCE_AGENTS and not os.path.isfile(spec):
         if spec.endswith(".pt") or os.sep in spec:
-            raise UsageError(f"{spec}: no such checkpoint file")
-        raise UsageError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
+            raise InputError(f"{spec}: no such checkpoint file")
+        raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
 
 
 def checkpoint_game_mode(spec: str) -> str | None:
@@ -36,15 +36,15 @@ def checkpoint_game_mode(spec: str) -> str | None:
     try:
         _, meta, _ = load_checkpoint(spec)
     except CheckpointError as exc:
-        raise UsageError(str(exc)) from None
+        raise InputError(str(exc)) from None
     return meta.get("game_mode")
 
 
 def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto"):
-    """An agent from a reference name or a checkpoint path; UsageError when it cannot play ``mode``."""
+    """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``."""
     if spec in REFERENCE_AGENTS:
         if oneply:
-            raise UsageError(f"--oneply applies to checkpoints, not to {spec}")
+            raise InputError(f"--oneply applies to checkpoints, not to {spec}")
         return make_reference_agent(spec, mode, seed, backend)
     check_spec(spec)
     try:
@@ -54,9 +54,9 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
         agent_mode = mode.mode_for(model.output_mode)
         agent_mode.check_model(model.output_mode, model.n_inputs)
     except CheckpointError as exc:
-        raise UsageError(str(exc)) from None
+        raise InputError(str(exc)) from None
     except ValueError as exc:
-        raise UsageError(f"{spec}: {exc}") from None
+        raise InputError(f"{spec}: {exc}") from None
     return output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec)
 
 
@@ -85,7 +85,7 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
         agent = build_agent(spec, mode, oneply, seed, backend)
         if mode.cubeful and not agent.cube_capable:
-            raise UsageError(f"{spec} makes no cube decisions, so it cannot play cubeful money"
+            raise InputError(f"{spec} makes no cube decisions, so it cannot play cubeful money"
                              + ("; against gnubg use the real binary (gnubg-ext)" if spec.startswith("gnubg-nn") else ""))
     size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
@@ -156,14 +156,14 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     from gnubg_binary import GnubgError, preflight
     mode = game_mode(mode_name, jacoby)
     if not mode.money:
-        raise UsageError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
+        raise InputError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
     try:
         preflight()
     except GnubgError as exc:
-        raise UsageError(str(exc)) from None
+        raise InputError(str(exc)) from None
     agent = build_agent(spec1, mode, oneply1, seed, backend)
     if mode.cubeful and not agent.cube_capable:
-        raise UsageError(f"{spec1} makes no cube decisions; cubeful money against gnubg needs a cubeful model")
+        raise InputError(f"{spec1} makes no cube decisions; cubeful money against gnubg needs a cubeful model")
     if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
         with open(csv_path, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
