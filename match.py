@@ -6,7 +6,8 @@ are split over workers.  With ``duplicate`` the two games of a pair replay the
 same dice with the sides swapped: in game 2k agent A moves first, in game 2k+1
 agent B moves first and receives exactly the rolls A had.  The first roll of a
 game is never a double (the opening roll).  Results are points from agent A's
-side: DMP +-1, money +-1/2/3 times the cube.
+side: DMP +-1, money +-1/2/3 times the cube.  The turns are turns.Table's; ``Seats``
+seats the two agents at it.
 """
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """Vectorised self-play: many games per process, one forward pass per step.
 
-Each step advances every live game by one turn.  The side on roll's position
-(before the dice) becomes a training sample whose target is
+Each step advances every live game by one turn of the shared turn loop
+(turns.Table).  The side on roll's position (before the dice) becomes a training
+sample whose target is
 
 * sampled TD(0): the value of the best move for the roll actually thrown, or
 * exact 1-ply (``oneply``): the mean over all 21 rolls (1/36 doubles, 2/36
@@ -10,8 +11,8 @@ Each step advances every live game by one turn.  The side on roll's position
 
 Finished games are scored exactly.  In cubeful money, a turn whose mover may
 double first passes a cube node (see modes.py): the node is a sample too, with
-target max(no double, min(2 x take value, 1)), and the cube decisions are the
-greedy ones under the network's own values.
+the value the mode's cube rule gives it, max(no double, min(2 x take value, 1)),
+and the cube decisions are that rule's under the network's own values.
 
 ``Collector`` spreads the episodes over worker processes (workers.WorkerPool: they
 die with the run, and a lost share of a round is collected again); they return

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import net_growth
+from heads import output_head
 from model import CheckpointError, TDNetwork, load_checkpoint, new_metadata, parse_hidden, save_checkpoint
 
 
@@ -16,7 +17,7 @@ def _outputs(model, x):
 @pytest.mark.parametrize("output_mode", ["probability", "equity", "prob5"])
 def test_checkpoint_round_trip(tmp_path, output_mode):
     m = TDNetwork(196, [16, 8], output_mode)
-    meta = new_metadata(m, "cubeless-money" if output_mode != "probability" else "dmp")
+    meta = new_metadata(m, output_head(output_mode).default_mode)
     meta["episodes"] = 1234
     meta["lineage"] = [{"command": "x", "episodes": 1234}]
     path = str(tmp_path / "m.pt")
