@@ -12,7 +12,11 @@ CSVs' first games:
 * head-to-head: ``play_models.py --games N --seed S --csv`` for model/opponent/mode
   combinations taken from experiments/head_to_head/results, each compared row by
   row with the stored CSV's first N games (gnubg-ext is skipped: it needs the
-  binary and rolls its own dice).
+  binary and rolls its own dice);
+* luck (``--parts luck``): the luck-adjusted summaries of play_models.py --luck with
+  gnubg-nn and checkpoint references of every head;
+* the gnubg bridge (``--parts gnubg``, needs the binary): the per-game CSV of a few
+  seeded games against gnubg-ext, cubeful and cubeless.
 
     nice -n 19 .venv/bin/python experiments/identity/check.py record OUT.json [--games 200]
     nice -n 19 .venv/bin/python experiments/identity/check.py compare OUT.json [--games 200]
@@ -154,6 +158,46 @@ def match_prints(games: int) -> dict:
     return out
 
 
+LUCK = [  # (name, play_models.py flags): every reference kind and value representation
+    ("dmp_vs_pubeval_ref_gnubg-nn", "--model1 best_models/dmp_128x2.pt --model2 pubeval --seed 12 --games 20 --luck"),
+    ("dmp_vs_pubeval_ref_dmp", "--model1 best_models/dmp_128x2.pt --model2 pubeval --seed 12 --games 60 "
+     "--luck best_models/dmp_128x2.pt"),
+    ("cubeless_vs_pubeval_ref_prob5", "--model1 best_models/cubeless_256x2.pt --model2 pubeval --game-mode "
+     "cubeless-money --seed 41 --games 60 --luck best_models/prob5_128x2.pt"),
+    ("cubeful_vs_parent_ref_cubeful", "--model1 best_models/cubeful_256x2.pt --model2 "
+     "experiments/retraining/money/cubeless_as_cubeful_256x2.pt --game-mode cubeful-money --seed 51 --games 60 "
+     "--luck best_models/cubeful_256x2.pt"),
+]
+GNUBG = [  # the bridge to the real binary (gnubg rolls its own seeded dice)
+    ("cubeful_vs_gnubg-ext", "--model1 best_models/cubeful_256x2.pt --model2 gnubg-ext --seed 61 --games 6"),
+    ("cubeless_vs_gnubg-ext", "--model1 best_models/cubeless_256x2.pt --model2 gnubg-ext --game-mode cubeless-money "
+     "--seed 62 --games 4"),
+]
+
+
+def luck_prints() -> dict:
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, flags in LUCK:
+            path = os.path.join(tmp, name + ".json")
+            run_script(["play_models.py", *flags.split(), "--quiet", "--json", path, "--workers", "2"], ROOT)
+            with open(path) as fh:
+                s = json.load(fh)["luck_adjusted"]
+            out[f"luck/{name}"] = {k: round(v, 9) if isinstance(v, float) else v for k, v in s.items()}
+    return out
+
+
+def gnubg_prints() -> dict:
+    out = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, flags in GNUBG:
+            path = os.path.join(tmp, name + ".csv")
+            run_script(["play_models.py", *flags.split(), "--quiet", "--games-csv", path, "--workers", "1"], ROOT)
+            with open(path) as fh:
+                out[f"gnubg/{name}"] = [line.strip() for line in fh][1:]
+    return out
+
+
 def fingerprints(games: int, parts: list) -> dict:
     out = {}
     if "selfplay" in parts:
@@ -164,6 +208,10 @@ def fingerprints(games: int, parts: list) -> dict:
         out.update(training_prints())
     if "match" in parts:
         out.update(match_prints(games))
+    if "luck" in parts:
+        out.update(luck_prints())
+    if "gnubg" in parts:  # needs the gnubg binary
+        out.update(gnubg_prints())
     return out
 
 
@@ -172,7 +220,7 @@ def main() -> None:
     ap.add_argument("action", choices=("record", "compare"))
     ap.add_argument("path")
     ap.add_argument("--games", type=int, default=200)
-    ap.add_argument("--parts", default="selfplay,online,training,match")
+    ap.add_argument("--parts", default="selfplay,online,training,match,luck,gnubg")
     args = ap.parse_args()
     got = fingerprints(args.games, args.parts.split(","))
     if args.action == "record":
