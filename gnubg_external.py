@@ -152,8 +152,7 @@ class GnubgSession:
             raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
         if not mode.money:
             raise ValueError(f"games against the gnubg binary are money games, not {mode.name}")
-        if mode.cubeful and not agent.cube_capable:
-            raise ValueError(f"{agent.name} makes no cube decisions; cubeful games against gnubg need a cubeful model")
+        mode.check_agent(agent)
         self.agent, self.level, self.mode = agent, level, mode
         self.seed, self.timeout, self.first_index = seed, timeout, first_index
         self.info = preflight(binary, quiet=True)

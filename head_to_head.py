@@ -84,9 +84,11 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     # build once here so that a bad spec fails before any worker starts
     for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
         agent = build_agent(spec, mode, oneply, seed, backend)
-        if mode.cubeful and not agent.cube_capable:
-            raise InputError(f"{spec} makes no cube decisions, so it cannot play cubeful money"
-                             + ("; against gnubg use the real binary (gnubg-ext)" if spec.startswith("gnubg-nn") else ""))
+        try:
+            mode.check_agent(agent)
+        except ValueError as exc:
+            raise InputError(str(exc) + ("; against gnubg use the real binary (gnubg-ext)"
+                                         if spec.startswith("gnubg-nn") else "")) from None
     size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
     chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
@@ -162,8 +164,10 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     except GnubgError as exc:
         raise InputError(str(exc)) from None
     agent = build_agent(spec1, mode, oneply1, seed, backend)
-    if mode.cubeful and not agent.cube_capable:
-        raise InputError(f"{spec1} makes no cube decisions; cubeful money against gnubg needs a cubeful model")
+    try:
+        mode.check_agent(agent)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
         with open(csv_path, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")

@@ -53,11 +53,8 @@ class GameRecord:
 def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplicate: bool = True,
                record: bool = False, on_done=None) -> list[GameRecord]:
     """Play the games numbered ``game_indices``; ``on_done(record)`` is called as each ends."""
-    if mode.cubeful:
-        for ag in (agent_a, agent_b):
-            if not ag.cube_capable:
-                raise ValueError(f"{ag.name} makes no cube decisions, so it cannot play cubeful money "
-                                 f"(against gnubg use the real binary: gnubg-ext)")
+    for ag in (agent_a, agent_b):
+        mode.check_agent(ag)
     games = np.asarray(list(game_indices), dtype=np.int64)
     n = len(games)
     streams = [DiceStream(seed, int(g // 2) if duplicate else int(g)) for g in games]

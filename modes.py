@@ -112,6 +112,9 @@ class GameMode:
     def cube_action(self, v_no_double: np.ndarray, v_take: np.ndarray) -> CubeAction:
         raise ValueError(f"{self.name} has no cube")
 
+    def check_agent(self, agent) -> None:
+        """ValueError when ``agent`` cannot play this mode's games."""
+
     def without_cube(self) -> "GameMode":
         """The mode played when the cube stays centred (quick evaluations)."""
         return self
@@ -233,6 +236,10 @@ class CubefulMoney(CubelessMoney):
         max(v_nd, min(2 v_take, 1))."""
         v_double = np.minimum(2.0 * v_take, 1.0)
         return CubeAction(v_double > v_no_double, 2.0 * v_take < 1.0, np.maximum(v_no_double, v_double))
+
+    def check_agent(self, agent):
+        if not agent.cube_capable:
+            raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
 
     def without_cube(self):
         return CubelessMoney()
