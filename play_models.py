@@ -18,7 +18,7 @@ from fileio import Output, check_outputs
 from head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg, run_head_to_head,
                           summarize_games)
 from model import git_commit
-from modes import GAME_MODES
+from modes import GAME_MODES, game_mode
 from movegen import BACKENDS
 
 
@@ -82,6 +82,7 @@ def main() -> None:
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
+    mode = game_mode(mode_name, args.jacoby)
     check_play_outputs(args, model2)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
@@ -92,9 +93,10 @@ def main() -> None:
 
         def saver(records):  # written as each batch finishes, so a crash keeps them
             names = (os.path.basename(args.model1), os.path.basename(model2))
-            if mode_name == "dmp":  # a DMP game is a 1-point match: one file each
+            if mode.match_length:  # a DMP game is a 1-point match: one file each
                 for rec in records:
-                    write_mat(os.path.join(args.save_games, f"game_{rec.index:07d}.mat"), [rec], names, 1)
+                    write_mat(os.path.join(args.save_games, f"game_{rec.index:07d}.mat"), [rec], names,
+                              mode.match_length)
             else:
                 first, last = records[0].index, records[-1].index
                 write_mat(os.path.join(args.save_games, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
@@ -107,8 +109,7 @@ def main() -> None:
     summary = summarize_games(records, mode_name, args.jacoby, args.seed)
     if args.luck:
         from luck import luck_summary
-        from modes import game_mode
-        summary["luck_adjusted"] = luck_summary(records, game_mode(mode_name, args.jacoby), args.luck, args.seed)
+        summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
                    jacoby=args.jacoby, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),

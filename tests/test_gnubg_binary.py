@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from cli_helpers import HANG_GUARD, assert_one_line_error, run
+from helpers import HANG_GUARD, assert_one_line_error, run
 from gnubg_binary import available
 from gnubg_external import GnubgSession, ProtocolError, parse_board_string
 from gnubg_binary import GnubgError
@@ -189,7 +189,7 @@ def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt):
     model, _, _ = load_checkpoint(cubeful_ckpt)
     agent = _RecordingAgent(TDAgent(model, game_mode("cubeful-money")))
     mat = str(tmp_path / "s.mat")
-    session = GnubgSession(agent, "gnubg-ext", cubeful=True, seed=4, mat_path=mat, timeout=HANG_GUARD)
+    session = GnubgSession(agent, "gnubg-ext", game_mode("cubeful-money"), seed=4, mat_path=mat, timeout=HANG_GUARD)
     records = session.play(6)
     all_turns = turns_from_mat(mat, records)
     ours = [(t[3], t[1]) for turns in all_turns for t in turns if t[0] == 0 and t[2] == "move"]
