@@ -40,6 +40,14 @@ class OutputHead:
         """A scalar value in points from the mover's side (cube 1)."""
         return scalar
 
+    def win_probability(self, v: np.ndarray) -> np.ndarray:
+        """P(win) of the side on roll where the head states it (nan otherwise)."""
+        return np.full(len(v), np.nan)
+
+    def net_gammons(self, v: np.ndarray) -> np.ndarray:
+        """P(win a gammon or more) - P(lose one) where the head states them (nan otherwise)."""
+        return np.full(len(v), np.nan)
+
     def agent(self, model, mode, **kw):
         """The agent that plays a checkpoint with this head."""
         from td_agent import TDAgent
@@ -65,6 +73,9 @@ class ProbabilityHead(OutputHead):
     def points_of(self, scalar):
         return 2.0 * scalar - 1.0
 
+    def win_probability(self, v):
+        return np.asarray(v, dtype=np.float64).reshape(-1)
+
 
 class EquityHead(OutputHead):
     """Points at cube 1: money play (cubeless or cubeful, normalised to the cube)."""
@@ -88,6 +99,12 @@ class Prob5Head(OutputHead):
 
     def scalar(self, v):
         return prob5_equity(v)
+
+    def win_probability(self, v):
+        return np.asarray(v)[:, 0]
+
+    def net_gammons(self, v):
+        return np.asarray(v)[:, 1] - np.asarray(v)[:, 3]
 
     def terminal(self, points):
         points = np.asarray(points, dtype=np.float64)
