@@ -149,7 +149,7 @@ static int play_game(const tdnet_t *nets[2], long g, const int8_t *rolls, int nr
             return -1;
         int mover = (out->first + ply) % 2;
         tdnet_choice_t c;
-        int rc = tdnet_best_move(nets[mover], board, rolls[2 * ply], rolls[2 * ply + 1], TDNET_CUBE_CENTERED, &c);
+        int rc = tdnet_best_result(nets[mover], board, rolls[2 * ply], rolls[2 * ply + 1], TDNET_CUBE_CENTERED, &c);
         if (rc != 0) {
             fprintf(stderr, "tdbg_play: error: game %ld move %d: move generation failed (code %d)\n", g, ply, rc);
             exit(1);
