@@ -1,4 +1,5 @@
 /* Loader, forward pass and 0-ply move choice for exported networks. */
+#define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include "tdnet.h"
 
 #include <math.h>
@@ -128,7 +129,9 @@ int tdnet_load(const char *path, tdnet_t *net, char *err, size_t errlen) {
     size_t pfloats = 0;
     for (int l = 0; l < net->n_layers; l++)
         pfloats += (size_t)(net->sizes[l + 1] / 16) * 16 * net->sizes[l];
-    net->panels = (float *)malloc(pfloats ? pfloats * sizeof(float) : 1);
+    /* 64-byte aligned: a panel row is one cache line, read whole by one AVX-512 load */
+    void *mem = NULL;
+    net->panels = posix_memalign(&mem, 64, (pfloats + 16) * sizeof(float)) == 0 ? (float *)mem : NULL;
     if (!net->panels) {
         free(net->blob);
         net->blob = NULL;
@@ -401,7 +404,8 @@ static int best_move(const tdnet_t *net, const int8_t *board, int d1, int d2, in
         cap = BG_MAX_MOVES;
     }
     vals = (float *)malloc((size_t)n * outs * sizeof(float));
-    scratch = (float *)malloc(tdnet_scratch_floats(net, n) * sizeof(float));
+    void *mem = NULL; /* 64-byte aligned, so are the rows layer() stores 16 floats at a time */
+    scratch = posix_memalign(&mem, 64, (tdnet_scratch_floats(net, n) + 16) * sizeof(float)) == 0 ? (float *)mem : NULL;
     if (!vals || !scratch || (rc = forward_from(net, 1, act, n, vals, scratch)) != 0) {
         rc = rc ? rc : BG_ERR_NOMEM;
         goto out;

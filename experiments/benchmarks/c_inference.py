@@ -8,7 +8,8 @@ decisions in one batched call (as play_models uses it).  The baseline is the C p
 built from c_inference/ at --baseline (default: the commit before its decisions were
 evaluated as matrices with the incremental first layer); each C timing is the best of
 --reps runs, so the ratios between C programs are as little disturbed by a busy machine
-as this allows.
+as this allows.  Rates per CPU second (the process's user + system time) are given
+beside the wall-clock ones: on a busy machine they say more about the code.
 
     python experiments/benchmarks/c_inference.py [--decisions 3000] [--hidden 256,256 512,512,256,256]
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -55,13 +57,19 @@ def build_baseline(rev: str, folder: str) -> str:
     return exe
 
 
-def timed(cmd, stdin: str, reps: int) -> tuple[float, str]:
-    best, out = float("inf"), ""
+def child_cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def timed(cmd, stdin: str, reps: int) -> tuple[float, float, str]:
+    """Best wall-clock and best CPU seconds of ``reps`` runs of a program, and its output."""
+    best, best_cpu, out = float("inf"), float("inf"), ""
     for _ in range(reps):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), child_cpu()
         out = subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True).stdout
-        best = min(best, time.perf_counter() - t)
-    return best, out
+        best, best_cpu = min(best, time.perf_counter() - t), min(best_cpu, child_cpu() - c)
+    return best, best_cpu, out
 
 
 def decisions(hidden, args, baseline_exe, tmp) -> dict:
@@ -74,8 +82,8 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
     boards = oracle_positions(args.decisions, seed=args.seed + 100)
     dice = np.random.default_rng(args.seed).integers(1, 7, (len(boards), 2))
     lines = "".join(f"{be.position_id(b)} {d1} {d2}\n" for b, (d1, d2) in zip(boards, dice))
-    c_secs, c_out = timed([os.path.join(ROOT, "c_inference", "tdbg_move"), binf], lines, args.reps)
-    base_secs, base_out = timed([baseline_exe, binf], lines, args.reps)
+    c_secs, c_cpu, c_out = timed([os.path.join(ROOT, "c_inference", "tdbg_move"), binf], lines, args.reps)
+    base_secs, base_cpu, base_out = timed([baseline_exe, binf], lines, args.reps)
     assert len(c_out.splitlines()) == len(boards)
     same = sum(a.split("\t")[4] == b.split("\t")[4] for a, b in zip(c_out.splitlines(), base_out.splitlines()))
 
@@ -85,11 +93,11 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
     for k in range(n_single):
         agent.choose_moves(boards[k:k + 1], dice[k:k + 1])
     td_single = time.perf_counter() - t
-    td_batch = float("inf")
+    td_batch = td_batch_cpu = float("inf")
     for _ in range(args.reps):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         chosen = agent.choose_moves(boards, dice)
-        td_batch = min(td_batch, time.perf_counter() - t)
+        td_batch, td_batch_cpu = min(td_batch, time.perf_counter() - t), min(td_batch_cpu, time.process_time() - c)
     agree = sum(line.split("\t")[4] == be.position_id(be.swap(c)) for line, c in zip(c_out.splitlines(), chosen))
 
     blist, dlist = boards.tolist(), dice.tolist()
@@ -102,10 +110,15 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
     rate = {"c_program": round(n / c_secs), "c_program_baseline": round(n / base_secs),
             "td_agent_one_per_call": round(n_single / td_single), "td_agent_batched": round(n / td_batch),
             "gnubg_nn_best_move": round(n / gnubg_secs)}
-    result = {"hidden": hidden, "decisions_per_s": rate,
+    cpu_rate = {"c_program": round(n / c_cpu), "c_program_baseline": round(n / base_cpu),
+                "td_agent_batched": round(n / td_batch_cpu)}
+    result = {"hidden": hidden, "decisions_per_s": rate, "decisions_per_cpu_s": cpu_rate,
               "c_over_baseline": round(rate["c_program"] / rate["c_program_baseline"], 2),
               "c_over_td_batched": round(rate["c_program"] / rate["td_agent_batched"], 2),
               "baseline_over_td_batched": round(rate["c_program_baseline"] / rate["td_agent_batched"], 2),
+              "cpu_c_over_baseline": round(cpu_rate["c_program"] / cpu_rate["c_program_baseline"], 2),
+              "cpu_c_over_td_batched": round(cpu_rate["c_program"] / cpu_rate["td_agent_batched"], 2),
+              "cpu_baseline_over_td_batched": round(cpu_rate["c_program_baseline"] / cpu_rate["td_agent_batched"], 2),
               "same_choice": {"c_vs_baseline": same, "c_vs_td_agent": agree, "of": n}}
     if args.games:
         result["games"] = games(model, binf, args, tmp)
@@ -117,8 +130,8 @@ def games(model, binf: str, args, tmp: str) -> dict:
     dice = os.path.join(tmp, "dice.txt")
     with open(dice, "w") as fh:
         fh.writelines(line + "\n" for line in dice_lines(args.games, args.seed, 600))
-    c_secs, out = timed([os.path.join(ROOT, "c_inference", "tdbg_play"), binf, binf, "--dice", dice, "--per-game"],
-                        "", 1)
+    c_secs, _, out = timed([os.path.join(ROOT, "c_inference", "tdbg_play"), binf, binf, "--dice", dice,
+                            "--per-game"], "", 1)
     mode = game_mode("dmp")
     a, b = TDAgent(model, mode), TDAgent(model, mode)
     t = time.perf_counter()
@@ -151,7 +164,8 @@ def main() -> None:
         "benchmark": "c_inference", "decisions": args.decisions, "threads": 1, "baseline": args.baseline,
         "results": results,
         "note": "C program times include process start and loading the weights; best of "
-                f"{args.reps} runs for C and td_agent_batched",
+                f"{args.reps} runs for C and td_agent_batched; decisions_per_cpu_s: per second of the process's "
+                "own CPU time (user + system), less disturbed than wall-clock time on a shared machine",
     }))
 
 
