@@ -146,6 +146,25 @@ int tdnet_load(const char *path, tdnet_t *net, char *err, size_t errlen) {
             for (int i = 0; i < in; i++, q += 16)
                 memcpy(q, net->w[l] + (size_t)i * outn + 16 * t, 16 * sizeof(float));
     }
+    /* layers of fewer than 16 outputs (the head) also row-major, as dot products read them */
+    size_t rfloats = 0;
+    for (int l = 0; l < net->n_layers; l++)
+        rfloats += net->sizes[l + 1] < 16 ? (size_t)net->sizes[l + 1] * net->sizes[l] : 0;
+    net->rowwise = (float *)malloc((rfloats + 1) * sizeof(float));
+    if (!net->rowwise) {
+        free(net->blob), free(net->panels);
+        net->blob = net->panels = NULL;
+        fail(err, errlen, path, "out of memory");
+        goto out;
+    }
+    q = net->rowwise;
+    for (int l = 0; l < net->n_layers; l++) {
+        int in = net->sizes[l], outn = net->sizes[l + 1];
+        net->wr[l] = outn < 16 ? q : NULL;
+        for (int j = 0; j < outn && outn < 16; j++)
+            for (int i = 0; i < in; i++)
+                *q++ = net->w[l][(size_t)i * outn + j];
+    }
     net->output_mode = (int)out_mode;
     net->game_mode = (int)game;
     net->jacoby = (int)(flags & 1);
@@ -158,6 +177,7 @@ out:
 void tdnet_free(tdnet_t *net) {
     free(net->blob);
     free(net->panels);
+    free(net->rowwise);
     memset(net, 0, sizeof(*net));
 }
 
@@ -166,14 +186,14 @@ size_t tdnet_scratch_floats(const tdnet_t *net, int n) { return 2 * (size_t)n * 
 /* ------------------------------------------------------------------ layers as small matrices
  *
  * y = act(x W^T + b) for all n rows at once (the candidates of one decision).  The rows go
- * in blocks of ROWS; a block's inputs are packed input-major (xp[k][r]), keeping only the
- * inputs that are non-zero in some row of the block (most encoded inputs, and the ReLU
- * units the candidates share as zero, drop out).  Outputs go in tiles of 16; a tile's
- * weights (a panel: 64 contiguous bytes per input, see tdnet_load) are read for every
- * block while they sit in cache, so each layer's weights come from memory once per
- * decision, and the tile's 4 x 16 sums stay in registers.  Every sum runs b + x_i w_i over
- * ascending i, the order of the one-row loop this replaced, so the result has the same
- * bits whatever the vector width, block or tile (no FMA: ISO C mode keeps mul and add). */
+ * in blocks of ROWS; a block skips the inputs that are zero in all of its rows (most
+ * encoded inputs, and the ReLU units its candidates share as zero).  Outputs go in tiles
+ * of 16; a tile's weights (a panel: 64 contiguous bytes per input, see tdnet_load) are
+ * read for every block while they sit in cache, so each layer's weights come from memory
+ * once per decision, and the tile's 4 x 16 sums stay in registers.  Every sum runs
+ * b + x_i w_i over ascending i, the order of the one-row loop this replaced, so the result
+ * has the same bits whatever the vector width, block or tile (no FMA: ISO C mode keeps
+ * mul and add apart).  The head (fewer than 16 outputs) is one dot product per row. */
 
 #define ROWS 4
 
@@ -196,31 +216,22 @@ static inline __attribute__((always_inline)) v16f relu16(v16f a) {
     return (v16f)((v16si)a & (a > zero));
 }
 
-/* Rows r0.. (up to ROWS of them) of x (in floats each): the inputs non-zero in any row go
- * to idx, their values to xp[k * ROWS + r] (missing rows 0).  Returns how many.  Every
- * input is written and the count advanced only when one is non-zero: no branch to
- * mispredict.  xp and idx have room for one more than `in`. */
-static int pack_block(const float *x, int rows, int in, float *xp, int *idx) {
-    int m = 0;
-    if (rows == ROWS) {
-        for (int i = 0; i < in; i++) {
-            const float v0 = x[i], v1 = x[in + i], v2 = x[2 * in + i], v3 = x[3 * in + i];
-            float *o = xp + (size_t)m * ROWS;
-            o[0] = v0, o[1] = v1, o[2] = v2, o[3] = v3;
-            idx[m] = i;
-            m += (v0 != 0.0f) | (v1 != 0.0f) | (v2 != 0.0f) | (v3 != 0.0f);
-        }
-        return m;
+/* The inputs non-zero in any of `rows` rows of x (in floats each): their indices go to idx
+ * in ascending order; returns how many.  any (in bytes) is scratch.  Inlined into the
+ * vector clones of layer(), where the first two loops vectorise. */
+static inline __attribute__((always_inline)) int nonzero_union(const float *x, int rows, int in, int *idx,
+                                                               unsigned char *any) {
+    for (int i = 0; i < in; i++)
+        any[i] = x[i] != 0.0f;
+    for (int r = 1; r < rows; r++) {
+        const float *xr = x + (size_t)r * in;
+        for (int i = 0; i < in; i++)
+            any[i] |= xr[i] != 0.0f;
     }
-    for (int i = 0; i < in; i++) {
-        float *o = xp + (size_t)m * ROWS;
-        int any = 0;
-        for (int r = 0; r < ROWS; r++) {
-            o[r] = r < rows ? x[(size_t)r * in + i] : 0.0f;
-            any |= o[r] != 0.0f;
-        }
+    int m = 0;
+    for (int i = 0; i < in; i++) { /* no branch: every index written, kept when non-zero */
         idx[m] = i;
-        m += any;
+        m += any[i];
     }
     return m;
 }
@@ -231,53 +242,71 @@ static int pack_block(const float *x, int rows, int in, float *xp, int *idx) {
 #define TDNET_VECTOR_CLONES
 #endif
 
-/* One layer for n rows; xp (ceil(n / ROWS) * ROWS * (in + 1) floats), idx (ceil(n / ROWS)
- * * (in + 1)) and cnt (ceil(n / ROWS)) are scratch. */
+/* One layer for n rows.  Scratch: idx (ceil(n / ROWS) * in ints), cnt (ceil(n / ROWS)),
+ * any (in bytes), zero (in floats, all 0: the rows a last block lacks).  wr: the weights
+ * row-major (out x in), for layers of fewer than 16 outputs (the head). */
 TDNET_VECTOR_CLONES
-static void layer(const float *x, int n, int in, int out, const float *wt, const float *wp, const float *b, float *y,
-                  int relu, float *xp, int *idx, int *cnt) {
+static void layer(const float *x, int n, int in, int out, const float *wt, const float *wp, const float *wr,
+                  const float *b, float *y, int relu, int *idx, int *cnt, unsigned char *any, const float *zero) {
+    if (out < 16) {
+        /* the head: one dot product per row and output, 16 partial sums then added lane by
+         * lane (a fixed order, so every clone gives the same bits) */
+        for (int r = 0; r < n; r++) {
+            const float *xr = x + (size_t)r * in;
+            for (int j = 0; j < out; j++) {
+                const float *w = wr + (size_t)j * in;
+                v16f acc = {0};
+                int i = 0;
+                for (; i + 16 <= in; i += 16)
+                    acc += load16(xr + i) * load16(w + i);
+                float sum = 0.0f;
+                for (int lane = 0; lane < 16; lane++)
+                    sum += acc[lane];
+                for (; i < in; i++)
+                    sum += xr[i] * w[i];
+                sum += b[j];
+                y[(size_t)r * out + j] = relu && !(sum > 0.0f) ? 0.0f : sum;
+            }
+        }
+        return;
+    }
     const int nb = (n + ROWS - 1) / ROWS;
     for (int k = 0; k < nb; k++) {
         int rows = n - k * ROWS < ROWS ? n - k * ROWS : ROWS;
-        cnt[k] = pack_block(x + (size_t)k * ROWS * in, rows, in, xp + (size_t)k * ROWS * (in + 1), idx + (size_t)k * (in + 1));
+        cnt[k] = nonzero_union(x + (size_t)k * ROWS * in, rows, in, idx + (size_t)k * in, any);
     }
     int j0 = 0;
     for (; j0 + 16 <= out; j0 += 16) {
         const v16f bias = load16(b + j0);
         const float *panel = wp + (size_t)(j0 / 16) * in * 16;
         for (int k = 0; k < nb; k++) {
-            const float *xb = xp + (size_t)k * ROWS * (in + 1);
-            const int *ib = idx + (size_t)k * (in + 1);
-            const int m = cnt[k];
+            const int *ib = idx + (size_t)k * in;
+            const int m = cnt[k], rows = n - k * ROWS < ROWS ? n - k * ROWS : ROWS;
+            const float *x0 = x + (size_t)k * ROWS * in, *x1 = rows > 1 ? x0 + in : zero;
+            const float *x2 = rows > 2 ? x0 + 2 * (size_t)in : zero, *x3 = rows > 3 ? x0 + 3 * (size_t)in : zero;
             v16f a0 = bias, a1 = bias, a2 = bias, a3 = bias;
             for (int t = 0; t < m; t++) {
-                const v16f w = load16(panel + (size_t)ib[t] * 16);
-                const float *xt = xb + (size_t)t * ROWS;
-                a0 += xt[0] * w, a1 += xt[1] * w, a2 += xt[2] * w, a3 += xt[3] * w;
+                const int i = ib[t];
+                const v16f w = load16(panel + (size_t)i * 16);
+                a0 += x0[i] * w, a1 += x1[i] * w, a2 += x2[i] * w, a3 += x3[i] * w;
             }
             v16f acc[ROWS] = {a0, a1, a2, a3};
-            int rows = n - k * ROWS < ROWS ? n - k * ROWS : ROWS;
             for (int r = 0; r < rows; r++)
                 store16(y + (size_t)(k * ROWS + r) * out + j0, relu ? relu16(acc[r]) : acc[r]);
         }
     }
-    /* the last columns (and the head's one or five): four rows at a time */
+    /* the last out % 16 columns, one at a time */
     for (; j0 < out; j0++) {
         for (int k = 0; k < nb; k++) {
-            const float *xb = xp + (size_t)k * ROWS * (in + 1);
-            const int *ib = idx + (size_t)k * (in + 1);
-            const int m = cnt[k];
-            float acc[ROWS];
-            for (int r = 0; r < ROWS; r++)
-                acc[r] = b[j0];
-            for (int t = 0; t < m; t++) {
-                const float w = wt[(size_t)ib[t] * out + j0];
-                for (int r = 0; r < ROWS; r++)
-                    acc[r] += xb[(size_t)t * ROWS + r] * w;
+            const int *ib = idx + (size_t)k * in;
+            const int m = cnt[k], rows = n - k * ROWS < ROWS ? n - k * ROWS : ROWS;
+            for (int r = 0; r < rows; r++) {
+                const float *xr = x + (size_t)(k * ROWS + r) * in;
+                float acc = b[j0];
+                for (int t = 0; t < m; t++)
+                    acc += xr[ib[t]] * wt[(size_t)ib[t] * out + j0];
+                y[(size_t)(k * ROWS + r) * out + j0] = relu && !(acc > 0.0f) ? 0.0f : acc;
             }
-            int rows = n - k * ROWS < ROWS ? n - k * ROWS : ROWS;
-            for (int r = 0; r < rows; r++)
-                y[(size_t)(k * ROWS + r) * out + j0] = relu && !(acc[r] > 0.0f) ? 0.0f : acc[r];
         }
     }
 }
@@ -290,11 +319,12 @@ static int forward_from(const tdnet_t *net, int first, const float *in, int n, f
     for (int l = first; l < net->n_layers; l++)
         max_in = net->sizes[l] > max_in ? net->sizes[l] : max_in;
     size_t nb = (size_t)(n + ROWS - 1) / ROWS;
-    float *xp = (float *)malloc(nb * ROWS * (max_in + 1) * sizeof(float));
-    int *idx = (int *)malloc(nb * (max_in + 1) * sizeof(int));
+    int *idx = (int *)malloc(nb * max_in * sizeof(int));
     int *cnt = (int *)malloc(nb * sizeof(int));
-    if (!xp || !idx || !cnt) {
-        free(xp), free(idx), free(cnt);
+    unsigned char *any = (unsigned char *)malloc((size_t)max_in);
+    float *zero = (float *)calloc((size_t)max_in, sizeof(float));
+    if (!idx || !cnt || !any || !zero) {
+        free(idx), free(cnt), free(any), free(zero);
         return BG_ERR_NOMEM;
     }
     float *a = scratch, *c = scratch + (size_t)n * net->max_width;
@@ -302,10 +332,11 @@ static int forward_from(const tdnet_t *net, int first, const float *in, int n, f
     for (int l = first; l < net->n_layers; l++) {
         int last = l == net->n_layers - 1;
         float *y = last ? out : (x == a ? c : a);
-        layer(x, n, net->sizes[l], net->sizes[l + 1], net->w[l], net->wp[l], net->b[l], y, !last, xp, idx, cnt);
+        layer(x, n, net->sizes[l], net->sizes[l + 1], net->w[l], net->wp[l], net->wr[l], net->b[l], y, !last, idx, cnt,
+              any, zero);
         x = y;
     }
-    free(xp), free(idx), free(cnt);
+    free(idx), free(cnt), free(any), free(zero);
     if (net->output_mode == TDNET_PROBABILITY) {
         for (int r = 0; r < n; r++)
             out[r] = sigmoid(out[r]);

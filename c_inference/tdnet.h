@@ -22,6 +22,8 @@ typedef struct {
     float *b[TDNET_MAX_LAYERS + 1];
     float *panels;                 /* the weights again, in panels of 16 outputs (tdnet.c) */
     float *wp[TDNET_MAX_LAYERS + 1];
+    float *rowwise;                /* layers of fewer than 16 outputs also row-major (out x in) */
+    float *wr[TDNET_MAX_LAYERS + 1];
 } tdnet_t;
 
 /* Load a .bin file.  Returns 0, or -1 with a one-line reason in err; never reads
