@@ -139,3 +139,19 @@ def test_bad_input(tmp_path):
         assert_one_line_error(proc, words)
         assert proc.stderr.startswith("tdbg_play: error: ") and not proc.stdout
     assert "usage: tdbg_play" in subprocess.run([BINARY, "--help"], capture_output=True, text=True).stdout
+
+
+def test_same_results_as_play_models_cli(tmp_path):
+    """The command-line round trip: play_models.py's per-game CSV equals tdbg_play's games."""
+    _export(tmp_path, "a", "cubeless-money", "equity", 3)
+    _export(tmp_path, "b", "cubeless-money", "equity", 4, hidden=(32, 32))
+    csv, dice = tmp_path / "games.csv", tmp_path / "dice.txt"
+    run("play_models.py", "--model1", tmp_path / "a.pt", "--model2", tmp_path / "b.pt", "--games", 12, "--seed", 8,
+        "--csv", csv, "--quiet", check=True)
+    rows = [ln.split(",") for ln in csv.read_text().splitlines() if ln and not ln.startswith(("#", "game,"))]
+    run("tools/dice_file.py", "--games", 12, "--seed", 8, dice, check=True)
+    games = [ln.split("\t") for ln in _play_c(tmp_path / "a.bin", tmp_path / "b.bin", "--dice", dice, "--per-game")
+             if ln.startswith("game\t")]
+    assert [(int(r[0]), int(r[1]), float(r[2]), int(r[3])) for r in rows] == \
+        [(int(g[1]), int(g[2]), float(g[3]), int(g[4])) for g in games]
+    assert len({r[2] for r in rows}) > 1  # not all the same result
