@@ -8,7 +8,7 @@ import torch
 import backgammon_engine as be
 from cli_helpers import ROOT, assert_one_line_error, run
 from match import DiceStream, play_games
-from model import TDNetwork, new_metadata, save_checkpoint
+from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 from modes import game_mode
 from td_agent import TDAgent
 
@@ -56,6 +56,22 @@ def test_dice_file_is_match_dice(tmp_path):
 def test_same_games_as_play_games(tmp_path, mode_name, output):
     model_a, bin_a = _export(tmp_path, "a", mode_name, output, 1)
     model_b, bin_b = _export(tmp_path, "b", mode_name, output, 2, hidden=(48,))
+    _same_games(tmp_path, mode_name, model_a, bin_a, model_b, bin_b)
+
+
+@pytest.mark.parametrize("mode_name,ckpt_a,ckpt_b", [("dmp", "dmp_256x2.pt", "dmp_128x2.pt"),
+                                                     ("cubeless-money", "cubeless_256x2.pt", "prob5_128x2.pt")])
+def test_same_games_trained(tmp_path, mode_name, ckpt_a, ckpt_b):
+    """Trained networks: confident values (saturated sigmoids, big equities) and real play."""
+    models = []
+    for name in (ckpt_a, ckpt_b):
+        path = f"{ROOT}/best_models/{name}"
+        run("tools/export_weights.py", path, tmp_path / f"{name}.bin", check=True)
+        models += [load_checkpoint(path)[0], str(tmp_path / f"{name}.bin")]
+    _same_games(tmp_path, mode_name, *models)
+
+
+def _same_games(tmp_path, mode_name, model_a, bin_a, model_b, bin_b):
     dice = tmp_path / "dice.txt"
     run("tools/dice_file.py", "--games", GAMES, "--seed", SEED, dice, check=True)
     out = _play_c(bin_a, bin_b, "--dice", dice, "--per-game", "--trace")
