@@ -9,7 +9,7 @@ CORE_SO := c_engine/.built
 
 DEMO_MODEL ?= best_models/dmp_256x2_1ply.pt
 
-setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move
+setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move c_inference/tdbg_play
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ $(CORE_SO): $(VENV)/.installed c_engine/bgcore.c c_engine/bgcore.h c_engine/buil
 	$(PY) c_engine/build_cffi.py
 	touch $@
 
-c_inference/tdbg_move: c_inference/*.c c_inference/*.h c_engine/bgcore.c c_engine/bgcore.h
+c_inference/tdbg_move c_inference/tdbg_play &: c_inference/*.c c_inference/*.h c_engine/bgcore.c c_engine/bgcore.h
 	$(MAKE) -C c_inference
 
 test: setup
