@@ -19,7 +19,7 @@
 #include "bgcore.h"
 #include "tdnet.h"
 
-#define MAX_PLIES 3000 /* match.MAX_PLIES */
+#define MAX_PLIES 3000 /* turns.MAX_PLIES */
 #define MAX_GAMES 100000000L
 
 static const char *USAGE =

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import backgammon_engine as be
-from cli_helpers import ROOT, assert_one_line_error, run
+from helpers import ROOT, assert_one_line_error, run
 from match import DiceStream, play_games
 from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 from modes import game_mode

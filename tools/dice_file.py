@@ -20,7 +20,8 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import cli  # noqa: E402
 from fileio import Output, atomic_write, check_outputs  # noqa: E402
-from match import MAX_PLIES, DiceStream  # noqa: E402
+from match import DiceStream  # noqa: E402
+from turns import MAX_PLIES  # noqa: E402
 
 MAX_GAMES = 1_000_000  # about 3 kB per game with the default rolls
 
