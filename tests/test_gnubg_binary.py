@@ -148,6 +148,16 @@ def test_gnubg_eval_refuses_missing_or_unsupported_binary(tmp_path, cubeful_ckpt
     assert_one_line_error(run("gnubg_eval.py", "--model", cubeful_ckpt, "--gnubg", fake), "supported versions")
 
 
+def test_play_models_gnubg_flag_errors(tmp_path, cubeful_ckpt):
+    base = ("play_models.py", "--model1", cubeful_ckpt, "--games", "2", "--quiet")
+    assert_one_line_error(run(*base, "--model2", "gnubg-ext", "--gnubg", tmp_path / "nope"), "no gnubg")
+    assert_one_line_error(run(*base, "--model2", "pubeval", "--gnubg", tmp_path / "nope"), "not the gnubg binary")
+    # a gnubg that cannot find its weights (a moved build) is refused before any game
+    lost = _script(tmp_path / "gnubg_lost", '''if [ "$1" = "--version" ]; then echo "GNU Backgammon 1.08.003 20240101"; exit 0; fi
+echo "couldn't open /nowhere/gnubg.wd"''')
+    assert_one_line_error(run(*base, "--model2", "gnubg-ext", "--gnubg", lost), "cannot find the weights")
+
+
 # --------------------------------------------------------------------------- faults
 
 def _script(path, body):

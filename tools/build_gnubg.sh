@@ -22,7 +22,8 @@ ORIG=gnubg_${VERSION}.orig.tar.gz
 ORIG_SHA256=${GNUBG_ORIG_SHA256:-6f7d969b13cfff786fba90ff8cc5e5d564b97f4f0aa69afe4f3838f18c445979}
 MIRROR=${GNUBG_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 BUILD_DEPS=${GNUBG_BUILD_DEPS:-build-essential pkg-config bison flex libglib2.0-dev libreadline-dev libgmp-dev libsqlite3-dev python3-dev}
-ROOT=$(pwd)/${GNUBG_PREFIX_ROOT:-.gnubg}
+ROOT=${GNUBG_PREFIX_ROOT:-.gnubg}
+[[ $ROOT = /* ]] || ROOT=$(pwd)/$ROOT
 PREFIX=$ROOT/$VERSION
 LOGS=$ROOT/logs
 
@@ -108,5 +109,5 @@ got=$(md5sum < "$PREFIX/share/gnubg/gnubg.wd" | cut -d' ' -f1)
   || fail "the built binary does not report GNU Backgammon $VERSION"
 printf 'version %s\nweights_md5 %s\norig_sha256 %s\n' "$VERSION" "$WEIGHTS_MD5" "$ORIG_SHA256" > "$PREFIX/.installed.tmp" \
   && mv "$PREFIX/.installed.tmp" "$PREFIX/.installed"
-cd "$ROOT/.." && rm -rf "$ROOT/src"
+cd / && rm -rf "$ROOT/src"
 echo "gnubg $VERSION: built $PREFIX/bin/gnubg (weights md5 $WEIGHTS_MD5)"
