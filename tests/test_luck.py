@@ -127,7 +127,6 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
 
 @pytest.mark.parametrize("args, words", [
     (["--model2", "pubeval", "--luck", "nope.pt"], "no such checkpoint"),
-    (["--model2", "gnubg-ext", "--game-mode", "cubeless-money", "--luck"], "gnubg-ext"),
 ])
 def test_luck_bad_input(small_ckpt, args, words):
     assert_one_line_error(run("play_models.py", "--model1", small_ckpt[0], "--games", "2", "--quiet", *args), words)
