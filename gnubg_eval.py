@@ -133,7 +133,8 @@ def main() -> None:
                    help=f"game-playing and gnubg processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
     p.add_argument("--out", help="folder for the .mat files (default: a temporary folder)")
-    p.add_argument("--gnubg", help="path of the gnubg binary (default: on PATH or /usr/games/gnubg)")
+    p.add_argument("--gnubg", metavar="PATH", help="the gnubg binary (default: $GNUBG_BINARY, else make gnubg's "
+                   "1.08.003 build, else gnubg on PATH or /usr/games/gnubg)")
     p.add_argument("--json", metavar="PATH", help="write the result as JSON")
     p.add_argument("--overwrite", action="store_true",
                    help="allow replacing existing output files of the same kind (--json, the .mat files in --out)")

@@ -162,7 +162,9 @@ class GnubgSession:
         self._openings = opening_positions()
 
     def _script(self, port: int, n_games: int) -> str:
-        lines = ["set sound enable off", f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
+        # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
+        lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
+                 f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
                  f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
                  f"set jacoby {'on' if self.mode.jacoby and self.mode.cubeful else 'off'}", "set beavers 0",
                  "set automatic game off", "set display off", f"set seed {self.seed}"]
@@ -282,6 +284,8 @@ class GnubgSession:
                 raise ProtocolError(f"game {game.index}: a new game started but gnubg reported no result")
             return game
         name, kind, points = results[len(records)]
+        if name not in (OUR_NAME, GNUBG_NAME):
+            raise ProtocolError(f"game {game.index}: gnubg scored it for {name!r}, neither {OUR_NAME!r} nor {GNUBG_NAME!r}")
         ours = points if name == OUR_NAME else -points
         if game.pending_double:  # gnubg answered our double by dropping
             game.drops[1] += 1

@@ -139,7 +139,8 @@ def _gnubg_job(job: dict):
     agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") else None
     session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
-                           first_index=job["first"], mat_path=os.path.join(mat_dir, "session.mat") if mat_dir else None)
+                           first_index=job["first"], binary=job.get("binary"),
+                           mat_path=os.path.join(mat_dir, "session.mat") if mat_dir else None)
     done = []
 
     def on_game(rec):
@@ -165,7 +166,7 @@ def _gnubg_job(job: dict):
 def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
                       backend: str = "auto", progress: bool = True, timeout: float = 60.0,
-                      luck: str | None = None):
+                      luck: str | None = None, binary: str | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
     Returns (records, errors); each game is appended to ``csv_path`` as it ends.  With
     ``luck`` each record's luck is judged from gnubg's exported record of the games."""
@@ -174,7 +175,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     if not mode.money:
         raise InputError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
     try:
-        preflight()
+        binary = preflight(binary)["binary"]
     except GnubgError as exc:
         raise InputError(str(exc)) from None
     agent = build_agent(spec1, mode, oneply1, seed, backend)
@@ -191,7 +192,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         if n:
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
-                         "timeout": timeout, "luck": luck})
+                         "timeout": timeout, "luck": luck, "binary": binary})
         first += n
     records, errors = [], []
     bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
