@@ -9,7 +9,7 @@ CORE_SO := c_engine/.built
 
 DEMO_MODEL ?= best_models/dmp_256x2_1ply.pt
 
-setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move
+setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move c_inference/tdbg_play
 
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -20,19 +20,17 @@ $(CORE_SO): $(VENV)/.installed c_engine/bgcore.c c_engine/bgcore.h c_engine/buil
 	$(PY) c_engine/build_cffi.py
 	touch $@
 
-c_inference/tdbg_move: c_inference/*.c c_inference/*.h c_engine/bgcore.c c_engine/bgcore.h
+c_inference/tdbg_move c_inference/tdbg_play &: c_inference/*.c c_inference/*.h c_engine/bgcore.c c_engine/bgcore.h
 	$(MAKE) -C c_inference
 
 test: setup
 	$(PY) -m pytest -q tests
 
-# the real GNU Backgammon binary (Debian's gnubg package), for gnubg_external.py and gnubg_eval.py
+# the real GNU Backgammon binary for gnubg_external.py and gnubg_eval.py: 1.08.003 (the seed's
+# opponent, weights md5 14184acc...) built from Debian 13's source package into .gnubg/1.08.003;
+# a second run does nothing.  Debian 12's gnubg 1.07.001 stays usable with --gnubg /usr/games/gnubg.
 gnubg:
-	@if command -v gnubg >/dev/null 2>&1 || test -x /usr/games/gnubg; then \
-		echo "gnubg: $$( (command -v gnubg || echo /usr/games/gnubg) | head -1)"; \
-	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq gnubg >/dev/null && echo "gnubg installed"; \
-	else echo "make gnubg: needs apt-get as root; install Debian's gnubg package by hand" >&2; exit 1; fi
+	@tools/build_gnubg.sh
 
 # the best DMP model against gnubg-nn 0-ply: 1,000 games in duplicate pairs
 demo: setup

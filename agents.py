@@ -25,7 +25,8 @@ import numpy as np
 
 import backgammon_engine as be
 import movegen
-from modes import GameMode, Values
+from heads import output_head
+from modes import GameMode
 
 REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply")
 
@@ -80,7 +81,7 @@ def mover_probabilities(opponent_probs) -> np.ndarray:
     """gnubg's five probabilities of positions (rows) as seen by the side on roll, turned
     into those of the side that just moved: the prob5 flip (my win = their loss, my
     gammons = their lost gammons)."""
-    return Values("prob5").flip(np.asarray(opponent_probs, dtype=np.float64))
+    return output_head("prob5").flip(np.asarray(opponent_probs, dtype=np.float64))
 
 
 class GnubgNNAgent(Agent):

@@ -21,21 +21,16 @@ import numpy as np
 
 import backgammon_engine as be
 from encoding import CUBE_MINE, CUBE_THEIRS
+from heads import output_head
 from model import load_checkpoint
 from modes import game_mode
 
-VALUE_NAMES = {"probability": "P(win)", "equity": "Eq.", "prob5": "Eq."}
-
-
 def load_agent(path: str, plies: int = 0):
-    """A TDAgent (ProbAgent for prob5) for the checkpoint, in the game mode it was trained for."""
-    from prob_agent import ProbAgent
-    from td_agent import TDAgent
+    """The head's agent (TDAgent, ProbAgent for prob5) for the checkpoint, in the game mode
+    it was trained for."""
     model, meta, _ = load_checkpoint(path)
-    default = {"probability": "dmp", "prob5": "cubeless-money"}.get(model.output_mode, "cubeless-money")
-    mode = game_mode(meta.get("game_mode") or default)
-    cls = ProbAgent if model.output_mode == "prob5" else TDAgent
-    return cls(model, mode, oneply=plies == 1, name=path)
+    head = output_head(model.output_mode)
+    return head.agent(model, game_mode(meta.get("game_mode") or head.default_mode), oneply=plies == 1, name=path)
 
 
 # --------------------------------------------------------------------------- move text
@@ -94,12 +89,11 @@ def rank_moves(agent, board, dice, owner: int = 0) -> list[dict]:
     value (and probabilities for prob5) and the difference from the best."""
     board = be.check_board(board)
     d1, d2 = be.check_dice(*dice)
-    owner_arr = np.array([owner]) if agent.mode.cubeful else None
+    owner_arr = np.array([owner])
     after, offsets, values, scalar = agent.scorer.score(board[None], np.array([[d1, d2]]), owner_arr)
     after, values, scalar = after.astype(np.int64), values.copy(), scalar.copy()
     if agent.oneply:
-        rep_owner = None if owner_arr is None else np.repeat(owner_arr, len(after))
-        values = agent._lookahead(after, values, rep_owner)
+        values = agent._lookahead(after, values, np.repeat(owner_arr, len(after)))
         scalar = agent.scorer.values.scalar(values)
     moves = {be.position_keys(res[None])[0]: mv for mv, res in be.legal_moves(board, d1, d2)}
     order = np.argsort(-scalar, kind="stable")
@@ -118,9 +112,8 @@ def rank_moves(agent, board, dice, owner: int = 0) -> list[dict]:
 
 def format_moves(ranked: list[dict], output_mode: str, plies: int) -> str:
     """A listing close to gnubg's ``hint``."""
-    name = VALUE_NAMES[output_mode]
-    fmt = "{:.4f}" if output_mode == "probability" else "{:+.3f}"
-    dfmt = "{:+.4f}" if output_mode == "probability" else "{:+.3f}"
+    head = output_head(output_mode)
+    name, fmt, dfmt = head.value_name, head.value_format, head.delta_format
     width = max(len(m["move"]) for m in ranked)
     lines = []
     for m in ranked:
@@ -140,16 +133,16 @@ ACTIONS = ("no double, take", "double, take", "double, pass", "too good to doubl
 def cube_decision(agent, board, owner: int = 0) -> dict:
     """The cube decision of a cubeful model for the side on roll (row 1), with the cube
     ``owner`` from its view: equities normalised to the current cube."""
-    if not agent.mode.cubeful:
+    if not agent.cube_capable:
         raise ValueError(f"a {agent.mode.name} model makes no cube decisions; give --dice to rank moves")
     if owner == CUBE_THEIRS:
         raise ValueError("the side on roll cannot double: the opponent owns the cube")
     board = be.check_board(board)
     v_nd, v_take = agent.scorer.cube_values(board[None], np.array([owner]), agent.oneply)
     no_double, double_take, double_pass = float(v_nd[0]), 2.0 * float(v_take[0]), 1.0
-    take = double_take < double_pass
-    best_double = min(double_take, double_pass)
-    if best_double > no_double:
+    rule = agent.mode.cube_action(v_nd, v_take)  # the one cube rule
+    take = bool(rule.take[0])
+    if rule.double[0]:
         action = "double, take" if take else "double, pass"
     elif take:
         action = "no double, take"
@@ -158,7 +151,7 @@ def cube_decision(agent, board, owner: int = 0) -> dict:
     if owner == CUBE_MINE:
         action = action.replace("double", "redouble")
     return {"no_double": no_double, "double_take": double_take, "double_pass": double_pass,
-            "proper": max(no_double, best_double), "action": action, "take": bool(take)}
+            "proper": float(rule.value[0]), "action": action, "take": bool(take)}
 
 
 def format_cube(c: dict, plies: int) -> str:

@@ -1,7 +1,11 @@
 """Finding and checking the real GNU Backgammon binary.
 
-The preflight prints gnubg's version and the md5 of the weights file it loads, and
-refuses versions this project has not checked its protocol and file formats against.
+Which binary: ``--gnubg PATH``, else $GNUBG_BINARY, else the 1.08.003 build of `make gnubg`
+(.gnubg/1.08.003/bin/gnubg, the seed's opponent), else gnubg on PATH or Debian 12's
+/usr/games/gnubg (1.07.001).  The preflight prints gnubg's version and the md5 of the
+weights file that binary loads (its data folder, as its own `show engine` reports it),
+and refuses versions this project has not checked its protocol and file formats against.
+Version differences: ../shared/reference/gnubg-external-player.md and README "gnubg".
 """
 from __future__ import annotations
 
@@ -12,33 +16,60 @@ import shutil
 import subprocess
 
 SUPPORTED_VERSIONS = ("1.07.001", "1.08.003")
+SEED_VERSION = "1.08.003"  # the seed's opponent; `make gnubg` builds it here
+HERE = os.path.dirname(os.path.abspath(__file__))
+LOCAL_BUILD = os.path.join(HERE, ".gnubg", SEED_VERSION, "bin", "gnubg")
+DEBIAN_BINARY = "/usr/games/gnubg"  # Debian 12's package: 1.07.001
 # weights files whose provenance is documented in ../shared/reference/gnubg-analysis.md
 KNOWN_WEIGHTS = {
     "5a671589fe7d47d1be4c9a0d2d363697": "gnubg.wd v1.00 (Debian 12, gnubg 1.07.001)",
-    "14184acc9c60ef67be0fad88548fd51a": "gnubg.wd v1.01 (gnubg 1.08.x)",
+    "14184acc9c60ef67be0fad88548fd51a": "gnubg.wd v1.01 (gnubg 1.08.x, the seed's)",
 }
-WEIGHT_PATHS = ("/usr/lib/gnubg/gnubg.wd", "/usr/share/gnubg/gnubg.wd")
+SEED_WEIGHTS_MD5 = "14184acc9c60ef67be0fad88548fd51a"
+_cache: dict = {}
 
 
 class GnubgError(Exception):
     """The gnubg binary is missing, unsupported, or failed at run time."""
 
 
+def _runnable(path: str | None) -> bool:
+    return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
+
+
 def find_gnubg(path: str | None = None) -> str:
-    """The gnubg binary: ``path``, else $GNUBG_BINARY, else gnubg on PATH or /usr/games/gnubg."""
+    """The gnubg binary: ``path``, else $GNUBG_BINARY, else `make gnubg`'s 1.08.003 build,
+    else gnubg on PATH or /usr/games/gnubg."""
     path = path or os.environ.get("GNUBG_BINARY")
-    candidates = [path] if path else [shutil.which("gnubg"), "/usr/games/gnubg"]
-    for c in candidates:
-        if c and os.path.isfile(c) and os.access(c, os.X_OK):
-            return c
     if path:
+        if _runnable(path):
+            return path
         raise GnubgError(f"{path}: no gnubg binary there")
-    raise GnubgError("GNU Backgammon binary not found; install it with `make gnubg` (Debian's gnubg package)")
+    for c in (LOCAL_BUILD, shutil.which("gnubg"), DEBIAN_BINARY):
+        if _runnable(c):
+            return c
+    raise GnubgError("GNU Backgammon binary not found; build gnubg 1.08.003 with `make gnubg`")
+
+
+def installed_binaries() -> list[str]:
+    """Every distinct supported gnubg on this machine (the 1.08.003 build first), for tests
+    that hold both versions to the same behaviour."""
+    out, seen = [], set()
+    for c in (LOCAL_BUILD, shutil.which("gnubg"), DEBIAN_BINARY):
+        if _runnable(c) and os.path.realpath(c) not in seen:
+            seen.add(os.path.realpath(c))
+            try:
+                preflight(c, quiet=True)
+            except GnubgError:
+                continue
+            out.append(c)
+    return out
 
 
 def gnubg_version(binary: str) -> str:
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30).stdout
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+                             stdin=subprocess.DEVNULL).stdout
     except (OSError, subprocess.SubprocessError) as exc:
         raise GnubgError(f"{binary}: cannot run it ({exc})") from None
     m = re.search(r"GNU Backgammon (\d+\.\d+\.\d+)", out)
@@ -47,30 +78,49 @@ def gnubg_version(binary: str) -> str:
     return m.group(1)
 
 
-def weights_md5() -> tuple[str, str]:
-    for p in WEIGHT_PATHS:
-        if os.path.isfile(p):
-            return os.path.realpath(p), hashlib.md5(open(p, "rb").read()).hexdigest()
-    return "", ""
+def weights_file(binary: str) -> str:
+    """The gnubg.wd this binary loads: its data folder as `show engine` reports it."""
+    try:
+        out = subprocess.run([binary, "-t", "-q", "-r"], input="show engine\n", capture_output=True, text=True,
+                             timeout=120).stdout
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GnubgError(f"{binary}: cannot run it ({exc})") from None
+    m = re.search(r"installed in:\s*\n\s*-\s*(\S.*)", out)
+    path = os.path.join(m.group(1).strip(), "gnubg.wd") if m else ""
+    if not path or not os.path.isfile(path):
+        missing = re.search(r"couldn't open (\S+)", out)
+        raise GnubgError(f"{binary}: cannot find the weights it loads "
+                         f"({missing.group(0) if missing else 'show engine names no data folder'})")
+    return os.path.realpath(path)
 
 
 def preflight(binary: str | None = None, quiet: bool = False) -> dict:
     """Check the binary; returns {binary, version, weights, weights_md5, weights_known}."""
-    b = find_gnubg(binary)
-    version = gnubg_version(b)
-    if version not in SUPPORTED_VERSIONS:
-        raise GnubgError(f"{b} is GNU Backgammon {version}; supported versions: {', '.join(SUPPORTED_VERSIONS)}")
-    path, md5 = weights_md5()
-    info = {"binary": b, "version": version, "weights": path, "weights_md5": md5,
-            "weights_known": KNOWN_WEIGHTS.get(md5, "unknown weights")}
+    b = os.path.abspath(find_gnubg(binary))
+    if b not in _cache:
+        version = gnubg_version(b)
+        if version not in SUPPORTED_VERSIONS:
+            raise GnubgError(f"{b} is GNU Backgammon {version}; supported versions: {', '.join(SUPPORTED_VERSIONS)}")
+        path = weights_file(b)
+        with open(path, "rb") as fh:
+            md5 = hashlib.md5(fh.read()).hexdigest()
+        _cache[b] = {"binary": b, "version": version, "weights": path, "weights_md5": md5,
+                     "weights_known": KNOWN_WEIGHTS.get(md5, "unknown weights")}
+    info = dict(_cache[b])
     if not quiet:
-        print(f"gnubg {version} at {b}; weights {path or '?'} md5 {md5 or '?'} ({info['weights_known']})")
+        print(f"gnubg {info['version']} at {b}; weights {info['weights']} md5 {info['weights_md5']} "
+              f"({info['weights_known']})")
     return info
 
 
-def available() -> bool:
+def describe(info: dict) -> str:
+    """One line naming the binary and its weights, for result files."""
+    return f"GNU Backgammon {info['version']} ({info['binary']}), weights md5 {info['weights_md5']}"
+
+
+def available(binary: str | None = None) -> bool:
     try:
-        preflight(quiet=True)
+        preflight(binary, quiet=True)
         return True
     except GnubgError:
         return False

@@ -31,7 +31,7 @@ from gnubg_binary import GnubgError, preflight
 from head_to_head import checkpoint_game_mode, run_head_to_head
 from model import git_commit
 from workers import child_dies_with_us
-from modes import GAME_MODES
+from modes import GAME_MODES, game_mode
 
 GNUBG_PY = r'''
 import json
@@ -133,7 +133,8 @@ def main() -> None:
                    help=f"game-playing and gnubg processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
     p.add_argument("--out", help="folder for the .mat files (default: a temporary folder)")
-    p.add_argument("--gnubg", help="path of the gnubg binary (default: on PATH or /usr/games/gnubg)")
+    p.add_argument("--gnubg", metavar="PATH", help="the gnubg binary (default: $GNUBG_BINARY, else make gnubg's "
+                   "1.08.003 build, else gnubg on PATH or /usr/games/gnubg)")
     p.add_argument("--json", metavar="PATH", help="write the result as JSON")
     p.add_argument("--overwrite", action="store_true",
                    help="allow replacing existing output files of the same kind (--json, the .mat files in --out)")
@@ -146,6 +147,7 @@ def main() -> None:
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
+    mode = game_mode(mode_name, args.jacoby)
     opponent = args.model if args.opponent == "self" else args.opponent
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     os.makedirs(out_dir, exist_ok=True)
@@ -154,10 +156,10 @@ def main() -> None:
     names = ("model", "opponent" if args.opponent != "self" else "model_b")
 
     def saver(records):  # written as each batch ends; only the results stay in memory
-        if mode_name == "dmp":
+        if mode.match_length:  # a DMP game is a 1-point match: one file each
             for rec in records:
                 files.append(os.path.join(out_dir, f"game_{rec.index:07d}.mat"))
-                write_mat(files[-1], [rec], names, 1)
+                write_mat(files[-1], [rec], names, mode.match_length)
         else:
             for s in range(0, len(records), 100):
                 files.append(os.path.join(out_dir, f"games_{records[s].index:07d}.mat"))
@@ -176,7 +178,7 @@ def main() -> None:
     sides = ("X", "O") if args.opponent == "self" else ("X",)
     result = error_rates(games, sides, args.seed)
     result.update(model=args.model, opponent=args.opponent, game_mode=mode_name, ply=args.ply, seed=args.seed,
-                  units="MWC (1-point matches)" if mode_name == "dmp" else "EMG", gnubg=info, mat_folder=out_dir,
+                  units=mode.analysis_units, gnubg=info, mat_folder=out_dir,
                   commit=git_commit(), command=" ".join(sys.argv),
                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     r = result

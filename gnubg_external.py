@@ -33,7 +33,7 @@ import backgammon_engine as be
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from gnubg_binary import GnubgError, preflight
 from match import GameRecord
-from modes import game_mode
+from modes import CubefulMoney, GameMode, owner_for_opponent
 from scoring import ALL_ROLLS
 from workers import child_dies_with_us
 
@@ -143,27 +143,32 @@ class _Game:
 class GnubgSession:
     """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
 
-    def __init__(self, agent, level: str = "gnubg-ext", cubeful: bool = True, jacoby: bool = True, seed: int = 0,
+    def __init__(self, agent, level: str = "gnubg-ext", mode: GameMode | None = None, seed: int = 0,
                  timeout: float = 60.0, binary: str | None = None, first_index: int = 0, log=None,
                  mat_path: str | None = None):
+        """``mode``: a money mode (default cubeful money with Jacoby); its points score our
+        record of each game, and the agent decides through the policy interface (agents.py)."""
+        mode = mode or CubefulMoney()
         if level not in LEVELS:
             raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
-        if cubeful and not agent.cube_capable:
-            raise ValueError(f"{agent.name} makes no cube decisions; cubeful games against gnubg need a cubeful model")
-        self.agent, self.level, self.cubeful, self.jacoby = agent, level, cubeful, jacoby
+        if not mode.money:
+            raise ValueError(f"games against the gnubg binary are money games, not {mode.name}")
+        mode.check_agent(agent)
+        self.agent, self.level, self.mode = agent, level, mode
         self.seed, self.timeout, self.first_index = seed, timeout, first_index
         self.info = preflight(binary, quiet=True)
-        self.mode = game_mode("cubeful-money" if cubeful else "cubeless-money", jacoby)
         self.log = log
         self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
         self._openings = opening_positions()
 
     def _script(self, port: int, n_games: int) -> str:
-        lines = ["set sound enable off", f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
+        # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
+        lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
+                 f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
                  f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
-                 f"set jacoby {'on' if self.jacoby and self.cubeful else 'off'}", "set beavers 0",
+                 f"set jacoby {'on' if self.mode.jacoby and self.mode.cubeful else 'off'}", "set beavers 0",
                  "set automatic game off", "set display off", f"set seed {self.seed}"]
-        if not self.cubeful:
+        if not self.mode.cubeful:
             lines.append("set cube use off")
         lines.append("new session")
         lines += ["new game"] * (n_games - 1)
@@ -279,6 +284,8 @@ class GnubgSession:
                 raise ProtocolError(f"game {game.index}: a new game started but gnubg reported no result")
             return game
         name, kind, points = results[len(records)]
+        if name not in (OUR_NAME, GNUBG_NAME):
+            raise ProtocolError(f"game {game.index}: gnubg scored it for {name!r}, neither {OUR_NAME!r} nor {GNUBG_NAME!r}")
         ours = points if name == OUR_NAME else -points
         if game.pending_double:  # gnubg answered our double by dropping
             game.drops[1] += 1
@@ -307,7 +314,7 @@ class GnubgSession:
         # our checkers do not move after our last turn: the final position is that one with
         # gnubg's row emptied, and game_result scores it (from our side, so negative)
         final = np.stack([np.zeros(25, dtype=np.int64), mine[1]])
-        return float(self.mode.points(be.game_result(final), game.owner == CUBE_CENTERED)) * game.cube
+        return float(self.mode.points(be.game_result(final), game.owner)) * game.cube
 
     def _check(self, q: Question, game, results, records, on_game):
         key = be.position_keys(q.board[None])[0]
@@ -334,7 +341,7 @@ class GnubgSession:
             game.owner = CUBE_THEIRS
         if q.cube != game.cube:
             raise ProtocolError(f"game {game.index}: gnubg says the cube is {q.cube}, we have {game.cube}\n  {q.raw}")
-        if q.kind != "take" and self.cubeful and q.owner != game.owner:
+        if q.kind != "take" and self.mode.cubeful and q.owner != game.owner:
             raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
         game.last_board = q.board
         return game
@@ -355,8 +362,7 @@ class GnubgSession:
         if q.kind == "take":
             # gnubg doubled: the doubler is on turn; decide from its view
             game.doubles[1] += 1
-            take = bool(self.agent.take_decisions(be.swap(b)[None], np.array([
-                CUBE_CENTERED if game.owner == CUBE_CENTERED else CUBE_MINE]))[0])
+            take = bool(self.agent.take_decisions(be.swap(b)[None], owner_for_opponent(np.array([game.owner])))[0])
             if take:
                 game.takes[0] += 1
                 game.cube *= 2
@@ -368,8 +374,7 @@ class GnubgSession:
                 game.our_record = -float(game.cube)
                 game.expected = set()
             return "take" if take else "drop"
-        owner = np.array([game.owner]) if self.cubeful else None
-        after = self.agent.choose_moves(b[None], np.array([q.dice]), owner)[0]
+        after = self.agent.choose_moves(b[None], np.array([q.dice]), np.array([game.owner]))[0]
         move = be.move_for_result(b, *q.dice, after)
         if move is None:
             raise ProtocolError(f"game {game.index}: our agent chose an illegal move in {be.position_id(b)}")
@@ -377,7 +382,7 @@ class GnubgSession:
         game.our_after = after
         result = be.game_result(after)
         if result:
-            game.our_record = float(self.mode.points(result, game.owner == CUBE_CENTERED)) * game.cube
+            game.our_record = float(self.mode.points(result, game.owner)) * game.cube
             game.expected = set()
         else:
             game.expected = gnubg_replies(after)

@@ -9,11 +9,12 @@ import tempfile
 from tqdm import tqdm
 
 from agents import REFERENCE_AGENTS, make_reference_agent
-from cli import UsageError
+from errors import InputError
 from evaluation import summarize
 from match import play_games
 from model import CheckpointError, load_checkpoint
-from modes import check_model_for_mode, game_mode
+from heads import output_head
+from modes import game_mode
 from workers import WorkerPool
 
 # games per job: many games advance together (one forward pass per step for all of
@@ -22,11 +23,11 @@ MIN_CHUNK, MAX_CHUNK = 50, 1000
 
 
 def check_spec(spec: str) -> None:
-    """UsageError unless ``spec`` is a named opponent or an existing file."""
+    """InputError unless ``spec`` is a named opponent or an existing file."""
     if spec not in REFERENCE_AGENTS and not os.path.isfile(spec):
         if spec.endswith(".pt") or os.sep in spec:
-            raise UsageError(f"{spec}: no such checkpoint file")
-        raise UsageError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
+            raise InputError(f"{spec}: no such checkpoint file")
+        raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
 
 
 def checkpoint_game_mode(spec: str) -> str | None:
@@ -37,34 +38,28 @@ def checkpoint_game_mode(spec: str) -> str | None:
     try:
         _, meta, _ = load_checkpoint(spec)
     except CheckpointError as exc:
-        raise UsageError(str(exc)) from None
+        raise InputError(str(exc)) from None
     return meta.get("game_mode")
 
 
 def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto"):
-    """An agent from a reference name or a checkpoint path; UsageError when it cannot play ``mode``."""
+    """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``."""
     if spec in REFERENCE_AGENTS:
         if oneply:
-            raise UsageError(f"--oneply applies to checkpoints, not to {spec}")
+            raise InputError(f"--oneply applies to checkpoints, not to {spec}")
         return make_reference_agent(spec, mode, seed, backend)
     check_spec(spec)
     try:
         model, meta, _ = load_checkpoint(spec)
-        if model.output_mode == "probability" and mode.name == "cubeless-money":
-            # a DMP model can still play money games: it maximises P(win) and ignores
-            # gammons (the baseline a cubeless leg has to beat); it cannot handle a cube
-            from td_agent import TDAgent
-            return TDAgent(model, game_mode("dmp"), oneply=oneply, backend=backend, name=spec)
-        check_model_for_mode(model.output_mode, model.n_inputs, mode)
+        # the mode the model plays in: a DMP model can still play cubeless money games, maximising
+        # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
+        agent_mode = mode.mode_for(model.output_mode)
+        agent_mode.check_model(model.output_mode, model.n_inputs)
     except CheckpointError as exc:
-        raise UsageError(str(exc)) from None
+        raise InputError(str(exc)) from None
     except ValueError as exc:
-        raise UsageError(f"{spec}: {exc}") from None
-    if model.output_mode == "prob5":
-        from prob_agent import ProbAgent
-        return ProbAgent(model, mode, oneply=oneply, backend=backend, name=spec)
-    from td_agent import TDAgent
-    return TDAgent(model, mode, oneply=oneply, backend=backend, name=spec)
+        raise InputError(f"{spec}: {exc}") from None
+    return output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec)
 
 
 def _job(job: dict):
@@ -91,9 +86,11 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     # build once here so that a bad spec fails before any worker starts
     for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
         agent = build_agent(spec, mode, oneply, seed, backend)
-        if mode.cubeful and not agent.cube_capable:
-            raise UsageError(f"{spec} makes no cube decisions, so it cannot play cubeful money"
-                             + ("; against gnubg use the real binary (gnubg-ext)" if spec.startswith("gnubg-nn") else ""))
+        try:
+            mode.check_agent(agent)
+        except ValueError as exc:
+            raise InputError(str(exc) + ("; against gnubg use the real binary (gnubg-ext)"
+                                         if spec.startswith("gnubg-nn") else "")) from None
     size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
     chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
@@ -141,8 +138,8 @@ def _gnubg_job(job: dict):
     mode = game_mode(job["mode"], job["jacoby"])
     agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") else None
-    session = GnubgSession(agent, job["level"], cubeful=mode.cubeful, jacoby=job["jacoby"], seed=job["seed"],
-                           timeout=job["timeout"], first_index=job["first"],
+    session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
+                           first_index=job["first"], binary=job.get("binary"),
                            mat_path=os.path.join(mat_dir, "session.mat") if mat_dir else None)
     done = []
 
@@ -169,21 +166,23 @@ def _gnubg_job(job: dict):
 def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
                       backend: str = "auto", progress: bool = True, timeout: float = 60.0,
-                      luck: str | None = None):
+                      luck: str | None = None, binary: str | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
     Returns (records, errors); each game is appended to ``csv_path`` as it ends.  With
     ``luck`` each record's luck is judged from gnubg's exported record of the games."""
     from gnubg_binary import GnubgError, preflight
     mode = game_mode(mode_name, jacoby)
-    if mode.name == "dmp":
-        raise UsageError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
+    if not mode.money:
+        raise InputError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
     try:
-        preflight()
+        binary = preflight(binary)["binary"]
     except GnubgError as exc:
-        raise UsageError(str(exc)) from None
+        raise InputError(str(exc)) from None
     agent = build_agent(spec1, mode, oneply1, seed, backend)
-    if mode.cubeful and not agent.cube_capable:
-        raise UsageError(f"{spec1} makes no cube decisions; cubeful money against gnubg needs a cubeful model")
+    try:
+        mode.check_agent(agent)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
     if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
         with open(csv_path, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
@@ -193,7 +192,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         if n:
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
-                         "timeout": timeout, "luck": luck})
+                         "timeout": timeout, "luck": luck, "binary": binary})
         first += n
     records, errors = [], []
     bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)

@@ -19,6 +19,7 @@ import numpy as np
 
 import backgammon_engine as be
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from heads import output_head
 from modes import GameMode, game_mode
 from scoring import ALL_ROLLS, ROLL_WEIGHTS, roll_index, segment_argmax
 from stats import bootstrap_ci, pair_means
@@ -35,8 +36,7 @@ class CheckpointReference:
         from scoring import Scorer
         model, meta, _ = load_checkpoint(path)
         model.eval()
-        default = {"probability": "dmp"}.get(model.output_mode, "cubeless-money")
-        self.mode = game_mode(meta.get("game_mode") or default)
+        self.mode = game_mode(meta.get("game_mode") or output_head(model.output_mode).default_mode)
         self.scorer = Scorer(model, self.mode)
         self.name = path
 
@@ -49,13 +49,11 @@ class CheckpointReference:
 
     def _block(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
         n = len(boards)
-        rep_owner = np.repeat(owners, len(ALL_ROLLS)) if self.mode.cubeful else None
+        rep_owner = np.repeat(owners, len(ALL_ROLLS))
         _, offsets, values, scalar = self.scorer.score(np.repeat(boards, len(ALL_ROLLS), axis=0),
                                                        np.tile(ALL_ROLLS, (n, 1)), rep_owner)
         _, best = segment_argmax(scalar, offsets)
-        if self.scorer.values.output_mode == "probability":
-            best = 2.0 * best - 1.0
-        return best.reshape(n, len(ALL_ROLLS))
+        return self.scorer.values.points_of(best).reshape(n, len(ALL_ROLLS))
 
 
 class GnubgNNReference:
@@ -69,8 +67,7 @@ class GnubgNNReference:
         self.agent = GnubgNNAgent(mode, 0)
 
     def _points(self, probs: np.ndarray) -> np.ndarray:
-        value = self.mode.objective(probs)
-        return 2.0 * value - 1.0 if self.mode.name == "dmp" else value
+        return self.mode.value_points(self.mode.objective(probs))
 
     def roll_values(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
         import gnubg_nn
@@ -92,7 +89,7 @@ class GnubgNNReference:
 
     def _exact(self, after) -> float:
         result = be.game_result(np.asarray(after))
-        return 1.0 if self.mode.name == "dmp" else float(abs(result))
+        return self.mode.result_points(result)
 
 
 def make_reference(spec: str, mode: GameMode):
@@ -156,11 +153,10 @@ def luck_summary(records, mode: GameMode, reference: str, seed: int = 0) -> dict
     idx = np.array([r.index for r in records])
     pts = np.array([r.points for r in records], dtype=np.float64)
     adjusted = pts - np.array([r.luck for r in records])
-    to_metric = (lambda x: (1.0 + x) / 2.0) if mode.name == "dmp" else (lambda x: x)
-    raw_pairs, adj_pairs = pair_means(idx, to_metric(pts)), pair_means(idx, to_metric(adjusted))
+    raw_pairs, adj_pairs = pair_means(idx, mode.metric_of_points(pts)), pair_means(idx, mode.metric_of_points(adjusted))
     m, lo, hi = bootstrap_ci(adj_pairs, seed=seed)
     raw_var, adj_var = float(raw_pairs.var(ddof=1)), float(adj_pairs.var(ddof=1))
-    return {"reference": reference, "metric": "win_rate" if mode.name == "dmp" else "points_per_game",
+    return {"reference": reference, "metric": mode.metric,
             "mean": m, "ci_low": lo, "ci_high": hi, "raw_mean": float(raw_pairs.mean()),
             "raw_variance": raw_var, "adjusted_variance": adj_var,
             "games_factor": raw_var / adj_var if adj_var > 0 else float("inf"), "units": len(raw_pairs)}

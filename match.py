@@ -6,7 +6,8 @@ are split over workers.  With ``duplicate`` the two games of a pair replay the
 same dice with the sides swapped: in game 2k agent A moves first, in game 2k+1
 agent B moves first and receives exactly the rolls A had.  The first roll of a
 game is never a double (the opening roll).  Results are points from agent A's
-side: DMP +-1, money +-1/2/3 times the cube.
+side: DMP +-1, money +-1/2/3 times the cube.  The turns are turns.Table's; ``Seats``
+seats the two agents at it.
 """
 from __future__ import annotations
 
@@ -14,11 +15,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import backgammon_engine as be
-from encoding import CUBE_CENTERED, CUBE_THEIRS
-from modes import GameMode, can_double, owner_for_opponent
-
-MAX_PLIES = 3000
+from modes import GameMode
+from turns import Ended, Table
 
 
 class DiceStream:
@@ -55,91 +53,76 @@ class GameRecord:
 def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplicate: bool = True,
                record: bool = False, on_done=None) -> list[GameRecord]:
     """Play the games numbered ``game_indices``; ``on_done(record)`` is called as each ends."""
-    if mode.cubeful:
-        for ag in (agent_a, agent_b):
-            if not ag.cube_capable:
-                raise ValueError(f"{ag.name} makes no cube decisions, so it cannot play cubeful money "
-                                 f"(against gnubg use the real binary: gnubg-ext)")
-    agents = (agent_a, agent_b)
+    for ag in (agent_a, agent_b):
+        mode.check_agent(ag)
     games = np.asarray(list(game_indices), dtype=np.int64)
     n = len(games)
     streams = [DiceStream(seed, int(g // 2) if duplicate else int(g)) for g in games]
-    first = (games % 2).astype(np.int64)           # agent A starts the even games
-    boards = np.tile(be.initial_board(), (n, 1, 1))
-    owner = np.zeros(n, dtype=np.int64)           # cube owner from the mover's view
-    cube = np.ones(n, dtype=np.int64)
-    ply = np.zeros(n, dtype=np.int64)
-    cube_stats = np.zeros((n, 3, 2), dtype=np.int64)  # doubles, takes, drops by A/B
-    turns = [[] for _ in range(n)] if record else None
-    live = np.ones(n, dtype=bool)
+    table = Table(mode, n)
+    seats = Seats((agent_a, agent_b), (games % 2).astype(np.int64), table, record)  # A starts the even games
     records: list[GameRecord] = []
 
-    def finish(i: int, points_for_mover: float, result: int) -> None:
-        mover = (first[i] + ply[i]) % 2
-        pts = points_for_mover if mover == 0 else -points_for_mover
-        rec = GameRecord(int(games[i]), int(first[i]), float(pts), result, int(cube[i]), int(ply[i]),
-                         *(tuple(int(x) for x in cube_stats[i, k]) for k in range(3)),
-                         turns[i] if record else [])
-        records.append(rec)
-        live[i] = False
-        if on_done:
-            on_done(rec)
+    def on_end(ended: Ended) -> None:
+        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
+            pts = points if seats.mover(i, turn) == 0 else -points
+            rec = GameRecord(int(games[i]), int(seats.first[i]), float(pts), int(result), int(table.cube[i]),
+                             int(turn), *(tuple(int(x) for x in seats.cube_stats[i, k]) for k in range(3)),
+                             seats.turns[i] if record else [])
+            records.append(rec)
+            if on_done:
+                on_done(rec)
 
-    while live.any():
-        idx = np.flatnonzero(live)
-        mover = (first[idx] + ply[idx]) % 2
-        if mode.cubeful:
-            idx, mover = _cube_turn(agents, idx, mover, boards, owner, cube, ply, cube_stats, turns, finish)
-        dice = np.array([streams[i].roll(int(ply[i])) for i in idx])
-        after = np.empty((len(idx), 2, 25), dtype=np.int64)
-        for who in (0, 1):
-            sel = mover == who
-            if sel.any():
-                own = owner[idx[sel]] if mode.cubeful else None
-                after[sel] = agents[who].choose_moves(boards[idx[sel]], dice[sel], own)
-        results = be.game_results(after)
-        for k, i in enumerate(idx):
-            if record:
-                turns[i].append((int(mover[k]), tuple(int(x) for x in dice[k]), "move", boards[i].copy(), after[k].copy()))
-            if results[k]:
-                centered = owner[i] == CUBE_CENTERED
-                finish(i, float(mode.points(results[k], centered)) * cube[i], int(abs(results[k])))
-        ply[idx] += 1
-        go_on = idx[results == 0]
-        boards[go_on] = after[results == 0][:, ::-1]
-        owner[go_on] = owner_for_opponent(owner[go_on])
-        for i in go_on[ply[go_on] >= MAX_PLIES]:
-            finish(i, 0.0, -1)
+    table.play(seats, lambda idx: np.array([streams[i].roll(int(table.ply[i])) for i in idx]), on_end)
     records.sort(key=lambda r: r.index)
     return records
 
 
-def _cube_turn(agents, idx, mover, boards, owner, cube, ply, cube_stats, turns, finish):
-    """Offer/take/drop for the games in idx; returns the games (and movers) that go on to roll."""
-    may = can_double(owner[idx], cube[idx]) & (ply[idx] > 0)
-    dropped = np.zeros(len(idx), dtype=bool)
-    for who in (0, 1):
-        sel = np.flatnonzero(may & (mover == who))
-        if not len(sel):
-            continue
-        g = idx[sel]
-        offers = np.asarray(agents[who].double_decisions(boards[g], owner[g]), dtype=bool)
-        if not offers.any():
-            continue
-        gd = g[offers]
-        takes = np.asarray(agents[1 - who].take_decisions(boards[gd], owner[gd]), dtype=bool)
-        for k, i in enumerate(gd):
-            cube_stats[i, 0, who] += 1
-            if turns is not None:
-                turns[i].append((who, None, "double", boards[i].copy(), None))
-                turns[i].append((1 - who, None, "take" if takes[k] else "drop", boards[i].copy(), None))
-            if takes[k]:
-                cube_stats[i, 1, 1 - who] += 1
-                cube[i] *= 2
-                owner[i] = CUBE_THEIRS
-            else:
-                cube_stats[i, 2, 1 - who] += 1
-                finish(i, float(cube[i]), 0)
-        dropped[sel[offers][~takes]] = True
-    keep = ~dropped
-    return idx[keep], mover[keep]
+class Seats:
+    """Two agents taking turns at the table: the mover's agent plays and doubles, the
+    other answers doubles; cube actions are counted per agent and, with ``record``,
+    every turn is kept (mover, dice or None, event, board before, board after)."""
+
+    def __init__(self, agents, first: np.ndarray, table: Table, record: bool):
+        self.agents, self.first, self.table = agents, first, table
+        self.cube_stats = np.zeros((len(first), 3, 2), dtype=np.int64)  # doubles, takes, drops by A/B
+        self.turns = [[] for _ in first] if record else None
+
+    def mover(self, slots, turn=None):
+        return (self.first[slots] + (self.table.ply[slots] if turn is None else turn)) % 2
+
+    def cube(self, slots, boards, owner):
+        mover = self.mover(slots)
+        double = np.zeros(len(slots), dtype=bool)
+        take = np.zeros(len(slots), dtype=bool)
+        for who in (0, 1):
+            sel = np.flatnonzero(mover == who)
+            if not len(sel):
+                continue
+            offers = np.asarray(self.agents[who].double_decisions(boards[sel], owner[sel]), dtype=bool)
+            if not offers.any():
+                continue
+            offered = sel[offers]
+            double[offered] = True
+            take[offered] = np.asarray(self.agents[1 - who].take_decisions(boards[offered], owner[offered]),
+                                       dtype=bool)
+            for k in offered:
+                i = slots[k]
+                self.cube_stats[i, 0, who] += 1
+                self.cube_stats[i, 1 if take[k] else 2, 1 - who] += 1
+                if self.turns is not None:
+                    self.turns[i].append((who, None, "double", boards[k].copy(), None))
+                    self.turns[i].append((1 - who, None, "take" if take[k] else "drop", boards[k].copy(), None))
+        return double, take
+
+    def move(self, slots, boards, dice, owner):
+        mover = self.mover(slots)
+        after = np.empty((len(slots), 2, 25), dtype=np.int64)
+        for who in (0, 1):
+            sel = mover == who
+            if sel.any():
+                after[sel] = self.agents[who].choose_moves(boards[sel], dice[sel], owner[sel])
+        if self.turns is not None:
+            for k, i in enumerate(slots):
+                self.turns[i].append((int(mover[k]), tuple(int(x) for x in dice[k]), "move", boards[k].copy(),
+                                      after[k].copy()))
+        return after

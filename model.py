@@ -24,8 +24,8 @@ import torch
 from torch import nn
 
 from fileio import KIND_NAMES, atomic_write, file_kind
+from heads import OUTPUT_MODES, output_head
 
-OUTPUT_MODES = ("probability", "equity", "prob5")
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1
 ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4"}
@@ -52,7 +52,7 @@ class TDNetwork(nn.Module):
         self.output_mode = output_mode
         sizes = [n_inputs] + hidden
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
-        self.head = nn.Linear(hidden[-1], 5 if output_mode == "prob5" else 1)
+        self.head = nn.Linear(hidden[-1], output_head(output_mode).width)
 
     @property
     def n_outputs(self) -> int:

@@ -1,16 +1,17 @@
-"""Game modes and value conventions.
+"""Game modes as objects: DMP, cubeless money, cubeful money.
 
-Every value is from the side on roll.  Two separate ideas live here:
+Every value is from the side on roll.  A game mode says what a finished game is
+worth and everything that follows from it; behaviour that differs between modes
+lives in the mode's class, and nothing outside this module (and the model
+modules: heads.py, model.py) compares mode names.  A mode knows
 
-* the *game mode* says what a finished game is worth: DMP (a win is a win),
-  cubeless money (1/2/3 points for single/gammon/backgammon) and cubeful money
-  (the same times the cube; with the Jacoby rule gammons count only once the
-  cube has been turned);
-* the *output representation* says how a network states a value: ``probability``
-  (P(win)), ``equity`` (points at cube 1) or ``prob5`` (five probabilities).
-  ``flip`` turns a value for one side into the value for the other, ``scalar``
-  reads it as the number to maximise, ``terminal`` is the exact value of a game
-  just won by the side that moved.
+* its network inputs (``n_inputs``, ``cube_inputs``) and the output heads that can
+  play it (``outputs``; heads.py says how each head states a value);
+* what a player maximises (``objective``) and what a result is worth
+  (``points``: DMP +-1, money 1/2/3 times the cube, Jacoby in cubeful money);
+* whether and how the cube is used (``may_double``, ``cube_action``: the one cube
+  rule), and the cube state as the other side sees it;
+* how a set of head-to-head results is summarised (``metric``, ``summarize``).
 
 Cubeful money treats cube decisions as ordinary transitions.  A turn whose mover
 may double starts at a *cube node* (is_cube_action = 1): no-double leads to the
@@ -19,129 +20,262 @@ leads to the opponent's choice between drop (the game ends, the doubler wins the
 cube value) and take (same board, cube doubled and owned by the taker).  Values
 are normalised to the current cube value, so a take is worth twice the value of
 the post-take position.
+
+Match play (its own issue) is one more class here plus its state and inputs.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-
-GAME_MODES = ("dmp", "cubeless-money", "cubeful-money")
-OUTPUT_FOR_MODE = {
-    "dmp": ("probability",),
-    "cubeless-money": ("equity", "prob5"),
-    "cubeful-money": ("equity",),
-}
-
-
-@dataclass(frozen=True)
-class GameMode:
-    name: str
-    jacoby: bool = True
-
-    @property
-    def cubeful(self) -> bool:
-        return self.name == "cubeful-money"
-
-    @property
-    def n_inputs(self) -> int:
-        return 200 if self.cubeful else 196
-
-    @property
-    def default_output(self) -> str:
-        return OUTPUT_FOR_MODE[self.name][0]
-
-    def objective(self, probs: np.ndarray) -> np.ndarray:
-        """What a player of this mode maximises, read from five cubeless probabilities
-        (P(win), P(win gammon), P(win bg), P(lose gammon), P(lose bg)) of the mover:
-        P(win) in DMP, where only winning counts; cubeless equity in money play."""
-        probs = np.asarray(probs, dtype=np.float64)
-        if self.name == "dmp":
-            return probs[..., 0]
-        return prob5_equity(probs)
-
-    def points(self, result: np.ndarray, cube_centered=True) -> np.ndarray:
-        """Points (at cube 1) for game results +-1/2/3 from game_result()."""
-        result = np.asarray(result, dtype=np.float64)
-        if self.name == "dmp":
-            return np.sign(result)
-        if self.cubeful and self.jacoby:
-            return np.where(np.asarray(cube_centered), np.sign(result), result)
-        return result
-
-
-def game_mode(name: str, jacoby: bool = True) -> GameMode:
-    if name not in GAME_MODES:
-        raise ValueError(f"unknown game mode {name!r}; choose one of {', '.join(GAME_MODES)}")
-    return GameMode(name, jacoby)
-
-
-def check_model_for_mode(output_mode: str, n_inputs: int, mode: GameMode) -> None:
-    """ValueError when a network of this kind cannot play or train ``mode``."""
-    if output_mode not in OUTPUT_FOR_MODE[mode.name]:
-        hint = {
-            ("probability", "cubeless-money"): "; warm-start it with --warm-start-equity",
-            ("probability", "cubeful-money"): "; warm-start a cubeless model with --warm-start-cubeful",
-            ("prob5", "cubeful-money"): "; prob5 models play cubeless money only",
-        }.get((output_mode, mode.name), "")
-        raise ValueError(f"a {output_mode} model cannot be used for {mode.name}{hint}")
-    if n_inputs != mode.n_inputs:
-        hint = "; warm-start it with --warm-start-cubeful" if mode.cubeful else ""
-        raise ValueError(f"{mode.name} needs a {mode.n_inputs}-input model, this one has {n_inputs}{hint}")
-
-
-# --------------------------------------------------------------------------- value representations
-
-class Values:
-    """How one output representation flips, reads and scores values (numpy, batched)."""
-
-    def __init__(self, output_mode: str):
-        self.output_mode = output_mode
-
-    def flip(self, v: np.ndarray) -> np.ndarray:
-        """Value for the other side."""
-        if self.output_mode == "probability":
-            return 1.0 - v
-        if self.output_mode == "equity":
-            return -v
-        # prob5: my win = their loss; my gammons are their lost gammons
-        return np.stack([1.0 - v[:, 0], v[:, 3], v[:, 4], v[:, 1], v[:, 2]], axis=1)
-
-    def scalar(self, v: np.ndarray) -> np.ndarray:
-        """The number a player maximises: P(win) or equity."""
-        if self.output_mode == "prob5":
-            return prob5_equity(v)
-        return v
-
-    def terminal(self, points: np.ndarray) -> np.ndarray:
-        """Exact value for the side that just won ``points`` (1..3, already per game mode)."""
-        points = np.asarray(points, dtype=np.float64)
-        if self.output_mode == "probability":
-            return np.ones_like(points)
-        if self.output_mode == "equity":
-            return points
-        return np.stack([np.ones_like(points), points >= 2, points >= 3,
-                         np.zeros_like(points), np.zeros_like(points)], axis=1).astype(np.float64)
-
-    @property
-    def width(self) -> int:
-        return 5 if self.output_mode == "prob5" else 1
-
-
-def prob5_equity(v: np.ndarray) -> np.ndarray:
-    """Cubeless equity of prob5 outputs: 2 P(win) + P(wg) + P(wbg) - P(lg) - P(lbg) - 1."""
-    v = np.asarray(v)
-    return 2 * v[..., 0] + v[..., 1] + v[..., 2] - v[..., 3] - v[..., 4] - 1
-
-
-# --------------------------------------------------------------------------- cube state
+from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, cube_features
+from heads import prob5_equity
+from stats import CAP, bootstrap_ci, pair_means
 
 # Money play has no limit on the cube; this one stops two untrained networks from
 # redoubling forever (the value model never sees the cube's size, only its owner).
 MAX_CUBE = 1024
 
+
+class CubeAction(NamedTuple):
+    double: np.ndarray   # the mover doubles
+    take: np.ndarray     # the opponent would take (meaningful where double)
+    value: np.ndarray    # the cube node's value for the mover
+
+
+class GameMode:
+    name = ""
+    cubeful = False        # cube nodes and cube inputs
+    money = True           # points per game (False: DMP, a game is a 1-point match)
+    n_inputs = 196
+    outputs: tuple = ()    # output heads that can play this mode; the first is the default
+    metric = "points_per_game"   # the summary's headline number
+    result_metric = "points"     # results_file's metric for this mode
+    match_length = 0             # .mat files: 0 = a money session
+    analysis_units = "EMG"
+
+    def __init__(self, jacoby: bool = True):
+        self.jacoby = jacoby
+
+    def __eq__(self, other) -> bool:
+        return type(self) is type(other) and self.jacoby == other.jacoby
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.jacoby))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(jacoby={self.jacoby})"
+
+    @property
+    def default_output(self) -> str:
+        return self.outputs[0]
+
+    # ------------------------------------------------------------------ values and points
+
+    def objective(self, probs: np.ndarray) -> np.ndarray:
+        """What a player of this mode maximises, read from five cubeless probabilities
+        (P(win), P(win gammon), P(win bg), P(lose gammon), P(lose bg)) of the mover."""
+        return prob5_equity(np.asarray(probs, dtype=np.float64))
+
+    def value_points(self, value: np.ndarray) -> np.ndarray:
+        """An ``objective`` value in points from the mover's side (cube 1)."""
+        return value
+
+    def points(self, result: np.ndarray, owner=None) -> np.ndarray:
+        """Points (at cube 1) for game results +-1/2/3 from game_result(); ``owner`` is
+        the cube owner (cubeful modes)."""
+        return np.asarray(result, dtype=np.float64)
+
+    def result_points(self, result) -> float:
+        """Points of a finished game for its winner, gammons counted (cube 1, no Jacoby)."""
+        return float(abs(result))
+
+    def metric_of_points(self, points: np.ndarray) -> np.ndarray:
+        """Points per game in the summary's metric."""
+        return points
+
+    # ------------------------------------------------------------------ cube
+
+    def cube_inputs(self, owner, is_cube_action):
+        """The cube's network inputs (N, 4), or None when the mode has no cube."""
+        return None
+
+    def reply_cube_inputs(self, owner):
+        """Cube inputs of after-states: the cube as the opponent, on roll next, sees it."""
+        return None
+
+    def may_double(self, owner: np.ndarray, cube: np.ndarray) -> np.ndarray:
+        """Games whose mover may double now (before rolling)."""
+        return np.zeros(len(owner), dtype=bool)
+
+    def cube_action(self, v_no_double: np.ndarray, v_take: np.ndarray) -> CubeAction:
+        raise ValueError(f"{self.name} has no cube")
+
+    def check_agent(self, agent) -> None:
+        """ValueError when ``agent`` cannot play this mode's games."""
+
+    def without_cube(self) -> "GameMode":
+        """The mode played when the cube stays centred (quick evaluations)."""
+        return self
+
+    # ------------------------------------------------------------------ models
+
+    def mode_for(self, output_mode: str) -> "GameMode":
+        """The mode a model with this head plays this mode's games in (itself, or DMP
+        for a P(win) model in cubeless money: it ignores gammons)."""
+        return self
+
+    def check_model(self, output_mode: str, n_inputs: int) -> None:
+        """ValueError when a network of this kind cannot play or train this mode."""
+        if output_mode not in self.outputs:
+            raise ValueError(f"a {output_mode} model cannot be used for {self.name}{self._hint(output_mode)}")
+        if n_inputs != self.n_inputs:
+            raise ValueError(f"{self.name} needs a {self.n_inputs}-input model, this one has {n_inputs}"
+                             f"{self._input_hint()}")
+
+    def _hint(self, output_mode: str) -> str:
+        return ""
+
+    def _input_hint(self) -> str:
+        return ""
+
+    # ------------------------------------------------------------------ summaries
+
+    def summarize(self, idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int) -> dict:
+        """The mode's entries of a head-to-head summary (besides games, win rate, abandoned)."""
+        m, lo, hi = bootstrap_ci(pair_means(idx, pts), seed=seed)
+        out = {"points_per_game": {"mean": m, "ci_low": lo, "ci_high": hi}}
+        out["meq_per_game"] = {k: 1000 * v for k, v in out["points_per_game"].items()}
+        out["gammon_rate"] = float((res == 2).mean())
+        out["backgammon_rate"] = float((res == 3).mean())
+        return out
+
+    def eval_label(self, opponent: str) -> tuple[str, float]:
+        """(axis label, even result) for plots of quick evaluations."""
+        return f"points/game vs {opponent} (cube centred)", 0.0
+
+
+class DMP(GameMode):
+    """Double match point: only winning counts; values are P(win)."""
+    name = "dmp"
+    money = False
+    outputs = ("probability",)
+    metric = "win_rate"
+    result_metric = "win"
+    match_length = 1
+    analysis_units = "MWC (1-point matches)"
+
+    def objective(self, probs):
+        return np.asarray(probs, dtype=np.float64)[..., 0]
+
+    def value_points(self, value):
+        return 2.0 * value - 1.0
+
+    def points(self, result, owner=None):
+        return np.sign(np.asarray(result, dtype=np.float64))
+
+    def result_points(self, result) -> float:
+        return 1.0
+
+    def metric_of_points(self, points):
+        return (1.0 + points) / 2.0
+
+    def summarize(self, idx, pts, res, records, seed):
+        return {}
+
+    def _hint(self, output_mode):
+        return "; prob5 models play cubeless money only" if output_mode == "prob5" else ""
+
+    def eval_label(self, opponent):
+        return f"win rate vs {opponent}", 0.5
+
+
+class CubelessMoney(GameMode):
+    """Money play with the cube centred: 1/2/3 points for single/gammon/backgammon."""
+    name = "cubeless-money"
+    outputs = ("equity", "prob5")
+
+    def mode_for(self, output_mode):
+        return DMP() if output_mode == "probability" else self
+
+    def _hint(self, output_mode):
+        return "; warm-start it with --warm-start-equity" if output_mode == "probability" else ""
+
+
+class CubefulMoney(CubelessMoney):
+    """Money play with the cube as actions (see the module notes); Jacoby by default."""
+    name = "cubeful-money"
+    cubeful = True
+    n_inputs = 200
+    outputs = ("equity",)
+
+    def points(self, result, owner=None):
+        result = np.asarray(result, dtype=np.float64)
+        if not self.jacoby:
+            return result
+        centered = True if owner is None else np.asarray(owner) == CUBE_CENTERED
+        return np.where(centered, np.sign(result), result)
+
+    def cube_inputs(self, owner, is_cube_action):
+        return cube_features(owner, is_cube_action)
+
+    def reply_cube_inputs(self, owner):
+        their_owner = owner_for_opponent(np.asarray(owner))
+        return cube_features(their_owner, can_double(their_owner))
+
+    def may_double(self, owner, cube):
+        return can_double(owner, cube)
+
+    def cube_action(self, v_no_double, v_take) -> CubeAction:
+        """The one cube rule, on values normalised to the current cube: with v_nd the value
+        of rolling on and v_take that of the position after a take (cube doubled, owned by
+        the opponent), doubling is worth min(2 v_take, 1) (the opponent takes or drops,
+        whichever is worse for us); double when that beats v_nd; take when 2 v_take < 1
+        (taking loses less than the cube that dropping loses).  The node's value is
+        max(v_nd, min(2 v_take, 1))."""
+        v_double = np.minimum(2.0 * v_take, 1.0)
+        return CubeAction(v_double > v_no_double, 2.0 * v_take < 1.0, np.maximum(v_no_double, v_double))
+
+    def check_agent(self, agent):
+        if not agent.cube_capable:
+            raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
+
+    def without_cube(self):
+        return CubelessMoney()
+
+    def mode_for(self, output_mode):
+        return self
+
+    def _hint(self, output_mode):
+        return {"probability": "; warm-start a cubeless model with --warm-start-cubeful",
+                "prob5": "; prob5 models play cubeless money only"}.get(output_mode, "")
+
+    def _input_hint(self):
+        return "; warm-start it with --warm-start-cubeful"
+
+    def summarize(self, idx, pts, res, records, seed):
+        out = super().summarize(idx, pts, res, records, seed)
+        capped = np.clip(pts, -CAP, CAP)
+        m, lo, hi = bootstrap_ci(pair_means(idx, capped), seed=seed)
+        out["capped_meq_per_game"] = {"mean": 1000 * m, "ci_low": 1000 * lo, "ci_high": 1000 * hi}
+        for key, k in (("doubles", 0), ("takes", 1), ("drops", 2)):
+            counts = np.array([getattr(r, key) for r in records])
+            out[f"{key}_per_game"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
+        return out
+
+
+MODES = {cls.name: cls for cls in (DMP, CubelessMoney, CubefulMoney)}
+GAME_MODES = tuple(MODES)
+
+
+def game_mode(name: str, jacoby: bool = True) -> GameMode:
+    if name not in MODES:
+        raise ValueError(f"unknown game mode {name!r}; choose one of {', '.join(GAME_MODES)}")
+    return MODES[name](jacoby)
+
+
+# --------------------------------------------------------------------------- cube state
 
 def can_double(owner: np.ndarray, cube=1) -> np.ndarray:
     """The side on roll may double when the cube is centred or its own (money: no Crawford)

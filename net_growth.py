@@ -80,6 +80,8 @@ def warm_start_equity(model: TDNetwork, seed: int = 0) -> TDNetwork:
     """Same trunk, fresh linear equity head (DMP probability -> cubeless money equity)."""
     if model.n_inputs != 196:
         raise ValueError(f"--warm-start-equity needs a 196-input model, got {model.n_inputs} inputs")
+    if model.output_mode != "probability":
+        raise ValueError(f"--warm-start-equity expects a DMP probability model, this one is {model.output_mode}")
     new = _copy_model(model, output_mode="equity")
     for dst, src in zip(new.layers, model.layers):
         dst.load_state_dict(src.state_dict())
@@ -91,7 +93,7 @@ def warm_start_equity(model: TDNetwork, seed: int = 0) -> TDNetwork:
 
 
 @torch.no_grad()
-def warm_start_cubeful(model: TDNetwork) -> TDNetwork:
+def warm_start_cubeful(model: TDNetwork, seed: int = 0) -> TDNetwork:
     """200-input copy: the four cube inputs get zero weights, so outputs are unchanged."""
     if model.n_inputs != 196:
         raise ValueError(f"--warm-start-cubeful needs a 196-input cubeless model, got {model.n_inputs} inputs")
@@ -104,3 +106,7 @@ def warm_start_cubeful(model: TDNetwork) -> TDNetwork:
     first.weight.zero_()
     first.weight[:, :196].copy_(model.layers[0].weight)
     return new
+
+
+# the warm starts by the flag that asks for them (training_loop.build_model)
+WARM_STARTS = {"warm_start_equity": warm_start_equity, "warm_start_cubeful": warm_start_cubeful}

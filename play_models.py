@@ -15,10 +15,11 @@ import os
 import cli
 from agents import REFERENCE_AGENTS
 from fileio import Output, check_outputs
+from gnubg_binary import describe, preflight
 from head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg, run_head_to_head,
                           summarize_games)
 from model import git_commit
-from modes import GAME_MODES
+from modes import GAME_MODES, game_mode
 from movegen import BACKENDS
 
 
@@ -57,6 +58,8 @@ def build_parser() -> cli.Parser:
                    "(default runs/gnubg_<time>.csv); its result column is gnubg's: 1 single, 2 gammon, "
                    "3 backgammon, 0 a dropped double")
     p.add_argument("--gnubg-timeout", type=cli.positive_float, default=60.0, help="seconds to wait for gnubg")
+    p.add_argument("--gnubg", metavar="PATH", help="gnubg-ext: the gnubg binary (default: $GNUBG_BINARY, else "
+                   "make gnubg's 1.08.003 build, else gnubg on PATH or /usr/games/gnubg)")
     p.add_argument("--luck", nargs="?", const="gnubg-nn", metavar="REF",
                    help="also report the luck-adjusted result, luck judged by REF: gnubg-nn (the default) "
                    "or a checkpoint")
@@ -79,9 +82,13 @@ def main() -> None:
         checkpoint_game_mode(args.luck)  # a bad reference fails before any game
     if model2 in GNUBG_LEVELS:
         return against_gnubg(args, model2)
+    if args.gnubg:
+        raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
+                             f"{model2} is not the gnubg binary")
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
+    mode = game_mode(mode_name, args.jacoby)
     check_play_outputs(args, model2)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
@@ -92,9 +99,10 @@ def main() -> None:
 
         def saver(records):  # written as each batch finishes, so a crash keeps them
             names = (os.path.basename(args.model1), os.path.basename(model2))
-            if mode_name == "dmp":  # a DMP game is a 1-point match: one file each
+            if mode.match_length:  # a DMP game is a 1-point match: one file each
                 for rec in records:
-                    write_mat(os.path.join(args.save_games, f"game_{rec.index:07d}.mat"), [rec], names, 1)
+                    write_mat(os.path.join(args.save_games, f"game_{rec.index:07d}.mat"), [rec], names,
+                              mode.match_length)
             else:
                 first, last = records[0].index, records[-1].index
                 write_mat(os.path.join(args.save_games, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
@@ -107,8 +115,7 @@ def main() -> None:
     summary = summarize_games(records, mode_name, args.jacoby, args.seed)
     if args.luck:
         from luck import luck_summary
-        from modes import game_mode
-        summary["luck_adjusted"] = luck_summary(records, game_mode(mode_name, args.jacoby), args.luck, args.seed)
+        summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
                    jacoby=args.jacoby, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -127,6 +134,8 @@ def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model2",
                                           "oneply1", "oneply2", "jacoby")}
+    if "gnubg" in summary:  # against the binary: which one, with which weights
+        head["gnubg"] = describe(summary["gnubg"])
     lines = [f"# {k}: {v}" for k, v in head.items()]
     for key in ("win_rate", "meq_per_game", "capped_meq_per_game"):
         if key in summary:
@@ -150,7 +159,7 @@ def against_gnubg(args, level: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     records, errors = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
                                         args.seed, args.workers, csv_path, args.engine, not args.quiet,
-                                        args.gnubg_timeout, luck=args.luck)
+                                        args.gnubg_timeout, luck=args.luck, binary=args.gnubg)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not records:
@@ -167,7 +176,7 @@ def against_gnubg(args, level: str) -> None:
     summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, jacoby=args.jacoby,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv), duplicate=False,
+                   command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample games")
     print(format_table(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
     if "luck_adjusted" in summary:

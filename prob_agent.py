@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from modes import GameMode, prob5_equity
+from heads import Prob5Head, output_head, prob5_equity
+from modes import GameMode
 from td_agent import TDAgent
 
 
 class ProbAgent(TDAgent):
     def __init__(self, model, mode: GameMode, **kw):
-        if model.output_mode != "prob5":
+        if not isinstance(output_head(model.output_mode), Prob5Head):
             raise ValueError(f"ProbAgent plays prob5 models, this one is {model.output_mode}")
         if mode.cubeful:
             raise ValueError("prob5 models play cubeless money only; they make no cube decisions")

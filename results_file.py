@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from modes import MODES
 from stats import CAP, bootstrap_ci, pair_means
 
 UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
@@ -83,7 +84,8 @@ def is_paired(a: Results, b: Results) -> bool:
 
 
 def default_metric(game_mode: str) -> str:
-    return "win" if game_mode == "dmp" else "points"
+    """The metric of a file's game mode (as its header names it): the mode's own."""
+    return getattr(MODES.get(game_mode), "result_metric", "points")
 
 
 def compare(a: Results, b: Results, metric: str | None = None, paired: bool | None = None,

@@ -8,8 +8,9 @@ import os
 import signal
 import sys
 
-from cli import UsageError, require_tensorboard
+from errors import InputError
 from fileio import Output, check_folder, check_outputs
+from runlog import require_tensorboard
 
 
 class Interrupted(Exception):
@@ -40,7 +41,7 @@ def check_run_outputs(args) -> None:
 
 def plan_stage(args, stage: dict | None, settings: dict) -> bool:
     """True to continue the checkpoint's unfinished stage.  Says in one line what happens;
-    UsageError when an unfinished stage with other settings would be left without --new-stage."""
+    InputError when an unfinished stage with other settings would be left without --new-stage."""
     if not args.resume:
         return False
     new_stage = getattr(args, "new_stage", False)
@@ -60,7 +61,7 @@ def plan_stage(args, stage: dict | None, settings: dict) -> bool:
         print(f"{args.resume}: continuing {where}", file=sys.stderr)
         return True
     if not new_stage:
-        raise UsageError(f"{args.resume}: {where} has other settings ({diff}); give the same settings to continue "
+        raise InputError(f"{args.resume}: {where} has other settings ({diff}); give the same settings to continue "
                          f"it, or --new-stage to start a new stage on its weights")
     print(f"{args.resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
           f"{total:,} episodes)", file=sys.stderr)

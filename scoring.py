@@ -27,8 +27,9 @@ import torch
 
 import backgammon_engine as be
 import movegen
-from encoding import CUBE_THEIRS, NUM_FEATURES, cube_features
-from modes import GameMode, Values, can_double, owner_for_opponent
+from encoding import CUBE_THEIRS, NUM_FEATURES
+from heads import output_head
+from modes import GameMode
 
 # the 21 distinct rolls and their probabilities (doubles 1/36, others 2/36)
 ALL_ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)], dtype=np.int8)
@@ -72,7 +73,7 @@ class Scorer:
                  first_layer: str = "auto"):
         self.model = model
         self.mode = mode
-        self.values = Values(model.output_mode)
+        self.values = output_head(model.output_mode)
         self.device = torch.device(device) if device else next(model.parameters()).device
         self.n_inputs = model.n_inputs
         self.expander = movegen.make_expander(backend, width=model.n_inputs, on_roll_row=0)
@@ -108,8 +109,9 @@ class Scorer:
         """Inputs for positions with row 1 on roll (pre-roll states)."""
         feats = np.zeros((len(boards), self.n_inputs), dtype=np.float32)
         feats[:, :NUM_FEATURES] = movegen.encode_on_roll(boards, self.backend)
-        if self.mode.cubeful:
-            feats[:, NUM_FEATURES:] = cube_features(owner, cube_action)
+        cube = self.mode.cube_inputs(owner, cube_action)
+        if cube is not None:
+            feats[:, NUM_FEATURES:] = cube
         return feats
 
     def state_values(self, boards, owner=None, cube_action=None) -> np.ndarray:
@@ -132,13 +134,10 @@ class Scorer:
         """All candidates of each (board, dice): (after_boards, offsets, values, scalar).
 
         ``values`` are in the model's representation from the mover's side (exact for
-        finished games); ``scalar`` is what the mover maximises.  ``owner`` (cubeful
-        only) is the cube owner from each mover's view."""
+        finished games); ``scalar`` is what the mover maximises.  ``owner`` is the
+        cube owner from each mover's view (read by modes with a cube)."""
         t0 = time.perf_counter()
-        cube = None
-        if self.mode.cubeful:  # the cube as the opponent, on roll after the move, sees it
-            their_owner = owner_for_opponent(np.asarray(owner))
-            cube = cube_features(their_owner, can_double(their_owner))
+        cube = self.mode.reply_cube_inputs(owner)  # the cube as the opponent, on roll next, sees it
         if self.first_layer == "incremental":
             w1t, b1 = self._first_layer_weights()
             after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube)
@@ -155,10 +154,8 @@ class Scorer:
         won = after[:, 1].sum(axis=1, dtype=np.int64) == 0
         if won.any():
             results = be.game_results(after[won])
-            centered = None
-            if self.mode.cubeful:
-                centered = np.repeat(np.asarray(owner) == 0, counts)[won]
-            values[won] = self.values.terminal(self.mode.points(results, True if centered is None else centered))
+            own = None if owner is None else np.repeat(np.asarray(owner), counts)[won]
+            values[won] = self.values.terminal(self.mode.points(results, own))
         return after, offsets, values, self.values.scalar(values)
 
     def _first_layer_weights(self) -> tuple[np.ndarray, np.ndarray]:

@@ -1,7 +1,8 @@
 """Vectorised self-play: many games per process, one forward pass per step.
 
-Each step advances every live game by one turn.  The side on roll's position
-(before the dice) becomes a training sample whose target is
+Each step advances every live game by one turn of the shared turn loop
+(turns.Table).  The side on roll's position (before the dice) becomes a training
+sample whose target is
 
 * sampled TD(0): the value of the best move for the roll actually thrown, or
 * exact 1-ply (``oneply``): the mean over all 21 rolls (1/36 doubles, 2/36
@@ -10,8 +11,8 @@ Each step advances every live game by one turn.  The side on roll's position
 
 Finished games are scored exactly.  In cubeful money, a turn whose mover may
 double first passes a cube node (see modes.py): the node is a sample too, with
-target max(no double, min(2 x take value, 1)), and the cube decisions are the
-greedy ones under the network's own values.
+the value the mode's cube rule gives it, max(no double, min(2 x take value, 1)),
+and the cube decisions are that rule's under the network's own values.
 
 ``Collector`` spreads the episodes over worker processes (workers.WorkerPool: they
 die with the run, and a lost share of a round is collected again); they return
@@ -24,24 +25,10 @@ import time
 import numpy as np
 import torch
 
-import backgammon_engine as be
-from encoding import CUBE_CENTERED, CUBE_THEIRS
-from modes import GameMode, can_double, owner_for_opponent
+from modes import GameMode
 from scoring import Scorer, roll_index, segment_argmax
+from turns import DROPPED, Ended, Table, roll_dice
 from workers import WorkerPool
-
-MAX_PLIES = 3000  # a game this long is abandoned (never seen in practice; guards a broken net)
-
-
-def roll_dice(rng: np.random.Generator, n: int, opening: np.ndarray | None = None) -> np.ndarray:
-    """(n, 2) dice; rows flagged ``opening`` are re-rolled until not a double (the opening roll)."""
-    dice = rng.integers(1, 7, (n, 2))
-    if opening is not None:
-        redo = opening & (dice[:, 0] == dice[:, 1])
-        while redo.any():
-            dice[redo] = rng.integers(1, 7, (int(redo.sum()), 2))
-            redo = opening & (dice[:, 0] == dice[:, 1])
-    return dice
 
 
 class SelfPlay:
@@ -55,73 +42,38 @@ class SelfPlay:
         self.parallel_games = parallel_games
 
     def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
-        mode, scorer = self.mode, self.scorer
+        scorer = self.scorer
         g = max(1, min(self.parallel_games, n_episodes))
-        boards = np.tile(be.initial_board(), (g, 1, 1))
-        owner = np.zeros(g, dtype=np.int64)     # cube owner from the mover's view
-        cube = np.ones(g, dtype=np.int64)
-        ply = np.zeros(g, dtype=np.int64)
-        active = np.ones(g, dtype=bool)
+        table = Table(self.mode, g)
+        players = _Recorder(self, table)
         started = g
-        feats, targets = [], []
-        stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
-                 "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
+        stats = players.stats
         evals_before = scorer.evaluations
         engine_before, net_before = scorer.engine_seconds, scorer.net_seconds
         started_at = time.perf_counter()
 
-        def end_games(slots: np.ndarray) -> None:
+        def on_end(ended: Ended) -> None:
             nonlocal started
-            for s in slots:
-                if started < n_episodes:
-                    boards[s] = be.initial_board()
-                    owner[s], cube[s], ply[s] = CUBE_CENTERED, 1, 0
-                    started += 1
-                else:
-                    active[s] = False
+            abandoned = ended.result < 0
+            stats["abandoned"] += int(abandoned.sum())
+            fin = ~abandoned
+            if fin.any():
+                res = ended.result[fin]
+                stats["gammons"] += int((res == 2).sum())
+                stats["backgammons"] += int((res == 3).sum())
+                stats["points"] += float(np.abs(ended.points[fin]).sum())
+                stats["plies"] += int((ended.turn[fin] + (res != DROPPED)).sum())
+                stats["episodes"] += int(fin.sum())
+            fresh = ended.slots[:max(0, min(len(ended.slots), n_episodes - started))]
+            table.new_games(fresh)
+            started += len(fresh)
 
-        while active.any():
-            idx = np.flatnonzero(active)
-            if mode.cubeful:
-                idx = self._cube_step(idx, boards, owner, cube, ply, feats, targets, stats, end_games)
-                if not len(idx):
-                    continue
-            dice = roll_dice(rng, len(idx), opening=ply[idx] == 0)
-            cube_input = np.zeros(len(idx)) if mode.cubeful else None
-            feats.append(scorer.encode_states(boards[idx], owner[idx] if mode.cubeful else None, cube_input))
-            own = owner[idx] if mode.cubeful else None
-            if self.oneply:
-                target, (after, rows) = scorer.oneply(boards[idx], own)
-                chosen = after[rows[np.arange(len(idx)), roll_index(dice)]].astype(np.int64)
-            else:
-                after, offsets, values, scalar = scorer.score(boards[idx], dice, own)
-                best, _ = segment_argmax(scalar, offsets)
-                target, chosen = values[best], after[best].astype(np.int64)
-            targets.append(target)
-            results = be.game_results(chosen)
-            done = results != 0
-            ply[idx] += 1
-            if done.any():
-                slots = idx[done]
-                pts = mode.points(results[done], owner[slots] == CUBE_CENTERED)
-                stats["gammons"] += int((np.abs(results[done]) == 2).sum())
-                stats["backgammons"] += int((np.abs(results[done]) == 3).sum())
-                stats["points"] += float(np.abs(pts * cube[slots]).sum())
-                stats["plies"] += int(ply[slots].sum())
-                stats["episodes"] += len(slots)
-                end_games(slots)
-            go_on = idx[~done]
-            boards[go_on] = be.swap(chosen[~done].transpose(1, 0, 2)).transpose(1, 0, 2)
-            owner[go_on] = owner_for_opponent(owner[go_on])
-            stuck = go_on[ply[go_on] >= MAX_PLIES]
-            if len(stuck):
-                stats["abandoned"] += len(stuck)
-                end_games(stuck)
+        table.play(players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end)
 
         width = scorer.values.width
-        out_t = np.concatenate(targets).astype(np.float32)
+        out_t = np.concatenate(players.targets).astype(np.float32)
         return {
-            "features": np.concatenate(feats).astype(np.float32, copy=False),
+            "features": np.concatenate(players.feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
             "stats": {**stats, "evaluations": scorer.evaluations - evals_before,
                       # where the time went (benchmarks): C engine (incremental: + first layer), network
@@ -130,33 +82,40 @@ class SelfPlay:
                       "collect_seconds": time.perf_counter() - started_at},
         }
 
-    def _cube_step(self, idx, boards, owner, cube, ply, feats, targets, stats, end_games):
-        """Cube nodes for the games in ``idx`` whose mover may double; returns the games that roll on."""
-        may = can_double(owner[idx], cube[idx]) & (ply[idx] > 0)
-        if not may.any():
-            return idx
-        j = idx[may]
-        n = len(j)
-        v_no_double, v_take = self.scorer.cube_values(boards[j], owner[j])
-        v_double = np.minimum(2.0 * v_take, 1.0)        # the opponent takes or drops, whichever is worse for us
-        feats.append(self.scorer.encode_states(boards[j], owner[j], np.ones(n)))
-        targets.append(np.maximum(v_no_double, v_double))
-        doubles = v_double > v_no_double
-        takes = doubles & (2.0 * v_take < 1.0)
-        drops = doubles & ~takes
-        stats["doubles"] += int(doubles.sum())
-        stats["takes"] += int(takes.sum())
-        stats["drops"] += int(drops.sum())
-        cube[j[takes]] *= 2
-        owner[j[takes]] = CUBE_THEIRS
-        if drops.any():
-            slots = j[drops]
-            stats["points"] += float(cube[slots].sum())
-            stats["plies"] += int(ply[slots].sum())
-            stats["episodes"] += len(slots)
-            end_games(slots)
-            return np.setdiff1d(idx, slots)
-        return idx
+
+class _Recorder:
+    """The network playing both sides greedily while recording each decision as a sample:
+    a cube node's target is its value under the cube rule, a pre-roll position's the
+    best move's value (sampled) or the mean over all 21 rolls (1-ply)."""
+
+    def __init__(self, selfplay: SelfPlay, table: Table):
+        self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
+        self.feats, self.targets = [], []
+        self.stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
+                      "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
+
+    def cube(self, slots, boards, owner):
+        v_no_double, v_take = self.scorer.cube_values(boards, owner)
+        act = self.mode.cube_action(v_no_double, v_take)
+        self.feats.append(self.scorer.encode_states(boards, owner, np.ones(len(slots))))
+        self.targets.append(act.value)
+        takes = act.double & act.take
+        self.stats["doubles"] += int(act.double.sum())
+        self.stats["takes"] += int(takes.sum())
+        self.stats["drops"] += int((act.double & ~takes).sum())
+        return act.double, act.take
+
+    def move(self, slots, boards, dice, owner):
+        self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
+        if self.oneply:
+            target, (after, rows) = self.scorer.oneply(boards, owner)
+            chosen = after[rows[np.arange(len(slots)), roll_index(dice)]]
+        else:
+            after, offsets, values, scalar = self.scorer.score(boards, dice, owner)
+            best, _ = segment_argmax(scalar, offsets)
+            target, chosen = values[best], after[best]
+        self.targets.append(target)
+        return chosen.astype(np.int64)
 
 
 # --------------------------------------------------------------------------- worker processes

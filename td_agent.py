@@ -3,10 +3,9 @@
 * 0-ply: every candidate of every game scored in one forward pass (C batch path).
 * 1-ply: each candidate's value is the expectimax over the opponent's 21 rolls
   with the opponent's best 0-ply reply, all candidates of all games batched.
-* Cube (cubeful models): with v_nd the value of rolling on without doubling and
-  v_take the value after a take (cube doubled, owned by the opponent), both
-  normalised to the current cube: double when min(2 v_take, 1) > v_nd; take when
-  2 v_take < 1, i.e. taking loses less than the cube value that dropping loses.
+* Cube (cubeful models): the game mode's cube rule (modes.CubefulMoney.cube_action)
+  on v_nd, the value of rolling on without doubling, and v_take, the value after a
+  take (cube doubled, owned by the opponent), both normalised to the current cube.
   At 1-ply those values are 1-ply backups instead of raw network outputs.
 """
 from __future__ import annotations
@@ -15,7 +14,7 @@ import numpy as np
 
 from agents import Agent
 from model import load_checkpoint
-from modes import GameMode, check_model_for_mode, game_mode, owner_for_opponent
+from modes import GameMode, game_mode, owner_for_opponent
 from scoring import Scorer, segment_argmax
 
 
@@ -24,7 +23,7 @@ class TDAgent(Agent):
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
                  device: str | None = None, name: str | None = None, first_layer: str = "auto"):
-        check_model_for_mode(model.output_mode, model.n_inputs, mode)
+        mode.check_model(model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
         self.mode = mode
@@ -40,7 +39,7 @@ class TDAgent(Agent):
         return cls(model, mode, name=kw.pop("name", path), **kw)
 
     def _owner(self, owner, n):
-        return np.zeros(n, dtype=np.int64) if self.mode.cubeful and owner is None else owner
+        return np.zeros(n, dtype=np.int64) if owner is None else owner
 
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         boards = np.asarray(boards)
@@ -67,14 +66,14 @@ class TDAgent(Agent):
             out[live] = self.scorer.values.flip(opp_values)
         return out
 
-    def double_decisions(self, boards, owner) -> np.ndarray:
-        if not self.mode.cubeful:
+    def cube_action(self, boards, owner):
+        """The mode's cube rule on this model's values (ValueError for a mode without a cube)."""
+        if not self.cube_capable:
             raise ValueError(f"{self.name} is not a cubeful model")
-        v_nd, v_take = self.scorer.cube_values(boards, owner, self.oneply)
-        return np.minimum(2.0 * v_take, 1.0) > v_nd
+        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply))
+
+    def double_decisions(self, boards, owner) -> np.ndarray:
+        return self.cube_action(boards, owner).double
 
     def take_decisions(self, boards, owner) -> np.ndarray:
-        if not self.mode.cubeful:
-            raise ValueError(f"{self.name} is not a cubeful model")
-        _, v_take = self.scorer.cube_values(boards, owner, self.oneply)
-        return 2.0 * v_take < 1.0
+        return self.cube_action(boards, owner).take

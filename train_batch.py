@@ -14,7 +14,6 @@ import json
 
 import cli
 from agents import REFERENCE_AGENTS
-from evaluation import quick_eval
 from model import parse_hidden
 from modes import GAME_MODES
 from movegen import BACKENDS
@@ -88,11 +87,9 @@ def main() -> None:
     parser = build_parser()
     args = parser.parse_args()
     args.hidden_given = any(a == "--hidden" or a.startswith("--hidden=") for a in cli.sys.argv[1:])
+    from batch_td import BatchLearner
     from training_loop import run_stage
-    def evaluate(model, mode, games, seed):
-        return quick_eval(model, mode, games, seed, args.eval_opponent)
-
-    summary = run_stage(args, evaluate=evaluate)
+    summary = run_stage(args, BatchLearner)
     if args.json:
         cli.write_json(args.json, summary)
     print(json.dumps(summary))

@@ -7,27 +7,19 @@ time, eligibility traces on the weights, an SGD update after every move.
 from __future__ import annotations
 
 import json
-import time
-
-import numpy as np
-import torch
-from tqdm import tqdm
 
 import cli
 from agents import REFERENCE_AGENTS
-from evaluation import quick_eval
-from model import lineage_entry, save_checkpoint
+from modes import MODES
 from movegen import BACKENDS
 from train_batch import hidden_arg
-from trainer import scheduled_lr
 
-LOG_FIELDS = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies", "elapsed_seconds",
-              "eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
+SCALAR_MODES = tuple(name for name, cls in MODES.items() if not cls.cubeful)  # online TD plays without a cube
 
 
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--game-mode", choices=("dmp", "cubeless-money"), default=None,
+    p.add_argument("--game-mode", choices=SCALAR_MODES, default=None,
                    help="default: the checkpoint's mode, or dmp from scratch")
     p.add_argument("--hidden", type=hidden_arg, default="80", help="hidden layer sizes (from scratch)")
     p.add_argument("--lambda", dest="lam", type=cli.finite_float, default=0.7, help="trace decay, 0..1 (0 = TD(0))")
@@ -57,88 +49,14 @@ def build_parser() -> cli.Parser:
 
 def main() -> None:
     args = build_parser().parse_args()
-    if not 0.0 <= args.lam <= 1.0:
-        raise cli.UsageError(f"--lambda must be between 0 and 1, got {args.lam}")
     # the model-building flags train_batch shares
     args.warm_start_equity = args.warm_start_cubeful = args.expand = None
     args.jacoby, args.hidden_given = True, any(a.startswith("--hidden") for a in cli.sys.argv[1:])
-    from online_td import OnlineSelfPlay
-    from run_control import Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself
-    from training_loop import build_model, check_finite
-
-    check_run_outputs(args)
-    torch.manual_seed(args.seed)
-    model, meta, trainer_state, mode = build_model(args)
-    if mode.cubeful or model.output_mode == "prob5":
-        raise cli.UsageError("train_online.py trains scalar dmp or cubeless-money models")
-    settings = {"trainer": "online", "num_episodes": args.num_episodes, "lambda": args.lam, "lr": args.lr,
-                "end_lr": args.end_lr, "game_mode": mode.name}
-    stage = (trainer_state or {}).get("stage")
-    if plan_stage(args, stage, settings):
-        done = stage["episodes_done"]
-    else:
-        done = 0
-        stage = {"settings": settings, "episodes_done": 0}
-        meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
-    learner = OnlineSelfPlay(model, mode, args.lam, args.lr, backend=args.engine)
-    log = cli.CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args), tensorboard=args.tensorboard)
-    blocks = -(-args.num_episodes // args.log_every)
-
-    def save():
-        stage["episodes_done"] = done
-        meta["lineage"][-1]["episodes"] = done
-        save_checkpoint(args.save, model, meta, {"stage": stage})
-
-    bar = tqdm(total=args.num_episodes, initial=done, unit="ep", disable=args.quiet, dynamic_ncols=True)
-    started, interrupted = time.time(), None
-    block = {}
-
-    def log_block():
-        n, secs = block["games"], time.time() - block["t0"]
-        row = {"episodes": done, "total_episodes": meta["episodes"], "loss": block["sq"] / max(block["plies"], 1),
-               "lr": block["lr"], "episodes_per_s": n / max(secs, 1e-9), "mean_plies": block["plies"] / max(n, 1),
-               "elapsed_seconds": time.time() - started}
-        check_finite(model, row["loss"], f"episodes {done - n + 1}-{done}", block["lr"], args, done - n)
-        return row
-
-    with StopSignals() as signals:
-        try:
-            while done < args.num_episodes:
-                lr = scheduled_lr(done // args.log_every, blocks, args.lr, args.end_lr)
-                learner.set_lr(lr)
-                # to the next block boundary, so a run resumed mid-block keeps the same blocks
-                n = min(args.log_every - done % args.log_every, args.num_episodes - done)
-                block = {"t0": time.time(), "sq": 0.0, "plies": 0, "games": 0, "lr": lr}
-                for _ in range(n):
-                    with signals.guard():  # a signal waits for the game's end: weights and count agree
-                        st = learner.play_game(np.random.default_rng([args.seed, len(meta["lineage"]), done]))
-                        done += 1
-                        meta["episodes"] = int(meta.get("episodes", 0)) + 1
-                        block.update(sq=block["sq"] + st["sq_err"], plies=block["plies"] + st["plies"],
-                                     games=block["games"] + 1)
-                    bar.update(1)
-                row = log_block()
-                if args.eval_every and (done % args.eval_every < n or done >= args.num_episodes):
-                    opp, res, lo, hi = quick_eval(model, mode, args.eval_games, args.seed + done, args.eval_opponent)
-                    row.update(eval_opponent=opp, eval_games=args.eval_games, eval_result=res, eval_ci_low=lo,
-                               eval_ci_high=hi)
-                    bar.write(f"{done} episodes: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
-                log.write(row)
-                block = {}
-                bar.set_postfix(loss=f"{row['loss']:.5f}", eps=f"{row['episodes_per_s']:.1f}/s")
-                save()
-        except (KeyboardInterrupt, Interrupted) as exc:
-            interrupted = str(exc) or "SIGINT"
-            bar.write(f"interrupted ({interrupted}): saving {args.save} at {done} episodes")
-            if block.get("games"):
-                log.write(log_block())
-            save()
-        finally:
-            bar.close()
-            log.close()
-    print(json.dumps({"save": args.save, "episodes": done, "total_episodes": meta["episodes"],
-                      "seconds": time.time() - started, "interrupted": interrupted}))
-    if interrupted:
+    from online_td import OnlineLearner
+    from training_loop import run_stage
+    summary = run_stage(args, OnlineLearner)
+    print(json.dumps(summary))
+    if summary["interrupted"]:
         cli.sys.exit(130)
 
 

@@ -32,18 +32,12 @@ def build_parser() -> cli.Parser:
 
 def main() -> None:
     args = build_parser().parse_args()
-    if args.game_mode != "cubeless-money":
-        raise cli.UsageError("prob5 models play cubeless money only")
     if args.warm_start_equity or args.warm_start_cubeful:
         raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
     args.hidden_given = any(a.startswith("--hidden") for a in cli.sys.argv[1:])
-    from evaluation import quick_eval
+    from batch_td import BatchLearner
     from training_loop import run_stage
-
-    def evaluate(model, mode, games, seed):
-        return quick_eval(model, mode, games, seed, args.eval_opponent)
-
-    summary = run_stage(args, output_mode="prob5", evaluate=evaluate)
+    summary = run_stage(args, BatchLearner, output_mode="prob5")
     if args.json:
         cli.write_json(args.json, summary)
     print(json.dumps(summary))

@@ -1,6 +1,5 @@
-"""One training stage of batch TD: build or load the model, then rounds of
-self-play collection and one epoch of training, with logging, periodic
-evaluation, atomic saves and resume.
+"""One training stage, for every trainer: build or load the model, then rounds of a
+learner's work, with logging, periodic evaluation, atomic saves, signals and resume.
 
 A *stage* is one command (e.g. the DMP leg, or a --oneply refinement).  Its
 progress is stored in the checkpoint, so ``--resume`` of an unfinished stage with
@@ -8,9 +7,18 @@ the same settings continues its episode count, LR schedule and optimizer state;
 with other settings it needs ``--new-stage``; ``--resume`` of a finished one starts
 a new stage on its weights.  Either way one line says which.
 
-A signal (SIGTERM, Ctrl-C) stops the run between training steps, never inside one,
-so the saved weights and episode counts always agree; a loss that is not finite
-stops the run and leaves the last good checkpoint as it was.
+The learner does the work of a round (batch_td.BatchLearner: collect episodes, then
+train on them; online_td.OnlineLearner: games with an update after every move) and
+says which of it a signal must not cut (``signals.guard()``); this module does
+everything around it.  A signal (SIGTERM, Ctrl-C) stops the run between training
+steps, never inside one, so the saved weights and episode counts always agree; a
+loss that is not finite stops the run and leaves the last good checkpoint as it was.
+
+A learner class has ``settings(args, mode)`` (the stage's settings, compared on
+resume) and ``round_episodes(args)``; an instance has ``log_fields``, ``set_lr``,
+``state_dict``/``load_state_dict`` (optimizer state), ``open(seeds)``/``close()``,
+``play_round(round_index, n, signals, count, finish)`` and ``row(n)`` (the round's
+log numbers).
 """
 from __future__ import annotations
 
@@ -23,24 +31,23 @@ import torch
 from tqdm import tqdm
 
 import net_growth
-from cli import CsvLog, RunError, UsageError
+from errors import InputError, RunError
 from model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
-from modes import check_model_for_mode, game_mode
+from modes import CubefulMoney, CubelessMoney, game_mode
 from run_control import Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself
-from selfplay import Collector
-from trainer import Trainer, scheduled_lr
+from runlog import CsvLog
+from trainer import scheduled_lr
 from workers import WorkerError
 
-LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
-              "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes", "drops",
-              "eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
+WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney}  # flag -> mode it trains
+EVAL_FIELDS = ["eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
 
 
 def build_model(args, output_mode: str | None = None):
-    """(model, meta, trainer_state or None, mode) from the flags; UsageError on bad input."""
+    """(model, meta, trainer_state or None, mode) from the flags; InputError on bad input."""
     sources = [s for s in ("resume", "warm_start_equity", "warm_start_cubeful") if getattr(args, s, None)]
     if len(sources) > 1:
-        raise UsageError("use only one of --resume, --warm-start-equity, --warm-start-cubeful")
+        raise InputError("use only one of --resume, --warm-start-equity, --warm-start-cubeful")
     trainer_state = None
     try:
         if not sources:
@@ -52,20 +59,18 @@ def build_model(args, output_mode: str | None = None):
             model, meta, trainer_state = load_checkpoint(path)
             if sources[0] == "resume":
                 mode = game_mode(args.game_mode or meta.get("game_mode", "dmp"), args.jacoby)
-            elif sources[0] == "warm_start_equity":
-                mode = game_mode(args.game_mode or "cubeless-money", args.jacoby)
-                if mode.name != "cubeless-money":
-                    raise UsageError("--warm-start-equity trains cubeless money; drop --game-mode or set it so")
-                if model.output_mode != "probability":
-                    raise UsageError(f"--warm-start-equity expects a DMP probability model, {path} is {model.output_mode}")
-                model, trainer_state = net_growth.warm_start_equity(model, seed=args.seed), None
-            else:
-                mode = game_mode(args.game_mode or "cubeful-money", args.jacoby)
-                if mode.name != "cubeful-money":
-                    raise UsageError("--warm-start-cubeful trains cubeful money; drop --game-mode or set it so")
-                model, trainer_state = net_growth.warm_start_cubeful(model), None
+            else:  # a warm start makes a model for its own game mode
+                flag = "--" + sources[0].replace("_", "-")
+                target = WARM_STARTS[sources[0]]
+                mode = game_mode(args.game_mode, args.jacoby) if args.game_mode else target(args.jacoby)
+                if type(mode) is not target:
+                    raise InputError(f"{flag} trains {target.name}; drop --game-mode or set it so")
+                try:
+                    model, trainer_state = net_growth.WARM_STARTS[sources[0]](model, seed=args.seed), None
+                except ValueError as exc:
+                    raise InputError(f"{path}: {exc}") from None
             if args.hidden_given and list(args.hidden) != list(model.hidden):
-                raise UsageError(f"--hidden {','.join(map(str, args.hidden))} differs from the checkpoint's "
+                raise InputError(f"--hidden {','.join(map(str, args.hidden))} differs from the checkpoint's "
                                  f"{','.join(map(str, model.hidden))}; use --expand to grow it")
             meta = {**meta, "n_inputs": model.n_inputs, "hidden": list(model.hidden),
                     "output_mode": model.output_mode, "game_mode": mode.name,
@@ -74,11 +79,9 @@ def build_model(args, output_mode: str | None = None):
             model = net_growth.expand(model, args.expand, seed=args.seed)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
-        check_model_for_mode(model.output_mode, model.n_inputs, mode)
-    except CheckpointError as exc:
-        raise UsageError(str(exc)) from None
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+        mode.check_model(model.output_mode, model.n_inputs)
+    except (CheckpointError, ValueError) as exc:
+        raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode
 
 
@@ -92,125 +95,107 @@ def check_finite(model, loss: float, where: str, lr: float, args, done: int) -> 
                    f"({done:,} episodes of this stage); try a smaller --lr")
 
 
-def stage_settings(args, mode) -> dict:
-    return {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
-            "lr": args.lr, "end_lr": args.end_lr, "warmup_cycles": args.warmup_cycles,
-            "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
+def default_evaluate(args):
+    """The quick evaluation against --eval-opponent (evaluation.quick_eval)."""
+    def evaluate(model, mode, games, seed):
+        from evaluation import quick_eval
+        return quick_eval(model, mode, games, seed, args.eval_opponent)
+    return evaluate
 
 
-def round_row(round_index, done, total, data, loss, lr, n, secs, t_collect, elapsed, cpu_seconds, evaluate,
-              eval_games, bar) -> dict:
-    """One log row; ``evaluate()``, when given, runs the quick evaluation for it."""
-    st = data["stats"]
-    row = {"round": round_index, "stage_episodes": done, "total_episodes": total,
-           "samples": len(data["targets"]), "loss": loss, "lr": lr, "episodes_per_s": n / secs,
-           "evals_per_s": st["evaluations"] / max(t_collect, 1e-9), "round_seconds": secs,
-           "elapsed_seconds": elapsed, "cpu_hours": cpu_seconds / 3600,
-           "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
-           "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
-    if evaluate:
-        opp, res, lo, hi = evaluate()
-        row.update(eval_opponent=opp, eval_games=eval_games, eval_result=res, eval_ci_low=lo, eval_ci_high=hi)
-        bar.write(f"round {round_index}: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
-    return row
-
-
-def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
+def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None) -> dict:
     """Run one stage as the flags say; returns a summary dict.  ``evaluate(model, mode,
-    games, seed)`` -> (opponent, result, low, high) runs the periodic quick evaluation."""
+    games, seed)`` -> (opponent, result, low, high) runs the periodic quick evaluation
+    (default: against --eval-opponent)."""
     check_run_outputs(args)
     torch.manual_seed(args.seed)  # before any network is built: fresh weights follow the seed
-    if args.device == "cuda" and not torch.cuda.is_available():
-        raise UsageError("--device cuda asked for, but no CUDA device is available")
+    device = getattr(args, "device", "cpu")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise InputError("--device cuda asked for, but no CUDA device is available")
     model, meta, trainer_state, mode = build_model(args, output_mode)
-    model.to(args.device)
-    settings = stage_settings(args, mode)
+    model.to(device)
+    try:
+        learner = learner_class(args, model, mode)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    settings = learner_class.settings(args, mode)
     stage = (trainer_state or {}).get("stage")
     continuing = plan_stage(args, stage, settings)
+    size = learner_class.round_episodes(args)
     if continuing:
         done = stage["episodes_done"]
-        round_index = stage["rounds_done"]
+        round_index = stage.get("rounds_done", done // size)
+        if trainer_state:
+            learner.load_state_dict(trainer_state)
     else:
         done, round_index = 0, 0
         meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
         stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0}
-    total_rounds = -(-args.num_episodes // args.episodes_per_round)
-
-    trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, args.device)
-    if continuing and trainer_state:
-        trainer.load_state_dict(trainer_state)
-    log = CsvLog(log_path(args), LOG_FIELDS, append=resumes_itself(args),
+    total_rounds = -(-args.num_episodes // size)
+    evaluate = evaluate or default_evaluate(args)
+    log = CsvLog(log_path(args), learner.log_fields + EVAL_FIELDS, append=resumes_itself(args),
                  tensorboard=getattr(args, "tensorboard", None))
-    collector = Collector(args.workers, mode, args.oneply, args.engine, args.parallel_games,
-                          getattr(args, "scoring", "auto"))
-    seed_root = np.random.SeedSequence([args.seed, len(meta["lineage"])])
-    rng = np.random.default_rng(seed_root.spawn(1)[0])
-
-    def save():
-        stage.update(episodes_done=done, rounds_done=round_index, cpu_seconds=cpu_seconds)
-        meta["lineage"][-1]["episodes"] = done
-        save_checkpoint(args.save, model, meta, {**trainer.state_dict(), "stage": stage})
-
-    signals = StopSignals().__enter__()
     started = time.time()
     # CPU time of this stage: this process plus the workers' collection time; carried over on resume
     cpu_seconds = float(stage.get("cpu_seconds", 0.0)) if continuing else 0.0
     cpu_mark = time.process_time()
+    logged = done  # episodes already in the log
+
+    def save():
+        stage.update(episodes_done=done, rounds_done=round_index, cpu_seconds=cpu_seconds)
+        meta["lineage"][-1]["episodes"] = done
+        save_checkpoint(args.save, model, meta, {**learner.state_dict(), "stage": stage})
+
+    def count(n: int, worker_cpu_seconds: float = 0.0) -> None:
+        """The learner finished ``n`` episodes (inside its guard: weights and count agree)."""
+        nonlocal done, cpu_seconds, cpu_mark
+        now = time.process_time()
+        cpu_seconds += now - cpu_mark + worker_cpu_seconds
+        cpu_mark = now
+        done += n
+        meta["episodes"] = int(meta.get("episodes", 0)) + n
+        bar.update(n)
+
+    def log_row(n: int, with_eval: bool) -> None:
+        nonlocal logged
+        row = {**learner.row(n), "stage_episodes": done, "episodes": done, "total_episodes": meta["episodes"],
+               "round": round_index, "elapsed_seconds": time.time() - started, "cpu_hours": cpu_seconds / 3600}
+        if with_eval:
+            opp, res, lo, hi = evaluate(model, mode, args.eval_games, learner.eval_seed(args, round_index, done))
+            row.update(eval_opponent=opp, eval_games=args.eval_games, eval_result=res, eval_ci_low=lo,
+                       eval_ci_high=hi)
+            bar.write(f"{learner.where(round_index, done)}: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
+        log.write(row)
+        logged = done
+
+    def finish(n: int) -> None:
+        """End of a round (the learner calls it where a signal must not cut it): log, evaluate, save."""
+        nonlocal round_index
+        round_index += 1
+        due = bool(args.eval_every) and (learner.eval_due(args, round_index, done, n) or done >= args.num_episodes)
+        log_row(n, due)
+        if round_index % getattr(args, "save_every", 1) == 0 or done >= args.num_episodes:
+            save()
+        bar.set_postfix(learner.postfix())
+
+    signals = StopSignals().__enter__()
     bar = tqdm(total=args.num_episodes, initial=done, unit="ep", desc=os.path.basename(args.save),
                dynamic_ncols=True, disable=args.quiet)
     interrupted = None
-    last_loss = float("nan")
     try:
-        def round_seed(k):
-            return np.random.SeedSequence([args.seed, len(meta["lineage"]), k])
-
-        def round_size(k_done):
-            return min(args.episodes_per_round, args.num_episodes - k_done)
-
-        # --overlap: the workers collect round k+1 (with the weights before round k's
-        # training) while this process trains on round k; targets are one round staler
-        pending = None
-        if args.overlap:
-            # the workers keep the cores busy while we train: more torch threads here would
-            # oversubscribe them (measured 3x slower with the default two)
-            torch.set_num_threads(1)
-            pending = collector.submit(model, round_size(done), round_seed(round_index))
+        learner.open(lambda k: np.random.SeedSequence([args.seed, len(meta["lineage"]), k]),
+                     np.random.SeedSequence([args.seed, len(meta["lineage"])]))
         while done < args.num_episodes:
-            n = round_size(done)
-            lr = scheduled_lr(round_index, total_rounds, args.lr, args.end_lr, args.warmup_cycles)
-            trainer.set_lr(lr)
-            t0 = time.time()
-            if pending is not None:
-                data = collector.result(pending)
-                pending = None
-                if done + n < args.num_episodes:
-                    pending = collector.submit(model, round_size(done + n), round_seed(round_index + 1))
-            else:
-                data = collector.collect(model, n, round_seed(round_index))
-            t_collect = time.time() - t0
-            with signals.guard():  # a signal now waits until the round is trained, counted and saved
-                for _ in range(args.epochs):
-                    last_loss = trainer.train_epoch(data["features"], data["targets"], rng)
-                    check_finite(model, last_loss, f"round {round_index + 1}", lr, args, done)
-                secs = time.time() - t0
-                now = time.process_time()
-                cpu_seconds += now - cpu_mark + data["stats"].get("cpu_seconds", 0.0)
-                cpu_mark = now
-                done += n
-                meta["episodes"] = int(meta.get("episodes", 0)) + n
-                round_index += 1
-                log.write(round_row(round_index, done, meta["episodes"], data, last_loss, lr, n, secs, t_collect,
-                                    time.time() - started, cpu_seconds, evaluate and args.eval_every
-                                    and (round_index % args.eval_every == 0 or done >= args.num_episodes)
-                                    and (lambda: evaluate(model, mode, args.eval_games, args.seed + round_index)),
-                                    args.eval_games, bar))
-                if round_index % args.save_every == 0 or done >= args.num_episodes:
-                    save()
-            bar.update(n)
-            bar.set_postfix(eps=f"{n / secs:.1f}/s", loss=f"{last_loss:.5f}", lr=f"{lr:.2g}")
+            # to the next round boundary, so a run resumed mid-round keeps the same rounds
+            n = min(size - done % size, args.num_episodes - done)
+            learner.set_lr(scheduled_lr(round_index, total_rounds, args.lr, args.end_lr,
+                                        getattr(args, "warmup_cycles", 0)))
+            learner.play_round(round_index, n, done, signals, count, finish)
     except (KeyboardInterrupt, Interrupted) as exc:
         interrupted = str(exc) or "SIGINT"
         bar.write(f"interrupted ({interrupted}): saving {args.save} at {done} episodes")
+        if done > logged:  # a round cut short: its episodes so far
+            log_row(done - logged, False)
         save()
     except WorkerError as exc:
         kept = f"{args.save} keeps the last checkpoint" if os.path.exists(args.save) else "no checkpoint was written"
@@ -218,9 +203,9 @@ def run_stage(args, output_mode: str | None = None, evaluate=None) -> dict:
     finally:
         signals.__exit__()
         bar.close()
-        collector.close()
+        learner.close()
         log.close()
     if not interrupted:
         save()
     return {"save": args.save, "log": log.path, "episodes": done, "total_episodes": meta["episodes"],
-            "loss": last_loss, "seconds": time.time() - started, "interrupted": interrupted}
+            "loss": learner.last_loss, "seconds": time.time() - started, "interrupted": interrupted}

@@ -107,7 +107,10 @@ static int evaluate(const tdnet_t *net, const char *pid, int owner, int cube_act
         feats[196 + owner] = 1.0f;
         feats[199] = (float)cube_action;
     }
-    tdnet_forward(net, feats, 1, out, scratch);
+    if (tdnet_forward(net, feats, 1, out, scratch) != 0) {
+        fprintf(stderr, "tdbg_move: error: out of memory\n");
+        return 1;
+    }
     printf("%s", pid);
     for (int k = 0; k < outs; k++)
         printf(" %.8f", out[k]);

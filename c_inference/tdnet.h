@@ -20,6 +20,10 @@ typedef struct {
     float *blob;                   /* all weights and biases, one allocation */
     float *w[TDNET_MAX_LAYERS + 1];  /* transposed: in x out */
     float *b[TDNET_MAX_LAYERS + 1];
+    float *panels;                 /* the weights again, in panels of 16 outputs (tdnet.c) */
+    float *wp[TDNET_MAX_LAYERS + 1];
+    float *rowwise;                /* layers of fewer than 16 outputs also row-major (out x in) */
+    float *wr[TDNET_MAX_LAYERS + 1];
 } tdnet_t;
 
 /* Load a .bin file.  Returns 0, or -1 with a one-line reason in err; never reads
@@ -33,7 +37,7 @@ static inline int tdnet_outputs(const tdnet_t *net) { return net->sizes[net->n_l
 /* n rows of encoded positions in, n rows of outputs out (side on roll's view).
  * scratch: at least tdnet_scratch_floats(net, n) floats. */
 size_t tdnet_scratch_floats(const tdnet_t *net, int n);
-void tdnet_forward(const tdnet_t *net, const float *in, int n, float *out, float *scratch);
+int tdnet_forward(const tdnet_t *net, const float *in, int n, float *out, float *scratch); /* 0, or BG_ERR_NOMEM */
 
 /* The number a player maximises (P(win) or equity) of one output row. */
 float tdnet_scalar(const tdnet_t *net, const float *row);
@@ -51,6 +55,9 @@ typedef struct {
  * from bgcore.h. */
 int tdnet_best_move(const tdnet_t *net, const int8_t *board, int d1, int d2, int owner,
                     tdnet_choice_t *choice);
+/* The same choice without its steps (nsteps 0): one move generation less, for players. */
+int tdnet_best_result(const tdnet_t *net, const int8_t *board, int d1, int d2, int owner,
+                      tdnet_choice_t *choice);
 
 /* gnubg Position ID (14 chars + NUL) and back (returns 0, or -1 if malformed). */
 void tdnet_position_id(const int8_t *board, char out[15]);

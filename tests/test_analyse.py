@@ -12,7 +12,7 @@ import torch
 
 import analysis
 import backgammon_engine as be
-from cli_helpers import assert_one_line_error, run
+from helpers import assert_one_line_error, run
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, encode_batch, encode_cubeful_batch
 from gnubg_binary import available
 from model import TDNetwork, new_metadata, save_checkpoint

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import backgammon_engine as be
-from cli_helpers import ROOT, run
+from helpers import ROOT, run
 from model import TDNetwork, new_metadata, save_checkpoint
 from modes import game_mode
 from oracle_positions import oracle_positions

@@ -3,7 +3,7 @@ import json
 
 import numpy as np
 
-from cli_helpers import assert_one_line_error, run
+from helpers import assert_one_line_error, run
 from results_file import compare, read_results
 
 

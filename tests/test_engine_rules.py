@@ -6,19 +6,10 @@ import pytest
 
 import backgammon_engine as be
 import c_engine
+from helpers import board
 from oracle_positions import gnubg_keys, result_keys
 
 ENGINES = {"python": be.legal_moves, "c": c_engine.legal_moves}
-
-
-def board(me: dict, opp: dict) -> np.ndarray:
-    """Board from {point: count} per side, each in its own 1-based numbering (25 = bar)."""
-    b = np.zeros((2, 25), dtype=np.int64)
-    for p, n in me.items():
-        b[1, p - 1] = n
-    for p, n in opp.items():
-        b[0, p - 1] = n
-    return b
 
 
 def moves_of(engine, b, d1, d2):

@@ -7,14 +7,14 @@ import torch
 
 import backgammon_engine as be
 from agents import GnubgNNAgent, PubevalAgent, RandomAgent
-from cli_helpers import assert_one_line_error, run
+from helpers import assert_one_line_error, run
 from evaluation import summarize
 from match import DiceStream, play_games
 from model import TDNetwork, new_metadata, save_checkpoint
 from modes import game_mode
 from stats import bootstrap_ci, pair_means
 from td_agent import TDAgent
-from test_oneply import brute_value
+from helpers import brute_value
 
 DMP = game_mode("dmp")
 

@@ -1,7 +1,9 @@
 """Against the real GNU Backgammon binary: socket play, .mat import and analysis, faults.
 
 Skipped on a machine without gnubg, never under CI (CI is set there and `make gnubg`
-installs the binary)."""
+builds 1.08.003, the seed's opponent).  Tests marked with the `gnubg_bin` fixture run
+once per supported binary installed here (make gnubg's 1.08.003 and Debian 12's 1.07.001
+when both are), so the two versions are held to the same behaviour."""
 import csv
 import json
 import os
@@ -11,16 +13,29 @@ import numpy as np
 import pytest
 import torch
 
-from cli_helpers import HANG_GUARD, assert_one_line_error, run
-from gnubg_binary import available
+from helpers import HANG_GUARD, assert_one_line_error, run
+from gnubg_binary import LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available, installed_binaries, preflight
 from gnubg_external import GnubgSession, ProtocolError, parse_board_string
-from gnubg_binary import GnubgError
 from model import TDNetwork, new_metadata, save_checkpoint
 from modes import game_mode
 from td_agent import TDAgent
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
                                  reason="GNU Backgammon binary not installed (make gnubg)")
+
+BINARIES = installed_binaries()
+CI = bool(os.environ.get("CI"))
+
+
+@pytest.fixture(params=BINARIES or [None], ids=lambda b: preflight(b, quiet=True)["version"] if b else "none")
+def gnubg_bin(request):
+    """Each supported gnubg binary on this machine (under CI at least 1.08.003, never none)."""
+    if request.param is None:
+        if CI:
+            pytest.fail("no supported gnubg binary under CI: `make gnubg` must build 1.08.003")
+        pytest.skip("GNU Backgammon binary not installed (make gnubg)")
+    return request.param
+
 
 OPENING = ("board:gnubg:td:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:2:1:2:1:1:1:1:0:1:-1:"
            "0:25:0:0:0:0:0:0:0:1")
@@ -45,24 +60,50 @@ def test_parse_board_string():
             parse_board_string(bad)
 
 
-@needs_gnubg
-def test_cubeful_games_against_gnubg(tmp_path, cubeful_ckpt):
-    out, games_csv = tmp_path / "g.json", tmp_path / "games.csv"
-    run("play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext", "--games", "8", "--workers", "2",
-        "--seed", "1", "--quiet", "--json", out, "--games-csv", games_csv, check=True)
+def test_cubeful_games_against_gnubg(tmp_path, gnubg_bin):
+    """A real model against each binary: our record of every game equals gnubg's, and games
+    are won by both sides (1.08.003 renames the seats at `new session`: before the fix every
+    game was scored as gnubg's)."""
+    out, games_csv, results = tmp_path / "g.json", tmp_path / "games.csv", tmp_path / "r.csv"
+    run("play_models.py", "--model1", "best_models/cubeful_256x2.pt", "--model2", "gnubg-ext", "--gnubg", gnubg_bin,
+        "--games", "12", "--workers", "2", "--seed", "1", "--quiet", "--json", out, "--games-csv", games_csv,
+        "--csv", results, check=True)
     s = json.loads(out.read_text())
-    assert s["games"] == 8 and s["record_mismatches"] == [] and not s["errors"]
+    assert s["games"] == 12 and s["record_mismatches"] == [] and not s["errors"]
+    info = preflight(gnubg_bin, quiet=True)
+    assert s["gnubg"]["version"] == info["version"] and s["gnubg"]["weights_md5"] == info["weights_md5"]
+    assert f"# gnubg: GNU Backgammon {info['version']} " in results.read_text()
     rows = list(csv.DictReader(open(games_csv)))
-    assert len(rows) == 8
+    assert len(rows) == 12
     assert sum(int(r["doubles_ours"]) for r in rows) > 0 and sum(int(r["doubles_gnubg"]) for r in rows) > 0
     assert all(float(r["points"]) == float(r["our_record"]) for r in rows)
+    assert any(float(r["points"]) > 0 for r in rows) and any(float(r["points"]) < 0 for r in rows)
 
 
-@needs_gnubg
-def test_full_width_gnubg_plays(cubeful_ckpt):
+def test_full_width_gnubg_plays(cubeful_ckpt, gnubg_bin):
     agent = TDAgent.from_checkpoint(cubeful_ckpt)
-    recs = GnubgSession(agent, "gnubg-ext-full", seed=2).play(2)
+    recs = GnubgSession(agent, "gnubg-ext-full", seed=2, binary=gnubg_bin).play(2)
     assert len(recs) == 2 and all(r.points == r.our_record for r in recs)
+
+
+def test_preflight_prefers_the_seeds_gnubg():
+    """make gnubg's build is the default binary and loads the seed's weights; under CI it must exist."""
+    if not os.path.exists(LOCAL_BUILD):
+        if CI:
+            pytest.fail(f"{LOCAL_BUILD} missing under CI: `make gnubg` must build gnubg {SEED_VERSION}")
+        pytest.skip(f"gnubg {SEED_VERSION} not built here (make gnubg)")
+    saved = os.environ.pop("GNUBG_BINARY", None)
+    try:
+        info = preflight(quiet=True)
+    finally:
+        if saved is not None:
+            os.environ["GNUBG_BINARY"] = saved
+    assert info["binary"] == LOCAL_BUILD and info["version"] == SEED_VERSION
+    assert info["weights_md5"] == SEED_WEIGHTS_MD5 and os.path.dirname(info["weights"]).startswith(
+        os.path.dirname(os.path.dirname(LOCAL_BUILD)))
+    if os.path.exists("/usr/games/gnubg"):  # Debian's stays usable by name, with its own weights
+        debian = preflight("/usr/games/gnubg", quiet=True)
+        assert debian["version"] == "1.07.001" and debian["weights_md5"] != SEED_WEIGHTS_MD5
 
 
 @needs_gnubg
@@ -78,25 +119,25 @@ def test_cubeless_money_against_gnubg(tmp_path):
     assert s["game_mode"] == "cubeless-money" and s["record_mismatches"] == []
 
 
-@needs_gnubg
-def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt):
-    from gnubg_binary import preflight
+def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
     from gnubg_eval import analyse_files
     games = tmp_path / "mats"
     run("play_models.py", "--model1", cubeful_ckpt, "--model2", cubeful_ckpt, "--games", "12", "--quiet",
         "--save-games", games, check=True)
     files = sorted(str(f) for f in games.iterdir())
-    stats = analyse_files(files, 0, True, preflight(quiet=True)["binary"])  # raises on any import warning
+    stats = analyse_files(files, 0, True, gnubg_bin)  # raises on any import warning
     assert len(stats) == 12
     assert all(g["stats"]["X"]["unforced"] > 0 and np.isfinite(g["stats"]["X"]["chequer"]) for g in stats)
 
 
-@needs_gnubg
-def test_gnubg_eval_cli(tmp_path, cubeful_ckpt):
+def test_gnubg_eval_cli(tmp_path, cubeful_ckpt, gnubg_bin):
     out = tmp_path / "e.json"
-    proc = run("gnubg_eval.py", "--model", cubeful_ckpt, "--games", "6", "--quiet", "--json", out, check=True)
-    assert "gnubg 1.0" in proc.stdout and "md5" in proc.stdout
+    proc = run("gnubg_eval.py", "--model", cubeful_ckpt, "--games", "6", "--quiet", "--json", out,
+               "--gnubg", gnubg_bin, check=True)
+    info = preflight(gnubg_bin, quiet=True)
+    assert f"gnubg {info['version']} at" in proc.stdout and info["weights_md5"] in proc.stdout
     r = json.loads(out.read_text())
+    assert r["gnubg"]["version"] == info["version"] and r["gnubg"]["weights_md5"] == info["weights_md5"]
     for key in ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate"):
         assert r[key]["ci_low"] <= r[key]["mean"] <= r[key]["ci_high"] and r[key]["mean"] > 0
 
@@ -105,6 +146,16 @@ def test_gnubg_eval_refuses_missing_or_unsupported_binary(tmp_path, cubeful_ckpt
     assert_one_line_error(run("gnubg_eval.py", "--model", cubeful_ckpt, "--gnubg", tmp_path / "nope"), "no gnubg")
     fake = _script(tmp_path / "old", 'echo "GNU Backgammon 0.14.3"')
     assert_one_line_error(run("gnubg_eval.py", "--model", cubeful_ckpt, "--gnubg", fake), "supported versions")
+
+
+def test_play_models_gnubg_flag_errors(tmp_path, cubeful_ckpt):
+    base = ("play_models.py", "--model1", cubeful_ckpt, "--games", "2", "--quiet")
+    assert_one_line_error(run(*base, "--model2", "gnubg-ext", "--gnubg", tmp_path / "nope"), "no gnubg")
+    assert_one_line_error(run(*base, "--model2", "pubeval", "--gnubg", tmp_path / "nope"), "not the gnubg binary")
+    # a gnubg that cannot find its weights (a moved build) is refused before any game
+    lost = _script(tmp_path / "gnubg_lost", '''if [ "$1" = "--version" ]; then echo "GNU Backgammon 1.08.003 20240101"; exit 0; fi
+echo "couldn't open /nowhere/gnubg.wd"''')
+    assert_one_line_error(run(*base, "--model2", "gnubg-ext", "--gnubg", lost), "cannot find the weights")
 
 
 # --------------------------------------------------------------------------- faults
@@ -116,7 +167,10 @@ def _script(path, body):
 
 
 FAKE = '''if [ "$1" = "--version" ]; then echo "GNU Backgammon 1.07.001 20230103"; exit 0; fi
-port=$(grep -o "external 127.0.0.1:[0-9]*" | head -1 | cut -d: -f2)
+script=$(cat)
+case "$script" in "show engine"*)
+  printf ' * Weights file and databases installed in:\\n   - %%s\\n' "$(dirname "$0")"; exit 0;; esac
+port=$(echo "$script" | grep -o "external 127.0.0.1:[0-9]*" | head -1 | cut -d: -f2)
 exec python3 -c "
 import socket, sys, time
 s = socket.create_connection(('127.0.0.1', $port))
@@ -125,26 +179,28 @@ if '%s' != 'garbage':
     s.recv(100)
 if '%s' == 'stall':
     time.sleep(60)
+if '%s' == 'stranger':  # a result line that names neither seat
+    print('root wins a single game and 1 point.', flush=True)
 "'''
 
 
 @pytest.mark.parametrize("kind,words", [("die", "closed the connection"), ("stall", "stalled"),
-                                        ("garbage", "cannot parse")])
+                                        ("garbage", "cannot parse"), ("stranger", "neither")])
 def test_faults_give_clear_errors(tmp_path, kind, words):
     board = "board:nonsense" if kind == "garbage" else OPENING
-    fake = _script(tmp_path / f"gnubg_{kind}", FAKE % (board, kind, kind))
+    fake = _script(tmp_path / f"gnubg_{kind}", FAKE % (board, kind, kind, kind))
+    (tmp_path / "gnubg.wd").write_bytes(b"not real weights")
     agent = TDAgent(TDNetwork(200, [8], "equity"), game_mode("cubeful-money"))
     with pytest.raises(GnubgError, match=words):
         GnubgSession(agent, binary=fake, timeout=2).play(3)
 
 
-@needs_gnubg
-def test_dying_gnubg_keeps_finished_games(tmp_path, cubeful_ckpt):
-    from gnubg_binary import find_gnubg
-    real = find_gnubg()
+def test_dying_gnubg_keeps_finished_games(tmp_path, cubeful_ckpt, gnubg_bin):
+    real = gnubg_bin
     wrapper = _script(tmp_path / "gnubg_dies", f'''if [ "$1" = "--version" ]; then exec {real} --version; fi
-exec 3<&0
-{real} "$@" <&3 &
+script=$(cat)
+case "$script" in "show engine"*) echo "$script" | exec {real} "$@";; esac
+echo "$script" | {real} "$@" &
 pid=$!
 sleep 2
 kill -9 $pid''')
@@ -177,8 +233,7 @@ class _RecordingAgent:
         return getattr(self.agent, name)
 
 
-@needs_gnubg
-def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt):
+def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt, gnubg_bin):
     """gnubg's exported .mat is the only record of its dice: read back, our seat's turns
     must be exactly the positions and rolls gnubg asked us about, and gnubg's turns must
     connect our moves (each starts where our last move left the board)."""
@@ -189,7 +244,8 @@ def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt):
     model, _, _ = load_checkpoint(cubeful_ckpt)
     agent = _RecordingAgent(TDAgent(model, game_mode("cubeful-money")))
     mat = str(tmp_path / "s.mat")
-    session = GnubgSession(agent, "gnubg-ext", cubeful=True, seed=4, mat_path=mat, timeout=HANG_GUARD)
+    session = GnubgSession(agent, "gnubg-ext", game_mode("cubeful-money"), seed=4, mat_path=mat, timeout=HANG_GUARD,
+                           binary=gnubg_bin)
     records = session.play(6)
     all_turns = turns_from_mat(mat, records)
     ours = [(t[3], t[1]) for turns in all_turns for t in turns if t[0] == 0 and t[2] == "move"]
@@ -209,10 +265,10 @@ def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt):
         turns_from_mat(mat, records[:-1])
 
 
-@needs_gnubg
-def test_play_models_luck_against_gnubg(tmp_path, cubeful_ckpt):
+def test_play_models_luck_against_gnubg(tmp_path, cubeful_ckpt, gnubg_bin):
     out = tmp_path / "g.json"
-    run("play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext", "--games", "4", "--workers", "2",
+    run("play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext", "--gnubg", gnubg_bin, "--games", "4",
+        "--workers", "2",
         "--seed", "2", "--quiet", "--luck", "--json", out, "--games-csv", tmp_path / "games.csv", check=True)
     s = json.loads(out.read_text())
     lk = s["luck_adjusted"]

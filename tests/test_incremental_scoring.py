@@ -7,7 +7,7 @@ import torch
 
 import backgammon_engine as be
 import c_engine
-from cli_helpers import ROOT
+from helpers import ROOT
 import encoding
 from model import TDNetwork, load_checkpoint
 from modes import game_mode

@@ -2,7 +2,7 @@
 import pytest
 
 from agents import RandomAgent
-from cli_helpers import run
+from helpers import run
 from evaluation import summarize
 from match import play_games
 from modes import game_mode

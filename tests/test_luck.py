@@ -11,7 +11,7 @@ import torch
 
 import backgammon_engine as be
 from agents import RandomAgent
-from cli_helpers import assert_one_line_error, run
+from helpers import assert_one_line_error, run
 from encoding import encode_batch
 from luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
 from match import GameRecord, play_games
@@ -127,7 +127,8 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
 
 @pytest.mark.parametrize("args, words", [
     (["--model2", "pubeval", "--luck", "nope.pt"], "no such checkpoint"),
-    (["--model2", "gnubg-ext", "--game-mode", "cubeless-money", "--luck"], "gnubg-ext"),
+    # against the binary too, a bad reference is refused before gnubg starts
+    (["--model2", "gnubg-ext", "--game-mode", "cubeless-money", "--luck", "nope.pt"], "no such checkpoint"),
 ])
 def test_luck_bad_input(small_ckpt, args, words):
     assert_one_line_error(run("play_models.py", "--model1", small_ckpt[0], "--games", "2", "--quiet", *args), words)

@@ -5,6 +5,7 @@ import pytest
 import torch
 
 import net_growth
+from heads import output_head
 from model import CheckpointError, TDNetwork, load_checkpoint, new_metadata, parse_hidden, save_checkpoint
 
 
@@ -16,7 +17,7 @@ def _outputs(model, x):
 @pytest.mark.parametrize("output_mode", ["probability", "equity", "prob5"])
 def test_checkpoint_round_trip(tmp_path, output_mode):
     m = TDNetwork(196, [16, 8], output_mode)
-    meta = new_metadata(m, "cubeless-money" if output_mode != "probability" else "dmp")
+    meta = new_metadata(m, output_head(output_mode).default_mode)
     meta["episodes"] = 1234
     meta["lineage"] = [{"command": "x", "episodes": 1234}]
     path = str(tmp_path / "m.pt")
@@ -107,7 +108,7 @@ def test_warm_start_cubeful_leaves_play_unchanged():
 
 
 def test_cubeless_as_cubeful_tool(tmp_path):
-    from cli_helpers import assert_one_line_error, run
+    from helpers import assert_one_line_error, run
     m = TDNetwork(196, [8], "equity")
     parent = tmp_path / "cl.pt"
     save_checkpoint(str(parent), m, new_metadata(m, "cubeless-money"))

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 import backgammon_engine as be
-from test_engine_rules import board
+from helpers import board
 
 
 def test_examples():

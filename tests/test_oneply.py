@@ -8,9 +8,9 @@ import backgammon_engine as be
 import encoding
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from model import TDNetwork
-from modes import Values, can_double, game_mode, owner_for_opponent
-from scoring import ALL_ROLLS, Scorer
-from test_engine_rules import board
+from modes import game_mode
+from scoring import Scorer
+from helpers import board, brute_value
 
 POSITIONS = [
     be.initial_board(),
@@ -19,30 +19,6 @@ POSITIONS = [
     board({4: 2, 3: 1}, {6: 15}),                 # some rolls end it with a gammon
     board({25: 1, 13: 4, 6: 5, 8: 3, 1: 2}, {1: 2, 2: 2, 3: 2, 6: 5, 11: 4}),  # on the bar against a 3-point board
 ]
-
-
-def brute_value(model, mode, b, owner, values: Values):
-    """Mean over the 21 rolls of the best move's value, one network call per move."""
-    total = 0.0
-    for (d1, d2), w in zip(ALL_ROLLS.tolist(), [1 / 36 if a == c else 2 / 36 for a, c in ALL_ROLLS.tolist()]):
-        best, best_scalar = None, -np.inf
-        for _, after in be.legal_moves(b, d1, d2):
-            result = be.game_result(after)
-            if result:
-                v = values.terminal(mode.points(np.array([result]), owner == CUBE_CENTERED))[0]
-            else:
-                x = encoding.encode(be.swap(after))
-                if mode.cubeful:
-                    opp = owner_for_opponent(np.array([owner]))
-                    x = np.concatenate([x, encoding.cube_features(opp, can_double(opp))[0]])
-                with torch.no_grad():
-                    raw = model(torch.from_numpy(x[None]).float()).numpy().astype(np.float64)
-                v = values.flip(raw)[0]
-            s = values.scalar(np.asarray(v)[None])[0]
-            if s > best_scalar:
-                best, best_scalar = v, s
-        total = total + w * np.asarray(best)
-    return total
 
 
 @pytest.mark.parametrize("mode_name,output,owners", [

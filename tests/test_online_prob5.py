@@ -5,9 +5,10 @@ import torch
 from torch import nn
 
 import backgammon_engine as be
-from cli_helpers import assert_one_line_error, run
+from helpers import assert_one_line_error, run
 from model import TDNetwork, load_checkpoint
-from modes import Values, game_mode, prob5_equity
+from heads import output_head, prob5_equity
+from modes import game_mode
 from online_td import OnlineSelfPlay, TDLambda
 from prob_agent import ProbAgent
 
@@ -98,7 +99,7 @@ def test_train_online_cli(tmp_path):
 
 def test_prob5_flip_swaps_sides():
     v = np.array([[0.6, 0.2, 0.05, 0.1, 0.01]])
-    f = Values("prob5").flip(v)
+    f = output_head("prob5").flip(v)
     assert f.tolist() == [[0.4, 0.1, 0.01, 0.2, 0.05]]
     assert prob5_equity(f) == pytest.approx(-prob5_equity(v))
 

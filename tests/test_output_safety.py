@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from cli_helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
+from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
 
 QUICK = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
 

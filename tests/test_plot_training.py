@@ -1,4 +1,4 @@
-from cli_helpers import assert_one_line_error, run
+from helpers import assert_one_line_error, run
 
 
 def test_plot_from_log(tmp_path):

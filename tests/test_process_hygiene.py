@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from cli_helpers import HANG_GUARD, ROOT
+from helpers import HANG_GUARD, ROOT
 from model import load_checkpoint
 
 TRAIN = [sys.executable, os.path.join(ROOT, "train_batch.py"), "--hidden", "8", "--parallel-games", "8", "--quiet"]

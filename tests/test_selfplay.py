@@ -6,7 +6,8 @@ from model import TDNetwork
 from encoding import encode
 from modes import game_mode
 from scoring import segment_argmax
-from selfplay import Collector, SelfPlay, roll_dice
+from selfplay import Collector, SelfPlay
+from turns import roll_dice
 from trainer import scheduled_lr
 
 
@@ -84,7 +85,7 @@ def test_incremental_and_dense_scoring_play_the_same_games():
     (same dice, same choices) and gets the same targets within float32 rounding.  A
     trained net: a random one has near-ties (one float32 ulp apart) that either path may
     break its own way, as test_incremental_scoring allows."""
-    from cli_helpers import ROOT
+    from helpers import ROOT
     from model import load_checkpoint
     model, meta, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
     mode = game_mode(meta["game_mode"])

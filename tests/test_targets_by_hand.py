@@ -172,6 +172,6 @@ def test_points_by_hand():
     assert game_mode("dmp").points(r).tolist() == [1, 1, 1, -1]
     assert game_mode("cubeless-money").points(r).tolist() == [1, 2, 3, -2]
     cubeful = game_mode("cubeful-money")
-    assert cubeful.points(r, True).tolist() == [1, 1, 1, -1]
-    assert cubeful.points(r, False).tolist() == [1, 2, 3, -2]
-    assert game_mode("cubeful-money", jacoby=False).points(r, True).tolist() == [1, 2, 3, -2]
+    assert cubeful.points(r, CUBE_CENTERED).tolist() == [1, 1, 1, -1]
+    assert cubeful.points(r, CUBE_MINE).tolist() == [1, 2, 3, -2]
+    assert game_mode("cubeful-money", jacoby=False).points(r, CUBE_CENTERED).tolist() == [1, 2, 3, -2]

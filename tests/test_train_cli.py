@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from cli_helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
+from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
 from model import load_checkpoint
 
 QUICK = ["--episodes-per-round", "50", "--quiet", "--parallel-games", "16"]

@@ -56,7 +56,7 @@ def main() -> None:
     out = {"model": args.model, "game_mode": agent.mode.name, "output_mode": agent.model.output_mode,
            "ply": args.ply, "position_id": be.position_id(state.board), "gnubg_id": gnubg_id(state),
            "xgid": xgid(state), "dice": list(dice) if dice else None}
-    if state.match_length and agent.mode.name != "dmp":
+    if state.match_length and agent.mode.money:
         raise cli.UsageError(f"a match position (match to {state.match_length}) needs match equities; "
                              f"this is a {agent.mode.name} model")
     if dice:

@@ -20,6 +20,7 @@ import cli  # noqa: E402
 import net_growth  # noqa: E402
 from fileio import Output, check_outputs  # noqa: E402
 from model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
+from modes import MODES, CubefulMoney, CubelessMoney  # noqa: E402
 
 
 def main() -> None:
@@ -31,12 +32,12 @@ def main() -> None:
     check_outputs([Output("output", args.output, "checkpoint")], args.overwrite, {"parent": args.parent})
     try:
         model, meta, _ = load_checkpoint(args.parent)
-        if meta.get("game_mode") != "cubeless-money":
+        if MODES.get(meta.get("game_mode")) is not CubelessMoney:
             raise ValueError(f"{args.parent} is a {meta.get('game_mode')} model, not cubeless money")
         cubeful = net_growth.warm_start_cubeful(model)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
-    meta = {**meta, "n_inputs": 200, "encoder": "tesauro196+cube4", "game_mode": "cubeful-money",
+    meta = {**meta, "n_inputs": 200, "encoder": "tesauro196+cube4", "game_mode": CubefulMoney.name,
             "lineage": list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})]}
     save_checkpoint(args.output, cubeful, meta)
     print(args.output)

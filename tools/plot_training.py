@@ -18,6 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import cli  # noqa: E402
 from fileio import Output, atomic_write, check_outputs  # noqa: E402
+from modes import MODES  # noqa: E402
 
 
 def read_log(path: str) -> list[dict]:
@@ -69,11 +70,9 @@ def run_title(log_path: str, info: dict | None) -> str:
 def eval_label(rows, info) -> tuple[str, float]:
     """(y-axis label, reference line) for the evaluation panel."""
     opp = next((r.get("eval_opponent") for r in rows if r.get("eval_opponent")), "the opponent")
-    mode = (info or {}).get("game_mode")
-    if mode == "dmp":
-        return f"win rate vs {opp}", 0.5
+    mode = MODES.get((info or {}).get("game_mode"))
     if mode:
-        return f"points/game vs {opp} (cube centred)", 0.0
+        return mode().eval_label(opp)
     return f"result vs {opp} (DMP: win rate; money: points/game)", None
 
 

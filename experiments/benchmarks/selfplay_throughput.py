@@ -72,7 +72,7 @@ def main() -> None:
         args.output, args.game_mode = "prob5", "cubeless-money"
     mode = game_mode(args.game_mode)
     hidden = parse_hidden(args.hidden)
-    output_mode = "prob5" if args.output == "prob5" else mode.default_output
+    output_mode = {"default": mode.default_output}.get(args.output, args.output)
     if args.trainer == "online":
         return online(args, mode, hidden, output_mode)
     torch.manual_seed(args.seed)

@@ -1,0 +1,55 @@
+"""Rollout throughput: trials/s of tools/rollout.py's engine from the opening position,
+with and without the luck adjustment (which scores all 21 rolls at every ply), in
+one process, and the luck-adjusted run again over ``--workers`` processes.  Also
+reports the standard-error factor of the luck adjustment on these trials.  Prints
+one JSON object as its last line.
+
+    python experiments/benchmarks/rollout_throughput.py [--model best_models/dmp_256x2.pt] [--trials 144]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+
+import torch  # noqa: E402
+
+import backgammon_engine as be  # noqa: E402
+from rollers import make_roller  # noqa: E402
+from rollout import rollout_outcomes, summarize  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--model", default=os.path.join(os.path.dirname(__file__), "..", "..", "best_models",
+                                                    "dmp_256x2.pt"))
+    ap.add_argument("--trials", type=int, default=144)
+    ap.add_argument("--truncate", type=int, default=0)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    roller = make_roller(args.model)
+    start = be.initial_board()[None]
+    out = {"model": os.path.basename(args.model), "trials": args.trials, "truncate": args.truncate}
+    for name, luck, workers in (("plain_1proc", False, 1), ("luck_1proc", True, 1), ("luck_workers", True, args.workers)):
+        t0 = time.perf_counter()
+        o = rollout_outcomes(args.model, roller.mode.name, 0, start, None, args.trials, args.truncate, args.seed,
+                             luck, workers, roller=roller if workers <= 1 else None)[0]
+        seconds = time.perf_counter() - t0
+        out[f"{name}_trials_per_s"] = round(args.trials / seconds, 2)
+        if luck and workers == 1:
+            out["se_factor"] = round(summarize(o, roller.mode)["se_factor"], 2)
+    out["luck_cost"] = round(out["plain_1proc_trials_per_s"] / out["luck_1proc_trials_per_s"], 2)
+    out["workers"] = args.workers
+    out["worker_speedup"] = round(out["luck_workers_trials_per_s"] / out["luck_1proc_trials_per_s"], 2)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""CPU time of the turn loop in one process, for A/B runs of two checkouts on a loaded
+machine (interleave them; process time is less sensitive to the load than wall time).
+
+    for t in OLD_TREE NEW_TREE; do nice -n 19 .venv/bin/python experiments/identity/ab_speed.py $t selfplay dmp; done
+
+``selfplay``: 256 episodes of a fresh [256,256,256] net, 128 games at a time;
+``match``: 400 games of a fresh [256,256,256] TDAgent against a [128,128] one."""
+import json
+import sys
+import time
+
+tree, kind, mode_name = sys.argv[1:4]
+sys.path.insert(0, tree)
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from model import TDNetwork  # noqa: E402
+from modes import game_mode  # noqa: E402
+
+torch.set_num_threads(1)
+mode = game_mode(mode_name)
+torch.manual_seed(0)
+big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()
+if kind == "selfplay":
+    from selfplay import SelfPlay
+    sp = SelfPlay(big, mode, False, backend="c", parallel_games=128)
+    sp.collect(16, np.random.default_rng(0))  # warm-up
+    t = time.process_time()
+    sp.collect(256, np.random.default_rng(1))
+    rate = {"episodes_per_cpu_s": round(256 / (time.process_time() - t), 2)}
+else:
+    from match import play_games
+    from td_agent import TDAgent
+    a, b = TDAgent(big, mode), TDAgent(TDNetwork(mode.n_inputs, [128, 128], mode.default_output), mode)
+    play_games(a, b, range(20), mode, 0)  # warm-up
+    t = time.process_time()
+    play_games(a, b, range(400), mode, 1)
+    rate = {"games_per_cpu_s": round(400 / (time.process_time() - t), 1)}
+print(json.dumps({"tree": tree, "kind": kind, "mode": mode_name, **rate}))

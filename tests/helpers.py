@@ -1,0 +1,74 @@
+"""Helpers the tests share: running scripts, one-line errors, hand-built boards and a
+brute-force 1-ply value (one network call per move, Python engine and numpy encoder)."""
+import hashlib
+import os
+import subprocess
+import sys
+
+import numpy as np
+import torch
+
+import backgammon_engine as be
+import encoding
+from modes import can_double, owner_for_opponent
+from scoring import ALL_ROLLS
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Only a guard against a hung child: no test may fail because a busy 2-core machine is
+# slow, so work is bounded by episodes and games, never by seconds.
+HANG_GUARD = 3600
+
+
+def run(script, *args, timeout=HANG_GUARD, check=False):
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *map(str, args)],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"{script} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def assert_one_line_error(proc, words=""):
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert words.lower() in lines[0].lower(), lines[0]
+
+
+def md5(path):
+    return hashlib.md5(open(path, "rb").read()).hexdigest()
+
+
+def board(me: dict, opp: dict) -> np.ndarray:
+    """Board from {point: count} per side, each in its own 1-based numbering (25 = bar)."""
+    b = np.zeros((2, 25), dtype=np.int64)
+    for p, n in me.items():
+        b[1, p - 1] = n
+    for p, n in opp.items():
+        b[0, p - 1] = n
+    return b
+
+
+def brute_value(model, mode, b, owner, head):
+    """Mean over the 21 rolls of the best move's value, one network call per move
+    (``head``: heads.output_head of the model)."""
+    total = 0.0
+    for (d1, d2), w in zip(ALL_ROLLS.tolist(), [1 / 36 if a == c else 2 / 36 for a, c in ALL_ROLLS.tolist()]):
+        best, best_scalar = None, -np.inf
+        for _, after in be.legal_moves(b, d1, d2):
+            result = be.game_result(after)
+            if result:
+                v = head.terminal(mode.points(np.array([result]), owner))[0]
+            else:
+                x = encoding.encode(be.swap(after))
+                if mode.cubeful:
+                    opp = owner_for_opponent(np.array([owner]))
+                    x = np.concatenate([x, encoding.cube_features(opp, can_double(opp))[0]])
+                with torch.no_grad():
+                    raw = model(torch.from_numpy(x[None]).float()).numpy().astype(np.float64)
+                v = head.flip(raw)[0]
+            s = head.scalar(np.asarray(v)[None])[0]
+            if s > best_scalar:
+                best, best_scalar = v, s
+        total = total + w * np.asarray(best)
+    return total

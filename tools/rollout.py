@@ -1,0 +1,111 @@
+#!/usr/bin/env python3
+"""What a position (or each move of a roll) is worth, by playing it out many times with
+one player for both sides: stratified dice, luck-adjusted, optionally truncated.
+
+    python tools/rollout.py best_models/dmp_256x2.pt 4HPwATDgc/ABMA --trials 1296
+    python tools/rollout.py gnubg-nn 4HPwATDgc/ABMA --dice 31 --top 4 --truncate 10
+
+POSITION is a gnubg Position ID, PositionID:MatchID, or an XGID (as tools/analyse.py);
+dice come from --dice, else from the Match ID or XGID.  MODEL is a checkpoint (DMP,
+cubeless money or prob5) or gnubg-nn (with --game-mode dmp or cubeless-money).
+Values are from the side on roll: P(win) in DMP, cubeless equity in money play.
+"""
+from __future__ import annotations
+
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cli  # noqa: E402
+from tools.analyse import dice_arg  # noqa: E402
+
+
+def build_parser() -> cli.Parser:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("model", help="checkpoint (.pt) or gnubg-nn")
+    p.add_argument("position", help="Position ID, PositionID:MatchID, or XGID=...")
+    p.add_argument("--dice", type=dice_arg, help="roll out every move of this roll, e.g. 52 (default: from the ID)")
+    p.add_argument("--trials", type=cli.positive_int, default=1296,
+                   help="games per position (1,296 = every pair of first two rolls once)")
+    p.add_argument("--truncate", type=cli.non_negative_int, default=0,
+                   help="stop each trial after N plies and score it by the network (0: play to the end)")
+    p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="the players' move choice: 0 or 1 ply")
+    p.add_argument("--top", type=cli.positive_int, help="with dice: roll out only the best N moves by 0-ply")
+    p.add_argument("--game-mode", choices=("dmp", "cubeless-money"),
+                   help="game mode (default: the checkpoint's; gnubg-nn: dmp)")
+    p.add_argument("--no-luck", action="store_true", help="skip the luck adjustment (21 times cheaper per ply)")
+    p.add_argument("--workers", type=cli.workers_arg, default=1, help="processes sharing the trials")
+    p.add_argument("--seed", type=int, default=0, help="dice seed")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    return p
+
+
+def _scale(mode) -> float:
+    """Size of one point in the mode's metric (DMP: a point is 1/2 of P(win))."""
+    return float(mode.metric_of_points(1.0) - mode.metric_of_points(0.0))
+
+
+def _fmt(mode, value: float, se: float) -> str:
+    if mode.money:
+        return f"Eq. {value:+.4f} +- {se:.4f}"
+    return f"P(win) {mode.metric_of_points(value):.4f} +- {se * _scale(mode):.4f}"
+
+
+def main() -> None:
+    args = build_parser().parse_args()
+    import json
+
+    from position_ids import parse_position
+    try:
+        state = parse_position(args.position)
+    except ValueError as exc:
+        raise cli.UsageError(f"position {args.position!r}: {exc}") from None
+    if state.match_length:
+        raise cli.UsageError(f"a match position (match to {state.match_length}): rollouts here are DMP or money")
+    import backgammon_engine as be
+    from model import CheckpointError
+    from rollers import make_roller
+    try:
+        roller = make_roller(args.model, args.game_mode, args.ply)
+    except (CheckpointError, ValueError) as exc:
+        raise cli.UsageError(str(exc)) from None
+    from rollout import move_outcomes, rank_moves, rollout_outcomes, summarize
+    dice = args.dice or state.dice
+    luck = not args.no_luck
+    out = {"model": args.model, "game_mode": roller.mode.name, "position_id": be.position_id(state.board),
+           "trials": args.trials, "truncate": args.truncate, "ply": args.ply, "seed": args.seed, "luck": luck,
+           "dice": list(dice) if dice else None}
+    settings = (f"{args.trials} trials, seed {args.seed}, {'truncated at ' + str(args.truncate) + ' plies' if args.truncate else 'played out'}"
+                f", {args.ply}-ply, {'luck-adjusted' if luck else 'no luck adjustment'}")
+    if dice:
+        moves, outcomes = move_outcomes(args.model, roller, state.board, dice, args.trials, args.truncate, args.seed,
+                                        args.top, luck, args.workers, not args.quiet)
+        out["moves"] = rank_moves(roller, state.board, moves, outcomes, luck)
+        for r in out["moves"]:
+            r["move"] = [list(step) for step in r["move"]]
+        lines = [f"{args.model}; {out['position_id']}; dice {dice[0]}{dice[1]}; {settings}"]
+        for k, r in enumerate(out["moves"], 1):
+            v, se = (r["value_adjusted"], r["se_adjusted"]) if luck else (r["value"], r["se"])
+            d, dse = (r["diff_adjusted"], r["diff_se_adjusted"]) if luck else (r["diff"], r["diff_se"])
+            lines.append(f"{k:>3}. {r['text']:<24} {_fmt(roller.mode, v, se)}"
+                         + (f"   ({d * _scale(roller.mode):+.4f} +- {dse * _scale(roller.mode):.4f})" if k > 1 else ""))
+    else:
+        o = rollout_outcomes(args.model, roller.mode.name, args.ply, state.board[None], None, args.trials,
+                             args.truncate, args.seed, luck, args.workers, not args.quiet,
+                             roller=roller if args.workers <= 1 else None)[0]
+        out["value"] = summarize(o, roller.mode)
+        s = out["value"]
+        lines = [f"{args.model}; {out['position_id']}; {settings}",
+                 f"  plain:         {_fmt(roller.mode, s['value'], s['se'])}"
+                 + (f"   P(win) {s['p_win']:.4f}" if roller.mode.money and s["p_win"] is not None else "")
+                 + (f"   net gammons {s['gammons_net']:+.4f}" if "gammons_net" in s else "")]
+        if luck:
+            lines.append(f"  luck-adjusted: {_fmt(roller.mode, s['value_adjusted'], s['se_adjusted'])}"
+                         f"   (standard error {s['se_factor']:.1f}x smaller)")
+    print(json.dumps(out, indent=2) if args.json else "\n".join(lines))
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
