@@ -57,39 +57,18 @@ class CheckpointReference:
 
 
 class GnubgNNReference:
-    """gnubg-nn's 0-ply network maximising the game mode's objective (as GnubgNNAgent)."""
+    """gnubg-nn's 0-ply network maximising the game mode's objective (as GnubgNNAgent);
+    the same judge rollouts use (rollers.GnubgNNRoller)."""
 
     name = "gnubg-nn"
 
     def __init__(self, mode: GameMode):
-        from agents import GnubgNNAgent
+        from rollers import GnubgNNRoller
         self.mode = mode
-        self.agent = GnubgNNAgent(mode, 0)
-
-    def _points(self, probs: np.ndarray) -> np.ndarray:
-        return self.mode.value_points(self.mode.objective(probs))
+        self.roller = GnubgNNRoller(mode)
 
     def roll_values(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
-        import gnubg_nn
-        from agents import mover_probabilities
-        out = np.empty((len(boards), len(ALL_ROLLS)))
-        for i, board in enumerate(np.asarray(boards).tolist()):
-            for r, (d1, d2) in enumerate(ALL_ROLLS.tolist()):
-                after, probs = self.agent.candidates(board, d1, d2)
-                if not after:
-                    after = [board]  # no legal move: the pass
-                if probs is None:  # one candidate: gnubg did not evaluate it
-                    probs = mover_probabilities([gnubg_nn.probabilities([after[0][1], after[0][0]], 0)])
-                values = self._points(probs)
-                for k, a in enumerate(after):  # a finished game is worth its result, not an estimate
-                    if sum(a[1]) == 0:
-                        values[k] = self._exact(a)
-                out[i, r] = values.max()
-        return out
-
-    def _exact(self, after) -> float:
-        result = be.game_result(np.asarray(after))
-        return self.mode.result_points(result)
+        return self.roller.all_rolls(boards)[0]
 
 
 def make_reference(spec: str, mode: GameMode):

@@ -96,7 +96,7 @@ class GnubgNNRoller:
                 v = self._points(probs)
                 for k, a in enumerate(after):  # a finished game is worth its result, not an estimate
                     if sum(a[1]) == 0:
-                        v[k] = float(self.mode.points(np.array([be.game_result(np.asarray(a))]))[0])
+                        v[k] = self.mode.result_points(be.game_result(np.asarray(a)))
                 best = int(np.argmax(v))
                 values[i, r], afters[i, r] = v[best], after[best]
         return values, afters
