@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import backgammon_engine as be
-from scoring import ALL_ROLLS, ROLL_WEIGHTS, roll_index
+from scoring import ROLL_WEIGHTS, roll_index
 from turns import ABANDONED, Table
 
 ORDERED_ROLLS = np.array([(a, b) for a in range(1, 7) for b in range(1, 7)], dtype=np.int64)
