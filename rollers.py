@@ -81,25 +81,60 @@ class GnubgNNRoller:
         return self.mode.value_points(self.mode.objective(probs))
 
     def all_rolls(self, boards):
+        """As ``all_rolls_exact``, faster: a mover with five or more checkers left cannot
+        finish the game this turn (at most four checkers move), so where gnubg lists two or
+        more candidates their values come straight from the listed probabilities, all 21
+        rolls in one array, and only the best key becomes a board.  Same values and moves
+        (tests/test_rollout.py compares the two); the other rolls take the exact path."""
         import gnubg_nn
-        from agents import mover_probabilities
+        from agents import _mover_on_roll, mover_probabilities
+        boards = np.asarray(boards)
+        values = np.empty((len(boards), len(ALL_ROLLS)))
+        afters = np.empty((len(boards), len(ALL_ROLLS), 2, 25), dtype=np.int64)
+        rolls = ALL_ROLLS.tolist()
+        for i, board in enumerate(boards.tolist()):
+            if sum(board[1]) <= 4:
+                values[i], afters[i] = (x[0] for x in self.all_rolls_exact(boards[i:i + 1]))
+                continue
+            listed = [gnubg_nn.bestmove(board, d1, d2, b=1, list=1)[2] for d1, d2 in rolls]
+            fast = [r for r, e in enumerate(listed) if len(e) >= 2]
+            if fast:
+                probs = mover_probabilities([p[2] for r in fast for p in listed[r]])
+                v = self._points(probs)
+                offsets = np.cumsum([0] + [len(listed[r]) for r in fast])
+                for j, r in enumerate(fast):
+                    seg = v[offsets[j]:offsets[j + 1]]
+                    best = int(np.argmax(seg))
+                    values[i, r] = seg[best]
+                    afters[i, r] = _mover_on_roll(gnubg_nn.board_from_position_key(listed[r][best][0]))
+            for r in set(range(len(rolls))) - set(fast):
+                values[i, r], afters[i, r] = self._best_of_roll(board, *rolls[r])
+        return values, afters
+
+    def all_rolls_exact(self, boards):
+        """The 0-ply best move of each of the 21 rolls and its value, one roll at a time."""
         boards = np.asarray(boards)
         values = np.empty((len(boards), len(ALL_ROLLS)))
         afters = np.empty((len(boards), len(ALL_ROLLS), 2, 25), dtype=np.int64)
         for i, board in enumerate(boards.tolist()):
             for r, (d1, d2) in enumerate(ALL_ROLLS.tolist()):
-                after, probs = self.agent.candidates(board, d1, d2)
-                if not after:
-                    after = [board]  # no legal move: the pass
-                if probs is None:  # one candidate: gnubg did not evaluate it
-                    probs = mover_probabilities([gnubg_nn.probabilities([after[0][1], after[0][0]], 0)])
-                v = self._points(probs)
-                for k, a in enumerate(after):  # a finished game is worth its result, not an estimate
-                    if sum(a[1]) == 0:
-                        v[k] = self.mode.result_points(be.game_result(np.asarray(a)))
-                best = int(np.argmax(v))
-                values[i, r], afters[i, r] = v[best], after[best]
+                values[i, r], afters[i, r] = self._best_of_roll(board, d1, d2)
         return values, afters
+
+    def _best_of_roll(self, board, d1, d2):
+        import gnubg_nn
+        from agents import mover_probabilities
+        after, probs = self.agent.candidates(board, d1, d2)
+        if not after:
+            after = [board]  # no legal move: the pass
+        if probs is None:  # one candidate: gnubg did not evaluate it
+            probs = mover_probabilities([gnubg_nn.probabilities([after[0][1], after[0][0]], 0)])
+        v = self._points(probs)
+        for k, a in enumerate(after):  # a finished game is worth its result, not an estimate
+            if sum(a[1]) == 0:
+                v[k] = self.mode.result_points(be.game_result(np.asarray(a)))
+        best = int(np.argmax(v))
+        return v[best], after[best]
 
     def choose(self, boards, dice):
         return self.agent.choose_moves(boards, dice)

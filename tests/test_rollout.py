@@ -107,3 +107,16 @@ def test_cli_bad_position_and_model(tmp_path):
     assert_one_line_error(run("tools/rollout.py", str(tmp_path / "missing.pt"), "4HPwATDgc/ABMA"), "missing.pt")
     cubeful = os.path.join(os.path.dirname(__file__), "..", "best_models", "cubeful_256x2.pt")
     assert_one_line_error(run("tools/rollout.py", cubeful, "4HPwATDgc/ABMA"), "cubeful")
+
+
+@pytest.mark.parametrize("mode", ["cubeless-money", "dmp"])
+def test_gnubg_nn_all_rolls_fast_path_equals_exact(positions_20k, mode):
+    """The batched all_rolls gives the one-roll-at-a-time values and moves exactly
+    (every 50th of the 20,000 oracle positions: openings to bear-offs, forced moves, passes)."""
+    pytest.importorskip("gnubg_nn")
+    roller = make_roller("gnubg-nn", mode)
+    boards = positions_20k[::50]
+    values, afters = roller.all_rolls(boards)
+    exact_values, exact_afters = roller.all_rolls_exact(boards)
+    assert np.array_equal(values, exact_values)
+    assert np.array_equal(afters, exact_afters)
