@@ -249,9 +249,18 @@ def rank_moves(roller, board, moves, outcomes: list[Outcome], use_luck: bool = T
 
 def move_outcomes(spec, roller, board, dice, trials, truncate=0, seed=0, top=None, use_luck=True, workers=1,
                   progress=False):
-    """Each candidate's Outcome from the mover's side: its after-state rolled out with the
-    opponent on roll, or its exact result when the move ends the game."""
+    """Each candidate's Outcome from the mover's side (see after_outcomes), the candidates
+    being the ``top`` moves by the roller's 0-ply."""
     moves, afters = candidate_moves(roller, board, dice, top)
+    return moves, after_outcomes(spec, roller, afters, trials, truncate, seed, use_luck, workers, progress)
+
+
+def after_outcomes(spec, roller, afters, trials, truncate=0, seed=0, use_luck=True, workers=1,
+                   progress=False) -> list[Outcome]:
+    """The Outcome of each after-state (mover in row 1) from the mover's side, all on the
+    same dice: rolled out with the opponent on roll, or its exact result when the move
+    ends the game."""
+    afters = np.asarray(afters, dtype=np.int64)
     results = be.game_results(afters)
     live = np.flatnonzero(results == 0)
     outs = rollout_outcomes(spec, roller.mode.name, getattr(roller, "ply", 0), afters[live][:, ::-1],
@@ -267,4 +276,4 @@ def move_outcomes(spec, roller, board, dice, trials, truncate=0, seed=0, top=Non
             z = np.zeros(trials)
             outcomes.append(Outcome(np.full(trials, pts), z, np.ones(trials), z + (abs(results[k]) >= 2),
                                     np.ones(trials, bool)))
-    return moves, outcomes
+    return outcomes
