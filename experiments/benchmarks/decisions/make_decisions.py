@@ -55,6 +55,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--workers", type=cli.workers_arg, default=1, help="processes, one chunk each at a time")
     p.add_argument("--time-budget", type=cli.positive_float,
                    help="seconds: start no chunk that would not finish within this (finished chunks are kept)")
+    p.add_argument("--commit", help="the commit to record (default: git's; for a copy of the tree without .git)")
     p.add_argument("--pilot", action="store_true", help="label the file a pilot (a small set, not the benchmark)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p
@@ -85,7 +86,7 @@ def main() -> None:
     found, info = ds.merge(chunks_dir, settings)
     summary = ds.summary(found)
     provenance = {"command": "python " + shlex.join([os.path.relpath(sys.argv[0])] + sys.argv[1:]),
-                  "seed": args.seed, "commit": git_commit(),
+                  "seed": args.seed, "commit": args.commit or git_commit(),
                   "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                   "pilot": args.pilot, "settings": ds.asdict(settings), "chunks_wanted": n_chunks, **info,
                   "summary": summary, "player": "gnubg-nn 0-ply, cubeless money (rollers.GnubgNNRoller)",
