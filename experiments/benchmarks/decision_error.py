@@ -26,6 +26,7 @@ sys.path.insert(0, ROOT)
 
 import cli  # noqa: E402
 
+ONEPLY_BLOCK = 32  # decisions per 1-ply pass: a few hundred MB of replies
 DEFAULT_DATA = os.path.join(ROOT, "experiments", "benchmarks", "decisions", "decisions.json")
 
 
@@ -73,7 +74,10 @@ def main() -> None:
     t0 = time.perf_counter()
     boards = np.array([d["board"] for d in found])
     dice = np.array([d["dice"] for d in found])
-    chosen = agent.choose_moves(boards, dice)
+    # 0-ply: every decision in one pass; 1-ply scores ~10,000 replies per decision, so blocks
+    block = len(found) if args.ply == 0 else ONEPLY_BLOCK
+    chosen = np.concatenate([agent.choose_moves(boards[s:s + block], dice[s:s + block])
+                             for s in range(0, len(found), block)])
     seconds = time.perf_counter() - t0
     result = ds.evaluate(found, [ds.after_id(a) for a in chosen], args.boot)
     out = {"model": args.model, "ply": args.ply, "plays_by": objective, "measured_on": "cubeless money equity",

@@ -4,18 +4,20 @@
 # .whl/ at the repository root, not committed), build the C engine, then run
 # make_decisions.py over WORKERS processes with a hard time budget (finished chunks are
 # kept; a chunk that cannot finish in time is not started or is dropped), writing
-# $OUT/decisions.json and $OUT/make_decisions.log, and print a summary.
+# $OUT/decisions.json, $OUT/make_decisions.log and the finished chunks as
+# $OUT/decision_chunks.tar.gz, and print a summary.  To resume on a fresh machine, carry
+# that archive back as .whl/decision_chunks.tar.gz: its chunks are kept, the rest made.
 #
 #   OUT=/some/folder COMMIT=abc1234 bash experiments/benchmarks/decisions/device_run.sh
 #
 # Settings (environment): WORKERS (15), DECISIONS (1200), TOTAL_BUDGET (seconds for the
-# whole script, setup included: 420), SEED (0), PYTHON (python3).
+# whole script, setup included: 440), SEED (0), PYTHON (python3).
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 : "${OUT:?set OUT to the output folder}"
 WORKERS=${WORKERS:-15}
 DECISIONS=${DECISIONS:-1200}
-TOTAL_BUDGET=${TOTAL_BUDGET:-420}
+TOTAL_BUDGET=${TOTAL_BUDGET:-440}
 SEED=${SEED:-0}
 PYTHON=${PYTHON:-python3}
 start=$(date +%s)
@@ -31,6 +33,11 @@ export PYTHONPATH=/tmp/site
 $PYTHON c_engine/build_cffi.py > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; echo "error: C engine build failed" >&2; exit 1; }
 $PYTHON -c "import gnubg_nn, numpy, torch, tqdm; from c_engine import _bgcore; print('gnubg-nn, numpy, torch, tqdm, C engine: ok')"
 
+mkdir -p /tmp/decision_chunks
+if [[ -f .whl/decision_chunks.tar.gz ]]; then
+    tar -xzf .whl/decision_chunks.tar.gz -C /tmp
+    echo "resuming: $(ls /tmp/decision_chunks | wc -l) chunks carried in"
+fi
 left=$(( TOTAL_BUDGET - ($(date +%s) - start) - 15 ))  # 15 s for the merge and the summary
 if (( left < 60 )); then
     echo "error: only ${left} s left after setup" >&2
@@ -40,4 +47,5 @@ echo "generating up to $DECISIONS decisions on $WORKERS workers within ${left} s
 OMP_NUM_THREADS=1 $PYTHON experiments/benchmarks/decisions/make_decisions.py --out "$OUT/decisions.json" \
     --chunks /tmp/decision_chunks --decisions "$DECISIONS" --seed "$SEED" --workers "$WORKERS" \
     --time-budget "$left" --quiet ${COMMIT:+--commit "$COMMIT"} 2>&1 | tee "$OUT/make_decisions.log"
+tar -czf "$OUT/decision_chunks.tar.gz" -C /tmp decision_chunks
 echo "total: $(( $(date +%s) - start )) s; $(du -h "$OUT/decisions.json" | cut -f1) in $OUT/decisions.json"
