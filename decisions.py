@@ -326,15 +326,23 @@ def loss(decision: dict, chosen_id: str) -> tuple[float, str]:
                      f"(to {chosen_id}) is not a legal move")
 
 
+def losses(decisions: list[dict], chosen_ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(mEq lost per decision, where each choice was: best / candidate / outside)."""
+    scored = [loss(d, c) for d, c in zip(decisions, chosen_ids)]
+    return 1000 * np.array([x for x, _ in scored]), np.array([w for _, w in scored])
+
+
+def _by_class(decisions: list[dict], block) -> dict:
+    classes = np.array([d["class"] for d in decisions])
+    return {"overall": block(np.ones(len(decisions), bool)), "by_class": {c: block(classes == c) for c in CLASSES}}
+
+
 def evaluate(decisions: list[dict], chosen_ids: list[str], n_boot: int = 2000, seed: int = 0) -> dict:
     """Mean equity lost per decision (mEq) with a bootstrap 95% CI over decisions, overall
     and per class, and how often the choice was the best candidate, another candidate, or
     a move outside the candidates."""
     from stats import bootstrap_ci
-    scored = [loss(d, c) for d, c in zip(decisions, chosen_ids)]
-    lost = 1000 * np.array([x for x, _ in scored])
-    where = np.array([w for _, w in scored])
-    classes = np.array([d["class"] for d in decisions])
+    lost, where = losses(decisions, chosen_ids)
 
     def block(mask) -> dict:
         if not mask.any():
@@ -344,5 +352,21 @@ def evaluate(decisions: list[dict], chosen_ids: list[str], n_boot: int = 2000, s
                 "best": round(float(np.mean(where[mask] == "best")), 4),
                 "outside": round(float(np.mean(where[mask] == "outside")), 4)}
 
-    return {"overall": block(np.ones(len(lost), bool)), "by_class": {c: block(classes == c) for c in CLASSES},
-            "outside_meq": round(float(lost[where == "outside"].sum() / len(lost)), 2)}
+    return {**_by_class(decisions, block), "outside_meq": round(float(lost[where == "outside"].sum() / len(lost)), 2)}
+
+
+def paired(decisions: list[dict], ids_a: list[str], ids_b: list[str], n_boot: int = 2000, seed: int = 0) -> dict:
+    """Mean of (A's loss - B's loss) over the same decisions (mEq), with a bootstrap 95% CI,
+    overall and per class, and how often the two chose differently."""
+    from stats import bootstrap_ci
+    diff = losses(decisions, ids_a)[0] - losses(decisions, ids_b)[0]
+    differ = np.array([a != b for a, b in zip(ids_a, ids_b)])
+
+    def block(mask) -> dict:
+        if not mask.any():
+            return {"decisions": 0}
+        mean, low, high = bootstrap_ci(diff[mask], n_boot, seed=seed)
+        return {"decisions": int(mask.sum()), "meq_diff": round(mean, 2), "ci": [round(low, 2), round(high, 2)],
+                "differ": round(float(differ[mask].mean()), 4)}
+
+    return _by_class(decisions, block)

@@ -49,6 +49,9 @@ def test_evaluate_best_is_zero_and_worst_is_the_mean_gap():
     assert worst["by_class"]["crashed"] == {"decisions": 0}
     low, high = worst["overall"]["ci"]
     assert 120 <= low <= worst["overall"]["meq"] <= high <= 300
+    vs = ds.paired(found, ["A", "C", "B"], ["C", "C", "C"], n_boot=200)
+    assert vs["overall"]["meq_diff"] == pytest.approx(-1000 * (0.12 + 0 + 0.07) / 3, abs=0.01)
+    assert vs["overall"]["differ"] == pytest.approx(2 / 3, abs=1e-4) and vs["by_class"]["contact"]["differ"] == 1.0
 
 
 @pytest.fixture(scope="module")

@@ -35,6 +35,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("model", help="checkpoint (.pt), gnubg-nn or pubeval")
     p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="the player's lookahead")
     p.add_argument("--data", default=DEFAULT_DATA, help="decision file (make_decisions.py)")
+    p.add_argument("--against", help="also a paired comparison with this player (loss of MODEL minus its loss)")
+    p.add_argument("--against-ply", type=int, choices=(0, 1), default=0, help="the --against player's lookahead")
     p.add_argument("--boot", type=cli.positive_int, default=2000, help="bootstrap resamples")
     return p
 
@@ -62,24 +64,32 @@ def load_player(spec: str, ply: int):
     return agent, objective
 
 
+def choices(agent, found: list[dict], ply: int) -> list[str]:
+    """After-state IDs of the agent's move in every decision, all decisions batched (1-ply
+    in blocks: it scores ~10,000 replies per decision)."""
+    import numpy as np
+
+    import decisions as ds
+    boards = np.array([d["board"] for d in found])
+    dice = np.array([d["dice"] for d in found])
+    block = len(found) if ply == 0 else ONEPLY_BLOCK
+    chosen = np.concatenate([agent.choose_moves(boards[s:s + block], dice[s:s + block])
+                             for s in range(0, len(found), block)])
+    return [ds.after_id(a) for a in chosen]
+
+
 def main() -> None:
     args = build_parser().parse_args()
     import json
 
-    import numpy as np
-
     import decisions as ds
     provenance, found = ds.load(args.data)
     agent, objective = load_player(args.model, args.ply)
+    other = load_player(args.against, args.against_ply)[0] if args.against else None
     t0 = time.perf_counter()
-    boards = np.array([d["board"] for d in found])
-    dice = np.array([d["dice"] for d in found])
-    # 0-ply: every decision in one pass; 1-ply scores ~10,000 replies per decision, so blocks
-    block = len(found) if args.ply == 0 else ONEPLY_BLOCK
-    chosen = np.concatenate([agent.choose_moves(boards[s:s + block], dice[s:s + block])
-                             for s in range(0, len(found), block)])
+    chosen = choices(agent, found, args.ply)
     seconds = time.perf_counter() - t0
-    result = ds.evaluate(found, [ds.after_id(a) for a in chosen], args.boot)
+    result = ds.evaluate(found, chosen, args.boot)
     out = {"model": args.model, "ply": args.ply, "plays_by": objective, "measured_on": "cubeless money equity",
            "data": os.path.relpath(args.data), "pilot": bool(provenance.get("pilot")),
            "data_commit": provenance.get("commit"), **result, "choose_seconds": round(seconds, 2)}
@@ -92,6 +102,14 @@ def main() -> None:
                   f"  {r['best']:5.1%}  {r['outside']:6.1%}")
     print(f"  choices outside the rolled-out candidates (scored by gnubg-nn 1-ply) add "
           f"{result['outside_meq']:.1f} mEq/decision of the overall; choosing took {seconds:.1f} s")
+    if other is not None:
+        vs = ds.paired(found, chosen, choices(other, found, args.against_ply), args.boot)
+        out["paired"] = {"against": args.against, "against_ply": args.against_ply, **vs}
+        print(f"  paired, minus {args.against} at {args.against_ply}-ply on the same decisions:")
+        for name, r in [("overall", vs["overall"])] + list(vs["by_class"].items()):
+            if r["decisions"]:
+                print(f"  {name:<8} {r['decisions']:>9} {r['meq_diff']:>+12.1f}  [{r['ci'][0]:+6.1f}, {r['ci'][1]:+6.1f}]"
+                      f"  chose differently in {r['differ']:.1%}")
     print(json.dumps(out))
 
 
