@@ -28,7 +28,11 @@ if ! ls .whl/*.whl > /dev/null 2>&1; then
     echo "error: no wheels in .whl/ (carry .whl: cffi, pycparser, setuptools, gnubg-nn for cp312)" >&2
     exit 2
 fi
-$PYTHON -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
+if $PYTHON -m pip --version > /dev/null 2>&1; then
+    $PYTHON -m pip install -q --no-index --no-deps --no-compile --target /tmp/site .whl/*.whl
+else  # no pip: a wheel is a zip of the installed files
+    for w in .whl/*.whl; do $PYTHON -m zipfile -e "$w" /tmp/site; done
+fi
 export PYTHONPATH=/tmp/site
 $PYTHON c_engine/build_cffi.py > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; echo "error: C engine build failed" >&2; exit 1; }
 $PYTHON -c "import gnubg_nn, numpy, torch, tqdm; from c_engine import _bgcore; print('gnubg-nn, numpy, torch, tqdm, C engine: ok')"
