@@ -14,8 +14,8 @@ side on roll):
 Reference opponents: ``random``, ``pubeval`` (gnubg-nn's ``pub_best_move``),
 ``gnubg-nn`` and ``gnubg-nn-1ply`` (GNU Backgammon 1.08's network through the
 gnubg-nn package, playing the game mode's objective: P(win) in DMP, cubeless
-equity in money).  None of them makes cube decisions: gnubg-nn exposes no
-money-cube policy, so cubeful games against gnubg go through the real binary.
+equity in money).  None of them makes cube decisions except ``gnubg-nn-cubeful``
+(gnubg_cube_agent.py: gnubg-nn's match cube decisions at 0-0 in a long match).
 """
 from __future__ import annotations
 
@@ -28,7 +28,7 @@ import movegen
 from heads import output_head
 from modes import GameMode
 
-REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply")
+REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply", "gnubg-nn-cubeful")
 GNUBG_NN_PLIES = (0, 1, 2)
 
 
@@ -159,6 +159,9 @@ def make_reference_agent(name: str, mode: GameMode, seed: int = 0, backend: str 
         return PubevalAgent()
     if name == "gnubg-nn":
         return GnubgNNAgent(mode, plies or 0)
+    if name == "gnubg-nn-cubeful":
+        from gnubg_cube_agent import GnubgNNCubefulAgent
+        return GnubgNNCubefulAgent(mode, plies or 0)
     if name == "gnubg-nn-1ply":
         return GnubgNNAgent(mode, 1)
     raise ValueError(f"unknown opponent {name!r}; choose a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
