@@ -14,8 +14,8 @@ side on roll):
 Reference opponents: ``random``, ``pubeval`` (gnubg-nn's ``pub_best_move``),
 ``gnubg-nn`` and ``gnubg-nn-1ply`` (GNU Backgammon 1.08's network through the
 gnubg-nn package, playing the game mode's objective: P(win) in DMP, cubeless
-equity in money).  None of them makes cube decisions: gnubg-nn exposes no
-money-cube policy, so cubeful games against gnubg go through the real binary.
+equity in money).  None of them makes cube decisions except ``gnubg-nn-cubeful``
+(gnubg_cube_agent.py: gnubg-nn's match cube decisions at 0-0 in a long match).
 """
 from __future__ import annotations
 
@@ -28,7 +28,8 @@ import movegen
 from heads import output_head
 from modes import GameMode
 
-REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply")
+REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply", "gnubg-nn-cubeful")
+GNUBG_NN_PLIES = (0, 1, 2)
 
 
 class Agent:
@@ -94,8 +95,9 @@ class GnubgNNAgent(Agent):
     DMP, cubeless equity in money play.
     * 0-ply: one ``bestmove(list=1)`` call lists every candidate with its 0-ply
       probabilities (it does not prune at 0-ply);
-    * 1-ply: ``probabilities(board, 1)`` of each candidate, since gnubg's own 1-ply
-      search drops candidates with its move filters first.
+    * 1- and 2-ply: ``probabilities(board, plies)`` of each candidate (full width),
+      since gnubg's own n-ply search (``bestmove(n=...)``) drops candidates with its
+      move filters (``set.ps``) first and ranks the rest by money equity.
     """
 
     def __init__(self, mode: GameMode, plies: int = 0):
@@ -143,14 +145,23 @@ def _mover_on_roll(after_from_opponent) -> list:
     return [list(after_from_opponent[1]), list(after_from_opponent[0])]
 
 
-def make_reference_agent(name: str, mode: GameMode, seed: int = 0, backend: str = "auto") -> Agent:
-    """A named opponent for games of ``mode`` (gnubg-nn plays that mode's objective)."""
+def make_reference_agent(name: str, mode: GameMode, seed: int = 0, backend: str = "auto",
+                         plies: int | None = None) -> Agent:
+    """A named opponent for games of ``mode`` (gnubg-nn plays that mode's objective, looking
+    ``plies`` ahead: 0, 1 or 2; gnubg-nn-1ply is gnubg-nn at 1 ply)."""
+    if plies is not None and (not name.startswith("gnubg-nn") or plies not in GNUBG_NN_PLIES):
+        raise ValueError(f"--plies {plies}: only gnubg-nn looks ahead, at {', '.join(map(str, GNUBG_NN_PLIES))} plies")
+    if name == "gnubg-nn-1ply" and plies not in (None, 1):
+        raise ValueError(f"gnubg-nn-1ply with --plies {plies}: use --model2 gnubg-nn --plies {plies}")
     if name == "random":
         return RandomAgent(seed, backend)
     if name == "pubeval":
         return PubevalAgent()
     if name == "gnubg-nn":
-        return GnubgNNAgent(mode, 0)
+        return GnubgNNAgent(mode, plies or 0)
+    if name == "gnubg-nn-cubeful":
+        from gnubg_cube_agent import GnubgNNCubefulAgent
+        return GnubgNNCubefulAgent(mode, plies or 0)
     if name == "gnubg-nn-1ply":
         return GnubgNNAgent(mode, 1)
     raise ValueError(f"unknown opponent {name!r}; choose a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")

@@ -10,16 +10,16 @@ from modes import GameMode
 from stats import bootstrap_ci, pair_means
 
 
-def summarize(records, mode: GameMode, seed: int = 0) -> dict:
-    """Table numbers from agent A's side; CIs resample duplicate pairs."""
+def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000) -> dict:
+    """Table numbers from agent A's side; CIs resample duplicate pairs ``n_boot`` times."""
     idx = np.array([r.index for r in records])
     pts = np.array([r.points for r in records], dtype=np.float64)
     res = np.array([r.result for r in records])
     out = {"games": len(records), "game_mode": mode.name}
     wins = (pts > 0).astype(np.float64)
-    m, lo, hi = bootstrap_ci(pair_means(idx, wins), seed=seed)
+    m, lo, hi = bootstrap_ci(pair_means(idx, wins), n_boot, seed=seed)
     out["win_rate"] = {"mean": m, "ci_low": lo, "ci_high": hi}
-    out.update(mode.summarize(idx, pts, res, records, seed))  # points, gammons, cube actions: per mode
+    out.update(mode.summarize(idx, pts, res, records, seed, n_boot))  # points, gammons, cube actions: per mode
     out["abandoned"] = int((res == -1).sum())
     return out
 

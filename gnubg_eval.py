@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -62,22 +63,39 @@ for path in cfg["files"]:
 '''
 
 
-def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers: int = 1) -> list[dict]:
-    """Per-game statistics from gnubg's analysis of the .mat files (several gnubg processes)."""
-    chunks = [files[k::workers] for k in range(workers) if files[k::workers]]
-    tmp = tempfile.mkdtemp(prefix="gnubg_eval_")
-    procs = []
-    for k, chunk in enumerate(chunks):
-        cfg = os.path.join(tmp, f"cfg{k}.json")
+def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder: str,
+                  chunk_size: int | None = None, workers: int = 1) -> list[str]:
+    """gnubg's analysis scripts for the .mat files in chunks (``chunk_size`` files each, else
+    one chunk per worker), and ``analyse.sh`` running them with ``workers`` gnubg at a time."""
+    size = chunk_size or max(1, -(-len(files) // workers))
+    scripts = []
+    for k, s in enumerate(range(0, len(files), size)):
+        cfg = os.path.join(folder, f"cfg{k}.json")
         with open(cfg, "w") as fh:
-            json.dump({"files": [os.path.abspath(f) for f in chunk]}, fh)
-        script = os.path.join(tmp, f"analyse{k}.py")
-        with open(script, "w") as fh:
-            fh.write(GNUBG_PY % {"cfg": cfg, "jacoby": "on" if jacoby else "off", "ply": ply})
-        procs.append(subprocess.Popen([binary, "-t", "-q", "-r", "-p", script], stdout=subprocess.PIPE,
-                                      stderr=subprocess.PIPE, text=True, preexec_fn=child_dies_with_us()))
+            json.dump({"files": [os.path.abspath(f) for f in files[s:s + size]]}, fh)
+        scripts.append(os.path.join(folder, f"analyse{k}.py"))
+        with open(scripts[-1], "w") as fh:
+            fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if jacoby else "off", "ply": ply})
+    with open(os.path.join(folder, "analyse.sh"), "w") as fh:
+        fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
+                 f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {workers} -I{{}} "
+                 f"{binary} -t -q -r -p {{}}\n")
+    return scripts
+
+
+def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers: int = 1,
+                  chunk_size: int | None = None, folder: str | None = None) -> list[dict]:
+    """Per-game statistics from gnubg's analysis of the .mat files: chunks of ``chunk_size``
+    files, ``workers`` gnubg processes at a time; the scripts go into ``folder``."""
+    tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
+    scripts = write_scripts(files, ply, jacoby, binary, tmp, chunk_size, workers)
     games, failures, warnings = [], [], []
-    for p in procs:
+    running, pending = [], list(scripts)
+    while pending or running:
+        while pending and len(running) < workers:
+            running.append(subprocess.Popen([binary, "-t", "-q", "-r", "-p", pending.pop(0)], stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, text=True, preexec_fn=child_dies_with_us()))
+        p = running.pop(0)
         out, err = p.communicate()
         for line in out.splitlines():
             if line.startswith("@@GAME "):
@@ -87,6 +105,8 @@ def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers
         warnings += [ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()]
         if p.returncode not in (0, None) and not games:
             raise GnubgError(f"gnubg analysis failed (exit {p.returncode}): {err.strip().splitlines()[-1:]}")
+    if not folder:
+        shutil.rmtree(tmp, ignore_errors=True)
     if failures or warnings:
         raise GnubgError(f"gnubg could not import/analyse {len(failures)} file(s): "
                          f"{(failures[:1] or warnings[:1])}")
@@ -122,6 +142,8 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--model", required=True, help="checkpoint to analyse")
     p.add_argument("--opponent", default="self", help="self, a named opponent or a checkpoint")
+    p.add_argument("--self-play", action="store_true",
+                   help="the model plays itself and both sides' decisions are analysed (the default opponent)")
     p.add_argument("--games", type=cli.count_arg(100_000, "games (each one is analysed by gnubg)"), default=100,
                    help="games to play and analyse")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: the checkpoint's")
@@ -132,7 +154,16 @@ def main() -> None:
     p.add_argument("--workers", type=cli.workers_arg, default=1,
                    help=f"game-playing and gnubg processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
-    p.add_argument("--out", help="folder for the .mat files (default: a temporary folder)")
+    p.add_argument("--gnubg-workers", type=cli.workers_arg, default=None,
+                   help="gnubg processes analysing at once (default: --workers)")
+    p.add_argument("--chunk-size", type=cli.positive_int, default=None,
+                   help=".mat files per gnubg process (default: the files split evenly over --gnubg-workers)")
+    p.add_argument("--export-only", action="store_true",
+                   help="play and write the .mat files and gnubg's scripts (analyse.sh) into --out; do not run gnubg")
+    p.add_argument("--keep-files", action="store_true",
+                   help="keep the .mat files and gnubg's scripts (always kept with --out)")
+    p.add_argument("--out", help="folder for the .mat files and scripts (default: a temporary folder, removed "
+                   "after the analysis unless --keep-files)")
     p.add_argument("--gnubg", metavar="PATH", help="the gnubg binary (default: $GNUBG_BINARY, else make gnubg's "
                    "1.08.003 build, else gnubg on PATH or /usr/games/gnubg)")
     p.add_argument("--json", metavar="PATH", help="write the result as JSON")
@@ -140,6 +171,10 @@ def main() -> None:
                    help="allow replacing existing output files of the same kind (--json, the .mat files in --out)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     args = p.parse_args()
+    if args.self_play and args.opponent != "self":
+        raise cli.UsageError("--self-play and --opponent name different opponents")
+    if args.export_only and not args.out:
+        raise cli.UsageError("--export-only needs --out DIR for the files")
     check_outputs([Output("--out", args.out, "folder"), Output("--json", args.json, "json")], args.overwrite,
                   {"--model": args.model})
     try:
@@ -150,6 +185,7 @@ def main() -> None:
     mode = game_mode(mode_name, args.jacoby)
     opponent = args.model if args.opponent == "self" else args.opponent
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
+    keep = bool(args.out or args.keep_files)
     os.makedirs(out_dir, exist_ok=True)
     from matfile import write_mat
     files = []
@@ -171,14 +207,23 @@ def main() -> None:
                      args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
                      progress=not args.quiet, on_records=saver)
     files.sort()
+    gnubg_workers = args.gnubg_workers or args.workers
+    if args.export_only:
+        write_scripts(files, args.ply, args.jacoby, info["binary"], out_dir, args.chunk_size, gnubg_workers)
+        print(f"{len(files)} .mat files and gnubg's scripts in {out_dir}; run {os.path.join(out_dir, 'analyse.sh')}")
+        return
     try:
-        games = analyse_files(files, args.ply, args.jacoby, info["binary"], args.workers)
+        games = analyse_files(files, args.ply, args.jacoby, info["binary"], gnubg_workers, args.chunk_size,
+                              out_dir if keep else None)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
+    finally:
+        if not keep:
+            shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if args.opponent == "self" else ("X",)
     result = error_rates(games, sides, args.seed)
     result.update(model=args.model, opponent=args.opponent, game_mode=mode_name, ply=args.ply, seed=args.seed,
-                  units=mode.analysis_units, gnubg=info, mat_folder=out_dir,
+                  units=mode.analysis_units, gnubg=info, mat_folder=out_dir if keep else None,
                   commit=git_commit(), command=" ".join(sys.argv),
                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
     r = result

@@ -42,12 +42,19 @@ def checkpoint_game_mode(spec: str) -> str | None:
     return meta.get("game_mode")
 
 
-def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto"):
-    """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``."""
+def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto",
+                twoply: tuple[int, int] | None = None, plies: int | None = None):
+    """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``.
+    ``twoply`` = (k1, k2): a checkpoint searches 2 plies; ``plies``: gnubg-nn's depth."""
     if spec in REFERENCE_AGENTS:
-        if oneply:
-            raise InputError(f"--oneply applies to checkpoints, not to {spec}")
-        return make_reference_agent(spec, mode, seed, backend)
+        if oneply or twoply:
+            raise InputError(f"--oneply/--twoply apply to checkpoints, not to {spec}")
+        try:
+            return make_reference_agent(spec, mode, seed, backend, plies)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
+    if plies is not None:
+        raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
     check_spec(spec)
     try:
         model, meta, _ = load_checkpoint(spec)
@@ -59,15 +66,18 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
         raise InputError(str(exc)) from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    return output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec)
+    return output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
+                                                twoply=twoply)
 
 
 def _job(job: dict):
     import torch
     torch.set_num_threads(1)
     mode = game_mode(job["mode"], job["jacoby"])
-    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
-    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"])
+    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job.get("twoply1"),
+                    job.get("plies1"))
+    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job.get("twoply2"),
+                    job.get("plies2"))
     records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
     if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
         from luck import add_luck
@@ -78,14 +88,16 @@ def _job(job: dict):
 def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby: bool = True,
                      oneply1: bool = False, oneply2: bool = False, seed: int = 0, workers: int = 1,
                      record: bool = False, backend: str = "auto", progress: bool = True, on_records=None,
-                     luck: str | None = None):
+                     luck: str | None = None, search: dict | None = None):
     """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
     ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
-    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py)."""
+    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  ``search``:
+    twoply1/twoply2 ((k1, k2) or None) and plies1/plies2 (gnubg-nn's depth or None)."""
     mode = game_mode(mode_name, jacoby)
+    search = search or {}
     # build once here so that a bad spec fails before any worker starts
-    for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
-        agent = build_agent(spec, mode, oneply, seed, backend)
+    for k, (spec, oneply) in enumerate(((spec1, oneply1), (spec2, oneply2)), 1):
+        agent = build_agent(spec, mode, oneply, seed, backend, search.get(f"twoply{k}"), search.get(f"plies{k}"))
         try:
             mode.check_agent(agent)
         except ValueError as exc:
@@ -95,7 +107,7 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     size += size % 2  # keep duplicate pairs in one job
     chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
     base = {"spec1": spec1, "spec2": spec2, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1,
-            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record, "luck": luck}
+            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record, "luck": luck, **search}
     records = []
     bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
     try:
@@ -248,7 +260,7 @@ def format_table(summary: dict, name1: str, name2: str) -> str:
     return "\n".join(lines)
 
 
-def summarize_games(records, mode_name: str, jacoby: bool, seed: int) -> dict:
-    out = summarize(records, game_mode(mode_name, jacoby), seed)
-    out["seed"] = seed
+def summarize_games(records, mode_name: str, jacoby: bool, seed: int, n_boot: int = 2000) -> dict:
+    out = summarize(records, game_mode(mode_name, jacoby), seed, n_boot)
+    out.update(seed=seed, n_bootstrap=n_boot)
     return out

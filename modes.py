@@ -142,9 +142,11 @@ class GameMode:
 
     # ------------------------------------------------------------------ summaries
 
-    def summarize(self, idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int) -> dict:
-        """The mode's entries of a head-to-head summary (besides games, win rate, abandoned)."""
-        m, lo, hi = bootstrap_ci(pair_means(idx, pts), seed=seed)
+    def summarize(self, idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int,
+                  n_boot: int = 2000) -> dict:
+        """The mode's entries of a head-to-head summary (besides games, win rate, abandoned);
+        CIs from ``n_boot`` bootstrap resamples."""
+        m, lo, hi = bootstrap_ci(pair_means(idx, pts), n_boot, seed=seed)
         out = {"points_per_game": {"mean": m, "ci_low": lo, "ci_high": hi}}
         out["meq_per_game"] = {k: 1000 * v for k, v in out["points_per_game"].items()}
         out["gammon_rate"] = float((res == 2).mean())
@@ -181,7 +183,7 @@ class DMP(GameMode):
     def metric_of_points(self, points):
         return (1.0 + points) / 2.0
 
-    def summarize(self, idx, pts, res, records, seed):
+    def summarize(self, idx, pts, res, records, seed, n_boot=2000):
         return {}
 
     def _hint(self, output_mode):
@@ -254,10 +256,10 @@ class CubefulMoney(CubelessMoney):
     def _input_hint(self):
         return "; warm-start it with --warm-start-cubeful"
 
-    def summarize(self, idx, pts, res, records, seed):
-        out = super().summarize(idx, pts, res, records, seed)
+    def summarize(self, idx, pts, res, records, seed, n_boot=2000):
+        out = super().summarize(idx, pts, res, records, seed, n_boot)
         capped = np.clip(pts, -CAP, CAP)
-        m, lo, hi = bootstrap_ci(pair_means(idx, capped), seed=seed)
+        m, lo, hi = bootstrap_ci(pair_means(idx, capped), n_boot, seed=seed)
         out["capped_meq_per_game"] = {"mean": 1000 * m, "ci_low": 1000 * lo, "ci_high": 1000 * hi}
         for key, k in (("doubles", 0), ("takes", 1), ("drops", 2)):
             counts = np.array([getattr(r, key) for r in records])

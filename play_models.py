@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Head-to-head evaluation of two players with duplicate dice and bootstrap 95% CIs.
 
-A player is a checkpoint (.pt) or one of: random, pubeval, gnubg-nn, gnubg-nn-1ply.
+A player is a checkpoint (.pt) or one of: random, pubeval, gnubg-nn, gnubg-nn-1ply,
+gnubg-nn-cubeful.
 
   python play_models.py --model1 models/dmp.pt --gnubg-nn --games 2000 --workers 2
   python play_models.py --model1 models/cubeful.pt --model2 models/cubeful.pt --game-mode cubeful-money \\
@@ -21,6 +22,8 @@ from head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_
 from model import git_commit
 from modes import GAME_MODES, game_mode
 from movegen import BACKENDS
+from agents import GNUBG_NN_PLIES
+from search import DEFAULT_K1, DEFAULT_K2
 
 
 MAX_GAMES = 10_000_000  # each game's record (about 300 bytes) is kept for the summary and --csv
@@ -31,7 +34,8 @@ def check_play_outputs(args, model2: str, games_csv: str | None = None) -> None:
     inputs = {"--model1": args.model1, "--model2": model2}
     check_outputs([Output("--json", args.json, "json"), Output("--csv", args.csv, "text"),
                    Output("--games-csv" if args.games_csv else "the games CSV", games_csv, "text"),
-                   Output("--save-games", args.save_games, "folder")], args.overwrite,
+                   Output("--save-games", args.save_games, "folder"),
+                   Output("--save-extreme-games", args.save_extreme_games, "folder")], args.overwrite,
                   {k: v for k, v in inputs.items() if v and os.path.isfile(v)})
 
 
@@ -49,8 +53,24 @@ def build_parser() -> cli.Parser:
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply1", action="store_true", help="model1 looks 1 ply ahead")
     p.add_argument("--oneply2", action="store_true", help="model2 looks 1 ply ahead")
+    p.add_argument("--twoply1", action="store_true", help="model1 searches 2 plies (checker play and cube)")
+    p.add_argument("--twoply2", action="store_true", help="model2 searches 2 plies (checker play and cube)")
+    p.add_argument("--twoply-k1", type=cli.positive_int, default=DEFAULT_K1,
+                   help="2-ply: our candidates searched at 2 plies, the best by 1-ply value")
+    p.add_argument("--twoply-k2", type=cli.positive_int, default=DEFAULT_K2,
+                   help="2-ply: replies per roll searched at 1 ply inside the search, the best by 0-ply value "
+                        "(1 is gnubg's own n-ply rule)")
+    p.add_argument("--plies", type=int, choices=GNUBG_NN_PLIES, default=None,
+                   help="gnubg-nn's depth (0, 1 or 2; default 0): every candidate valued at that depth, the move "
+                        "chosen by the game mode's objective (P(win) in DMP, cubeless equity in money)")
+    p.add_argument("--n-bootstrap", type=cli.count_arg(1_000_000, "bootstrap resamples"), default=2000,
+                   help="bootstrap resamples behind each 95%% CI")
     p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
     p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files into this folder")
+    p.add_argument("--save-extreme-games", metavar="DIR",
+                   help="write only the games whose |result| is at least --extreme-threshold, one .mat file each")
+    p.add_argument("--extreme-threshold", type=cli.positive_float, default=None, metavar="X",
+                   help="points (cube included) a game must reach to be saved by --save-extreme-games")
     p.add_argument("--json", metavar="PATH", help="write the summary as JSON")
     p.add_argument("--csv", metavar="PATH", help="write one row per game under a provenance header "
                    "(command, commit, seed, games, date, summary): the record behind a published number")
@@ -80,6 +100,10 @@ def main() -> None:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
     if args.luck and args.luck != "gnubg-nn":
         checkpoint_game_mode(args.luck)  # a bad reference fails before any game
+    if bool(args.save_extreme_games) != (args.extreme_threshold is not None):
+        raise cli.UsageError("--save-extreme-games DIR and --extreme-threshold X go together")
+    if (args.oneply1 and args.twoply1) or (args.oneply2 and args.twoply2):
+        raise cli.UsageError("a player looks 1 ply or 2 plies ahead, not both (--oneplyN or --twoplyN)")
     if model2 in GNUBG_LEVELS:
         return against_gnubg(args, model2)
     if args.gnubg:
@@ -90,33 +114,37 @@ def main() -> None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
     mode = game_mode(mode_name, args.jacoby)
     check_play_outputs(args, model2)
-    if args.save_games:
-        os.makedirs(args.save_games, exist_ok=True)
+    for folder in (args.save_games, args.save_extreme_games):
+        if folder:
+            os.makedirs(folder, exist_ok=True)
+    names = (os.path.basename(args.model1), os.path.basename(model2))
 
-    saver = None
-    if args.save_games:
-        from matfile import write_mat
+    def saver(records):  # written as each batch finishes, so a crash keeps them
+        if args.save_games:
+            save_mat_games(args.save_games, records, names, mode)
+        if args.save_extreme_games:
+            save_mat_games(args.save_extreme_games, [r for r in records if abs(r.points) >= args.extreme_threshold],
+                           names, mode, one_per_game=True)
+        for rec in records:  # written: only the result stays in memory
+            rec.turns = []
 
-        def saver(records):  # written as each batch finishes, so a crash keeps them
-            names = (os.path.basename(args.model1), os.path.basename(model2))
-            if mode.match_length:  # a DMP game is a 1-point match: one file each
-                for rec in records:
-                    write_mat(os.path.join(args.save_games, f"game_{rec.index:07d}.mat"), [rec], names,
-                              mode.match_length)
-            else:
-                first, last = records[0].index, records[-1].index
-                write_mat(os.path.join(args.save_games, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
-            for rec in records:  # written: only the result stays in memory
-                rec.turns = []
-
+    search = {"twoply1": (args.twoply_k1, args.twoply_k2) if args.twoply1 else None,
+              "twoply2": (args.twoply_k1, args.twoply_k2) if args.twoply2 else None}
+    search.update(plies1=args.plies if args.model1.startswith("gnubg-nn") else None,
+                  plies2=args.plies if model2.startswith("gnubg-nn") else None)
+    if args.plies is not None and not (search["plies1"] is not None or search["plies2"] is not None):
+        raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
+    saving = bool(args.save_games or args.save_extreme_games)
     records = run_head_to_head(args.model1, model2, args.games, mode_name, args.jacoby, args.oneply1,
-                               args.oneply2, args.seed, args.workers, record=bool(args.save_games),
-                               backend=args.engine, progress=not args.quiet, on_records=saver, luck=args.luck)
-    summary = summarize_games(records, mode_name, args.jacoby, args.seed)
+                               args.oneply2, args.seed, args.workers, record=saving, backend=args.engine,
+                               progress=not args.quiet, on_records=saver if saving else None, luck=args.luck,
+                               search=search)
+    summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap)
     if args.luck:
         from luck import luck_summary
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
+                   twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
                    jacoby=args.jacoby, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    command=" ".join(cli.sys.argv))
@@ -130,10 +158,23 @@ def main() -> None:
         write_results_csv(args.csv, summary, records)
 
 
+def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:
+    """Games as Jellyfish .mat files: a DMP game is a 1-point match (one file each), money
+    games share a session file per batch unless ``one_per_game``."""
+    from matfile import write_mat
+    if mode.match_length or one_per_game:
+        for rec in records:
+            write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mode.match_length)
+    elif records:
+        first, last = records[0].index, records[-1].index
+        write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
+
+
 def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model2",
-                                          "oneply1", "oneply2", "jacoby")}
+                                          "oneply1", "oneply2", "twoply1", "twoply2", "plies", "jacoby",
+                                          "n_bootstrap") if k in summary}
     if "gnubg" in summary:  # against the binary: which one, with which weights
         head["gnubg"] = describe(summary["gnubg"])
     lines = [f"# {k}: {v}" for k, v in head.items()]
@@ -150,8 +191,11 @@ def write_results_csv(path: str, summary: dict, records) -> None:
 
 def against_gnubg(args, level: str) -> None:
     """--model2 gnubg-ext / gnubg-ext-full: money games against the real binary."""
-    if args.oneply2 or args.save_games:
-        raise cli.UsageError("--oneply2 and --save-games do not apply to gnubg-ext (gnubg keeps its own record)")
+    if args.oneply2 or args.twoply2 or args.save_games or args.save_extreme_games or args.plies is not None:
+        raise cli.UsageError("--oneply2, --twoply2, --plies, --save-games and --save-extreme-games do not apply to "
+                             "gnubg-ext (gnubg keeps its own record)")
+    if args.twoply1:
+        raise cli.UsageError("--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply")
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
@@ -164,7 +208,7 @@ def against_gnubg(args, level: str) -> None:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not records:
         raise cli.UsageError(f"no game against gnubg finished ({errors[0] if errors else 'unknown error'})")
-    summary = summarize_games(records, mode_name, args.jacoby, args.seed)
+    summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap)
     if args.luck:
         from luck import luck_summary
         from modes import game_mode

@@ -118,16 +118,20 @@ class Scorer:
         """Network values of positions with row 1 on roll."""
         return self.net(self.encode_states(np.asarray(boards), owner, cube_action))
 
-    def cube_values(self, boards, owner, oneply: bool = False):
+    def cube_values(self, boards, owner, oneply: bool = False, backup=None):
         """(v_no_double, v_take) for positions with the doubler on roll: the value of rolling
         on with the cube as it is, and of the same position after a take (cube doubled, owned
         by the opponent), both normalised to their own cube.  ``oneply`` backs each up over
-        the 21 rolls instead of reading the network directly."""
+        the 21 rolls instead of reading the network directly; ``backup(boards, owner)``, when
+        given, replaces both (e.g. search.TwoPly.position_values)."""
         boards, owner = np.asarray(boards), np.asarray(owner)
         n = len(boards)
         both = np.concatenate([boards, boards])
         owners = np.concatenate([owner, np.full(n, CUBE_THEIRS)])
-        v = self.oneply(both, owners)[0] if oneply else self.state_values(both, owners, np.zeros(2 * n))
+        if backup is not None:
+            v = backup(both, owners)
+        else:
+            v = self.oneply(both, owners)[0] if oneply else self.state_values(both, owners, np.zeros(2 * n))
         return v[:n], v[n:]
 
     def score(self, boards, dice, owner=None):

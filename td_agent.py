@@ -3,10 +3,12 @@
 * 0-ply: every candidate of every game scored in one forward pass (C batch path).
 * 1-ply: each candidate's value is the expectimax over the opponent's 21 rolls
   with the opponent's best 0-ply reply, all candidates of all games batched.
+* 2-ply (``twoply=(k1, k2)``): search.TwoPly, the k1 best candidates by 1-ply valued
+  at 2-ply with k2 replies per roll (see search.py).
 * Cube (cubeful models): the game mode's cube rule (modes.CubefulMoney.cube_action)
   on v_nd, the value of rolling on without doubling, and v_take, the value after a
   take (cube doubled, owned by the opponent), both normalised to the current cube.
-  At 1-ply those values are 1-ply backups instead of raw network outputs.
+  At 1-ply (2-ply) those values are 1-ply (2-ply) backups instead of raw network outputs.
 """
 from __future__ import annotations
 
@@ -14,22 +16,26 @@ import numpy as np
 
 from agents import Agent
 from model import load_checkpoint
-from modes import GameMode, game_mode, owner_for_opponent
+from modes import GameMode, game_mode
 from scoring import Scorer, segment_argmax
+from search import TwoPly, oneply_after_values
 
 
 class TDAgent(Agent):
     cube_capable = True
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
-                 device: str | None = None, name: str | None = None, first_layer: str = "auto"):
+                 device: str | None = None, name: str | None = None, first_layer: str = "auto",
+                 twoply: tuple[int, int] | None = None):
         mode.check_model(model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
         self.mode = mode
         self.oneply = oneply
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
-        self.name = name or f"td[{','.join(map(str, model.hidden))}]{'-1ply' if oneply else ''}"
+        self.twoply = TwoPly(self.scorer, *twoply) if twoply else None
+        depth = "-2ply" if twoply else "-1ply" if oneply else ""
+        self.name = name or f"td[{','.join(map(str, model.hidden))}]{depth}"
         self.cube_capable = mode.cubeful
 
     @classmethod
@@ -44,33 +50,23 @@ class TDAgent(Agent):
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         boards = np.asarray(boards)
         owner = self._owner(owner, len(boards))
+        if self.twoply is not None:
+            return self.twoply.choose(boards, dice, owner)
         if not self.oneply:
             return self.scorer.best_moves(boards, dice, owner)[0]
         after, offsets, values, _ = self.scorer.score(boards, dice, owner)
         after = after.astype(np.int64)  # keep: the lookahead reuses the expander's buffers
         values = values.copy()
-        look = self._lookahead(after, values, np.repeat(owner, np.diff(offsets)) if owner is not None else None)
+        look = oneply_after_values(self.scorer, after, values, np.repeat(owner, np.diff(offsets)))
         rows, _ = segment_argmax(self.scorer.values.scalar(look), offsets)
         return after[rows]
-
-    def _lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
-        """Mover's 1-ply values of after-states: exact for finished games, otherwise the
-        flipped 1-ply backup of the opponent's position."""
-        finished = after[:, 1].sum(axis=1) == 0
-        out = values.copy()
-        live = ~finished
-        if live.any():
-            opp_boards = after[live][:, ::-1]
-            opp_owner = None if owner is None else owner_for_opponent(owner[live])
-            opp_values, _ = self.scorer.oneply(opp_boards, opp_owner)
-            out[live] = self.scorer.values.flip(opp_values)
-        return out
 
     def cube_action(self, boards, owner):
         """The mode's cube rule on this model's values (ValueError for a mode without a cube)."""
         if not self.cube_capable:
             raise ValueError(f"{self.name} is not a cubeful model")
-        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply))
+        backup = self.twoply.position_values if self.twoply is not None else None
+        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply, backup))
 
     def double_decisions(self, boards, owner) -> np.ndarray:
         return self.cube_action(boards, owner).double

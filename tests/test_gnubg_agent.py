@@ -120,3 +120,12 @@ def test_known_opening_moves_per_mode():
         agent = GnubgNNAgent(game_mode(mode_name), 0)
         want = be.parse_move(start, 3, 1, "8/5 6/5")[1]
         assert np.array_equal(agent.choose_moves(start[None], np.array([[3, 1]]))[0], want)
+
+
+@pytest.mark.parametrize("mode_name", ["dmp", "cubeless-money"])
+def test_gnubg_nn_2ply_maximises_the_mode_objective(mode_name):
+    """--plies 2: each candidate valued by gnubg-nn's own 2-ply evaluation."""
+    cases = decisions(10, seed=34)  # cases 8 and 9 are DMP decisions where 1-ply and 2-ply choose differently
+    agent = make_reference_agent("gnubg-nn", game_mode(mode_name), plies=2)
+    assert agent.plies == 2 and agent.name == "gnubg-nn-2ply"
+    assert check_agent(agent, cases, mode_name) == 0
