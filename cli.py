@@ -134,6 +134,11 @@ def workers_arg(text: str) -> int:
     return _bounded_int(1, high, f"workers ({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")(text)
 
 
+def match_length_arg(text: str) -> int:
+    """--match-length: 1 .. 25 points (the match equity table's size)."""
+    return _bounded_int(1, 25, "points (match lengths are 1 to 25)")(text)
+
+
 def count_arg(high: int, what: str):
     """A count from 1 to ``high`` (a limit that keeps the run within memory)."""
     return _bounded_int(1, high, what)

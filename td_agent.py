@@ -14,7 +14,7 @@ import numpy as np
 
 from agents import Agent
 from model import load_checkpoint
-from modes import GameMode, game_mode, owner_for_opponent
+from modes import GameMode, game_mode
 from scoring import Scorer, segment_argmax
 
 
@@ -61,7 +61,7 @@ class TDAgent(Agent):
         live = ~finished
         if live.any():
             opp_boards = after[live][:, ::-1]
-            opp_owner = None if owner is None else owner_for_opponent(owner[live])
+            opp_owner = None if owner is None else self.mode.for_opponent(owner[live])
             opp_values, _ = self.scorer.oneply(opp_boards, opp_owner)
             out[live] = self.scorer.values.flip(opp_values)
         return out
@@ -70,7 +70,7 @@ class TDAgent(Agent):
         """The mode's cube rule on this model's values (ValueError for a mode without a cube)."""
         if not self.cube_capable:
             raise ValueError(f"{self.name} is not a cubeful model")
-        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply))
+        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply), owner)
 
     def double_decisions(self, boards, owner) -> np.ndarray:
         return self.cube_action(boards, owner).double
