@@ -59,7 +59,8 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
         raise InputError(str(exc)) from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    return output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec)
+    agent = output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec)
+    return mode.seat(agent)
 
 
 def _job(job: dict):

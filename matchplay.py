@@ -62,6 +62,7 @@ class MatchPlay(CubefulMoney):
     outputs = ("mwc",)
     metric = "match_win_rate"
     result_metric = "match"
+    is_match = True
     analysis_units = "MWC"
 
     def __init__(self, jacoby: bool = False, length: int = 0, met: MatchEquityTable | None = None):
@@ -178,7 +179,14 @@ class MatchPlay(CubefulMoney):
         return DMP()
 
     def mode_for(self, output_mode):
-        return self
+        """A cubeful money model plays a match by its money rules (matches.MoneyInMatch)."""
+        return CubefulMoney(jacoby=False) if output_mode == "equity" else self
+
+    def seat(self, agent):
+        if getattr(agent, "match_capable", False) or not agent.cube_capable:
+            return agent
+        from matches import MoneyInMatch
+        return MoneyInMatch(agent)
 
     def _hint(self, output_mode):
         return "; warm-start a cubeful money model with --warm-start-match"

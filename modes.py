@@ -48,6 +48,7 @@ class GameMode:
     name = ""
     cubeful = False        # cube nodes and cube inputs
     money = True           # points per game (False: DMP, a game is a 1-point match)
+    is_match = False       # the cube-owner slot holds a whole match state (matchplay.py)
     n_inputs = 196
     outputs: tuple = ()    # output heads that can play this mode; the first is the default
     metric = "points_per_game"   # the summary's headline number
@@ -131,6 +132,10 @@ class GameMode:
 
     def check_agent(self, agent) -> None:
         """ValueError when ``agent`` cannot play this mode's games."""
+
+    def seat(self, agent):
+        """``agent`` adapted to this mode's table (match play seats a money player)."""
+        return agent
 
     def without_cube(self) -> "GameMode":
         """The mode played when the cube stays centred (quick evaluations)."""

@@ -45,6 +45,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--workers", type=cli.workers_arg, default=1,
                    help=f"game-playing processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: model1's mode, else dmp")
+    p.add_argument("--match-length", type=cli.match_length_arg, default=None,
+                   help="--game-mode match: points per match (1-25; default 7); --games then counts matches")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply1", action="store_true", help="model1 looks 1 ply ahead")
@@ -88,7 +90,11 @@ def main() -> None:
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
-    mode = game_mode(mode_name, args.jacoby)
+    if args.match_length is not None and mode_name != "match":
+        raise cli.UsageError("--match-length applies to --game-mode match only")
+    mode = game_mode(mode_name, args.jacoby, args.match_length or 7)
+    if mode.is_match:
+        return play_matches(args, model2, mode)
     check_play_outputs(args, model2)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
@@ -128,6 +134,26 @@ def main() -> None:
         cli.write_json(args.json, summary)
     if args.csv:
         write_results_csv(args.csv, summary, records)
+
+
+def play_matches(args, model2: str, mode) -> None:
+    """--game-mode match: whole matches in duplicate pairs, the match-win rate with its CI."""
+    from matches import format_matches, matches_csv_lines, run_matches, summarize_matches
+    if args.save_games or args.luck:
+        raise cli.UsageError("--save-games and --luck are not available for match play yet")
+    check_play_outputs(args, model2)
+    records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
+                          args.workers, args.engine, not args.quiet)
+    summary = summarize_matches(records, args.seed)
+    summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
+                   oneply2=args.oneply2, met=mode.met.name, commit=git_commit(),
+                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   command=" ".join(cli.sys.argv))
+    print(format_matches(summary, args.model1, model2))
+    if args.json:
+        cli.write_json(args.json, summary)
+    if args.csv:
+        cli.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, records)) + "\n")
 
 
 def write_results_csv(path: str, summary: dict, records) -> None:

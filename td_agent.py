@@ -31,6 +31,7 @@ class TDAgent(Agent):
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{'-1ply' if oneply else ''}"
         self.cube_capable = mode.cubeful
+        self.match_capable = mode.is_match
 
     @classmethod
     def from_checkpoint(cls, path: str, mode_name: str | None = None, jacoby: bool = True, **kw):
