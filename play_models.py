@@ -82,6 +82,8 @@ def main() -> None:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
     if args.luck and args.luck != "gnubg-nn":
         checkpoint_game_mode(args.luck)  # a bad reference fails before any game
+    if args.match_length is not None and (args.game_mode or checkpoint_game_mode(args.model1)) != "match":
+        raise cli.UsageError("--match-length applies to --game-mode match only")
     if model2 in GNUBG_LEVELS:
         return against_gnubg(args, model2)
     if args.gnubg:
@@ -90,8 +92,6 @@ def main() -> None:
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
-    if args.match_length is not None and mode_name != "match":
-        raise cli.UsageError("--match-length applies to --game-mode match only")
     mode = game_mode(mode_name, args.jacoby, args.match_length or 7)
     if mode.is_match:
         return play_matches(args, model2, mode)
@@ -156,6 +156,41 @@ def play_matches(args, model2: str, mode) -> None:
         cli.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, records)) + "\n")
 
 
+def matches_against_gnubg(args, level: str) -> None:
+    """--game-mode match against the binary: gnubg plays its own cube by match equity."""
+    from matches import format_matches, matches_csv_lines, summarize_matches
+    if args.oneply2 or args.save_games or args.luck:
+        raise cli.UsageError("--oneply2, --save-games and --luck do not apply to matches against gnubg-ext")
+    length = args.match_length or 7
+    csv_path = args.games_csv or os.path.join(
+        "runs", f"gnubg_match{length}_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
+    check_play_outputs(args, level, csv_path)
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    records, errors, matches = run_against_gnubg(args.model1, level, args.games, "match", False, args.oneply1,
+                                                 args.seed, args.workers, csv_path, args.engine, not args.quiet,
+                                                 args.gnubg_timeout, binary=args.gnubg, match_length=length)
+    for err in errors:
+        print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
+    if not matches:
+        raise cli.UsageError(f"no match against gnubg finished ({errors[0] if errors else 'unknown error'})")
+    summary = summarize_matches(matches, args.seed)
+    mismatches = [r.index for r in records if r.our_record != r.points]
+    summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
+                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
+                   met="Kazaross-XG2 (ours and gnubg's default)",
+                   note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample matches")
+    print(format_matches(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
+    print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
+    if args.json:
+        cli.write_json(args.json, summary)
+    if args.csv:
+        cli.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, matches)) + "\n")
+    if errors:
+        cli.sys.exit(1)
+
+
 def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model2",
@@ -179,11 +214,13 @@ def against_gnubg(args, level: str) -> None:
     if args.oneply2 or args.save_games:
         raise cli.UsageError("--oneply2 and --save-games do not apply to gnubg-ext (gnubg keeps its own record)")
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
+    if mode_name == "match":
+        return matches_against_gnubg(args, level)
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
     check_play_outputs(args, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    records, errors = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
+    records, errors, _ = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
                                         args.seed, args.workers, csv_path, args.engine, not args.quiet,
                                         args.gnubg_timeout, luck=args.luck, binary=args.gnubg)
     for err in errors:
