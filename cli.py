@@ -18,6 +18,14 @@ class UsageError(InputError):
     """Bad input found by a script itself: reported as one line, exit code 2."""
 
 
+def checked(build):
+    """``build()``, with a ValueError (bad settings, a malformed input file) as a UsageError."""
+    try:
+        return build()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows "(default: X)" once: not when the help already says its default, nor for
     off-by-default switches and unset options."""

@@ -136,7 +136,7 @@ def _gnubg_job(job: dict):
     import torch
     torch.set_num_threads(1)
     from gnubg_external import GnubgSession
-    mode = game_mode(job["mode"], job["jacoby"], job["match_length"])
+    mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
     agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") else None
     session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
@@ -167,13 +167,14 @@ def _gnubg_job(job: dict):
 def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
                       backend: str = "auto", progress: bool = True, timeout: float = 60.0,
-                      luck: str | None = None, binary: str | None = None, match_length: int = 0):
+                      luck: str | None = None, binary: str | None = None, match_length: int = 0,
+                      met: str | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
     Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
     With ``luck`` each record's luck is judged from gnubg's exported record of the games.
     In match play ``games`` counts matches, and ``matches`` holds their MatchRecords."""
     from gnubg_binary import GnubgError, preflight
-    mode = game_mode(mode_name, jacoby, match_length)
+    mode = game_mode(mode_name, jacoby, match_length, met)
     if not (mode.money or mode.is_match):
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")
@@ -195,14 +196,14 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         if n:
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
-                         "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length})
+                         "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
+                         "met": met})
         first += n
     records, errors, matches = [], [], []
     bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)
     try:
         if len(jobs) == 1:
-            got, err = _gnubg_job(jobs[0])
-            results = [(got, err)]
+            results = [_gnubg_job(jobs[0])]
         else:
             with WorkerPool(len(jobs), what="gnubg-playing worker") as pool:
                 # no second try: the games already played are in the CSV

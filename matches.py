@@ -161,14 +161,15 @@ def _match_job(job: dict) -> list[MatchRecord]:
     import torch
     from head_to_head import build_agent
     torch.set_num_threads(1)
-    mode = MatchPlay(length=job["length"])
+    mode = MatchPlay(length=job["length"], met=job["met"])
     a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
     b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"])
     return play_matches(a, b, job["matches"], mode, job["seed"])
 
 
 def run_matches(spec1: str, spec2: str, matches: int, length: int, oneply1: bool = False, oneply2: bool = False,
-                seed: int = 0, workers: int = 1, backend: str = "auto", progress: bool = True) -> list[MatchRecord]:
+                seed: int = 0, workers: int = 1, backend: str = "auto", progress: bool = True,
+                met: str | None = None) -> list[MatchRecord]:
     """Play ``matches`` ``length``-point matches (duplicate pairs) between two checkpoints or
     named agents; InputError (before any match) when one cannot play them."""
     from tqdm import tqdm
@@ -176,7 +177,7 @@ def run_matches(spec1: str, spec2: str, matches: int, length: int, oneply1: bool
     from errors import InputError
     from head_to_head import build_agent
     from workers import WorkerPool
-    mode = MatchPlay(length=length)
+    mode = MatchPlay(length=length, met=met)
     for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
         try:
             mode.check_agent(build_agent(spec, mode, oneply, seed, backend))
@@ -185,7 +186,7 @@ def run_matches(spec1: str, spec2: str, matches: int, length: int, oneply1: bool
     size = max(10, min(200, matches // (4 * max(workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
     base = {"spec1": spec1, "spec2": spec2, "length": length, "oneply1": oneply1, "oneply2": oneply2,
-            "seed": seed, "backend": backend}
+            "seed": seed, "backend": backend, "met": met}
     jobs = [{**base, "matches": list(range(s, min(s + size, matches)))} for s in range(0, matches, size)]
     records: list[MatchRecord] = []
     bar = tqdm(total=matches, unit="match", disable=not progress, dynamic_ncols=True)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, cube_features
-from met import MAX_AWAY, MatchEquityTable, default_met
+from met import MAX_AWAY, MatchEquityTable, default_met, load_met
 from modes import CubeAction, CubefulMoney
 
 MAX_LEVEL = 6           # cube 64: more than any 25-point match can use
@@ -65,13 +65,17 @@ class MatchPlay(CubefulMoney):
     is_match = True
     analysis_units = "MWC"
 
-    def __init__(self, jacoby: bool = False, length: int = 0, met: MatchEquityTable | None = None):
+    def __init__(self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None):
+        """``met``: a table, a MET file (METError if missing or malformed), or None for the
+        shipped Kazaross-XG2."""
         super().__init__(jacoby=False)   # money rules (Jacoby, beavers) are off in matches
         if not 0 <= int(length) <= MAX_AWAY:
             raise ValueError(f"match length must be 1 to {MAX_AWAY}, got {length}")
         self.length = int(length)
         self.match_length = self.length
-        self.met = met or default_met()
+        self.met = load_met(met) if isinstance(met, str) else (met or default_met())
+        if self.met.length < max(self.length, 1):
+            raise ValueError(f"the match equity table {self.met.name} stops at {self.met.length} away")
 
     def __eq__(self, other) -> bool:
         return type(self) is type(other) and self.length == other.length

@@ -291,12 +291,13 @@ MODES = {cls.name: cls for cls in (DMP, CubelessMoney, CubefulMoney)}
 GAME_MODES = tuple(MODES) + ("match",)
 
 
-def game_mode(name: str, jacoby: bool = True, match_length: int = 0) -> GameMode:
-    """The mode called ``name``; ``match_length`` (1-25; 0: a spread of scores for
-    training) for match play, whose class lives in matchplay.py (it imports this module)."""
+def game_mode(name: str, jacoby: bool = True, match_length: int = 0, met: str | None = None) -> GameMode:
+    """The mode called ``name``; for match play ``match_length`` (1-25; 0: a spread of
+    scores for training) and ``met``, a MET file (default: the shipped Kazaross-XG2).
+    Match play's class lives in matchplay.py (it imports this module)."""
     if name == "match":
         from matchplay import MatchPlay
-        return MatchPlay(length=match_length)
+        return MatchPlay(length=match_length, met=met)
     if name not in MODES:
         raise ValueError(f"unknown game mode {name!r}; choose one of {', '.join(GAME_MODES)}")
     return MODES[name](jacoby)

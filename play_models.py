@@ -47,6 +47,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: model1's mode, else dmp")
     p.add_argument("--match-length", type=cli.match_length_arg, default=None,
                    help="--game-mode match: points per match (1-25; default 7); --games then counts matches")
+    p.add_argument("--met", metavar="XML", help="match play: the match equity table our match model plays by "
+                   "(default: the shipped Kazaross-XG2, data/met/)")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply1", action="store_true", help="model1 looks 1 ply ahead")
@@ -82,8 +84,8 @@ def main() -> None:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
     if args.luck and args.luck != "gnubg-nn":
         checkpoint_game_mode(args.luck)  # a bad reference fails before any game
-    if args.match_length is not None and (args.game_mode or checkpoint_game_mode(args.model1)) != "match":
-        raise cli.UsageError("--match-length applies to --game-mode match only")
+    if (args.match_length is not None or args.met) and (args.game_mode or checkpoint_game_mode(args.model1)) != "match":
+        raise cli.UsageError("--match-length and --met apply to --game-mode match only")
     if model2 in GNUBG_LEVELS:
         return against_gnubg(args, model2)
     if args.gnubg:
@@ -92,7 +94,7 @@ def main() -> None:
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
-    mode = game_mode(mode_name, args.jacoby, args.match_length or 7)
+    mode = cli.checked(lambda: game_mode(mode_name, args.jacoby, args.match_length or 7, args.met))
     if mode.is_match:
         return play_matches(args, model2, mode)
     check_play_outputs(args, model2)
@@ -143,7 +145,7 @@ def play_matches(args, model2: str, mode) -> None:
         raise cli.UsageError("--save-games and --luck are not available for match play yet")
     check_play_outputs(args, model2)
     records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
-                          args.workers, args.engine, not args.quiet)
+                          args.workers, args.engine, not args.quiet, met=args.met)
     summary = summarize_matches(records, args.seed)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
                    oneply2=args.oneply2, met=mode.met.name, commit=git_commit(),
@@ -162,13 +164,15 @@ def matches_against_gnubg(args, level: str) -> None:
     if args.oneply2 or args.save_games or args.luck:
         raise cli.UsageError("--oneply2, --save-games and --luck do not apply to matches against gnubg-ext")
     length = args.match_length or 7
+    cli.checked(lambda: game_mode("match", False, length, args.met))  # a bad --met fails before gnubg starts
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_match{length}_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
     check_play_outputs(args, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     records, errors, matches = run_against_gnubg(args.model1, level, args.games, "match", False, args.oneply1,
                                                  args.seed, args.workers, csv_path, args.engine, not args.quiet,
-                                                 args.gnubg_timeout, binary=args.gnubg, match_length=length)
+                                                 args.gnubg_timeout, binary=args.gnubg, match_length=length,
+                                                 met=args.met)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not matches:

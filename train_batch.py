@@ -48,6 +48,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--match-length", type=cli.match_length_arg, default=None,
                    help="match play: self-play games start from the scores of N-point matches "
                         "(default: a spread up to 25 away, mostly within 11)")
+    p.add_argument("--met", metavar="XML", help="match play: match equity table in GNU Backgammon's XML format "
+                   "(default: the shipped Kazaross-XG2, data/met/)")
     p.add_argument("--num-episodes", type=cli.positive_int, default=10000, help="episodes in this stage")
     p.add_argument("--episodes-per-round", type=cli.count_arg(MAX_EPISODES_PER_ROUND, "(a round is held in memory)"),
                    default=500, help="self-play episodes collected before each training pass")

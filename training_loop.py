@@ -53,9 +53,9 @@ def build_model(args, output_mode: str | None = None):
     match_length = getattr(args, "match_length", None)
 
     def mode_named(name):
-        mode = game_mode(name, args.jacoby, match_length or 0)
-        if match_length is not None and not mode.match_length:
-            raise InputError("--match-length applies to --game-mode match only")
+        mode = game_mode(name, args.jacoby, match_length or 0, getattr(args, "met", None))
+        if (match_length is not None or getattr(args, "met", None)) and not mode.is_match:
+            raise InputError("--match-length and --met apply to --game-mode match only")
         return mode
 
     trainer_state = None

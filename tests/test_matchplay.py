@@ -239,3 +239,100 @@ def test_match_mode_by_name_and_length_checks():
         MatchPlay(length=26)
     with pytest.raises(ValueError, match="cannot play match play"):
         MatchPlay(length=7).check_agent(type("A", (), {"name": "pubeval", "cube_capable": False})())
+
+
+# --------------------------------------------------------------------------- command line
+
+@pytest.fixture(scope="module")
+def ckpts(tmp_path_factory):
+    from model import new_metadata, save_checkpoint
+    d = tmp_path_factory.mktemp("match")
+    out = {}
+    for name, n, head, mode in (("match", MATCH_INPUTS, "mwc", "match"), ("cubeful", 200, "equity", "cubeful-money"),
+                                ("dmp", 196, "probability", "dmp")):
+        torch.manual_seed(len(name))
+        m = TDNetwork(n, [8], head)
+        out[name] = str(d / f"{name}.pt")
+        save_checkpoint(out[name], m, new_metadata(m, mode))
+    bad = d / "bad.xml"
+    bad.write_text("<met><pre-crawford-table><row><me>0.5</me></row></pre-crawford-table></met>")
+    out["bad_met"] = str(bad)
+    return out
+
+
+def test_play_models_plays_matches(tmp_path, ckpts):
+    from helpers import run
+    out = tmp_path / "m.json"
+    csv_path = tmp_path / "m.csv"
+    run("play_models.py", "--model1", ckpts["match"], "--model2", ckpts["cubeful"], "--game-mode", "match",
+        "--match-length", "3", "--games", "8", "--quiet", "--json", out, "--csv", csv_path, check=True)
+    import json
+    s = json.loads(out.read_text())
+    assert s["matches"] == 8 and s["match_length"] == 3 and s["met"] == "Kazaross-XG2.xml"
+    w = s["match_win_rate"]
+    assert 0 <= w["ci_low"] <= w["mean"] <= w["ci_high"] <= 1
+    rows = [ln for ln in csv_path.read_text().splitlines() if not ln.startswith("#")][1:]
+    assert len(rows) == s["games"] and {int(r.split(",")[0]) for r in rows} == set(range(8))
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--game-mode", "match", "--match-length", "26"], "at most 25"),
+    (["--game-mode", "match", "--match-length", "0"], "at least 1"),
+    (["--game-mode", "cubeful-money", "--match-length", "7"], "match only"),
+    (["--game-mode", "match", "--met", "/nonexistent/met.xml"], "no such match equity table"),
+    (["--game-mode", "match", "--met", "BAD"], "not a match equity table"),
+    (["--model1", "DMP", "--game-mode", "match"], "probability model cannot be used for match"),
+    (["--model2", "MATCH", "--game-mode", "cubeful-money"], "mwc model cannot be used for cubeful-money"),
+    (["--model2", "pubeval", "--game-mode", "match"], "cannot play match play"),
+])
+def test_play_models_refuses_bad_match_settings(ckpts, args, words):
+    from helpers import assert_one_line_error, run
+    args = [{"DMP": ckpts["dmp"], "MATCH": ckpts["match"], "BAD": ckpts["bad_met"]}.get(a, a) for a in args]
+    base = {"--model1": ckpts["match"], "--model2": ckpts["cubeful"]}
+    for i in range(0, len(args) - 1):
+        if args[i] in base:
+            base[args[i]] = args[i + 1]
+    rest = [a for i, a in enumerate(args) if a not in base and (i == 0 or args[i - 1] not in base)]
+    proc = run("play_models.py", "--model1", base["--model1"], "--model2", base["--model2"], "--games", "2",
+               "--quiet", *rest)
+    assert_one_line_error(proc, words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--game-mode", "dmp", "--match-length", "3"], "match only"),
+    (["--warm-start-match", "CUBEFUL", "--met", "BAD"], "not a match equity table"),
+    (["--warm-start-match", "DMP"], "needs a cubeful money model"),
+    (["--resume", "MATCH", "--game-mode", "cubeful-money"], "mwc model cannot be used"),
+])
+def test_train_batch_refuses_bad_match_settings(tmp_path, ckpts, args, words):
+    from helpers import assert_one_line_error, run
+    args = [{"DMP": ckpts["dmp"], "MATCH": ckpts["match"], "BAD": ckpts["bad_met"],
+             "CUBEFUL": ckpts["cubeful"]}.get(a, a) for a in args]
+    proc = run("train_batch.py", *args, "--num-episodes", "10", "--save", tmp_path / "x.pt", "--quiet")
+    assert_one_line_error(proc, words)
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_warm_started_match_model_trains(tmp_path, ckpts):
+    from helpers import run
+    from model import load_checkpoint
+    save = tmp_path / "m.pt"
+    run("train_batch.py", "--warm-start-match", ckpts["cubeful"], "--num-episodes", "40", "--episodes-per-round",
+        "20", "--save", save, "--quiet", "--eval-every", "2", "--eval-games", "20", check=True)
+    model, meta, _ = load_checkpoint(str(save))
+    assert meta["game_mode"] == "match" and model.output_mode == "mwc" and model.n_inputs == MATCH_INPUTS
+    log = (tmp_path / "m.csv").read_text().splitlines()
+    assert len(log) == 3 and log[-1].split(",")[-5] == "pubeval"   # the quick eval: 1-away each vs pubeval
+
+
+def test_warm_start_match_reads_money_equity_as_mwc():
+    from net_growth import warm_start_match
+    torch.manual_seed(4)
+    money = TDNetwork(200, [16, 8], "equity")
+    match = warm_start_match(money)
+    x = torch.rand(50, 200)
+    extra = torch.rand(50, MATCH_INPUTS - 200)   # the match inputs start with zero weight
+    with torch.no_grad():
+        e = money(x)
+        got = match(torch.cat([x, extra], dim=1))
+    torch.testing.assert_close(got, torch.sigmoid(2 * e))
