@@ -46,6 +46,7 @@ LEVELS = {
                        "set player 0 movefilter 1 0 -1"],
 }
 RESULT_LINE = re.compile(r"(\S+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
+MATCH_LINE = re.compile(r"(\S+) has won the match\.")
 OUR_NAME, GNUBG_NAME = "td", "gnubg"
 
 
@@ -169,6 +170,7 @@ class GnubgSession:
         self._openings = opening_positions()
         self.matches = []        # match play: finished matches (matches.MatchRecord), in order
         self._match = None
+        self._match_winners = []  # match play: who gnubg says won each match
 
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
@@ -227,6 +229,11 @@ class GnubgSession:
                 proc.wait()
             reader.join(timeout=5)
             os.close(master) if _fd_open(master) else None
+        if self.mode.is_match:
+            ours = [OUR_NAME if m.winner == 0 else GNUBG_NAME for m in self.matches]
+            if ours != self._match_winners[:len(ours)]:
+                raise ProtocolError(f"our record of the match winners ({', '.join(ours)}) differs from gnubg's "
+                                    f"({', '.join(self._match_winners)})")
         return records
 
     def _read_output(self, fd: int, results: list, lines: list) -> None:
@@ -249,6 +256,9 @@ class GnubgSession:
                 m = RESULT_LINE.search(text)
                 if m:
                     results.append((m.group(1), m.group(2), int(m.group(3))))
+                m = MATCH_LINE.search(text)
+                if m:
+                    self._match_winners.append(m.group(1))
 
     def _done(self, records) -> int:
         return len(self.matches) if self.mode.is_match else len(records)
