@@ -26,6 +26,10 @@ from movegen import BACKENDS
 MAX_GAMES = 10_000_000  # each game's record (about 300 bytes) is kept for the summary and --csv
 
 
+def is_match(mode_name: str | None) -> bool:
+    return bool(mode_name) and game_mode(mode_name).is_match
+
+
 def check_play_outputs(args, model2: str, games_csv: str | None = None) -> None:
     """fileio's output policy for every file this run writes, before any game is played."""
     inputs = {"--model1": args.model1, "--model2": model2}
@@ -82,9 +86,9 @@ def main() -> None:
     model2 = "gnubg-nn" if args.gnubg_nn else args.model2
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
-    if args.luck and args.luck != "gnubg-nn":
-        checkpoint_game_mode(args.luck)  # a bad reference fails before any game
-    if (args.match_length is not None or args.met) and (args.game_mode or checkpoint_game_mode(args.model1)) != "match":
+    if args.luck and args.luck != "gnubg-nn" and is_match(checkpoint_game_mode(args.luck)):  # fails before any game
+        raise cli.UsageError(f"{args.luck} is a match-play model: it cannot judge the luck of single games")
+    if (args.match_length is not None or args.met) and not is_match(args.game_mode or checkpoint_game_mode(args.model1)):
         raise cli.UsageError("--match-length and --met apply to --game-mode match only")
     if model2 in GNUBG_LEVELS:
         return against_gnubg(args, model2)
@@ -218,7 +222,7 @@ def against_gnubg(args, level: str) -> None:
     if args.oneply2 or args.save_games:
         raise cli.UsageError("--oneply2 and --save-games do not apply to gnubg-ext (gnubg keeps its own record)")
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
-    if mode_name == "match":
+    if is_match(mode_name):
         return matches_against_gnubg(args, level)
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
