@@ -22,7 +22,7 @@ import numpy as np
 import backgammon_engine as be
 from encoding import CUBE_MINE, CUBE_THEIRS
 from heads import output_head
-from model import load_checkpoint
+from model import CheckpointError, load_checkpoint
 from modes import game_mode
 
 def load_agent(path: str, plies: int = 0):
@@ -30,7 +30,11 @@ def load_agent(path: str, plies: int = 0):
     it was trained for."""
     model, meta, _ = load_checkpoint(path)
     head = output_head(model.output_mode)
-    return head.agent(model, game_mode(meta.get("game_mode") or head.default_mode), oneply=plies == 1, name=path)
+    mode = game_mode(meta.get("game_mode") or head.default_mode)
+    if mode.is_match:
+        raise CheckpointError(f"{path} is a match-play model: analysing a match position is not supported yet "
+                              "(tools/take_points.py checks its cube decisions)")
+    return head.agent(model, mode, oneply=plies == 1, name=path)
 
 
 # --------------------------------------------------------------------------- move text

@@ -18,6 +18,14 @@ class UsageError(InputError):
     """Bad input found by a script itself: reported as one line, exit code 2."""
 
 
+def checked(build):
+    """``build()``, with a ValueError (bad settings, a malformed input file) as a UsageError."""
+    try:
+        return build()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
     """Shows "(default: X)" once: not when the help already says its default, nor for
     off-by-default switches and unset options."""
@@ -132,6 +140,11 @@ def workers_arg(text: str) -> int:
     """--workers: 1 .. MAX_WORKERS_PER_CORE x the cores this process may use."""
     high = MAX_WORKERS_PER_CORE * cores()
     return _bounded_int(1, high, f"workers ({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")(text)
+
+
+def match_length_arg(text: str) -> int:
+    """--match-length: 1 .. 25 points (the match equity table's size)."""
+    return _bounded_int(1, 25, "points (match lengths are 1 to 25)")(text)
 
 
 def count_arg(high: int, what: str):

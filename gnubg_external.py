@@ -33,7 +33,7 @@ import backgammon_engine as be
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from gnubg_binary import GnubgError, preflight
 from match import GameRecord
-from modes import CubefulMoney, GameMode, owner_for_opponent
+from modes import CubefulMoney, GameMode
 from scoring import ALL_ROLLS
 from workers import child_dies_with_us
 
@@ -46,6 +46,7 @@ LEVELS = {
                        "set player 0 movefilter 1 0 -1"],
 }
 RESULT_LINE = re.compile(r"(\S+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
+MATCH_LINE = re.compile(r"(\S+) has won the match\.")
 OUR_NAME, GNUBG_NAME = "td", "gnubg"
 
 
@@ -61,6 +62,9 @@ class Question:
     cube: int               # cube value (before a pending double)
     owner: int              # cube owner from our view
     raw: str = ""
+    length: int = 0         # match length (0: a money session)
+    scores: tuple = (0, 0)  # points we and gnubg have in the match
+    crawford: bool = False  # this game is the Crawford game
 
 
 def parse_board_string(line: str) -> Question:
@@ -99,7 +103,9 @@ def parse_board_string(line: str) -> Question:
         kind = "move"
         if not all(1 <= d <= 6 for d in dice):
             raise ProtocolError(f"dice {dice} out of range in {line[:120]!r}")
-    return Question(kind, board, dice, val(37), owner, line.strip())
+    # names and scores are gnubg's then ours, except in a take question (ours first)
+    scores = (val(4), val(5)) if doubled else (val(5), val(4))
+    return Question(kind, board, dice, val(37), owner, line.strip(), val(3), scores, val(52) == 0)
 
 
 def _keys(boards) -> set:
@@ -138,6 +144,8 @@ class _Game:
     drops: list = field(default_factory=lambda: [0, 0])
     our_record: float | None = None  # points from our side, as we saw the game end
     pending_double: bool = False     # we doubled and have not yet seen gnubg's answer
+    away: tuple = (0, 0)             # match play: points we and gnubg need before this game
+    crawford: bool = False           # match play: this is the Crawford game
 
 
 class GnubgSession:
@@ -151,8 +159,8 @@ class GnubgSession:
         mode = mode or CubefulMoney()
         if level not in LEVELS:
             raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
-        if not mode.money:
-            raise ValueError(f"games against the gnubg binary are money games, not {mode.name}")
+        if not (mode.money or mode.is_match):
+            raise ValueError(f"games against the gnubg binary are money games or matches, not {mode.name}")
         mode.check_agent(agent)
         self.agent, self.level, self.mode = agent, level, mode
         self.seed, self.timeout, self.first_index = seed, timeout, first_index
@@ -160,18 +168,26 @@ class GnubgSession:
         self.log = log
         self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
         self._openings = opening_positions()
+        self.matches = []        # match play: finished matches (matches.MatchRecord), in order
+        self._match = None
+        self._match_winners = []  # match play: who gnubg says won each match
 
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
+        match = self.mode.is_match
         lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
                  f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
                  f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
                  f"set jacoby {'on' if self.mode.jacoby and self.mode.cubeful else 'off'}", "set beavers 0",
-                 "set automatic game off", "set display off", f"set seed {self.seed}"]
+                 # a match plays on game after game to its end (a money session would never stop)
+                 f"set automatic game {'on' if match else 'off'}", "set display off", f"set seed {self.seed}"]
         if not self.mode.cubeful:
             lines.append("set cube use off")
-        lines.append("new session")
-        lines += ["new game"] * (n_games - 1)
+        if match:  # n_games counts matches
+            lines += [f"new match {self.mode.length}"] * n_games
+        else:
+            lines.append("new session")
+            lines += ["new game"] * (n_games - 1)
         lines.append("show score")
         if self.mat_path:
             lines.append(f"export match mat {self.mat_path}")
@@ -213,6 +229,11 @@ class GnubgSession:
                 proc.wait()
             reader.join(timeout=5)
             os.close(master) if _fd_open(master) else None
+        if self.mode.is_match:
+            ours = [OUR_NAME if m.winner == 0 else GNUBG_NAME for m in self.matches]
+            if ours != self._match_winners[:len(ours)]:
+                raise ProtocolError(f"our record of the match winners ({', '.join(ours)}) differs from gnubg's "
+                                    f"({', '.join(self._match_winners)})")
         return records
 
     def _read_output(self, fd: int, results: list, lines: list) -> None:
@@ -235,12 +256,17 @@ class GnubgSession:
                 m = RESULT_LINE.search(text)
                 if m:
                     results.append((m.group(1), m.group(2), int(m.group(3))))
+                m = MATCH_LINE.search(text)
+                if m:
+                    self._match_winners.append(m.group(1))
+
+    def _done(self, records) -> int:
+        return len(self.matches) if self.mode.is_match else len(records)
 
     def _serve(self, conn, n_games, results, records, on_game, proc, out_lines) -> None:
         buf = b""
-        game = _Game(self.first_index)
-        game.expected = set(self._openings)
-        while len(records) < n_games:
+        game = self._new_game(self.first_index)
+        while self._done(records) < n_games:
             try:
                 chunk = conn.recv(4096)
             except socket.timeout:
@@ -251,7 +277,7 @@ class GnubgSession:
             if not chunk:
                 self._wait_results(results, len(records) + 1, 5.0)
                 game = self._close_finished(game, results, records, on_game, require=False)
-                if len(records) >= n_games:
+                if self._done(records) >= n_games:
                     return
                 code = proc.poll()
                 tail = " | ".join(out_lines[-3:])
@@ -302,9 +328,49 @@ class GnubgSession:
             self.log(rec)
         if on_game:
             on_game(rec)
-        nxt = _Game(game.index + 1)
-        nxt.expected = set(self._openings)
-        return nxt
+        if self.mode.is_match:
+            self._score_game(game, rec)
+        return self._new_game(game.index + 1)
+
+    # ----------------------------------------------------------------- match play
+
+    def _new_game(self, index: int) -> _Game:
+        game = _Game(index)
+        game.expected = set(self._openings)
+        if self.mode.is_match:
+            from matches import MatchRecord
+            if self._match is None:  # a match begins
+                length = self.mode.length
+                self._match = MatchRecord(self.first_index + len(self.matches), -1, length)
+                self._away, self._crawford = [length, length], False
+            game.away, game.crawford = tuple(self._away), self._crawford
+        return game
+
+    def _score_game(self, game: _Game, rec: GameRecord) -> None:
+        """Our record of the match: the game's points up to what its winner needs, the
+        Crawford game when a player first reaches 1-away, the match's end."""
+        m = self._match
+        winner = 0 if rec.points > 0 else 1
+        won = int(min(abs(rec.points), self._away[winner]))
+        past = 1 in self._away
+        m.games.append((won if winner == 0 else -won, rec.result, rec.cube, game.crawford, *game.away))
+        for k, key in enumerate(("doubles", "takes", "drops")):
+            setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key))))
+        self._away[winner] -= won
+        if self._away[winner] <= 0:
+            m.winner = winner
+            self.matches.append(m)
+            self._match = None
+        else:
+            self._crawford = not past and 1 in self._away
+
+    def _state(self, game: _Game, owner: int) -> np.ndarray:
+        """The cube state our agent sees (mover's view): the owner, or in match play the
+        packed match state (matchplay.py)."""
+        if not self.mode.is_match:
+            return np.array([owner])
+        from matchplay import pack
+        return np.array([pack(owner, int(game.cube).bit_length() - 1, game.crawford, *game.away)])
 
     def _our_view_of_gnubg_win(self, game) -> float:
         """Points (negative) gnubg scores when its last move ends the game, from our last position."""
@@ -343,6 +409,13 @@ class GnubgSession:
             raise ProtocolError(f"game {game.index}: gnubg says the cube is {q.cube}, we have {game.cube}\n  {q.raw}")
         if q.kind != "take" and self.mode.cubeful and q.owner != game.owner:
             raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
+        if self.mode.is_match:
+            ours = (q.length, q.scores, q.crawford)
+            want = (self.mode.length, tuple(self.mode.length - a for a in game.away), game.crawford)
+            if ours != want:
+                raise ProtocolError(f"game {game.index}: gnubg has the match at length {q.length}, score "
+                                    f"{q.scores[0]}-{q.scores[1]} (ours first), Crawford {q.crawford}; we have "
+                                    f"{want[0]}, {want[1][0]}-{want[1][1]}, Crawford {want[2]}\n  {q.raw}")
         game.last_board = q.board
         return game
 
@@ -351,7 +424,7 @@ class GnubgSession:
     def _answer(self, q: Question, game) -> str:
         b = q.board
         if q.kind == "cube":
-            double = bool(self.agent.double_decisions(b[None], np.array([game.owner]))[0])
+            double = bool(self.agent.double_decisions(b[None], self._state(game, game.owner))[0])
             if double:
                 game.doubles[0] += 1
             # after our cube action the same position comes back as a move question
@@ -362,7 +435,7 @@ class GnubgSession:
         if q.kind == "take":
             # gnubg doubled: the doubler is on turn; decide from its view
             game.doubles[1] += 1
-            take = bool(self.agent.take_decisions(be.swap(b)[None], owner_for_opponent(np.array([game.owner])))[0])
+            take = bool(self.agent.take_decisions(be.swap(b)[None], self.mode.for_opponent(self._state(game, game.owner)))[0])
             if take:
                 game.takes[0] += 1
                 game.cube *= 2
@@ -374,7 +447,7 @@ class GnubgSession:
                 game.our_record = -float(game.cube)
                 game.expected = set()
             return "take" if take else "drop"
-        after = self.agent.choose_moves(b[None], np.array([q.dice]), np.array([game.owner]))[0]
+        after = self.agent.choose_moves(b[None], np.array([q.dice]), self._state(game, game.owner))[0]
         move = be.move_for_result(b, *q.dice, after)
         if move is None:
             raise ProtocolError(f"game {game.index}: our agent chose an illegal move in {be.position_id(b)}")

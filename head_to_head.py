@@ -66,8 +66,9 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
         raise InputError(str(exc)) from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    return output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
+    agent = output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
                                                 twoply=twoply)
+    return mode.seat(agent)
 
 
 def _job(job: dict):
@@ -147,7 +148,7 @@ def _gnubg_job(job: dict):
     import torch
     torch.set_num_threads(1)
     from gnubg_external import GnubgSession
-    mode = game_mode(job["mode"], job["jacoby"])
+    mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
     agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") else None
     session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
@@ -167,25 +168,28 @@ def _gnubg_job(job: dict):
             for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
                 rec.turns = turns
             add_luck(done, job["luck"], mode)
-    except Exception as exc:  # report, but keep the games already finished
-        return done, f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # report, but keep the games (and matches) already finished
+        return done, session.matches, f"{type(exc).__name__}: {exc}"
     finally:
         if mat_dir:
             shutil.rmtree(mat_dir, ignore_errors=True)
-    return done, None
+    return done, session.matches, None
 
 
 def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
                       backend: str = "auto", progress: bool = True, timeout: float = 60.0,
-                      luck: str | None = None, binary: str | None = None):
+                      luck: str | None = None, binary: str | None = None, match_length: int = 0,
+                      met: str | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
-    Returns (records, errors); each game is appended to ``csv_path`` as it ends.  With
-    ``luck`` each record's luck is judged from gnubg's exported record of the games."""
+    Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
+    With ``luck`` each record's luck is judged from gnubg's exported record of the games.
+    In match play ``games`` counts matches, and ``matches`` holds their MatchRecords."""
     from gnubg_binary import GnubgError, preflight
-    mode = game_mode(mode_name, jacoby)
-    if not mode.money:
-        raise InputError("games against the gnubg binary are money games: use --game-mode cubeful-money or cubeless-money")
+    mode = game_mode(mode_name, jacoby, match_length, met)
+    if not (mode.money or mode.is_match):
+        raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
+                         "cubeful-money, cubeless-money or match")
     try:
         binary = preflight(binary)["binary"]
     except GnubgError as exc:
@@ -204,27 +208,29 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         if n:
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
-                         "timeout": timeout, "luck": luck, "binary": binary})
+                         "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
+                         "met": met})
         first += n
-    records, errors = [], []
-    bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
+    records, errors, matches = [], [], []
+    bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)
     try:
         if len(jobs) == 1:
-            got, err = _gnubg_job(jobs[0])
-            results = [(got, err)]
+            results = [_gnubg_job(jobs[0])]
         else:
             with WorkerPool(len(jobs), what="gnubg-playing worker") as pool:
                 # no second try: the games already played are in the CSV
                 results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
-        for got, err in results:
+        for got, got_matches, err in results:
             records += got
-            bar.update(len(got))
+            matches += got_matches
+            bar.update(len(got_matches) if mode.is_match else len(got))
             if err:
                 errors.append(err)
     finally:
         bar.close()
     records.sort(key=lambda r: r.index)
-    return records, errors
+    matches.sort(key=lambda r: r.index)
+    return records, errors, matches
 
 
 def player_label(spec: str) -> str:

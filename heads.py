@@ -77,6 +77,21 @@ class ProbabilityHead(OutputHead):
         return np.asarray(v, dtype=np.float64).reshape(-1)
 
 
+class MwcHead(ProbabilityHead):
+    """Match-winning chance of the side on roll (match play); a finished game's value
+    depends on the score, so the game mode supplies it (MatchPlay.terminal_values)."""
+    name = "mwc"
+    default_mode = "match"
+    value_name = "MWC"
+
+    def terminal(self, points):
+        raise ValueError("a finished game's match-winning chance depends on the score: "
+                         "ask the match mode (terminal_values)")
+
+    def win_probability(self, v):
+        return np.full(len(v), np.nan)
+
+
 class EquityHead(OutputHead):
     """Points at cube 1: money play (cubeless or cubeful, normalised to the cube)."""
     name = "equity"
@@ -122,7 +137,7 @@ def prob5_equity(v: np.ndarray) -> np.ndarray:
     return 2 * v[..., 0] + v[..., 1] + v[..., 2] - v[..., 3] - v[..., 4] - 1
 
 
-HEADS = {cls.name: cls() for cls in (ProbabilityHead, EquityHead, Prob5Head)}
+HEADS = {cls.name: cls() for cls in (ProbabilityHead, EquityHead, Prob5Head, MwcHead)}
 OUTPUT_MODES = tuple(HEADS)
 
 

@@ -37,6 +37,8 @@ class CheckpointReference:
         model, meta, _ = load_checkpoint(path)
         model.eval()
         self.mode = game_mode(meta.get("game_mode") or output_head(model.output_mode).default_mode)
+        if self.mode.is_match:
+            raise ValueError(f"{path} is a match-play model: it cannot judge the luck of single games")
         self.scorer = Scorer(model, self.mode)
         self.name = path
 

@@ -22,8 +22,9 @@ from turns import Ended, Table
 class DiceStream:
     """The rolls of one game (or duplicate pair), drawn lazily from a seeded generator."""
 
-    def __init__(self, seed: int, pair: int):
-        self.rng = np.random.default_rng([seed, pair])
+    def __init__(self, seed: int, pair: int, game: int | None = None):
+        # game: the game's number within a match (matches.py), its own stream
+        self.rng = np.random.default_rng([seed, pair] if game is None else [seed, pair, game])
         first = self.rng.integers(1, 7, 2)
         while first[0] == first[1]:
             first = self.rng.integers(1, 7, 2)

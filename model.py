@@ -5,6 +5,7 @@ Three output modes, all read from the side on roll:
 * ``probability``: one sigmoid, P(win) (DMP).
 * ``equity``: one linear unit, money equity at cube value 1 (cubeless, or cubeful
   normalised to the cube value).
+* ``mwc``: one sigmoid, the match-winning chance (match play, matchplay.py).
 * ``prob5``: five sigmoids giving P(win), P(win gammon), P(win backgammon),
   P(lose gammon), P(lose backgammon) (gammons include backgammons), chained as
   conditional probabilities so the five are always consistent.
@@ -28,7 +29,7 @@ from heads import OUTPUT_MODES, output_head
 
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1
-ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4"}
+ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4", 208: "tesauro196+cube4+match8"}
 
 
 class CheckpointError(Exception):
@@ -76,7 +77,7 @@ class TDNetwork(nn.Module):
         if self.output_mode == "equity":
             return out.squeeze(-1)
         out = torch.sigmoid(out)
-        if self.output_mode == "probability":
+        if self.output_mode != "prob5":   # probability, mwc
             return out.squeeze(-1)
         return prob5_from_conditionals(out)
 

@@ -21,7 +21,7 @@ cube value) and take (same board, cube doubled and owned by the taker).  Values
 are normalised to the current cube value, so a take is worth twice the value of
 the post-take position.
 
-Match play (its own issue) is one more class here plus its state and inputs.
+Match play (matchplay.MatchPlay) is one more such class, with its state and inputs.
 """
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ class GameMode:
     name = ""
     cubeful = False        # cube nodes and cube inputs
     money = True           # points per game (False: DMP, a game is a 1-point match)
+    is_match = False       # the cube-owner slot holds a whole match state (matchplay.py)
     n_inputs = 196
     outputs: tuple = ()    # output heads that can play this mode; the first is the default
     metric = "points_per_game"   # the summary's headline number
@@ -109,11 +110,32 @@ class GameMode:
         """Games whose mover may double now (before rolling)."""
         return np.zeros(len(owner), dtype=bool)
 
-    def cube_action(self, v_no_double: np.ndarray, v_take: np.ndarray) -> CubeAction:
+    def cube_action(self, v_no_double: np.ndarray, v_take: np.ndarray, state=None) -> CubeAction:
         raise ValueError(f"{self.name} has no cube")
+
+    def after_take(self, owner) -> np.ndarray:
+        """The cube state (mover's view) after the opponent takes: doubled, theirs."""
+        return np.full(len(owner), CUBE_THEIRS, dtype=np.int64)
+
+    def for_opponent(self, owner) -> np.ndarray:
+        """The same cube state seen by the other side (at each change of turn)."""
+        return owner_for_opponent(owner)
+
+    def initial_states(self, n: int, rng=None) -> np.ndarray:
+        """Cube states of new games (match play: their scores)."""
+        return np.full(n, CUBE_CENTERED, dtype=np.int64)
+
+    def terminal_values(self, head, results, state) -> np.ndarray:
+        """Exact values, in ``head``'s representation, of games just won by the mover with
+        game_result() ``results`` (1/2/3) from the cube state ``state``."""
+        return head.terminal(self.points(results, state))
 
     def check_agent(self, agent) -> None:
         """ValueError when ``agent`` cannot play this mode's games."""
+
+    def seat(self, agent):
+        """``agent`` adapted to this mode's table (match play seats a money player)."""
+        return agent
 
     def without_cube(self) -> "GameMode":
         """The mode played when the cube stays centred (quick evaluations)."""
@@ -229,7 +251,7 @@ class CubefulMoney(CubelessMoney):
     def may_double(self, owner, cube):
         return can_double(owner, cube)
 
-    def cube_action(self, v_no_double, v_take) -> CubeAction:
+    def cube_action(self, v_no_double, v_take, state=None) -> CubeAction:
         """The one cube rule, on values normalised to the current cube: with v_nd the value
         of rolling on and v_take that of the position after a take (cube doubled, owned by
         the opponent), doubling is worth min(2 v_take, 1) (the opponent takes or drops,
@@ -268,10 +290,16 @@ class CubefulMoney(CubelessMoney):
 
 
 MODES = {cls.name: cls for cls in (DMP, CubelessMoney, CubefulMoney)}
-GAME_MODES = tuple(MODES)
+GAME_MODES = tuple(MODES) + ("match",)
 
 
-def game_mode(name: str, jacoby: bool = True) -> GameMode:
+def game_mode(name: str, jacoby: bool = True, match_length: int = 0, met: str | None = None) -> GameMode:
+    """The mode called ``name``; for match play ``match_length`` (1-25; 0: a spread of
+    scores for training) and ``met``, a MET file (default: the shipped Kazaross-XG2).
+    Match play's class lives in matchplay.py (it imports this module)."""
+    if name == "match":
+        from matchplay import MatchPlay
+        return MatchPlay(length=match_length, met=met)
     if name not in MODES:
         raise ValueError(f"unknown game mode {name!r}; choose one of {', '.join(GAME_MODES)}")
     return MODES[name](jacoby)

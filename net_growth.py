@@ -108,5 +108,28 @@ def warm_start_cubeful(model: TDNetwork, seed: int = 0) -> TDNetwork:
     return new
 
 
+@torch.no_grad()
+def warm_start_match(model: TDNetwork, seed: int = 0) -> TDNetwork:
+    """A match model (208 inputs, MWC head) from a cubeful money model: the trunk is kept,
+    the eight match inputs start with zero weights, and the head is doubled so that the
+    sigmoid reads the money equity e as MWC ~ (1 + e) / 2 near e = 0 (sigmoid(2e) has
+    slope 1/2 there)."""
+    if model.n_inputs != 200 or model.output_mode != "equity":
+        raise ValueError(f"--warm-start-match needs a cubeful money model (200 inputs, equity), got "
+                         f"{model.n_inputs} inputs, {model.output_mode}")
+    new = _copy_model(model, n_inputs=208, output_mode="mwc")
+    for i, (dst, src) in enumerate(zip(new.layers, model.layers)):
+        if i:
+            dst.load_state_dict(src.state_dict())
+    first: nn.Linear = new.layers[0]
+    first.weight.zero_()
+    first.weight[:, :200].copy_(model.layers[0].weight)
+    first.bias.copy_(model.layers[0].bias)
+    new.head.weight.copy_(2 * model.head.weight)
+    new.head.bias.copy_(2 * model.head.bias)
+    return new
+
+
 # the warm starts by the flag that asks for them (training_loop.build_model)
-WARM_STARTS = {"warm_start_equity": warm_start_equity, "warm_start_cubeful": warm_start_cubeful}
+WARM_STARTS = {"warm_start_equity": warm_start_equity, "warm_start_cubeful": warm_start_cubeful,
+               "warm_start_match": warm_start_match}

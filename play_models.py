@@ -29,6 +29,10 @@ from search import DEFAULT_K1, DEFAULT_K2
 MAX_GAMES = 10_000_000  # each game's record (about 300 bytes) is kept for the summary and --csv
 
 
+def is_match(mode_name: str | None) -> bool:
+    return bool(mode_name) and game_mode(mode_name).is_match
+
+
 def check_play_outputs(args, model2: str, games_csv: str | None = None) -> None:
     """fileio's output policy for every file this run writes, before any game is played."""
     inputs = {"--model1": args.model1, "--model2": model2}
@@ -49,6 +53,10 @@ def build_parser() -> cli.Parser:
     p.add_argument("--workers", type=cli.workers_arg, default=1,
                    help=f"game-playing processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: model1's mode, else dmp")
+    p.add_argument("--match-length", type=cli.match_length_arg, default=None,
+                   help="--game-mode match: points per match (1-25; default 7); --games then counts matches")
+    p.add_argument("--met", metavar="XML", help="match play: the match equity table our match model plays by "
+                   "(default: the shipped Kazaross-XG2, data/met/)")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply1", action="store_true", help="model1 looks 1 ply ahead")
@@ -98,12 +106,14 @@ def main() -> None:
     model2 = "gnubg-nn" if args.gnubg_nn else args.model2
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
-    if args.luck and args.luck != "gnubg-nn":
-        checkpoint_game_mode(args.luck)  # a bad reference fails before any game
     if bool(args.save_extreme_games) != (args.extreme_threshold is not None):
         raise cli.UsageError("--save-extreme-games DIR and --extreme-threshold X go together")
     if (args.oneply1 and args.twoply1) or (args.oneply2 and args.twoply2):
         raise cli.UsageError("a player looks 1 ply or 2 plies ahead, not both (--oneplyN or --twoplyN)")
+    if args.luck and args.luck != "gnubg-nn" and is_match(checkpoint_game_mode(args.luck)):  # fails before any game
+        raise cli.UsageError(f"{args.luck} is a match-play model: it cannot judge the luck of single games")
+    if (args.match_length is not None or args.met) and not is_match(args.game_mode or checkpoint_game_mode(args.model1)):
+        raise cli.UsageError("--match-length and --met apply to --game-mode match only")
     if model2 in GNUBG_LEVELS:
         return against_gnubg(args, model2)
     if args.gnubg:
@@ -112,7 +122,9 @@ def main() -> None:
     mode_name = args.game_mode
     if mode_name is None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
-    mode = game_mode(mode_name, args.jacoby)
+    mode = cli.checked(lambda: game_mode(mode_name, args.jacoby, args.match_length or 7, args.met))
+    if mode.is_match:
+        return play_matches(args, model2, mode)
     check_play_outputs(args, model2)
     for folder in (args.save_games, args.save_extreme_games):
         if folder:
@@ -170,6 +182,63 @@ def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False
         write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
 
 
+def play_matches(args, model2: str, mode) -> None:
+    """--game-mode match: whole matches in duplicate pairs, the match-win rate with its CI."""
+    from matches import format_matches, matches_csv_lines, run_matches, summarize_matches
+    if args.save_games or args.luck:
+        raise cli.UsageError("--save-games and --luck are not available for match play yet")
+    check_play_outputs(args, model2)
+    records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
+                          args.workers, args.engine, not args.quiet, met=args.met)
+    summary = summarize_matches(records, args.seed)
+    summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
+                   oneply2=args.oneply2, met=mode.met.name, commit=git_commit(),
+                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   command=" ".join(cli.sys.argv))
+    print(format_matches(summary, args.model1, model2))
+    if args.json:
+        cli.write_json(args.json, summary)
+    if args.csv:
+        cli.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, records)) + "\n")
+
+
+def matches_against_gnubg(args, level: str) -> None:
+    """--game-mode match against the binary: gnubg plays its own cube by match equity."""
+    from matches import format_matches, matches_csv_lines, summarize_matches
+    if args.oneply2 or args.save_games or args.luck:
+        raise cli.UsageError("--oneply2, --save-games and --luck do not apply to matches against gnubg-ext")
+    length = args.match_length or 7
+    cli.checked(lambda: game_mode("match", False, length, args.met))  # a bad --met fails before gnubg starts
+    csv_path = args.games_csv or os.path.join(
+        "runs", f"gnubg_match{length}_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
+    check_play_outputs(args, level, csv_path)
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    records, errors, matches = run_against_gnubg(args.model1, level, args.games, "match", False, args.oneply1,
+                                                 args.seed, args.workers, csv_path, args.engine, not args.quiet,
+                                                 args.gnubg_timeout, binary=args.gnubg, match_length=length,
+                                                 met=args.met)
+    for err in errors:
+        print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
+    if not matches:
+        raise cli.UsageError(f"no match against gnubg finished ({errors[0] if errors else 'unknown error'})")
+    summary = summarize_matches(matches, args.seed)
+    mismatches = [r.index for r in records if r.our_record != r.points]
+    summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
+                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                   command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
+                   met="Kazaross-XG2 (ours and gnubg's default)",
+                   note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample matches")
+    print(format_matches(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
+    print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
+    if args.json:
+        cli.write_json(args.json, summary)
+    if args.csv:
+        cli.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, matches)) + "\n")
+    if errors:
+        cli.sys.exit(1)
+
+
 def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model2",
@@ -197,11 +266,13 @@ def against_gnubg(args, level: str) -> None:
     if args.twoply1:
         raise cli.UsageError("--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply")
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
+    if is_match(mode_name):
+        return matches_against_gnubg(args, level)
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
     check_play_outputs(args, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    records, errors = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
+    records, errors, _ = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
                                         args.seed, args.workers, csv_path, args.engine, not args.quiet,
                                         args.gnubg_timeout, luck=args.luck, binary=args.gnubg)
     for err in errors:

@@ -27,7 +27,7 @@ import torch
 
 import backgammon_engine as be
 import movegen
-from encoding import CUBE_THEIRS, NUM_FEATURES
+from encoding import NUM_FEATURES
 from heads import output_head
 from modes import GameMode
 
@@ -127,7 +127,7 @@ class Scorer:
         boards, owner = np.asarray(boards), np.asarray(owner)
         n = len(boards)
         both = np.concatenate([boards, boards])
-        owners = np.concatenate([owner, np.full(n, CUBE_THEIRS)])
+        owners = np.concatenate([owner, self.mode.after_take(owner)])
         if backup is not None:
             v = backup(both, owners)
         else:
@@ -159,7 +159,7 @@ class Scorer:
         if won.any():
             results = be.game_results(after[won])
             own = None if owner is None else np.repeat(np.asarray(owner), counts)[won]
-            values[won] = self.values.terminal(self.mode.points(results, own))
+            values[won] = self.mode.terminal_values(self.values, results, own)
         return after, offsets, values, self.values.scalar(values)
 
     def _first_layer_weights(self) -> tuple[np.ndarray, np.ndarray]:

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from modes import owner_for_opponent
 from scoring import ALL_ROLLS, ROLL_WEIGHTS, segment_argmax
 
 DEFAULT_K1, DEFAULT_K2 = 3, 3
@@ -50,7 +49,7 @@ def oneply_after_values(scorer, after: np.ndarray, values: np.ndarray, owner) ->
     live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
     for s in range(0, len(live), BLOCK):
         rows = live[s:s + BLOCK]
-        opp_owner = None if owner is None else owner_for_opponent(np.asarray(owner)[rows])
+        opp_owner = None if owner is None else scorer.mode.for_opponent(np.asarray(owner)[rows])
         opp_values, _ = scorer.oneply(after[rows][:, ::-1], opp_owner)
         out[rows] = scorer.values.flip(opp_values)
     return out
@@ -93,7 +92,7 @@ class TwoPly:
         out = np.array(values, dtype=np.float64, copy=True)
         live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
         if len(live):
-            opp_owner = None if owner is None else owner_for_opponent(np.asarray(owner)[live])
+            opp_owner = None if owner is None else self.scorer.mode.for_opponent(np.asarray(owner)[live])
             out[live] = self.scorer.values.flip(self.position_values(after[live][:, ::-1], opp_owner))
         return out
 

@@ -45,6 +45,7 @@ class SelfPlay:
         scorer = self.scorer
         g = max(1, min(self.parallel_games, n_episodes))
         table = Table(self.mode, g)
+        table.new_games(np.arange(g), self.mode.initial_states(g, rng))  # match play: a spread of scores
         players = _Recorder(self, table)
         started = g
         stats = players.stats
@@ -65,7 +66,7 @@ class SelfPlay:
                 stats["plies"] += int((ended.turn[fin] + (res != DROPPED)).sum())
                 stats["episodes"] += int(fin.sum())
             fresh = ended.slots[:max(0, min(len(ended.slots), n_episodes - started))]
-            table.new_games(fresh)
+            table.new_games(fresh, self.mode.initial_states(len(fresh), rng))
             started += len(fresh)
 
         table.play(players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end)
@@ -96,7 +97,7 @@ class _Recorder:
 
     def cube(self, slots, boards, owner):
         v_no_double, v_take = self.scorer.cube_values(boards, owner)
-        act = self.mode.cube_action(v_no_double, v_take)
+        act = self.mode.cube_action(v_no_double, v_take, owner)
         self.feats.append(self.scorer.encode_states(boards, owner, np.ones(len(slots))))
         self.targets.append(act.value)
         takes = act.double & act.take

@@ -37,6 +37,7 @@ class TDAgent(Agent):
         depth = "-2ply" if twoply else "-1ply" if oneply else ""
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{depth}"
         self.cube_capable = mode.cubeful
+        self.match_capable = mode.is_match
 
     @classmethod
     def from_checkpoint(cls, path: str, mode_name: str | None = None, jacoby: bool = True, **kw):
@@ -66,7 +67,7 @@ class TDAgent(Agent):
         if not self.cube_capable:
             raise ValueError(f"{self.name} is not a cubeful model")
         backup = self.twoply.position_values if self.twoply is not None else None
-        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply, backup))
+        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply, backup), owner)
 
     def double_decisions(self, boards, owner) -> np.ndarray:
         return self.cube_action(boards, owner).double

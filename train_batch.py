@@ -44,6 +44,12 @@ def build_parser() -> cli.Parser:
                    help="with --resume of an unfinished stage: start a new stage on its weights instead")
     p.add_argument("--warm-start-equity", metavar="DMP_CKPT", help="DMP trunk + fresh equity head -> cubeless money")
     p.add_argument("--warm-start-cubeful", metavar="CUBELESS_CKPT", help="196 -> 200 inputs -> cubeful money")
+    p.add_argument("--warm-start-match", metavar="CUBEFUL_CKPT", help="200 -> 208 inputs, MWC head -> match play")
+    p.add_argument("--match-length", type=cli.match_length_arg, default=None,
+                   help="match play: self-play games start from the scores of N-point matches "
+                        "(default: a spread up to 25 away, mostly within 11)")
+    p.add_argument("--met", metavar="XML", help="match play: match equity table in GNU Backgammon's XML format "
+                   "(default: the shipped Kazaross-XG2, data/met/)")
     p.add_argument("--num-episodes", type=cli.positive_int, default=10000, help="episodes in this stage")
     p.add_argument("--episodes-per-round", type=cli.count_arg(MAX_EPISODES_PER_ROUND, "(a round is held in memory)"),
                    default=500, help="self-play episodes collected before each training pass")

@@ -33,36 +33,46 @@ from tqdm import tqdm
 import net_growth
 from errors import InputError, RunError
 from model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
+from matchplay import MatchPlay
 from modes import CubefulMoney, CubelessMoney, game_mode
 from run_control import Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself
 from runlog import CsvLog
 from trainer import scheduled_lr
 from workers import WorkerError
 
-WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney}  # flag -> mode it trains
+WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney,
+               "warm_start_match": MatchPlay}  # flag -> mode it trains
 EVAL_FIELDS = ["eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
 
 
 def build_model(args, output_mode: str | None = None):
     """(model, meta, trainer_state or None, mode) from the flags; InputError on bad input."""
-    sources = [s for s in ("resume", "warm_start_equity", "warm_start_cubeful") if getattr(args, s, None)]
+    sources = [s for s in ("resume", *WARM_STARTS) if getattr(args, s, None)]
     if len(sources) > 1:
-        raise InputError("use only one of --resume, --warm-start-equity, --warm-start-cubeful")
+        raise InputError("use only one of --resume, --warm-start-equity, --warm-start-cubeful, --warm-start-match")
+    match_length = getattr(args, "match_length", None)
+
+    def mode_named(name):
+        mode = game_mode(name, args.jacoby, match_length or 0, getattr(args, "met", None))
+        if (match_length is not None or getattr(args, "met", None)) and not mode.is_match:
+            raise InputError("--match-length and --met apply to --game-mode match only")
+        return mode
+
     trainer_state = None
     try:
         if not sources:
-            mode = game_mode(args.game_mode or "dmp", args.jacoby)
+            mode = mode_named(args.game_mode or "dmp")
             model = TDNetwork(mode.n_inputs, args.hidden, output_mode or mode.default_output)
             meta = new_metadata(model, mode.name)
         else:
             path = getattr(args, sources[0])
             model, meta, trainer_state = load_checkpoint(path)
             if sources[0] == "resume":
-                mode = game_mode(args.game_mode or meta.get("game_mode", "dmp"), args.jacoby)
+                mode = mode_named(args.game_mode or meta.get("game_mode", "dmp"))
             else:  # a warm start makes a model for its own game mode
                 flag = "--" + sources[0].replace("_", "-")
                 target = WARM_STARTS[sources[0]]
-                mode = game_mode(args.game_mode, args.jacoby) if args.game_mode else target(args.jacoby)
+                mode = mode_named(args.game_mode) if args.game_mode else mode_named(target.name)
                 if type(mode) is not target:
                     raise InputError(f"{flag} trains {target.name}; drop --game-mode or set it so")
                 try:

@@ -32,8 +32,8 @@ from dataclasses import dataclass
 import numpy as np
 
 import backgammon_engine as be
-from encoding import CUBE_CENTERED, CUBE_THEIRS
-from modes import GameMode, owner_for_opponent
+from encoding import CUBE_CENTERED
+from modes import GameMode
 
 MAX_PLIES = 3000  # a game this long is abandoned (never seen in practice; guards a broken net)
 DROPPED, ABANDONED = 0, -1  # Ended.result besides 1/2/3 (single game, gammon, backgammon)
@@ -71,10 +71,12 @@ class Table:
         self.ply = np.zeros(n, dtype=np.int64)
         self.live = np.ones(n, dtype=bool)
 
-    def new_games(self, slots) -> None:
-        """Start fresh games in these slots."""
+    def new_games(self, slots, states=None) -> None:
+        """Start fresh games in these slots, with the cube states ``states`` (match play:
+        the scores; default: the cube centred)."""
         self.boards[slots] = be.initial_board()
-        self.owner[slots], self.cube[slots], self.ply[slots] = CUBE_CENTERED, 1, 0
+        self.owner[slots] = CUBE_CENTERED if states is None else states
+        self.cube[slots], self.ply[slots] = 1, 0
         self.live[slots] = True
 
     def _end(self, on_end, slots, points, result, turn) -> None:
@@ -103,7 +105,7 @@ class Table:
             self._end(on_end, slots, points, np.abs(results[done]), self.ply[slots] - 1)
         go_on = idx[~done]
         self.boards[go_on] = be.swap(after[~done].transpose(1, 0, 2)).transpose(1, 0, 2)
-        self.owner[go_on] = owner_for_opponent(self.owner[go_on])
+        self.owner[go_on] = self.mode.for_opponent(self.owner[go_on])
         stuck = go_on[self.ply[go_on] >= self.max_plies]
         if len(stuck):
             self._end(on_end, stuck, np.zeros(len(stuck)), np.full(len(stuck), ABANDONED), self.ply[stuck])
@@ -119,7 +121,7 @@ class Table:
         takes = double & np.asarray(take, dtype=bool)
         drops = double & ~takes
         self.cube[j[takes]] *= 2
-        self.owner[j[takes]] = CUBE_THEIRS
+        self.owner[j[takes]] = self.mode.after_take(self.owner[j[takes]])
         if not drops.any():
             return idx
         slots = j[drops]

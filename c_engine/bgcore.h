@@ -6,7 +6,7 @@
 
 #define BG_MAX_MOVES 4096
 #define BG_NUM_FEATURES 196
-#define BG_MAX_EXTRA 8
+#define BG_MAX_EXTRA 16
 
 #define BG_ERR_NEGATIVE -1
 #define BG_ERR_TOO_MANY -2

@@ -273,3 +273,20 @@ def test_play_models_luck_against_gnubg(tmp_path, cubeful_ckpt, gnubg_bin):
     s = json.loads(out.read_text())
     lk = s["luck_adjusted"]
     assert lk["games"] == 4 and lk["ci_low"] <= lk["mean"] <= lk["ci_high"] and lk["reference"] == "gnubg-nn"
+
+
+def test_matches_against_gnubg(tmp_path, gnubg_bin):
+    """Whole 3-point matches: gnubg checks nothing of ours, so every board's length, score and
+    Crawford flag is checked on our side (gnubg_external); here the records must agree too."""
+    from matchplay import MATCH_INPUTS
+    torch.manual_seed(5)
+    m = TDNetwork(MATCH_INPUTS, [8], "mwc")
+    ckpt = tmp_path / "match.pt"
+    save_checkpoint(str(ckpt), m, new_metadata(m, "match"))
+    out, games = tmp_path / "m.json", tmp_path / "games.csv"
+    run("play_models.py", "--model1", ckpt, "--model2", "gnubg-ext", "--game-mode", "match", "--match-length", "3",
+        "--games", "4", "--quiet", "--json", out, "--games-csv", games, "--gnubg", gnubg_bin, check=True)
+    s = json.loads(out.read_text())
+    assert s["matches"] == 4 and s["errors"] == [] and s["record_mismatches"] == []
+    assert s["games"] == len(games.read_text().splitlines()) - 1 >= 4
+    assert 0 <= s["match_win_rate"]["mean"] <= 1

@@ -27,7 +27,7 @@ PYEOF
   skip=0
   for a in "$@"; do
     if [ $skip = 1 ]; then skip=0; continue; fi
-    case $a in --warm-start-equity|--warm-start-cubeful) skip=1 ;; *) args+=("$a") ;; esac
+    case $a in --warm-start-equity|--warm-start-cubeful|--warm-start-match) skip=1 ;; *) args+=("$a") ;; esac
   done
   exec $PY "$script" --resume "$out" --save "$out" "${args[@]}"
 fi
@@ -35,6 +35,6 @@ if [ "$from" = - ]; then
   exec $PY "$script" --save "$out" "$@"
 fi
 case " $* " in
-  *" --warm-start-equity "*|*" --warm-start-cubeful "*) exec $PY "$script" --save "$out" "$@" ;;
+  *" --warm-start-equity "*|*" --warm-start-cubeful "*|*" --warm-start-match "*) exec $PY "$script" --save "$out" "$@" ;;
 esac
 exec $PY "$script" --resume "$from" --save "$out" "$@"

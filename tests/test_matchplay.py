@@ -1,0 +1,338 @@
+"""Match play: the match equity table, the match rules (Crawford, caps, match end), the
+values a finished game and a cube node get from the table, and whole matches."""
+import os
+import re
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+import torch
+
+from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from helpers import board
+from matches import play_matches
+from matchplay import MATCH_INPUTS, MatchPlay, pack, unpack
+from met import DEFAULT_MET, METError, load_met
+from model import TDNetwork
+from modes import game_mode
+from movegen import make_expander
+from scoring import Scorer
+from selfplay import SelfPlay
+
+MET = load_met()
+
+
+def xml_table(path=DEFAULT_MET):
+    """The table read by a strict XML parser: an oracle independent of met.py's reader."""
+    root = ET.parse(path).getroot()
+    pre = [[float(me.text) for me in row.findall("me")] for row in root.find("pre-crawford-table").findall("row")]
+    post = [float(me.text) for me in root.find("post-crawford-table").find("row").findall("me")]
+    return np.array(pre), np.array(post)
+
+
+# --------------------------------------------------------------------------- the table
+
+def test_met_entries_read_from_the_file():
+    pre, post = xml_table()
+    assert pre.shape == (25, 25) and post.shape == (25,)
+    np.testing.assert_array_equal(MET.pre, pre)
+    np.testing.assert_array_equal(MET.post, post)
+    # entries as printed in Kazaross-XG2.xml (row: my away, column: theirs)
+    assert MET.mwc(1, 2) == 0.67736 and MET.mwc(2, 1) == 0.32264   # Crawford game, 1-away vs 2-away
+    assert MET.mwc(3, 3) == 0.5 and MET.mwc(25, 1) == 0.00095
+    assert MET.mwc(2, 1, post_crawford=True) == 0.48803             # post-Crawford trailer 2-away
+    assert MET.mwc(1, 2, post_crawford=True) == pytest.approx(1 - 0.48803)
+    assert MET.mwc(0, 3) == 1.0 and MET.mwc(-2, 3) == 1.0 and MET.mwc(4, 0) == 0.0
+
+
+def test_met_is_symmetric():
+    a = np.arange(1, 26)
+    me, opp = np.meshgrid(a, a, indexing="ij")
+    for post in (False, True):
+        np.testing.assert_allclose(MET.mwc(me, opp, post) + MET.mwc(opp, me, post), 1.0, atol=1e-9)
+
+
+def test_met_parsed_leniently_despite_a_stray_closing_tag(tmp_path):
+    text = open(DEFAULT_MET).read()
+    bad = tmp_path / "stray.xml"
+    bad.write_text(text.replace("</pre-crawford-table>", "</row>\n</pre-crawford-table>", 1))
+    with pytest.raises(ET.ParseError):
+        ET.parse(bad)
+    got = load_met(str(bad))
+    np.testing.assert_array_equal(got.pre, MET.pre)
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace("<post-crawford-table", "<nothing").replace("</post-crawford-table>", ""), "post-crawford"),
+    (lambda t: t.replace("<me>0.67736</me>", "", 1), "not square"),
+    (lambda t: t.replace("<me>0.67736</me>", "<me>O.67</me>", 1), "not a number"),
+    (lambda t: t.replace("<me>0.67736</me>", "<me>1.67736</me>", 1), "[0, 1]"),
+    (lambda t: "just text", "not a match equity table"),
+])
+def test_malformed_met_files_are_refused(tmp_path, edit, words):
+    path = tmp_path / "met.xml"
+    path.write_text(edit(open(DEFAULT_MET).read()))
+    with pytest.raises(METError, match=re.escape(words)):
+        load_met(str(path))
+    with pytest.raises(METError, match="no such"):
+        load_met(str(tmp_path / "missing.xml"))
+
+
+# --------------------------------------------------------------------------- state and rules
+
+def test_state_packs_and_unpacks():
+    parts = np.array([(o, lv, c, a, b) for o in range(3) for lv in range(7) for c in (0, 1)
+                      for a in (1, 7, 25) for b in (1, 4, 25)]).T
+    s = pack(*parts)
+    assert len(set(s.tolist())) == parts.shape[1]
+    for got, want in zip(unpack(s), parts):
+        np.testing.assert_array_equal(got, want)
+    assert pack(CUBE_CENTERED, 0, 0, 1, 1) == 0   # state 0 is the 1-away/1-away (DMP) game
+
+
+def test_cube_rules_of_a_match():
+    mode = MatchPlay(length=7)
+    st = lambda owner, crawford, me, opp, level=0: pack(owner, level, crawford, me, opp)
+    may = mode.may_double(np.array([
+        st(CUBE_CENTERED, 0, 5, 3),       # an ordinary game
+        st(CUBE_CENTERED, 1, 4, 1),       # the Crawford game: no doubling
+        st(CUBE_CENTERED, 0, 4, 1),       # post-Crawford: the trailer doubles
+        st(CUBE_THEIRS, 0, 4, 2, 1),      # their cube
+        st(CUBE_MINE, 0, 4, 2, 1),        # my cube: redouble
+        st(CUBE_CENTERED, 0, 1, 1),       # 1-away each: the cube can change nothing
+    ]))
+    assert may.tolist() == [True, False, True, False, True, False]
+    # a take hands the cube over doubled; the opponent sees the same state from its side
+    taken = mode.after_take(np.array([st(CUBE_CENTERED, 0, 5, 3)]))
+    assert [int(x[0]) for x in unpack(taken)] == [CUBE_THEIRS, 1, 0, 5, 3]
+    theirs = mode.for_opponent(taken)
+    assert [int(x[0]) for x in unpack(theirs)] == [CUBE_MINE, 1, 0, 3, 5]
+    assert not MatchPlay().jacoby  # money rules are off in matches
+
+
+def test_a_finished_game_is_worth_the_met_entry_at_the_new_score():
+    mode = MatchPlay()
+    s = pack(CUBE_CENTERED, 1, 0, 5, 3)     # cube 2, I need 5, they need 3
+    # single win: 2 points -> 3-away vs 3-away; gammon: 4 points -> 1-away: the Crawford game
+    got = mode.terminal_values(None, np.array([1, 2, 3]), np.full(3, s))
+    assert got.tolist() == [0.5, 0.75076, 1.0]   # 1-away v 3-away (Crawford); a backgammon's 6 points win
+    # losing: they reach 1-away (Crawford next) or win
+    assert mode.after_game(np.array([s, s]), np.array([-2, -4])).tolist() == [MET.mwc(5, 1), 0.0]
+    # in the Crawford game and after it, a score at 1-away is post-Crawford
+    crawford = pack(CUBE_CENTERED, 0, 1, 1, 4)
+    assert mode.after_game(crawford, -1) == pytest.approx(1 - 0.32264)   # 1-away vs 3-away, post-Crawford
+    assert mode.after_game(crawford, 2) == 1.0                            # a gammon at 1-away just wins
+
+
+def test_scorer_values_finished_games_from_the_table():
+    mode = MatchPlay()
+    torch.manual_seed(0)
+    scorer = Scorer(TDNetwork(MATCH_INPUTS, [8], "mwc"), mode)
+    b = board({1: 1}, {6: 2})            # my last checker on the 1 point: any roll bears it off
+    states = np.array([pack(CUBE_CENTERED, 0, 0, 2, 2), pack(CUBE_THEIRS, 2, 0, 9, 5)])
+    for st, want in zip(states, (MET.mwc(1, 2), MET.mwc(5, 5))):
+        _, offsets, values, _ = scorer.score(b[None], np.array([[6, 5]]), np.array([st]))
+        assert values[0] == pytest.approx(want)   # 1 point at cube 1; 4 points at cube 4
+
+
+def test_cube_node_value_and_target_follow_the_match_rule():
+    mode = MatchPlay()
+    s = np.array([pack(CUBE_CENTERED, 0, 0, 4, 2)] * 3)   # I need 4, they need 2; a drop gives me 3-away v 2
+    v_drop = MET.mwc(3, 2)
+    act = mode.cube_action(np.array([0.30, 0.30, 0.45]), np.array([0.25, 0.40, 0.40]), s)
+    assert act.double.tolist() == [False, True, False]
+    assert act.take.tolist() == [True, True, True]        # v_take below v_drop: taking leaves them more
+    np.testing.assert_allclose(act.value, [0.30, min(0.40, v_drop), 0.45])
+    big = mode.cube_action(np.array([0.3]), np.array([0.9]), s[:1])
+    assert big.double[0] and not big.take[0] and big.value[0] == v_drop
+
+    # self-play's cube-node samples carry exactly that value under the network's own estimates
+    from selfplay import _Recorder
+    torch.manual_seed(1)
+    sp = SelfPlay(TDNetwork(MATCH_INPUTS, [16], "mwc"), mode)
+    rec = _Recorder(sp, None)
+    boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2}),
+                       board({1: 3, 2: 2}, {19: 2, 6: 3})])
+    states = np.array([pack(CUBE_CENTERED, 0, 0, 4, 2), pack(CUBE_MINE, 1, 0, 3, 6)])
+    rec.cube(np.arange(2), boards, states)
+    v_nd = sp.scorer.state_values(boards, states, np.zeros(2))
+    v_take = sp.scorer.state_values(boards, mode.after_take(states), np.zeros(2))
+    v_drop = np.array([MET.mwc(3, 2), MET.mwc(1, 6)])     # the doubler wins 1, then 2 points
+    np.testing.assert_allclose(rec.targets[0], np.maximum(v_nd, np.minimum(v_take, v_drop)), rtol=1e-6)
+    np.testing.assert_array_equal(rec.feats[0][:, 199], 1.0)   # recorded as cube nodes
+
+
+# --------------------------------------------------------------------------- whole matches
+
+class FirstMove:
+    """First legal move; doubles only against a side at 1-away (post-Crawford, where the
+    trailer should) and always takes."""
+    match_capable = cube_capable = True
+    name = "first-move"
+
+    def __init__(self):
+        self.expander = make_expander("auto")
+        self.asked = []
+
+    def choose_moves(self, boards, dice, owner=None):
+        after, _, offsets = self.expander.expand(boards, dice, encode=False)
+        return after[offsets[:-1]].astype(np.int64)
+
+    def double_decisions(self, boards, owner):
+        self.asked.extend(np.asarray(owner).tolist())
+        return unpack(owner)[4] == 1
+
+    def take_decisions(self, boards, owner):
+        return np.ones(len(boards), dtype=bool)
+
+
+@pytest.mark.parametrize("length", [1, 3, 5])
+def test_matches_follow_the_rules(length):
+    a, b = FirstMove(), FirstMove()
+    recs = play_matches(a, b, range(40), MatchPlay(length=length), seed=3)
+    assert [r.index for r in recs] == list(range(40))
+    saw_crawford = saw_post_double = False
+    for r in recs:
+        assert r.winner in (0, 1)
+        won = sum(abs(g[0]) for g in r.games if (g[0] > 0) == (r.winner == 0))
+        assert won == length      # the winner's points, each capped at what it needed, make the match
+        away = [length, length]
+        crawford_games = 0
+        for pts, result, cube, crawford, a_away, b_away in r.games:
+            assert [a_away, b_away] == away
+            w = 0 if pts > 0 else 1
+            assert abs(pts) == min(result * cube if result else cube, away[w])
+            if crawford:
+                crawford_games += 1
+                assert cube == 1                       # no doubling in the Crawford game
+                saw_crawford = True
+            elif 1 in away and cube > 1:
+                saw_post_double = True                 # doubling resumes after it
+            before = list(away)
+            away[w] -= abs(pts)
+            became = 1 in away and 1 not in before and max(away) > 0 and min(away) > 0
+            if became:
+                assert r.games.index((pts, result, cube, crawford, a_away, b_away)) < len(r.games) - 1
+        assert min(away) <= 0
+        assert crawford_games <= 1
+    if length > 1:
+        assert saw_crawford and saw_post_double
+    # no cube is ever offered in a Crawford game or at 1-away each
+    for st in a.asked + b.asked:
+        _, _, crawford, me, opp = unpack(st)
+        assert crawford == 0 and not (me == 1 and opp == 1)
+
+
+def test_duplicate_matches_replay_the_same_dice_with_sides_swapped():
+    mode = MatchPlay(length=3)
+    recs = play_matches(FirstMove(), FirstMove(), range(4), mode, seed=5)
+    # identical deterministic players: match 2k+1 is match 2k with the seats swapped
+    for k in (0, 2):
+        g0, g1 = recs[k].games, recs[k + 1].games
+        assert [(-p, res, c) for p, res, c, *_ in g0] == [(p, res, c) for p, res, c, *_ in g1]
+        assert recs[k].winner == 1 - recs[k + 1].winner
+
+
+def test_match_mode_by_name_and_length_checks():
+    assert game_mode("match", match_length=7) == MatchPlay(length=7)
+    with pytest.raises(ValueError, match="1 to 25"):
+        MatchPlay(length=26)
+    with pytest.raises(ValueError, match="cannot play match play"):
+        MatchPlay(length=7).check_agent(type("A", (), {"name": "pubeval", "cube_capable": False})())
+
+
+# --------------------------------------------------------------------------- command line
+
+@pytest.fixture(scope="module")
+def ckpts(tmp_path_factory):
+    from model import new_metadata, save_checkpoint
+    d = tmp_path_factory.mktemp("match")
+    out = {}
+    for name, n, head, mode in (("match", MATCH_INPUTS, "mwc", "match"), ("cubeful", 200, "equity", "cubeful-money"),
+                                ("dmp", 196, "probability", "dmp")):
+        torch.manual_seed(len(name))
+        m = TDNetwork(n, [8], head)
+        out[name] = str(d / f"{name}.pt")
+        save_checkpoint(out[name], m, new_metadata(m, mode))
+    bad = d / "bad.xml"
+    bad.write_text("<met><pre-crawford-table><row><me>0.5</me></row></pre-crawford-table></met>")
+    out["bad_met"] = str(bad)
+    return out
+
+
+def test_play_models_plays_matches(tmp_path, ckpts):
+    from helpers import run
+    out = tmp_path / "m.json"
+    csv_path = tmp_path / "m.csv"
+    run("play_models.py", "--model1", ckpts["match"], "--model2", ckpts["cubeful"], "--game-mode", "match",
+        "--match-length", "3", "--games", "8", "--quiet", "--json", out, "--csv", csv_path, check=True)
+    import json
+    s = json.loads(out.read_text())
+    assert s["matches"] == 8 and s["match_length"] == 3 and s["met"] == "Kazaross-XG2.xml"
+    w = s["match_win_rate"]
+    assert 0 <= w["ci_low"] <= w["mean"] <= w["ci_high"] <= 1
+    rows = [ln for ln in csv_path.read_text().splitlines() if not ln.startswith("#")][1:]
+    assert len(rows) == s["games"] and {int(r.split(",")[0]) for r in rows} == set(range(8))
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--game-mode", "match", "--match-length", "26"], "at most 25"),
+    (["--game-mode", "match", "--match-length", "0"], "at least 1"),
+    (["--game-mode", "cubeful-money", "--match-length", "7"], "match only"),
+    (["--game-mode", "match", "--met", "/nonexistent/met.xml"], "no such match equity table"),
+    (["--game-mode", "match", "--met", "BAD"], "not a match equity table"),
+    (["--model1", "DMP", "--game-mode", "match"], "probability model cannot be used for match"),
+    (["--model2", "MATCH", "--game-mode", "cubeful-money"], "mwc model cannot be used for cubeful-money"),
+    (["--model2", "pubeval", "--game-mode", "match"], "cannot play match play"),
+])
+def test_play_models_refuses_bad_match_settings(ckpts, args, words):
+    from helpers import assert_one_line_error, run
+    args = [{"DMP": ckpts["dmp"], "MATCH": ckpts["match"], "BAD": ckpts["bad_met"]}.get(a, a) for a in args]
+    base = {"--model1": ckpts["match"], "--model2": ckpts["cubeful"]}
+    for i in range(0, len(args) - 1):
+        if args[i] in base:
+            base[args[i]] = args[i + 1]
+    rest = [a for i, a in enumerate(args) if a not in base and (i == 0 or args[i - 1] not in base)]
+    proc = run("play_models.py", "--model1", base["--model1"], "--model2", base["--model2"], "--games", "2",
+               "--quiet", *rest)
+    assert_one_line_error(proc, words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--game-mode", "dmp", "--match-length", "3"], "match only"),
+    (["--warm-start-match", "CUBEFUL", "--met", "BAD"], "not a match equity table"),
+    (["--warm-start-match", "DMP"], "needs a cubeful money model"),
+    (["--resume", "MATCH", "--game-mode", "cubeful-money"], "mwc model cannot be used"),
+])
+def test_train_batch_refuses_bad_match_settings(tmp_path, ckpts, args, words):
+    from helpers import assert_one_line_error, run
+    args = [{"DMP": ckpts["dmp"], "MATCH": ckpts["match"], "BAD": ckpts["bad_met"],
+             "CUBEFUL": ckpts["cubeful"]}.get(a, a) for a in args]
+    proc = run("train_batch.py", *args, "--num-episodes", "10", "--save", tmp_path / "x.pt", "--quiet")
+    assert_one_line_error(proc, words)
+    assert not (tmp_path / "x.pt").exists()
+
+
+def test_warm_started_match_model_trains(tmp_path, ckpts):
+    from helpers import run
+    from model import load_checkpoint
+    save = tmp_path / "m.pt"
+    run("train_batch.py", "--warm-start-match", ckpts["cubeful"], "--num-episodes", "40", "--episodes-per-round",
+        "20", "--save", save, "--quiet", "--eval-every", "2", "--eval-games", "20", check=True)
+    model, meta, _ = load_checkpoint(str(save))
+    assert meta["game_mode"] == "match" and model.output_mode == "mwc" and model.n_inputs == MATCH_INPUTS
+    log = (tmp_path / "m.csv").read_text().splitlines()
+    assert len(log) == 3 and log[-1].split(",")[-5] == "pubeval"   # the quick eval: 1-away each vs pubeval
+
+
+def test_warm_start_match_reads_money_equity_as_mwc():
+    from net_growth import warm_start_match
+    torch.manual_seed(4)
+    money = TDNetwork(200, [16, 8], "equity")
+    match = warm_start_match(money)
+    x = torch.rand(50, 200)
+    extra = torch.rand(50, MATCH_INPUTS - 200)   # the match inputs start with zero weight
+    with torch.no_grad():
+        e = money(x)
+        got = match(torch.cat([x, extra], dim=1))
+    torch.testing.assert_close(got, torch.sigmoid(2 * e))
