@@ -26,6 +26,8 @@ class BatchLearner:
     log_fields = LOG_FIELDS
 
     def __init__(self, args, model, mode):
+        if getattr(args, "cube_explore", 0) and not mode.cubeful:
+            raise ValueError(f"--cube-explore applies to modes with a cube, not {mode.name}")
         self.args, self.model, self.mode = args, model, mode
         self.trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, getattr(args, "device", "cpu"))
         self.collector = None
@@ -36,9 +38,12 @@ class BatchLearner:
 
     @staticmethod
     def settings(args, mode) -> dict:
-        return {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
-                "lr": args.lr, "end_lr": args.end_lr, "warmup_cycles": args.warmup_cycles,
-                "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
+        out = {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
+               "lr": args.lr, "end_lr": args.end_lr, "warmup_cycles": args.warmup_cycles,
+               "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
+        if getattr(args, "cube_explore", 0):  # (absent when off, so older stages resume as they were)
+            out["cube_explore"] = args.cube_explore
+        return out
 
     @staticmethod
     def round_episodes(args) -> int:
@@ -59,7 +64,7 @@ class BatchLearner:
         self.round_seed = round_seed
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
         self.collector = Collector(args.workers, self.mode, args.oneply, args.engine, args.parallel_games,
-                                   getattr(args, "scoring", "auto"))
+                                   getattr(args, "scoring", "auto"), getattr(args, "cube_explore", 0.0))
         if args.overlap:
             # the workers keep the cores busy while we train: more torch threads here would
             # oversubscribe them (measured 3x slower with the default two)

@@ -35,18 +35,20 @@ class SelfPlay:
     """Plays ``n_episodes`` games of a model against itself and returns (features, targets)."""
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
-                 parallel_games: int = 128, device: str | None = None, first_layer: str = "auto"):
+                 parallel_games: int = 128, device: str | None = None, first_layer: str = "auto",
+                 cube_explore: float = 0.0):
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.mode = mode
         self.oneply = oneply
         self.parallel_games = parallel_games
+        self.cube_explore = cube_explore
 
     def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
         scorer = self.scorer
         g = max(1, min(self.parallel_games, n_episodes))
         table = Table(self.mode, g)
         table.new_games(np.arange(g), self.mode.initial_states(g, rng))  # match play: a spread of scores
-        players = _Recorder(self, table)
+        players = _Recorder(self, table, rng)
         started = g
         stats = players.stats
         evals_before = scorer.evaluations
@@ -89,8 +91,9 @@ class _Recorder:
     a cube node's target is its value under the cube rule, a pre-roll position's the
     best move's value (sampled) or the mean over all 21 rolls (1-ply)."""
 
-    def __init__(self, selfplay: SelfPlay, table: Table):
+    def __init__(self, selfplay: SelfPlay, table: Table, rng: np.random.Generator | None = None):
         self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
+        self.cube_explore, self.rng = selfplay.cube_explore, rng
         self.feats, self.targets = [], []
         self.stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
                       "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
@@ -100,11 +103,19 @@ class _Recorder:
         act = self.mode.cube_action(v_no_double, v_take, owner)
         self.feats.append(self.scorer.encode_states(boards, owner, np.ones(len(slots))))
         self.targets.append(act.value)
-        takes = act.double & act.take
-        self.stats["doubles"] += int(act.double.sum())
+        double, take = act.double, act.take
+        if self.cube_explore:
+            # visit the branches the greedy rule avoids (its values are learned only where they
+            # are visited): now and then double anyway, or take a double the rule would drop.
+            # The node's target stays the greedy value above.
+            r = self.rng.random((2, len(slots)))
+            double = double | (r[0] < self.cube_explore)
+            take = take | (double & (r[1] < self.cube_explore))
+        takes = double & take
+        self.stats["doubles"] += int(double.sum())
         self.stats["takes"] += int(takes.sum())
-        self.stats["drops"] += int((act.double & ~takes).sum())
-        return act.double, act.take
+        self.stats["drops"] += int((double & ~takes).sum())
+        return double, take
 
     def move(self, slots, boards, dice, owner):
         self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
@@ -133,7 +144,7 @@ def _collect_job(job: dict) -> dict:
         model.eval()
     model.load_state_dict({k: torch.from_numpy(v) for k, v in job["state"].items()})
     sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
-                  first_layer=job["first_layer"])
+                  first_layer=job["first_layer"], cube_explore=job["cube_explore"])
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
@@ -144,7 +155,8 @@ class Collector:
     """Self-play over ``workers`` processes (in-process when workers == 1)."""
 
     def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
-                 first_layer: str = "auto"):
+                 first_layer: str = "auto", cube_explore: float = 0.0):
+        self.cube_explore = cube_explore  # chance of an exploratory double or take (cube modes)
         self.workers = workers
         self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
         self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
@@ -161,7 +173,7 @@ class Collector:
         if self.pool is None:
             model.eval()
             sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games,
-                          first_layer=self.first_layer)
+                          first_layer=self.first_layer, cube_explore=self.cube_explore)
             out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
@@ -170,6 +182,7 @@ class Collector:
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
                  "state": state, "mode": self.mode, "oneply": self.oneply, "backend": self.backend,
                  "parallel_games": self.parallel_games, "first_layer": self.first_layer,
+                 "cube_explore": self.cube_explore,
                  "episodes": share, "seed": child}
                 for share, child in zip(shares, seed_seq.spawn(self.workers)) if share > 0]
         return [self.pool.submit(_collect_job, job) for job in jobs]

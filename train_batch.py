@@ -54,6 +54,10 @@ def build_parser() -> cli.Parser:
     p.add_argument("--episodes-per-round", type=cli.count_arg(MAX_EPISODES_PER_ROUND, "(a round is held in memory)"),
                    default=500, help="self-play episodes collected before each training pass")
     p.add_argument("--oneply", action="store_true", help="exact 1-ply targets (all 21 rolls)")
+    p.add_argument("--cube-explore", type=cli.probability_arg, default=0.0, metavar="P",
+                   help="cube modes: with this chance a mover doubles although its rule says not to, and a "
+                        "double its rule would drop is taken, so the branches greedy play avoids are visited "
+                        "and learned; cube-node targets stay the greedy rule's value (0: greedy)")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default="adam", help="optimizer")
     p.add_argument("--lr", type=cli.learning_rate, default=1e-3, help="learning rate (start of the schedule)")
     p.add_argument("--end-lr", type=cli.learning_rate, default=None,
