@@ -221,7 +221,8 @@ class Collector:
         state = {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
         shares = [n_episodes // self.workers + (i < n_episodes % self.workers) for i in range(self.workers)]
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
-                 "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode, "oneply": self.oneply, "backend": self.backend,
+                 "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode,
+                 "oneply": self.oneply, "backend": self.backend,
                  "parallel_games": self.parallel_games, "first_layer": self.first_layer,
                  "episodes": share, "seed": child}
                 for share, child in zip(shares, seed_seq.spawn(self.workers)) if share > 0]

@@ -40,7 +40,7 @@ class Trainer:
         if optimizer not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
         if momentum and optimizer != "sgd":
-            raise ValueError(f"--momentum is for --optimizer sgd (Adam keeps its own moments)")
+            raise ValueError("--momentum is for --optimizer sgd (Adam keeps its own moments)")
         if not 0.0 <= momentum < 1.0:
             raise ValueError(f"--momentum must be in [0, 1), got {momentum}")
         self.model = model
