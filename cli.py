@@ -108,6 +108,20 @@ def probability_arg(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def momentum_arg(text: str) -> float:
+    value = non_negative_float(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value
+
+
 MAX_LR = 100.0
 
 

@@ -55,17 +55,8 @@ class TDAgent(Agent):
         return after[rows]
 
     def _lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
-        """Mover's 1-ply values of after-states: exact for finished games, otherwise the
-        flipped 1-ply backup of the opponent's position."""
-        finished = after[:, 1].sum(axis=1) == 0
-        out = values.copy()
-        live = ~finished
-        if live.any():
-            opp_boards = after[live][:, ::-1]
-            opp_owner = None if owner is None else self.mode.for_opponent(owner[live])
-            opp_values, _ = self.scorer.oneply(opp_boards, opp_owner)
-            out[live] = self.scorer.values.flip(opp_values)
-        return out
+        """Mover's 1-ply values of after-states (Scorer.lookahead)."""
+        return self.scorer.lookahead(after, values, owner)
 
     def cube_action(self, boards, owner):
         """The mode's cube rule on this model's values (ValueError for a mode without a cube)."""

@@ -359,8 +359,9 @@ def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode
     model = TDNetwork(mode.n_inputs, [16], mode.default_output)
     boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})] * 6)
     states = mode.initial_states(6, np.random.default_rng(0)) if mode.is_match else np.zeros(6, dtype=np.int64)
+    from selfplay import Acting
     greedy = _Recorder(SelfPlay(model, mode), None, np.random.default_rng(1))
-    always = _Recorder(SelfPlay(model, mode, cube_explore=1.0), None, np.random.default_rng(1))
+    always = _Recorder(SelfPlay(model, mode, acting=Acting(cube_explore=1.0)), None, np.random.default_rng(1))
     g_double, g_take = greedy.cube(np.arange(6), boards, states)
     a_double, a_take = always.cube(np.arange(6), boards, states)
     assert a_double.all() and a_take.all()                  # every branch visited
