@@ -13,7 +13,7 @@ import time
 import numpy as np
 import torch
 
-from selfplay import Collector
+from selfplay import Acting, Collector
 from trainer import Trainer
 from training_loop import check_finite
 
@@ -22,12 +22,38 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
               "drops"]
 
 
+# flags that change what a stage does, with their defaults: a stage records those not at
+# their default, so a checkpoint written before a flag existed resumes as before
+STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
+                 "momentum": 0.0,
+                 "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
+                 "expand_depth_size": None}
+
+
+def optional_settings(args, defaults: dict) -> dict:
+    """The flags of ``defaults`` that ``args`` sets to something else."""
+    return {k: getattr(args, k) for k, d in defaults.items() if getattr(args, k, d) != d}
+
+
 class BatchLearner:
     log_fields = LOG_FIELDS
 
     def __init__(self, args, model, mode):
         self.args, self.model, self.mode = args, model, mode
-        self.trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, getattr(args, "device", "cpu"))
+        self.acting = Acting.from_args(args)
+        if self.acting.cube_targets_1ply and not mode.cubeful:
+            raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
+        if self.acting.cube_explore and not mode.cubeful:
+            raise ValueError(f"--cube-explore applies to modes with a cube, not {mode.name}")
+        loss = None
+        if model.output_mode == "prob5":
+            from losses import prob5_loss
+            loss = prob5_loss(getattr(args, "loss", "mse"), getattr(args, "win_weight", 1.0),
+                              getattr(args, "raw_logits", False))
+        elif getattr(args, "loss", "mse") != "mse" or getattr(args, "raw_logits", False):
+            raise ValueError("--loss and --raw-logits are for prob5 models (train_prob5.py)")
+        self.trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, getattr(args, "device", "cpu"),
+                               getattr(args, "momentum", 0.0), getattr(args, "grad_clip", None), loss)
         self.collector = None
         self.pending = None
         self.last_loss = float("nan")
@@ -36,9 +62,10 @@ class BatchLearner:
 
     @staticmethod
     def settings(args, mode) -> dict:
-        return {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
+        base = {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
                 "lr": args.lr, "end_lr": args.end_lr, "warmup_cycles": args.warmup_cycles,
                 "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
+        return {**base, **optional_settings(args, STAGE_OPTIONS)}
 
     @staticmethod
     def round_episodes(args) -> int:
@@ -59,7 +86,7 @@ class BatchLearner:
         self.round_seed = round_seed
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
         self.collector = Collector(args.workers, self.mode, args.oneply, args.engine, args.parallel_games,
-                                   getattr(args, "scoring", "auto"))
+                                   getattr(args, "scoring", "auto"), acting=self.acting)
         if args.overlap:
             # the workers keep the cores busy while we train: more torch threads here would
             # oversubscribe them (measured 3x slower with the default two)

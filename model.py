@@ -10,9 +10,13 @@ Three output modes, all read from the side on roll:
   P(lose gammon), P(lose backgammon) (gammons include backgammons), chained as
   conditional probabilities so the five are always consistent.
 
+Hidden units use ``activation`` (ACTIVATIONS: relu by default; Tesauro used sigmoid;
+leaky_relu has slope 0.01 below zero, torch's default).
+
 A checkpoint (.pt) is one dict holding the weights and every piece of metadata
-needed to use it (inputs, hidden sizes, output mode, game mode, episodes,
-lineage), so nothing that loads one needs flags.  Writes are atomic.
+needed to use it (inputs, hidden sizes, output mode, activation, game mode,
+episodes, lineage), so nothing that loads one needs flags; one without an
+``activation`` is relu (written before there was a choice).  Writes are atomic.
 """
 from __future__ import annotations
 
@@ -30,6 +34,8 @@ from heads import OUTPUT_MODES, output_head
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1
 ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4", 208: "tesauro196+cube4+match8"}
+ACTIVATIONS = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+               "leaky_relu": torch.nn.functional.leaky_relu}  # name -> function (hidden units)
 
 
 class CheckpointError(Exception):
@@ -37,10 +43,13 @@ class CheckpointError(Exception):
 
 
 class TDNetwork(nn.Module):
-    """MLP with ReLU hidden layers and a head chosen by ``output_mode``."""
+    """MLP with ``activation`` hidden layers and a head chosen by ``output_mode``."""
 
-    def __init__(self, n_inputs: int = 196, hidden=(80,), output_mode: str = "probability"):
+    def __init__(self, n_inputs: int = 196, hidden=(80,), output_mode: str = "probability",
+                 activation: str = "relu"):
         super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
         if output_mode not in OUTPUT_MODES:
             raise ValueError(f"unknown output mode {output_mode!r}; choose one of {', '.join(OUTPUT_MODES)}")
         hidden = [int(h) for h in hidden]
@@ -51,6 +60,8 @@ class TDNetwork(nn.Module):
         self.n_inputs = n_inputs
         self.hidden = hidden
         self.output_mode = output_mode
+        self.activation = activation
+        self.act = ACTIVATIONS[activation]
         sizes = [n_inputs] + hidden
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.head = nn.Linear(hidden[-1], output_head(output_mode).width)
@@ -61,18 +72,27 @@ class TDNetwork(nn.Module):
 
     def trunk(self, x: torch.Tensor) -> torch.Tensor:
         for layer in self.layers:
-            x = torch.relu(layer(x))
+            x = self.act(layer(x))
         return x
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
-        return self.from_first_hidden(torch.relu(self.layers[0](x)))
+        return self.from_first_hidden(self.act(self.layers[0](x)))
+
+    def from_first_pre(self, x: torch.Tensor) -> torch.Tensor:
+        """The rest of forward from the first hidden layer's pre-activations W1 x + b1."""
+        return self.from_first_hidden(self.act(x))
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """The head's raw outputs (before its sigmoids), (N, width): for losses computed in
+        log space (losses.py)."""
+        return self.head(self.trunk(x))
 
     def from_first_hidden(self, x: torch.Tensor) -> torch.Tensor:
         """The rest of forward from the first hidden layer's activations, which scoring
         can compute more cheaply than a full matrix product (scoring.py)."""
         for i in range(1, len(self.layers)):  # (slicing a ModuleList builds a new one per call)
-            x = torch.relu(self.layers[i](x))
+            x = self.act(self.layers[i](x))
         out = self.head(x)
         if self.output_mode == "equity":
             return out.squeeze(-1)
@@ -85,7 +105,8 @@ class TDNetwork(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
     def describe(self) -> str:
-        return f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}"
+        act = "" if self.activation == "relu" else f", {self.activation}"
+        return f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}{act}"
 
 
 def prob5_from_conditionals(s: torch.Tensor) -> torch.Tensor:
@@ -140,6 +161,7 @@ def new_metadata(model: TDNetwork, game_mode: str) -> dict:
         "n_inputs": model.n_inputs,
         "hidden": list(model.hidden),
         "output_mode": model.output_mode,
+        "activation": model.activation,
         "encoder": ENCODERS[model.n_inputs],
         "game_mode": game_mode,
         "episodes": 0,
@@ -180,7 +202,7 @@ def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, di
                               f"(this code reads version {CHECKPOINT_VERSION})")
     meta = payload.get("meta") or {}
     try:
-        model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"])
+        model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu"))
         model.load_state_dict(payload["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:
         raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None

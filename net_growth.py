@@ -4,9 +4,21 @@
   the copies' outgoing weights share the original's out of random fractions that
   sum to one.  The function is unchanged, and unequal shares break the symmetry
   between copies so they can learn different things.
-* Depth expansion: a square layer with identity weights and zero bias appended
-  after the last hidden layer.  Its input is a ReLU output (non-negative), so
-  ReLU(I x) = x and the function is unchanged.
+* Depth expansion appends layers after the last hidden layer h (ReLU nets only:
+  the constructions rest on ReLU(z) = z for z >= 0, and h >= 0).
+  - As wide as h (or wider): identity weights, zero bias, so ReLU(I h) = h
+    (a wider one is then widened by Net2Net as above).
+  - Narrower (e.g. [512,512] -> [512,512,256]): the head is linear in h, so each
+    output o is a sum of a positive and a negative part, w_o.h = P_o - N_o with
+    P_o = sum of w_oi h_i over w_oi > 0 and N_o = sum of |w_oi| h_i over w_oi < 0,
+    both >= 0 and so unchanged by a ReLU.  The new layer's units split those sums
+    into parts: output o gets about width / outputs units, half summing disjoint
+    groups of its positive terms, half of its negative ones (h's units dealt out
+    round-robin), and the new head weights are +1 / -1 on its own units.  Each unit
+    adds a bias eps, taken back out by the head's bias, so that no unit sits at
+    ReLU's kink (where it would get no gradient).  The function is preserved exactly
+    (to float rounding) whenever width >= 2 x outputs (2 for scalar heads, 10 for
+    prob5); every unit starts as an active, non-negative summary of h.
 * Warm starts: DMP -> cubeless equity keeps the trunk and puts a fresh linear
   equity head on it; cubeless -> cubeful grows the first layer from 196 to 200
   inputs with zero weights on the cube inputs, so play is unchanged at first.
@@ -21,32 +33,47 @@ from model import TDNetwork
 
 
 def _copy_model(model: TDNetwork, n_inputs=None, hidden=None, output_mode=None) -> TDNetwork:
-    return TDNetwork(n_inputs or model.n_inputs, hidden or model.hidden, output_mode or model.output_mode)
+    return TDNetwork(n_inputs or model.n_inputs, hidden or model.hidden, output_mode or model.output_mode,
+                     model.activation)
 
 
-def plan_expansion(old: list[int], new: list[int]) -> None:
-    """Raise ValueError unless ``new`` widens ``old`` and/or appends square layers."""
+NARROW_BIAS = 0.01  # eps: keeps a narrowed layer's units above ReLU's kink (see the module notes)
+
+
+def plan_expansion(old: list[int], new: list[int], activation: str = "relu", n_outputs: int = 1) -> None:
+    """Raise ValueError unless ``new`` widens ``old`` and/or appends layers that can
+    preserve the function."""
     if len(new) < len(old):
         raise ValueError(f"--expand {','.join(map(str, new))} has fewer layers than the model's "
                          f"{','.join(map(str, old))}; layers can only be added")
     for i, (a, b) in enumerate(zip(old, new)):
         if b < a:
             raise ValueError(f"--expand cannot narrow hidden layer {i + 1} from {a} to {b}")
-    last = new[len(old) - 1]
+    if len(new) > len(old) and activation != "relu":
+        raise ValueError(f"depth expansion needs ReLU hidden units (a new layer passes its input through "
+                         f"unchanged only where ReLU(z) = z); this model's are {activation}")
     for b in new[len(old):]:
-        if b != last:
-            raise ValueError(f"depth expansion appends square layers only: a new layer after width "
-                             f"{last} must have {last} units, got {b}")
+        if b < 2 * n_outputs:
+            raise ValueError(f"a new layer needs at least {2 * n_outputs} units to carry the head's "
+                             f"{n_outputs} output(s) (a positive and a negative part each), got {b}")
 
 
 @torch.no_grad()
 def expand(model: TDNetwork, new_hidden: list[int], seed: int = 0) -> TDNetwork:
     """A function-preserving copy of ``model`` with hidden sizes ``new_hidden``."""
     old_hidden = list(model.hidden)
-    plan_expansion(old_hidden, new_hidden)
+    plan_expansion(old_hidden, new_hidden, model.activation, model.n_outputs)
     rng = np.random.default_rng(seed)
     widths = new_hidden[: len(old_hidden)]
-    grown = _copy_model(model, hidden=widths + new_hidden[len(old_hidden):])
+    if len(new_hidden) > len(old_hidden):  # widen first, then one new layer at a time
+        model = expand(model, widths, seed)
+        for k, width in enumerate(new_hidden[len(old_hidden):]):
+            last = model.hidden[-1]
+            model = _append_layer(model, min(width, last), rng)
+            if width > last:
+                model = expand(model, model.hidden[:-1] + [width], seed + 1 + k)
+        return model
+    grown = _copy_model(model, hidden=widths)
 
     # weights as (out, in) matrices, layer by layer, head last
     weights = [layer.weight.clone() for layer in model.layers] + [model.head.weight.clone()]
@@ -64,20 +91,56 @@ def expand(model: TDNetwork, new_hidden: list[int], seed: int = 0) -> TDNetwork:
         totals = np.bincount(source, weights=share, minlength=old_w)
         frac = torch.tensor(share / totals[source], dtype=weights[i + 1].dtype)
         weights[i + 1] = weights[i + 1][:, source] * frac[None, :]
-    for k, layer in enumerate(grown.layers[: len(old_hidden)]):
+    for k, layer in enumerate(grown.layers):
         layer.weight.copy_(weights[k])
         layer.bias.copy_(biases[k])
-    for layer in grown.layers[len(old_hidden):]:
-        layer.weight.copy_(torch.eye(layer.weight.shape[0]))
-        layer.bias.zero_()
     grown.head.weight.copy_(weights[-1])
     grown.head.bias.copy_(biases[-1])
     return grown
 
 
 @torch.no_grad()
-def warm_start_equity(model: TDNetwork, seed: int = 0) -> TDNetwork:
-    """Same trunk, fresh linear equity head (DMP probability -> cubeless money equity)."""
+def _append_layer(model: TDNetwork, width: int, rng: np.random.Generator) -> TDNetwork:
+    """``model`` with a ReLU layer of ``width`` <= the last hidden width appended before the
+    head, the function unchanged (the module notes say how)."""
+    last = model.hidden[-1]
+    grown = _copy_model(model, hidden=list(model.hidden) + [width])
+    for dst, src in zip(grown.layers, model.layers):
+        dst.load_state_dict(src.state_dict())
+    new, head = grown.layers[-1], grown.head
+    if width == last:
+        new.weight.copy_(torch.eye(last))
+        new.bias.zero_()
+        head.load_state_dict(model.head.state_dict())
+        return grown
+    w_head, b_head = model.head.weight, model.head.bias  # (outputs, last)
+    outputs = w_head.shape[0]
+    new.weight.zero_()
+    head.weight.zero_()
+    new.bias.fill_(NARROW_BIAS)
+    head.bias.copy_(b_head)
+    per_output = np.diff(np.linspace(0, width, outputs + 1).astype(int))  # units for each output
+    unit = 0
+    for o in range(outputs):
+        groups = per_output[o] // 2
+        for sign, n_groups in ((1.0, per_output[o] - groups), (-1.0, groups)):
+            terms = np.flatnonzero((sign * w_head[o].numpy()) > 0)
+            terms = terms[rng.permutation(len(terms))]
+            for g in range(n_groups):
+                part = torch.from_numpy(terms[g::n_groups])
+                new.weight[unit, part] = sign * w_head[o, part]
+                head.weight[o, unit] = sign
+                head.bias[o] -= sign * NARROW_BIAS
+                unit += 1
+    return grown
+
+
+@torch.no_grad()
+def warm_start_equity(model: TDNetwork, seed: int = 0, keep_output_layer: bool = False) -> TDNetwork:
+    """Same trunk, fresh linear equity head (DMP probability -> cubeless money equity).
+    ``keep_output_layer``: the DMP head instead, halved: its logit z gives P(win) =
+    sigmoid(z), and cubeless equity without gammons, 2 P(win) - 1 = tanh(z / 2), is z / 2
+    to first order, so play starts as the DMP model's near even positions."""
     if model.n_inputs != 196:
         raise ValueError(f"--warm-start-equity needs a 196-input model, got {model.n_inputs} inputs")
     if model.output_mode != "probability":
@@ -85,6 +148,10 @@ def warm_start_equity(model: TDNetwork, seed: int = 0) -> TDNetwork:
     new = _copy_model(model, output_mode="equity")
     for dst, src in zip(new.layers, model.layers):
         dst.load_state_dict(src.state_dict())
+    if keep_output_layer:
+        new.head.weight.copy_(model.head.weight / 2)
+        new.head.bias.copy_(model.head.bias / 2)
+        return new
     gen = torch.Generator().manual_seed(seed)
     bound = 1.0 / np.sqrt(new.head.in_features)
     new.head.weight.copy_((torch.rand(new.head.weight.shape, generator=gen) * 2 - 1) * bound * 0.1)

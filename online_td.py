@@ -123,8 +123,11 @@ class OnlineLearner:
 
     @staticmethod
     def settings(args, mode) -> dict:
-        return {"trainer": "online", "num_episodes": args.num_episodes, "lambda": args.lam, "lr": args.lr,
-                "end_lr": args.end_lr, "game_mode": mode.name}
+        settings = {"trainer": "online", "num_episodes": args.num_episodes, "lambda": args.lam, "lr": args.lr,
+                    "end_lr": args.end_lr, "game_mode": mode.name}
+        if args.expand_depth_size:  # (only when given: older checkpoints resume as before)
+            settings["expand_depth_size"] = args.expand_depth_size
+        return settings
 
     @staticmethod
     def round_episodes(args) -> int:

@@ -4,6 +4,7 @@ continues the checkpoint's stage or starts a new one (said in one line), and sig
 that stop it only between training steps."""
 from __future__ import annotations
 
+import glob
 import os
 import signal
 import sys
@@ -21,6 +22,12 @@ def log_path(args) -> str:
     return args.log or os.path.splitext(args.save)[0] + ".csv"
 
 
+def snapshot_path(save: str, round_index: int) -> str:
+    """--save-every's snapshot after round ``round_index`` of the stage: models/x.pt -> models/x_r000100.pt."""
+    stem, ext = os.path.splitext(save)
+    return f"{stem}_r{round_index:06d}{ext or '.pt'}"
+
+
 def resumes_itself(args) -> bool:
     """--resume X --save X: the run continues the one that wrote X (its checkpoint and log)."""
     return bool(args.resume) and os.path.realpath(args.resume) == os.path.realpath(args.save)
@@ -34,6 +41,12 @@ def check_run_outputs(args) -> None:
     check_outputs([Output("--save", args.save, "checkpoint", own),
                    Output("--log" if args.log else "the log", log_path(args), "text", own),
                    Output("--json", getattr(args, "json", None), "json", own)], args.overwrite, inputs)
+    if getattr(args, "save_every", 0) and not own and not args.overwrite:
+        stem, ext = os.path.splitext(args.save)
+        old = sorted(glob.glob(glob.escape(stem) + "_r" + "[0-9]" * 6 + (ext or ".pt")))
+        if old:
+            raise InputError(f"{old[0]} exists (a snapshot of another run, {len(old)} in all); use --overwrite "
+                             f"to replace such files, or another --save")
     if getattr(args, "tensorboard", None):  # a folder of event files, added to (never replaced)
         require_tensorboard()
         check_folder(args.tensorboard, f"--tensorboard {args.tensorboard}")

@@ -12,7 +12,8 @@ targets), exact 1-ply targets (all 21 rolls) and the 0-ply/1-ply agents:
 First layer (``first_layer``): "dense" multiplies every candidate's 196 (200) inputs
 by W1.  "incremental" lets the C engine compute W1 x + b1 of the pre-move board once
 per input and add, per candidate, only the weight columns of the ~5 inputs the move
-changed, then the ReLU; the network goes on from there.  Same values within float32
+changed, then the ReLU (for other activations it hands back W1 x + b1 and the model
+applies its own); the network goes on from there.  Same values within float32
 rounding (the sums run in another order; tests/test_incremental_scoring.py), far
 less first-layer arithmetic.  "auto" is incremental with the C engine on a CPU
 device and dense otherwise (the Python engine has no incremental path; on a GPU the
@@ -35,6 +36,7 @@ from modes import GameMode
 ALL_ROLLS = np.array([(d1, d2) for d1 in range(1, 7) for d2 in range(d1, 7)], dtype=np.int8)
 ROLL_WEIGHTS = np.array([1 / 36 if d1 == d2 else 2 / 36 for d1, d2 in ALL_ROLLS])
 CPU_BLOCK = 512  # rows per forward pass on the CPU (see Scorer.net)
+LOOKAHEAD_BLOCK = 128  # after-states per 1-ply lookahead pass: 128 x 21 rolls x ~20 moves keeps the inputs near 40 MB
 FIRST_LAYER_MODES = ("auto", "incremental", "dense")
 _ROLL_INDEX = {(int(a), int(b)): i for i, (a, b) in enumerate(ALL_ROLLS)}
 
@@ -53,6 +55,19 @@ def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     is_max = values >= np.repeat(seg_max, np.diff(offsets))
     rows = np.where(is_max, np.arange(len(values)), len(values))
     return np.minimum.reduceat(rows, starts), seg_max
+
+
+def segment_sample(values: np.ndarray, offsets: np.ndarray, temp: float, rng: np.random.Generator) -> np.ndarray:
+    """A row drawn from each segment offsets[i]:offsets[i+1] with probability
+    softmax(values / temp) within the segment (Boltzmann exploration), all segments at
+    once: one uniform per segment placed on the running sum of the weights."""
+    starts, counts = offsets[:-1], np.diff(offsets)
+    seg_max = np.maximum.reduceat(values, starts)
+    weights = np.exp((values - np.repeat(seg_max, counts)) / temp)  # the segment's best weighs 1
+    cum = np.cumsum(weights)
+    before = np.concatenate([[0.0], cum])[starts]
+    u = before + rng.random(len(starts)) * (cum[offsets[1:] - 1] - before)
+    return np.clip(np.searchsorted(cum, u, side="right"), starts, offsets[1:] - 1)
 
 
 def resolve_first_layer(first_layer: str, backend: str, device: torch.device) -> str:
@@ -79,6 +94,7 @@ class Scorer:
         self.expander = movegen.make_expander(backend, width=model.n_inputs, on_roll_row=0)
         self.backend = movegen.resolve_backend(backend)
         self.first_layer = resolve_first_layer(first_layer, self.backend, self.device)
+        self._relu = getattr(model, "activation", "relu") == "relu"  # else the C engine gives pre-activations
         self._w1 = (None, -1, None, -1, None, None)  # (weight, version, bias, version, W1^T, b1) cache
         self.evaluations = 0  # network rows evaluated, for throughput reports
         self.engine_seconds = 0.0  # time in move generation + encoding (incremental: + first layer)
@@ -87,14 +103,18 @@ class Scorer:
     @torch.inference_mode()
     def net(self, features: np.ndarray, first_hidden: bool = False) -> np.ndarray:
         """Raw network values (N,) or (N, 5) as float64, side on roll = the encoded side.
-        ``first_hidden``: the rows are the first hidden layer's activations, not inputs.
+        ``first_hidden``: the rows are the C engine's first hidden layer, not inputs: its
+        activations for ReLU, its pre-activations W1 x + b1 for other activations (which
+        are then applied here).
 
         On the CPU the rows go through in blocks of CPU_BLOCK: a block's activations
         stay in cache, which measured ~35% faster per row than one huge batch."""
         self.evaluations += len(features)
         t0 = time.perf_counter()
         x = torch.from_numpy(features)
-        forward = self.model.from_first_hidden if first_hidden else self.model
+        forward = self.model
+        if first_hidden:
+            forward = self.model.from_first_hidden if self._relu else self.model.from_first_pre
         if self.device.type != "cpu":
             out = forward(x.to(self.device, non_blocking=True)).float().cpu()
         elif len(x) <= CPU_BLOCK:
@@ -144,7 +164,7 @@ class Scorer:
         cube = self.mode.reply_cube_inputs(owner)  # the cube as the opponent, on roll next, sees it
         if self.first_layer == "incremental":
             w1t, b1 = self._first_layer_weights()
-            after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube)
+            after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
             self.engine_seconds += time.perf_counter() - t0
             raw = self.net(hidden1, first_hidden=True)
         else:
@@ -180,6 +200,20 @@ class Scorer:
         after, offsets, values, scalar = self.score(boards, dice, owner)
         rows, _ = segment_argmax(scalar, offsets)
         return after[rows].astype(np.int64), values[rows]
+
+    def lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
+        """Mover's 1-ply values of after-states (mover in row 1; ``owner`` per row from the
+        mover's view, or None): exact for finished games, otherwise the flipped 1-ply
+        backup of the opponent's position.  ``after`` must not be a view of this scorer's
+        buffers (the backup reuses them)."""
+        out = np.array(values, dtype=np.float64, copy=True)
+        live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
+        for s in range(0, len(live), LOOKAHEAD_BLOCK):   # blocks bound the 21-roll expansion's memory
+            rows = live[s:s + LOOKAHEAD_BLOCK]
+            opp_owner = None if owner is None else self.mode.for_opponent(np.asarray(owner)[rows])
+            opp_values, _ = self.oneply(after[rows][:, ::-1], opp_owner)
+            out[rows] = self.values.flip(opp_values)
+        return out
 
     def oneply(self, boards, owner=None):
         """Exact 1-ply backup of each position (row 1 on roll, before its roll).

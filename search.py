@@ -28,7 +28,6 @@ import numpy as np
 from scoring import ALL_ROLLS, ROLL_WEIGHTS, segment_argmax
 
 DEFAULT_K1, DEFAULT_K2 = 3, 3
-BLOCK = 128  # positions per 1-ply backup: 128 x 21 rolls x ~20 moves keeps the inputs near 40 MB
 
 
 def top_k(scalar: np.ndarray, offsets: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -40,19 +39,6 @@ def top_k(scalar: np.ndarray, offsets: np.ndarray, k: int) -> tuple[np.ndarray, 
     rank = np.arange(len(order)) - np.repeat(offsets[:-1], counts)
     kept = np.minimum(counts, k)
     return order[rank < k], np.concatenate([[0], np.cumsum(kept)])
-
-
-def oneply_after_values(scorer, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
-    """The mover's 1-ply values of after-states (mover in row 1); ``values`` are their
-    0-ply values (kept where the game is over), ``owner`` the mover's cube owner."""
-    out = np.array(values, dtype=np.float64, copy=True)
-    live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
-    for s in range(0, len(live), BLOCK):
-        rows = live[s:s + BLOCK]
-        opp_owner = None if owner is None else scorer.mode.for_opponent(np.asarray(owner)[rows])
-        opp_values, _ = scorer.oneply(after[rows][:, ::-1], opp_owner)
-        out[rows] = scorer.values.flip(opp_values)
-    return out
 
 
 class TwoPly:
@@ -78,7 +64,7 @@ class TwoPly:
         after, offsets, values, scalar, cand_owner = self._candidates(
             np.repeat(boards, len(ALL_ROLLS), axis=0), np.tile(ALL_ROLLS, (n, 1)), rep_owner)
         keep, kept_offsets = top_k(scalar, offsets, self.k2)
-        v1 = oneply_after_values(self.scorer, after[keep], values[keep],
+        v1 = self.scorer.lookahead(after[keep], values[keep],
                                  None if cand_owner is None else cand_owner[keep])
         rows, _ = segment_argmax(self.scorer.values.scalar(v1), kept_offsets)
         best = v1[rows]
@@ -99,7 +85,7 @@ class TwoPly:
     def choose(self, boards, dice, owner=None) -> np.ndarray:
         """The 2-ply choice among each position's ``k1`` best candidates by 1-ply."""
         after, offsets, values, _, cand_owner = self._candidates(np.asarray(boards), dice, owner)
-        v1 = oneply_after_values(self.scorer, after, values, cand_owner)
+        v1 = self.scorer.lookahead(after, values, cand_owner)
         keep, kept_offsets = top_k(self.scorer.values.scalar(v1), offsets, self.k1)
         v2 = self.after_values(after[keep], v1[keep], None if cand_owner is None else cand_owner[keep])
         rows, _ = segment_argmax(self.scorer.values.scalar(v2), kept_offsets)

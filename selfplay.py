@@ -12,7 +12,19 @@ sample whose target is
 Finished games are scored exactly.  In cubeful money, a turn whose mover may
 double first passes a cube node (see modes.py): the node is a sample too, with
 the value the mode's cube rule gives it, max(no double, min(2 x take value, 1)),
-and the cube decisions are that rule's under the network's own values.
+and the cube decisions are that rule's under the network's own values (read
+directly, or backed up over the 21 rolls with ``Acting.cube_targets_1ply``).
+
+Exploration (``Acting``) changes which move is *played*, never the target: the
+target is always the greedy value above (the best candidate's value for the roll
+thrown, or the 1-ply mean of each roll's best), whatever move the game goes on
+with.  So the network keeps learning the value of greedy play (an off-policy,
+Q-learning-like backup), and exploration only widens the positions it sees.
+``boltzmann_temp`` T > 0 plays candidate i of a roll with probability proportional
+to exp(s_i / T), s the mover's scalar (P(win) or equity; 1-ply values with
+``oneply_acting``); ``oneply_acting`` picks (or weighs) moves by their 1-ply value
+instead of the network's 0-ply one.  T = 0 and no 1-ply acting draw nothing extra
+from the random stream: the same games as before these options existed.
 
 ``Collector`` spreads the episodes over worker processes (workers.WorkerPool: they
 die with the run, and a lost share of a round is collected again); they return
@@ -21,24 +33,46 @@ plain numpy arrays.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 
 from modes import GameMode
-from scoring import Scorer, roll_index, segment_argmax
+from scoring import Scorer, roll_index, segment_argmax, segment_sample
 from turns import DROPPED, Ended, Table, roll_dice
 from workers import WorkerPool
+
+
+@dataclass(frozen=True)
+class Acting:
+    """How self-play chooses what it plays (the module notes): Boltzmann temperature
+    (0: greedy), 1-ply move choice, and 1-ply values at cube nodes (targets and decisions)."""
+    boltzmann_temp: float = 0.0
+    oneply_acting: bool = False
+    cube_targets_1ply: bool = False
+    cube_explore: float = 0.0     # chance of an exploratory double, and of taking any double
+
+    @classmethod
+    def from_args(cls, args) -> "Acting":
+        return cls(getattr(args, "boltzmann_temp", 0.0) or 0.0, bool(getattr(args, "oneply_acting", False)),
+                   bool(getattr(args, "cube_targets_1ply", False)), getattr(args, "cube_explore", 0.0) or 0.0)
 
 
 class SelfPlay:
     """Plays ``n_episodes`` games of a model against itself and returns (features, targets)."""
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
-                 parallel_games: int = 128, device: str | None = None, first_layer: str = "auto"):
+                 parallel_games: int = 128, device: str | None = None, first_layer: str = "auto",
+                 acting: Acting = Acting()):
+        if acting.boltzmann_temp < 0:
+            raise ValueError(f"--boltzmann-temp must be >= 0, got {acting.boltzmann_temp}")
+        if acting.cube_targets_1ply and not mode.cubeful:
+            raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.mode = mode
         self.oneply = oneply
+        self.acting = acting
         self.parallel_games = parallel_games
 
     def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
@@ -46,7 +80,10 @@ class SelfPlay:
         g = max(1, min(self.parallel_games, n_episodes))
         table = Table(self.mode, g)
         table.new_games(np.arange(g), self.mode.initial_states(g, rng))  # match play: a spread of scores
-        players = _Recorder(self, table)
+        # exploration draws from its own stream, seeded from the dice stream only when used
+        explore = np.random.default_rng(rng.integers(0, 2 ** 63, 2)) \
+            if self.acting.boltzmann_temp > 0 or self.acting.cube_explore > 0 else None
+        players = _Recorder(self, table, explore)
         started = g
         stats = players.stats
         evals_before = scorer.evaluations
@@ -85,38 +122,64 @@ class SelfPlay:
 
 
 class _Recorder:
-    """The network playing both sides greedily while recording each decision as a sample:
+    """The network playing both sides (greedily unless ``Acting`` says otherwise) while
+    recording each decision as a sample:
     a cube node's target is its value under the cube rule, a pre-roll position's the
     best move's value (sampled) or the mean over all 21 rolls (1-ply)."""
 
-    def __init__(self, selfplay: SelfPlay, table: Table):
+    def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
         self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
+        self.acting, self.explore = selfplay.acting, explore
         self.feats, self.targets = [], []
         self.stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
                       "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
 
     def cube(self, slots, boards, owner):
-        v_no_double, v_take = self.scorer.cube_values(boards, owner)
+        v_no_double, v_take = self.scorer.cube_values(boards, owner, self.acting.cube_targets_1ply)
         act = self.mode.cube_action(v_no_double, v_take, owner)
         self.feats.append(self.scorer.encode_states(boards, owner, np.ones(len(slots))))
         self.targets.append(act.value)
-        takes = act.double & act.take
-        self.stats["doubles"] += int(act.double.sum())
+        double, take = act.double, act.take
+        if self.acting.cube_explore:
+            # visit the branches the greedy rule avoids (its values are learned only where they
+            # are visited): now and then double anyway, and take a double the rule would drop.
+            # The node's target stays the greedy value above.
+            r = self.explore.random((2, len(slots)))
+            double = double | (r[0] < self.acting.cube_explore)
+            take = take | (double & (r[1] < self.acting.cube_explore))
+        takes = double & take
+        self.stats["doubles"] += int(double.sum())
         self.stats["takes"] += int(takes.sum())
-        self.stats["drops"] += int((act.double & ~takes).sum())
-        return act.double, act.take
+        self.stats["drops"] += int((double & ~takes).sum())
+        return double, take
 
     def move(self, slots, boards, dice, owner):
         self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
+        greedy = not (self.acting.boltzmann_temp > 0 or self.acting.oneply_acting)
         if self.oneply:
             target, (after, rows) = self.scorer.oneply(boards, owner)
-            chosen = after[rows[np.arange(len(slots)), roll_index(dice)]]
-        else:
+            if greedy:
+                chosen = after[rows[np.arange(len(slots)), roll_index(dice)]]
+        if not self.oneply or not greedy:
             after, offsets, values, scalar = self.scorer.score(boards, dice, owner)
             best, _ = segment_argmax(scalar, offsets)
-            target, chosen = values[best], after[best]
+            if not self.oneply:
+                target = values[best]
+            chosen = after[best] if greedy else self._explore(after, offsets, values, scalar, owner)
         self.targets.append(target)
         return chosen.astype(np.int64)
+
+    def _explore(self, after, offsets, values, scalar, owner) -> np.ndarray:
+        """The played after-states when acting is not greedy 0-ply (the module notes)."""
+        if self.acting.oneply_acting:
+            after = after.astype(np.int64)  # a copy: the lookahead reuses the scorer's buffers
+            rep_owner = None if owner is None else np.repeat(np.asarray(owner), np.diff(offsets))
+            scalar = self.scorer.values.scalar(self.scorer.lookahead(after, values.copy(), rep_owner))
+        if self.acting.boltzmann_temp > 0:
+            rows = segment_sample(scalar, offsets, self.acting.boltzmann_temp, self.explore)
+        else:
+            rows, _ = segment_argmax(scalar, offsets)
+        return after[rows]
 
 
 # --------------------------------------------------------------------------- worker processes
@@ -126,14 +189,14 @@ _WORKER_CACHE: dict = {}
 
 def _collect_job(job: dict) -> dict:
     from model import TDNetwork
-    key = (job["n_inputs"], tuple(job["hidden"]), job["output_mode"])
+    key = (job["n_inputs"], tuple(job["hidden"]), job["output_mode"], job.get("activation", "relu"))
     model = _WORKER_CACHE.get(key)
     if model is None:
         model = _WORKER_CACHE[key] = TDNetwork(*key)
         model.eval()
     model.load_state_dict({k: torch.from_numpy(v) for k, v in job["state"].items()})
     sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
-                  first_layer=job["first_layer"])
+                  first_layer=job["first_layer"], acting=job.get("acting", Acting()))
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
@@ -144,8 +207,8 @@ class Collector:
     """Self-play over ``workers`` processes (in-process when workers == 1)."""
 
     def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
-                 first_layer: str = "auto"):
-        self.workers = workers
+                 first_layer: str = "auto", acting: Acting = Acting()):
+        self.workers, self.acting = workers, acting
         self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
         self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
         self.pool = None
@@ -161,14 +224,15 @@ class Collector:
         if self.pool is None:
             model.eval()
             sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games,
-                          first_layer=self.first_layer)
+                          first_layer=self.first_layer, acting=self.acting)
             out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
         state = {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
         shares = [n_episodes // self.workers + (i < n_episodes % self.workers) for i in range(self.workers)]
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
-                 "state": state, "mode": self.mode, "oneply": self.oneply, "backend": self.backend,
+                 "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode,
+                 "oneply": self.oneply, "backend": self.backend,
                  "parallel_games": self.parallel_games, "first_layer": self.first_layer,
                  "episodes": share, "seed": child}
                 for share, child in zip(shares, seed_seq.spawn(self.workers)) if share > 0]

@@ -18,7 +18,7 @@ from agents import Agent
 from model import load_checkpoint
 from modes import GameMode, game_mode
 from scoring import Scorer, segment_argmax
-from search import TwoPly, oneply_after_values
+from search import TwoPly
 
 
 class TDAgent(Agent):
@@ -58,9 +58,13 @@ class TDAgent(Agent):
         after, offsets, values, _ = self.scorer.score(boards, dice, owner)
         after = after.astype(np.int64)  # keep: the lookahead reuses the expander's buffers
         values = values.copy()
-        look = oneply_after_values(self.scorer, after, values, np.repeat(owner, np.diff(offsets)))
+        look = self.scorer.lookahead(after, values, np.repeat(owner, np.diff(offsets)))
         rows, _ = segment_argmax(self.scorer.values.scalar(look), offsets)
         return after[rows]
+
+    def _lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
+        """Mover's 1-ply values of after-states (Scorer.lookahead)."""
+        return self.scorer.lookahead(after, values, owner)
 
     def cube_action(self, boards, owner):
         """The mode's cube rule on this model's values (ValueError for a mode without a cube)."""

@@ -14,7 +14,7 @@ import json
 
 import cli
 from agents import REFERENCE_AGENTS
-from model import parse_hidden
+from model import ACTIVATIONS, parse_hidden
 from modes import GAME_MODES
 from movegen import BACKENDS
 from scoring import FIRST_LAYER_MODES
@@ -37,7 +37,15 @@ def build_parser() -> cli.Parser:
                    help="default: the checkpoint's mode, or dmp from scratch")
     p.add_argument("--hidden", type=hidden_arg, default="80", help="hidden layer sizes (from scratch)")
     p.add_argument("--expand", type=hidden_arg, default=None,
-                   help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving)")
+                   help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; "
+                        "added layers as for --expand-depth-size)")
+    p.add_argument("--expand-depth-size", type=cli.positive_int, default=None, metavar="N",
+                   help="append a hidden layer of N units (after any --expand), function-preserving: as wide "
+                        "as the last one or wider: identity weights; narrower: its units carry the head's "
+                        "positive and negative parts (N >= 2 x outputs); ReLU nets only")
+    p.add_argument("--activation", choices=ACTIVATIONS, default=None,
+                   help="hidden units of a new network (default relu; Tesauro used sigmoid; leaky_relu has "
+                        "slope 0.01); a loaded one keeps its own")
     p.add_argument("--resume", metavar="CKPT", help="continue from a checkpoint (its unfinished stage, given the "
                    "same settings; otherwise a new stage on its weights)")
     p.add_argument("--new-stage", action="store_true",
@@ -45,6 +53,9 @@ def build_parser() -> cli.Parser:
     p.add_argument("--warm-start-equity", metavar="DMP_CKPT", help="DMP trunk + fresh equity head -> cubeless money")
     p.add_argument("--warm-start-cubeful", metavar="CUBELESS_CKPT", help="196 -> 200 inputs -> cubeful money")
     p.add_argument("--warm-start-match", metavar="CUBEFUL_CKPT", help="200 -> 208 inputs, MWC head -> match play")
+    p.add_argument("--keep-output-layer", action="store_true",
+                   help="with --warm-start-equity: keep the DMP head (halved: equity 2 P(win) - 1 ~ logit / 2) "
+                        "instead of a fresh small random one")
     p.add_argument("--match-length", type=cli.match_length_arg, default=None,
                    help="match play: self-play games start from the scores of N-point matches "
                         "(default: a spread up to 25 away, mostly within 11)")
@@ -54,7 +65,24 @@ def build_parser() -> cli.Parser:
     p.add_argument("--episodes-per-round", type=cli.count_arg(MAX_EPISODES_PER_ROUND, "(a round is held in memory)"),
                    default=500, help="self-play episodes collected before each training pass")
     p.add_argument("--oneply", action="store_true", help="exact 1-ply targets (all 21 rolls)")
+    p.add_argument("--cube-explore", type=cli.probability_arg, default=0.0, metavar="P",
+                   help="cube modes: with this chance a mover doubles although its rule says not to, and a "
+                        "double is taken although the rule would drop it, so the branches greedy play avoids "
+                        "are visited and learned; cube-node targets stay the greedy rule's value (0: greedy)")
+    p.add_argument("--cube-targets-1ply", action="store_true",
+                   help="cubeful/match: exact 1-ply values (all 21 rolls) at cube nodes only, for their targets "
+                        "and the cube decisions played")
+    p.add_argument("--boltzmann-temp", type=cli.non_negative_float, default=0.0, metavar="T",
+                   help="self-play plays a roll's candidate i with probability ~ exp(s_i / T), s the mover's "
+                        "P(win) or equity (0: greedy). Targets stay greedy: the best candidate's value (or "
+                        "the 1-ply mean of each roll's best), whatever move is played")
+    p.add_argument("--oneply-acting", action="store_true",
+                   help="self-play picks moves (or, with --boltzmann-temp, weighs them) by their 1-ply value; "
+                        "the targets are still set by --oneply alone")
     p.add_argument("--optimizer", choices=OPTIMIZERS, default="adam", help="optimizer")
+    p.add_argument("--momentum", type=cli.momentum_arg, default=0.0, help="SGD momentum, 0..1 (with --optimizer sgd)")
+    p.add_argument("--grad-clip", type=cli.positive_float, default=None, metavar="NORM",
+                   help="scale each minibatch's gradient down to at most this global L2 norm (default: off)")
     p.add_argument("--lr", type=cli.learning_rate, default=1e-3, help="learning rate (start of the schedule)")
     p.add_argument("--end-lr", type=cli.learning_rate, default=None,
                    help="linear anneal target (default: none, a constant --lr)")
@@ -73,9 +101,14 @@ def build_parser() -> cli.Parser:
                         "auto: incremental on the CPU")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where training runs")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True, help="cubeful: Jacoby rule")
-    p.add_argument("--seed", type=int, default=0, help="random seed (weights, dice, minibatch order)")
-    p.add_argument("--save", required=True, help="checkpoint path (written atomically every --save-every rounds)")
-    p.add_argument("--save-every", type=cli.positive_int, default=1, help="rounds between checkpoint saves")
+    p.add_argument("--seed", type=int, default=0, help="random seed (dice and exploration; also weights and "
+                   "minibatch order unless --torch-seed)")
+    p.add_argument("--torch-seed", type=int, default=None,
+                   help="seed of weight initialisation, growth and minibatch order (default: --seed)")
+    p.add_argument("--save", required=True, help="checkpoint path (written atomically after every round)")
+    p.add_argument("--save-every", type=cli.non_negative_int, default=0, metavar="N",
+                   help="also keep a snapshot every N rounds beside --save, named STEM_rNNNNNN.pt (the round "
+                        "count of the stage); 0: none")
     p.add_argument("--overwrite", action="store_true",
                    help="allow replacing existing output files of the same kind (--save, the log, --json)")
     p.add_argument("--log", help="CSV log path (default: --save with .csv)")

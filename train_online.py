@@ -10,6 +10,7 @@ import json
 
 import cli
 from agents import REFERENCE_AGENTS
+from model import ACTIVATIONS
 from modes import MODES
 from movegen import BACKENDS
 from train_batch import hidden_arg
@@ -22,6 +23,13 @@ def build_parser() -> cli.Parser:
     p.add_argument("--game-mode", choices=SCALAR_MODES, default=None,
                    help="default: the checkpoint's mode, or dmp from scratch")
     p.add_argument("--hidden", type=hidden_arg, default="80", help="hidden layer sizes (from scratch)")
+    p.add_argument("--expand", type=hidden_arg, default=None,
+                   help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; as "
+                        "train_batch.py)")
+    p.add_argument("--expand-depth-size", type=cli.positive_int, default=None, metavar="N",
+                   help="append a hidden layer of N units, function-preserving (as train_batch.py; ReLU nets)")
+    p.add_argument("--activation", choices=ACTIVATIONS, default=None,
+                   help="hidden units of a new network (default relu; Tesauro used sigmoid)")
     p.add_argument("--lambda", dest="lam", type=cli.finite_float, default=0.7, help="trace decay, 0..1 (0 = TD(0))")
     p.add_argument("--lr", type=cli.learning_rate, default=0.1, help="SGD step size alpha")
     p.add_argument("--end-lr", type=cli.learning_rate, default=None,
@@ -34,7 +42,9 @@ def build_parser() -> cli.Parser:
     p.add_argument("--save", required=True, help="checkpoint path (written atomically every --log-every episodes)")
     p.add_argument("--overwrite", action="store_true",
                    help="allow replacing existing output files of the same kind (--save, the log)")
-    p.add_argument("--seed", type=int, default=0, help="random seed (weights, dice)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (dice; weights too unless --torch-seed)")
+    p.add_argument("--torch-seed", type=int, default=None, help="seed of weight initialisation and growth "
+                   "(default: --seed)")
     p.add_argument("--log", help="CSV log path (default: --save with .csv)")
     p.add_argument("--tensorboard", metavar="DIR", help="also log the CSV's numbers for TensorBoard here "
                    "(needs the tensorboard package)")
@@ -50,7 +60,7 @@ def build_parser() -> cli.Parser:
 def main() -> None:
     args = build_parser().parse_args()
     # the model-building flags train_batch shares
-    args.warm_start_equity = args.warm_start_cubeful = args.expand = None
+    args.warm_start_equity = args.warm_start_cubeful = None
     args.jacoby, args.hidden_given = True, any(a.startswith("--hidden") for a in cli.sys.argv[1:])
     from online_td import OnlineLearner
     from training_loop import run_stage

@@ -8,13 +8,16 @@ then refine it with --oneply exact backups of all five outputs.
 
 Takes train_batch.py's flags, less the warm starts; the game mode is cubeless money.
 Each target is the value of the position reached seen from the mover: the
-opponent's P(win) becomes our P(lose), their gammons our lost gammons.
+opponent's P(win) becomes our P(lose), their gammons our lost gammons.  The loss
+on the five outputs is MSE (default) or cross-entropy (losses.py says exactly how,
+--raw-logits included).
 """
 from __future__ import annotations
 
 import json
 
 import cli
+from losses import LOSSES
 from train_batch import build_parser as batch_parser
 
 
@@ -25,8 +28,18 @@ def build_parser() -> cli.Parser:
     for action in p._actions:  # what prob5 training does not take
         if action.dest == "game_mode":
             action.help = "prob5 models play cubeless money only"
-        elif action.dest in ("warm_start_equity", "warm_start_cubeful", "jacoby"):
+        elif action.dest in ("warm_start_equity", "warm_start_cubeful", "jacoby", "keep_output_layer",
+                             "cube_targets_1ply"):
             action.help = cli.argparse.SUPPRESS
+    p.add_argument("--loss", choices=LOSSES, default="mse",
+                   help="loss on the five outputs: squared error, or binary cross-entropy of each output "
+                        "against its target probability")
+    p.add_argument("--mse", dest="loss", action="store_const", const="mse", help="same as --loss mse")
+    p.add_argument("--win-weight", type=cli.positive_float, default=1.0,
+                   help="weight of the P(win) output's term in the loss (the other four weigh 1)")
+    p.add_argument("--raw-logits", action="store_true",
+                   help="with --loss cross-entropy: compute it from the head's logits in log space (exact "
+                        "where a saturated sigmoid would round to 0 or 1) instead of from clamped probabilities")
     return p
 
 

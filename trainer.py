@@ -3,6 +3,10 @@
 The schedule is a linear anneal from ``lr`` to ``end_lr`` over the stage's rounds,
 multiplied by a warm-up factor that ramps from 0.1 to 1 over the first
 ``warmup_cycles`` rounds (useful when a fresh head sits on a trained trunk).
+
+Options: SGD ``momentum`` (heavy ball, torch's SGD), ``grad_clip`` (the gradient's
+global L2 norm is scaled down to at most this before each step) and the ``loss``
+(default MSE of the outputs; losses.py has prob5's).
 """
 from __future__ import annotations
 
@@ -23,19 +27,30 @@ def scheduled_lr(round_index: int, total_rounds: int, lr: float, end_lr: float |
     return base
 
 
+def mse_loss(model, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Mean squared error of the outputs (all of them, equally weighted)."""
+    return torch.mean((model(x) - y) ** 2)
+
+
 class Trainer:
     """Holds the optimizer for one model; ``train_epoch`` runs one pass over a round's samples."""
 
     def __init__(self, model, optimizer: str = "adam", lr: float = 1e-3, batch_size: int = 256,
-                 device: str = "cpu"):
+                 device: str = "cpu", momentum: float = 0.0, grad_clip: float | None = None, loss=None):
         if optimizer not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+        if momentum and optimizer != "sgd":
+            raise ValueError("--momentum is for --optimizer sgd (Adam keeps its own moments)")
+        if not 0.0 <= momentum < 1.0:
+            raise ValueError(f"--momentum must be in [0, 1), got {momentum}")
         self.model = model
         self.device = torch.device(device)
         self.batch_size = batch_size
+        self.grad_clip = grad_clip
+        self.loss = loss or mse_loss
         params = model.parameters()
         self.optimizer = (torch.optim.Adam(params, lr=lr) if optimizer == "adam"
-                          else torch.optim.SGD(params, lr=lr))
+                          else torch.optim.SGD(params, lr=lr, momentum=momentum))
         self.optimizer_name = optimizer
 
     def set_lr(self, lr: float) -> None:
@@ -43,7 +58,7 @@ class Trainer:
             group["lr"] = lr
 
     def train_epoch(self, features: np.ndarray, targets: np.ndarray, rng: np.random.Generator) -> float:
-        """One shuffled pass of MSE minibatch updates; returns the mean loss."""
+        """One shuffled pass of minibatch updates; returns the mean loss."""
         self.model.train()
         x_all = torch.from_numpy(np.ascontiguousarray(features, dtype=np.float32)).to(self.device)
         y_all = torch.from_numpy(np.ascontiguousarray(targets, dtype=np.float32)).to(self.device)
@@ -51,10 +66,11 @@ class Trainer:
         total, count = 0.0, 0
         for start in range(0, len(order), self.batch_size):
             batch = order[start:start + self.batch_size]
-            pred = self.model(x_all[batch])
-            loss = torch.mean((pred - y_all[batch]) ** 2)
+            loss = self.loss(self.model, x_all[batch], y_all[batch])
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
+            if self.grad_clip:
+                torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.grad_clip)
             self.optimizer.step()
             total += float(loss.detach()) * len(batch)
             count += len(batch)

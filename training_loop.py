@@ -35,7 +35,8 @@ from errors import InputError, RunError
 from model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
 from matchplay import MatchPlay
 from modes import CubefulMoney, CubelessMoney, game_mode
-from run_control import Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself
+from run_control import (Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself,
+                         snapshot_path)
 from runlog import CsvLog
 from trainer import scheduled_lr
 from workers import WorkerError
@@ -62,7 +63,8 @@ def build_model(args, output_mode: str | None = None):
     try:
         if not sources:
             mode = mode_named(args.game_mode or "dmp")
-            model = TDNetwork(mode.n_inputs, args.hidden, output_mode or mode.default_output)
+            model = TDNetwork(mode.n_inputs, args.hidden, output_mode or mode.default_output,
+                              getattr(args, "activation", None) or "relu")
             meta = new_metadata(model, mode.name)
         else:
             path = getattr(args, sources[0])
@@ -75,24 +77,57 @@ def build_model(args, output_mode: str | None = None):
                 mode = mode_named(args.game_mode) if args.game_mode else mode_named(target.name)
                 if type(mode) is not target:
                     raise InputError(f"{flag} trains {target.name}; drop --game-mode or set it so")
+                keep = getattr(args, "keep_output_layer", False)
+                if keep and sources[0] != "warm_start_equity":
+                    raise InputError(f"--keep-output-layer is for --warm-start-equity ({flag} keeps the output "
+                                     f"layer anyway)")
                 try:
-                    model, trainer_state = net_growth.WARM_STARTS[sources[0]](model, seed=args.seed), None
+                    model = net_growth.WARM_STARTS[sources[0]](model, seed=torch_seed(args),
+                                                               **({"keep_output_layer": True} if keep else {}))
+                    trainer_state = None
                 except ValueError as exc:
                     raise InputError(f"{path}: {exc}") from None
             if args.hidden_given and list(args.hidden) != list(model.hidden):
                 raise InputError(f"--hidden {','.join(map(str, args.hidden))} differs from the checkpoint's "
                                  f"{','.join(map(str, model.hidden))}; use --expand to grow it")
+            if getattr(args, "activation", None) not in (None, model.activation):
+                raise InputError(f"--activation {args.activation} differs from the checkpoint's {model.activation} "
+                                 f"(the activation is chosen when a network is made)")
             meta = {**meta, "n_inputs": model.n_inputs, "hidden": list(model.hidden),
-                    "output_mode": model.output_mode, "game_mode": mode.name,
+                    "output_mode": model.output_mode, "activation": model.activation, "game_mode": mode.name,
                     "encoder": new_metadata(model, mode.name)["encoder"]}
-        if args.expand and list(args.expand) != list(model.hidden):  # already that size: a resumed stage
-            model = net_growth.expand(model, args.expand, seed=args.seed)
+        if getattr(args, "keep_output_layer", False) and not getattr(args, "warm_start_equity", None):
+            raise InputError("--keep-output-layer goes with --warm-start-equity")
+        target = grown_hidden(args, model, trainer_state)
+        if target != list(model.hidden):  # already that size: a resumed stage
+            model = net_growth.expand(model, target, seed=torch_seed(args))
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
         mode.check_model(model.output_mode, model.n_inputs)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode
+
+
+def torch_seed(args) -> int:
+    """The seed of weight initialisation and minibatch order: --torch-seed, else --seed."""
+    seed = getattr(args, "torch_seed", None)
+    return args.seed if seed is None else seed
+
+
+def grown_hidden(args, model, trainer_state) -> list[int]:
+    """The hidden sizes --expand and --expand-depth-size ask for.  A new layer is not added
+    again when --resume continues the unfinished stage that added it."""
+    target = list(args.expand or model.hidden)
+    depth = getattr(args, "expand_depth_size", None)
+    if depth:
+        stage = (trainer_state or {}).get("stage") or {}
+        unfinished = stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0)
+        if (args.resume and unfinished and not getattr(args, "new_stage", False)
+                and stage["settings"].get("expand_depth_size") == depth):
+            return list(model.hidden)  # this stage added the layer already
+        target.append(depth)
+    return target
 
 
 def check_finite(model, loss: float, where: str, lr: float, args, done: int) -> None:
@@ -118,7 +153,7 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
     games, seed)`` -> (opponent, result, low, high) runs the periodic quick evaluation
     (default: against --eval-opponent)."""
     check_run_outputs(args)
-    torch.manual_seed(args.seed)  # before any network is built: fresh weights follow the seed
+    torch.manual_seed(torch_seed(args))  # before any network is built: fresh weights follow the seed
     device = getattr(args, "device", "cpu")
     if device == "cuda" and not torch.cuda.is_available():
         raise InputError("--device cuda asked for, but no CUDA device is available")
@@ -151,10 +186,10 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
     cpu_mark = time.process_time()
     logged = done  # episodes already in the log
 
-    def save():
+    def save(path=None):
         stage.update(episodes_done=done, rounds_done=round_index, cpu_seconds=cpu_seconds)
         meta["lineage"][-1]["episodes"] = done
-        save_checkpoint(args.save, model, meta, {**learner.state_dict(), "stage": stage})
+        save_checkpoint(path or args.save, model, meta, {**learner.state_dict(), "stage": stage})
 
     def count(n: int, worker_cpu_seconds: float = 0.0) -> None:
         """The learner finished ``n`` episodes (inside its guard: weights and count agree)."""
@@ -184,8 +219,10 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
         round_index += 1
         due = bool(args.eval_every) and (learner.eval_due(args, round_index, done, n) or done >= args.num_episodes)
         log_row(n, due)
-        if round_index % getattr(args, "save_every", 1) == 0 or done >= args.num_episodes:
-            save()
+        save()
+        every = getattr(args, "save_every", 0)
+        if every and round_index % every == 0:
+            save(snapshot_path(args.save, round_index))
         bar.set_postfix(learner.postfix())
 
     signals = StopSignals().__enter__()
@@ -194,7 +231,7 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
     interrupted = None
     try:
         learner.open(lambda k: np.random.SeedSequence([args.seed, len(meta["lineage"]), k]),
-                     np.random.SeedSequence([args.seed, len(meta["lineage"])]))
+                     np.random.SeedSequence([torch_seed(args), len(meta["lineage"])]))
         while done < args.num_episodes:
             # to the next round boundary, so a run resumed mid-round keeps the same rounds
             n = min(size - done % size, args.num_episodes - done)

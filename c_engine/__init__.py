@@ -138,9 +138,10 @@ class Expander:
         feats = self._features[:total] if encode else None
         return self._boards[:total], feats, offsets
 
-    def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None):
+    def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None, relu: bool = True):
         """Every legal result of each input with its first hidden layer max(0, W1 x + b1)
         in place of its inputs x: ``(boards, hidden1, offsets)``, views as in :meth:`expand`.
+        ``relu`` False: the pre-activations W1 x + b1 (for other hidden activations).
 
         ``w1t``: W1 transposed, float32 C-contiguous, (196 + n_extra, hidden); ``b1``:
         (hidden,) float32; ``extra``: (N, n_extra) inputs past the first 196 (the cube),
@@ -161,11 +162,11 @@ class Expander:
             self._hidden1 = np.empty((len(self._boards), hidden), dtype=np.float32)
 
         def call(done, offsets):
-            return lib.bg_expand_first_layer(
+            return lib.bg_expand_first_layer_ex(
                 _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), len(b) - done,
                 _ptr("float *", ex[done:]), n_extra, _ptr("float *", w1t), _ptr("float *", b1), hidden,
                 _ptr("int8_t *", self._boards), _ptr("float *", self._hidden1), self.on_roll_row,
-                _ptr("int32_t *", offsets[done:]), len(self._boards), self._where)
+                _ptr("int32_t *", offsets[done:]), len(self._boards), self._where, int(relu))
 
         offsets = self._run(call, b)
         total = int(offsets[-1])

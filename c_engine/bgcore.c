@@ -477,10 +477,18 @@ BG_INLINE void base_pre(const int8_t *me, const int8_t *opp, const float *extra,
 #define BG_VECTOR_CLONES
 #endif
 
-BG_VECTOR_CLONES
 int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
                           const float *w1t, const float *b1, int hidden, int8_t *out_boards,
                           float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where) {
+    return bg_expand_first_layer_ex(boards, dice, n, extra, n_extra, w1t, b1, hidden, out_boards, out_act,
+                                    on_roll_row, offsets, out_cap, where, 1);
+}
+
+BG_VECTOR_CLONES
+int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
+                             const float *w1t, const float *b1, int hidden, int8_t *out_boards,
+                             float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where,
+                             int relu) {
     if (n_extra < 0 || n_extra > BG_MAX_EXTRA)
         return BG_ERR_ARGS;
     gen_t *g = gen_new();
@@ -531,7 +539,7 @@ int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const
             scalar_term(me_off0, (float)(15 - row_sum(me)) / 15.0f, 193, t);
             scalar_term((float)opp0[24] * 0.5f, (float)opp[24] * 0.5f, 194, t);
             scalar_term(opp_off0, (float)(15 - row_sum(opp)) / 15.0f, 195, t);
-            apply_terms(out_act + (size_t)hidden * (total + k), base, w1t, t, hidden, 1);
+            apply_terms(out_act + (size_t)hidden * (total + k), base, w1t, t, hidden, relu);
         }
         total += g->n;
         offsets[done + 1] = total;

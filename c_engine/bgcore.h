@@ -48,4 +48,10 @@ int bg_expand_batch(const int8_t *boards, const int8_t *dice, int n, int8_t *out
 int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
                           const float *w1t, const float *b1, int hidden, int8_t *out_boards,
                           float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where);
+/* The same with relu 0: the pre-activations W1 x + b1 (for hidden units other than ReLU,
+ * which the caller applies); relu 1 is bg_expand_first_layer. */
+int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
+                             const float *w1t, const float *b1, int hidden, int8_t *out_boards,
+                             float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where,
+                             int relu);
 #endif

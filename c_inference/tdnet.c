@@ -46,30 +46,35 @@ int tdnet_load(const char *path, tdnet_t *net, char *err, size_t errlen) {
         goto out;
     }
     uint32_t version = rd_u32(buf + 8), out_mode = rd_u32(buf + 12), game = rd_u32(buf + 16);
-    uint32_t flags = rd_u32(buf + 20), n_in = rd_u32(buf + 24), n_hidden = rd_u32(buf + 28);
-    if (version != 1) {
-        snprintf(err, errlen, "%s: format version %u is not supported (this reader knows version 1)", path, version);
+    if (version != 1 && version != 2) {
+        snprintf(err, errlen, "%s: format version %u is not supported (this reader knows versions 1 and 2)", path,
+                 version);
         goto out;
     }
-    if (out_mode > 2 || game > 2 || (n_in != 196 && n_in != 200) || n_hidden < 1 || n_hidden > TDNET_MAX_LAYERS) {
+    /* version 2 has the hidden activation at offset 24 and everything after it 4 bytes on */
+    const size_t at = version == 2 ? 4 : 0;
+    uint32_t activation = version == 2 ? rd_u32(buf + 24) : TDNET_RELU;
+    uint32_t flags = rd_u32(buf + 20), n_in = rd_u32(buf + 24 + at), n_hidden = rd_u32(buf + 28 + at);
+    if (out_mode > 2 || game > 2 || activation > TDNET_LEAKY_RELU || (n_in != 196 && n_in != 200) || n_hidden < 1 ||
+        n_hidden > TDNET_MAX_LAYERS) {
         fail(err, errlen, path, "header values out of range");
         goto out;
     }
-    size_t header = 32 + 4 * (size_t)n_hidden + 4;
+    size_t header = 32 + at + 4 * (size_t)n_hidden + 4;
     if ((size_t)size < header) {
         fail(err, errlen, path, "truncated header");
         goto out;
     }
     net->sizes[0] = (int)n_in;
     for (uint32_t i = 0; i < n_hidden; i++) {
-        uint32_t h = rd_u32(buf + 32 + 4 * i);
+        uint32_t h = rd_u32(buf + 32 + at + 4 * i);
         if (h < 1 || h > TDNET_MAX_WIDTH) {
             fail(err, errlen, path, "hidden layer size out of range");
             goto out;
         }
         net->sizes[i + 1] = (int)h;
     }
-    uint32_t n_out = rd_u32(buf + 32 + 4 * n_hidden);
+    uint32_t n_out = rd_u32(buf + 32 + at + 4 * n_hidden);
     if (n_out != (out_mode == TDNET_PROB5 ? 5u : 1u)) {
         fail(err, errlen, path, "output count does not match the output mode");
         goto out;
@@ -168,6 +173,7 @@ int tdnet_load(const char *path, tdnet_t *net, char *err, size_t errlen) {
     net->output_mode = (int)out_mode;
     net->game_mode = (int)game;
     net->jacoby = (int)(flags & 1);
+    net->activation = (int)activation;
     rc = 0;
 out:
     free(buf);
@@ -313,6 +319,18 @@ static void layer(const float *x, int n, int in, int out, const float *wt, const
 
 static inline float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
 
+/* A hidden activation other than ReLU (which layer() and the C engine apply themselves)
+ * on count floats; leaky ReLU's slope below zero is 0.01, as torch's default. */
+static void activate(int activation, float *y, size_t count) {
+    for (size_t i = 0; i < count; i++) {
+        float v = y[i];
+        y[i] = activation == TDNET_SIGMOID ? sigmoid(v)
+             : activation == TDNET_TANH    ? tanhf(v)
+             : activation == TDNET_LEAKY_RELU && v < 0.0f ? 0.01f * v
+                                                          : v;
+    }
+}
+
 /* Layers from `first` on: x holds n rows of layer `first`'s inputs; out gets the outputs. */
 static int forward_from(const tdnet_t *net, int first, const float *in, int n, float *out, float *scratch) {
     int max_in = 0;
@@ -332,8 +350,11 @@ static int forward_from(const tdnet_t *net, int first, const float *in, int n, f
     for (int l = first; l < net->n_layers; l++) {
         int last = l == net->n_layers - 1;
         float *y = last ? out : (x == a ? c : a);
-        layer(x, n, net->sizes[l], net->sizes[l + 1], net->w[l], net->wp[l], net->wr[l], net->b[l], y, !last, idx, cnt,
+        int relu = !last && net->activation == TDNET_RELU;
+        layer(x, n, net->sizes[l], net->sizes[l + 1], net->w[l], net->wp[l], net->wr[l], net->b[l], y, relu, idx, cnt,
               any, zero);
+        if (!last && !relu)
+            activate(net->activation, y, (size_t)n * net->sizes[l + 1]);
         x = y;
     }
     free(idx), free(cnt), free(any), free(zero);
@@ -420,8 +441,11 @@ static int best_move(const tdnet_t *net, const int8_t *board, int d1, int d2, in
             goto out;
         }
         int32_t offsets[2] = {0, 0};
-        int done = bg_expand_first_layer(board, dice, 1, extra, n_extra, net->w[0], net->b[0], hidden1, boards, act,
-                                         0, offsets, cap, &where);
+        int relu = net->activation == TDNET_RELU;
+        int done = bg_expand_first_layer_ex(board, dice, 1, extra, n_extra, net->w[0], net->b[0], hidden1, boards,
+                                            act, 0, offsets, cap, &where, relu);
+        if (done == 1 && !relu)
+            activate(net->activation, act, (size_t)offsets[1] * hidden1);
         if (done < 0) {
             rc = done;
             goto out;

@@ -1,5 +1,5 @@
 /* Standalone inference for networks exported by tools/export_weights.py.
- * File format: see tools/export_weights.py (magic "TDBGNET1", version 1). */
+ * File format: see tools/export_weights.py (magic "TDBGNET1", versions 1 and 2). */
 #ifndef TDNET_H
 #define TDNET_H
 #include <stddef.h>
@@ -11,9 +11,10 @@
 enum { TDNET_PROBABILITY = 0, TDNET_EQUITY = 1, TDNET_PROB5 = 2 };
 enum { TDNET_DMP = 0, TDNET_CUBELESS = 1, TDNET_CUBEFUL = 2 };
 enum { TDNET_CUBE_CENTERED = 0, TDNET_CUBE_MINE = 1, TDNET_CUBE_THEIRS = 2 };
+enum { TDNET_RELU = 0, TDNET_SIGMOID = 1, TDNET_TANH = 2, TDNET_LEAKY_RELU = 3 }; /* hidden units */
 
 typedef struct {
-    int output_mode, game_mode, jacoby;
+    int output_mode, game_mode, jacoby, activation;
     int n_layers;                  /* hidden layers + head */
     int sizes[TDNET_MAX_LAYERS + 2]; /* inputs, hidden..., outputs */
     int max_width;

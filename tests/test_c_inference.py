@@ -28,10 +28,10 @@ def positions():
     return oracle_positions(3000, seed=21)
 
 
-def _export(tmp_path, mode_name, output, n_inputs, hidden=(32, 16)):
+def _export(tmp_path, mode_name, output, n_inputs, hidden=(32, 16), activation="relu"):
     torch.manual_seed(hash((mode_name, output)) % 1000)
-    model = TDNetwork(n_inputs, list(hidden), output).eval()
-    ckpt, binf = tmp_path / f"{output}{n_inputs}.pt", tmp_path / f"{output}{n_inputs}.bin"
+    model = TDNetwork(n_inputs, list(hidden), output, activation).eval()
+    ckpt, binf = tmp_path / f"{output}{n_inputs}{activation}.pt", tmp_path / f"{output}{n_inputs}{activation}.bin"
     save_checkpoint(str(ckpt), model, new_metadata(model, mode_name))
     run("tools/export_weights.py", ckpt, binf, check=True)
     return model, str(binf)
@@ -94,3 +94,43 @@ def test_bad_weight_files(tmp_path):
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     proc = run("tools/export_weights.py", tmp_path / "missing.pt", tmp_path / "o.bin")
     assert proc.returncode == 2 and "no such checkpoint" in proc.stderr
+
+
+ACTIVATION_KINDS = [(a, *k) for a in ("sigmoid", "tanh", "leaky_relu") for k in (KINDS[0], KINDS[3])]
+
+
+@pytest.mark.parametrize("activation,mode_name,output,n_inputs", ACTIVATION_KINDS)
+def test_other_activations_match_pytorch(tmp_path, positions, activation, mode_name, output, n_inputs):
+    """The exported activation is the one C applies, in the forward pass and in the move
+    choice (whose first layer comes from the C engine's pre-activations)."""
+    model, binf = _export(tmp_path, mode_name, output, n_inputs, activation=activation)
+    assert open(binf, "rb").read()[24] == ["relu", "sigmoid", "tanh", "leaky_relu"].index(activation)
+    pids = [be.position_id(b) for b in positions[:500]]
+    got = np.array([float(line.split()[1]) for line in _c(binf, pids, "--eval")])
+    owner = np.zeros(len(pids), dtype=int) if n_inputs == 200 else None
+    want = Scorer(model, game_mode(mode_name)).state_values(positions[:500], owner,
+                                                            np.zeros(len(pids)) if n_inputs == 200 else None)
+    assert np.abs(got - want).max() < 1e-5
+    relu = TDNetwork(n_inputs, [32, 16], output).eval()
+    relu.load_state_dict(model.state_dict())
+    assert np.abs(Scorer(relu, game_mode(mode_name)).state_values(positions[:500], owner, np.zeros(len(pids))
+                                                                  if n_inputs == 200 else None) - want).max() > 1e-4
+    dice = np.random.default_rng(1).integers(1, 7, (500, 2))
+    out = _c(binf, [f"{p} {d1} {d2}" for p, (d1, d2) in zip(pids, dice)])
+    chosen = TDAgent(model, game_mode(mode_name)).choose_moves(positions[:500], dice)
+    same = [o.split("\t")[4] == be.position_id(be.swap(c)) for o, c in zip(out, chosen)]
+    assert sum(same) >= 495
+
+
+def test_version_1_files_still_read_as_relu(tmp_path, positions):
+    """A file from before the activation field (version 1): same header less that word."""
+    model, binf = _export(tmp_path, "dmp", "probability", 196)
+    data = open(binf, "rb").read()
+    old = tmp_path / "v1.bin"
+    old.write_bytes(data[:8] + b"\x01\x00\x00\x00" + data[12:24] + data[28:])
+    pids = [be.position_id(b) for b in positions[:200]]
+    assert _c(str(old), pids, "--eval") == _c(binf, pids, "--eval")
+    bad = tmp_path / "act9.bin"
+    bad.write_bytes(data[:24] + b"\x09\x00\x00\x00" + data[28:])
+    proc = subprocess.run([BINARY, str(bad), "4HPwATDgc/ABMA", "3", "1"], capture_output=True, text=True)
+    assert proc.returncode == 2 and "out of range" in proc.stderr

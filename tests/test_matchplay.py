@@ -336,3 +336,34 @@ def test_warm_start_match_reads_money_equity_as_mwc():
         e = money(x)
         got = match(torch.cat([x, extra], dim=1))
     torch.testing.assert_close(got, torch.sigmoid(2 * e))
+
+
+def test_learned_take_decisions_agree_with_the_met():
+    """The released match model's take/drop decisions in last-roll positions (exact answer:
+    bear-off odds and the MET, tools/take_points.py) at 1-ply, where each roll's outcome is
+    scored by the table: all clear cases (more than 2% MWC from the take point) right."""
+    import json
+    from helpers import ROOT, run
+    proc = run("tools/take_points.py", os.path.join(ROOT, "best_models", "match_256x2.pt"), "--json", check=True)
+    res = json.loads(proc.stdout.splitlines()[-1])
+    assert res["cases"] == 270 and res["ply1"]["clear_cases"] > 200
+    assert res["ply1"]["take_agreement_clear"] >= 0.95, res["ply1"]["wrong_takes"]
+    assert res["ply0"]["take_agreement_clear"] >= 0.75, res["ply0"]["wrong_takes"]
+
+
+@pytest.mark.parametrize("mode_name", ["cubeful-money", "match"])
+def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode_name):
+    from selfplay import _Recorder
+    mode = game_mode(mode_name)
+    torch.manual_seed(2)
+    model = TDNetwork(mode.n_inputs, [16], mode.default_output)
+    boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})] * 6)
+    states = mode.initial_states(6, np.random.default_rng(0)) if mode.is_match else np.zeros(6, dtype=np.int64)
+    from selfplay import Acting
+    greedy = _Recorder(SelfPlay(model, mode), None, np.random.default_rng(1))
+    always = _Recorder(SelfPlay(model, mode, acting=Acting(cube_explore=1.0)), None, np.random.default_rng(1))
+    g_double, g_take = greedy.cube(np.arange(6), boards, states)
+    a_double, a_take = always.cube(np.arange(6), boards, states)
+    assert a_double.all() and a_take.all()                  # every branch visited
+    np.testing.assert_array_equal(always.targets[0], greedy.targets[0])   # targets: the greedy rule's value
+    assert always.stats["drops"] == 0 and always.stats["doubles"] == 6

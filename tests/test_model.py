@@ -78,7 +78,7 @@ def test_widened_copies_are_not_identical_after_training():
 
 
 @pytest.mark.parametrize("old,new,words", [([32, 16], [16, 16], "narrow"), ([32, 16], [32], "fewer"),
-                                           ([32, 16], [32, 16, 20], "square")])
+                                           ([32, 16], [32, 16, 1], "at least 2 units")])
 def test_impossible_expansion(old, new, words):
     with pytest.raises(ValueError, match=words):
         net_growth.expand(TDNetwork(196, old), new)

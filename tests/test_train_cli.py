@@ -39,7 +39,7 @@ def test_bad_inputs_one_line_exit_2(tmp_path, dmp_ckpt):
         (["--hidden", "0"], "hidden"),
         (["--hidden", "abc"], "hidden"),
         (["--resume", dmp_ckpt, "--expand", "8"], "narrow"),
-        (["--resume", dmp_ckpt, "--expand", "16,20"], "square"),
+        (["--resume", dmp_ckpt, "--expand", "16,1"], "at least 2 units"),
         (["--num-episodes", "0"], "at least 1"),
         (["--lr", "-1"], "positive"),
         (["--resume", dmp_ckpt, "--warm-start-equity", dmp_ckpt], "only one"),

@@ -29,6 +29,7 @@ def describe(path: str) -> dict:
         "md5": md5,
         "architecture": f"{model.n_inputs} -> [{','.join(map(str, model.hidden))}] -> {model.n_outputs}",
         "hidden": model.hidden,
+        "activation": model.activation,
         "parameters": model.num_parameters(),
         "encoder": meta.get("encoder"),
         "output_mode": model.output_mode,
@@ -51,7 +52,7 @@ def main() -> None:
         return
     print(f"file          {d['file']}")
     print(f"md5           {d['md5']}")
-    print(f"architecture  {d['architecture']} (ReLU hidden layers)")
+    print(f"architecture  {d['architecture']} ({d['activation']} hidden units)")
     print(f"parameters    {d['parameters']:,}")
     print(f"encoder       {d['encoder']}")
     print(f"output mode   {d['output_mode']}")

@@ -1,24 +1,26 @@
 #!/usr/bin/env python3
 """Export a checkpoint's network to the framework-independent .bin format read by c_inference/.
 
-Format version 1, all little-endian:
+Format version 2, all little-endian:
 
   offset  type        field
   0       char[8]     magic "TDBGNET1"
-  8       uint32      format version (1)
+  8       uint32      format version (2)
   12      uint32      output mode: 0 probability, 1 equity, 2 prob5
   16      uint32      game mode: 0 dmp, 1 cubeless money, 2 cubeful money
   20      uint32      flags: bit 0 = Jacoby rule (cubeful)
-  24      uint32      number of inputs (196 or 200)
-  28      uint32      number of hidden layers L (1..64)
-  32      uint32[L]   hidden layer sizes
+  24      uint32      hidden activation: 0 relu, 1 sigmoid, 2 tanh, 3 leaky relu (slope 0.01)
+  28      uint32      number of inputs (196 or 200)
+  32      uint32      number of hidden layers L (1..64)
+  36      uint32[L]   hidden layer sizes
   ..      uint32      number of outputs (1, or 5 for prob5)
   then for each of the L+1 layers (hidden layers, then the head):
           float32[out*in]  weights, row-major (one row per output unit)
           float32[out]     biases
 
-Hidden layers use ReLU.  The head is a sigmoid (probability), linear (equity) or
-five sigmoids read as conditional probabilities (prob5: P(win), P(wg|win),
+Version 1 (still read by c_inference/) is the same without the activation field
+(everything from the inputs on 4 bytes earlier): ReLU hidden units.  The head is a
+sigmoid (probability), linear (equity) or five sigmoids read as conditional probabilities (prob5: P(win), P(wg|win),
 P(wbg|wg), P(lg|lose), P(lbg|lg), multiplied out as model.prob5_from_conditionals).
 
     python tools/export_weights.py models/dmp.pt models/dmp.bin
@@ -38,14 +40,15 @@ from fileio import Output, atomic_write, check_outputs  # noqa: E402
 from model import CheckpointError, load_checkpoint  # noqa: E402
 
 MAGIC = b"TDBGNET1"
-VERSION = 1
+VERSION = 2
+ACTIVATION_CODES = {"relu": 0, "sigmoid": 1, "tanh": 2, "leaky_relu": 3}
 OUTPUT_CODES = {"probability": 0, "equity": 1, "prob5": 2}
 GAME_CODES = {"dmp": 0, "cubeless-money": 1, "cubeful-money": 2}
 
 
 def export_bytes(model, game_mode: str, jacoby: bool = True) -> bytes:
-    parts = [MAGIC, struct.pack("<5I", VERSION, OUTPUT_CODES[model.output_mode], GAME_CODES[game_mode],
-                                1 if jacoby else 0, model.n_inputs)]
+    parts = [MAGIC, struct.pack("<6I", VERSION, OUTPUT_CODES[model.output_mode], GAME_CODES[game_mode],
+                                1 if jacoby else 0, ACTIVATION_CODES[model.activation], model.n_inputs)]
     parts.append(struct.pack("<I", len(model.hidden)))
     parts.append(struct.pack(f"<{len(model.hidden)}I", *model.hidden))
     parts.append(struct.pack("<I", model.n_outputs))

@@ -22,12 +22,16 @@ PYEOF
 )
   if [ "$state" = finished ]; then echo "$out: stage finished"; exit 0; fi
   echo "$out: continuing"
-  # warm starts only apply when a stage begins; the checkpoint already holds their result
+  # warm starts and --new-stage only apply when a stage begins; the checkpoint already holds their result
   args=()
   skip=0
   for a in "$@"; do
     if [ $skip = 1 ]; then skip=0; continue; fi
-    case $a in --warm-start-equity|--warm-start-cubeful|--warm-start-match) skip=1 ;; *) args+=("$a") ;; esac
+    case $a in
+      --warm-start-equity|--warm-start-cubeful|--warm-start-match) skip=1 ;;
+      --new-stage) ;;  # it began the stage; continuing must not begin another
+      *) args+=("$a") ;;
+    esac
   done
   exec $PY "$script" --resume "$out" --save "$out" "${args[@]}"
 fi
