@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime
 import os
 
+import backends
 import cli
 from agents import REFERENCE_AGENTS
 from fileio import Output, check_outputs
@@ -68,6 +69,7 @@ def build_parser() -> cli.Parser:
                    help="allow replacing existing output files of the same kind (--json, --csv, --games-csv, "
                         "the .mat files in --save-games)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    backends.add_backend_args(p, "game-playing")
     return p
 
 
@@ -81,6 +83,8 @@ def main() -> None:
     if args.luck and args.luck != "gnubg-nn":
         checkpoint_game_mode(args.luck)  # a bad reference fails before any game
     if model2 in GNUBG_LEVELS:
+        if args.backend != "local":
+            raise cli.UsageError(f"{model2} games run on this machine (its gnubg binary): use --backend local")
         return against_gnubg(args, model2)
     if args.gnubg:
         raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
@@ -90,6 +94,7 @@ def main() -> None:
         mode_name = checkpoint_game_mode(args.model1) or checkpoint_game_mode(model2) or "dmp"
     mode = game_mode(mode_name, args.jacoby)
     check_play_outputs(args, model2)
+    backends.start(args)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
 
@@ -111,7 +116,8 @@ def main() -> None:
 
     records = run_head_to_head(args.model1, model2, args.games, mode_name, args.jacoby, args.oneply1,
                                args.oneply2, args.seed, args.workers, record=bool(args.save_games),
-                               backend=args.engine, progress=not args.quiet, on_records=saver, luck=args.luck)
+                               backend=args.engine, progress=not args.quiet, on_records=saver, luck=args.luck,
+                               pool_backend=args.backend)
     summary = summarize_games(records, mode_name, args.jacoby, args.seed)
     if args.luck:
         from luck import luck_summary
