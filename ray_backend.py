@@ -176,7 +176,12 @@ class RayPool:
         if left <= 0:
             raise WorkerError(f"a {self.what} job did not finish within {self.timeout:g} s of its start "
                               f"(--ray-timeout; is the cluster short of free CPUs, or a node unreachable?)")
-        ready, _ = ray.wait(list(self.running), num_returns=1, timeout=min(left, _WAIT_STEP))
+        try:
+            ready, _ = ray.wait(list(self.running), num_returns=1, timeout=min(left, _WAIT_STEP))
+        except SystemError as exc:  # a signal handler raised (Ctrl-C, SIGTERM) inside Ray's C code: that exception
+            if exc.__context__ is None:
+                raise
+            raise exc.__context__ from None
         if not ready:
             return
         task, actor = self.running.pop(ready[0])
