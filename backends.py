@@ -17,12 +17,20 @@ from errors import InputError
 from workers import WorkerPool
 
 BACKENDS = ("local", "ray")
-RAY_INSTALL = "pip install -r requirements-ray.txt (or make setup-ray)"
+RAY_INSTALL = "make setup-ray, or pip install -r requirements-ray.txt"
 DEFAULT_RAY_TIMEOUT = 3600.0
+MAX_RAY_WORKERS = 4096
 
 
 def add_backend_args(parser, what: str) -> None:
-    """--backend, --ray-address and --ray-timeout, as one argument group."""
+    """--backend, --ray-address and --ray-timeout, as one argument group.  The parser's
+    --workers is checked against this machine's cores by ``start`` for the local backend
+    only: Ray workers are limited by the cluster's CPUs."""
+    for action in parser._actions:
+        if action.dest == "workers":
+            action.type = cli.count_arg(MAX_RAY_WORKERS, f"workers (with --backend local at most "
+                                                         f"{cli.MAX_WORKERS_PER_CORE} per core)")
+            action.help += "; with --backend ray: at most the Ray cluster's CPUs"
     g = parser.add_argument_group("where the workers run")
     g.add_argument("--backend", choices=BACKENDS, default="local",
                    help=f"local: {what} processes on this machine; ray: Ray actors on a cluster "
@@ -38,11 +46,16 @@ def add_backend_args(parser, what: str) -> None:
 
 def start(args) -> None:
     """Connect to Ray (or start it) when --backend ray; InputError (before any work) when
-    Ray is missing, --ray-address cannot be reached or the cluster has fewer CPUs than --workers."""
+    Ray is missing, --ray-address cannot be reached or the cluster has fewer CPUs than
+    --workers, or (local) when --workers is more than this machine's cores allow."""
     backend = getattr(args, "backend", "local")
     if backend != "ray":
         if getattr(args, "ray_address", None):
             raise InputError("--ray-address applies to --backend ray")
+        try:
+            cli.workers_arg(str(args.workers))
+        except cli.argparse.ArgumentTypeError as exc:
+            raise InputError(f"argument --workers: {exc}") from None
         return
     try:
         import ray  # noqa: F401

@@ -85,6 +85,7 @@ def main() -> None:
     if model2 in GNUBG_LEVELS:
         if args.backend != "local":
             raise cli.UsageError(f"{model2} games run on this machine (its gnubg binary): use --backend local")
+        backends.start(args)
         return against_gnubg(args, model2)
     if args.gnubg:
         raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
