@@ -7,6 +7,7 @@ timeout used is one no job can meet."""
 import csv
 import importlib.util
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -127,12 +128,20 @@ def _weights(path):
     return model.state_dict(), meta, ts
 
 
-@needs_ray
-def test_train_batch_on_ray_writes_the_local_checkpoint(cluster, tmp_path):
+@pytest.fixture(scope="module")
+def trained(cluster, tmp_path_factory):
+    """The folder of local.pt and ray.pt: the same two rounds trained by each backend."""
+    folder = tmp_path_factory.mktemp("trained")
     for backend in ("local", "ray"):
         extra = ["--backend", "ray", "--ray-address", cluster.address] if backend == "ray" else []
-        run("train_batch.py", *TINY, "--num-episodes", "40", "--workers", "2", "--save", tmp_path / f"{backend}.pt",
+        run("train_batch.py", *TINY, "--num-episodes", "40", "--workers", "2", "--save", folder / f"{backend}.pt",
             *extra, check=True)
+    return folder
+
+
+@needs_ray
+def test_train_batch_on_ray_writes_the_local_checkpoint(trained):
+    tmp_path = trained
     (a, meta_a, ts_a), (b, meta_b, ts_b) = _weights(tmp_path / "local.pt"), _weights(tmp_path / "ray.pt")
     assert all(torch.equal(a[k], b[k]) for k in a) and meta_a["episodes"] == meta_b["episodes"] == 40
     rows = [list(csv.DictReader(open(tmp_path / f"{b}.csv"))) for b in ("local", "ray")]
@@ -166,10 +175,10 @@ def test_ray_bad_input_is_one_line_before_any_work(cluster, tmp_path):
 
 
 @needs_ray
-def test_a_timed_out_round_keeps_the_checkpoint(cluster, tmp_path):
+def test_a_timed_out_round_keeps_the_checkpoint(cluster, trained, tmp_path):
     path = tmp_path / "t.pt"
+    shutil.copy(trained / "ray.pt", path)
     ray_args = ["--backend", "ray", "--ray-address", cluster.address, "--workers", "2"]
-    run("train_batch.py", *TINY, "--num-episodes", "20", "--save", path, *ray_args, check=True)
     before = md5(path)
     # no share of 2,000 episodes is collected within a millisecond
     proc = run("train_batch.py", *TINY, "--resume", path, "--save", path, "--num-episodes", "4000",
