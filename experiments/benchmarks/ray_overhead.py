@@ -72,6 +72,8 @@ def main() -> None:
     collectors = {b: Collector(args.workers, mode, False, "auto", args.parallel_games, "auto", b)
                   for b in ("local", "ray")}
     seconds, episodes, same = {"local": 0.0, "ray": 0.0}, {"local": 0, "ray": 0}, True
+    # inside the workers: wall seconds of collection (summed over workers) and their CPU seconds
+    inside = {name: {"collect_seconds": 0.0, "cpu_seconds": 0.0} for name in seconds}
     try:
         for k in range(args.rounds + 1):  # round 0 warms both up; rounds alternate between the backends
             seed = np.random.SeedSequence([args.seed, k])
@@ -82,6 +84,8 @@ def main() -> None:
                 if k:
                     seconds[name] += time.perf_counter() - start
                     episodes[name] += got[name]["stats"]["episodes"]
+                    for key in inside[name]:
+                        inside[name][key] += got[name]["stats"][key]
             same &= bool(np.array_equal(got["local"]["features"], got["ray"]["features"])
                          and np.array_equal(got["local"]["targets"], got["ray"]["targets"]))
     finally:
@@ -104,6 +108,7 @@ def main() -> None:
         "benchmark": "ray_overhead", "commit": git_commit(), "workers": args.workers, "hidden": args.hidden,
         "episodes_per_round": args.episodes, "rounds": args.rounds, "cores": os.cpu_count(),
         "episodes_per_s": rate, "ray_over_local": rate["ray"] / rate["local"], "identical_data": same,
+        "round_seconds": seconds, "inside_workers": inside,
         "broadcast_hidden": args.broadcast_hidden,
         "broadcast_megabytes": sum(v.nbytes for v in state.values()) / 1e6, "broadcast": broadcast,
     }))
