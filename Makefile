@@ -1,11 +1,12 @@
 # make setup: idempotent set-up on a fresh machine (.venv, pinned packages, C build)
 # make test:  setup, then the whole test suite
+# make setup-ray: optional, Ray for --backend ray (requirements-ray.txt)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 CORE_SO := c_engine/.built
 
-.PHONY: setup test bench clean gnubg demo
+.PHONY: setup setup-ray test bench clean gnubg demo
 
 DEMO_MODEL ?= best_models/dmp_256x2_1ply.pt
 
@@ -14,6 +15,12 @@ setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move c_inference/tdbg_play
 $(VENV)/.installed: requirements.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+setup-ray: setup $(VENV)/.ray-installed
+
+$(VENV)/.ray-installed: requirements-ray.txt $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
 	touch $@
 
 $(CORE_SO): $(VENV)/.installed c_engine/bgcore.c c_engine/bgcore.h c_engine/build_cffi.py

@@ -86,7 +86,8 @@ class BatchLearner:
         self.round_seed = round_seed
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
         self.collector = Collector(args.workers, self.mode, args.oneply, args.engine, args.parallel_games,
-                                   getattr(args, "scoring", "auto"), acting=self.acting)
+                                   getattr(args, "scoring", "auto"), acting=self.acting,
+                                   pool_backend=getattr(args, "backend", "local"))
         if args.overlap:
             # the workers keep the cores busy while we train: more torch threads here would
             # oversubscribe them (measured 3x slower with the default two)

@@ -15,6 +15,7 @@ from match import play_games
 from model import CheckpointError, load_checkpoint
 from heads import output_head
 from modes import game_mode
+from backends import open_pool
 from workers import WorkerPool
 
 # games per job: many games advance together (one forward pass per step for all of
@@ -89,11 +90,13 @@ def _job(job: dict):
 def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby: bool = True,
                      oneply1: bool = False, oneply2: bool = False, seed: int = 0, workers: int = 1,
                      record: bool = False, backend: str = "auto", progress: bool = True, on_records=None,
-                     luck: str | None = None, search: dict | None = None):
+                     luck: str | None = None, search: dict | None = None, pool_backend: str = "local"):
     """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
     ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
     ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  ``search``:
-    twoply1/twoply2 ((k1, k2) or None) and plies1/plies2 (gnubg-nn's depth or None)."""
+    twoply1/twoply2 ((k1, k2) or None) and plies1/plies2 (gnubg-nn's depth or None).  The
+    games run on ``workers`` workers of ``pool_backend`` (backends.py); the records are the
+    same whichever runs them."""
     mode = game_mode(mode_name, jacoby)
     search = search or {}
     # build once here so that a bad spec fails before any worker starts
@@ -111,23 +114,23 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
             "oneply2": oneply2, "seed": seed, "backend": backend, "record": record, "luck": luck, **search}
     records = []
     bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
+    pool = open_pool(pool_backend, workers, "game-playing worker")
     try:
-        if workers <= 1:
-            for chunk in chunks:
-                got = _job({**base, "games": chunk})
-                records += got
-                bar.update(len(got))
-                if on_records:
-                    on_records(got)
-        else:
-            with WorkerPool(workers, what="game-playing worker") as pool:
-                tasks = [pool.submit(_job, {**base, "games": chunk}) for chunk in chunks]
-                for _, got in pool.as_completed(tasks):
-                    records += got
-                    bar.update(len(got))
-                    if on_records:
-                        on_records(got)
+        if pool is None:
+            finished = (_job({**base, "games": chunk}) for chunk in chunks)
+        else:  # checkpoints travel with the jobs (a Ray node may not have the files)
+            base.update({k: pool.ship_file(base[k]) for k in ("spec1", "spec2", "luck")
+                         if base[k] and os.path.isfile(base[k])})
+            finished = (got for _, got in pool.as_completed([pool.submit(_job, {**base, "games": chunk})
+                                                              for chunk in chunks]))
+        for got in finished:
+            records += got
+            bar.update(len(got))
+            if on_records:
+                on_records(got)
     finally:
+        if pool is not None:
+            pool.close()
         bar.close()
     records.sort(key=lambda r: r.index)
     return records

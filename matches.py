@@ -162,31 +162,32 @@ def _match_job(job: dict) -> list[MatchRecord]:
     from head_to_head import build_agent
     torch.set_num_threads(1)
     mode = MatchPlay(length=job["length"], met=job["met"])
-    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
-    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"])
+    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job["twoply"][0])
+    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job["twoply"][1])
     return play_matches(a, b, job["matches"], mode, job["seed"])
 
 
 def run_matches(spec1: str, spec2: str, matches: int, length: int, oneply1: bool = False, oneply2: bool = False,
                 seed: int = 0, workers: int = 1, backend: str = "auto", progress: bool = True,
-                met: str | None = None) -> list[MatchRecord]:
+                met: str | None = None, twoply=(None, None)) -> list[MatchRecord]:
     """Play ``matches`` ``length``-point matches (duplicate pairs) between two checkpoints or
-    named agents; InputError (before any match) when one cannot play them."""
+    named agents (``twoply``: each one's (k1, k2) 2-ply search, or None); InputError (before
+    any match) when one cannot play them."""
     from tqdm import tqdm
 
     from errors import InputError
     from head_to_head import build_agent
     from workers import WorkerPool
     mode = MatchPlay(length=length, met=met)
-    for spec, oneply in ((spec1, oneply1), (spec2, oneply2)):
+    for spec, oneply, search in ((spec1, oneply1, twoply[0]), (spec2, oneply2, twoply[1])):
         try:
-            mode.check_agent(build_agent(spec, mode, oneply, seed, backend))
+            mode.check_agent(build_agent(spec, mode, oneply, seed, backend, search))
         except ValueError as exc:
             raise InputError(f"{spec}: {exc}") from None
     size = max(10, min(200, matches // (4 * max(workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
     base = {"spec1": spec1, "spec2": spec2, "length": length, "oneply1": oneply1, "oneply2": oneply2,
-            "seed": seed, "backend": backend, "met": met}
+            "seed": seed, "backend": backend, "met": met, "twoply": list(twoply)}
     jobs = [{**base, "matches": list(range(s, min(s + size, matches)))} for s in range(0, matches, size)]
     records: list[MatchRecord] = []
     bar = tqdm(total=matches, unit="match", disable=not progress, dynamic_ncols=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import datetime
 import os
 
+import backends
 import cli
 from agents import REFERENCE_AGENTS
 from fileio import Output, check_outputs
@@ -96,6 +97,7 @@ def build_parser() -> cli.Parser:
                    help="allow replacing existing output files of the same kind (--json, --csv, --games-csv, "
                         "the .mat files in --save-games)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    backends.add_backend_args(p, "game-playing")
     return p
 
 
@@ -115,6 +117,9 @@ def main() -> None:
     if (args.match_length is not None or args.met) and not is_match(args.game_mode or checkpoint_game_mode(args.model1)):
         raise cli.UsageError("--match-length and --met apply to --game-mode match only")
     if model2 in GNUBG_LEVELS:
+        if args.backend != "local":
+            raise cli.UsageError(f"{model2} games run on this machine (its gnubg binary): use --backend local")
+        backends.start(args)
         return against_gnubg(args, model2)
     if args.gnubg:
         raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
@@ -126,6 +131,7 @@ def main() -> None:
     if mode.is_match:
         return play_matches(args, model2, mode)
     check_play_outputs(args, model2)
+    backends.start(args)
     for folder in (args.save_games, args.save_extreme_games):
         if folder:
             os.makedirs(folder, exist_ok=True)
@@ -150,7 +156,7 @@ def main() -> None:
     records = run_head_to_head(args.model1, model2, args.games, mode_name, args.jacoby, args.oneply1,
                                args.oneply2, args.seed, args.workers, record=saving, backend=args.engine,
                                progress=not args.quiet, on_records=saver if saving else None, luck=args.luck,
-                               search=search)
+                               search=search, pool_backend=args.backend)
     summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap)
     if args.luck:
         from luck import luck_summary
@@ -185,11 +191,14 @@ def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False
 def play_matches(args, model2: str, mode) -> None:
     """--game-mode match: whole matches in duplicate pairs, the match-win rate with its CI."""
     from matches import format_matches, matches_csv_lines, run_matches, summarize_matches
-    if args.save_games or args.luck:
-        raise cli.UsageError("--save-games and --luck are not available for match play yet")
+    if args.save_games or args.save_extreme_games or args.luck:
+        raise cli.UsageError("--save-games, --save-extreme-games and --luck are not available for match play yet")
+    if args.backend != "local":
+        raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(args, model2)
+    twoply = [(args.twoply_k1, args.twoply_k2) if on else None for on in (args.twoply1, args.twoply2)]
     records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
-                          args.workers, args.engine, not args.quiet, met=args.met)
+                          args.workers, args.engine, not args.quiet, met=args.met, twoply=twoply)
     summary = summarize_matches(records, args.seed)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
                    oneply2=args.oneply2, met=mode.met.name, commit=git_commit(),

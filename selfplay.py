@@ -26,9 +26,10 @@ to exp(s_i / T), s the mover's scalar (P(win) or equity; 1-ply values with
 instead of the network's 0-ply one.  T = 0 and no 1-ply acting draw nothing extra
 from the random stream: the same games as before these options existed.
 
-``Collector`` spreads the episodes over worker processes (workers.WorkerPool: they
-die with the run, and a lost share of a round is collected again); they return
-plain numpy arrays.
+``Collector`` spreads the episodes over workers (backends.py: worker processes on
+this machine, or Ray actors; a lost share of a round is collected again); they
+return plain numpy arrays.  Worker i's share of round k is seeded from (seed, stage,
+k, i) alone, so the data are the same whichever backend collects them.
 """
 from __future__ import annotations
 
@@ -41,7 +42,7 @@ import torch
 from modes import GameMode
 from scoring import Scorer, roll_index, segment_argmax, segment_sample
 from turns import DROPPED, Ended, Table, roll_dice
-from workers import WorkerPool
+from backends import open_pool
 
 
 @dataclass(frozen=True)
@@ -194,7 +195,7 @@ def _collect_job(job: dict) -> dict:
     if model is None:
         model = _WORKER_CACHE[key] = TDNetwork(*key)
         model.eval()
-    model.load_state_dict({k: torch.from_numpy(v) for k, v in job["state"].items()})
+    model.load_state_dict({k: torch.tensor(v) for k, v in job["state"].items()})  # a copy: v may be read-only
     sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
                   first_layer=job["first_layer"], acting=job.get("acting", Acting()))
     t0 = time.process_time()
@@ -203,17 +204,27 @@ def _collect_job(job: dict) -> dict:
     return out
 
 
+def worker_shares(n_episodes: int, seed_seq: np.random.SeedSequence, workers: int) -> list:
+    """(episodes, seed) of each worker: worker i's seed depends on the round's seed and i
+    only, so a share lost with its worker is collected again exactly."""
+    if workers == 1:
+        return [(n_episodes, seed_seq)]  # as collected in-process
+    shares = [n_episodes // workers + (i < n_episodes % workers) for i in range(workers)]
+    # seed_seq.spawn(workers) of a fresh sequence, without changing seed_seq
+    return [(share, np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, i),
+                                           pool_size=seed_seq.pool_size)) for i, share in enumerate(shares)]
+
+
 class Collector:
-    """Self-play over ``workers`` processes (in-process when workers == 1)."""
+    """Self-play over ``workers`` workers of ``pool_backend`` (backends.py; local with one
+    worker: in this process)."""
 
     def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
-                 first_layer: str = "auto", acting: Acting = Acting()):
+                 first_layer: str = "auto", acting: Acting = Acting(), pool_backend: str = "local"):
         self.workers, self.acting = workers, acting
         self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
         self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
-        self.pool = None
-        if workers > 1:
-            self.pool = WorkerPool(workers, what="self-play worker")
+        self.pool = open_pool(pool_backend, workers, "self-play worker")
 
     def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
         return self.result(self.submit(model, n_episodes, seed_seq))
@@ -228,14 +239,13 @@ class Collector:
             out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
-        state = {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
-        shares = [n_episodes // self.workers + (i < n_episodes % self.workers) for i in range(self.workers)]
+        state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
                  "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode,
                  "oneply": self.oneply, "backend": self.backend,
                  "parallel_games": self.parallel_games, "first_layer": self.first_layer,
-                 "episodes": share, "seed": child}
-                for share, child in zip(shares, seed_seq.spawn(self.workers)) if share > 0]
+                 "episodes": share, "seed": seed}
+                for share, seed in worker_shares(n_episodes, seed_seq, self.workers) if share > 0]
         return [self.pool.submit(_collect_job, job) for job in jobs]
 
     def result(self, pending) -> dict:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 
+import backends
 import cli
 from agents import REFERENCE_AGENTS
 from model import ACTIVATIONS, parse_hidden
@@ -119,6 +120,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--eval-opponent", choices=REFERENCE_AGENTS, default="pubeval", help="quick-eval opponent")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", metavar="PATH", help="write the run summary here")
+    backends.add_backend_args(p, "self-play")
     return p
 
 
@@ -126,6 +128,7 @@ def main() -> None:
     parser = build_parser()
     args = parser.parse_args()
     args.hidden_given = any(a == "--hidden" or a.startswith("--hidden=") for a in cli.sys.argv[1:])
+    backends.start(args)
     from batch_td import BatchLearner
     from training_loop import run_stage
     summary = run_stage(args, BatchLearner)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 
+import backends
 import cli
 from losses import LOSSES
 from train_batch import build_parser as batch_parser
@@ -48,6 +49,7 @@ def main() -> None:
     if args.warm_start_equity or args.warm_start_cubeful:
         raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
     args.hidden_given = any(a.startswith("--hidden") for a in cli.sys.argv[1:])
+    backends.start(args)
     from batch_td import BatchLearner
     from training_loop import run_stage
     summary = run_stage(args, BatchLearner, output_mode="prob5")
