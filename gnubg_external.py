@@ -45,8 +45,10 @@ LEVELS = {
                        "set player 0 cubedecision evaluation prune off",
                        "set player 0 movefilter 1 0 -1"],
 }
-RESULT_LINE = re.compile(r"(\S+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
-MATCH_LINE = re.compile(r"(\S+) has won the match\.")
+RESULT_LINE = re.compile(r"([\w-]+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
+MATCH_LINE = re.compile(r"([\w-]+) has won the match\.")
+# gnubg offers to resign (our seat auto-accepts a backgammon offer): the game ends without a last move
+RESIGN_ACCEPTED = re.compile(r"([\w-]+) accepts and wins an? (single game|gammon|backgammon)\.")
 OUR_NAME, GNUBG_NAME = "td", "gnubg"
 
 
@@ -171,6 +173,7 @@ class GnubgSession:
         self.matches = []        # match play: finished matches (matches.MatchRecord), in order
         self._match = None
         self._match_winners = []  # match play: who gnubg says won each match
+        self._accepted = False    # the game about to be scored ended by an accepted resignation
 
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
@@ -251,14 +254,20 @@ class GnubgSession:
             buf += chunk
             *done, buf = buf.split(b"\n")
             for raw in done:
-                text = raw.decode(errors="replace").strip()
-                lines.append(text)
-                m = RESULT_LINE.search(text)
-                if m:
-                    results.append((m.group(1), m.group(2), int(m.group(3))))
-                m = MATCH_LINE.search(text)
-                if m:
-                    self._match_winners.append(m.group(1))
+                self.read_line(raw.decode(errors="replace").strip(), results, lines)
+
+    def read_line(self, text: str, results: list, lines: list) -> None:
+        """One line of gnubg's output: a game's result (name, kind, points, whether it
+        ended by an accepted resignation, announced on the line before), a match's winner."""
+        lines.append(text)
+        m = RESULT_LINE.search(text)
+        if m:
+            results.append((m.group(1), m.group(2), int(m.group(3)), self._accepted))
+            self._accepted = False
+        self._accepted = self._accepted or bool(RESIGN_ACCEPTED.search(text))
+        m = MATCH_LINE.search(text)
+        if m:
+            self._match_winners.append(m.group(1))
 
     def _done(self, records) -> int:
         return len(self.matches) if self.mode.is_match else len(records)
@@ -309,7 +318,7 @@ class GnubgSession:
             if require:
                 raise ProtocolError(f"game {game.index}: a new game started but gnubg reported no result")
             return game
-        name, kind, points = results[len(records)]
+        name, kind, points, resigned = results[len(records)]
         if name not in (OUR_NAME, GNUBG_NAME):
             raise ProtocolError(f"game {game.index}: gnubg scored it for {name!r}, neither {OUR_NAME!r} nor {GNUBG_NAME!r}")
         ours = points if name == OUR_NAME else -points
@@ -317,12 +326,15 @@ class GnubgSession:
             game.drops[1] += 1
             game.pending_double = False
             game.our_record = float(game.cube)
+        if resigned and game.our_record is None:  # gnubg resigned: its scoring is the only record
+            game.our_record = float(ours)
         if game.our_record is None:
             game.our_record = self._our_view_of_gnubg_win(game)
         result = 0 if game.drops != [0, 0] else {"single game": 1, "gammon": 2, "backgammon": 3}[kind]
         rec = GameRecord(game.index, 1, float(ours), result, game.cube, game.plies,
                          tuple(game.doubles), tuple(game.takes), tuple(game.drops))
         rec.our_record = game.our_record
+        rec.resigned = resigned
         records.append(rec)
         if self.log:
             self.log(rec)

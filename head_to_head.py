@@ -138,11 +138,12 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
 GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
-                   "takes_ours", "takes_gnubg", "drops_ours", "drops_gnubg"]
+                   "takes_ours", "takes_gnubg", "drops_ours", "drops_gnubg", "resigned"]
 
 
 def _append_game_row(path: str, rec) -> None:
-    row = [rec.index, rec.points, rec.our_record, rec.cube, rec.result, rec.plies, *rec.doubles, *rec.takes, *rec.drops]
+    row = [rec.index, rec.points, rec.our_record, rec.cube, rec.result, rec.plies, *rec.doubles, *rec.takes, *rec.drops,
+           int(getattr(rec, "resigned", False))]
     with open(path, "a") as fh:  # one short append per game: safe from several processes
         fh.write(",".join(str(x) for x in row) + "\n")
 

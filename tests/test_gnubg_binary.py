@@ -290,3 +290,17 @@ def test_matches_against_gnubg(tmp_path, gnubg_bin):
     assert s["matches"] == 4 and s["errors"] == [] and s["record_mismatches"] == []
     assert s["games"] == len(games.read_text().splitlines()) - 1 >= 4
     assert 0 <= s["match_win_rate"]["mean"] <= 1
+
+
+def test_a_resignation_is_scored_as_gnubg_scores_it():
+    """gnubg may resign (our seat accepts a backgammon offer): the game ends with no last
+    move, so the result line after 'accepts and wins' is the only record of it."""
+    session = GnubgSession.__new__(GnubgSession)
+    session._accepted, session._match_winners = False, []
+    results, lines = [], []
+    for text in ("gnubg offers to resign a backgammon.", "td accepts and wins a backgammon.",
+                 "td wins a backgammon and 24 points.", "gnubg wins a single game and 2 points.",
+                 "gnubg has won the match."):
+        session.read_line(text, results, lines)
+    assert results == [("td", "backgammon", 24, True), ("gnubg", "single game", 2, False)]
+    assert session._match_winners == ["gnubg"]
