@@ -69,7 +69,7 @@ def main() -> None:
     mode = game_mode("dmp")
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
-    collectors = {b: Collector(args.workers, mode, False, "auto", args.parallel_games, "auto", b)
+    collectors = {b: Collector(args.workers, mode, False, "auto", args.parallel_games, "auto", pool_backend=b)
                   for b in ("local", "ray")}
     seconds, episodes, same = {"local": 0.0, "ray": 0.0}, {"local": 0, "ray": 0}, True
     # inside the workers: wall seconds of collection (summed over workers) and their CPU seconds
