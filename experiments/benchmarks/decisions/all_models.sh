@@ -15,6 +15,10 @@ PYTHON=${PYTHON:-python}
 tmp=$(mktemp "${RESULTS}.XXXXXX")
 trap 'rm -f "$tmp"' EXIT
 for player in best_models/*.pt gnubg-nn pubeval; do
+    # a match model plays by the score, which single money decisions do not have
+    if [[ $player == *.pt ]] && $PYTHON tools/describe_model.py "$player" --json | grep -q '"game_mode": "match"'; then
+        continue
+    fi
     for ply in 0 1; do
         if [[ $player == pubeval && $ply == 1 ]]; then continue; fi
         echo "$player $ply-ply" >&2
