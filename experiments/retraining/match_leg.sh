@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Match play on top of the cubeful money leg (run money_legs.sh first).  Rerun to continue.
+#  s1:  200 -> 208 inputs, MWC head (--warm-start-match), a spread of scores, 0-ply, greedy cube.
+#       (The recorded run was stopped by hand at 223,200 of these 400,000 episodes, LR then
+#       about 6.6e-5, when tools/take_points.py showed too many drops; s2 began on its weights.)
+#  s2:  --cube-explore 0.1 (exploratory doubles and takes), 150k
+#  s3:  --cube-explore 0.15, 300k, lower LR
+# Each stage writes its CSV log (CPU-hours, cube actions, a 500-game quick evaluation at
+# 1-away each against gnubg-nn) beside its checkpoint.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=experiments/retraining/run_stage.sh
+D=experiments/retraining/match
+mkdir -p $D
+CUBEFUL=${CUBEFUL:-experiments/retraining/money/cubeful_256x2_1ply.pt}
+COMMON="--game-mode match --workers 1 --quiet --episodes-per-round 200 --parallel-games 100 \
+  --eval-every 250 --eval-opponent gnubg-nn --eval-games 500"
+$R train_batch.py $D/match_256x2.pt - --warm-start-match $CUBEFUL --num-episodes 400000 \
+   --lr 1e-4 --end-lr 3e-5 --seed 1 $COMMON
+$R train_batch.py $D/match_256x2_ce.pt $D/match_256x2.pt --new-stage --cube-explore 0.1 --num-episodes 150000 \
+   --lr 5e-5 --end-lr 2e-5 --seed 2 $COMMON
+$R train_batch.py $D/match_256x2_ce2.pt $D/match_256x2_ce.pt --cube-explore 0.15 --num-episodes 300000 \
+   --lr 4e-5 --end-lr 1.5e-5 --seed 3 $COMMON
