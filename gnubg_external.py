@@ -326,7 +326,11 @@ class GnubgSession:
             game.drops[1] += 1
             game.pending_double = False
             game.our_record = float(game.cube)
-        if resigned and game.our_record is None:  # gnubg resigned: its scoring is the only record
+        # gnubg resigned (our seat accepts its backgammon offers): the game ended on neither our move
+        # nor a drop, yet gnubg scores it for us.  With `set display off` gnubg does not print the
+        # acceptance, so this is how it shows; its scoring is then the only record.
+        resigned = resigned or (game.our_record is None and name == OUR_NAME)
+        if resigned and game.our_record is None:
             game.our_record = float(ours)
         if game.our_record is None:
             game.our_record = self._our_view_of_gnubg_win(game)

@@ -304,3 +304,17 @@ def test_a_resignation_is_scored_as_gnubg_scores_it():
         session.read_line(text, results, lines)
     assert results == [("td", "backgammon", 24, True), ("gnubg", "single game", 2, False)]
     assert session._match_winners == ["gnubg"]
+
+
+def test_a_game_gnubg_scores_for_us_without_our_last_move_is_its_resignation():
+    """With `set display off` gnubg prints no acceptance line: a game scored for us that our
+    move did not end (and no drop) can only be gnubg's resignation; its points are the record."""
+    from gnubg_external import _Game
+    session = GnubgSession.__new__(GnubgSession)
+    session.mode, session.log, session.first_index = game_mode("cubeful-money"), None, 0
+    session._openings, session._match, session.matches = set(), None, []
+    game = _Game(0)
+    game.cube, game.last_board = 4, np.zeros((2, 25), dtype=np.int64)
+    records = []
+    session._close_finished(game, [("td", "backgammon", 12, False)], records, None)
+    assert records[0].points == records[0].our_record == 12.0 and records[0].resigned
