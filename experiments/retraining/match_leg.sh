@@ -21,3 +21,6 @@ $R train_batch.py $D/match_256x2_ce.pt $D/match_256x2.pt --new-stage --cube-expl
    --lr 5e-5 --end-lr 2e-5 --seed 2 $COMMON
 $R train_batch.py $D/match_256x2_ce2.pt $D/match_256x2_ce.pt --cube-explore 0.15 --num-episodes 300000 \
    --lr 4e-5 --end-lr 1.5e-5 --seed 3 $COMMON
+# s4 (not released: no gain over s3, see README): exploratory doubles and takes at 0.4
+$R train_batch.py $D/match_256x2_ce3.pt $D/match_256x2_ce2.pt --cube-explore 0.4 --num-episodes 250000 \
+   --lr 3e-5 --end-lr 1e-5 --seed 4 $COMMON
