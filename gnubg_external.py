@@ -355,11 +355,11 @@ class GnubgSession:
         game.expected = set(self._openings)
         if self.mode.is_match:
             from matches import MatchRecord
-            if self._match is None:  # a match begins
-                length = self.mode.length
-                self._match = MatchRecord(self.first_index + len(self.matches), -1, length)
-                self._away, self._crawford = [length, length], False
-            game.away, game.crawford = tuple(self._away), self._crawford
+            from matches import Score
+            if self._match is None:  # a match begins (we are side 0 of the score, gnubg side 1)
+                self._match = MatchRecord(self.first_index + len(self.matches), -1, self.mode.length)
+                self._score = Score(self.mode.length)
+            game.away, game.crawford = tuple(self._score.away), self._score.crawford
         return game
 
     def _score_game(self, game: _Game, rec: GameRecord) -> None:
@@ -367,18 +367,14 @@ class GnubgSession:
         Crawford game when a player first reaches 1-away, the match's end."""
         m = self._match
         winner = 0 if rec.points > 0 else 1
-        won = int(min(abs(rec.points), self._away[winner]))
-        past = 1 in self._away
+        won = self._score.game_won(winner, abs(rec.points))
         m.games.append((won if winner == 0 else -won, rec.result, rec.cube, game.crawford, *game.away))
-        for k, key in enumerate(("doubles", "takes", "drops")):
+        for key in ("doubles", "takes", "drops"):
             setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key))))
-        self._away[winner] -= won
-        if self._away[winner] <= 0:
+        if self._score.over:
             m.winner = winner
             self.matches.append(m)
             self._match = None
-        else:
-            self._crawford = not past and 1 in self._away
 
     def _state(self, game: _Game, owner: int) -> np.ndarray:
         """The cube state our agent sees (mover's view): the owner, or in match play the

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from match import DiceStream, Seats
-from matchplay import MatchPlay
+from matchplay import MatchPlay, unpack
 from stats import bootstrap_ci, pair_means
 from turns import ABANDONED, Ended, Table
 
@@ -37,6 +37,29 @@ class MatchRecord:
         return {0: 1.0, 1: -1.0}.get(self.winner, 0.0)
 
 
+class Score:
+    """One match's score: the points each side (0, 1) still needs, and whether the game
+    being played is the Crawford game.  The rules live here once, for our own matches and
+    for our record of matches against the gnubg binary."""
+
+    def __init__(self, length: int):
+        self.away = [length, length]
+        self.crawford = False
+
+    @property
+    def over(self) -> bool:
+        return min(self.away) <= 0
+
+    def game_won(self, winner: int, points: int) -> int:
+        """Count a game ``winner`` won for ``points``; returns the points that count (up to
+        what it needed).  A player who first reaches 1-away plays the Crawford game next."""
+        won = int(min(points, self.away[winner]))
+        past = 1 in self.away   # this game was the Crawford game or after it
+        self.away[winner] -= won
+        self.crawford = not past and not self.over and 1 in self.away
+        return won
+
+
 class MoneyInMatch:
     """A cubeful money agent seated at a match table: it sees only the cube's owner and
     plays by its money rules, blind to the score (the baseline a match model must beat)."""
@@ -47,13 +70,13 @@ class MoneyInMatch:
         self.agent, self.name = agent, agent.name
 
     def choose_moves(self, boards, dice, owner=None):
-        return self.agent.choose_moves(boards, dice, np.asarray(owner) % 3)
+        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
 
     def double_decisions(self, boards, owner):
-        return self.agent.double_decisions(boards, np.asarray(owner) % 3)
+        return self.agent.double_decisions(boards, unpack(owner)[0])
 
     def take_decisions(self, boards, owner):
-        return self.agent.take_decisions(boards, np.asarray(owner) % 3)
+        return self.agent.take_decisions(boards, unpack(owner)[0])
 
 
 def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on_done=None) -> list[MatchRecord]:
@@ -62,8 +85,7 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
         mode.check_agent(ag)
     idx = np.asarray(list(match_indices), dtype=np.int64)
     n = len(idx)
-    away = np.full((n, 2), mode.length, dtype=np.int64)      # points A and B still need
-    crawford = np.zeros(n, dtype=bool)                         # the game being played is the Crawford game
+    scores = [Score(mode.length) for _ in range(n)]          # A is side 0, B side 1
     game_no = np.zeros(n, dtype=np.int64)
     cube_stats = np.zeros((n, 3, 2), dtype=np.int64)
     table = Table(mode, n)
@@ -78,8 +100,9 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
         seats.cube_stats[slots] = 0
         for i in slots:
             streams[i] = DiceStream(seed, int(idx[i] // 2), game=int(game_no[i]))
-        me, opp = away[slots, first], away[slots, 1 - first]
-        table.new_games(slots, mode.start_state(me, opp, crawford[slots]))
+        me = np.array([scores[i].away[f] for i, f in zip(slots, first)])
+        opp = np.array([scores[i].away[1 - f] for i, f in zip(slots, first)])
+        table.new_games(slots, mode.start_state(me, opp, np.array([scores[i].crawford for i in slots])))
 
     def finish(i: int, winner: int) -> None:
         rec = records.pop(i)
@@ -96,16 +119,13 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
             if result == ABANDONED:
                 finish(i, -1)
                 continue
-            winner = int(seats.mover(i, turn))
-            won = int(min(round(points), away[i, winner]))   # a game counts up to what the match needs
-            was_past = bool((away[i] == 1).any())            # this game was the Crawford game or after it
-            records[i].games.append((won if winner == 0 else -won, int(result), int(table.cube[i]),
-                                     bool(crawford[i]), int(away[i, 0]), int(away[i, 1])))
-            away[i, winner] -= won
-            if away[i, winner] <= 0:
+            winner, score = int(seats.mover(i, turn)), scores[i]
+            before = (score.crawford, *score.away)
+            won = score.game_won(winner, round(points))
+            records[i].games.append((won if winner == 0 else -won, int(result), int(table.cube[i]), *before))
+            if score.over:
                 finish(i, winner)
                 continue
-            crawford[i] = not was_past and bool((away[i] == 1).any())
             game_no[i] += 1
             again.append(i)
         if again:

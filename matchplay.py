@@ -34,7 +34,7 @@ import numpy as np
 
 from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, cube_features
 from met import MAX_AWAY, MatchEquityTable, default_met, load_met
-from modes import CubeAction, CubefulMoney
+from modes import CubeAction, CubefulMoney, owner_for_opponent
 
 MAX_LEVEL = 6           # cube 64: more than any 25-point match can use
 MATCH_FEATURES = 8
@@ -140,16 +140,15 @@ class MatchPlay(CubefulMoney):
 
     def for_opponent(self, state) -> np.ndarray:
         own, level, crawford, me, opp = unpack(state)
-        flipped = np.where(own == CUBE_MINE, CUBE_THEIRS, np.where(own == CUBE_THEIRS, CUBE_MINE, own))
-        return pack(flipped, level, crawford, opp, me)
+        return pack(owner_for_opponent(own), level, crawford, opp, me)
 
     def cube_inputs(self, owner, is_cube_action):
-        own, level, crawford, me, opp = unpack(np.asarray(owner).reshape(-1))
+        state = np.asarray(owner).reshape(-1)
+        own, level, crawford, me, opp = unpack(state)
         cube = 1 << level
-        wins = [self.met.mwc(me - k * cube, opp, (me == 1) | (opp == 1)) for k in (1, 2, 3)]
-        losses = [self.met.mwc(me, opp - k * cube, (me == 1) | (opp == 1)) for k in (1, 2, 3)]
+        payoffs = [self.after_game(state, sign * k * cube) for sign in (1, -1) for k in (1, 2, 3)]
         post = ((me == 1) ^ (opp == 1)) & (crawford == 0)
-        match = np.stack(wins + losses + [crawford, post], axis=1).astype(np.float32)
+        match = np.stack(payoffs + [crawford, post], axis=1).astype(np.float32)
         return np.concatenate([cube_features(own, is_cube_action), match], axis=1)
 
     def reply_cube_inputs(self, owner):
