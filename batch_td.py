@@ -25,7 +25,7 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 # flags that change what a stage does, with their defaults: a stage records those not at
 # their default, so a checkpoint written before a flag existed resumes as before
 STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
-                 "momentum": 0.0,
+                 "cube_start": 0.0, "momentum": 0.0,
                  "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
                  "expand_depth_size": None}
 
@@ -45,6 +45,8 @@ class BatchLearner:
             raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
         if self.acting.cube_explore and not mode.cubeful:
             raise ValueError(f"--cube-explore applies to modes with a cube, not {mode.name}")
+        if self.acting.cube_start and not mode.is_match:
+            raise ValueError(f"--cube-start applies to match play, not {mode.name}")
         loss = None
         if model.output_mode == "prob5":
             from losses import prob5_loss

@@ -160,16 +160,31 @@ class MatchPlay(CubefulMoney):
     def start_state(self, me, opp, crawford) -> np.ndarray:
         return pack(np.full(np.shape(me), CUBE_CENTERED), 0, crawford, me, opp)
 
-    def initial_states(self, n: int, rng: np.random.Generator | None = None) -> np.ndarray:
+    def initial_states(self, n: int, rng: np.random.Generator | None = None, turned: float = 0.0) -> np.ndarray:
         """Self-play's new games: a spread of scores, both sides 1 to ``length`` away, or
         (length 0) three in four with both sides 1-11 away (every score of matches up to
         11 points) and the rest up to 25 away; a side at 1-away plays the Crawford game
-        half the time and post-Crawford games otherwise.  (Whole matches: matches.py.)"""
+        half the time and post-Crawford games otherwise.  (Whole matches: matches.py.)
+
+        ``turned``: the chance that a game starts with the cube already turned (2 three
+        times in four, else 4) and owned by the side that took it, wherever the other
+        side could have doubled (not in the Crawford game, not at 1-away each, and never
+        by a side at 1-away).  Greedy self-play reaches a turned cube only where its own
+        takes put it, so the positions after a take at lopsided scores, the ones its
+        drops avoid, are otherwise seldom learned (experiments/match/cube_bias.py)."""
         rng = rng or np.random.default_rng()
         top = np.full(n, self.length) if self.length else np.where(rng.random(n) < 0.75, 11, MAX_AWAY)
         me, opp = rng.integers(1, top + 1), rng.integers(1, top + 1)
         crawford = ((me == 1) ^ (opp == 1)) & (rng.random(n) < 0.5)
-        return self.start_state(me, opp, crawford)
+        states = self.start_state(me, opp, crawford)
+        if turned <= 0:
+            return states
+        turn = (rng.random(n) < turned) & ~crawford & ((me > 1) | (opp > 1))
+        # the owner took; the doubler is the other side, who must not be at 1-away
+        mine = np.where(me == 1, True, np.where(opp == 1, False, rng.random(n) < 0.5))
+        level = np.where(rng.random(n) < 0.75, 1, 2)
+        owner = np.where(mine, CUBE_MINE, CUBE_THEIRS)
+        return np.where(turn, pack(owner, level, 0, me, opp), states)
 
     def check_agent(self, agent):
         if not getattr(agent, "match_capable", False):

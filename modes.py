@@ -121,8 +121,9 @@ class GameMode:
         """The same cube state seen by the other side (at each change of turn)."""
         return owner_for_opponent(owner)
 
-    def initial_states(self, n: int, rng=None) -> np.ndarray:
-        """Cube states of new games (match play: their scores)."""
+    def initial_states(self, n: int, rng=None, turned: float = 0.0) -> np.ndarray:
+        """Cube states of new games (match play: their scores, and with chance ``turned``
+        a cube already turned; the other modes start centred)."""
         return np.full(n, CUBE_CENTERED, dtype=np.int64)
 
     def terminal_values(self, head, results, state) -> np.ndarray:

@@ -53,11 +53,13 @@ class Acting:
     oneply_acting: bool = False
     cube_targets_1ply: bool = False
     cube_explore: float = 0.0     # chance of an exploratory double, and of taking any double
+    cube_start: float = 0.0       # match play: chance a game starts with the cube turned
 
     @classmethod
     def from_args(cls, args) -> "Acting":
         return cls(getattr(args, "boltzmann_temp", 0.0) or 0.0, bool(getattr(args, "oneply_acting", False)),
-                   bool(getattr(args, "cube_targets_1ply", False)), getattr(args, "cube_explore", 0.0) or 0.0)
+                   bool(getattr(args, "cube_targets_1ply", False)), getattr(args, "cube_explore", 0.0) or 0.0,
+                   getattr(args, "cube_start", 0.0) or 0.0)
 
 
 class SelfPlay:
@@ -70,6 +72,8 @@ class SelfPlay:
             raise ValueError(f"--boltzmann-temp must be >= 0, got {acting.boltzmann_temp}")
         if acting.cube_targets_1ply and not mode.cubeful:
             raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
+        if acting.cube_start and not mode.is_match:
+            raise ValueError(f"--cube-start applies to match play, not {mode.name}")
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.mode = mode
         self.oneply = oneply
@@ -80,7 +84,7 @@ class SelfPlay:
         scorer = self.scorer
         g = max(1, min(self.parallel_games, n_episodes))
         table = Table(self.mode, g)
-        table.new_games(np.arange(g), self.mode.initial_states(g, rng))  # match play: a spread of scores
+        table.new_games(np.arange(g), self.mode.initial_states(g, rng, self.acting.cube_start))  # match: a spread of scores
         # exploration draws from its own stream, seeded from the dice stream only when used
         explore = np.random.default_rng(rng.integers(0, 2 ** 63, 2)) \
             if self.acting.boltzmann_temp > 0 or self.acting.cube_explore > 0 else None
@@ -104,7 +108,7 @@ class SelfPlay:
                 stats["plies"] += int((ended.turn[fin] + (res != DROPPED)).sum())
                 stats["episodes"] += int(fin.sum())
             fresh = ended.slots[:max(0, min(len(ended.slots), n_episodes - started))]
-            table.new_games(fresh, self.mode.initial_states(len(fresh), rng))
+            table.new_games(fresh, self.mode.initial_states(len(fresh), rng, self.acting.cube_start))
             started += len(fresh)
 
         table.play(players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end)

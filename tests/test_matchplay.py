@@ -367,3 +367,48 @@ def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode
     assert a_double.all() and a_take.all()                  # every branch visited
     np.testing.assert_array_equal(always.targets[0], greedy.targets[0])   # targets: the greedy rule's value
     assert always.stats["drops"] == 0 and always.stats["doubles"] == 6
+
+
+def test_turned_cube_starts_only_where_the_doubler_could_have_doubled():
+    mode = MatchPlay(length=0)
+    plain = mode.initial_states(4000, np.random.default_rng(3))
+    again = mode.initial_states(4000, np.random.default_rng(3), turned=0.0)
+    np.testing.assert_array_equal(plain, again)          # off: the stream and the states as before
+    own, level, crawford, me, opp = unpack(mode.initial_states(4000, np.random.default_rng(3), turned=1.0))
+    dead = (crawford == 1) | ((me == 1) & (opp == 1))
+    assert dead.any() and (~dead).sum() > 3000
+    assert (own[dead] == CUBE_CENTERED).all() and (level[dead] == 0).all()   # no cube in these games
+    live = ~dead
+    assert set(own[live]) == {CUBE_MINE, CUBE_THEIRS} and set(level[live]) == {1, 2}
+    doubler_away = np.where(own == CUBE_MINE, opp, me)
+    assert (doubler_away[live] > 1).all()                # a side at 1-away never doubled
+    assert 0.70 < (level[live] == 1).mean() < 0.80       # cube 2 three times in four, else 4
+    _, _, _, me2, opp2 = unpack(plain)
+    np.testing.assert_array_equal(me, me2)               # the same spread of scores
+    own3, _, crawford3, me3, opp3 = unpack(mode.initial_states(4000, np.random.default_rng(5), turned=0.3))
+    live3 = (crawford3 == 0) & ((me3 > 1) | (opp3 > 1))
+    assert 0.25 < (own3[live3] != CUBE_CENTERED).mean() < 0.35
+
+
+def test_turned_cube_starts_reach_self_play_and_are_refused_outside_match_play(tmp_path, ckpts, monkeypatch):
+    from helpers import assert_one_line_error, run
+    from selfplay import Acting
+    mode = MatchPlay(length=5)
+    torch.manual_seed(3)
+    model = TDNetwork(mode.n_inputs, [8], "mwc")
+    import turns
+    started = []
+    real_new_games = turns.Table.new_games
+    monkeypatch.setattr(turns.Table, "new_games",
+                        lambda self, slots, states: started.append(states) or real_new_games(self, slots, states))
+    SelfPlay(model, mode, parallel_games=10, acting=Acting(cube_start=1.0)).collect(30, np.random.default_rng(0))
+    own, level, crawford, me, opp = unpack(np.concatenate(started))
+    assert len(own) == 30                                # every game of the run, refills included
+    live = (crawford == 0) & ((me > 1) | (opp > 1))
+    assert live.sum() > 15 and (own[live] != CUBE_CENTERED).all() and (level[live] >= 1).all()
+    with pytest.raises(ValueError, match="applies to match play"):
+        SelfPlay(TDNetwork(200, [8], "equity"), game_mode("cubeful-money"), acting=Acting(cube_start=0.5))
+    proc = run("train_batch.py", "--resume", ckpts["cubeful"], "--game-mode", "cubeful-money", "--cube-start", "0.3",
+               "--num-episodes", "10", "--save", tmp_path / "x.pt", "--quiet")
+    assert_one_line_error(proc, "applies to match play")
+    assert not (tmp_path / "x.pt").exists()
