@@ -5,6 +5,7 @@
 #       about 6.6e-5, when tools/take_points.py showed too many drops; s2 began on its weights.)
 #  s2:  --cube-explore 0.1 (exploratory doubles and takes), 150k
 #  s3:  --cube-explore 0.15, 300k, lower LR
+#  s5:  from s3, --cube-start 0.3 (games that start with the cube turned at their score), 150k
 # Each stage writes its CSV log (CPU-hours, cube actions, a 500-game quick evaluation at
 # 1-away each against gnubg-nn) beside its checkpoint.
 set -euo pipefail
@@ -24,3 +25,7 @@ $R train_batch.py $D/match_256x2_ce2.pt $D/match_256x2_ce.pt --cube-explore 0.15
 # s4 (not released: no gain over s3, see README): exploratory doubles and takes at 0.4
 $R train_batch.py $D/match_256x2_ce3.pt $D/match_256x2_ce2.pt --cube-explore 0.4 --num-episodes 250000 \
    --lr 3e-5 --end-lr 1e-5 --seed 4 $COMMON
+# s5: a third of the games start with the cube already turned (--cube-start 0.3), so the
+# positions after a take are learned at every score (cube_bias.py found them off at lopsided ones)
+$R train_batch.py $D/match_256x2_cs.pt $D/match_256x2_ce2.pt --cube-start 0.3 --cube-explore 0.15 \
+   --num-episodes 150000 --lr 4e-5 --end-lr 1.5e-5 --seed 5 $COMMON
