@@ -4,14 +4,16 @@
 Plays games with the model (self-play, or against an opponent), writes them as
 .mat files, has the gnubg binary import and analyse them (chequer and cube
 analysis at --ply), and reports the model's error rate in mEMG per decision and
-the Snowie-style error rate, with bootstrap 95% CIs over games.
+the Snowie-style error rate, with bootstrap 95% CIs over games, and gnubg's verbal
+rating of the overall rate as the binary itself gives it (its errorrating()).
 
   python gnubg_eval.py --model models/cubeful.pt --games 200 --ply 0 --json out.json
 
 Definitions (as gnubg's `show statistics`): chequer rate = 1000 x chequer error (EMG)
 / unforced moves; overall rate = 1000 x (chequer + cube error) / (unforced moves +
 close or actual cube decisions); Snowie rate = 1000 x total error / all moves of
-both players.  In DMP files (1-point matches) gnubg states errors in match
+both players.  gnubg's rating (Awful! ... Supernatural) is its verdict on the overall
+rate, the same per-decision error its `show statistics` rates a player by.  In DMP files (1-point matches) gnubg states errors in match
 winning chances instead of EMG.
 """
 from __future__ import annotations
@@ -61,6 +63,28 @@ for path in cfg["files"]:
                                   "close_cube": cb.get("close-cube", 0)}
         print("@@GAME " + json.dumps(out), flush=True)
 '''
+
+
+# gnubg's verbal ratings, indexed by its errorrating() (analysis.c: aszRating, arThrsRating)
+RATINGS = ("Awful!", "Beginner", "Casual player", "Intermediate", "Advanced", "Expert", "World class",
+           "Supernatural")
+
+
+def gnubg_ratings(rates: list[float], binary: str) -> list[str]:
+    """gnubg's verbal rating of each error rate (milli-units per decision, normalised: the
+    overall rate), from the binary's own errorrating(), so our reading of its thresholds
+    never stands in for them."""
+    with tempfile.TemporaryDirectory(prefix="gnubg_rating_") as tmp:
+        script = os.path.join(tmp, "rating.py")
+        with open(script, "w") as fh:
+            fh.write("import json, gnubg\n"
+                     f"print('@@RATING ' + json.dumps([gnubg.errorrating(r / 1000.0) for r in {list(map(float, rates))!r}]))\n")
+        proc = subprocess.run([binary, "-t", "-q", "-r", "-p", script], capture_output=True, text=True,
+                              preexec_fn=child_dies_with_us())
+    for line in proc.stdout.splitlines():
+        if line.startswith("@@RATING "):
+            return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in json.loads(line[9:])]
+    raise GnubgError(f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
 
 
 def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder: str,
@@ -222,6 +246,12 @@ def main() -> None:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if args.opponent == "self" else ("X",)
     result = error_rates(games, sides, args.seed)
+    overall = result["overall_memg_per_decision"]
+    try:  # a higher error rate is a lower rating: the CI's ends swap
+        rating = gnubg_ratings([overall["mean"], overall["ci_high"], overall["ci_low"]], info["binary"])
+    except GnubgError as exc:
+        raise cli.UsageError(str(exc)) from None
+    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating))
     result.update(model=args.model, opponent=args.opponent, game_mode=mode_name, ply=args.ply, seed=args.seed,
                   units=mode.analysis_units, gnubg=info, mat_folder=out_dir if keep else None,
                   commit=git_commit(), command=" ".join(sys.argv),
@@ -234,6 +264,8 @@ def main() -> None:
                        ("snowie_error_rate", "Snowie error rate")):
         d = r[key]
         print(f"  {label:42s} {d['mean']:8.2f}  95% CI [{d['ci_low']:.2f}, {d['ci_high']:.2f}]")
+    g = r["gnubg_rating"]
+    print(f"  {'gnubg rating (of the overall rate)':42s} {g['mean']}  (95% CI: {g['ci_low']} to {g['ci_high']})")
     if args.json:
         cli.write_json(args.json, result)
 

@@ -140,6 +140,11 @@ def test_gnubg_eval_cli(tmp_path, cubeful_ckpt, gnubg_bin):
     assert r["gnubg"]["version"] == info["version"] and r["gnubg"]["weights_md5"] == info["weights_md5"]
     for key in ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate"):
         assert r[key]["ci_low"] <= r[key]["mean"] <= r[key]["ci_high"] and r[key]["mean"] > 0
+    from gnubg_eval import RATINGS, gnubg_ratings
+    g = r["gnubg_rating"]
+    assert g["mean"] == gnubg_ratings([r["overall_memg_per_decision"]["mean"]], gnubg_bin)[0]
+    assert RATINGS.index(g["ci_low"]) <= RATINGS.index(g["mean"]) <= RATINGS.index(g["ci_high"])
+    assert "gnubg rating (of the overall rate)" in proc.stdout
 
 
 def test_gnubg_eval_refuses_missing_or_unsupported_binary(tmp_path, cubeful_ckpt):

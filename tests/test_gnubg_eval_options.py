@@ -47,3 +47,42 @@ def test_bad_combinations():
     assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--export-only"), "--out")
     assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--self-play", "--opponent", "pubeval"),
                           "different opponents")
+
+
+@needs_gnubg
+def test_gnubg_rating_is_the_binarys_own_verdict(tmp_path):
+    """Our rating of each game's and the session's overall rate, per player, equals the
+    'Overall rating' row of gnubg's own statistics (its text export after analysis)."""
+    import re
+    from gnubg_eval import RATINGS, analyse_files, error_rates, gnubg_ratings
+    binary = find_gnubg()
+    # gnubg's thresholds (analysis.c, read by hand): 2, 5, 8, 12, 18, 26, 35 mEMG per decision
+    edges = [2, 5, 8, 12, 18, 26, 35]
+    probes = [e + d for e in edges for d in (-0.01, 0.01)]
+    expect = [RATINGS[7 - k - (d > 0)] for k, e in enumerate(edges) for d in (-0.01, 0.01)]
+    assert gnubg_ratings(probes, binary) == expect
+    out = tmp_path / "exp"
+    run("gnubg_eval.py", "--model", CUBEFUL, "--self-play", "--games", 8, "--seed", 3, "--quiet", "--export-only",
+        "--out", out, check=True)
+    (mat,) = sorted(str(out / n) for n in os.listdir(out) if n.endswith(".mat"))
+    games = sorted(analyse_files([mat], 0, True, binary), key=lambda g: g["game"])
+    script = tmp_path / "export.py"
+    script.write_text("import gnubg\n"
+                      "for c in ('set jacoby on', 'set analysis chequerplay evaluation plies 0',\n"
+                      "          'set analysis cubedecision evaluation plies 0', 'set analysis luck off',\n"
+                      f"          'import mat \"{mat}\"', 'analyse match', 'export match text \"{tmp_path}/t.txt\"'):\n"
+                      "    gnubg.command(c)\n")
+    subprocess.run([binary, "-t", "-q", "-r", "-p", str(script)], capture_output=True, timeout=HANG_GUARD, check=True)
+    texts = [(tmp_path / ("t.txt" if k == 0 else f"t_{k + 1:03d}.txt")).read_text() for k in range(len(games))]
+    theirs = [re.split(r"\s{2,}", ln.strip())[1:3] for t in texts for ln in t.splitlines()
+              if ln.startswith("Overall rating")]
+    assert len(theirs) == len(games) + 1       # each game's, then the session's (in the last file)
+    # gnubg's first column is the .mat's first player, our side "X"
+    rates = [error_rates([g], ("X",), n_boot=1)["overall_memg_per_decision"]["mean"] for g in games]
+    rates += [error_rates([g], ("O",), n_boot=1)["overall_memg_per_decision"]["mean"] for g in games]
+    rates += [error_rates(games, (s,), n_boot=1)["overall_memg_per_decision"]["mean"] for s in "XO"]
+    ours = gnubg_ratings(rates, binary)
+    n = len(games)
+    mine = [[ours[k], ours[n + k]] for k in range(n)] + [[ours[2 * n], ours[2 * n + 1]]]
+    assert mine == theirs
+    assert len({r for pair in theirs for r in pair}) >= 3    # the check spans several ratings
