@@ -246,12 +246,15 @@ def main() -> None:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if args.opponent == "self" else ("X",)
     result = error_rates(games, sides, args.seed)
-    overall = result["overall_memg_per_decision"]
-    try:  # a higher error rate is a lower rating: the CI's ends swap
-        rating = gnubg_ratings([overall["mean"], overall["ci_high"], overall["ci_low"]], info["binary"])
+    # gnubg's 'Overall rating' and 'Chequerplay rating' rows; a higher error rate is a lower
+    # rating, so the CI's ends swap
+    rated = [result[k] for k in ("overall_memg_per_decision", "chequer_memg_per_move")]
+    try:
+        rating = gnubg_ratings([d[k] for d in rated for k in ("mean", "ci_high", "ci_low")], info["binary"])
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
-    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating))
+    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3]))
+    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
     result.update(model=args.model, opponent=args.opponent, game_mode=mode_name, ply=args.ply, seed=args.seed,
                   units=mode.analysis_units, gnubg=info, mat_folder=out_dir if keep else None,
                   commit=git_commit(), command=" ".join(sys.argv),
@@ -264,8 +267,10 @@ def main() -> None:
                        ("snowie_error_rate", "Snowie error rate")):
         d = r[key]
         print(f"  {label:42s} {d['mean']:8.2f}  95% CI [{d['ci_low']:.2f}, {d['ci_high']:.2f}]")
-    g = r["gnubg_rating"]
-    print(f"  {'gnubg rating (of the overall rate)':42s} {g['mean']}  (95% CI: {g['ci_low']} to {g['ci_high']})")
+    for key, label in (("gnubg_rating", "gnubg rating (of the overall rate)"),
+                       ("gnubg_chequer_rating", "gnubg chequerplay rating")):
+        g = r[key]
+        print(f"  {label:42s} {g['mean']}  (95% CI: {g['ci_low']} to {g['ci_high']})")
     if args.json:
         cli.write_json(args.json, result)
 

@@ -144,7 +144,8 @@ def test_gnubg_eval_cli(tmp_path, cubeful_ckpt, gnubg_bin):
     g = r["gnubg_rating"]
     assert g["mean"] == gnubg_ratings([r["overall_memg_per_decision"]["mean"]], gnubg_bin)[0]
     assert RATINGS.index(g["ci_low"]) <= RATINGS.index(g["mean"]) <= RATINGS.index(g["ci_high"])
-    assert "gnubg rating (of the overall rate)" in proc.stdout
+    assert "gnubg rating (of the overall rate)" in proc.stdout and "gnubg chequerplay rating" in proc.stdout
+    assert r["gnubg_chequer_rating"]["mean"] == gnubg_ratings([r["chequer_memg_per_move"]["mean"]], gnubg_bin)[0]
 
 
 def test_gnubg_eval_refuses_missing_or_unsupported_binary(tmp_path, cubeful_ckpt):

@@ -74,15 +74,15 @@ def test_gnubg_rating_is_the_binarys_own_verdict(tmp_path):
                       "    gnubg.command(c)\n")
     subprocess.run([binary, "-t", "-q", "-r", "-p", str(script)], capture_output=True, timeout=HANG_GUARD, check=True)
     texts = [(tmp_path / ("t.txt" if k == 0 else f"t_{k + 1:03d}.txt")).read_text() for k in range(len(games))]
-    theirs = [re.split(r"\s{2,}", ln.strip())[1:3] for t in texts for ln in t.splitlines()
-              if ln.startswith("Overall rating")]
-    assert len(theirs) == len(games) + 1       # each game's, then the session's (in the last file)
-    # gnubg's first column is the .mat's first player, our side "X"
-    rates = [error_rates([g], ("X",), n_boot=1)["overall_memg_per_decision"]["mean"] for g in games]
-    rates += [error_rates([g], ("O",), n_boot=1)["overall_memg_per_decision"]["mean"] for g in games]
-    rates += [error_rates(games, (s,), n_boot=1)["overall_memg_per_decision"]["mean"] for s in "XO"]
-    ours = gnubg_ratings(rates, binary)
     n = len(games)
-    mine = [[ours[k], ours[n + k]] for k in range(n)] + [[ours[2 * n], ours[2 * n + 1]]]
-    assert mine == theirs
-    assert len({r for pair in theirs for r in pair}) >= 3    # the check spans several ratings
+    for row, key, unit in (("Overall rating", "overall_memg_per_decision", "decision"),
+                           ("Chequerplay rating", "chequer_memg_per_move", "unforced move")):
+        theirs = [re.split(r"\s{2,}", ln.strip())[1:3] for t in texts for ln in t.splitlines() if ln.startswith(row)]
+        assert len(theirs) == n + 1       # each game's, then the session's (in the last file)
+        # gnubg's first column is the .mat's first player, our side "X"
+        rates = [error_rates([g], (s,), n_boot=1)[key]["mean"] for s in "XO" for g in games]
+        rates += [error_rates(games, (s,), n_boot=1)[key]["mean"] for s in "XO"]
+        ours = gnubg_ratings(rates, binary)
+        mine = [[ours[k], ours[n + k]] for k in range(n)] + [[ours[2 * n], ours[2 * n + 1]]]
+        assert mine == theirs, (row, unit)
+        assert len({r for pair in theirs for r in pair}) >= 3    # the check spans several ratings
