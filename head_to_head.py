@@ -167,7 +167,7 @@ def _gnubg_job(job: dict):
     try:
         session.play(job["games"], on_game)
         if mat_dir:  # luck needs gnubg's dice, which only its exported record holds
-            from gnubg_external import turns_from_mat
+            from gnubg_protocol import turns_from_mat
             from luck import add_luck
             for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
                 rec.turns = turns

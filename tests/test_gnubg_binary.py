@@ -15,7 +15,8 @@ import torch
 
 from helpers import HANG_GUARD, assert_one_line_error, run
 from gnubg_binary import LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available, installed_binaries, preflight
-from gnubg_external import GnubgSession, ProtocolError, parse_board_string
+from gnubg_external import GnubgSession
+from gnubg_protocol import ProtocolError, parse_board_string
 from model import TDNetwork, new_metadata, save_checkpoint
 from modes import game_mode
 from td_agent import TDAgent
@@ -244,7 +245,7 @@ def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt, gnubg_bi
     must be exactly the positions and rolls gnubg asked us about, and gnubg's turns must
     connect our moves (each starts where our last move left the board)."""
     import backgammon_engine as be
-    from gnubg_external import turns_from_mat
+    from gnubg_protocol import turns_from_mat
     from luck import add_luck
     from model import load_checkpoint
     model, _, _ = load_checkpoint(cubeful_ckpt)
