@@ -1,4 +1,5 @@
 """The standalone C program against PyTorch and td_agent."""
+import os
 import subprocess
 
 import numpy as np
@@ -94,6 +95,10 @@ def test_bad_weight_files(tmp_path):
         assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     proc = run("tools/export_weights.py", tmp_path / "missing.pt", tmp_path / "o.bin")
     assert proc.returncode == 2 and "no such checkpoint" in proc.stderr
+    # a match model: C plays money and DMP only, so one error line, nothing written
+    proc = run("tools/export_weights.py", os.path.join(ROOT, "best_models", "match_256x2.pt"), tmp_path / "m.bin")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "match model" in proc.stderr
+    assert not (tmp_path / "m.bin").exists()
 
 
 ACTIVATION_KINDS = [(a, *k) for a in ("sigmoid", "tanh", "leaky_relu") for k in (KINDS[0], KINDS[3])]

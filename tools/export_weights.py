@@ -70,7 +70,11 @@ def main() -> None:
         model, meta, _ = load_checkpoint(args.checkpoint)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
-    data = export_bytes(model, meta.get("game_mode", "dmp"), not args.no_jacoby)
+    game_mode = meta.get("game_mode", "dmp")
+    if game_mode not in GAME_CODES or model.output_mode not in OUTPUT_CODES:
+        raise cli.UsageError(f"the C programs play {', '.join(GAME_CODES)} models; this one is a {game_mode} "
+                             f"model ({model.output_mode} head)")
+    data = export_bytes(model, game_mode, not args.no_jacoby)
     with atomic_write(args.output, "wb") as fh:
         fh.write(data)
     print(f"{args.output}: {len(data)} bytes, {model.describe()}, {meta.get('game_mode')}, "
