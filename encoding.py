@@ -26,6 +26,9 @@ CUBE_FEATURES = 4
 NUM_CUBEFUL_FEATURES = NUM_FEATURES + CUBE_FEATURES
 
 CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS = 0, 1, 2
+# match play's six payoff inputs (matchplay.py): the mover's MWC after winning a single game,
+# a gammon, a backgammon, then after losing each, at the current cube
+MATCH_PAYOFFS = slice(NUM_CUBEFUL_FEATURES, NUM_CUBEFUL_FEATURES + 6)
 
 
 def _point_units(rows: np.ndarray) -> np.ndarray:

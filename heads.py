@@ -19,7 +19,9 @@ import numpy as np
 
 class OutputHead:
     name = ""
-    width = 1
+    width = 1                         # values per position
+    net_outputs = 1                   # the network's output units (more where the head reads them out)
+    reads_payoffs = False             # the value is read out through match play's payoff inputs
     default_mode = "cubeless-money"   # the game mode of a checkpoint that does not say
     value_name = "Eq."                # how analysis labels a value
     value_format, delta_format = "{:+.3f}", "{:+.3f}"
@@ -92,6 +94,19 @@ class MwcHead(ProbabilityHead):
         return np.full(len(v), np.nan)
 
 
+class MwcOutcomesHead(MwcHead):
+    """Match-winning chance read out through the score: the network states the game's
+    outcome probabilities (as prob5: P(win), P(wg), P(wbg), P(lg), P(lbg), consistent by
+    construction) and the MWC is their sum weighted by the six payoff inputs, the MWC of
+    each outcome at this score and cube (model.outcome_mwc).  The network then learns one
+    board evaluation for every score; the plain ``mwc`` head has to build the product of
+    outcome chances and payoffs out of ReLUs, which it does poorly at lopsided scores
+    (experiments/match/cube_bias.py)."""
+    name = "mwc-outcomes"
+    net_outputs = 5
+    reads_payoffs = True
+
+
 class EquityHead(OutputHead):
     """Points at cube 1: money play (cubeless or cubeful, normalised to the cube)."""
     name = "equity"
@@ -107,6 +122,7 @@ class Prob5Head(OutputHead):
     """Five probabilities: P(win), P(win gammon), P(win bg), P(lose gammon), P(lose bg)."""
     name = "prob5"
     width = 5
+    net_outputs = 5
 
     def flip(self, v):
         # my win = their loss; my gammons are their lost gammons
@@ -137,7 +153,7 @@ def prob5_equity(v: np.ndarray) -> np.ndarray:
     return 2 * v[..., 0] + v[..., 1] + v[..., 2] - v[..., 3] - v[..., 4] - 1
 
 
-HEADS = {cls.name: cls() for cls in (ProbabilityHead, EquityHead, Prob5Head, MwcHead)}
+HEADS = {cls.name: cls() for cls in (ProbabilityHead, EquityHead, Prob5Head, MwcHead, MwcOutcomesHead)}
 OUTPUT_MODES = tuple(HEADS)
 
 

@@ -59,7 +59,7 @@ class MatchPlay(CubefulMoney):
     name = "match"
     money = False
     n_inputs = MATCH_INPUTS
-    outputs = ("mwc",)
+    outputs = ("mwc", "mwc-outcomes")
     metric = "match_win_rate"
     result_metric = "match"
     is_match = True

@@ -6,6 +6,9 @@ Three output modes, all read from the side on roll:
 * ``equity``: one linear unit, money equity at cube value 1 (cubeless, or cubeful
   normalised to the cube value).
 * ``mwc``: one sigmoid, the match-winning chance (match play, matchplay.py).
+* ``mwc-outcomes``: the match-winning chance read out through the score: five
+  sigmoids as in prob5 give the outcome probabilities, and the MWC is their sum
+  weighted by the six payoff inputs (``outcome_mwc``).
 * ``prob5``: five sigmoids giving P(win), P(win gammon), P(win backgammon),
   P(lose gammon), P(lose backgammon) (gammons include backgammons), chained as
   conditional probabilities so the five are always consistent.
@@ -28,6 +31,7 @@ import sys
 import torch
 from torch import nn
 
+from encoding import MATCH_PAYOFFS
 from fileio import KIND_NAMES, atomic_write, file_kind
 from heads import OUTPUT_MODES, output_head
 
@@ -64,7 +68,8 @@ class TDNetwork(nn.Module):
         self.act = ACTIVATIONS[activation]
         sizes = [n_inputs] + hidden
         self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
-        self.head = nn.Linear(hidden[-1], output_head(output_mode).width)
+        self.head = nn.Linear(hidden[-1], output_head(output_mode).net_outputs)
+        self.reads_payoffs = output_head(output_mode).reads_payoffs
 
     @property
     def n_outputs(self) -> int:
@@ -77,26 +82,32 @@ class TDNetwork(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
-        return self.from_first_hidden(self.act(self.layers[0](x)))
+        return self.from_first_hidden(self.act(self.layers[0](x)),
+                                      x[:, MATCH_PAYOFFS] if self.reads_payoffs else None)
 
-    def from_first_pre(self, x: torch.Tensor) -> torch.Tensor:
+    def from_first_pre(self, x: torch.Tensor, payoffs: torch.Tensor | None = None) -> torch.Tensor:
         """The rest of forward from the first hidden layer's pre-activations W1 x + b1."""
-        return self.from_first_hidden(self.act(x))
+        return self.from_first_hidden(self.act(x), payoffs)
 
     def logits(self, x: torch.Tensor) -> torch.Tensor:
         """The head's raw outputs (before its sigmoids), (N, width): for losses computed in
         log space (losses.py)."""
         return self.head(self.trunk(x))
 
-    def from_first_hidden(self, x: torch.Tensor) -> torch.Tensor:
+    def from_first_hidden(self, x: torch.Tensor, payoffs: torch.Tensor | None = None) -> torch.Tensor:
         """The rest of forward from the first hidden layer's activations, which scoring
-        can compute more cheaply than a full matrix product (scoring.py)."""
+        can compute more cheaply than a full matrix product (scoring.py).  ``payoffs``:
+        the rows' six payoff inputs, for a head that reads them (mwc-outcomes)."""
         for i in range(1, len(self.layers)):  # (slicing a ModuleList builds a new one per call)
             x = self.act(self.layers[i](x))
         out = self.head(x)
         if self.output_mode == "equity":
             return out.squeeze(-1)
         out = torch.sigmoid(out)
+        if self.reads_payoffs:
+            if payoffs is None:
+                raise ValueError(f"a {self.output_mode} network needs the rows' payoff inputs")
+            return outcome_mwc(prob5_from_conditionals(out), payoffs)
         if self.output_mode != "prob5":   # probability, mwc
             return out.squeeze(-1)
         return prob5_from_conditionals(out)
@@ -107,6 +118,15 @@ class TDNetwork(nn.Module):
     def describe(self) -> str:
         act = "" if self.activation == "relu" else f", {self.activation}"
         return f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}{act}"
+
+
+def outcome_mwc(p: torch.Tensor, payoffs: torch.Tensor) -> torch.Tensor:
+    """MWC from prob5 outcome probabilities (gammons include backgammons) and the six
+    payoffs (the MWC after winning a single game, a gammon, a backgammon, then after
+    losing each): the outcomes are exclusive once gammons are split from backgammons."""
+    win, wg, wbg, lg, lbg = p.unbind(dim=1)
+    exclusive = torch.stack([win - wg, wg - wbg, wbg, 1 - win - lg, lg - lbg, lbg], dim=1)
+    return (exclusive * payoffs.to(exclusive.dtype)).sum(dim=1)
 
 
 def prob5_from_conditionals(s: torch.Tensor) -> torch.Tensor:

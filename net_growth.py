@@ -176,15 +176,28 @@ def warm_start_cubeful(model: TDNetwork, seed: int = 0) -> TDNetwork:
 
 
 @torch.no_grad()
-def warm_start_match(model: TDNetwork, seed: int = 0) -> TDNetwork:
-    """A match model (208 inputs, MWC head) from a cubeful money model: the trunk is kept,
-    the eight match inputs start with zero weights, and the head is doubled so that the
-    sigmoid reads the money equity e as MWC ~ (1 + e) / 2 near e = 0 (sigmoid(2e) has
-    slope 1/2 there)."""
+def warm_start_match(model: TDNetwork, seed: int = 0, head: str = "mwc") -> TDNetwork:
+    """A match model (208 inputs) from a cubeful money model: the trunk is kept, the
+    eight match inputs start with zero weights.  ``head`` "mwc": the equity head doubled,
+    so that the sigmoid reads the money equity e as MWC ~ (1 + e) / 2 near e = 0
+    (sigmoid(2e) has slope 1/2 there).  ``head`` "mwc-outcomes": the same logit gives
+    P(win), and the gammon and backgammon rates start as constants (OUTCOME_PRIORS);
+    a match model with the "mwc" head converts the same way, its logit giving P(win), so
+    at 1-away each (where every win is worth 1 and every loss 0) its values are kept."""
+    if head not in ("mwc", "mwc-outcomes"):
+        raise ValueError(f"a match model's head is mwc or mwc-outcomes, not {head!r}")
+    from_match = model.n_inputs == 208 and model.output_mode == "mwc"
+    if from_match and head == "mwc-outcomes":
+        new = _copy_model(model, output_mode=head)
+        for dst, src in zip(new.layers, model.layers):
+            dst.load_state_dict(src.state_dict())
+        _outcome_head(new.head, model.head.weight[0], model.head.bias[0])
+        return new
     if model.n_inputs != 200 or model.output_mode != "equity":
-        raise ValueError(f"--warm-start-match needs a cubeful money model (200 inputs, equity), got "
+        raise ValueError(f"--warm-start-match needs a cubeful money model (200 inputs, equity)"
+                         f"{' or, for --match-head mwc-outcomes, an mwc match model' if head != 'mwc' else ''}, got "
                          f"{model.n_inputs} inputs, {model.output_mode}")
-    new = _copy_model(model, n_inputs=208, output_mode="mwc")
+    new = _copy_model(model, n_inputs=208, output_mode=head)
     for i, (dst, src) in enumerate(zip(new.layers, model.layers)):
         if i:
             dst.load_state_dict(src.state_dict())
@@ -192,9 +205,26 @@ def warm_start_match(model: TDNetwork, seed: int = 0) -> TDNetwork:
     first.weight.zero_()
     first.weight[:, :200].copy_(model.layers[0].weight)
     first.bias.copy_(model.layers[0].bias)
-    new.head.weight.copy_(2 * model.head.weight)
-    new.head.bias.copy_(2 * model.head.bias)
+    if head == "mwc":
+        new.head.weight.copy_(2 * model.head.weight)
+        new.head.bias.copy_(2 * model.head.bias)
+    else:
+        _outcome_head(new.head, 2 * model.head.weight[0], 2 * model.head.bias[0])
     return new
+
+
+# conditional rates an mwc-outcomes head starts with: P(gammon | win), P(bg | gammon),
+# P(gammon | loss), P(bg | gammon) (about what money self-play shows)
+OUTCOME_PRIORS = (0.25, 0.05, 0.25, 0.05)
+
+
+def _outcome_head(head: nn.Linear, win_weight: torch.Tensor, win_bias: torch.Tensor) -> None:
+    """Output 0 (P(win)'s logit) from the given weights; the four conditionals constant."""
+    head.weight.zero_()
+    head.weight[0].copy_(win_weight)
+    head.bias[0] = win_bias
+    for k, p in enumerate(OUTCOME_PRIORS, start=1):
+        head.bias[k] = float(np.log(p / (1 - p)))
 
 
 # the warm starts by the flag that asks for them (training_loop.build_model)

@@ -28,7 +28,7 @@ import torch
 
 import backgammon_engine as be
 import movegen
-from encoding import NUM_FEATURES
+from encoding import MATCH_PAYOFFS, NUM_FEATURES
 from heads import output_head
 from modes import GameMode
 
@@ -101,24 +101,29 @@ class Scorer:
         self.net_seconds = 0.0  # time in forward passes
 
     @torch.inference_mode()
-    def net(self, features: np.ndarray, first_hidden: bool = False) -> np.ndarray:
+    def net(self, features: np.ndarray, first_hidden: bool = False, payoffs: np.ndarray | None = None) -> np.ndarray:
         """Raw network values (N,) or (N, 5) as float64, side on roll = the encoded side.
         ``first_hidden``: the rows are the C engine's first hidden layer, not inputs: its
         activations for ReLU, its pre-activations W1 x + b1 for other activations (which
         are then applied here).
 
         On the CPU the rows go through in blocks of CPU_BLOCK: a block's activations
-        stay in cache, which measured ~35% faster per row than one huge batch."""
+        stay in cache, which measured ~35% faster per row than one huge batch.  ``payoffs``:
+        with ``first_hidden``, the rows' payoff inputs for a head that reads them."""
         self.evaluations += len(features)
         t0 = time.perf_counter()
         x = torch.from_numpy(features)
         forward = self.model
         if first_hidden:
-            forward = self.model.from_first_hidden if self._relu else self.model.from_first_pre
+            rest = self.model.from_first_hidden if self._relu else self.model.from_first_pre
+            pay = torch.from_numpy(payoffs) if payoffs is not None else None
+            forward = rest if pay is None else lambda rows, lo=0: rest(rows, pay[lo:lo + len(rows)].to(rows.device))
         if self.device.type != "cpu":
             out = forward(x.to(self.device, non_blocking=True)).float().cpu()
         elif len(x) <= CPU_BLOCK:
             out = forward(x)
+        elif first_hidden and payoffs is not None:
+            out = torch.cat([forward(x[s:s + CPU_BLOCK], s) for s in range(0, len(x), CPU_BLOCK)])
         else:
             out = torch.cat([forward(x[s:s + CPU_BLOCK]) for s in range(0, len(x), CPU_BLOCK)])
         out = out.numpy().astype(np.float64)
@@ -166,7 +171,11 @@ class Scorer:
             w1t, b1 = self._first_layer_weights()
             after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
             self.engine_seconds += time.perf_counter() - t0
-            raw = self.net(hidden1, first_hidden=True)
+            payoffs = None
+            if getattr(self.model, "reads_payoffs", False):  # the head reads each row's payoffs: its board's, repeated
+                payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],
+                                    np.diff(offsets), axis=0).astype(np.float32)
+            raw = self.net(hidden1, first_hidden=True, payoffs=payoffs)
         else:
             after, feats, offsets = self.expander.expand(boards, dice)
             self.engine_seconds += time.perf_counter() - t0

@@ -54,6 +54,9 @@ def build_parser() -> cli.Parser:
     p.add_argument("--warm-start-equity", metavar="DMP_CKPT", help="DMP trunk + fresh equity head -> cubeless money")
     p.add_argument("--warm-start-cubeful", metavar="CUBELESS_CKPT", help="196 -> 200 inputs -> cubeful money")
     p.add_argument("--warm-start-match", metavar="CUBEFUL_CKPT", help="200 -> 208 inputs, MWC head -> match play")
+    p.add_argument("--match-head", choices=("mwc", "mwc-outcomes"), default=None,
+                   help="with --warm-start-match: mwc (one sigmoid, the default) or mwc-outcomes (outcome "
+                        "probabilities weighted by the score's payoffs; also converts an mwc match model)")
     p.add_argument("--keep-output-layer", action="store_true",
                    help="with --warm-start-equity: keep the DMP head (halved: equity 2 P(win) - 1 ~ logit / 2) "
                         "instead of a fresh small random one")

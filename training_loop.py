@@ -81,9 +81,11 @@ def build_model(args, output_mode: str | None = None):
                 if keep and sources[0] != "warm_start_equity":
                     raise InputError(f"--keep-output-layer is for --warm-start-equity ({flag} keeps the output "
                                      f"layer anyway)")
+                options = {"keep_output_layer": True} if keep else {}
+                if sources[0] == "warm_start_match" and getattr(args, "match_head", None):
+                    options["head"] = args.match_head
                 try:
-                    model = net_growth.WARM_STARTS[sources[0]](model, seed=torch_seed(args),
-                                                               **({"keep_output_layer": True} if keep else {}))
+                    model = net_growth.WARM_STARTS[sources[0]](model, seed=torch_seed(args), **options)
                     trainer_state = None
                 except ValueError as exc:
                     raise InputError(f"{path}: {exc}") from None
@@ -98,6 +100,8 @@ def build_model(args, output_mode: str | None = None):
                     "encoder": new_metadata(model, mode.name)["encoder"]}
         if getattr(args, "keep_output_layer", False) and not getattr(args, "warm_start_equity", None):
             raise InputError("--keep-output-layer goes with --warm-start-equity")
+        if getattr(args, "match_head", None) and not getattr(args, "warm_start_match", None):
+            raise InputError("--match-head goes with --warm-start-match (a checkpoint keeps its head)")
         target = grown_hidden(args, model, trainer_state)
         if target != list(model.hidden):  # already that size: a resumed stage
             model = net_growth.expand(model, target, seed=torch_seed(args))

@@ -412,3 +412,66 @@ def test_turned_cube_starts_reach_self_play_and_are_refused_outside_match_play(t
                "--num-episodes", "10", "--save", tmp_path / "x.pt", "--quiet")
     assert_one_line_error(proc, "applies to match play")
     assert not (tmp_path / "x.pt").exists()
+
+
+# --------------------------------------------------------------------------- the mwc-outcomes head
+
+def test_outcome_head_weighs_outcome_chances_by_the_payoffs_by_hand():
+    torch.manual_seed(5)
+    net = TDNetwork(MATCH_INPUTS, [8], "mwc-outcomes")
+    x = torch.rand(6, MATCH_INPUTS)
+    got = net(x).detach().numpy()
+    w1, b1 = net.layers[0].weight.detach().numpy(), net.layers[0].bias.detach().numpy()
+    wh, bh = net.head.weight.detach().numpy(), net.head.bias.detach().numpy()
+    xs = x.numpy()
+    s = 1 / (1 + np.exp(-(np.maximum(xs @ w1.T + b1, 0) @ wh.T + bh)))
+    for r in range(6):
+        win, wg = s[r, 0], s[r, 0] * s[r, 1]
+        wbg = wg * s[r, 2]
+        lg = (1 - win) * s[r, 3]
+        lbg = lg * s[r, 4]
+        pay = xs[r, 200:206]   # win 1, 2, 3 points; lose 1, 2, 3 points
+        want = ((win - wg) * pay[0] + (wg - wbg) * pay[1] + wbg * pay[2]
+                + (1 - win - lg) * pay[3] + (lg - lbg) * pay[4] + lbg * pay[5])
+        assert abs(got[r] - want) < 1e-5
+    assert np.all((got > 0) & (got < 1))     # payoffs in [0, 1]: a weighted mean of them
+
+
+def test_outcome_head_converts_a_match_model_and_scores_incrementally():
+    from net_growth import warm_start_match
+    torch.manual_seed(6)
+    old = TDNetwork(MATCH_INPUTS, [16], "mwc")
+    new = warm_start_match(old, head="mwc-outcomes")
+    assert new.output_mode == "mwc-outcomes" and new.head.out_features == 5
+    mode = MatchPlay(length=7)
+    b = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2}), board({1: 3, 2: 2}, {19: 2, 20: 3})])
+    dmp_like = np.full(2, pack(CUBE_CENTERED, 0, 0, 1, 1))   # every win worth 1, every loss 0
+    np.testing.assert_allclose(Scorer(new, mode).state_values(b, dmp_like, np.zeros(2)),
+                               Scorer(old, mode).state_values(b, dmp_like, np.zeros(2)), atol=1e-6)
+    states = np.array([pack(CUBE_CENTERED, 0, 0, 4, 2), pack(CUBE_THEIRS, 1, 0, 2, 4)])
+    dice = np.array([[3, 1], [6, 5]])
+    dense = Scorer(new, mode, first_layer="dense").score(b, dice, states)
+    incremental = Scorer(new, mode, first_layer="incremental").score(b, dice, states)
+    np.testing.assert_array_equal(dense[1], incremental[1])
+    np.testing.assert_allclose(dense[2], incremental[2], atol=1e-5)
+    with pytest.raises(ValueError, match="payoff inputs"):
+        new.from_first_hidden(torch.zeros(1, 16))
+
+
+def test_train_and_play_with_the_outcome_head(tmp_path, ckpts):
+    from helpers import assert_one_line_error, run
+    from model import load_checkpoint
+    save = tmp_path / "o.pt"
+    run("train_batch.py", "--warm-start-match", ckpts["cubeful"], "--match-head", "mwc-outcomes", "--num-episodes",
+        "40", "--episodes-per-round", "20", "--save", save, "--quiet", check=True)
+    model, meta, _ = load_checkpoint(str(save))
+    assert meta["game_mode"] == "match" and model.output_mode == "mwc-outcomes" and model.head.out_features == 5
+    out = tmp_path / "m.json"
+    run("play_models.py", "--model1", save, "--model2", ckpts["match"], "--game-mode", "match", "--match-length", "3",
+        "--games", "4", "--quiet", "--json", out, check=True)
+    assert '"matches": 4' in out.read_text()
+    for args, words in ((["--resume", ckpts["match"], "--match-head", "mwc-outcomes"], "goes with --warm-start-match"),
+                        (["--warm-start-match", ckpts["dmp"], "--match-head", "mwc-outcomes"], "an mwc match model")):
+        proc = run("train_batch.py", *args, "--num-episodes", "10", "--save", tmp_path / "x.pt", "--quiet")
+        assert_one_line_error(proc, words)
+        assert not (tmp_path / "x.pt").exists()
