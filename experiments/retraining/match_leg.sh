@@ -7,6 +7,7 @@
 #  s3:  --cube-explore 0.15, 300k, lower LR
 #  s5:  from s3, --cube-start 0.3 (games that start with the cube turned at their score), 150k
 #  s6:  from s3, converted to the mwc-outcomes head (--match-head), --cube-start 0.3, 300k
+#  s7:  s6 continued at a lower LR, 400k
 # Each stage writes its CSV log (CPU-hours, cube actions, a 500-game quick evaluation at
 # 1-away each against gnubg-nn) beside its checkpoint.
 set -euo pipefail
@@ -34,3 +35,5 @@ $R train_batch.py $D/match_256x2_cs.pt $D/match_256x2_ce2.pt --cube-start 0.3 --
 # from s3's mwc head (its logit becomes P(win)); LR back up to 1e-4 with a warmup for the new head
 $R train_batch.py $D/match_256x2_oc.pt - --warm-start-match $D/match_256x2_ce2.pt --match-head mwc-outcomes \
    --cube-start 0.3 --cube-explore 0.15 --num-episodes 300000 --lr 1e-4 --end-lr 3e-5 --warmup-cycles 20 --seed 7 $COMMON
+$R train_batch.py $D/match_256x2_oc2.pt $D/match_256x2_oc.pt --cube-start 0.3 --cube-explore 0.15 \
+   --num-episodes 400000 --lr 5e-5 --end-lr 1.5e-5 --seed 8 $COMMON
