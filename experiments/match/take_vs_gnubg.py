@@ -1,0 +1,66 @@
+"""A match model's initial cube decisions against GNU Backgammon's own (gnubg-nn's
+evaluate_cube_decision at 0-ply, its match cube decision at the given away scores, cube 1
+centred), on the 1,100 positions of the decision benchmark (gnubg-nn self-play, the
+doubler on roll), at nine scores of a 7-point match.  Counts, where gnubg doubles, how
+often our take/drop agrees with gnubg's and which way it errs; and how our double /
+no double agrees with gnubg's over all positions.
+
+    python experiments/match/take_vs_gnubg.py best_models/match_256x2.pt [--json]
+"""
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, ROOT)
+import gnubg_nn  # noqa: E402
+import backgammon_engine as be  # noqa: E402
+from encoding import CUBE_CENTERED  # noqa: E402
+from head_to_head import build_agent  # noqa: E402
+from matchplay import MatchPlay, pack  # noqa: E402
+
+SCORES = [(7, 7), (5, 5), (3, 3), (4, 2), (2, 4), (5, 3), (3, 5), (6, 4), (4, 6)]  # (doubler, taker) away
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("model", help="a match-play checkpoint")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args()
+    with open(os.path.join(ROOT, "experiments/benchmarks/decisions/decisions.json")) as fh:
+        decisions = json.load(fh)["decisions"]
+    boards = np.stack([be.board_from_position_id(x["position_id"]) for x in decisions])
+    mode = MatchPlay(length=7)
+    agent = build_agent(args.model, mode)
+    rows, total = [], {"gnubg_doubles": 0, "take_agrees": 0, "we_drop_its_takes": 0, "we_take_its_drops": 0,
+                       "gnubg_takes": 0, "double_agrees": 0, "positions": 0}
+    for a, b in SCORES:
+        gnubg_nn.set.score(a, b)   # the side on roll (row 1) is a away, the other b away
+        g = np.array([gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(bd.tolist()), n=0, i=1)[:2]
+                      for bd in boards]) == 1
+        states = np.full(len(boards), pack(CUBE_CENTERED, 0, 0, a, b))
+        action = mode.cube_action(*agent.scorer.cube_values(boards, states), states)
+        doubles = g[:, 0]
+        row = {"score": f"{a}-{b}", "gnubg_doubles": int(doubles.sum()), "gnubg_takes": int(g[doubles, 1].sum()),
+               "take_agrees": int((action.take[doubles] == g[doubles, 1]).sum()),
+               "we_drop_its_takes": int((~action.take[doubles] & g[doubles, 1]).sum()),
+               "we_take_its_drops": int((action.take[doubles] & ~g[doubles, 1]).sum()),
+               "double_agrees": int((action.double == g[:, 0]).sum()), "positions": len(boards)}
+        rows.append(row)
+        for k in total:
+            total[k] += row[k]
+    if args.json:
+        print(json.dumps({"model": args.model, "scores": rows, "total": total}))
+        return
+    for r in rows + [{"score": "all", **total}]:
+        print(f"{r['score']:>4}: gnubg doubles {r['gnubg_doubles']:4d} (takes {r['gnubg_takes']:3d}); our take/drop "
+              f"agrees {r['take_agrees'] / max(r['gnubg_doubles'], 1):6.1%}: we drop {r['we_drop_its_takes']} of its "
+              f"takes, take {r['we_take_its_drops']} of its drops; double/no double agrees "
+              f"{r['double_agrees'] / r['positions']:6.1%}")
+
+
+if __name__ == "__main__":
+    main()
