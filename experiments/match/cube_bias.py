@@ -4,7 +4,7 @@ positions of the decision benchmark (gnubg-nn self-play), the model's MWC of rol
 doubler's side, minus the same read from gnubg-nn's five cubeless probabilities and the MET
 (no cube ownership value, so a guide, not an oracle), at four scores.
 
-    python experiments/match/cube_bias.py best_models/match_256x2.pt
+    python experiments/match/cube_bias.py best_models/match_256x2_outcomes.pt
 """
 import json
 import os

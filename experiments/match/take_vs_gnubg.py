@@ -5,7 +5,7 @@ doubler on roll), at nine scores of a 7-point match.  Counts, where gnubg double
 often our take/drop agrees with gnubg's and which way it errs; and how our double /
 no double agrees with gnubg's over all positions.
 
-    python experiments/match/take_vs_gnubg.py best_models/match_256x2.pt [--json]
+    python experiments/match/take_vs_gnubg.py best_models/match_256x2_outcomes.pt [--json]
 """
 import argparse
 import json
