@@ -8,7 +8,7 @@ CORE_SO := c_engine/.built
 
 .PHONY: setup setup-ray test bench clean gnubg demo
 
-DEMO_MODEL ?= best_models/dmp_256x2_1ply.pt
+DEMO_MODEL ?= best_models/dmp_512x2x256.pt
 
 setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move c_inference/tdbg_play
 
