@@ -8,6 +8,7 @@
 #  s5:  from s3, --cube-start 0.3 (games that start with the cube turned at their score), 150k
 #  s6:  from s3, converted to the mwc-outcomes head (--match-head), --cube-start 0.3, 300k
 #  s7:  s6 continued at a lower LR, 400k
+#  s8:  s7 with more exploratory doubles and takes (--cube-explore 0.3), 200k
 # Each stage writes its CSV log (CPU-hours, cube actions, a 500-game quick evaluation at
 # 1-away each against gnubg-nn) beside its checkpoint.
 set -euo pipefail
@@ -37,3 +38,5 @@ $R train_batch.py $D/match_256x2_oc.pt - --warm-start-match $D/match_256x2_ce2.p
    --cube-start 0.3 --cube-explore 0.15 --num-episodes 300000 --lr 1e-4 --end-lr 3e-5 --warmup-cycles 20 --seed 7 $COMMON
 $R train_batch.py $D/match_256x2_oc2.pt $D/match_256x2_oc.pt --cube-start 0.3 --cube-explore 0.15 \
    --num-episodes 400000 --lr 5e-5 --end-lr 1.5e-5 --seed 8 $COMMON
+$R train_batch.py $D/match_256x2_oc3.pt $D/match_256x2_oc2.pt --cube-start 0.3 --cube-explore 0.3 \
+   --num-episodes 200000 --lr 3e-5 --end-lr 1e-5 --seed 9 $COMMON
