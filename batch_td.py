@@ -41,12 +41,7 @@ class BatchLearner:
     def __init__(self, args, model, mode):
         self.args, self.model, self.mode = args, model, mode
         self.acting = Acting.from_args(args)
-        if self.acting.cube_targets_1ply and not mode.cubeful:
-            raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
-        if self.acting.cube_explore and not mode.cubeful:
-            raise ValueError(f"--cube-explore applies to modes with a cube, not {mode.name}")
-        if self.acting.cube_start and not mode.is_match:
-            raise ValueError(f"--cube-start applies to match play, not {mode.name}")
+        self.acting.check(mode)   # here, before any worker starts a game
         loss = None
         if model.output_mode == "prob5":
             from losses import prob5_loss

@@ -13,8 +13,8 @@ Definitions (as gnubg's `show statistics`): chequer rate = 1000 x chequer error 
 / unforced moves; overall rate = 1000 x (chequer + cube error) / (unforced moves +
 close or actual cube decisions); Snowie rate = 1000 x total error / all moves of
 both players.  gnubg's rating (Awful! ... Supernatural) is its verdict on the overall
-rate, the same per-decision error its `show statistics` rates a player by.  In DMP files (1-point matches) gnubg states errors in match
-winning chances instead of EMG.
+rate, the same per-decision error its `show statistics` rates a player by.  In DMP
+files (1-point matches) gnubg states errors in match winning chances instead of EMG.
 """
 from __future__ import annotations
 

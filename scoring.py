@@ -112,20 +112,19 @@ class Scorer:
         with ``first_hidden``, the rows' payoff inputs for a head that reads them."""
         self.evaluations += len(features)
         t0 = time.perf_counter()
-        x = torch.from_numpy(features)
+        rows = [torch.from_numpy(features)]   # with the payoffs, when given: sliced and moved together
         forward = self.model
         if first_hidden:
-            rest = self.model.from_first_hidden if self._relu else self.model.from_first_pre
-            pay = torch.from_numpy(payoffs) if payoffs is not None else None
-            forward = rest if pay is None else lambda rows, lo=0: rest(rows, pay[lo:lo + len(rows)].to(rows.device))
+            forward = self.model.from_first_hidden if self._relu else self.model.from_first_pre
+            if payoffs is not None:
+                rows.append(torch.from_numpy(payoffs))
+        n = len(features)
         if self.device.type != "cpu":
-            out = forward(x.to(self.device, non_blocking=True)).float().cpu()
-        elif len(x) <= CPU_BLOCK:
-            out = forward(x)
-        elif first_hidden and payoffs is not None:
-            out = torch.cat([forward(x[s:s + CPU_BLOCK], s) for s in range(0, len(x), CPU_BLOCK)])
+            out = forward(*(r.to(self.device, non_blocking=True) for r in rows)).float().cpu()
+        elif n <= CPU_BLOCK:
+            out = forward(*rows)
         else:
-            out = torch.cat([forward(x[s:s + CPU_BLOCK]) for s in range(0, len(x), CPU_BLOCK)])
+            out = torch.cat([forward(*(r[s:s + CPU_BLOCK] for r in rows)) for s in range(0, n, CPU_BLOCK)])
         out = out.numpy().astype(np.float64)
         self.net_seconds += time.perf_counter() - t0
         return out

@@ -61,6 +61,18 @@ class Acting:
                    bool(getattr(args, "cube_targets_1ply", False)), getattr(args, "cube_explore", 0.0) or 0.0,
                    getattr(args, "cube_start", 0.0) or 0.0)
 
+    def check(self, mode: GameMode) -> None:
+        """ValueError unless every option applies to ``mode`` (checked where a run begins,
+        before any game, and by each SelfPlay)."""
+        if self.boltzmann_temp < 0:
+            raise ValueError(f"--boltzmann-temp must be >= 0, got {self.boltzmann_temp}")
+        if self.cube_targets_1ply and not mode.cubeful:
+            raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
+        if self.cube_explore and not mode.cubeful:
+            raise ValueError(f"--cube-explore applies to modes with a cube, not {mode.name}")
+        if self.cube_start and not mode.is_match:
+            raise ValueError(f"--cube-start applies to match play, not {mode.name}")
+
 
 class SelfPlay:
     """Plays ``n_episodes`` games of a model against itself and returns (features, targets)."""
@@ -68,12 +80,7 @@ class SelfPlay:
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
                  parallel_games: int = 128, device: str | None = None, first_layer: str = "auto",
                  acting: Acting = Acting()):
-        if acting.boltzmann_temp < 0:
-            raise ValueError(f"--boltzmann-temp must be >= 0, got {acting.boltzmann_temp}")
-        if acting.cube_targets_1ply and not mode.cubeful:
-            raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
-        if acting.cube_start and not mode.is_match:
-            raise ValueError(f"--cube-start applies to match play, not {mode.name}")
+        acting.check(mode)
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.mode = mode
         self.oneply = oneply

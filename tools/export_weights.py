@@ -77,7 +77,7 @@ def main() -> None:
     data = export_bytes(model, game_mode, not args.no_jacoby)
     with atomic_write(args.output, "wb") as fh:
         fh.write(data)
-    print(f"{args.output}: {len(data)} bytes, {model.describe()}, {meta.get('game_mode')}, "
+    print(f"{args.output}: {len(data)} bytes, {model.describe()}, {game_mode}, "
           f"{int(np.sum([p.numel() for p in model.parameters()]))} parameters")
 
 
