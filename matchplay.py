@@ -123,16 +123,28 @@ class MatchPlay(CubefulMoney):
         _, level, _, _, _ = unpack(state)
         v_drop = self.after_game(state, 1 << level)
         v_double = np.minimum(v_take, v_drop)
-        return CubeAction(v_double > v_no_double, v_take < v_drop, np.maximum(v_no_double, v_double))
+        # a dead cube is never doubled (may_double), whatever noise in the two values says
+        double = (v_double > v_no_double) & self.may_double(state)
+        return CubeAction(double, v_take < v_drop, np.where(double, v_double, v_no_double))
 
     # ------------------------------------------------------------------ cube state
 
     def may_double(self, owner, cube=None):
-        """Centred or own cube, not in the Crawford game, and not at 1-away each (the
-        cube can change nothing there)."""
+        """Centred or own cube, not in the Crawford game, and not dead (see ``dead_cube``)."""
         own, level, crawford, me, opp = unpack(owner)
         return (((own == CUBE_CENTERED) | (own == CUBE_MINE)) & (crawford == 0) & (level < MAX_LEVEL)
-                & ((me > 1) | (opp > 1)))
+                & ~self.dead_cube(owner))
+
+    @staticmethod
+    def dead_cube(state) -> np.ndarray:
+        """The cube already at or above what each side needs (1-away each at cube 1, 7-7 at
+        cube 8): any win ends the match, so doubling can change nothing and is not offered.
+        Why it matters: with such doubles allowed, greedy self-play escalated the cube to 64
+        and half its positions had a dead cube, where who owns it does not matter; the net
+        then learned to ignore ownership everywhere (experiments/match/take_vs_gnubg.py)."""
+        _, level, _, me, opp = unpack(state)
+        cube = 1 << level
+        return (cube >= me) & (cube >= opp)
 
     def after_take(self, state) -> np.ndarray:
         own, level, crawford, me, opp = unpack(state)
@@ -168,7 +180,7 @@ class MatchPlay(CubefulMoney):
 
         ``turned``: the chance that a game starts with the cube already turned (2 three
         times in four, else 4) and owned by the side that took it, wherever the other
-        side could have doubled (not in the Crawford game, not at 1-away each, and never
+        side could have doubled (not in the Crawford game, not a dead cube, and never
         by a side at 1-away).  Greedy self-play reaches a turned cube only where its own
         takes put it, so the positions after a take at lopsided scores, the ones its
         drops avoid, are otherwise seldom learned (experiments/match/cube_bias.py)."""
@@ -184,6 +196,8 @@ class MatchPlay(CubefulMoney):
         mine = np.where(me == 1, True, np.where(opp == 1, False, rng.random(n) < 0.5))
         level = np.where(rng.random(n) < 0.75, 1, 2)
         owner = np.where(mine, CUBE_MINE, CUBE_THEIRS)
+        # never past a dead cube: the double that turned it could not have been offered
+        turn &= ~self.dead_cube(pack(owner, level - 1, 0, me, opp))
         return np.where(turn, pack(owner, level, 0, me, opp), states)
 
     def check_agent(self, agent):

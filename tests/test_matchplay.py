@@ -100,8 +100,17 @@ def test_cube_rules_of_a_match():
         st(CUBE_THEIRS, 0, 4, 2, 1),      # their cube
         st(CUBE_MINE, 0, 4, 2, 1),        # my cube: redouble
         st(CUBE_CENTERED, 0, 1, 1),       # 1-away each: the cube can change nothing
+        st(CUBE_MINE, 0, 7, 7, 3),        # cube 8 at 7-7: any win ends the match (dead)
+        st(CUBE_MINE, 0, 4, 3, 2),        # cube 4, 4-away v 3-away: dead
+        st(CUBE_MINE, 0, 2, 3, 1),        # cube 2, 2-away v 3-away: a win at 4 ends it for them, at 2 not
+        st(CUBE_MINE, 0, 7, 7, 2),        # cube 4 at 7-7: live
     ]))
-    assert may.tolist() == [True, False, True, False, True, False]
+    assert may.tolist() == [True, False, True, False, True, False, False, False, True, True]
+    # a dead cube is not doubled even when the values say it gains (noise)
+    dead = np.array([st(CUBE_MINE, 0, 7, 7, 3), st(CUBE_MINE, 0, 7, 7, 2)])
+    act = mode.cube_action(np.array([0.5, 0.5]), np.array([0.6, 0.6]), dead)
+    assert act.double.tolist() == [False, True]
+    np.testing.assert_allclose(act.value, [0.5, min(0.6, float(mode.after_game(dead[1:], 4)[0]))])
     # a take hands the cube over doubled; the opponent sees the same state from its side
     taken = mode.after_take(np.array([st(CUBE_CENTERED, 0, 5, 3)]))
     assert [int(x[0]) for x in unpack(taken)] == [CUBE_THEIRS, 1, 0, 5, 3]
@@ -381,10 +390,17 @@ def test_turned_cube_starts_only_where_the_doubler_could_have_doubled():
     assert dead.any() and (~dead).sum() > 3000
     assert (own[dead] == CUBE_CENTERED).all() and (level[dead] == 0).all()   # no cube in these games
     live = ~dead
-    assert set(own[live]) == {CUBE_MINE, CUBE_THEIRS} and set(level[live]) == {1, 2}
+    turned = live & (level > 0)
+    assert set(own[turned]) == {CUBE_MINE, CUBE_THEIRS} and set(level[turned]) == {1, 2}
     doubler_away = np.where(own == CUBE_MINE, opp, me)
-    assert (doubler_away[live] > 1).all()                # a side at 1-away never doubled
-    assert 0.70 < (level[live] == 1).mean() < 0.80       # cube 2 three times in four, else 4
+    assert (doubler_away[turned] > 1).all()              # a side at 1-away never doubled
+    # the double that turned it was live: the cube before it was below one side's need
+    before = 1 << (level - 1)
+    assert ((before[turned] < me[turned]) | (before[turned] < opp[turned])).all()
+    # left centred: only games whose cube 4 would have come from a dead cube 2 (both 2-away or less)
+    left = live & (level == 0)
+    assert ((me[left] <= 2) & (opp[left] <= 2)).all() and left.sum() < 0.05 * live.sum()
+    assert 0.72 < (level[turned] == 1).mean() < 0.82     # cube 2 three times in four, else 4 (less the dead)
     _, _, _, me2, opp2 = unpack(plain)
     np.testing.assert_array_equal(me, me2)               # the same spread of scores
     own3, _, crawford3, me3, opp3 = unpack(mode.initial_states(4000, np.random.default_rng(5), turned=0.3))
