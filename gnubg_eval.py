@@ -8,6 +8,10 @@ the Snowie-style error rate, with bootstrap 95% CIs over games, and gnubg's verb
 rating of the overall rate as the binary itself gives it (its errorrating()).
 
   python gnubg_eval.py --model models/cubeful.pt --games 200 --ply 0 --json out.json
+  python gnubg_eval.py --model best_models/match_256x2_outcomes.pt --match-length 7 --games 100
+
+Match play: --games counts matches, each written as one .mat file of its length, so
+gnubg judges every decision at its score by its own match equity table.
 
 Definitions (as gnubg's `show statistics`): chequer rate = 1000 x chequer error (EMG)
 / unforced moves; overall rate = 1000 x (chequer + cube error) / (unforced moves +
@@ -40,6 +44,7 @@ GNUBG_PY = r'''
 import json
 import gnubg
 cfg = json.load(open(%(cfg)r))
+CUBE_KINDS = %(cube_kinds)r
 gnubg.command("set jacoby %(jacoby)s")
 gnubg.command("set analysis chequerplay evaluation plies %(ply)d")
 gnubg.command("set analysis cubedecision evaluation plies %(ply)d")
@@ -60,10 +65,16 @@ for path in cfg["files"]:
             cube_err = sum(v for k, v in cb.items() if k.startswith("err-") and k.endswith("-skill"))
             out["stats"][side] = {"unforced": mv.get("unforced-moves", 0), "total": mv.get("total-moves", 0),
                                   "chequer": abs(mv.get("error-skill", 0.0)), "cube": abs(cube_err),
-                                  "close_cube": cb.get("close-cube", 0)}
+                                  "close_cube": cb.get("close-cube", 0),
+                                  "cube_kinds": {k: [cb.get(k, 0), abs(cb.get("err-" + k + "-skill", 0.0))]
+                                                 for k in CUBE_KINDS}}
         print("@@GAME " + json.dumps(out), flush=True)
 '''
 
+
+# gnubg's kinds of cube error (its statistics' dict keys; each has a count and an error)
+CUBE_KINDS = ("missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp", "wrong-double-above-tg",
+              "wrong-take", "wrong-drop")
 
 # gnubg's verbal ratings, indexed by its errorrating() (analysis.c: aszRating, arThrsRating)
 RATINGS = ("Awful!", "Beginner", "Casual player", "Intermediate", "Advanced", "Expert", "World class",
@@ -99,7 +110,8 @@ def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder:
             json.dump({"files": [os.path.abspath(f) for f in files[s:s + size]]}, fh)
         scripts.append(os.path.join(folder, f"analyse{k}.py"))
         with open(scripts[-1], "w") as fh:
-            fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if jacoby else "off", "ply": ply})
+            fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if jacoby else "off", "ply": ply,
+                                 "cube_kinds": CUBE_KINDS})
     with open(os.path.join(folder, "analyse.sh"), "w") as fh:
         fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
                  f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {workers} -I{{}} "
@@ -159,6 +171,12 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
     names = ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate")
     out = {n: {"mean": float(point[k]), "ci_low": float(lo[k]), "ci_high": float(hi[k])} for k, n in enumerate(names)}
     out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()))
+    # where the cube error comes from: gnubg's count and total error (milli, as the rates) of each kind
+    kinds = {}
+    for kind in CUBE_KINDS:
+        pairs = [g["stats"][s].get("cube_kinds", {}).get(kind, (0, 0.0)) for g in games for s in sides]
+        kinds[kind] = {"count": int(sum(c for c, _ in pairs)), "error": 1000 * float(sum(e for _, e in pairs))}
+    out["cube_errors"] = kinds
     return out
 
 
@@ -169,8 +187,11 @@ def main() -> None:
     p.add_argument("--self-play", action="store_true",
                    help="the model plays itself and both sides' decisions are analysed (the default opponent)")
     p.add_argument("--games", type=cli.count_arg(100_000, "games (each one is analysed by gnubg)"), default=100,
-                   help="games to play and analyse")
+                   help="games to play and analyse (match play: matches)")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: the checkpoint's")
+    p.add_argument("--match-length", type=cli.match_length_arg, default=None,
+                   help="match play: the matches' length in points (default 7); each match is one .mat file that "
+                   "gnubg analyses at its scores, by its match equity table")
     p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="gnubg analysis depth")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
                    help="money games: gammons count only once the cube has been turned")
@@ -206,7 +227,9 @@ def main() -> None:
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
-    mode = game_mode(mode_name, args.jacoby)
+    if args.match_length is not None and mode_name != "match":
+        raise cli.UsageError("--match-length applies to --game-mode match only")
+    mode = game_mode(mode_name, args.jacoby, (args.match_length or 7) if mode_name == "match" else 0)
     opponent = args.model if args.opponent == "self" else args.opponent
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(args.out or args.keep_files)
@@ -227,9 +250,24 @@ def main() -> None:
         for rec in records:
             rec.turns = []
 
-    run_head_to_head(args.model, opponent, args.games, mode_name, args.jacoby, args.oneply,
-                     args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
-                     progress=not args.quiet, on_records=saver)
+    if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
+        from errors import InputError
+        from matches import run_matches
+        try:
+            played = run_matches(args.model, opponent, args.games, mode.match_length, args.oneply,
+                                 args.oneply and args.opponent == "self", args.seed, args.workers,
+                                 progress=not args.quiet, record=True)
+        except InputError as exc:
+            raise cli.UsageError(str(exc)) from None
+        for m in played:
+            if m.winner < 0:
+                continue   # abandoned (a game over the ply limit): no file gnubg could finish
+            files.append(os.path.join(out_dir, f"match_{m.index:07d}.mat"))
+            write_mat(files[-1], m.game_records, names, mode.match_length)
+    else:
+        run_head_to_head(args.model, opponent, args.games, mode_name, args.jacoby, args.oneply,
+                         args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
+                         progress=not args.quiet, on_records=saver)
     files.sort()
     gnubg_workers = args.gnubg_workers or args.workers
     if args.export_only:
@@ -267,6 +305,9 @@ def main() -> None:
                        ("snowie_error_rate", "Snowie error rate")):
         d = r[key]
         print(f"  {label:42s} {d['mean']:8.2f}  95% CI [{d['ci_low']:.2f}, {d['ci_high']:.2f}]")
+    errs = {k: v for k, v in r["cube_errors"].items() if v["count"]}
+    if errs:
+        print("  cube errors (count, total m): " + ", ".join(f"{k} {v['count']} ({v['error']:.0f})" for k, v in errs.items()))
     for key, label in (("gnubg_rating", "gnubg rating (of the overall rate)"),
                        ("gnubg_chequer_rating", "gnubg chequerplay rating")):
         g = r[key]

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from match import DiceStream, Seats
+from match import DiceStream, GameRecord, Seats
 from matchplay import MatchPlay, unpack
 from stats import bootstrap_ci, pair_means
 from turns import ABANDONED, Ended, Table
@@ -30,6 +30,7 @@ class MatchRecord:
     doubles: tuple = (0, 0)         # offered by A, by B, over the match
     takes: tuple = (0, 0)
     drops: tuple = (0, 0)
+    game_records: list = field(default_factory=list)   # match.GameRecord of each game, when recorded
 
     @property
     def points(self) -> float:
@@ -79,8 +80,10 @@ class MoneyInMatch:
         return self.agent.take_decisions(boards, unpack(owner)[0])
 
 
-def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on_done=None) -> list[MatchRecord]:
-    """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends."""
+def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on_done=None,
+                 record: bool = False) -> list[MatchRecord]:
+    """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
+    ``record``: each match keeps its games' turns (``game_records``, for .mat files)."""
     for ag in (agent_a, agent_b):
         mode.check_agent(ag)
     idx = np.asarray(list(match_indices), dtype=np.int64)
@@ -89,7 +92,7 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
     game_no = np.zeros(n, dtype=np.int64)
     cube_stats = np.zeros((n, 3, 2), dtype=np.int64)
     table = Table(mode, n)
-    seats = Seats((agent_a, agent_b), np.zeros(n, dtype=np.int64), table, False)
+    seats = Seats((agent_a, agent_b), np.zeros(n, dtype=np.int64), table, record)
     streams: list = [None] * n
     records = {i: MatchRecord(int(idx[i]), -1, mode.length) for i in range(n)}
     done: list[MatchRecord] = []
@@ -116,6 +119,12 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
         again = []
         for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
             cube_stats[i] += seats.cube_stats[i]
+            if record:   # the game's own points (the .mat's "Wins" line); the score counts what the match needs
+                sign = 1 if seats.mover(i, turn) == 0 else -1
+                records[i].game_records.append(GameRecord(
+                    int(game_no[i]), int(seats.first[i]), float(sign * points), int(result), int(table.cube[i]),
+                    int(turn), *(tuple(int(x) for x in seats.cube_stats[i, k]) for k in range(3)), seats.turns[i]))
+                seats.turns[i] = []
             if result == ABANDONED:
                 finish(i, -1)
                 continue
@@ -184,15 +193,15 @@ def _match_job(job: dict) -> list[MatchRecord]:
     mode = MatchPlay(length=job["length"], met=job["met"])
     a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job["twoply"][0])
     b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job["twoply"][1])
-    return play_matches(a, b, job["matches"], mode, job["seed"])
+    return play_matches(a, b, job["matches"], mode, job["seed"], record=job.get("record", False))
 
 
 def run_matches(spec1: str, spec2: str, matches: int, length: int, oneply1: bool = False, oneply2: bool = False,
                 seed: int = 0, workers: int = 1, backend: str = "auto", progress: bool = True,
-                met: str | None = None, twoply=(None, None)) -> list[MatchRecord]:
+                met: str | None = None, twoply=(None, None), record: bool = False) -> list[MatchRecord]:
     """Play ``matches`` ``length``-point matches (duplicate pairs) between two checkpoints or
     named agents (``twoply``: each one's (k1, k2) 2-ply search, or None); InputError (before
-    any match) when one cannot play them."""
+    any match) when one cannot play them.  ``record``: keep every game's turns."""
     from tqdm import tqdm
 
     from errors import InputError
@@ -207,7 +216,7 @@ def run_matches(spec1: str, spec2: str, matches: int, length: int, oneply1: bool
     size = max(10, min(200, matches // (4 * max(workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
     base = {"spec1": spec1, "spec2": spec2, "length": length, "oneply1": oneply1, "oneply2": oneply2,
-            "seed": seed, "backend": backend, "met": met, "twoply": list(twoply)}
+            "seed": seed, "backend": backend, "met": met, "twoply": list(twoply), "record": record}
     jobs = [{**base, "matches": list(range(s, min(s + size, matches)))} for s in range(0, matches, size)]
     records: list[MatchRecord] = []
     bar = tqdm(total=matches, unit="match", disable=not progress, dynamic_ncols=True)

@@ -2,10 +2,14 @@
 evaluate_cube_decision at 0-ply, its match cube decision at the given away scores, cube 1
 centred), on the 1,100 positions of the decision benchmark (gnubg-nn self-play, the
 doubler on roll), at nine scores of a 7-point match.  Counts, where gnubg doubles, how
-often our take/drop agrees with gnubg's and which way it errs; and how our double /
-no double agrees with gnubg's over all positions.
+often our take/drop agrees with gnubg's and which way it errs; how our double /
+no double agrees with gnubg's over all positions; and the ownership gap: the mean over
+all positions of what doubling gives up (v_nd - v_take, the MWC the doubler would have
+rolling on, less that after a take), ours less gnubg's.  A gap below zero is a net that
+values the taker's ownership of the cube less than gnubg does, so it doubles early and
+drops gnubg's doubles.
 
-    python experiments/match/take_vs_gnubg.py best_models/match_256x2_outcomes.pt [--json]
+    python experiments/match/take_vs_gnubg.py best_models/match_256x2_outcomes.pt [--oneply] [--json]
 """
 import argparse
 import json
@@ -29,6 +33,7 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", help="a match-play checkpoint")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--oneply", action="store_true", help="our cube values backed up over the 21 rolls (1-ply)")
     args = p.parse_args()
     with open(os.path.join(ROOT, "experiments/benchmarks/decisions/decisions.json")) as fh:
         decisions = json.load(fh)["decisions"]
@@ -39,27 +44,33 @@ def main() -> None:
                        "gnubg_takes": 0, "double_agrees": 0, "positions": 0}
     for a, b in SCORES:
         gnubg_nn.set.score(a, b)   # the side on roll (row 1) is a away, the other b away
-        g = np.array([gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(bd.tolist()), n=0, i=1)[:2]
-                      for bd in boards]) == 1
+        ev = np.array([gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(bd.tolist()), n=0, i=1)
+                       for bd in boards])
+        g = ev[:, :2] == 1
         states = np.full(len(boards), pack(CUBE_CENTERED, 0, 0, a, b))
-        action = mode.cube_action(*agent.scorer.cube_values(boards, states), states)
+        v_nd, v_take = agent.scorer.cube_values(boards, states, args.oneply)
+        action = mode.cube_action(v_nd, v_take, states)
         doubles = g[:, 0]
         row = {"score": f"{a}-{b}", "gnubg_doubles": int(doubles.sum()), "gnubg_takes": int(g[doubles, 1].sum()),
                "take_agrees": int((action.take[doubles] == g[doubles, 1]).sum()),
                "we_drop_its_takes": int((~action.take[doubles] & g[doubles, 1]).sum()),
                "we_take_its_drops": int((action.take[doubles] & ~g[doubles, 1]).sum()),
-               "double_agrees": int((action.double == g[:, 0]).sum()), "positions": len(boards)}
+               "double_agrees": int((action.double == g[:, 0]).sum()), "positions": len(boards),
+               # what the doubler gives up by doubling (v_nd - v_take), ours less gnubg's, in MWC: below
+               # zero, the net values the taker's ownership of the cube less than gnubg does
+               "ownership_gap": float(np.mean((v_nd - v_take) - (ev[:, 3] - ev[:, 4])))}
         rows.append(row)
         for k in total:
             total[k] += row[k]
+    total["ownership_gap"] = float(np.mean([r["ownership_gap"] for r in rows]))
     if args.json:
-        print(json.dumps({"model": args.model, "scores": rows, "total": total}))
+        print(json.dumps({"model": args.model, "oneply": args.oneply, "scores": rows, "total": total}))
         return
     for r in rows + [{"score": "all", **total}]:
         print(f"{r['score']:>4}: gnubg doubles {r['gnubg_doubles']:4d} (takes {r['gnubg_takes']:3d}); our take/drop "
               f"agrees {r['take_agrees'] / max(r['gnubg_doubles'], 1):6.1%}: we drop {r['we_drop_its_takes']} of its "
               f"takes, take {r['we_take_its_drops']} of its drops; double/no double agrees "
-              f"{r['double_agrees'] / r['positions']:6.1%}")
+              f"{r['double_agrees'] / r['positions']:6.1%}; ownership gap {r['ownership_gap']:+.4f} MWC")
 
 
 if __name__ == "__main__":
