@@ -86,3 +86,40 @@ def test_gnubg_rating_is_the_binarys_own_verdict(tmp_path):
         mine = [[ours[k], ours[n + k]] for k in range(n)] + [[ours[2 * n], ours[2 * n + 1]]]
         assert mine == theirs, (row, unit)
         assert len({r for pair in theirs for r in pair}) >= 3    # the check spans several ratings
+
+
+@needs_gnubg
+def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
+    """A match model's matches are written one .mat file a match, at its length: gnubg reads
+    back every game at the score we played it, with the winner and points we recorded, and
+    analyses them all."""
+    from gnubg_python import run_gnubg_python
+    from matches import run_matches
+    model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
+    out, js = tmp_path / "mats", tmp_path / "r.json"
+    run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
+        "--out", out, "--json", js, check=True)
+    ours = run_matches(model, model, 6, 7, seed=0, progress=False, record=True)
+    assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
+    files = sorted(n for n in os.listdir(out) if n.endswith(".mat"))
+    assert files == [f"match_{m.index:07d}.mat" for m in ours if m.winner >= 0]
+    body = "".join(f"gnubg.command('import mat \"{out / n}\"')\n"
+                   "emit([g['info'] for g in gnubg.match(0, 0, 0, 0)['games']])\n" for n in files)
+    read = run_gnubg_python(body)
+    assert len(read) == len(files)
+    for m, games in zip([m for m in ours if m.winner >= 0], read):
+        assert len(games) == len(m.games) == len(m.game_records) > 0
+        for (points, _, _, _, a_away, b_away), rec, info in zip(m.games, m.game_records, games):
+            # seat 0 (agent A, the left column) is gnubg's X
+            assert (info["score-X"], info["score-O"]) == (7 - a_away, 7 - b_away)
+            assert info["winner"] == ("X" if points > 0 else "O")
+            assert info["points-won"] == abs(rec.points) >= abs(points)
+    r = json.load(open(js))
+    assert r["game_mode"] == "match" and r["games"] == sum(len(m.games) for m in ours if m.winner >= 0)
+    assert set(r["cube_errors"]) == {"missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp",
+                                     "wrong-double-above-tg", "wrong-take", "wrong-drop"}
+    assert r["close_cube_decisions"] > 0 and r["unforced_moves"] > 0
+
+
+def test_match_length_needs_match_play():
+    assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--match-length", 5), "--game-mode match")
