@@ -27,7 +27,7 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
                  "cube_start": 0.0, "momentum": 0.0,
                  "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
-                 "expand_depth_size": None}
+                 "expand_depth_size": None, "td_lambda": 0.0}
 
 
 def optional_settings(args, defaults: dict) -> dict:

@@ -63,6 +63,7 @@ class MatchPlay(CubefulMoney):
     metric = "match_win_rate"
     result_metric = "match"
     is_match = True
+    take_scale = 1.0       # match-winning chances are not normalised to the cube
     analysis_units = "MWC"
 
     def __init__(self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None):

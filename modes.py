@@ -49,6 +49,7 @@ class GameMode:
     cubeful = False        # cube nodes and cube inputs
     money = True           # points per game (False: DMP, a game is a 1-point match)
     is_match = False       # the cube-owner slot holds a whole match state (matchplay.py)
+    take_scale = 1.0       # a value after a take, in the units of the value before it (lambda_returns.py)
     n_inputs = 196
     outputs: tuple = ()    # output heads that can play this mode; the first is the default
     metric = "points_per_game"   # the summary's headline number
@@ -234,6 +235,7 @@ class CubefulMoney(CubelessMoney):
     cubeful = True
     n_inputs = 200
     outputs = ("equity",)
+    take_scale = 2.0       # values are normalised to the cube: after a take, one unit is two before
 
     def points(self, result, owner=None):
         result = np.asarray(result, dtype=np.float64)

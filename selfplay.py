@@ -48,24 +48,28 @@ from backends import open_pool
 @dataclass(frozen=True)
 class Acting:
     """How self-play chooses what it plays (the module notes): Boltzmann temperature
-    (0: greedy), 1-ply move choice, and 1-ply values at cube nodes (targets and decisions)."""
+    (0: greedy), 1-ply move choice, and 1-ply values at cube nodes (targets and decisions);
+    and whether its targets are lambda-returns (``td_lambda``)."""
     boltzmann_temp: float = 0.0
     oneply_acting: bool = False
     cube_targets_1ply: bool = False
     cube_explore: float = 0.0     # chance of an exploratory double, and of taking any double
     cube_start: float = 0.0       # match play: chance a game starts with the cube turned
+    td_lambda: float = 0.0        # targets: lambda-returns over each game (lambda_returns.py); 0: one-step
 
     @classmethod
     def from_args(cls, args) -> "Acting":
         return cls(getattr(args, "boltzmann_temp", 0.0) or 0.0, bool(getattr(args, "oneply_acting", False)),
                    bool(getattr(args, "cube_targets_1ply", False)), getattr(args, "cube_explore", 0.0) or 0.0,
-                   getattr(args, "cube_start", 0.0) or 0.0)
+                   getattr(args, "cube_start", 0.0) or 0.0, getattr(args, "td_lambda", 0.0) or 0.0)
 
     def check(self, mode: GameMode) -> None:
         """ValueError unless every option applies to ``mode`` (checked where a run begins,
         before any game, and by each SelfPlay)."""
         if self.boltzmann_temp < 0:
             raise ValueError(f"--boltzmann-temp must be >= 0, got {self.boltzmann_temp}")
+        if not 0.0 <= self.td_lambda <= 1.0:
+            raise ValueError(f"--td-lambda must be 0 to 1, got {self.td_lambda}")
         if self.cube_targets_1ply and not mode.cubeful:
             raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
         if self.cube_explore and not mode.cubeful:
@@ -96,6 +100,7 @@ class SelfPlay:
         explore = np.random.default_rng(rng.integers(0, 2 ** 63, 2)) \
             if self.acting.boltzmann_temp > 0 or self.acting.cube_explore > 0 else None
         players = _Recorder(self, table, explore)
+        players.new_games(np.arange(g))
         started = g
         stats = players.stats
         evals_before = scorer.evaluations
@@ -106,6 +111,7 @@ class SelfPlay:
             nonlocal started
             abandoned = ended.result < 0
             stats["abandoned"] += int(abandoned.sum())
+            players.abandoned += players.game_of_slot[ended.slots[abandoned]].tolist()
             fin = ~abandoned
             if fin.any():
                 res = ended.result[fin]
@@ -116,12 +122,14 @@ class SelfPlay:
                 stats["episodes"] += int(fin.sum())
             fresh = ended.slots[:max(0, min(len(ended.slots), n_episodes - started))]
             table.new_games(fresh, self.mode.initial_states(len(fresh), rng, self.acting.cube_start))
+            players.new_games(fresh)
             started += len(fresh)
 
         table.play(players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end)
 
         width = scorer.values.width
-        out_t = np.concatenate(players.targets).astype(np.float32)
+        out_t = players.returns() if self.acting.td_lambda > 0 else np.concatenate(players.targets)
+        out_t = out_t.astype(np.float32)
         return {
             "features": np.concatenate(players.feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
@@ -141,10 +149,38 @@ class _Recorder:
 
     def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
         self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
-        self.acting, self.explore = selfplay.acting, explore
+        self.acting, self.explore, self.table = selfplay.acting, explore, table
         self.feats, self.targets = [], []
+        # for lambda-returns: each sample's game, side (ply parity), trace cut and cube scale
+        self.trace = selfplay.acting.td_lambda > 0
+        self.games, self.sides, self.cuts, self.scales = [], [], [], []
+        self.game_of_slot = np.zeros(len(table.ply) if table is not None else 0, dtype=np.int64)
+        self.next_game, self.abandoned = 0, []
         self.stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
                       "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
+
+    def new_games(self, slots) -> None:
+        self.game_of_slot[slots] = self.next_game + np.arange(len(slots))
+        self.next_game += len(slots)
+
+    def _note(self, slots, cut, scale=None) -> None:
+        if self.trace:
+            self.games.append(self.game_of_slot[slots].copy())
+            self.sides.append(self.table.ply[slots] % 2)
+            self.cuts.append(np.asarray(cut, dtype=bool))
+            self.scales.append(np.ones(len(slots)) if scale is None else scale)
+
+    def returns(self) -> np.ndarray:
+        """Every sample's lambda-return (lambda_returns.py); an abandoned game's samples keep
+        their one-step targets."""
+        from lambda_returns import lambda_returns
+        targets = np.concatenate(self.targets)
+        game = np.concatenate(self.games)
+        out = lambda_returns(targets, game, np.concatenate(self.sides), np.concatenate(self.cuts),
+                             np.concatenate(self.scales), self.acting.td_lambda, self.scorer.values.flip)
+        lost = np.isin(game, self.abandoned)
+        out[lost] = targets[lost]
+        return out
 
     def cube(self, slots, boards, owner):
         v_no_double, v_take = self.scorer.cube_values(boards, owner, self.acting.cube_targets_1ply)
@@ -160,6 +196,9 @@ class _Recorder:
             double = double | (r[0] < self.acting.cube_explore)
             take = take | (double & (r[1] < self.acting.cube_explore))
         takes = double & take
+        # the trace stops where the played action is not the greedy one the target assumes
+        self._note(slots, (double != act.double) | (double & (take != act.take)),
+                   np.where(takes, self.mode.take_scale, 1.0))
         self.stats["doubles"] += int(double.sum())
         self.stats["takes"] += int(takes.sum())
         self.stats["drops"] += int((double & ~takes).sum())
@@ -178,6 +217,13 @@ class _Recorder:
             if not self.oneply:
                 target = values[best]
             chosen = after[best] if greedy else self._explore(after, offsets, values, scalar, owner)
+            if self.trace and not greedy:
+                greedy_after = after[segment_argmax(scalar, offsets)[0]]
+                self._note(slots, (chosen != greedy_after).reshape(len(slots), -1).any(axis=1))
+            else:
+                self._note(slots, np.zeros(len(slots), dtype=bool))
+        else:
+            self._note(slots, np.zeros(len(slots), dtype=bool))
         self.targets.append(target)
         return chosen.astype(np.int64)
 

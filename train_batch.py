@@ -84,6 +84,9 @@ def build_parser() -> cli.Parser:
                    help="self-play plays a roll's candidate i with probability ~ exp(s_i / T), s the mover's "
                         "P(win) or equity (0: greedy). Targets stay greedy: the best candidate's value (or "
                         "the 1-ply mean of each roll's best), whatever move is played")
+    p.add_argument("--td-lambda", type=cli.probability_arg, default=0.0, metavar="L",
+                   help="targets are lambda-returns over each self-play game (0: one-step TD(0) targets, 1: the "
+                        "game's outcome), cut where exploration played a non-greedy action")
     p.add_argument("--oneply-acting", action="store_true",
                    help="self-play picks moves (or, with --boltzmann-temp, weighs them) by their 1-ply value; "
                         "the targets are still set by --oneply alone")
