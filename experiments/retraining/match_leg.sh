@@ -9,6 +9,9 @@
 #  s6:  from s3, converted to the mwc-outcomes head (--match-head), --cube-start 0.3, 300k
 #  s7:  s6 continued at a lower LR, 400k
 #  s8:  s7 with more exploratory doubles and takes (--cube-explore 0.3), 200k
+#  (from here on a dead cube is never doubled: matchplay.MatchPlay.dead_cube)
+#  s9:  s7 with greedy cube play (no exploratory doubles), --cube-start 0.3, 300k
+#  s10: s9's settings with lambda-return targets (--td-lambda 0.7)
 # Each stage writes its CSV log (CPU-hours, cube actions, a 500-game quick evaluation at
 # 1-away each against gnubg-nn) beside its checkpoint.
 set -euo pipefail
@@ -40,3 +43,9 @@ $R train_batch.py $D/match_256x2_oc2.pt $D/match_256x2_oc.pt --cube-start 0.3 --
    --num-episodes 400000 --lr 5e-5 --end-lr 1.5e-5 --seed 8 $COMMON
 $R train_batch.py $D/match_256x2_oc3.pt $D/match_256x2_oc2.pt --cube-start 0.3 --cube-explore 0.3 \
    --num-episodes 200000 --lr 3e-5 --end-lr 1e-5 --seed 9 $COMMON
+# s9, s10: greedy cube play (exploratory doubles filled half the positions with dead cubes);
+# the same seed, so the two differ only in their targets (TD(0) against lambda-returns)
+$R train_batch.py $D/match_256x2_live.pt $D/match_256x2_oc2.pt --new-stage --cube-start 0.3 --num-episodes 300000 \
+   --lr 5e-5 --end-lr 1.5e-5 --seed 10 --save-every 100 $COMMON
+$R train_batch.py $D/match_256x2_lam.pt $D/match_256x2_oc2.pt --new-stage --cube-start 0.3 --td-lambda 0.7 \
+   --num-episodes 300000 --lr 5e-5 --end-lr 1.5e-5 --seed 10 --save-every 100 $COMMON
