@@ -61,7 +61,7 @@ class MatchPlay(CubefulMoney):
     n_inputs = MATCH_INPUTS
     outputs = ("mwc", "mwc-outcomes")
     metric = "match_win_rate"
-    result_metric = "match"
+    result_metric = "win"         # results_file: one entry per match, the match-win rate
     is_match = True
     take_scale = 1.0       # match-winning chances are not normalised to the cube
     analysis_units = "MWC"

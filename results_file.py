@@ -8,6 +8,11 @@ difference is *paired*: per pair, A's mean minus B's, bootstrapped over pairs.
 That removes the dice's luck shared by both runs and gives a much tighter CI than
 the plain (unpaired) difference, which resamples each file on its own.  Games
 against the gnubg binary use gnubg's own dice, so they are never paired.
+
+A match file (``play_models.py --game-mode match --csv``: one row per game under
+its match) is read one entry per match, +1 for a match model1 won and -1 for one it
+lost; matches 2k and 2k+1 are duplicate pairs as games are, and the metric is the
+match-win rate.
 """
 from __future__ import annotations
 
@@ -63,6 +68,8 @@ def read_results(path: str) -> Results:
         elif ln.strip():
             body.append(ln)
     reader = csv.DictReader(body)
+    if reader.fieldnames and {"match", "winner"} <= set(reader.fieldnames):
+        return _read_matches(path, header, reader)
     if not reader.fieldnames or not {"game", "points"} <= set(reader.fieldnames):
         raise ResultsFileError(f"{path}: not a per-game result file (no 'game' and 'points' columns)")
     try:
@@ -76,15 +83,34 @@ def read_results(path: str) -> Results:
     return Results(path, header, g.astype(np.int64), p)
 
 
+def _read_matches(path: str, header: dict, reader) -> Results:
+    """One entry per match: +1 won by model1, -1 lost, 0 abandoned (winner -1)."""
+    winners = {}
+    try:
+        for r in reader:
+            winners[int(r["match"])] = int(r["winner"])
+    except (TypeError, ValueError):
+        raise ResultsFileError(f"{path}: malformed row {reader.line_num}") from None
+    if not winners:
+        raise ResultsFileError(f"{path}: no matches")
+    header.setdefault("game_mode", "match")
+    idx = np.array(sorted(winners), dtype=np.int64)
+    won = np.array([{0: 1.0, 1: -1.0}.get(winners[i], 0.0) for i in idx])
+    return Results(path, header, idx, won)
+
+
 def is_paired(a: Results, b: Results) -> bool:
-    """Same seed, same game mode, same games, and neither against gnubg's own dice."""
-    same = all(a.header.get(k) == b.header.get(k) for k in ("seed", "game_mode"))
+    """Same seed, same game mode (and match length), same games, and neither against
+    gnubg's own dice."""
+    same = all(a.header.get(k) == b.header.get(k) for k in ("seed", "game_mode", "match_length"))
     own_dice = {a.header.get("model2"), b.header.get("model2")} & set(UNPAIRED_OPPONENTS)
     return same and not own_dice and np.array_equal(np.sort(a.games), np.sort(b.games))
 
 
 def default_metric(game_mode: str) -> str:
     """The metric of a file's game mode (as its header names it): the mode's own."""
+    if game_mode == "match":
+        return "win"     # a match file's entries are matches: the match-win rate
     return getattr(MODES.get(game_mode), "result_metric", "points")
 
 
@@ -101,6 +127,7 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
     paired = can_pair if paired is None else paired
     va, vb = a.metric(metric), b.metric(metric)
     out = {"metric": metric, "paired": bool(paired), "a": a.path, "b": b.path,
+           "entries": "matches" if a.game_mode == "match" else "games",
            "games_a": len(va), "games_b": len(vb), "mean_a": float(va.mean()), "mean_b": float(vb.mean())}
     if paired:
         ia, ib = np.argsort(a.games), np.argsort(b.games)

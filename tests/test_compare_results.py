@@ -51,3 +51,30 @@ def test_cli_prints_and_refuses(tmp_path):
     assert_one_line_error(run("tools/compare_results.py", a, junk), "not a per-game result file")
     assert_one_line_error(run("tools/compare_results.py", a, tmp_path / "missing.csv"), "cannot read")
     assert_one_line_error(run("tools/compare_results.py", a, dmp, "--metric", "elo"), "invalid choice")
+
+
+def write_matches(path, winners, seed=32, length=7):
+    """A match file as play_models.py writes it: one row per game under its match."""
+    head = [f"# seed: {seed}", f"# matches: {len(winners)}", f"# match_length: {length}", "# model2: m.pt",
+            "match,winner,game,away_1,away_2,crawford,points_1,result,cube"]
+    rows = []
+    for m, w in enumerate(winners):
+        rows += [f"{m},{w},0,{length},{length},0,{1 if w == 0 else -1},1,1",
+                 f"{m},{w},1,{length - 1},{length},0,{2 if w == 0 else -2},2,1"]
+    path.write_text("\n".join(head + rows) + "\n")
+    return str(path)
+
+
+def test_match_files_compare_match_by_match(tmp_path):
+    # A wins matches 0, 2, 3; B wins 2 and 3: per match 1,0,0,0 -> per pair 0.5 and 0 -> 0.25
+    a = write_matches(tmp_path / "a.csv", [0, 1, 0, 0])
+    b = write_matches(tmp_path / "b.csv", [1, 1, 0, 0])
+    r = compare(read_results(a), read_results(b))
+    assert r["paired"] and r["metric"] == "win" and r["entries"] == "matches" and r["games_a"] == 4
+    assert r["difference"] == 0.25 and r["mean_a"] == 0.75 and r["mean_b"] == 0.5
+    assert (r["ci_low"], r["ci_high"]) == (0.0, 0.5)    # the two pairs' means, resampled
+    # other dice or another match length: unpaired
+    assert not compare(read_results(a), read_results(write_matches(tmp_path / "c.csv", [1, 1, 0, 0], seed=5)))["paired"]
+    assert not compare(read_results(a), read_results(write_matches(tmp_path / "d.csv", [1, 1, 0, 0], length=5)))["paired"]
+    line = run("tools/compare_results.py", a, b, check=True).stdout
+    assert "+25.00" in line and "4 matches" in line

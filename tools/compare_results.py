@@ -3,8 +3,9 @@
 
 Paired (same seed and game mode, hence the same dice in every duplicate pair; the
 default whenever the files allow it) or unpaired (different dice, or games against
-the gnubg binary, which rolls its own).  The metric is the win rate in DMP and
-points per game (shown as mEq/game) in money play, unless --metric says otherwise.
+the gnubg binary, which rolls its own).  The metric is the win rate in DMP,
+points per game (shown as mEq/game) in money play and the match-win rate for match
+files (one entry per match), unless --metric says otherwise.
 
     python tools/compare_results.py experiments/head_to_head/results/dmp_256x2_1ply_vs_gnubg-nn.csv \\
         experiments/head_to_head/results/dmp_256x2_vs_gnubg-nn.csv
@@ -36,7 +37,7 @@ def format_line(r: dict) -> str:
     scale, unit = (100.0, " points of win rate") if r["metric"] == "win" else (1000.0, " mEq/game")
     kind = "paired over duplicate pairs" if r["paired"] else "unpaired"
     return (f"A - B = {r['difference'] * scale:+.2f} [{r['ci_low'] * scale:+.2f}, {r['ci_high'] * scale:+.2f}]{unit} "
-            f"(95% CI, {kind}; A {r['mean_a'] * scale:.2f} over {r['games_a']} games, "
+            f"(95% CI, {kind}; A {r['mean_a'] * scale:.2f} over {r['games_a']} {r.get('entries', 'games')}, "
             f"B {r['mean_b'] * scale:.2f} over {r['games_b']})")
 
 
