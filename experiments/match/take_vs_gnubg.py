@@ -29,26 +29,34 @@ from matchplay import MatchPlay, pack  # noqa: E402
 SCORES = [(7, 7), (5, 5), (3, 3), (4, 2), (2, 4), (5, 3), (3, 5), (6, 4), (4, 6)]  # (doubler, taker) away
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("model", help="a match-play checkpoint")
-    p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--oneply", action="store_true", help="our cube values backed up over the 21 rolls (1-ply)")
-    args = p.parse_args()
+def benchmark_boards() -> np.ndarray:
     with open(os.path.join(ROOT, "experiments/benchmarks/decisions/decisions.json")) as fh:
         decisions = json.load(fh)["decisions"]
-    boards = np.stack([be.board_from_position_id(x["position_id"]) for x in decisions])
+    return np.stack([be.board_from_position_id(x["position_id"]) for x in decisions])
+
+
+def gnubg_cube_evals(boards) -> dict:
+    """gnubg-nn's 0-ply match cube evaluation of each board at each score: (double, take,
+    _, v_nd, v_take, v_drop) rows, the doubler on roll (row 1) a away, the other b."""
+    out = {}
+    for a, b in SCORES:
+        gnubg_nn.set.score(a, b)
+        out[(a, b)] = np.array([gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(bd.tolist()), n=0, i=1)
+                                for bd in boards])
+    return out
+
+
+def agreement(model: str, boards, evals: dict, oneply: bool = False) -> dict:
+    """The model's cube decisions and values against gnubg's (the module notes)."""
     mode = MatchPlay(length=7)
-    agent = build_agent(args.model, mode)
+    agent = build_agent(model, mode)
     rows, total = [], {"gnubg_doubles": 0, "take_agrees": 0, "we_drop_its_takes": 0, "we_take_its_drops": 0,
                        "gnubg_takes": 0, "double_agrees": 0, "positions": 0}
     for a, b in SCORES:
-        gnubg_nn.set.score(a, b)   # the side on roll (row 1) is a away, the other b away
-        ev = np.array([gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(bd.tolist()), n=0, i=1)
-                       for bd in boards])
+        ev = evals[(a, b)]
         g = ev[:, :2] == 1
         states = np.full(len(boards), pack(CUBE_CENTERED, 0, 0, a, b))
-        v_nd, v_take = agent.scorer.cube_values(boards, states, args.oneply)
+        v_nd, v_take = agent.scorer.cube_values(boards, states, oneply)
         action = mode.cube_action(v_nd, v_take, states)
         doubles = g[:, 0]
         row = {"score": f"{a}-{b}", "gnubg_doubles": int(doubles.sum()), "gnubg_takes": int(g[doubles, 1].sum()),
@@ -67,10 +75,21 @@ def main() -> None:
             total[k] += row[k]
     for k in ("ownership_gap", "v_nd_bias", "v_take_bias"):
         total[k] = float(np.mean([r[k] for r in rows]))
+    return {"model": model, "oneply": oneply, "scores": rows, "total": total}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("model", help="a match-play checkpoint")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--oneply", action="store_true", help="our cube values backed up over the 21 rolls (1-ply)")
+    args = p.parse_args()
+    boards = benchmark_boards()
+    result = agreement(args.model, boards, gnubg_cube_evals(boards), args.oneply)
     if args.json:
-        print(json.dumps({"model": args.model, "oneply": args.oneply, "scores": rows, "total": total}))
+        print(json.dumps(result))
         return
-    for r in rows + [{"score": "all", **total}]:
+    for r in result["scores"] + [{"score": "all", **result["total"]}]:
         print(f"{r['score']:>4}: gnubg doubles {r['gnubg_doubles']:4d} (takes {r['gnubg_takes']:3d}); our take/drop "
               f"agrees {r['take_agrees'] / max(r['gnubg_doubles'], 1):6.1%}: we drop {r['we_drop_its_takes']} of its "
               f"takes, take {r['we_take_its_drops']} of its drops; double/no double agrees "
