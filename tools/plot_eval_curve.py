@@ -3,7 +3,7 @@
 its 95% CI against episodes and against cumulative CPU-hours.
 
     python tools/plot_eval_curve.py stage1.csv stage2.csv ... -o curve.png [--target 0.45] \
-        [--old-agent-logs N] [--final-results r1.csv - r3.csv ...]
+        [--old-agent-logs N] [--final-results r1.csv - r3.csv ...] [--base-logs dmp1.csv dmp2.csv]
 
 Logs are given in chain order; episodes are the model's total, CPU-hours add up
 across stages.  A log without a cpu_hours column (train_online.py) contributes no
@@ -26,9 +26,19 @@ from results_file import ResultsFileError, default_metric, read_results  # noqa:
 from stats import bootstrap_ci, pair_means  # noqa: E402
 
 
-def load_chain(paths: list[str], old_agent_logs: int = 0) -> tuple[list[dict], list[dict]]:
-    """(evaluation points, one end-of-stage dict per log with its episodes and CPU-hours)."""
-    points, ends, cpu_offset = [], [], 0.0
+def base_cpu_hours(paths: list[str]) -> float:
+    """CPU-hours of the stages a chain builds on (e.g. the DMP stages under a money leg)."""
+    total = 0.0
+    for path in paths:
+        rows = cli.read_log(path, "cpu_hours", "a training log with CPU-hours")
+        total += max((float(r["cpu_hours"]) for r in rows if r.get("cpu_hours")), default=0.0)
+    return total
+
+
+def load_chain(paths: list[str], old_agent_logs: int = 0, cpu_offset: float = 0.0) -> tuple[list[dict], list[dict]]:
+    """(evaluation points, one end-of-stage dict per log with its episodes and CPU-hours);
+    ``cpu_offset``: CPU-hours spent before the first log."""
+    points, ends = [], []
     for path in paths:
         rows = cli.read_log(path, "eval_result", "a training log with evaluations")
         last_cpu, last_episodes = 0.0, 0.0
@@ -120,9 +130,12 @@ def main() -> None:
                         "(default: 0)")
     p.add_argument("--final-results", nargs="+", metavar="CSV", default=(),
                    help="per log, a per-game result CSV of its final checkpoint, or '-' (default: none)")
+    p.add_argument("--base-logs", nargs="+", metavar="CSV", default=(),
+                   help="logs of the stages the chain builds on: their CPU-hours count on the CPU axis, their "
+                        "evaluations are not drawn (e.g. the DMP stages under a money leg)")
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG")
     args = p.parse_args()
-    points, ends = load_chain(args.logs, args.old_agent_logs)
+    points, ends = load_chain(args.logs, args.old_agent_logs, base_cpu_hours(list(args.base_logs)))
     finals = final_results(list(args.final_results), ends) if args.final_results else []
     check_outputs([Output("--output", args.output, "png")], args.overwrite,
                   {f"log {k + 1}": x for k, x in enumerate(args.logs)})
