@@ -30,8 +30,8 @@ def test_eval_curve_over_a_chain(tmp_path):
     assert [(e["episodes"], e["cpu_hours"]) for e in ends] == [(200, 0.2), (300, 0.25)]
     # a leg on earlier stages: their CPU-hours (0.2, a's last) come first, their evaluations are not drawn
     from tools.plot_eval_curve import base_cpu_hours
-    pts, ends = load_chain([str(b)], cpu_offset=base_cpu_hours([str(a)]))
-    assert [p["cpu_hours"] for p in pts] == [0.25] and ends[0]["cpu_hours"] == 0.25
+    leg, leg_ends = load_chain([str(b)], cpu_offset=base_cpu_hours([str(a)]))
+    assert [p["cpu_hours"] for p in leg] == [0.25] and leg_ends[0]["cpu_hours"] == 0.25
     final = tmp_path / "final.csv"  # a stage-end result: won 3 of 4 games
     final.write_text("# seed: 1\n# game_mode: dmp\n# model2: gnubg-nn\ngame,points\n0,1\n1,1\n2,-1\n3,1\n")
     out = tmp_path / "c.png"
