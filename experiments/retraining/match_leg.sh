@@ -12,6 +12,7 @@
 #  (from here on a dead cube is never doubled: matchplay.MatchPlay.dead_cube)
 #  s9:  s7 with greedy cube play (no exploratory doubles), --cube-start 0.3, 300k
 #  s10: s9's settings with lambda-return targets (--td-lambda 0.7)
+#  s11: s10 continued at a lower LR, 300k
 # Each stage writes its CSV log (CPU-hours, cube actions, a 500-game quick evaluation at
 # 1-away each against gnubg-nn) beside its checkpoint.
 set -euo pipefail
@@ -49,3 +50,5 @@ $R train_batch.py $D/match_256x2_live.pt $D/match_256x2_oc2.pt --new-stage --cub
    --lr 5e-5 --end-lr 1.5e-5 --seed 10 --save-every 100 $COMMON
 $R train_batch.py $D/match_256x2_lam.pt $D/match_256x2_oc2.pt --new-stage --cube-start 0.3 --td-lambda 0.7 \
    --num-episodes 300000 --lr 5e-5 --end-lr 1.5e-5 --seed 10 --save-every 100 $COMMON
+$R train_batch.py $D/match_256x2_lam2.pt $D/match_256x2_lam.pt --new-stage --cube-start 0.3 --td-lambda 0.7 \
+   --num-episodes 300000 --lr 4e-5 --end-lr 1.5e-5 --seed 11 --save-every 100 $COMMON
