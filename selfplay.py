@@ -216,13 +216,11 @@ class _Recorder:
             best, _ = segment_argmax(scalar, offsets)
             if not self.oneply:
                 target = values[best]
-            chosen = after[best] if greedy else self._explore(after, offsets, values, scalar, owner)
-            if self.trace and not greedy:
-                greedy_after = after[segment_argmax(scalar, offsets)[0]]
+            greedy_after = after[best]   # a copy, taken before the lookahead reuses the scorer's buffers
+            chosen = greedy_after if greedy else self._explore(after, offsets, values, scalar, owner)
+            if self.trace:   # the trace stops where exploration played another move than the greedy one
                 self._note(slots, (chosen != greedy_after).reshape(len(slots), -1).any(axis=1))
-            else:
-                self._note(slots, np.zeros(len(slots), dtype=bool))
-        else:
+        elif self.trace:
             self._note(slots, np.zeros(len(slots), dtype=bool))
         self.targets.append(target)
         return chosen.astype(np.int64)

@@ -77,3 +77,22 @@ def test_td_lambda_must_be_a_probability():
     with pytest.raises(ValueError, match="td-lambda"):
         Acting(td_lambda=1.5).check(game_mode("dmp"))
     assert_one_line_error(run("train_batch.py", "--td-lambda", "1.5", "--num-episodes", 10), "--td-lambda")
+
+
+def test_exploratory_moves_cut_the_trace():
+    """Boltzmann exploration (a high temperature: many non-greedy moves): with lambda 1 each
+    sample's return is either its own one-step target (the trace cut there) or the next
+    sample's return seen from its side (1 - G: DMP alternates sides), and both happen."""
+    mode = game_mode("dmp")
+    torch.manual_seed(4)
+    model = TDNetwork(mode.n_inputs, [16], "probability").eval()
+    got = {}
+    for lam in (0.0, 1.0):
+        sp = SelfPlay(model, mode, parallel_games=1, acting=Acting(boltzmann_temp=0.05, td_lambda=lam))
+        got[lam] = sp.collect(1, np.random.default_rng(9))["targets"]
+    t, g = got[0.0], got[1.0]                       # the same game: lambda changes no move
+    assert g[-1] == t[-1] == 1.0
+    cut = np.isclose(g[:-1], t[:-1])
+    follows = np.isclose(g[:-1], 1.0 - g[1:])
+    assert (cut | follows).all()
+    assert (cut & ~follows).any() and (follows & ~cut).any()
