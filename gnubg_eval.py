@@ -224,6 +224,8 @@ def main() -> None:
                   {"--model": args.model})
     try:
         info = preflight(args.gnubg)
+        if not args.export_only:
+            gnubg_ratings([0.0], info["binary"])   # the rating the report ends with works, before any game
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
@@ -289,8 +291,9 @@ def main() -> None:
     rated = [result[k] for k in ("overall_memg_per_decision", "chequer_memg_per_move")]
     try:
         rating = gnubg_ratings([d[k] for d in rated for k in ("mean", "ci_high", "ci_low")], info["binary"])
-    except GnubgError as exc:
-        raise cli.UsageError(str(exc)) from None
+    except GnubgError as exc:   # checked before any game, so unexpected: keep the analysed rates
+        print(f"gnubg_eval.py: warning: {exc}; the rates are reported without gnubg's rating", file=sys.stderr)
+        rating = ["n/a"] * 6
     result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3]))
     result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
     result.update(model=args.model, opponent=args.opponent, game_mode=mode_name, ply=args.ply, seed=args.seed,

@@ -123,3 +123,23 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
 
 def test_match_length_needs_match_play():
     assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--match-length", 5), "--game-mode match")
+
+
+@needs_gnubg
+def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
+    import sys
+
+    import cli
+    import gnubg_eval
+    from gnubg_binary import GnubgError
+
+    def no_rating(rates, binary):
+        raise GnubgError("gnubg gave no rating (exit 1)")
+
+    def no_games(*args, **kwargs):
+        raise AssertionError("games were played before the rating was checked")
+    monkeypatch.setattr(gnubg_eval, "gnubg_ratings", no_rating)
+    monkeypatch.setattr(gnubg_eval, "run_head_to_head", no_games)
+    monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", CUBEFUL, "--games", "2"])
+    with pytest.raises(cli.UsageError, match="no rating"):
+        gnubg_eval.main()
