@@ -11,7 +11,9 @@ The cube decision of a cubeful model needs no Janowski formula: each action lead
 state the network already values (modes.py), all normalised to the current cube:
 no double = the position rolled on with the cube as it is; double/take = twice the
 value of the same position with the cube doubled and owned by the taker; double/pass
-= +1 (the doubler wins the current cube).  The doubler doubles when the better of
+= +1 (the doubler wins the current cube).  A match model's are match-winning chances
+at the position's score (its Match ID or XGID): double/take is the value of the
+doubled position itself and double/pass the MET entry after winning the cube.  The doubler doubles when the better of
 take and pass for the taker (the lower of the two) beats no double; the taker takes
 when double/take < double/pass.
 """
@@ -25,16 +27,29 @@ from heads import output_head
 from model import CheckpointError, load_checkpoint
 from modes import game_mode
 
-def load_agent(path: str, plies: int = 0):
+def load_agent(path: str, plies: int = 0, match_length: int = 0):
     """The head's agent (TDAgent, ProbAgent for prob5) for the checkpoint, in the game mode
-    it was trained for."""
+    it was trained for (a match model: in ``match_length``-point matches)."""
     model, meta, _ = load_checkpoint(path)
     head = output_head(model.output_mode)
-    mode = game_mode(meta.get("game_mode") or head.default_mode)
-    if mode.is_match:
-        raise CheckpointError(f"{path} is a match-play model: analysing a match position is not supported yet "
-                              "(tools/take_points.py checks its cube decisions)")
+    name = meta.get("game_mode") or head.default_mode
+    if name == "match" and not match_length:
+        raise CheckpointError(f"{path} is a match-play model: give a match position (a Match ID or an XGID "
+                              "with the match length and score)")
+    mode = game_mode(name, match_length=match_length if name == "match" else 0)
     return head.agent(model, mode, oneply=plies == 1, name=path)
+
+
+def match_state(state) -> int:
+    """The match state (matchplay.py) of a parsed position (position_ids.GameState) in a
+    match: cube owner and level, Crawford flag and each side's points still needed."""
+    from matchplay import pack
+    length, (mine, theirs), cube = state.match_length, state.score, int(state.cube)
+    if not (0 <= mine < length and 0 <= theirs < length):
+        raise ValueError(f"score {mine}-{theirs} is not a score of a {length}-point match in play")
+    if cube < 1 or cube & (cube - 1):
+        raise ValueError(f"cube {cube} is not a power of 2")
+    return int(pack(state.owner, cube.bit_length() - 1, int(state.crawford), length - mine, length - theirs))
 
 
 # --------------------------------------------------------------------------- move text
@@ -135,27 +150,34 @@ ACTIONS = ("no double, take", "double, take", "double, pass", "too good to doubl
 
 
 def cube_decision(agent, board, owner: int = 0) -> dict:
-    """The cube decision of a cubeful model for the side on roll (row 1), with the cube
-    ``owner`` from its view: equities normalised to the current cube."""
+    """The cube decision of a cubeful or match model for the side on roll (row 1), with the
+    cube state ``owner`` from its view (match play: the match state): the doubler's values
+    in the mode's units (normalised equity, or MWC), and the taker's."""
     if not agent.cube_capable:
         raise ValueError(f"a {agent.mode.name} model makes no cube decisions; give --dice to rank moves")
-    if owner == CUBE_THEIRS:
+    state = np.array([owner])
+    if agent.mode.cube_owner(state)[0] == CUBE_THEIRS:
         raise ValueError("the side on roll cannot double: the opponent owns the cube")
+    if not agent.mode.may_double(state, np.ones(1, dtype=np.int64))[0]:
+        raise ValueError("no double is possible here (the Crawford game, or a dead cube: any win ends the match)")
     board = be.check_board(board)
-    v_nd, v_take = agent.scorer.cube_values(board[None], np.array([owner]), agent.oneply)
-    no_double, double_take, double_pass = float(v_nd[0]), 2.0 * float(v_take[0]), 1.0
-    rule = agent.mode.cube_action(v_nd, v_take)  # the one cube rule
+    v_nd, v_take = agent.scorer.cube_values(board[None], state, agent.oneply)
+    no_double, double_take, double_pass = (float(x[0]) for x in agent.mode.cube_options(v_nd, v_take, state))
+    rule = agent.mode.cube_action(v_nd, v_take, state)  # the one cube rule
     take = bool(rule.take[0])
+    flip = agent.scorer.values.flip   # the taker's side of a value
     if rule.double[0]:
         action = "double, take" if take else "double, pass"
     elif take:
         action = "no double, take"
     else:
         action = "too good to double, pass" if no_double > double_pass else "no double, pass"
-    if owner == CUBE_MINE:
+    if agent.mode.cube_owner(state)[0] == CUBE_MINE:
         action = action.replace("double", "redouble")
     return {"no_double": no_double, "double_take": double_take, "double_pass": double_pass,
-            "proper": float(rule.value[0]), "action": action, "take": bool(take)}
+            "proper": float(rule.value[0]), "action": action, "take": bool(take),
+            "taker_take": float(flip(np.array(double_take))), "taker_pass": float(flip(np.array(double_pass))),
+            "units": "MWC" if agent.mode.is_match else "equity normalised to the cube"}
 
 
 def format_cube(c: dict, plies: int) -> str:
@@ -164,10 +186,14 @@ def format_cube(c: dict, plies: int) -> str:
     happens = ("Double, take" if c["take"] else "Double, pass") if c["action"].startswith(("double", "redouble")) \
         else "No double"
     rows = [(happens, options.pop(happens))] + sorted(options.items(), key=lambda r: -r[1])
-    lines = [f"Cube analysis ({plies}-ply, equities normalised to the cube)", "Cubeful equities:"]
+    mwc = c.get("units") == "MWC"
+    fmt = "{:.4f}" if mwc else "{:+.3f}"
+    lines = [f"Cube analysis ({plies}-ply, {c.get('units', 'equity normalised to the cube')})",
+             "Match-winning chances:" if mwc else "Cubeful equities:"]
     for k, (name, eq) in enumerate(rows, 1):
-        diff = f"  ({eq - c['proper']:+.3f})" if abs(eq - c["proper"]) > 1e-12 else ""
-        lines.append(f"{k}. {name:<18} {eq:+.3f}{diff}")
+        diff = f"  ({(eq - c['proper']):{'+.4f' if mwc else '+.3f'}})" if abs(eq - c["proper"]) > 1e-12 else ""
+        lines.append(f"{k}. {name:<18} {fmt.format(eq)}{diff}")
     lines.append(f"Proper cube action: {c['action'][0].upper() + c['action'][1:]}")
-    lines.append(f"Taker: {'take' if c['take'] else 'pass'} (take {-c['double_take']:+.3f} vs pass {-c['double_pass']:+.3f})")
+    lines.append(f"Taker: {'take' if c['take'] else 'pass'} (take {fmt.format(c['taker_take'])} vs pass "
+                 f"{fmt.format(c['taker_pass'])})")
     return "\n".join(lines)

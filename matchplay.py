@@ -128,7 +128,16 @@ class MatchPlay(CubefulMoney):
         double = (v_double > v_no_double) & self.may_double(state)
         return CubeAction(double, v_take < v_drop, np.where(double, v_double, v_no_double))
 
+    def cube_options(self, v_no_double, v_take, state=None) -> tuple:
+        """(no double, double/take, double/pass) as the doubler's MWC: a pass wins the cube's
+        points at this score (the MET entry)."""
+        _, level, _, _, _ = unpack(state)
+        return np.asarray(v_no_double), np.asarray(v_take), self.after_game(state, 1 << level)
+
     # ------------------------------------------------------------------ cube state
+
+    def cube_owner(self, state) -> np.ndarray:
+        return unpack(state)[0]
 
     def may_double(self, owner, cube=None):
         """Centred or own cube, not in the Crawford game, and not dead (see ``dead_cube``)."""

@@ -114,6 +114,10 @@ class GameMode:
     def cube_action(self, v_no_double: np.ndarray, v_take: np.ndarray, state=None) -> CubeAction:
         raise ValueError(f"{self.name} has no cube")
 
+    def cube_owner(self, state) -> np.ndarray:
+        """CUBE_CENTERED / CUBE_MINE / CUBE_THEIRS of cube states (match play packs more in them)."""
+        return np.asarray(state)
+
     def after_take(self, owner) -> np.ndarray:
         """The cube state (mover's view) after the opponent takes: doubled, theirs."""
         return np.full(len(owner), CUBE_THEIRS, dtype=np.int64)
@@ -263,6 +267,12 @@ class CubefulMoney(CubelessMoney):
         max(v_nd, min(2 v_take, 1))."""
         v_double = np.minimum(2.0 * v_take, 1.0)
         return CubeAction(v_double > v_no_double, 2.0 * v_take < 1.0, np.maximum(v_no_double, v_double))
+
+    def cube_options(self, v_no_double, v_take, state=None) -> tuple:
+        """(no double, double/take, double/pass) for the doubler, in the units of the node's
+        value (here normalised to the current cube: a take doubles, a pass wins it)."""
+        v_take = np.asarray(v_take)
+        return np.asarray(v_no_double), 2.0 * v_take, np.ones_like(v_take)
 
     def check_agent(self, agent):
         if not agent.cube_capable:

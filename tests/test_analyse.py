@@ -209,3 +209,46 @@ def test_clear_cut_cube_actions_agree_with_gnubg():
     for (name, _, owner, board), gnubg_action in zip(CLEAR_CUT, theirs):
         ours = analysis.cube_decision(agent, board, owner)["action"]
         assert ours == gnubg_action, name
+
+
+MATCH = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
+
+
+def test_match_positions_are_analysed_at_their_score():
+    """A match model's cube decision at a Match ID's score: no double and double/take are the
+    network's values of the two successor states, double/pass the MET entry after winning the
+    cube (Kazaross-XG2, read by hand), the taker's the complements; the top move is the one
+    the agent plays."""
+    from matchplay import pack
+    from met import default_met
+    # 7-point match, the side on roll has 2 points (5-away), the other 4 (3-away), cube 1
+    state = GameState(be.initial_board(), match_length=7, score=(2, 4))
+    agent = analysis.load_agent(MATCH, 0, 7)
+    owner = analysis.match_state(state)
+    assert owner == pack(CUBE_CENTERED, 0, 0, 5, 3)
+    c = analysis.cube_decision(agent, state.board, owner)
+    v_nd, v_take = agent.scorer.cube_values(state.board[None], np.array([owner]))
+    assert (c["no_double"], c["double_take"]) == pytest.approx((float(v_nd[0]), float(v_take[0])), abs=1e-7)
+    assert c["double_pass"] == pytest.approx(float(default_met().mwc(4, 3)), abs=1e-12)  # won 1 point: 4-away v 3
+    assert c["taker_take"] == pytest.approx(1 - c["double_take"]) and c["units"] == "MWC"
+    proc = run("tools/analyse.py", MATCH, gnubg_id(GameState(be.initial_board(), dice=(5, 2), match_length=7,
+                                                               score=(2, 4))), "--json", check=True)
+    out = json.loads(proc.stdout)
+    best = agent.choose_moves(state.board[None], np.array([[5, 2]]), np.array([owner]))[0]
+    assert out["moves"][0]["position_id"] == be.position_id(be.swap(best))
+    # the cube with a 2-away side at cube 2: live for the 5-away side; cube 4 at 3-3 is dead
+    assert analysis.match_state(GameState(be.initial_board(), cube=2, owner=CUBE_MINE, match_length=7,
+                                          score=(2, 5))) == pack(CUBE_MINE, 1, 0, 5, 2)
+    with pytest.raises(ValueError, match="dead cube"):
+        analysis.cube_decision(agent, state.board, pack(CUBE_MINE, 2, 0, 3, 3))
+    with pytest.raises(ValueError, match="Crawford"):
+        analysis.cube_decision(agent, state.board, pack(CUBE_CENTERED, 0, 1, 3, 1))
+
+
+def test_match_models_need_match_positions():
+    assert_one_line_error(run("tools/analyse.py", MATCH, "4HPwATDgc/ABMA", "--dice", "31"), "match position")
+    # the position parser refuses a finished match; the match state refuses what no ID can hold
+    bad = gnubg_id(GameState(be.initial_board(), match_length=7, score=(7, 2)))
+    assert_one_line_error(run("tools/analyse.py", MATCH, bad), "match length")
+    with pytest.raises(ValueError, match="power of 2"):
+        analysis.match_state(GameState(be.initial_board(), match_length=7, score=(2, 4), cube=3))

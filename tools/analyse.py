@@ -5,9 +5,12 @@ explicit equities (cubeful models, no dice).
 
     python tools/analyse.py best_models/dmp_256x2.pt 4HPwATDgc/ABMA --dice 31
     python tools/analyse.py best_models/cubeful_256x2.pt 'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10'
+    python tools/analyse.py best_models/match_256x2_outcomes.pt 'XGID=-b----E-C---eE---c-e----B-:0:0:1:00:2:4:0:7:10'
 
 POSITION is a gnubg Position ID, PositionID:MatchID, or an XGID; dice come from
---dice, else from the Match ID or XGID.
+--dice, else from the Match ID or XGID.  A match model needs a match position (its
+length, score, cube and Crawford flag from the Match ID or XGID): values are then
+match-winning chances at that score.
 """
 from __future__ import annotations
 
@@ -49,9 +52,15 @@ def main() -> None:
     import backgammon_engine as be
     from model import CheckpointError
     try:
-        agent = analysis.load_agent(args.model, args.ply)
+        agent = analysis.load_agent(args.model, args.ply, state.match_length)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
+    owner = state.owner
+    if agent.mode.is_match:   # the match state: cube, Crawford and both sides' points to go
+        try:
+            owner = analysis.match_state(state)
+        except ValueError as exc:
+            raise cli.UsageError(f"position {args.position!r}: {exc}") from None
     dice = args.dice or state.dice
     out = {"model": args.model, "game_mode": agent.mode.name, "output_mode": agent.model.output_mode,
            "ply": args.ply, "position_id": be.position_id(state.board), "gnubg_id": gnubg_id(state),
@@ -60,14 +69,14 @@ def main() -> None:
         raise cli.UsageError(f"a match position (match to {state.match_length}) needs match equities; "
                              f"this is a {agent.mode.name} model")
     if dice:
-        ranked = analysis.rank_moves(agent, state.board, dice, state.owner)
+        ranked = analysis.rank_moves(agent, state.board, dice, owner)
         out["moves"] = ranked[:args.top] if args.top else ranked
         out["legal_moves"] = len(ranked)
         text = analysis.format_moves(out["moves"], agent.model.output_mode, args.ply)
     else:
         # with a double offered (XGID dice "D") the taker's question has the same equities
         try:
-            out["cube"] = analysis.cube_decision(agent, state.board, state.owner)
+            out["cube"] = analysis.cube_decision(agent, state.board, owner)
         except ValueError as exc:
             raise cli.UsageError(str(exc)) from None
         text = analysis.format_cube(out["cube"], args.ply)
