@@ -347,7 +347,8 @@ def test_warm_start_match_reads_money_equity_as_mwc():
     torch.testing.assert_close(got, torch.sigmoid(2 * e))
 
 
-@pytest.mark.parametrize("name, ply0, ply1", [("match_256x2.pt", 0.75, 0.95), ("match_256x2_outcomes.pt", 0.95, 1.0)])
+@pytest.mark.parametrize("name, ply0, ply1", [("match_256x2.pt", 0.75, 0.95), ("match_256x2_outcomes.pt", 0.95, 1.0),
+                                              ("match_256x2_lambda.pt", 0.98, 1.0)])
 def test_learned_take_decisions_agree_with_the_met(name, ply0, ply1):
     """The released match models' take/drop decisions in last-roll positions (exact answer:
     bear-off odds and the MET, tools/take_points.py) in the clear cases (more than 2% MWC
