@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Money and match legs rebuilt on the best DMP net, [512,512,256] (best_models/dmp_512x2x256.pt,
+# 47.70% against gnubg-nn in DMP where the 256x2 legs' base has 45.42%).  Why: the match model's
+# cube play is no longer what limits it most (match leg s10); its chequer play is, and that comes
+# from the base net.  Rerun to continue (each stage resumes where it stopped).
+#  b1: cubeless money, DMP trunk + fresh equity head (--warm-start-equity), warm-up 20 rounds
+#  b2: cubeful money (--warm-start-cubeful)
+#  b3: match play, mwc-outcomes head (--warm-start-match), lambda-returns, greedy cube, turned starts
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=experiments/retraining/run_stage.sh
+D=experiments/retraining/big
+mkdir -p $D
+DMP=${DMP:-best_models/dmp_512x2x256.pt}
+W=${WORKERS:-2}
+COMMON="--workers $W --quiet --episodes-per-round 200 --parallel-games 100 --eval-every 250 --eval-opponent gnubg-nn --eval-games 1000"
+$R train_batch.py $D/cubeless_512x2x256.pt - --warm-start-equity $DMP --num-episodes 400000 \
+   --lr 2e-4 --end-lr 5e-5 --warmup-cycles 20 --seed 21 $COMMON
+$R train_batch.py $D/cubeful_512x2x256.pt - --warm-start-cubeful $D/cubeless_512x2x256.pt --num-episodes 300000 \
+   --lr 1e-4 --end-lr 3e-5 --warmup-cycles 20 --seed 22 $COMMON
+$R train_batch.py $D/match_512x2x256.pt - --warm-start-match $D/cubeful_512x2x256.pt --match-head mwc-outcomes \
+   --game-mode match --cube-start 0.3 --td-lambda 0.7 --num-episodes 600000 --lr 1e-4 --end-lr 2e-5 \
+   --warmup-cycles 20 --seed 23 --workers $W --quiet --episodes-per-round 200 --parallel-games 100 \
+   --eval-every 250 --eval-opponent gnubg-nn --eval-games 500
