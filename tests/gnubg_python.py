@@ -43,15 +43,15 @@ def run_gnubg_python(body: str) -> list:
     return out
 
 
-def cube_actions(gnubg_ids: list[str], plies: int = 2) -> list[str]:
+def cube_actions(gnubg_ids: list[str], plies: int = 2, binary: str | None = None) -> list[str]:
     """gnubg's 'Proper cube action' from its ``hint`` command for each GNUbg ID (money,
-    Jacoby, no beavers).  Plain commands on stdin: gnubg's C output and Python's print
-    would not keep their order through a pipe."""
+    Jacoby, no beavers), by ``binary`` (default: find_gnubg's).  Plain commands on stdin:
+    gnubg's C output and Python's print would not keep their order through a pipe."""
     cmds = ["set sound enable off", "set beavers 0", "set jacoby on", "new session",
             f"set evaluation cubedecision evaluation plies {plies}"]
     for gid in gnubg_ids:
         cmds += [f"set gnubgid {gid}", "hint"]
-    proc = subprocess.run([find_gnubg(), "-t", "-q", "-r"], input="\n".join(cmds) + "\n", capture_output=True,
+    proc = subprocess.run([find_gnubg(binary), "-t", "-q", "-r"], input="\n".join(cmds) + "\n", capture_output=True,
                           text=True, timeout=HANG_GUARD)
     actions = [ln.split(":", 1)[1].strip() for ln in proc.stdout.splitlines() if ln.startswith("Proper cube action:")]
     if len(actions) != len(gnubg_ids):
