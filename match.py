@@ -65,10 +65,7 @@ def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplic
 
     def on_end(ended: Ended) -> None:
         for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
-            pts = points if seats.mover(i, turn) == 0 else -points
-            rec = GameRecord(int(games[i]), int(seats.first[i]), float(pts), int(result), int(table.cube[i]),
-                             int(turn), *(tuple(int(x) for x in seats.cube_stats[i, k]) for k in range(3)),
-                             seats.turns[i] if record else [])
+            rec = seats.game_record(i, int(games[i]), points, result, turn)
             records.append(rec)
             if on_done:
                 on_done(rec)
@@ -90,6 +87,17 @@ class Seats:
 
     def mover(self, slots, turn=None):
         return (self.first[slots] + (self.table.ply[slots] if turn is None else turn)) % 2
+
+    def game_record(self, slot: int, index: int, points, result, turn) -> GameRecord:
+        """The record of the game that just ended in ``slot`` (``points`` won by the side
+        that acted last, as Ended gives them), its turns handed over (the slot's list starts
+        afresh for a next game)."""
+        sign = 1 if self.mover(slot, turn) == 0 else -1
+        turns = []
+        if self.turns is not None:
+            turns, self.turns[slot] = self.turns[slot], []
+        return GameRecord(index, int(self.first[slot]), float(sign * points), int(result), int(self.table.cube[slot]),
+                          int(turn), *(tuple(int(x) for x in self.cube_stats[slot, k]) for k in range(3)), turns)
 
     def cube(self, slots, boards, owner):
         mover = self.mover(slots)

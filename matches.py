@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from match import DiceStream, GameRecord, Seats
+from match import DiceStream, Seats
 from matchplay import MatchPlay, unpack
 from stats import bootstrap_ci, pair_means
 from turns import ABANDONED, Ended, Table
@@ -120,11 +120,7 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
         for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
             cube_stats[i] += seats.cube_stats[i]
             if record:   # the game's own points (the .mat's "Wins" line); the score counts what the match needs
-                sign = 1 if seats.mover(i, turn) == 0 else -1
-                records[i].game_records.append(GameRecord(
-                    int(game_no[i]), int(seats.first[i]), float(sign * points), int(result), int(table.cube[i]),
-                    int(turn), *(tuple(int(x) for x in seats.cube_stats[i, k]) for k in range(3)), seats.turns[i]))
-                seats.turns[i] = []
+                records[i].game_records.append(seats.game_record(i, int(game_no[i]), points, result, turn))
             if result == ABANDONED:
                 finish(i, -1)
                 continue
