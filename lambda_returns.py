@@ -36,25 +36,28 @@ def lambda_returns(targets, game, side, cut, scale, lam: float, flip) -> np.ndar
     if lam <= 0 or len(targets) == 0:
         return out
     game = np.asarray(game)
+    n = len(targets)
     order = np.argsort(game, kind="stable")           # each game's samples, in time order
     g = game[order]
-    last = np.append(g[1:] != g[:-1], True)           # the final sample of each game
-    nxt = np.where(last, -1, np.arange(len(order)) + 1)
+    change = g[1:] != g[:-1]
+    last = np.append(change, True)                    # the final sample of each game
+    nxt = np.minimum(np.arange(n) + 1, n - 1)         # the next sample (read only where not last)
     # steps to the end of the game: computed back from the final samples
-    start = np.flatnonzero(np.append(True, g[1:] != g[:-1]))
-    lengths = np.diff(np.append(start, len(order)))
-    rank = np.repeat(start + lengths - 1, lengths) - np.arange(len(order))
+    start = np.flatnonzero(np.append(True, change))
+    lengths = np.diff(np.append(start, n))
+    rank = np.repeat(start + lengths - 1, lengths) - np.arange(n)
     t_sorted = targets[order]
     sides = np.asarray(side)[order]
-    same = sides == sides[np.where(last, np.arange(len(order)), nxt)]
+    same = sides == sides[nxt]
     stop = np.asarray(cut, dtype=bool)[order] | last   # G = T there
     fac = np.asarray(scale, dtype=np.float64)[order]
     if t_sorted.ndim == 2:
         fac = fac[:, None]
     ret = t_sorted.copy()
+    longest = int(rank.max())
     by_rank = np.argsort(rank, kind="stable")
-    bounds = np.searchsorted(rank[by_rank], np.arange(int(rank.max()) + 2))
-    for k in range(1, int(rank.max()) + 1):           # one step back from every game's end at a time
+    bounds = np.searchsorted(rank[by_rank], np.arange(longest + 2))
+    for k in range(1, longest + 1):                   # one step back from every game's end at a time
         idx = by_rank[bounds[k]:bounds[k + 1]]
         idx = idx[~stop[idx]]
         if not len(idx):

@@ -164,11 +164,11 @@ class _Recorder:
         self.next_game += len(slots)
 
     def _note(self, slots, cut, scale=None) -> None:
-        if self.trace:
-            self.games.append(self.game_of_slot[slots].copy())
-            self.sides.append(self.table.ply[slots] % 2)
-            self.cuts.append(np.asarray(cut, dtype=bool))
-            self.scales.append(np.ones(len(slots)) if scale is None else scale)
+        """What lambda-returns need of the samples just recorded (callers note only when tracing)."""
+        self.games.append(self.game_of_slot[slots].copy())
+        self.sides.append(self.table.ply[slots] % 2)
+        self.cuts.append(np.asarray(cut, dtype=bool))
+        self.scales.append(np.ones(len(slots)) if scale is None else scale)
 
     def returns(self) -> np.ndarray:
         """Every sample's lambda-return (lambda_returns.py); an abandoned game's samples keep
@@ -196,9 +196,9 @@ class _Recorder:
             double = double | (r[0] < self.acting.cube_explore)
             take = take | (double & (r[1] < self.acting.cube_explore))
         takes = double & take
-        # the trace stops where the played action is not the greedy one the target assumes
-        self._note(slots, (double != act.double) | (double & (take != act.take)),
-                   np.where(takes, self.mode.take_scale, 1.0))
+        if self.trace:   # the trace stops where the played action is not the greedy one the target assumes
+            self._note(slots, (double != act.double) | (double & (take != act.take)),
+                       np.where(takes, self.mode.take_scale, 1.0))
         self.stats["doubles"] += int(double.sum())
         self.stats["takes"] += int(takes.sum())
         self.stats["drops"] += int((double & ~takes).sum())
