@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from modes import MODES
+from modes import game_mode
 from stats import CAP, bootstrap_ci, pair_means
 
 UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
@@ -107,11 +107,18 @@ def is_paired(a: Results, b: Results) -> bool:
     return same and not own_dice and np.array_equal(np.sort(a.games), np.sort(b.games))
 
 
-def default_metric(game_mode: str) -> str:
-    """The metric of a file's game mode (as its header names it): the mode's own."""
-    if game_mode == "match":
-        return "win"     # a match file's entries are matches: the match-win rate
-    return getattr(MODES.get(game_mode), "result_metric", "points")
+def _mode(name: str):
+    """The game mode a file's header names (match play too), or None."""
+    try:
+        return game_mode(name)
+    except ValueError:
+        return None
+
+
+def default_metric(name: str) -> str:
+    """The metric of a file's game mode (as its header names it): the mode's own (a match
+    file's entries are matches: the match-win rate)."""
+    return getattr(_mode(name), "result_metric", "points")
 
 
 def compare(a: Results, b: Results, metric: str | None = None, paired: bool | None = None,
@@ -127,7 +134,7 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
     paired = can_pair if paired is None else paired
     va, vb = a.metric(metric), b.metric(metric)
     out = {"metric": metric, "paired": bool(paired), "a": a.path, "b": b.path,
-           "entries": "matches" if a.game_mode == "match" else "games",
+           "entries": "matches" if getattr(_mode(a.game_mode), "is_match", False) else "games",
            "games_a": len(va), "games_b": len(vb), "mean_a": float(va.mean()), "mean_b": float(vb.mean())}
     if paired:
         ia, ib = np.argsort(a.games), np.argsort(b.games)
