@@ -13,9 +13,9 @@ no double = the position rolled on with the cube as it is; double/take = twice t
 value of the same position with the cube doubled and owned by the taker; double/pass
 = +1 (the doubler wins the current cube).  A match model's are match-winning chances
 at the position's score (its Match ID or XGID): double/take is the value of the
-doubled position itself and double/pass the MET entry after winning the cube.  The doubler doubles when the better of
-take and pass for the taker (the lower of the two) beats no double; the taker takes
-when double/take < double/pass.
+doubled position itself and double/pass the MET entry after winning the cube.  The
+doubler doubles when the better of take and pass for the taker (the lower of the two)
+beats no double; the taker takes when double/take < double/pass.
 """
 from __future__ import annotations
 
