@@ -52,9 +52,16 @@ def check_run_outputs(args) -> None:
         check_folder(args.tensorboard, f"--tensorboard {args.tensorboard}")
 
 
+def unfinished_stage(done: int, total: int) -> str:
+    """How a stage stopped at ``done`` of ``total`` episodes is named in the notes."""
+    return f"its unfinished stage at {done:,} of {total:,} episodes"
+
+
 def plan_stage(args, stage: dict | None, settings: dict) -> bool:
     """True to continue the checkpoint's unfinished stage.  Says in one line what happens;
-    InputError when an unfinished stage with other settings would be left without --new-stage."""
+    InputError when an unfinished stage with other settings would be left without --new-stage.
+    The same settings with --num-episodes at or below what the stage has done end it there
+    (continuing it with nothing left to run), so a script can stop a stage early and go on."""
     if not args.resume:
         return False
     new_stage = getattr(args, "new_stage", False)
@@ -67,9 +74,15 @@ def plan_stage(args, stage: dict | None, settings: dict) -> bool:
               file=sys.stderr)
         return False
     old = stage["settings"]
+    if (not new_stage and args.num_episodes <= done
+            and all(old.get(k) == settings.get(k) for k in set(old) | set(settings) if k != "num_episodes")):
+        # the stage is cut short where it stands: nothing is left to run, its weights are kept as they are
+        print(f"{args.resume}: ending {unfinished_stage(done, total)} (--num-episodes {args.num_episodes:,})",
+              file=sys.stderr)
+        return True
     diff = "; ".join(f"{k.replace('_', '-')} {old.get(k)} -> {settings.get(k)}"
                      for k in sorted(set(old) | set(settings)) if old.get(k) != settings.get(k))
-    where = f"its unfinished stage at {done:,} of {total:,} episodes"
+    where = unfinished_stage(done, total)
     if not diff and not new_stage:
         print(f"{args.resume}: continuing {where}", file=sys.stderr)
         return True

@@ -173,6 +173,10 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
     size = learner_class.round_episodes(args)
     if continuing:
         done = stage["episodes_done"]
+        if args.num_episodes <= done:  # ended early (plan_stage): it now reads as finished; its LR
+            # schedule ran towards the planned count, kept beside the new one
+            planned = stage["settings"]["num_episodes"]
+            stage["settings"] = meta["lineage"][-1]["stage"] = {**settings, "planned_episodes": planned}
         round_index = stage.get("rounds_done", done // size)
         if trainer_state:
             learner.load_state_dict(trainer_state)

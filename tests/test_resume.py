@@ -51,6 +51,28 @@ def test_same_settings_continue(unfinished):
     assert len(meta["lineage"]) == 1 and meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 60
 
 
+def test_lower_episode_count_ends_the_stage_early(unfinished):
+    """--num-episodes at or below what the stage has done ends it there: no game is played,
+    the weights stay, and the stage then reads as finished (its planned count kept), so
+    run_stage.sh goes on to the next stage."""
+    model_before, _, _ = load_checkpoint(str(unfinished))
+    before = md5(unfinished)
+    # a lower count with other settings still needs --new-stage
+    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "40", "--lr", "1e-4",
+               *QUICK)
+    assert_one_line_error(proc, "--new-stage")
+    assert md5(unfinished) == before
+    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "40", *QUICK,
+               check=True)
+    assert len(_notes(proc)) == 1 and "ending its unfinished stage at 40 of 60" in _notes(proc)[0]
+    model, meta, ts = load_checkpoint(str(unfinished))
+    assert meta["episodes"] == 40 and ts["stage"]["episodes_done"] == 40
+    assert ts["stage"]["settings"]["num_episodes"] == 40 and ts["stage"]["settings"]["planned_episodes"] == 60
+    assert meta["lineage"][-1]["stage"]["num_episodes"] == 40
+    for (k, va), vb in zip(model_before.state_dict().items(), model.state_dict().values()):
+        assert torch.equal(va, vb), k
+
+
 def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
     """Interrupted and resumed, the run ends with the very weights of an uninterrupted one:
     no game was replayed and none was lost."""

@@ -3,8 +3,10 @@
 # 47.70% against gnubg-nn in DMP where the 256x2 legs' base has 45.42%).  Why: the match model's
 # cube play is no longer what limits it most (match leg s10); its chequer play is, and that comes
 # from the base net.  Rerun to continue (each stage resumes where it stopped).
-#  b1: cubeless money, DMP trunk + fresh equity head (--warm-start-equity), warm-up 20 rounds
-#  b2: cubeful money (--warm-start-cubeful)
+#  b1: cubeless money, DMP trunk + fresh equity head (--warm-start-equity), warm-up 20 rounds;
+#      planned for 400k episodes, ended at 203,800: its 1,000-game checks were flat (-0.138,
+#      -0.166, -0.151, -0.135 at rounds 250-1000), and the match leg needs the time more
+#  b2: cubeful money (--warm-start-cubeful), 150k
 #  b3: match play, mwc-outcomes head (--warm-start-match), lambda-returns, greedy cube, turned starts
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,9 +16,9 @@ mkdir -p $D
 DMP=${DMP:-best_models/dmp_512x2x256.pt}
 W=${WORKERS:-2}
 COMMON="--workers $W --quiet --episodes-per-round 200 --parallel-games 100 --eval-every 250 --eval-opponent gnubg-nn --eval-games 1000"
-$R train_batch.py $D/cubeless_512x2x256.pt - --warm-start-equity $DMP --num-episodes 400000 \
+$R train_batch.py $D/cubeless_512x2x256.pt - --warm-start-equity $DMP --num-episodes 203800 \
    --lr 2e-4 --end-lr 5e-5 --warmup-cycles 20 --seed 21 $COMMON
-$R train_batch.py $D/cubeful_512x2x256.pt - --warm-start-cubeful $D/cubeless_512x2x256.pt --num-episodes 300000 \
+$R train_batch.py $D/cubeful_512x2x256.pt - --warm-start-cubeful $D/cubeless_512x2x256.pt --num-episodes 150000 \
    --lr 1e-4 --end-lr 3e-5 --warmup-cycles 20 --seed 22 $COMMON
 $R train_batch.py $D/match_512x2x256.pt - --warm-start-match $D/cubeful_512x2x256.pt --match-head mwc-outcomes \
    --game-mode match --cube-start 0.3 --td-lambda 0.7 --num-episodes 600000 --lr 1e-4 --end-lr 2e-5 \
