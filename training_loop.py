@@ -263,4 +263,5 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
     if not interrupted:
         save()
     return {"save": args.save, "log": log.path, "episodes": done, "total_episodes": meta["episodes"],
-            "loss": learner.last_loss, "seconds": time.time() - started, "interrupted": interrupted}
+            "loss": learner.last_loss if math.isfinite(learner.last_loss) else None,  # None: no round ran
+            "seconds": time.time() - started, "interrupted": interrupted}

@@ -1,6 +1,7 @@
 """--resume says in one line what it will do, needs --new-stage to leave an unfinished
 stage, and an interrupted online run resumes without replaying any game."""
 import csv
+import json
 import os
 import signal
 import subprocess
@@ -65,6 +66,8 @@ def test_lower_episode_count_ends_the_stage_early(unfinished):
     proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "40", *QUICK,
                check=True)
     assert len(_notes(proc)) == 1 and "ending its unfinished stage at 40 of 60" in _notes(proc)[0]
+    summary = json.loads(proc.stdout.strip().splitlines()[-1])  # strict JSON: no NaN for the loss of no round
+    assert summary["episodes"] == 40 and summary["loss"] is None
     model, meta, ts = load_checkpoint(str(unfinished))
     assert meta["episodes"] == 40 and ts["stage"]["episodes_done"] == 40
     assert ts["stage"]["settings"]["num_episodes"] == 40 and ts["stage"]["settings"]["planned_episodes"] == 60
