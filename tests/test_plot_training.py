@@ -28,6 +28,17 @@ def test_eval_curve_over_a_chain(tmp_path):
     assert [p["cpu_hours"] for p in pts] == [0.1, 0.2, 0.25]  # CPU-hours add up across stages
     assert [p["old_agent"] for p in pts] == [True, True, False]
     assert [(e["episodes"], e["cpu_hours"]) for e in ends] == [(200, 0.2), (300, 0.25)]
+    # a checkpoint inside the first stage, at its round of 200 episodes (the log has no stage_episodes
+    # column, so its total episodes count): placed at that row's episodes and CPU-hours
+    mid = tmp_path / "mid.csv"  # won 1 of 4 games
+    mid.write_text("# seed: 1\n# game_mode: dmp\n# model2: gnubg-nn\ngame,points\n0,1\n1,-1\n2,-1\n3,-1\n")
+    from tools.plot_eval_curve import checkpoint_results
+    [at] = checkpoint_results([f"1:150:{mid}"], ends)
+    assert (at["episodes"], at["cpu_hours"], at["result"], at["games"]) == (200, 0.2, 0.25, 4)
+    for bad, words in ((f"3:100:{mid}", "there are 2 logs"), (f"1:900:{mid}", "stops before 900"),
+                       ("x:1:y", "expected LOG_NUMBER")):
+        assert_one_line_error(run("tools/plot_eval_curve.py", a, b, "-o", tmp_path / "x.png",
+                                  "--checkpoint-results", bad), words)
     # a leg on earlier stages: their CPU-hours (0.2, a's last) come first, their evaluations are not drawn
     from tools.plot_eval_curve import base_cpu_hours
     leg, leg_ends = load_chain([str(b)], cpu_offset=base_cpu_hours([str(a)]))
