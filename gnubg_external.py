@@ -66,6 +66,16 @@ class _Game:
     crawford: bool = False           # match play: this is the Crawford game
 
 
+def _feed(stdin, script: bytes) -> None:
+    """Write gnubg's whole script and close its stdin; a gnubg that died stops it quietly
+    (the session reports the lost connection)."""
+    try:
+        stdin.write(script)
+        stdin.close()
+    except OSError:  # BrokenPipeError included
+        pass
+
+
 class GnubgSession:
     """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
 
@@ -130,9 +140,11 @@ class GnubgSession:
         reader = threading.Thread(target=self._read_output, args=(master, results, lines), daemon=True)
         reader.start()
         records: list[GameRecord] = []
+        # gnubg reads its script as it plays: written in one go, a long one (thousands of games)
+        # fills the pipe while gnubg waits on our first move, so a thread feeds it
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, self._script(port, n_games).encode()), daemon=True)
+        feeder.start()
         try:
-            proc.stdin.write(self._script(port, n_games).encode())
-            proc.stdin.close()
             try:
                 conn, _ = srv.accept()
             except socket.timeout:

@@ -8,6 +8,7 @@ import csv
 import json
 import os
 import stat
+import threading
 
 import numpy as np
 import pytest
@@ -85,6 +86,23 @@ def test_full_width_gnubg_plays(cubeful_ckpt, gnubg_bin):
     agent = TDAgent.from_checkpoint(cubeful_ckpt)
     recs = GnubgSession(agent, "gnubg-ext-full", seed=2, binary=gnubg_bin).play(2)
     assert len(recs) == 2 and all(r.points == r.our_record for r in recs)
+
+
+def test_a_script_longer_than_the_pipe_does_not_block_the_games(cubeful_ckpt, gnubg_bin, monkeypatch):
+    """gnubg reads its script while it plays, so a script longer than the pipe holds (10,000
+    games' `new game` lines are about 90 kB) must be fed while the games run: written in one
+    go before the first game, it filled the pipe while gnubg waited on our first move."""
+    agent = TDAgent.from_checkpoint(cubeful_ckpt)
+    session = GnubgSession(agent, "gnubg-ext", seed=3, binary=gnubg_bin, timeout=HANG_GUARD)
+    script = session._script
+    # 160 kB of harmless commands gnubg reaches only after the game: unread while game 1 runs
+    monkeypatch.setattr(session, "_script", lambda port, n: script(port, n) + "set display off\n" * 10000)
+    out = {}
+    worker = threading.Thread(target=lambda: out.setdefault("records", session.play(1)), daemon=True)
+    worker.start()
+    worker.join(HANG_GUARD)
+    assert not worker.is_alive(), "the session hung"
+    assert len(out["records"]) == 1 and out["records"][0].points == out["records"][0].our_record
 
 
 def test_preflight_prefers_the_seeds_gnubg():
