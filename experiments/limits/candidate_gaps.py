@@ -21,8 +21,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
 import cli  # noqa: E402
-
-START = [[0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]] * 2
+from gnubg_selfplay import dmp_decisions  # noqa: E402
 
 
 def build_parser() -> cli.Parser:
@@ -34,23 +33,10 @@ def build_parser() -> cli.Parser:
 
 
 def gaps(n: int, rng: np.random.Generator) -> np.ndarray:
-    from agents import GnubgNNAgent
-    from modes import game_mode
-    agent = GnubgNNAgent(game_mode("dmp"))
-    out, board = [], [list(r) for r in START]
-    while len(out) < n:
-        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-        after, probs = agent.candidates(board, d1, d2)
-        if not after:  # dance
-            board = [board[1], board[0]]
-            continue
-        pick = 0
-        if probs is not None:
-            win = np.sort(probs[:, 0])[::-1]
-            out.append(win[0] - win[1])
-            pick = int(np.argmax(probs[:, 0]))
-        chosen = after[pick]
-        board = [list(r) for r in START] if sum(chosen[1]) == 0 else [list(chosen[1]), list(chosen[0])]
+    out = []
+    for _, _, win in dmp_decisions(n, rng):
+        top = np.sort(win)[::-1]
+        out.append(top[0] - top[1])
     return np.asarray(out)
 
 

@@ -37,15 +37,22 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
 import cli  # noqa: E402
+from gnubg_selfplay import dmp_decisions  # noqa: E402
 
-START = [[0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]] * 2
+
+def decision_count(text: str) -> int:
+    n = cli.positive_int(text)
+    if n < 1000:
+        raise cli.argparse.ArgumentTypeError(f"must be at least 1000 (every tenth game is held out), got {n}")
+    return n
 
 
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--start", required=True, help="DMP checkpoint whose architecture (and weights) to start from")
     p.add_argument("--fresh", action="store_true", help="re-initialise the weights (same architecture)")
-    p.add_argument("--decisions", type=cli.positive_int, default=200000, help="gnubg-nn decisions to collect")
+    p.add_argument("--decisions", type=decision_count, default=200000,
+                   help="gnubg-nn decisions to collect (at least 1,000: about 20 games, every tenth held out)")
     p.add_argument("--others", type=cli.non_negative_int, default=3, help="random other candidates per decision")
     p.add_argument("--epochs", type=cli.positive_int, default=4)
     p.add_argument("--lr", type=cli.positive_float, default=1e-4, help="Adam, decayed linearly to a tenth")
@@ -61,39 +68,20 @@ def collect(n_decisions: int, others: int, rng: np.random.Generator, held_out):
     games played).  A sample is a board with the side on roll in row 1 and gnubg-nn's P(win)
     for it; a held-out decision (kept only for games where ``held_out(game)``) is (candidate
     boards with the mover in row 1, index of gnubg's choice)."""
-    from agents import GnubgNNAgent
-    from modes import game_mode
     from tqdm import tqdm
-    agent = GnubgNNAgent(game_mode("dmp"))
     boards, targets, games, decisions = [], [], [], []
-    game, board, n = 0, [list(r) for r in START], 0
-    bar = tqdm(total=n_decisions, unit="dec", desc="gnubg-nn self-play", dynamic_ncols=True)
-    while n < n_decisions:
-        d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
-        after, probs = agent.candidates(board, d1, d2)
-        if not after:  # dance: the opponent rolls
-            board = [board[1], board[0]]
-            continue
-        pick = 0
-        if probs is not None:
-            win = probs[:, 0]
-            pick = int(np.argmax(win))
-            n += 1
-            bar.update(1)
-            if held_out(game):
-                decisions.append((np.asarray(after, dtype=np.int8), pick))
-            rest = [i for i in range(len(after)) if i != pick]
-            for i in [pick] + list(rng.permutation(rest)[:others]):
-                if sum(after[i][1]) > 0:  # not finished: the opponent is on roll
-                    boards.append(np.array([after[i][1], after[i][0]], dtype=np.int8))
-                    targets.append(1.0 - float(win[i]))
-                    games.append(game)
-        chosen = after[pick]
-        if sum(chosen[1]) == 0:  # the mover bore off its last checker
-            game, board = game + 1, [list(r) for r in START]
-        else:
-            board = [list(chosen[1]), list(chosen[0])]
-    bar.close()
+    game = 0
+    for game, after, win in tqdm(dmp_decisions(n_decisions, rng), total=n_decisions, unit="dec",
+                                 desc="gnubg-nn self-play", dynamic_ncols=True):
+        pick = int(np.argmax(win))
+        if held_out(game):
+            decisions.append((np.asarray(after, dtype=np.int8), pick))
+        rest = [i for i in range(len(after)) if i != pick]
+        for i in [pick] + list(rng.permutation(rest)[:others]):
+            if sum(after[i][1]) > 0:  # not finished: the opponent is on roll
+                boards.append(np.array([after[i][1], after[i][0]], dtype=np.int8))
+                targets.append(1.0 - float(win[i]))
+                games.append(game)
     return np.stack(boards), np.asarray(targets, dtype=np.float32), np.asarray(games), decisions, game + 1
 
 
@@ -136,6 +124,8 @@ def main(argv=None) -> None:
     t0 = time.time()
     boards, targets, sample_games, test_dec, games = collect(args.decisions, args.others, rng,
                                                              lambda g: g % 10 == 9)
+    if games < 10:  # a seed's unusually long games; --decisions' floor makes this rare
+        raise cli.RunError(f"--decisions {args.decisions} gave {games} games: too few to hold out every tenth")
     held = sample_games % 10 == 9
     x = torch.from_numpy(encode_batch(boards[~held]))
     y = torch.from_numpy(targets[~held])

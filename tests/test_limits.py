@@ -1,0 +1,52 @@
+"""The DMP diagnostics of experiments/limits: gnubg-nn's self-play decisions against
+gnubg-nn's own evaluation, and the fitting script's run and refusals."""
+import json
+import os
+import sys
+
+import numpy as np
+
+from helpers import ROOT, assert_one_line_error, run
+from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+
+sys.path.insert(0, os.path.join(ROOT, "experiments", "limits"))
+
+
+def test_selfplay_decisions_carry_gnubgs_own_win_chances():
+    import gnubg_nn
+    from gnubg_selfplay import dmp_decisions
+    seen = 0
+    for game, after, win in dmp_decisions(40, np.random.default_rng(3)):
+        assert len(after) == len(win) >= 2 and game >= 0
+        for board, w in list(zip(after, win))[:3]:
+            if sum(board[1]) == 0:
+                continue  # the mover has borne off: a won game, not evaluated here
+            # the opponent on roll in row 1: gnubg-nn's P(win) is theirs, the mover's is 1 - it
+            theirs = gnubg_nn.probabilities([list(board[1]), list(board[0])], 0)[0]
+            assert abs((1.0 - theirs) - w) < 1e-5
+            seen += 1
+    assert seen > 50
+
+
+def test_distill_runs_and_refuses_bad_input(tmp_path):
+    start = tmp_path / "dmp.pt"
+    net = TDNetwork(196, [8], "probability")
+    save_checkpoint(str(start), net, new_metadata(net, "dmp"))
+    out = tmp_path / "fit.pt"
+    proc = run("experiments/limits/distill_from_gnubg.py", "--start", start, "--decisions", "1000", "--epochs", "2",
+               "--lr", "1e-3", "--save", out, check=True)
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["decisions"] == 1000 and report["train_samples"] > 1000 and report["held_decisions"] > 0
+    # fitted to gnubg's values, an untrained net's error falls
+    assert report["after"]["held_mse"] < report["before"]["held_mse"]
+    _, meta, _ = load_checkpoint(str(out))
+    assert "gnubg-nn" in meta["lineage"][-1]["diagnostic"]
+    assert (tmp_path / "fit.csv").read_text().count("\n") == 3  # header and one row per epoch
+    assert_one_line_error(run("experiments/limits/distill_from_gnubg.py", "--start", start, "--save", out), "exists")
+    assert_one_line_error(run("experiments/limits/distill_from_gnubg.py", "--start", start, "--decisions", "100",
+                              "--save", tmp_path / "few.pt"), "at least 1000")
+    cubeful = tmp_path / "cubeful.pt"
+    net = TDNetwork(200, [8], "equity")
+    save_checkpoint(str(cubeful), net, new_metadata(net, "cubeful-money"))
+    assert_one_line_error(run("experiments/limits/distill_from_gnubg.py", "--start", cubeful, "--save",
+                              tmp_path / "x.pt"), "needs a DMP")
