@@ -52,4 +52,6 @@ def test_eval_curve_over_a_chain(tmp_path):
     from tools.plot_eval_curve import final_results
     assert final_results(["-", str(final)], ends)[0]["result"] == 0.75
     assert_one_line_error(run("tools/plot_eval_curve.py", a, b, "-o", out, "--final-results", final), "one entry per log")
+    assert_one_line_error(run("tools/plot_eval_curve.py", b, "-o", tmp_path / "y.png", "--base-cpu-hours", "-1"),
+                          "base-cpu-hours")
     assert_one_line_error(run("tools/plot_eval_curve.py", tmp_path / "none.csv", "-o", out), "cannot read")

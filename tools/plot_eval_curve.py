@@ -159,12 +159,15 @@ def main() -> None:
     p.add_argument("--base-logs", nargs="+", metavar="CSV", default=(),
                    help="logs of the stages the chain builds on: their CPU-hours count on the CPU axis, their "
                         "evaluations are not drawn (e.g. the DMP stages under a money leg)")
+    p.add_argument("--base-cpu-hours", type=cli.non_negative_float, default=0.0, metavar="H",
+                   help="CPU-hours spent before the first log besides --base-logs (e.g. a base checkpoint taken "
+                        "inside a stage, whose log runs on past it)")
     p.add_argument("--checkpoint-results", nargs="+", metavar="N:EPISODES:CSV", default=(),
                    help="the per-game result CSV of a checkpoint taken inside the N-th log's stage after EPISODES of "
                         "its episodes (default: none)")
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG")
     args = p.parse_args()
-    points, ends = load_chain(args.logs, args.old_agent_logs, base_cpu_hours(list(args.base_logs)))
+    points, ends = load_chain(args.logs, args.old_agent_logs, args.base_cpu_hours + base_cpu_hours(list(args.base_logs)))
     finals = final_results(list(args.final_results), ends) if args.final_results else []
     finals += checkpoint_results(list(args.checkpoint_results), ends)
     check_outputs([Output("--output", args.output, "png")], args.overwrite,

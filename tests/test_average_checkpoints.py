@@ -1,0 +1,42 @@
+"""tools/average_checkpoints.py: the mean of the weights, by hand, and its refusals."""
+import torch
+
+from helpers import assert_one_line_error, run
+from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+
+
+def _ckpt(path, seed, hidden=(8,), mode="dmp"):
+    torch.manual_seed(seed)
+    net = TDNetwork(196, list(hidden), "probability")
+    save_checkpoint(str(path), net, new_metadata(net, mode))
+    return net
+
+
+def test_mean_of_the_weights(tmp_path):
+    nets = [_ckpt(tmp_path / f"{k}.pt", k) for k in range(3)]
+    out = tmp_path / "mean.pt"
+    run("tools/average_checkpoints.py", *(tmp_path / f"{k}.pt" for k in range(3)), "-o", out, check=True)
+    mean, meta, ts = load_checkpoint(str(out))
+    for name, value in mean.state_dict().items():
+        by_hand = (nets[0].state_dict()[name] + nets[1].state_dict()[name] + nets[2].state_dict()[name]) / 3
+        assert torch.allclose(value, by_hand, atol=1e-7), name
+    assert len(meta["lineage"][-1]["averaged"]) == 3 and ts is None
+    x = torch.rand(5, 196)  # a real mean, not one of the inputs
+    assert not torch.allclose(mean(x), nets[0](x))
+
+
+def test_refusals(tmp_path):
+    _ckpt(tmp_path / "a.pt", 0)
+    _ckpt(tmp_path / "wide.pt", 1, hidden=(16,))
+    _ckpt(tmp_path / "money.pt", 2, mode="cubeless-money")
+    out = tmp_path / "m.pt"
+    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "wide.pt", "-o", out),
+                          "only one network")
+    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "money.pt", "-o", out),
+                          "only one network")
+    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", "-o", out), "at least two")
+    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "none.pt", "-o", out),
+                          "no such checkpoint")
+    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "a.pt", "-o",
+                              tmp_path / "a.pt"), "")
+    assert not out.exists()

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Average the weights of checkpoints of one network (checkpoint averaging, "SWA"):
+checkpoints of one run, or of branches from one run, share a basin, and their mean can
+play better than any of them.
+
+    python tools/average_checkpoints.py a.pt b.pt c.pt -o mean.pt
+
+The inputs must have the same architecture, encoder, output head and game mode; the
+result keeps the first one's metadata, with a lineage entry naming every input and its
+md5, and no trainer state (a new stage starts from it).  Prints the output path.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import cli  # noqa: E402
+from fileio import Output, check_outputs  # noqa: E402
+from model import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
+
+
+def average(paths: list[str]):
+    """(model with the mean weights, metadata) of the checkpoints at ``paths``."""
+    import torch
+    loaded = []
+    for path in paths:
+        try:
+            loaded.append(load_checkpoint(path))
+        except CheckpointError as exc:
+            raise cli.UsageError(str(exc)) from None
+    first, meta, _ = loaded[0]
+    shape = lambda m, md: (m.n_inputs, list(m.hidden), m.output_mode, m.activation, md.get("game_mode"))  # noqa: E731
+    for path, (m, md, _) in zip(paths[1:], loaded[1:]):
+        if shape(m, md) != shape(first, meta):
+            raise cli.UsageError(f"{path} is {shape(m, md)}, {paths[0]} is {shape(first, meta)}: only one network's "
+                                 f"checkpoints can be averaged")
+    mean = {k: torch.stack([m.state_dict()[k].float() for m, _, _ in loaded]).mean(0).to(v.dtype)
+            for k, v in first.state_dict().items()}
+    first.load_state_dict(mean)
+    meta = dict(meta)
+    sources = [f"{p} (md5 {hashlib.md5(open(p, 'rb').read()).hexdigest()})" for p in paths]
+    meta["lineage"] = list(meta.get("lineage", [])) + [{"command": " ".join(["tools/average_checkpoints.py"] + sys.argv[1:]),
+                                                         "averaged": sources, "episodes": 0}]
+    return first, meta
+
+
+def main() -> None:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("checkpoints", nargs="+", help="checkpoints of one network")
+    p.add_argument("-o", "--output", required=True, help="the averaged checkpoint")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing checkpoint")
+    args = p.parse_args()
+    if len(args.checkpoints) < 2:
+        raise cli.UsageError("give at least two checkpoints to average")
+    check_outputs([Output("--output", args.output, "checkpoint")], args.overwrite,
+                  {f"checkpoint {k + 1}": x for k, x in enumerate(args.checkpoints)})
+    model, meta = average(args.checkpoints)
+    save_checkpoint(args.output, model, meta)
+    print(args.output)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
