@@ -81,9 +81,12 @@ class GnubgSession:
 
     def __init__(self, agent, level: str = "gnubg-ext", mode: GameMode | None = None, seed: int = 0,
                  timeout: float = 60.0, binary: str | None = None, first_index: int = 0, log=None,
-                 mat_path: str | None = None):
+                 mat_path: str | None = None, match_mat_paths: list[str] | None = None):
         """``mode``: a money mode (default cubeful money with Jacoby); its points score our
-        record of each game, and the agent decides through the policy interface (agents.py)."""
+        record of each game, and the agent decides through the policy interface (agents.py).
+        ``mat_path``: gnubg exports the session's record there at the end (a money session;
+        in match play only the last match).  ``match_mat_paths``: match play, gnubg exports
+        each match's record to the next path as soon as the match ends."""
         mode = mode or CubefulMoney()
         if level not in LEVELS:
             raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
@@ -95,6 +98,11 @@ class GnubgSession:
         self.info = preflight(binary, quiet=True)
         self.log = log
         self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
+        if match_mat_paths is not None and not mode.is_match:
+            raise ValueError("match_mat_paths: only match play exports one record per match")
+        if any(any(c.isspace() for c in p) for p in match_mat_paths or ()):
+            raise ValueError("gnubg's export command takes a path without blanks")
+        self.match_mat_paths = match_mat_paths
         self._openings = opening_positions()
         self.matches = []        # match play: finished matches (matches.MatchRecord), in order
         self._match = None
@@ -113,7 +121,10 @@ class GnubgSession:
         if not self.mode.cubeful:
             lines.append("set cube use off")
         if match:  # n_games counts matches
-            lines += [f"new match {self.mode.length}"] * n_games
+            for k in range(n_games):
+                lines.append(f"new match {self.mode.length}")
+                if self.match_mat_paths:
+                    lines.append(f"export match mat {self.match_mat_paths[k]}")
         else:
             lines.append("new session")
             lines += ["new game"] * (n_games - 1)

@@ -154,10 +154,14 @@ def _gnubg_job(job: dict):
     from gnubg_external import GnubgSession
     mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
     agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
-    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") else None
+    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") or job.get("save_mats") else None
+    # match play: gnubg's record of each match, moved into save_mats as the worker ends
+    per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
+                 if job.get("save_mats") else None)
     session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
                            first_index=job["first"], binary=job.get("binary"),
-                           mat_path=os.path.join(mat_dir, "session.mat") if mat_dir else None)
+                           mat_path=os.path.join(mat_dir, "session.mat") if job.get("luck") else None,
+                           match_mat_paths=per_match)
     done = []
 
     def on_game(rec):
@@ -166,7 +170,7 @@ def _gnubg_job(job: dict):
             _append_game_row(job["csv"], rec)
     try:
         session.play(job["games"], on_game)
-        if mat_dir:  # luck needs gnubg's dice, which only its exported record holds
+        if job.get("luck"):  # luck needs gnubg's dice, which only its exported record holds
             from gnubg_protocol import turns_from_mat
             from luck import add_luck
             for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
@@ -176,6 +180,9 @@ def _gnubg_job(job: dict):
         return done, session.matches, f"{type(exc).__name__}: {exc}"
     finally:
         if mat_dir:
+            for path in per_match or ():
+                if os.path.exists(path):  # the matches that finished, even when gnubg failed later
+                    shutil.move(path, os.path.join(job["save_mats"], os.path.basename(path)))
             shutil.rmtree(mat_dir, ignore_errors=True)
     return done, session.matches, None
 
@@ -184,11 +191,12 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
                       backend: str = "auto", progress: bool = True, timeout: float = 60.0,
                       luck: str | None = None, binary: str | None = None, match_length: int = 0,
-                      met: str | None = None):
+                      met: str | None = None, save_mats: str | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
     Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
     With ``luck`` each record's luck is judged from gnubg's exported record of the games.
-    In match play ``games`` counts matches, and ``matches`` holds their MatchRecords."""
+    In match play ``games`` counts matches, and ``matches`` holds their MatchRecords;
+    ``save_mats``: a folder that receives gnubg's own record of each match (match_NNNNNN.mat)."""
     from gnubg_binary import GnubgError, preflight
     mode = game_mode(mode_name, jacoby, match_length, met)
     if not (mode.money or mode.is_match):
@@ -213,7 +221,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
                          "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
-                         "met": met})
+                         "met": met, "save_mats": save_mats})
         first += n
     records, errors, matches = [], [], []
     bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)

@@ -75,7 +75,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--n-bootstrap", type=cli.count_arg(1_000_000, "bootstrap resamples"), default=2000,
                    help="bootstrap resamples behind each 95%% CI")
     p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
-    p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files into this folder")
+    p.add_argument("--save-games", metavar="DIR", help="write the games as Jellyfish .mat files into this folder "
+                   "(matches against gnubg-ext: gnubg's own record of each match, match_NNNNNN.mat)")
     p.add_argument("--save-extreme-games", metavar="DIR",
                    help="write only the games whose |result| is at least --extreme-threshold, one .mat file each")
     p.add_argument("--extreme-threshold", type=cli.positive_float, default=None, metavar="X",
@@ -214,18 +215,22 @@ def play_matches(args, model2: str, mode) -> None:
 def matches_against_gnubg(args, level: str) -> None:
     """--game-mode match against the binary: gnubg plays its own cube by match equity."""
     from matches import format_matches, matches_csv_lines, summarize_matches
-    if args.oneply2 or args.save_games or args.luck:
-        raise cli.UsageError("--oneply2, --save-games and --luck do not apply to matches against gnubg-ext")
+    if args.luck or args.save_extreme_games:
+        raise cli.UsageError("--luck and --save-extreme-games do not apply to matches against gnubg-ext")
+    if args.save_games and any(c.isspace() for c in os.path.abspath(args.save_games)):
+        raise cli.UsageError(f"--save-games {args.save_games!r}: gnubg's export needs a path without blanks")
     length = args.match_length or 7
     cli.checked(lambda: game_mode("match", False, length, args.met))  # a bad --met fails before gnubg starts
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_match{length}_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
     check_play_outputs(args, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    if args.save_games:
+        os.makedirs(args.save_games, exist_ok=True)
     records, errors, matches = run_against_gnubg(args.model1, level, args.games, "match", False, args.oneply1,
                                                  args.seed, args.workers, csv_path, args.engine, not args.quiet,
                                                  args.gnubg_timeout, binary=args.gnubg, match_length=length,
-                                                 met=args.met)
+                                                 met=args.met, save_mats=args.save_games)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not matches:
@@ -269,14 +274,16 @@ def write_results_csv(path: str, summary: dict, records) -> None:
 
 def against_gnubg(args, level: str) -> None:
     """--model2 gnubg-ext / gnubg-ext-full: money games against the real binary."""
-    if args.oneply2 or args.twoply2 or args.save_games or args.save_extreme_games or args.plies is not None:
-        raise cli.UsageError("--oneply2, --twoply2, --plies, --save-games and --save-extreme-games do not apply to "
-                             "gnubg-ext (gnubg keeps its own record)")
+    if args.oneply2 or args.twoply2 or args.plies is not None:
+        raise cli.UsageError("--oneply2, --twoply2 and --plies do not apply to gnubg-ext (it plays at its own level)")
     if args.twoply1:
         raise cli.UsageError("--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply")
     mode_name = args.game_mode or checkpoint_game_mode(args.model1) or "cubeful-money"
     if is_match(mode_name):
         return matches_against_gnubg(args, level)
+    if args.save_games or args.save_extreme_games:
+        raise cli.UsageError("--save-games and --save-extreme-games apply against gnubg-ext in match play only (gnubg "
+                             "keeps its own record of a money session)")
     csv_path = args.games_csv or os.path.join(
         "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
     check_play_outputs(args, level, csv_path)

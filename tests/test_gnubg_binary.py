@@ -308,13 +308,29 @@ def test_matches_against_gnubg(tmp_path, gnubg_bin):
     m = TDNetwork(MATCH_INPUTS, [8], "mwc")
     ckpt = tmp_path / "match.pt"
     save_checkpoint(str(ckpt), m, new_metadata(m, "match"))
-    out, games = tmp_path / "m.json", tmp_path / "games.csv"
+    out, games, mats, per_match = tmp_path / "m.json", tmp_path / "games.csv", tmp_path / "mats", tmp_path / "r.csv"
     run("play_models.py", "--model1", ckpt, "--model2", "gnubg-ext", "--game-mode", "match", "--match-length", "3",
-        "--games", "4", "--quiet", "--json", out, "--games-csv", games, "--gnubg", gnubg_bin, check=True)
+        "--games", "4", "--workers", "2", "--quiet", "--json", out, "--games-csv", games, "--csv", per_match,
+        "--save-games", mats, "--gnubg", gnubg_bin, check=True)
     s = json.loads(out.read_text())
     assert s["matches"] == 4 and s["errors"] == [] and s["record_mismatches"] == []
     assert s["games"] == len(games.read_text().splitlines()) - 1 >= 4
     assert 0 <= s["match_win_rate"]["mean"] <= 1
+    # gnubg's own record of each match, as it exported it: its games replay under our rules, as
+    # many as we played, won by whom our record says
+    from matfile import read_mat
+    files = sorted(os.listdir(mats))
+    assert files == [f"match_{k:06d}.mat" for k in range(4)]
+    rows = list(csv.DictReader(ln for ln in per_match.read_text().splitlines() if not ln.startswith("#")))
+    for k, name in enumerate(files):
+        assert "3 point match" in (mats / name).read_text()
+        ours = [r for r in rows if int(r["match"]) == k]
+        replayed = read_mat(str(mats / name))
+        assert len(replayed) == len(ours) >= 1
+        # the match's last game decides it: seat 1 is ours in gnubg's record, winner 0 in ours
+        assert (replayed[-1]["winner"] == 1) == (int(ours[0]["winner"]) == 0)
+    assert_one_line_error(run("play_models.py", "--model1", ckpt, "--model2", "gnubg-ext", "--game-mode", "match",
+                              "--games", "1", "--save-games", tmp_path / "a b", "--gnubg", gnubg_bin), "without blanks")
 
 
 def test_a_resignation_is_scored_as_gnubg_scores_it():
