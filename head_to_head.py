@@ -182,7 +182,9 @@ def _gnubg_job(job: dict):
         if mat_dir:
             for path in per_match or ():
                 if os.path.exists(path):  # the matches that finished, even when gnubg failed later
-                    shutil.move(path, os.path.join(job["save_mats"], os.path.basename(path)))
+                    dest = os.path.join(job["save_mats"], os.path.basename(path))
+                    shutil.copyfile(path, dest + ".part")  # the temporary folder may be another file system
+                    os.replace(dest + ".part", dest)
             shutil.rmtree(mat_dir, ignore_errors=True)
     return done, session.matches, None
 
