@@ -134,6 +134,29 @@ def test_run_stage_script_skips_finished_stages(tmp_path):
     assert meta["episodes"] == 60 and len(meta["lineage"]) == 2
 
 
+def test_run_stage_script_continues_a_match_warm_start(tmp_path):
+    """Continuing a stage drops the warm start's flags, --match-head included: the checkpoint
+    already holds the head it set (before, big_legs.sh's b3 could not be resumed)."""
+    from model import TDNetwork, new_metadata, save_checkpoint
+    script = os.path.join(ROOT, "experiments", "retraining", "run_stage.sh")
+    env = dict(os.environ, PY=sys.executable)
+    cubeful, out = tmp_path / "c.pt", tmp_path / "m.pt"
+    net = TDNetwork(200, [8], "equity")
+    save_checkpoint(str(cubeful), net, new_metadata(net, "cubeful-money"))
+    args = [script, "train_batch.py", str(out), "-", "--warm-start-match", str(cubeful), "--match-head", "mwc-outcomes",
+            "--game-mode", "match", *QUICK]
+    first = subprocess.run(args + ["--num-episodes", "20"], capture_output=True, text=True, env=env, timeout=HANG_GUARD)
+    assert first.returncode == 0, first.stderr
+    model, meta, ts = load_checkpoint(str(out))
+    ts["stage"]["settings"]["num_episodes"] = 40  # as if stopped at 20 of 40
+    save_checkpoint(str(out), model, meta, ts)
+    again = subprocess.run(args + ["--num-episodes", "40"], capture_output=True, text=True, env=env, timeout=HANG_GUARD)
+    assert again.returncode == 0, again.stderr
+    assert "continuing" in again.stdout
+    _, meta, ts = load_checkpoint(str(out))
+    assert ts["stage"]["episodes_done"] == 40 and len(meta["lineage"]) == 1  # one stage, continued
+
+
 def test_overlap_collects_every_round(tmp_path):
     path = tmp_path / "ov.pt"
     run("train_batch.py", "--hidden", "8", "--num-episodes", "150", "--episodes-per-round", "50", "--workers", "2",

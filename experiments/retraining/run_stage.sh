@@ -28,7 +28,7 @@ PYEOF
   for a in "$@"; do
     if [ $skip = 1 ]; then skip=0; continue; fi
     case $a in
-      --warm-start-equity|--warm-start-cubeful|--warm-start-match) skip=1 ;;
+      --warm-start-equity|--warm-start-cubeful|--warm-start-match|--match-head) skip=1 ;;  # and the head it set
       --new-stage) ;;  # it began the stage; continuing must not begin another
       *) args+=("$a") ;;
     esac
