@@ -8,7 +8,7 @@
 #      -0.166, -0.151, -0.135 at rounds 250-1000), and the match leg needs the time more
 #  b2: cubeful money (--warm-start-cubeful), 150k
 #  b3: match play, mwc-outcomes head (--warm-start-match), lambda-returns, greedy cube, turned starts;
-#      stopped at 336,800 of 600k (session end; released as best_models/match_512x2x256.pt): rerun to continue
+#      released at 336,800 (best_models/match_512x2x256.pt), continued to 445,000 of 600k: rerun to continue
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=experiments/retraining/run_stage.sh
