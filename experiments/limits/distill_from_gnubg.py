@@ -89,6 +89,7 @@ def agreement(model, decisions) -> float:
     """Share of decisions where the net's highest P(win) for the mover is gnubg-nn's choice."""
     import torch
     from encoding import encode_batch
+    from scoring import segment_argmax
     boards, offsets = [], [0]
     for after, _ in decisions:
         boards.extend(after[:, ::-1])  # the opponent on roll: the net's side
@@ -96,9 +97,8 @@ def agreement(model, decisions) -> float:
     with torch.no_grad():
         opp = np.concatenate([model(torch.from_numpy(encode_batch(np.asarray(boards[i:i + 4096])))).numpy()
                               for i in range(0, len(boards), 4096)])
-    mover = 1.0 - opp
-    hits = [int(np.argmax(mover[offsets[k]:offsets[k + 1]])) == d[1] for k, d in enumerate(decisions)]
-    return float(np.mean(hits))
+    rows, _ = segment_argmax(1.0 - opp, np.asarray(offsets))  # the mover's best candidate of each decision
+    return float(np.mean(rows - np.asarray(offsets[:-1]) == np.array([d[1] for d in decisions])))
 
 
 def main(argv=None) -> None:

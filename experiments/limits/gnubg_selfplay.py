@@ -12,16 +12,15 @@ import numpy as np
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
-START = [[0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]] * 2
-
 
 def dmp_decisions(n: int, rng: np.random.Generator):
     """Yield (game index, candidate after-boards with the mover in row 1, the mover's P(win) of
     each) for the first ``n`` decisions with a choice; forced moves and dances are played on."""
     from agents import GnubgNNAgent
+    from backgammon_engine import initial_board
     from modes import game_mode
     agent = GnubgNNAgent(game_mode("dmp"))
-    game, board, done = 0, [list(r) for r in START], 0
+    game, board, done = 0, initial_board().tolist(), 0
     while done < n:
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))
         after, probs = agent.candidates(board, d1, d2)
@@ -36,6 +35,6 @@ def dmp_decisions(n: int, rng: np.random.Generator):
             yield game, after, win
         chosen = after[pick]
         if sum(chosen[1]) == 0:  # the mover bore off its last checker
-            game, board = game + 1, [list(r) for r in START]
+            game, board = game + 1, initial_board().tolist()
         else:
             board = [list(chosen[1]), list(chosen[0])]
