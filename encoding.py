@@ -14,6 +14,9 @@ Layout (row 1 of a board is the side on roll, "me"; row 0 is "them"):
 Cubeful models append four cube inputs (``CUBE_FEATURES``): cube centred, cube
 owned by the side on roll, cube owned by the opponent (one-hot), and
 is_cube_action (1 when the decision is a cube decision, 0 for a checker play).
+Models may also read the 20 hand-made board features of ``features.py`` (hitting
+chances, escapes, primes...), always as the last ``NUM_BOARD_FEATURES`` inputs, after
+the cube and match inputs, so every slice above keeps its place (``reads_board_features``).
 The C engine writes the same 196 numbers (``c_engine.encode_batch``); the tests
 hold the two to identical arrays.
 """
@@ -25,10 +28,18 @@ NUM_FEATURES = 196
 CUBE_FEATURES = 4
 NUM_CUBEFUL_FEATURES = NUM_FEATURES + CUBE_FEATURES
 
+NUM_BOARD_FEATURES = 20  # features.NUM_BOARD_FEATURES (tests hold the two equal)
+BASE_WIDTHS = (196, 200, 208)  # raw; + cube; + cube and match inputs
+
 CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS = 0, 1, 2
 # match play's six payoff inputs (matchplay.py): the mover's MWC after winning a single game,
 # a gammon, a backgammon, then after losing each, at the current cube
 MATCH_PAYOFFS = slice(NUM_CUBEFUL_FEATURES, NUM_CUBEFUL_FEATURES + 6)
+
+
+def reads_board_features(n_inputs: int) -> bool:
+    """Whether a network with ``n_inputs`` inputs ends with the board features."""
+    return n_inputs - NUM_BOARD_FEATURES in BASE_WIDTHS
 
 
 def _point_units(rows: np.ndarray) -> np.ndarray:

@@ -38,6 +38,7 @@ from heads import OUTPUT_MODES, output_head
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1
 ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4", 208: "tesauro196+cube4+match8"}
+ENCODERS.update({n + 20: name + "+board20" for n, name in list(ENCODERS.items())})  # features.py
 ACTIVATIONS = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
                "leaky_relu": torch.nn.functional.leaky_relu}  # name -> function (hidden units)
 

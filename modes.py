@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, cube_features
+from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, NUM_BOARD_FEATURES, cube_features
 from heads import prob5_equity
 from stats import CAP, bootstrap_ci, pair_means
 
@@ -158,7 +158,7 @@ class GameMode:
         """ValueError when a network of this kind cannot play or train this mode."""
         if output_mode not in self.outputs:
             raise ValueError(f"a {output_mode} model cannot be used for {self.name}{self._hint(output_mode)}")
-        if n_inputs != self.n_inputs:
+        if n_inputs not in (self.n_inputs, self.n_inputs + NUM_BOARD_FEATURES):   # raw, or + board features
             raise ValueError(f"{self.name} needs a {self.n_inputs}-input model, this one has {n_inputs}"
                              f"{self._input_hint()}")
 

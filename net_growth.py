@@ -29,7 +29,25 @@ import numpy as np
 import torch
 from torch import nn
 
+from encoding import BASE_WIDTHS, NUM_BOARD_FEATURES, reads_board_features
 from model import TDNetwork
+
+
+def _base_inputs(model: TDNetwork) -> int:
+    """The model's inputs before the board features (features.py), if it reads them."""
+    return model.n_inputs - (NUM_BOARD_FEATURES if reads_board_features(model.n_inputs) else 0)
+
+
+def _carry_first_layer(new: TDNetwork, model: TDNetwork) -> None:
+    """``new``'s first layer = ``model``'s, with zero weights on the inputs ``new`` adds
+    (after the model's base inputs, before its board features, which keep their weights)."""
+    base, extra = _base_inputs(model), model.n_inputs - _base_inputs(model)
+    w = new.layers[0].weight
+    w.zero_()
+    w[:, :base].copy_(model.layers[0].weight[:, :base])
+    if extra:
+        w[:, new.n_inputs - extra:].copy_(model.layers[0].weight[:, base:])
+    new.layers[0].bias.copy_(model.layers[0].bias)
 
 
 def _copy_model(model: TDNetwork, n_inputs=None, hidden=None, output_mode=None) -> TDNetwork:
@@ -141,8 +159,9 @@ def warm_start_equity(model: TDNetwork, seed: int = 0, keep_output_layer: bool =
     ``keep_output_layer``: the DMP head instead, halved: its logit z gives P(win) =
     sigmoid(z), and cubeless equity without gammons, 2 P(win) - 1 = tanh(z / 2), is z / 2
     to first order, so play starts as the DMP model's near even positions."""
-    if model.n_inputs != 196:
-        raise ValueError(f"--warm-start-equity needs a 196-input model, got {model.n_inputs} inputs")
+    if _base_inputs(model) != 196:
+        raise ValueError(f"--warm-start-equity needs a 196-input model (with or without the board features), "
+                         f"got {model.n_inputs} inputs")
     if model.output_mode != "probability":
         raise ValueError(f"--warm-start-equity expects a DMP probability model, this one is {model.output_mode}")
     new = _copy_model(model, output_mode="equity")
@@ -161,17 +180,17 @@ def warm_start_equity(model: TDNetwork, seed: int = 0, keep_output_layer: bool =
 
 @torch.no_grad()
 def warm_start_cubeful(model: TDNetwork, seed: int = 0) -> TDNetwork:
-    """200-input copy: the four cube inputs get zero weights, so outputs are unchanged."""
-    if model.n_inputs != 196:
-        raise ValueError(f"--warm-start-cubeful needs a 196-input cubeless model, got {model.n_inputs} inputs")
+    """200-input copy (220 with the board features): the four cube inputs get zero weights, so
+    outputs are unchanged."""
+    if _base_inputs(model) != 196:
+        raise ValueError(f"--warm-start-cubeful needs a 196-input cubeless model (with or without the board "
+                         f"features), got {model.n_inputs} inputs")
     if model.output_mode != "equity":
         raise ValueError(f"--warm-start-cubeful needs an equity (cubeless money) model, got a "
                          f"{model.output_mode} model; warm-start it with --warm-start-equity first")
-    new = _copy_model(model, n_inputs=200)
+    new = _copy_model(model, n_inputs=model.n_inputs + 4)
     new.load_state_dict({k: v for k, v in model.state_dict().items() if k != "layers.0.weight"}, strict=False)
-    first: nn.Linear = new.layers[0]
-    first.weight.zero_()
-    first.weight[:, :196].copy_(model.layers[0].weight)
+    _carry_first_layer(new, model)
     return new
 
 
@@ -186,25 +205,23 @@ def warm_start_match(model: TDNetwork, seed: int = 0, head: str = "mwc") -> TDNe
     at 1-away each (where every win is worth 1 and every loss 0) its values are kept."""
     if head not in ("mwc", "mwc-outcomes"):
         raise ValueError(f"a match model's head is mwc or mwc-outcomes, not {head!r}")
-    from_match = model.n_inputs == 208 and model.output_mode == "mwc"
+    from_match = _base_inputs(model) == 208 and model.output_mode == "mwc"
     if from_match and head == "mwc-outcomes":
         new = _copy_model(model, output_mode=head)
         for dst, src in zip(new.layers, model.layers):
             dst.load_state_dict(src.state_dict())
         _outcome_head(new.head, model.head.weight[0], model.head.bias[0])
         return new
-    if model.n_inputs != 200 or model.output_mode != "equity":
-        raise ValueError(f"--warm-start-match needs a cubeful money model (200 inputs, equity)"
+    if _base_inputs(model) != 200 or model.output_mode != "equity":
+        raise ValueError(f"--warm-start-match needs a cubeful money model (200 inputs, equity; 220 with the "
+                         f"board features)"
                          f"{' or, for --match-head mwc-outcomes, an mwc match model' if head != 'mwc' else ''}, got "
                          f"{model.n_inputs} inputs, {model.output_mode}")
-    new = _copy_model(model, n_inputs=208, output_mode=head)
+    new = _copy_model(model, n_inputs=model.n_inputs + 8, output_mode=head)
     for i, (dst, src) in enumerate(zip(new.layers, model.layers)):
         if i:
             dst.load_state_dict(src.state_dict())
-    first: nn.Linear = new.layers[0]
-    first.weight.zero_()
-    first.weight[:, :200].copy_(model.layers[0].weight)
-    first.bias.copy_(model.layers[0].bias)
+    _carry_first_layer(new, model)
     if head == "mwc":
         new.head.weight.copy_(2 * model.head.weight)
         new.head.bias.copy_(2 * model.head.bias)
@@ -230,3 +247,15 @@ def _outcome_head(head: nn.Linear, win_weight: torch.Tensor, win_bias: torch.Ten
 # the warm starts by the flag that asks for them (training_loop.build_model)
 WARM_STARTS = {"warm_start_equity": warm_start_equity, "warm_start_cubeful": warm_start_cubeful,
                "warm_start_match": warm_start_match}
+
+
+@torch.no_grad()
+def add_board_features(model: TDNetwork) -> TDNetwork:
+    """A copy that also reads the board features (features.py) as its last inputs, with zero
+    weights on them, so its outputs are unchanged until training moves those weights."""
+    if model.n_inputs not in BASE_WIDTHS:
+        raise ValueError(f"this model already reads the board features ({model.n_inputs} inputs)")
+    new = _copy_model(model, n_inputs=model.n_inputs + NUM_BOARD_FEATURES)
+    new.load_state_dict({k: v for k, v in model.state_dict().items() if k != "layers.0.weight"}, strict=False)
+    _carry_first_layer(new, model)
+    return new

@@ -28,7 +28,8 @@ import torch
 
 import backgammon_engine as be
 import movegen
-from encoding import MATCH_PAYOFFS, NUM_FEATURES
+from encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES, NUM_FEATURES, reads_board_features
+from features import board_features
 from heads import output_head
 from modes import GameMode
 
@@ -91,6 +92,10 @@ class Scorer:
         self.values = output_head(model.output_mode)
         self.device = torch.device(device) if device else next(model.parameters()).device
         self.n_inputs = model.n_inputs
+        # a model may end its inputs with the board features (features.py): computed here from
+        # each board, after the 196 raw inputs and the mode's cube inputs (which end at base_inputs)
+        self.board_features = reads_board_features(model.n_inputs)
+        self.base_inputs = model.n_inputs - (NUM_BOARD_FEATURES if self.board_features else 0)
         self.expander = movegen.make_expander(backend, width=model.n_inputs, on_roll_row=0)
         self.backend = movegen.resolve_backend(backend)
         self.first_layer = resolve_first_layer(first_layer, self.backend, self.device)
@@ -135,7 +140,9 @@ class Scorer:
         feats[:, :NUM_FEATURES] = movegen.encode_on_roll(boards, self.backend)
         cube = self.mode.cube_inputs(owner, cube_action)
         if cube is not None:
-            feats[:, NUM_FEATURES:] = cube
+            feats[:, NUM_FEATURES:self.base_inputs] = cube
+        if self.board_features:
+            feats[:, self.base_inputs:] = board_features(boards)
         return feats
 
     def state_values(self, boards, owner=None, cube_action=None) -> np.ndarray:
@@ -168,7 +175,14 @@ class Scorer:
         cube = self.mode.reply_cube_inputs(owner)  # the cube as the opponent, on roll next, sees it
         if self.first_layer == "incremental":
             w1t, b1 = self._first_layer_weights()
-            after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
+            if self.board_features:   # the C engine sums the raw and cube inputs' columns, numpy the features'
+                after, pre, offsets = self.expander.expand_first_layer(boards, dice, w1t[:self.base_inputs], b1,
+                                                                       cube, relu=False)
+                hidden1 = pre + board_features(after, on_roll_row=0) @ w1t[self.base_inputs:]
+                if self._relu:
+                    np.maximum(hidden1, 0.0, out=hidden1)
+            else:
+                after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
             self.engine_seconds += time.perf_counter() - t0
             payoffs = None
             if getattr(self.model, "reads_payoffs", False):  # the head reads each row's payoffs: its board's, repeated
@@ -179,7 +193,9 @@ class Scorer:
             after, feats, offsets = self.expander.expand(boards, dice)
             self.engine_seconds += time.perf_counter() - t0
             if cube is not None:
-                feats[:, NUM_FEATURES:] = np.repeat(cube, np.diff(offsets), axis=0)
+                feats[:, NUM_FEATURES:self.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
+            if self.board_features:   # the opponent is on roll in each after-state
+                feats[:, self.base_inputs:] = board_features(after, on_roll_row=0)
             raw = self.net(feats)
         counts = np.diff(offsets)
         values = self.values.flip(raw)

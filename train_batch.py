@@ -44,6 +44,10 @@ def build_parser() -> cli.Parser:
                    help="append a hidden layer of N units (after any --expand), function-preserving: as wide "
                         "as the last one or wider: identity weights; narrower: its units carry the head's "
                         "positive and negative parts (N >= 2 x outputs); ReLU nets only")
+    p.add_argument("--board-features", action="store_true",
+                   help="the network also reads the 20 hand-made board features of features.py (hitting "
+                        "chances, escapes, primes...): a new one from the start, a loaded one that lacks them "
+                        "gets them with zero weights (function-preserving)")
     p.add_argument("--activation", choices=ACTIVATIONS, default=None,
                    help="hidden units of a new network (default relu; Tesauro used sigmoid; leaky_relu has "
                         "slope 0.01); a loaded one keeps its own")

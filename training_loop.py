@@ -31,6 +31,7 @@ import torch
 from tqdm import tqdm
 
 import net_growth
+from encoding import NUM_BOARD_FEATURES, reads_board_features
 from errors import InputError, RunError
 from model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
 from matchplay import MatchPlay
@@ -63,7 +64,8 @@ def build_model(args, output_mode: str | None = None):
     try:
         if not sources:
             mode = mode_named(args.game_mode or "dmp")
-            model = TDNetwork(mode.n_inputs, args.hidden, output_mode or mode.default_output,
+            n_inputs = mode.n_inputs + (NUM_BOARD_FEATURES if getattr(args, "board_features", False) else 0)
+            model = TDNetwork(n_inputs, args.hidden, output_mode or mode.default_output,
                               getattr(args, "activation", None) or "relu")
             meta = new_metadata(model, mode.name)
         else:
@@ -102,6 +104,10 @@ def build_model(args, output_mode: str | None = None):
             raise InputError("--keep-output-layer goes with --warm-start-equity")
         if getattr(args, "match_head", None) and not getattr(args, "warm_start_match", None):
             raise InputError("--match-head goes with --warm-start-match (a checkpoint keeps its head)")
+        if getattr(args, "board_features", False) and not reads_board_features(model.n_inputs):
+            model = net_growth.add_board_features(model)
+            trainer_state = None  # optimizer moments no longer fit the first layer
+            meta = {**meta, "n_inputs": model.n_inputs, "encoder": new_metadata(model, mode.name)["encoder"]}
         target = grown_hidden(args, model, trainer_state)
         if target != list(model.hidden):  # already that size: a resumed stage
             model = net_growth.expand(model, target, seed=torch_seed(args))

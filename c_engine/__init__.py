@@ -80,6 +80,15 @@ def encode_batch(boards, on_roll_row: int = 1, width: int = NUM_FEATURES) -> np.
     return out
 
 
+def board_features(boards, on_roll_row: int = 1) -> np.ndarray:
+    """(N, 20) float32 board features (features.py's, which is the reference) of (N, 2, 25)
+    boards; row ``on_roll_row`` is the side on roll."""
+    arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
+    out = np.empty((len(arr), 20), dtype=np.float32)
+    lib.bg_board_features_batch(_ptr("int8_t *", arr), len(arr), _ptr("float *", out), 20, on_roll_row)
+    return out
+
+
 class Expander:
     """Batch move generation into buffers that are kept and grown between calls.
 

@@ -553,3 +553,148 @@ int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, co
     }
     return done;
 }
+
+/* ------------------------------------------------------------------ board features
+ * The hand-made inputs of features.py, computed the same way (features.py is the
+ * reference and documents each; tests hold the two equal).  Each side in its own
+ * numbering: own[i] = its checkers on point i + 1, own[24] = its bar. */
+
+#define BF_PER_SIDE 10
+
+static void bf_hits(const int8_t *own, const int8_t *opp, double *hit_p, double *pip_loss) {
+    /* Bit y of a mask: the side's point y (1..24).  The opponent's checkers sit at
+     * x = 25 - (their point) and move up from x = 0 (their bar), so a die d shifts by d. */
+    uint32_t blot = 0, open = 0x3ffffffu, src_board = 0;
+    for (int y = 1; y <= 24; y++) {
+        if (own[y - 1] == 1)
+            blot |= 1u << y;
+        if (own[y - 1] >= 2)
+            open &= ~(1u << y);
+        if (opp[24 - y] > 0)
+            src_board |= 1u << y;
+    }
+    int bar = opp[24];
+    uint32_t src = src_board | (bar > 0 ? 1u : 0u);
+    double hp = 0.0, loss = 0.0;
+    for (int d1 = 1; d1 <= 6; d1++) {
+        for (int d2 = d1; d2 <= 6; d2++) {
+            uint32_t reach = 0;
+            if (d1 != d2) {
+                int o1 = (open >> d1) & 1, o2 = (open >> d2) & 1;
+                if (bar == 0)
+                    reach = (src << d1) | (src << d2) | ((src << (d1 + d2)) & ((open << d2) | (open << d1)));
+                else if (bar == 1)  /* the entering checker may go on; another uses the die left */
+                    reach = (1u << d1) | (1u << d2) | ((o1 || o2) ? 1u << (d1 + d2) : 0u)
+                            | (o2 ? src_board << d1 : 0u) | (o1 ? src_board << d2 : 0u);
+                else
+                    reach = (1u << d1) | (1u << d2);
+            } else {
+                int d = d1, entered = (open >> d) & 1;
+                int free_dice = bar > 0 ? (entered ? 4 - bar : 0) : 4;
+                if (free_dice < 0)
+                    free_dice = 0;
+                uint32_t path = src_board;  /* checkers on the board: k steps through open points */
+                for (int k = 1; k <= free_dice; k++) {
+                    path <<= d;
+                    reach |= path;
+                    path &= open;
+                }
+                path = (bar > 0 && entered) ? 1u : 0u;  /* the entering checker: up to free + 1 steps */
+                for (int k = 1; k <= free_dice + 1 && k <= 4; k++) {
+                    path <<= d;
+                    reach |= path;
+                    path &= open;
+                }
+            }
+            uint32_t hit = reach & blot;
+            if (hit) {
+                double w = (d1 == d2 ? 1.0 : 2.0) / 36.0;
+                hp += w;
+                loss += w * (25 - __builtin_ctz(hit));  /* the rearmost blot hit costs most */
+            }
+        }
+    }
+    *hit_p = hp;
+    *pip_loss = loss / 24.0;
+}
+
+static double bf_escape(const int8_t *opp, int back) {
+    int blocked[26] = {0};
+    for (int y = 1; y <= 24; y++)
+        blocked[y] = opp[24 - y] >= 2;
+    int wall = 0;
+    for (int y = back - 12 > 1 ? back - 12 : 1; y < back; y++) {
+        if (blocked[y]) {
+            wall = y;
+            break;
+        }
+    }
+    if (wall == 0)
+        return 1.0;
+    double out = 0.0;
+    for (int d1 = 1; d1 <= 6; d1++) {
+        for (int d2 = d1; d2 <= 6; d2++) {
+            int steps[4] = {d1, d2, d1, d1}, nsteps = d1 == d2 ? 4 : 2, ok = 0;
+            for (int order = 0; order < (d1 == d2 ? 1 : 2) && !ok; order++) {
+                int pos = back, alive = 1;
+                for (int s = 0; s < nsteps; s++) {
+                    pos -= (d1 == d2) ? d1 : steps[order ? 1 - s : s];
+                    alive = alive && pos >= 1 && !blocked[pos];
+                    if (alive && pos < wall)
+                        ok = 1;
+                }
+            }
+            out += (d1 == d2 ? 1.0 : 2.0) / 36.0 * ok;
+        }
+    }
+    return out;
+}
+
+static void bf_side(const int8_t *own, const int8_t *opp, float *out) {
+    int pips = 0, back = 0, anchor = 0, opp_back = 0, blots = 0, home = 0, run = 0, best = 0;
+    for (int i = 0; i < 25; i++) {
+        pips += own[i] * (i + 1);
+        if (own[i] > 0)
+            back = i + 1;
+        if (opp[i] > 0)
+            opp_back = i + 1;
+    }
+    for (int i = 0; i < 24; i++) {
+        int made = own[i] >= 2;
+        if (made)
+            anchor = i + 1;
+        if (made && i < 6)
+            home++;
+        blots += own[i] == 1;
+        run = made ? run + 1 : 0;
+        if (run > best)
+            best = run;
+    }
+    int front = 25 - opp_back, contact = 0;
+    for (int i = 0; i < 25; i++)
+        if (i + 1 > front)
+            contact += own[i] * (i + 1 - front);
+    double hit_p, pip_loss;
+    bf_hits(own, opp, &hit_p, &pip_loss);
+    out[0] = (float)(pips / 167.0);
+    out[1] = (float)hit_p;
+    out[2] = (float)pip_loss;
+    out[3] = (float)(back / 25.0);
+    out[4] = (float)(anchor / 24.0);
+    out[5] = (float)(contact / 152.0);
+    out[6] = (float)((best < 6 ? best : 6) / 6.0);
+    out[7] = (float)(home / 6.0);
+    out[8] = (float)bf_escape(opp, back);
+    out[9] = (float)(blots / 15.0);
+}
+
+void bg_board_features_batch(const int8_t *boards, int n, float *out, int stride, int on_roll_row) {
+    for (int k = 0; k < n; k++) {
+        const int8_t *b = boards + 50 * k;
+        const int8_t *me = on_roll_row ? b + 25 : b;
+        const int8_t *opp = on_roll_row ? b : b + 25;
+        float *o = out + (size_t)stride * k;
+        bf_side(me, opp, o);
+        bf_side(opp, me, o + BF_PER_SIDE);
+    }
+}

@@ -24,6 +24,10 @@ int bg_check_board(const int8_t *board, int *where);
  * Writes BG_NUM_FEATURES floats per board, `stride` floats apart. */
 void bg_encode_batch(const int8_t *boards, int n, float *out, int stride, int on_roll_row);
 
+/* The 20 board features of features.py (the side on roll's ten, then the opponent's) for
+ * n boards, row `on_roll_row` on roll; 20 floats per board, `stride` floats apart. */
+void bg_board_features_batch(const int8_t *boards, int n, float *out, int stride, int on_roll_row);
+
 /* Legal results of one roll: boards (n x 50, gnubg row order, mover still in row 1),
  * steps (n x 8: up to four (from, to) pairs, 1-based, 25 = bar, 0 = off), step counts.
  * Returns n, or an error code. */

@@ -99,6 +99,14 @@ def test_bad_weight_files(tmp_path):
     proc = run("tools/export_weights.py", os.path.join(ROOT, "best_models", "match_256x2.pt"), tmp_path / "m.bin")
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "match model" in proc.stderr
     assert not (tmp_path / "m.bin").exists()
+    # a model reading the board features (features.py): C computes only the raw inputs
+    from model import load_checkpoint, save_checkpoint
+    from net_growth import add_board_features
+    model, meta, _ = load_checkpoint(os.path.join(ROOT, "best_models", "dmp_128x2.pt"))
+    save_checkpoint(str(tmp_path / "f.pt"), add_board_features(model), {**meta, "n_inputs": 216})
+    proc = run("tools/export_weights.py", tmp_path / "f.pt", tmp_path / "f.bin")
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "board features" in proc.stderr
+    assert not (tmp_path / "f.bin").exists()
 
 
 ACTIVATION_KINDS = [(a, *k) for a in ("sigmoid", "tanh", "leaky_relu") for k in (KINDS[0], KINDS[3])]

@@ -36,6 +36,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import numpy as np  # noqa: E402
 
 import cli  # noqa: E402
+from encoding import reads_board_features  # noqa: E402
 from fileio import Output, atomic_write, check_outputs  # noqa: E402
 from model import CheckpointError, load_checkpoint  # noqa: E402
 
@@ -74,6 +75,9 @@ def main() -> None:
     if game_mode not in GAME_CODES or model.output_mode not in OUTPUT_CODES:
         raise cli.UsageError(f"the C programs play {', '.join(GAME_CODES)} models; this one is a {game_mode} "
                              f"model ({model.output_mode} head)")
+    if reads_board_features(model.n_inputs):
+        raise cli.UsageError(f"the C programs compute only the raw inputs; this model also reads the board "
+                             f"features (features.py, {model.n_inputs} inputs)")
     data = export_bytes(model, game_mode, not args.no_jacoby)
     with atomic_write(args.output, "wb") as fh:
         fh.write(data)

@@ -51,6 +51,8 @@ def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--start", required=True, help="DMP checkpoint whose architecture (and weights) to start from")
     p.add_argument("--fresh", action="store_true", help="re-initialise the weights (same architecture)")
+    p.add_argument("--board-features", action="store_true",
+                   help="add the 20 board features of features.py as inputs (zero weights at first)")
     p.add_argument("--decisions", type=decision_count, default=200000,
                    help="gnubg-nn decisions to collect (at least 1,000: about 20 games, every tenth held out)")
     p.add_argument("--others", type=cli.non_negative_int, default=3, help="random other candidates per decision")
@@ -85,17 +87,28 @@ def collect(n_decisions: int, others: int, rng: np.random.Generator, held_out):
     return np.stack(boards), np.asarray(targets, dtype=np.float32), np.asarray(games), decisions, game + 1
 
 
+def inputs(model, boards):
+    """The model's inputs for boards with row 1 on roll: the raw 196, then the board
+    features if it reads them."""
+    import torch
+    from encoding import encode_batch, reads_board_features
+    from features import board_features
+    x = encode_batch(boards)
+    if reads_board_features(model.n_inputs):
+        x = np.concatenate([x, board_features(boards)], axis=1)
+    return torch.from_numpy(x)
+
+
 def agreement(model, decisions) -> float:
     """Share of decisions where the net's highest P(win) for the mover is gnubg-nn's choice."""
     import torch
-    from encoding import encode_batch
     from scoring import segment_argmax
     boards, offsets = [], [0]
     for after, _ in decisions:
         boards.extend(after[:, ::-1])  # the opponent on roll: the net's side
         offsets.append(len(boards))
     with torch.no_grad():
-        opp = np.concatenate([model(torch.from_numpy(encode_batch(np.asarray(boards[i:i + 4096])))).numpy()
+        opp = np.concatenate([model(inputs(model, np.asarray(boards[i:i + 4096]))).numpy()
                               for i in range(0, len(boards), 4096)])
     rows, _ = segment_argmax(1.0 - opp, np.asarray(offsets))  # the mover's best candidate of each decision
     return float(np.mean(rows - np.asarray(offsets[:-1]) == np.array([d[1] for d in decisions])))
@@ -104,16 +117,21 @@ def agreement(model, decisions) -> float:
 def main(argv=None) -> None:
     args = build_parser().parse_args(argv)
     import torch
-    from encoding import encode_batch
     from fileio import check_file
-    from model import CheckpointError, load_checkpoint, save_checkpoint
+    from model import ENCODERS, CheckpointError, load_checkpoint, save_checkpoint
     from runlog import CsvLog
     try:
         model, meta, _ = load_checkpoint(args.start)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
-    if model.n_outputs != 1 or meta.get("game_mode") != "dmp" or model.n_inputs != 196:
-        raise cli.UsageError(f"{args.start}: needs a DMP P(win) checkpoint (196 inputs, one output)")
+    if model.n_outputs != 1 or meta.get("game_mode") != "dmp" or model.n_inputs not in (196, 216):
+        raise cli.UsageError(f"{args.start}: needs a DMP P(win) checkpoint (196 or 216 inputs, one output)")
+    if args.board_features:
+        if model.n_inputs != 196:
+            raise cli.UsageError(f"{args.start}: --board-features needs a 196-input checkpoint")
+        from net_growth import add_board_features
+        model = add_board_features(model)
+        meta = dict(meta, n_inputs=model.n_inputs, encoder=ENCODERS[model.n_inputs])
     check_file(args.save, "checkpoint", args.save, overwrite=args.overwrite)
     rng = np.random.default_rng(args.seed)
     torch.manual_seed(args.seed)
@@ -127,9 +145,9 @@ def main(argv=None) -> None:
     if games < 10:  # a seed's unusually long games; --decisions' floor makes this rare
         raise cli.RunError(f"--decisions {args.decisions} gave {games} games: too few to hold out every tenth")
     held = sample_games % 10 == 9
-    x = torch.from_numpy(encode_batch(boards[~held]))
+    x = inputs(model, boards[~held])
     y = torch.from_numpy(targets[~held])
-    xt = torch.from_numpy(encode_batch(boards[held]))
+    xt = inputs(model, boards[held])
     yt = torch.from_numpy(targets[held])
     collect_s = time.time() - t0
 
@@ -137,7 +155,7 @@ def main(argv=None) -> None:
         with torch.no_grad():
             return float(((model(xt) - yt) ** 2).mean())
 
-    report = {"start": args.start, "fresh": args.fresh, "games": games, "decisions": args.decisions,
+    report = {"start": args.start, "fresh": args.fresh, "board_features": args.board_features, "games": games, "decisions": args.decisions,
               "train_samples": len(y), "held_samples": len(yt), "held_decisions": len(test_dec),
               "collect_seconds": round(collect_s, 1),
               "before": {"held_mse": held_mse(), "agreement": agreement(model, test_dec)}}

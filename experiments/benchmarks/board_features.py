@@ -1,0 +1,72 @@
+"""What the board features (features.py) cost in self-play, in one run.
+
+The same DMP network with and without the 20 board-feature inputs (the feature columns
+at zero weight, so both play the same games from the same seeds) collects ``--round``
+episodes, alternating ``--reps`` times in the same ``--workers`` processes (one torch
+thread each); the features are computed by numpy per candidate (features.board_features)
+and added to the C engine's incremental first layer.  Also times board_features alone
+per board.  Prints one JSON object last; compare the ratio, not the rates.
+
+    python experiments/benchmarks/board_features.py --hidden 512,512,256 --reps 3
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+import backgammon_engine as be  # noqa: E402
+from features import board_features  # noqa: E402
+from model import TDNetwork, parse_hidden  # noqa: E402
+from modes import game_mode  # noqa: E402
+from net_growth import add_board_features  # noqa: E402
+from selfplay import Collector  # noqa: E402
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap.add_argument("--hidden", default="512,512,256")
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--round", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    torch.manual_seed(args.seed)
+    raw = TDNetwork(196, parse_hidden(args.hidden), "probability")
+    models = {"raw": raw, "features": add_board_features(raw)}
+    collector = Collector(args.workers, game_mode("dmp"), False, "c", 100)
+    acc = {k: {"episodes": 0, "seconds": 0.0, "evaluations": 0} for k in models}
+    try:
+        collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers
+        for rep in range(args.reps):
+            for name in list(models) if rep % 2 == 0 else list(models)[::-1]:
+                t0 = time.perf_counter()
+                data = collector.collect(models[name], args.round, np.random.SeedSequence([args.seed, rep]))
+                acc[name]["seconds"] += time.perf_counter() - t0
+                acc[name]["episodes"] += data["stats"]["episodes"]
+                acc[name]["evaluations"] += data["stats"]["evaluations"]
+    finally:
+        collector.close()
+    boards = np.repeat(be.initial_board()[None], 20000, axis=0)
+    t0 = time.perf_counter()
+    board_features(boards)
+    per_board = (time.perf_counter() - t0) / len(boards)
+    rates = {k: {"episodes_per_s": round(a["episodes"] / a["seconds"], 2),
+                 "evals_per_s": round(a["evaluations"] / a["seconds"])} for k, a in acc.items()}
+    print(json.dumps({"benchmark": "board_features", "hidden": args.hidden, "workers": args.workers,
+                      "reps": args.reps, "round": args.round, "rates": rates,
+                      "features_over_raw_episodes": round(rates["features"]["episodes_per_s"]
+                                                          / rates["raw"]["episodes_per_s"], 3),
+                      "board_features_us_per_board": round(per_board * 1e6, 2)}))
+
+
+if __name__ == "__main__":
+    main()
