@@ -50,3 +50,30 @@ def test_distill_runs_and_refuses_bad_input(tmp_path):
     save_checkpoint(str(cubeful), net, new_metadata(net, "cubeful-money"))
     assert_one_line_error(run("experiments/limits/distill_from_gnubg.py", "--start", cubeful, "--save",
                               tmp_path / "x.pt"), "needs a DMP")
+
+
+def test_distill_with_board_features_and_loss_by_class(tmp_path):
+    """--board-features widens the start with zero weights (same choices before fitting); the
+    fit's checkpoint reads 216 inputs and records date and commit; loss_by_class splits each
+    net's loss by gnubg's position classes."""
+    start = tmp_path / "dmp.pt"
+    net = TDNetwork(196, [8], "probability")
+    save_checkpoint(str(start), net, new_metadata(net, "dmp"))
+    out = tmp_path / "fit.pt"
+    proc = run("experiments/limits/distill_from_gnubg.py", "--start", start, "--decisions", "1000", "--epochs", "1",
+               "--board-features", "--save", out, check=True)
+    report = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert report["board_features"] and report["after"]["held_mse"] < report["before"]["held_mse"]
+    model, meta, _ = load_checkpoint(str(out))
+    assert model.n_inputs == 216 and meta["encoder"] == "tesauro196+board20"
+    assert meta["lineage"][-1]["commit"] and meta["lineage"][-1]["date"]
+    proc = run("experiments/limits/loss_by_class.py", start, start, out, "--decisions", "300", "--seed", "2",
+               check=True)
+    rep = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert rep["decisions"] == 300 and abs(sum(rep["class_share"].values()) - 1) < 1e-9
+    assert "contact" in rep["class_share"]
+    a, b = rep["models"][str(start)], rep["models"][str(out)]
+    for r in (a, b):
+        assert 0 <= r["agreement"] <= 1 and r["mean_loss"] >= 0
+        assert abs(sum(c["loss_share"] for c in r["by_class"].values()) - 1) < 1e-6
+    assert_one_line_error(run("experiments/limits/loss_by_class.py", tmp_path / "none.pt"), "no such checkpoint")

@@ -118,7 +118,7 @@ def main(argv=None) -> None:
     args = build_parser().parse_args(argv)
     import torch
     from fileio import check_file
-    from model import ENCODERS, CheckpointError, load_checkpoint, save_checkpoint
+    from model import ENCODERS, CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
     from runlog import CsvLog
     try:
         model, meta, _ = load_checkpoint(args.start)
@@ -186,9 +186,9 @@ def main(argv=None) -> None:
     log.close()
     report["after"] = {"held_mse": row["held_mse"], "agreement": row["agreement"]}
     meta = dict(meta)
-    meta["lineage"] = list(meta.get("lineage", [])) + [{
-        "command": " ".join(["experiments/limits/distill_from_gnubg.py"] + (argv or sys.argv[1:])),
-        "diagnostic": "supervised on gnubg-nn's 0-ply P(win): not a from-scratch model", "episodes": 0}]
+    entry = lineage_entry(0, {"diagnostic": "supervised on gnubg-nn's 0-ply P(win): not a from-scratch model"})
+    entry["command"] = " ".join(["experiments/limits/distill_from_gnubg.py"] + (argv or sys.argv[1:]))
+    meta["lineage"] = list(meta.get("lineage", [])) + [entry]
     save_checkpoint(args.save, model, meta)
     report["save"], report["seconds"] = args.save, round(time.time() - t0, 1)
     print(json.dumps(report))
