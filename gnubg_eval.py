@@ -68,6 +68,13 @@ for path in cfg["files"]:
                                   "close_cube": cb.get("close-cube", 0),
                                   "cube_kinds": {k: [cb.get(k, 0), abs(cb.get("err-" + k + "-skill", 0.0))]
                                                  for k in CUBE_KINDS}}
+        info = g.get("info", {})
+        out["score"] = [info.get("score-X", 0), info.get("score-O", 0)]
+        out["length"] = m.get("match-info", {}).get("match-length", 0)
+        # each double with gnubg's cubeful values of no double and double/take (match play: MWC)
+        out["doubles"] = [[a["player"], a["analysis"]["nd-cubeful-eq"], a["analysis"]["dt-cubeful-eq"]]
+                          for a in g.get("game", []) if a.get("action") == "double"
+                          and "nd-cubeful-eq" in a.get("analysis", {})]
         print("@@GAME " + json.dumps(out), flush=True)
 '''
 
@@ -177,7 +184,35 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
         pairs = [g["stats"][s].get("cube_kinds", {}).get(kind, (0, 0.0)) for g in games for s in sides]
         kinds[kind] = {"count": int(sum(c for c, _ in pairs)), "error": 1000 * float(sum(e for _, e in pairs))}
     out["cube_errors"] = kinds
+    by_score = doubles_by_score(games, sides)
+    if by_score:
+        out["doubles_by_score"] = by_score
     return out
+
+
+def doubles_by_score(games: list[dict], sides: tuple[str, ...]) -> dict:
+    """Match play: the analysed sides' doubles grouped by the score, "doubler's away-opponent's
+    away" (e.g. "5-7"): how many, how many were below gnubg's doubling point (no double worth
+    more to the doubler than double/take), and what those cost in thousandths of match-winning
+    chance.  gnubg's cube equities in a match are MWC (its statistics convert them to EMG,
+    which weighs a cube-4 error far more); a double that is too good (the opponent should pass)
+    is not counted here, as gnubg does not report the pass's MWC."""
+    out: dict = {}
+    for g in games:
+        length = g.get("length") or 0
+        if not length:
+            continue
+        for player, nd, dt in g.get("doubles", []):
+            if player not in sides:
+                continue
+            mine, theirs = g["score"] if player == "X" else g["score"][::-1]
+            row = out.setdefault(f"{length - mine}-{length - theirs}", {"doubles": 0, "wrong": 0, "error": 0.0})
+            row["doubles"] += 1
+            loss = nd - dt
+            if loss > 0:
+                row["wrong"] += 1
+                row["error"] += 1000 * loss
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["error"]))
 
 
 def main() -> None:
@@ -311,6 +346,11 @@ def main() -> None:
     errs = {k: v for k, v in r["cube_errors"].items() if v["count"]}
     if errs:
         print("  cube errors (count, total m): " + ", ".join(f"{k} {v['count']} ({v['error']:.0f})" for k, v in errs.items()))
+    if r.get("doubles_by_score"):
+        worst = list(r["doubles_by_score"].items())[:6]
+        print("  doubles by score (doubler-opponent away: doubles, below gnubg's doubling point, their cost in mMWC), "
+              "most costly first: "
+              + ", ".join(f"{k}: {v['doubles']}, {v['wrong']}, {v['error']:.0f}" for k, v in worst))
     for key, label in (("gnubg_rating", "gnubg rating (of the overall rate)"),
                        ("gnubg_chequer_rating", "gnubg chequerplay rating")):
         g = r[key]

@@ -119,6 +119,31 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     assert set(r["cube_errors"]) == {"missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp",
                                      "wrong-double-above-tg", "wrong-take", "wrong-drop"}
     assert r["close_cube_decisions"] > 0 and r["unforced_moves"] > 0
+    # every double gnubg read back is in the by-score table, at the doubler's score
+    body = "".join(f"gnubg.command('import mat \"{out / n}\"')\n"
+                   "emit([[g['info']['score-X'], g['info']['score-O'], a['player']] for g in gnubg.match(0, 0, 0, 0)"
+                   "['games'] for a in g['game'] if a.get('action') == 'double'])\n" for n in files)
+    doubles = [d for per_file in run_gnubg_python(body) for d in per_file]
+    want: dict = {}
+    for x, o, player in doubles:
+        key = f"{7 - x}-{7 - o}" if player == "X" else f"{7 - o}-{7 - x}"
+        want[key] = want.get(key, 0) + 1
+    assert doubles and {k: v["doubles"] for k, v in r["doubles_by_score"].items()} == want
+    assert all(0 <= v["wrong"] <= v["doubles"] and v["error"] >= 0 for v in r["doubles_by_score"].values())
+
+
+def test_doubles_by_score_by_hand():
+    """X leads 2-0 in a 7-point match (5-away, 7-away) and doubles where gnubg gives no double
+    0.60 MWC and double/take 0.55: below the doubling point, 50 thousandths lost; O's double at
+    0.30 / 0.35 is right.  Only the analysed sides count."""
+    from gnubg_eval import doubles_by_score
+    games = [{"length": 7, "score": [2, 0], "doubles": [["X", 0.60, 0.55], ["O", 0.30, 0.35]]},
+             {"length": 0, "score": [0, 0], "doubles": [["X", 0.9, 0.1]]}]   # money: no score to group by
+    both = doubles_by_score(games, ("X", "O"))
+    assert both["5-7"] == {"doubles": 1, "wrong": 1, "error": pytest.approx(50.0)}
+    assert both["7-5"] == {"doubles": 1, "wrong": 0, "error": 0.0}
+    assert list(both) == ["5-7", "7-5"]   # most costly first
+    assert set(doubles_by_score(games, ("X",))) == {"5-7"}
 
 
 def test_match_length_needs_match_play():
