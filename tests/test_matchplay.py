@@ -494,3 +494,47 @@ def test_train_and_play_with_the_outcome_head(tmp_path, ckpts):
         proc = run("train_batch.py", *args, "--num-episodes", "10", "--save", tmp_path / "x.pt", "--quiet")
         assert_one_line_error(proc, words)
         assert not (tmp_path / "x.pt").exists()
+
+
+@pytest.mark.parametrize("mode_name", ["cubeful-money", "match"])
+def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode_name, monkeypatch):
+    """--cube-hold 1: wherever the rule doubles, the mover rolls on instead; where it does not,
+    nothing changes; the node's target is the greedy rule's value either way; a lambda trace
+    is cut where the held double was the greedy action."""
+    from modes import CubeAction
+    from selfplay import Acting, _Recorder
+    mode = game_mode(mode_name)
+    torch.manual_seed(2)
+    model = TDNetwork(mode.n_inputs, [16], mode.default_output)
+    boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})] * 6)
+    states = mode.initial_states(6, np.random.default_rng(0)) if mode.is_match else np.zeros(6, dtype=np.int64)
+    rule = np.array([True, False, True, True, False, True])   # where "the rule" doubles, by construction
+    real = type(mode).cube_action
+    monkeypatch.setattr(type(mode), "cube_action",
+                        lambda self, nd, tk, st=None: CubeAction(rule.copy(), np.ones(6, bool),
+                                                                 real(self, nd, tk, st).value))
+    greedy = _Recorder(SelfPlay(model, mode), None, np.random.default_rng(1))
+    hold = _Recorder(SelfPlay(model, mode, acting=Acting(cube_hold=1.0, td_lambda=0.5)), None,
+                     np.random.default_rng(1))
+    hold.table = type("T", (), {"ply": np.zeros(6, dtype=np.int64)})()   # what a trace reads of the table
+    hold.game_of_slot = np.arange(6)
+    g_double, _ = greedy.cube(np.arange(6), boards, states)
+    h_double, _ = hold.cube(np.arange(6), boards, states)
+    np.testing.assert_array_equal(g_double, rule)
+    assert not h_double.any() and hold.stats["doubles"] == 0
+    np.testing.assert_array_equal(hold.targets[0], greedy.targets[0])
+    np.testing.assert_array_equal(hold.cuts[0], rule)          # the trace stops at each held double
+    half = _Recorder(SelfPlay(model, mode, acting=Acting(cube_hold=0.5)), None, np.random.default_rng(1))
+    held = sum(int((~half.cube(np.arange(6), boards, states)[0] & rule).sum()) for _ in range(200))
+    assert 300 < held < 500   # about half of the 4 x 200 doubles the rule asked for
+
+
+def test_cube_hold_is_refused_without_a_cube(tmp_path):
+    from helpers import assert_one_line_error, run
+    from selfplay import Acting
+    with pytest.raises(ValueError, match="applies to modes with a cube"):
+        SelfPlay(TDNetwork(196, [8], "probability"), game_mode("dmp"), acting=Acting(cube_hold=0.5))
+    proc = run("train_batch.py", "--hidden", "8", "--cube-hold", "0.3", "--num-episodes", "10",
+               "--save", tmp_path / "x.pt", "--quiet")
+    assert_one_line_error(proc, "applies to modes with a cube")
+    assert not (tmp_path / "x.pt").exists()
