@@ -8,7 +8,10 @@
 #      -0.166, -0.151, -0.135 at rounds 250-1000), and the match leg needs the time more
 #  b2: cubeful money (--warm-start-cubeful), 150k
 #  b3: match play, mwc-outcomes head (--warm-start-match), lambda-returns, greedy cube, turned starts;
-#      released at 336,800 (best_models/match_512x2x256.pt), continued to 445,000 of 600k: rerun to continue
+#      released at 336,800 (best_models/match_512x2x256.pt), continued to its planned 600,000
+#  b5: b3 at 600,000 continued with --cube-hold 0.4 (roll on in 40% of the positions the rule
+#      doubles in, so keeping the cube is valued where greedy play never looks: b3's early doubles
+#      cost about as much as its chequer play in gnubg's analysis), Adam 4e-5 -> 1e-5, one worker
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=experiments/retraining/run_stage.sh
@@ -25,3 +28,7 @@ $R train_batch.py $D/match_512x2x256.pt - --warm-start-match $D/cubeful_512x2x25
    --game-mode match --cube-start 0.3 --td-lambda 0.7 --num-episodes 600000 --lr 1e-4 --end-lr 2e-5 \
    --warmup-cycles 20 --seed 23 --workers $W --quiet --episodes-per-round 200 --parallel-games 100 \
    --eval-every 250 --eval-opponent gnubg-nn --eval-games 500
+$R train_batch.py $D/match_512x2x256_hold.pt $D/match_512x2x256.pt --new-stage --game-mode match --cube-hold 0.4 \
+   --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 4e-5 --end-lr 1e-5 --seed 25 --workers ${W5:-1} \
+   --quiet --episodes-per-round 200 --parallel-games 100 --save-every 250 --eval-every 250 \
+   --eval-opponent gnubg-nn --eval-games 500
