@@ -25,7 +25,7 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 # flags that change what a stage does, with their defaults: a stage records those not at
 # their default, so a checkpoint written before a flag existed resumes as before
 STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
-                 "cube_hold": 0.0, "cube_start": 0.0, "momentum": 0.0,
+                 "cube_hold": 0.0, "take_explore": 0.0, "cube_start": 0.0, "momentum": 0.0,
                  "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
                  "expand_depth_size": None, "td_lambda": 0.0}
 

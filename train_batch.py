@@ -81,6 +81,9 @@ def build_parser() -> cli.Parser:
                    help="cube modes: with this chance a mover rolls on where its rule says double, so the "
                         "value of keeping the cube is learned in the positions the rule doubles in (greedy "
                         "play never visits them); cube-node targets stay the greedy rule's value (0: greedy)")
+    p.add_argument("--take-explore", type=cli.probability_arg, default=0.0, metavar="P",
+                   help="cube modes: with this chance a double the rule would drop is taken, so the value after "
+                        "a take is learned where greedy play never takes; targets stay greedy (0: greedy)")
     p.add_argument("--cube-start", type=cli.probability_arg, default=0.0, metavar="P",
                    help="match play: with this chance a self-play game starts with the cube already turned "
                         "(2 or 4, owned by the side that took it) at its score, so positions after a take are "

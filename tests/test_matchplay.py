@@ -500,7 +500,8 @@ def test_train_and_play_with_the_outcome_head(tmp_path, ckpts):
 def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode_name, monkeypatch):
     """--cube-hold 1: wherever the rule doubles, the mover rolls on instead; where it does not,
     nothing changes; the node's target is the greedy rule's value either way; a lambda trace
-    is cut where the held double was the greedy action."""
+    is cut where the held double was the greedy action.  --take-explore 1: every double is
+    taken, also where the rule drops, with the same greedy targets."""
     from modes import CubeAction
     from selfplay import Acting, _Recorder
     mode = game_mode(mode_name)
@@ -527,13 +528,24 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     half = _Recorder(SelfPlay(model, mode, acting=Acting(cube_hold=0.5)), None, np.random.default_rng(1))
     held = sum(int((~half.cube(np.arange(6), boards, states)[0] & rule).sum()) for _ in range(200))
     assert 300 < held < 500   # about half of the 4 x 200 doubles the rule asked for
+    # --take-explore 1: every double is taken, where the rule takes (here: 2, 4) and where it drops
+    drops = np.array([False, True, False, True, True, True])
+    monkeypatch.setattr(type(mode), "cube_action",
+                        lambda self, nd, tk, st=None: CubeAction(np.ones(6, bool), ~drops,
+                                                                 real(self, nd, tk, st).value))
+    takes = _Recorder(SelfPlay(model, mode, acting=Acting(take_explore=1.0)), None, np.random.default_rng(1))
+    double, take = takes.cube(np.arange(6), boards, states)
+    assert double.all() and take.all() and takes.stats["drops"] == 0
+    np.testing.assert_array_equal(takes.targets[0], greedy.targets[0])
 
 
-def test_cube_hold_is_refused_without_a_cube(tmp_path):
+def test_cube_hold_and_take_explore_are_refused_without_a_cube(tmp_path):
     from helpers import assert_one_line_error, run
     from selfplay import Acting
     with pytest.raises(ValueError, match="applies to modes with a cube"):
         SelfPlay(TDNetwork(196, [8], "probability"), game_mode("dmp"), acting=Acting(cube_hold=0.5))
+    with pytest.raises(ValueError, match="applies to modes with a cube"):
+        SelfPlay(TDNetwork(196, [8], "probability"), game_mode("dmp"), acting=Acting(take_explore=0.5))
     proc = run("train_batch.py", "--hidden", "8", "--cube-hold", "0.3", "--num-episodes", "10",
                "--save", tmp_path / "x.pt", "--quiet")
     assert_one_line_error(proc, "applies to modes with a cube")

@@ -11,7 +11,8 @@
 #      released at 336,800 (best_models/match_512x2x256.pt), continued to its planned 600,000
 #  b5: b3 at 600,000 continued with --cube-hold 0.4 (roll on in 40% of the positions the rule
 #      doubles in, so keeping the cube is valued where greedy play never looks: b3's early doubles
-#      cost about as much as its chequer play in gnubg's analysis), Adam 4e-5 -> 1e-5, one worker
+#      cost about as much as its chequer play in gnubg's analysis) and --take-explore 0.4 (take 40%
+#      of the doubles the rule drops: b3 drops 47% of gnubg's correct takes), Adam 4e-5 -> 1e-5
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=experiments/retraining/run_stage.sh
@@ -29,6 +30,6 @@ $R train_batch.py $D/match_512x2x256.pt - --warm-start-match $D/cubeful_512x2x25
    --warmup-cycles 20 --seed 23 --workers $W --quiet --episodes-per-round 200 --parallel-games 100 \
    --eval-every 250 --eval-opponent gnubg-nn --eval-games 500
 $R train_batch.py $D/match_512x2x256_hold.pt $D/match_512x2x256.pt --new-stage --game-mode match --cube-hold 0.4 \
-   --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 4e-5 --end-lr 1e-5 --seed 25 --workers ${W5:-1} \
+   --take-explore 0.4 --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 4e-5 --end-lr 1e-5 --seed 25 --workers ${W5:-1} \
    --quiet --episodes-per-round 200 --parallel-games 100 --save-every 250 --eval-every 250 \
    --eval-opponent gnubg-nn --eval-games 500
