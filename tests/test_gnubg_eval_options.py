@@ -28,14 +28,14 @@ def test_export_only_then_the_script_and_chunked_workers(tmp_path):
     by_hand = sorted(json.loads(ln[7:])["file"] for ln in text.splitlines() if ln.startswith("@@GAME "))
     assert len(by_hand) == 6
     # one gnubg for all files, and files one at a time over two gnubg: the same games, the same errors
-    from gnubg_eval import analyse_files
+    from gnubg_analysis import analyse_files
     files = sorted(str(out / n) for n in names if n.endswith(".mat"))
     key = lambda g: (g["file"], g["game"])  # noqa: E731
     one = sorted(analyse_files(files, 0, True, find_gnubg()), key=key)
     many = sorted(analyse_files(files, 0, True, find_gnubg(), workers=2, chunk_size=1), key=key)
     assert one == many and len(one) == 6
     # cubeful analysis: some cube decision was analysed, and cube errors are part of the overall rate
-    from gnubg_eval import error_rates
+    from gnubg_analysis import error_rates
     assert sum(g["stats"][s]["close_cube"] for g in one for s in "XO") > 0
     no_cube = [{**g, "stats": {s: {**v, "cube": 0.0} for s, v in g["stats"].items()}} for g in one]
     cube_err = sum(g["stats"][s]["cube"] for g in one for s in "XO")
@@ -54,7 +54,7 @@ def test_gnubg_rating_is_the_binarys_own_verdict(tmp_path):
     """Our rating of each game's and the session's overall rate, per player, equals the
     'Overall rating' row of gnubg's own statistics (its text export after analysis)."""
     import re
-    from gnubg_eval import RATINGS, analyse_files, error_rates, gnubg_ratings
+    from gnubg_analysis import RATINGS, analyse_files, error_rates, gnubg_ratings
     binary = find_gnubg()
     # gnubg's thresholds (analysis.c, read by hand): 2, 5, 8, 12, 18, 26, 35 mEMG per decision
     edges = [2, 5, 8, 12, 18, 26, 35]
@@ -136,7 +136,7 @@ def test_doubles_by_score_by_hand():
     """X leads 2-0 in a 7-point match (5-away, 7-away) and doubles where gnubg gives no double
     0.60 MWC and double/take 0.55: below the doubling point, 50 thousandths lost; O's double at
     0.30 / 0.35 is right.  Only the analysed sides count."""
-    from gnubg_eval import doubles_by_score
+    from gnubg_analysis import doubles_by_score
     games = [{"length": 7, "score": [2, 0], "doubles": [["X", 0.60, 0.55], ["O", 0.30, 0.35]]},
              {"length": 0, "score": [0, 0], "doubles": [["X", 0.9, 0.1]]}]   # money: no score to group by
     both = doubles_by_score(games, ("X", "O"))
@@ -168,3 +168,33 @@ def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
     monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", CUBEFUL, "--games", "2"])
     with pytest.raises(cli.UsageError, match="no rating"):
         gnubg_eval.main()
+
+
+@needs_gnubg
+def test_from_mat_rates_each_named_player_of_saved_files(tmp_path):
+    """--from-mat analyses files already played: rating each of the two players in turn gives
+    back, between them, exactly the self-play analysis of the same files (moves, doubles by
+    score), whichever column gnubg put each player in; bad folders and names are refused."""
+    model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
+    out, both = tmp_path / "mats", tmp_path / "both.json"
+    run("gnubg_eval.py", "--model", model, "--match-length", 5, "--games", 4, "--seed", 3, "--quiet",
+        "--out", out, "--json", both, check=True)
+    whole = json.load(open(both))
+    per = {}
+    for player in ("model", "model_b"):
+        js = tmp_path / f"{player}.json"
+        run("gnubg_eval.py", "--from-mat", out, "--player", player, "--quiet", "--json", js, check=True)
+        per[player] = json.load(open(js))
+        assert per[player]["player"] == player and per[player]["games"] == whole["games"]
+    assert per["model"]["unforced_moves"] + per["model_b"]["unforced_moves"] == whole["unforced_moves"]
+    merged: dict = {}
+    for r in per.values():
+        for k, v in r.get("doubles_by_score", {}).items():
+            merged[k] = merged.get(k, 0) + v["doubles"]
+    assert merged == {k: v["doubles"] for k, v in whole["doubles_by_score"].items()}
+    assert_one_line_error(run("gnubg_eval.py", "--from-mat", out, "--player", "nobody"), "no player named")
+    assert_one_line_error(run("gnubg_eval.py", "--from-mat", tmp_path / "none"), "no such folder")
+    (tmp_path / "empty").mkdir()
+    assert_one_line_error(run("gnubg_eval.py", "--from-mat", tmp_path / "empty"), "no .mat files")
+    assert_one_line_error(run("gnubg_eval.py", "--from-mat", out, "--model", model), "takes no --model")
+    assert_one_line_error(run("gnubg_eval.py", "--games", 3), "give --model")
