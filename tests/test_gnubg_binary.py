@@ -139,7 +139,7 @@ def test_cubeless_money_against_gnubg(tmp_path):
 
 
 def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
-    from gnubg_eval import analyse_files
+    from gnubg_analysis import analyse_files
     games = tmp_path / "mats"
     run("play_models.py", "--model1", cubeful_ckpt, "--model2", cubeful_ckpt, "--games", "12", "--quiet",
         "--save-games", games, check=True)
@@ -159,7 +159,7 @@ def test_gnubg_eval_cli(tmp_path, cubeful_ckpt, gnubg_bin):
     assert r["gnubg"]["version"] == info["version"] and r["gnubg"]["weights_md5"] == info["weights_md5"]
     for key in ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate"):
         assert r[key]["ci_low"] <= r[key]["mean"] <= r[key]["ci_high"] and r[key]["mean"] > 0
-    from gnubg_eval import RATINGS, gnubg_ratings
+    from gnubg_analysis import RATINGS, gnubg_ratings
     g = r["gnubg_rating"]
     assert g["mean"] == gnubg_ratings([r["overall_memg_per_decision"]["mean"]], gnubg_bin)[0]
     assert RATINGS.index(g["ci_low"]) <= RATINGS.index(g["mean"]) <= RATINGS.index(g["ci_high"])
