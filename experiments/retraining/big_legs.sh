@@ -33,3 +33,9 @@ $R train_batch.py $D/match_512x2x256_hold.pt $D/match_512x2x256.pt --new-stage -
    --take-explore 0.4 --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 4e-5 --end-lr 1e-5 --seed 25 --workers ${W5:-1} \
    --quiet --episodes-per-round 200 --parallel-games 100 --save-every 250 --eval-every 250 \
    --eval-opponent gnubg-nn --eval-games 500
+#  b6: b5 continued for 300k more with --cube-hold 0.5 (b5 still doubled below gnubg's doubling point in
+#      599 of 1,066 doubles) and --take-explore 0.4, Adam 2e-5 -> 1e-5
+$R train_batch.py $D/match_512x2x256_hold2.pt $D/match_512x2x256_hold.pt --new-stage --game-mode match --cube-hold 0.5 \
+   --take-explore 0.4 --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 2e-5 --end-lr 1e-5 --seed 26 --workers ${W6:-1} \
+   --quiet --episodes-per-round 200 --parallel-games 100 --save-every 250 --eval-every 250 \
+   --eval-opponent gnubg-nn --eval-games 500
