@@ -39,3 +39,8 @@ $R train_batch.py $D/match_512x2x256_hold2.pt $D/match_512x2x256_hold.pt --new-s
    --take-explore 0.4 --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 2e-5 --end-lr 1e-5 --seed 26 --workers ${W6:-1} \
    --quiet --episodes-per-round 200 --parallel-games 100 --save-every 250 --eval-every 250 \
    --eval-opponent gnubg-nn --eval-games 500
+#  b7: b5 refined with exact 1-ply targets (--oneply, as the DMP and cubeful legs' 1-ply stages, which
+#      gained there) for 12,000 episodes, with b5's cube exploration; about 5 episodes/s on one core
+$R train_batch.py $D/match_512x2x256_1ply.pt $D/match_512x2x256_hold.pt --new-stage --game-mode match --oneply \
+   --cube-hold 0.4 --take-explore 0.4 --cube-start 0.3 --num-episodes 12000 --lr 2e-5 --end-lr 1e-5 --seed 27 \
+   --workers ${W7:-1} --quiet --episodes-per-round 40 --parallel-games 20 --save-every 50 --eval-every 0
