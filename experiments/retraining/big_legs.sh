@@ -34,13 +34,16 @@ $R train_batch.py $D/match_512x2x256_hold.pt $D/match_512x2x256.pt --new-stage -
    --quiet --episodes-per-round 200 --parallel-games 100 --save-every 250 --eval-every 250 \
    --eval-opponent gnubg-nn --eval-games 500
 #  b6: b5 continued for 300k more with --cube-hold 0.5 (b5 still doubled below gnubg's doubling point in
-#      599 of 1,066 doubles) and --take-explore 0.4, Adam 2e-5 -> 1e-5
+#      599 of 1,066 doubles) and --take-explore 0.4, Adam 2e-5 -> 1e-5; finished (1.38 CPU-hours):
+#      38.90% [36.10, 41.90] against gnubg-ext over 1,000 7-point matches (b5: 44.50%), though gnubg's
+#      analysis rates its play no worse than b5's (experiments/retraining/README.md, "b6 and b7")
 $R train_batch.py $D/match_512x2x256_hold2.pt $D/match_512x2x256_hold.pt --new-stage --game-mode match --cube-hold 0.5 \
    --take-explore 0.4 --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 2e-5 --end-lr 1e-5 --seed 26 --workers ${W6:-1} \
    --quiet --episodes-per-round 200 --parallel-games 100 --save-every 250 --eval-every 250 \
    --eval-opponent gnubg-nn --eval-games 500
 #  b7: b5 refined with exact 1-ply targets (--oneply, as the DMP and cubeful legs' 1-ply stages, which
-#      gained there) for 12,000 episodes, with b5's cube exploration; about 5 episodes/s on one core
+#      gained there) for 12,000 episodes, with b5's cube exploration; about 4.4 episodes/s on one core;
+#      finished (0.79 CPU-hours): 43.30% [40.10, 46.30] against gnubg-ext, chequer 7.07 in self-play (b5: 7.46)
 $R train_batch.py $D/match_512x2x256_1ply.pt $D/match_512x2x256_hold.pt --new-stage --game-mode match --oneply \
    --cube-hold 0.4 --take-explore 0.4 --cube-start 0.3 --num-episodes 12000 --lr 2e-5 --end-lr 1e-5 --seed 27 \
    --workers ${W7:-1} --quiet --episodes-per-round 40 --parallel-games 20 --save-every 50 --eval-every 0
