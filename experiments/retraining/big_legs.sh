@@ -35,7 +35,7 @@ $R train_batch.py $D/match_512x2x256_hold.pt $D/match_512x2x256.pt --new-stage -
    --eval-opponent gnubg-nn --eval-games 500
 #  b6: b5 continued for 300k more with --cube-hold 0.5 (b5 still doubled below gnubg's doubling point in
 #      599 of 1,066 doubles) and --take-explore 0.4, Adam 2e-5 -> 1e-5; finished (1.38 CPU-hours):
-#      38.90% [36.10, 41.90] against gnubg-ext over 1,000 7-point matches (b5: 44.50%), though gnubg's
+#      38.90% [36.10, 41.90] against gnubg-ext over 1,000 7-point matches (b5: 44.50%, 40.10% on fresh dice), though gnubg's
 #      analysis rates its play no worse than b5's (experiments/retraining/README.md, "b6 and b7")
 $R train_batch.py $D/match_512x2x256_hold2.pt $D/match_512x2x256_hold.pt --new-stage --game-mode match --cube-hold 0.5 \
    --take-explore 0.4 --cube-start 0.3 --td-lambda 0.7 --num-episodes 300000 --lr 2e-5 --end-lr 1e-5 --seed 26 --workers ${W6:-1} \
