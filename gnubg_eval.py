@@ -95,15 +95,17 @@ def main() -> None:
         raise cli.UsageError("--export-only needs --out DIR for the files")
     check_outputs([Output("--out", args.out, "folder"), Output("--json", args.json, "json")], args.overwrite,
                   {"--model": args.model})
+    # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
+    # error on a machine with or without gnubg
+    mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
+    if args.match_length is not None and mode_name != "match":
+        raise cli.UsageError("--match-length applies to --game-mode match only")
     try:
         info = preflight(args.gnubg)
         if not args.export_only:
             gnubg_ratings([0.0], info["binary"])   # the rating the report ends with works, before any game
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
-    mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
-    if args.match_length is not None and mode_name != "match":
-        raise cli.UsageError("--match-length applies to --game-mode match only")
     mode = game_mode(mode_name, args.jacoby, (args.match_length or 7) if mode_name == "match" else 0)
     opponent = args.model if args.opponent == "self" else args.opponent
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
