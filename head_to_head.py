@@ -44,9 +44,10 @@ def checkpoint_game_mode(spec: str) -> str | None:
 
 
 def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto",
-                twoply: tuple[int, int] | None = None, plies: int | None = None):
+                twoply: tuple[int, int] | None = None, plies: int | None = None, oneply_k: int | None = None):
     """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``.
-    ``twoply`` = (k1, k2): a checkpoint searches 2 plies; ``plies``: gnubg-nn's depth."""
+    ``twoply`` = (k1, k2): a checkpoint searches 2 plies; ``plies``: gnubg-nn's depth;
+    ``oneply_k``: a 1-ply checkpoint looks ahead from its k best candidates only."""
     if spec in REFERENCE_AGENTS:
         if oneply or twoply:
             raise InputError(f"--oneply/--twoply apply to checkpoints, not to {spec}")
@@ -67,8 +68,11 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
         raise InputError(str(exc)) from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    agent = output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
-                                                twoply=twoply)
+    try:
+        agent = output_head(model.output_mode).agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
+                                                    twoply=twoply, oneply_k=oneply_k if oneply else None)
+    except ValueError as exc:
+        raise InputError(f"{spec}: {exc}") from None
     return mode.seat(agent)
 
 
@@ -77,9 +81,9 @@ def _job(job: dict):
     torch.set_num_threads(1)
     mode = game_mode(job["mode"], job["jacoby"])
     a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job.get("twoply1"),
-                    job.get("plies1"))
+                    job.get("plies1"), job.get("oneply_k"))
     b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job.get("twoply2"),
-                    job.get("plies2"))
+                    job.get("plies2"), job.get("oneply_k"))
     records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
     if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
         from luck import add_luck
@@ -94,14 +98,16 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
     ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
     ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  ``search``:
-    twoply1/twoply2 ((k1, k2) or None) and plies1/plies2 (gnubg-nn's depth or None).  The
+    twoply1/twoply2 ((k1, k2) or None), plies1/plies2 (gnubg-nn's depth or None) and oneply_k
+    (a 1-ply player's move filter, or None).  The
     games run on ``workers`` workers of ``pool_backend`` (backends.py); the records are the
     same whichever runs them."""
     mode = game_mode(mode_name, jacoby)
     search = search or {}
     # build once here so that a bad spec fails before any worker starts
     for k, (spec, oneply) in enumerate(((spec1, oneply1), (spec2, oneply2)), 1):
-        agent = build_agent(spec, mode, oneply, seed, backend, search.get(f"twoply{k}"), search.get(f"plies{k}"))
+        agent = build_agent(spec, mode, oneply, seed, backend, search.get(f"twoply{k}"), search.get(f"plies{k}"),
+                            search.get("oneply_k"))
         try:
             mode.check_agent(agent)
         except ValueError as exc:
@@ -153,7 +159,7 @@ def _gnubg_job(job: dict):
     torch.set_num_threads(1)
     from gnubg_external import GnubgSession
     mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
-    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"])
+    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], oneply_k=job.get("oneply_k"))
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") or job.get("save_mats") else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
@@ -193,7 +199,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
                       backend: str = "auto", progress: bool = True, timeout: float = 60.0,
                       luck: str | None = None, binary: str | None = None, match_length: int = 0,
-                      met: str | None = None, save_mats: str | None = None):
+                      met: str | None = None, save_mats: str | None = None, oneply_k: int | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
     Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
     With ``luck`` each record's luck is judged from gnubg's exported record of the games.
@@ -208,7 +214,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         binary = preflight(binary)["binary"]
     except GnubgError as exc:
         raise InputError(str(exc)) from None
-    agent = build_agent(spec1, mode, oneply1, seed, backend)
+    agent = build_agent(spec1, mode, oneply1, seed, backend, oneply_k=oneply_k)
     try:
         mode.check_agent(agent)
     except ValueError as exc:
@@ -223,7 +229,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
                          "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
-                         "met": met, "save_mats": save_mats})
+                         "met": met, "save_mats": save_mats, "oneply_k": oneply_k})
         first += n
     records, errors, matches = [], [], []
     bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)

@@ -62,6 +62,9 @@ def build_parser() -> cli.Parser:
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply1", action="store_true", help="model1 looks 1 ply ahead")
     p.add_argument("--oneply2", action="store_true", help="model2 looks 1 ply ahead")
+    p.add_argument("--oneply-k", type=cli.positive_int, default=None, metavar="K",
+                   help="a 1-ply player looks ahead from its K best candidates by 0-ply only (a move filter; "
+                        "default: all of them)")
     p.add_argument("--twoply1", action="store_true", help="model1 searches 2 plies (checker play and cube)")
     p.add_argument("--twoply2", action="store_true", help="model2 searches 2 plies (checker play and cube)")
     p.add_argument("--twoply-k1", type=cli.positive_int, default=DEFAULT_K1,
@@ -113,6 +116,8 @@ def main() -> None:
         raise cli.UsageError("--save-extreme-games DIR and --extreme-threshold X go together")
     if (args.oneply1 and args.twoply1) or (args.oneply2 and args.twoply2):
         raise cli.UsageError("a player looks 1 ply or 2 plies ahead, not both (--oneplyN or --twoplyN)")
+    if args.oneply_k is not None and not (args.oneply1 or args.oneply2):
+        raise cli.UsageError("--oneply-k filters a 1-ply player's candidates: use it with --oneply1 or --oneply2")
     if args.luck and args.luck != "gnubg-nn" and is_match(checkpoint_game_mode(args.luck)):  # fails before any game
         raise cli.UsageError(f"{args.luck} is a match-play model: it cannot judge the luck of single games")
     if (args.match_length is not None or args.met) and not is_match(args.game_mode or checkpoint_game_mode(args.model1)):
@@ -148,7 +153,7 @@ def main() -> None:
             rec.turns = []
 
     search = {"twoply1": (args.twoply_k1, args.twoply_k2) if args.twoply1 else None,
-              "twoply2": (args.twoply_k1, args.twoply_k2) if args.twoply2 else None}
+              "twoply2": (args.twoply_k1, args.twoply_k2) if args.twoply2 else None, "oneply_k": args.oneply_k}
     search.update(plies1=args.plies if args.model1.startswith("gnubg-nn") else None,
                   plies2=args.plies if model2.startswith("gnubg-nn") else None)
     if args.plies is not None and not (search["plies1"] is not None or search["plies2"] is not None):
@@ -163,7 +168,7 @@ def main() -> None:
         from luck import luck_summary
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
-                   twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
+                   oneply_k=args.oneply_k, twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
                    jacoby=args.jacoby, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    command=" ".join(cli.sys.argv))
@@ -199,10 +204,11 @@ def play_matches(args, model2: str, mode) -> None:
     check_play_outputs(args, model2)
     twoply = [(args.twoply_k1, args.twoply_k2) if on else None for on in (args.twoply1, args.twoply2)]
     records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
-                          args.workers, args.engine, not args.quiet, met=args.met, twoply=twoply)
+                          args.workers, args.engine, not args.quiet, met=args.met, twoply=twoply,
+                          oneply_k=args.oneply_k)
     summary = summarize_matches(records, args.seed)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
-                   oneply2=args.oneply2, met=mode.met.name, commit=git_commit(),
+                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    command=" ".join(cli.sys.argv))
     print(format_matches(summary, args.model1, model2))
@@ -230,7 +236,7 @@ def matches_against_gnubg(args, level: str) -> None:
     records, errors, matches = run_against_gnubg(args.model1, level, args.games, "match", False, args.oneply1,
                                                  args.seed, args.workers, csv_path, args.engine, not args.quiet,
                                                  args.gnubg_timeout, binary=args.gnubg, match_length=length,
-                                                 met=args.met, save_mats=args.save_games)
+                                                 met=args.met, save_mats=args.save_games, oneply_k=args.oneply_k)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not matches:
@@ -238,6 +244,7 @@ def matches_against_gnubg(args, level: str) -> None:
     summary = summarize_matches(matches, args.seed)
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
+                   oneply_k=args.oneply_k,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
@@ -256,7 +263,7 @@ def matches_against_gnubg(args, level: str) -> None:
 def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model2",
-                                          "oneply1", "oneply2", "twoply1", "twoply2", "plies", "jacoby",
+                                          "oneply1", "oneply2", "oneply_k", "twoply1", "twoply2", "plies", "jacoby",
                                           "n_bootstrap") if k in summary}
     if "gnubg" in summary:  # against the binary: which one, with which weights
         head["gnubg"] = describe(summary["gnubg"])
@@ -290,7 +297,7 @@ def against_gnubg(args, level: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     records, errors, _ = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
                                         args.seed, args.workers, csv_path, args.engine, not args.quiet,
-                                        args.gnubg_timeout, luck=args.luck, binary=args.gnubg)
+                                        args.gnubg_timeout, luck=args.luck, binary=args.gnubg, oneply_k=args.oneply_k)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not records:
@@ -304,7 +311,7 @@ def against_gnubg(args, level: str) -> None:
             summary["luck_adjusted"] = luck_summary(judged, game_mode(mode_name, args.jacoby), args.luck, args.seed)
             summary["luck_adjusted"]["games"] = len(judged)
     mismatches = [r.index for r in records if r.our_record != r.points]
-    summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, jacoby=args.jacoby,
+    summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, oneply_k=args.oneply_k, jacoby=args.jacoby,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
                    date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                    command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),

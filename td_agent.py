@@ -3,6 +3,9 @@
 * 0-ply: every candidate of every game scored in one forward pass (C batch path).
 * 1-ply: each candidate's value is the expectimax over the opponent's 21 rolls
   with the opponent's best 0-ply reply, all candidates of all games batched.
+  ``oneply_k`` keeps only each position's k best candidates by 0-ply for that
+  (a move filter, as gnubg's n-ply play has): the choice costs about k/n of the
+  full lookahead over n candidates, and k=1 is the 0-ply choice.
 * 2-ply (``twoply=(k1, k2)``): search.TwoPly, the k1 best candidates by 1-ply valued
   at 2-ply with k2 replies per roll (see search.py).
 * Cube (cubeful models): the game mode's cube rule (modes.CubefulMoney.cube_action)
@@ -18,7 +21,7 @@ from agents import Agent
 from model import load_checkpoint
 from modes import GameMode, game_mode
 from scoring import Scorer, segment_argmax
-from search import TwoPly
+from search import TwoPly, top_k
 
 
 class TDAgent(Agent):
@@ -26,15 +29,18 @@ class TDAgent(Agent):
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
                  device: str | None = None, name: str | None = None, first_layer: str = "auto",
-                 twoply: tuple[int, int] | None = None):
+                 twoply: tuple[int, int] | None = None, oneply_k: int | None = None):
+        if oneply_k is not None and (oneply_k < 1 or not oneply):
+            raise ValueError(f"--oneply-k filters a 1-ply player's candidates and must be at least 1, got {oneply_k}")
         mode.check_model(model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
         self.mode = mode
         self.oneply = oneply
+        self.oneply_k = oneply_k
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
         self.twoply = TwoPly(self.scorer, *twoply) if twoply else None
-        depth = "-2ply" if twoply else "-1ply" if oneply else ""
+        depth = "-2ply" if twoply else (f"-1ply-k{oneply_k}" if oneply_k else "-1ply") if oneply else ""
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{depth}"
         self.cube_capable = mode.cubeful
         self.match_capable = mode.is_match
@@ -55,10 +61,14 @@ class TDAgent(Agent):
             return self.twoply.choose(boards, dice, owner)
         if not self.oneply:
             return self.scorer.best_moves(boards, dice, owner)[0]
-        after, offsets, values, _ = self.scorer.score(boards, dice, owner)
+        after, offsets, values, scalar = self.scorer.score(boards, dice, owner)
+        cand_owner = np.repeat(owner, np.diff(offsets))
+        if self.oneply_k is not None:
+            keep, offsets = top_k(scalar, offsets, self.oneply_k)
+            after, values, cand_owner = after[keep], values[keep], cand_owner[keep]
         after = after.astype(np.int64)  # keep: the lookahead reuses the expander's buffers
         values = values.copy()
-        look = self.scorer.lookahead(after, values, np.repeat(owner, np.diff(offsets)))
+        look = self.scorer.lookahead(after, values, cand_owner)
         rows, _ = segment_argmax(self.scorer.values.scalar(look), offsets)
         return after[rows]
 

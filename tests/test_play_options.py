@@ -58,3 +58,5 @@ def test_search_options_are_checked():
     assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply1", "--twoply1"), "not both")
     assert_one_line_error(run(*common, "--model2", "pubeval", "--save-extreme-games", "/tmp/nowhere"), "go together")
     assert_one_line_error(run(*common, "--model2", "pubeval", "--twoply-k1", 0), "at least 1")
+    assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply-k", 4), "--oneply1 or --oneply2")
+    assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply1", "--oneply-k", 0), "at least 1")

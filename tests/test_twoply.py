@@ -130,3 +130,41 @@ def test_top_k_keeps_the_best_rows_of_each_segment():
     offsets = np.array([0, 3, 4, 6])
     rows, offs = top_k(scalar, offsets, 2)
     assert rows.tolist() == [1, 2, 3, 4, 5] and offs.tolist() == [0, 2, 3, 5]
+
+
+@pytest.mark.parametrize("mode_name,output", [("dmp", "probability"), ("cubeful-money", "equity")])
+def test_filtered_oneply_plays_the_best_of_the_k_best_by_zero_ply(mode_name, output):
+    """--oneply-k K: the brute-force 1-ply best among each roll's K best moves by 0-ply;
+    K=1 is the 0-ply choice, and some choice differs from the unfiltered 1-ply agent's."""
+    torch.manual_seed(7)
+    mode = game_mode(mode_name)
+    model = TDNetwork(mode.n_inputs, [16], output).eval()
+    ref = Reference(model, mode)
+    owner = None if not mode.cubeful else CUBE_CENTERED
+    cases = [(b, (d1, d2)) for b in SMALL for d1, d2 in ((6, 1), (4, 2), (5, 3), (2, 1), (6, 6))
+             if len(be.legal_moves(b, d1, d2)) > 2]
+    boards, dice = np.array([b for b, _ in cases]), np.array([d for _, d in cases])
+    own = None if owner is None else np.full(len(cases), owner)
+    full = TDAgent(model, mode, oneply=True, backend="python").choose_moves(boards, dice, own)
+    zero = TDAgent(model, mode, backend="python").choose_moves(boards, dice, own)
+    differ = 0
+    for k in (1, 2):
+        got = TDAgent(model, mode, oneply=True, oneply_k=k, backend="python").choose_moves(boards, dice, own)
+        for i, (b, (d1, d2)) in enumerate(cases):
+            afters = [a for _, a in be.legal_moves(b, d1, d2)]
+            v0 = [ref.scalar(ref.after_value(a, owner, 0)) for a in afters]
+            short = [afters[j] for j in np.argsort(-np.array(v0), kind="stable")[:k]]
+            v1 = [ref.scalar(ref.after_value(a, owner, 1)) for a in short]
+            assert np.array_equal(got[i], short[int(np.argmax(v1))]), (k, be.position_id(b), d1, d2)
+            if k == 1:
+                assert np.array_equal(got[i], zero[i])
+            differ += not np.array_equal(got[i], full[i])
+    assert differ > 0, "the filter never changed a choice: the test cannot tell filtered from full 1-ply"
+
+
+def test_oneply_k_needs_a_one_ply_player_and_at_least_one():
+    mode = game_mode("dmp")
+    model = TDNetwork(mode.n_inputs, [8], "probability").eval()
+    for kw in ({"oneply": True, "oneply_k": 0}, {"oneply_k": 3}):
+        with pytest.raises(ValueError, match="oneply-k"):
+            TDAgent(model, mode, backend="python", **kw)
