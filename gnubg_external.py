@@ -279,12 +279,12 @@ class GnubgSession:
         rec.our_record = game.our_record
         rec.resigned = resigned
         records.append(rec)
+        if self.mode.is_match:  # first, so that on_game sees the match it may have ended in self.matches
+            self._score_game(game, rec)
         if self.log:
             self.log(rec)
         if on_game:
             on_game(rec)
-        if self.mode.is_match:
-            self._score_game(game, rec)
         return self._new_game(game.index + 1)
 
     # ----------------------------------------------------------------- match play

@@ -2,9 +2,11 @@
 games over worker processes, and summarise them (the library behind play_models.py)."""
 from __future__ import annotations
 
+import multiprocessing as mp
 import os
 import shutil
 import tempfile
+import threading
 
 from tqdm import tqdm
 
@@ -154,7 +156,16 @@ def _append_game_row(path: str, rec) -> None:
         fh.write(",".join(str(x) for x in row) + "\n")
 
 
-def _gnubg_job(job: dict):
+_progress_queue = None  # in a gnubg-playing worker: where it reports each finished game or match
+
+
+def _set_progress_queue(queue) -> None:
+    global _progress_queue
+    _progress_queue = queue
+
+
+def _gnubg_job(job: dict, report=None):
+    """``report(n)``: n more games (matches) finished; by default the worker's progress queue."""
     import torch
     torch.set_num_threads(1)
     from gnubg_external import GnubgSession
@@ -168,12 +179,17 @@ def _gnubg_job(job: dict):
                            first_index=job["first"], binary=job.get("binary"),
                            mat_path=os.path.join(mat_dir, "session.mat") if job.get("luck") else None,
                            match_mat_paths=per_match)
-    done = []
+    done, reported = [], [0]
+    report = report or (_progress_queue.put if _progress_queue is not None else None)
 
     def on_game(rec):
         done.append(rec)
         if job["csv"]:
             _append_game_row(job["csv"], rec)
+        finished = len(session.matches) if mode.is_match else len(done)
+        if report and finished > reported[0]:
+            report(finished - reported[0])
+            reported[0] = finished
     try:
         session.play(job["games"], on_game)
         if job.get("luck"):  # luck needs gnubg's dice, which only its exported record holds
@@ -235,22 +251,34 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)
     try:
         if len(jobs) == 1:
-            results = [_gnubg_job(jobs[0])]
+            results = [_gnubg_job(jobs[0], report=bar.update)]
         else:
-            with WorkerPool(len(jobs), what="gnubg-playing worker") as pool:
-                # no second try: the games already played are in the CSV
-                results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
+            queue = mp.get_context("spawn").Queue()  # the workers' finished games (matches), as they end
+            shown = threading.Thread(target=_show_progress, args=(queue, bar), daemon=True)
+            shown.start()
+            try:
+                with WorkerPool(len(jobs), _set_progress_queue, (queue,), what="gnubg-playing worker") as pool:
+                    # no second try: the games already played are in the CSV
+                    results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
+            finally:
+                queue.put(None)
+                shown.join()
         for got, got_matches, err in results:
             records += got
             matches += got_matches
-            bar.update(len(got_matches) if mode.is_match else len(got))
             if err:
                 errors.append(err)
+        bar.update((len(matches) if mode.is_match else len(records)) - bar.n)
     finally:
         bar.close()
     records.sort(key=lambda r: r.index)
     matches.sort(key=lambda r: r.index)
     return records, errors, matches
+
+
+def _show_progress(queue, bar) -> None:
+    for n in iter(queue.get, None):
+        bar.update(n)
 
 
 def player_label(spec: str) -> str:

@@ -333,6 +333,37 @@ def test_matches_against_gnubg(tmp_path, gnubg_bin):
                               "--games", "1", "--save-games", tmp_path / "a b", "--gnubg", gnubg_bin), "without blanks")
 
 
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch, workers):
+    """Against the binary the bar moves one match at a time, in the main process and from
+    worker processes alike (it used to move only when a worker had played all its matches)."""
+    import head_to_head
+    from matchplay import MATCH_INPUTS
+    torch.manual_seed(5)
+    m = TDNetwork(MATCH_INPUTS, [8], "mwc")
+    ckpt = tmp_path / "match.pt"
+    save_checkpoint(str(ckpt), m, new_metadata(m, "match"))
+    steps = []
+
+    class Bar:  # tqdm's interface as run_against_gnubg uses it
+        n = 0
+
+        def __init__(self, *a, **kw):
+            pass
+
+        def update(self, k=1):
+            steps.append(k)
+            self.n += k
+
+        def close(self):
+            pass
+    monkeypatch.setattr(head_to_head, "tqdm", Bar)
+    _, errors, matches = head_to_head.run_against_gnubg(str(ckpt), "gnubg-ext", 4, "match", False, workers=workers,
+                                                        binary=gnubg_bin, match_length=1)
+    assert errors == [] and len(matches) == 4
+    assert [k for k in steps if k] == [1, 1, 1, 1]
+
+
 def test_a_resignation_is_scored_as_gnubg_scores_it():
     """gnubg may resign (our seat accepts a backgammon offer): the game ends with no last
     move, so the result line after 'accepts and wins' is the only record of it."""
