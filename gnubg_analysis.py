@@ -27,7 +27,8 @@ CUBE_KINDS = %(cube_kinds)r
 gnubg.command("set jacoby %(jacoby)s")
 gnubg.command("set analysis chequerplay evaluation plies %(ply)d")
 gnubg.command("set analysis cubedecision evaluation plies %(ply)d")
-gnubg.command("set analysis luck off")
+gnubg.command("set analysis luck %(luck)s")
+gnubg.command("set analysis luckanalysis plies %(ply)d")
 for path in cfg["files"]:
     try:
         gnubg.command('import mat "%%s"' %% path)
@@ -47,6 +48,10 @@ for path in cfg["files"]:
                                   "close_cube": cb.get("close-cube", 0),
                                   "cube_kinds": {k: [cb.get(k, 0), abs(cb.get("err-" + k + "-skill", 0.0))]
                                                  for k in CUBE_KINDS}}
+            dice = s.get("dice", {})
+            if "luck-adjusted-result" in dice:  # match play: MWC; money: points
+                out["stats"][side].update(luck=dice["luck-cost"], actual=dice["actual-result"],
+                                          luck_adjusted=dice["luck-adjusted-result"])
         info = g.get("info", {})
         out["score"] = [info.get("score-X", 0), info.get("score-O", 0)]
         out["length"] = m.get("match-info", {}).get("match-length", 0)
@@ -86,7 +91,7 @@ def gnubg_ratings(rates: list[float], binary: str) -> list[str]:
 
 
 def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder: str,
-                  chunk_size: int | None = None, workers: int = 1) -> list[str]:
+                  chunk_size: int | None = None, workers: int = 1, luck: bool = False) -> list[str]:
     """gnubg's analysis scripts for the .mat files in chunks (``chunk_size`` files each, else
     one chunk per worker), and ``analyse.sh`` running them with ``workers`` gnubg at a time."""
     size = chunk_size or max(1, -(-len(files) // workers))
@@ -98,7 +103,7 @@ def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder:
         scripts.append(os.path.join(folder, f"analyse{k}.py"))
         with open(scripts[-1], "w") as fh:
             fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if jacoby else "off", "ply": ply,
-                                 "cube_kinds": CUBE_KINDS})
+                                 "cube_kinds": CUBE_KINDS, "luck": "on" if luck else "off"})
     with open(os.path.join(folder, "analyse.sh"), "w") as fh:
         fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
                  f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {workers} -I{{}} "
@@ -107,11 +112,12 @@ def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder:
 
 
 def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers: int = 1,
-                  chunk_size: int | None = None, folder: str | None = None) -> list[dict]:
+                  chunk_size: int | None = None, folder: str | None = None, luck: bool = False) -> list[dict]:
     """Per-game statistics from gnubg's analysis of the .mat files: chunks of ``chunk_size``
-    files, ``workers`` gnubg processes at a time; the scripts go into ``folder``."""
+    files, ``workers`` gnubg processes at a time; the scripts go into ``folder``.  ``luck``:
+    gnubg also judges the dice (at the same ply)."""
     tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
-    scripts = write_scripts(files, ply, jacoby, binary, tmp, chunk_size, workers)
+    scripts = write_scripts(files, ply, jacoby, binary, tmp, chunk_size, workers, luck)
     games, failures, warnings = [], [], []
     running, pending = [], list(scripts)
     while pending or running:
@@ -167,6 +173,36 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
     by_score = doubles_by_score(games, sides)
     if by_score:
         out["doubles_by_score"] = by_score
+    return out
+
+
+def luck_adjusted(games: list[dict], match_play: bool, seed: int = 0, n_boot: int = 2000) -> dict:
+    """Player X's actual and luck-adjusted results by gnubg's luck analysis, with bootstrap
+    CIs.  A game's luck-adjusted result is its actual result less the difference of the two
+    sides' luck (gnubg's own figures; ``luck`` is that difference).  Match play, per match (one .mat file): the actual
+    results of its games sum to +-0.5 MWC, so 0.5 + their sum is 1 for a match won and 0 for
+    one lost, and 0.5 + the sum of the luck-adjusted results is a match-win rate with the
+    dice's luck taken out.  Money: points per game.  The luck is valued by gnubg's
+    evaluation at the analysis ply: playing as gnubg would is worth 0.5 by this measure,
+    so it cannot credit play better than gnubg's at that ply."""
+    by_unit: dict = {}
+    for g in games:
+        x = g["stats"]["X"]
+        if "luck_adjusted" not in x:
+            raise GnubgError(f"{g['file']}: gnubg reported no luck for game {g['game']}")
+        key = g["file"] if match_play else (g["file"], g["game"])
+        unit = by_unit.setdefault(key, [0.0, 0.0, 0.0])
+        unit[0] += x["actual"]
+        unit[1] += x["luck_adjusted"]
+        unit[2] += x["actual"] - x["luck_adjusted"]  # X's luck less the opponent's
+    values = np.array(list(by_unit.values())) + (0.5 if match_play else 0.0) * np.array([1, 1, 0])
+    rng = np.random.default_rng(seed)
+    boots = values[rng.integers(0, len(values), (n_boot, len(values)))].mean(axis=1)
+    lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
+    out = {name: {"mean": float(values[:, k].mean()), "ci_low": float(lo[k]), "ci_high": float(hi[k])}
+           for k, name in enumerate(("actual", "luck_adjusted", "luck"))}
+    out.update(units="matches" if match_play else "games", n=len(values),
+               measure="match-win rate" if match_play else "points per game")
     return out
 
 

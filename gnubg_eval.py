@@ -17,7 +17,9 @@ gnubg judges every decision at its score by its own match equity table.
 
 rates one player's decisions in .mat files already played, e.g. the matches
 play_models.py --save-games DIR kept against gnubg-ext (gnubg's own record of them;
-our side is named "td"): where the model loses against the binary itself.
+our side is named "td"): where the model loses against the binary itself.  With --luck
+gnubg also judges the dice, and the player's match-win rate (money: points per game) is
+reported as played and with the luck taken out (gnubg's luck-adjusted result).
 
 Definitions (as gnubg's `show statistics`): chequer rate = 1000 x chequer error (EMG)
 / unforced moves; overall rate = 1000 x (chequer + cube error) / (unforced moves +
@@ -36,7 +38,7 @@ import tempfile
 
 import cli
 from fileio import Output, check_outputs
-from gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, write_scripts
+from gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted, write_scripts
 from gnubg_binary import GnubgError, preflight
 from gnubg_protocol import OUR_NAME
 from head_to_head import checkpoint_game_mode, run_head_to_head
@@ -62,6 +64,9 @@ def main() -> None:
                    help="match play: the matches' length in points (default 7); each match is one .mat file that "
                    "gnubg analyses at its scores, by its match equity table")
     p.add_argument("--ply", type=int, choices=(0, 1, 2), default=0, help="gnubg analysis depth")
+    p.add_argument("--luck", action="store_true",
+                   help="gnubg also judges the dice: the rated player's actual and luck-adjusted results (match "
+                        "play: match-win rate; money: points per game), not for self-play")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply", action="store_true", help="our model plays with 1-ply lookahead")
@@ -91,6 +96,9 @@ def main() -> None:
         raise cli.UsageError("give --model (a checkpoint to play and analyse) or --from-mat DIR")
     if args.self_play and args.opponent != "self":
         raise cli.UsageError("--self-play and --opponent name different opponents")
+    if args.luck and args.opponent == "self":
+        raise cli.UsageError("--luck rates one player against another: give --opponent, or --from-mat DIR "
+                             "(in self-play the luck-adjusted result is even by symmetry)")
     if args.export_only and not args.out:
         raise cli.UsageError("--export-only needs --out DIR for the files")
     check_outputs([Output("--out", args.out, "folder"), Output("--json", args.json, "json")], args.overwrite,
@@ -148,12 +156,12 @@ def main() -> None:
     files.sort()
     gnubg_workers = args.gnubg_workers or args.workers
     if args.export_only:
-        write_scripts(files, args.ply, args.jacoby, info["binary"], out_dir, args.chunk_size, gnubg_workers)
+        write_scripts(files, args.ply, args.jacoby, info["binary"], out_dir, args.chunk_size, gnubg_workers, args.luck)
         print(f"{len(files)} .mat files and gnubg's scripts in {out_dir}; run {os.path.join(out_dir, 'analyse.sh')}")
         return
     try:
         games = analyse_files(files, args.ply, args.jacoby, info["binary"], gnubg_workers, args.chunk_size,
-                              out_dir if keep else None)
+                              out_dir if keep else None, args.luck)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     finally:
@@ -179,7 +187,8 @@ def analyse_folder(args) -> None:
         info = preflight(args.gnubg)
         gnubg_ratings([0.0], info["binary"])
         games = as_player_x(analyse_files(files, args.ply, args.jacoby, info["binary"],
-                                          args.gnubg_workers or args.workers, args.chunk_size), args.player)
+                                          args.gnubg_workers or args.workers, args.chunk_size, luck=args.luck),
+                            args.player)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     opponents = sorted({g["names"]["O"] for g in games})
@@ -200,6 +209,11 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
     except GnubgError as exc:   # checked before any game, so unexpected: keep the analysed rates
         print(f"gnubg_eval.py: warning: {exc}; the rates are reported without gnubg's rating", file=sys.stderr)
         rating = ["n/a"] * 6
+    if args.luck:
+        try:
+            result["luck"] = luck_adjusted(games, units == "MWC", args.seed)
+        except GnubgError as exc:
+            raise cli.UsageError(str(exc)) from None
     result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3]))
     result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
     result.update(about)
@@ -223,6 +237,13 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
         print("  doubles by score (doubler-opponent away: doubles, below gnubg's doubling point, their cost in mMWC), "
               "most costly first: "
               + ", ".join(f"{k}: {v['doubles']}, {v['wrong']}, {v['error']:.0f}" for k, v in worst))
+    if "luck" in r:
+        lk = r["luck"]
+        for key, label in (("actual", "actual"), ("luck_adjusted", "luck-adjusted"), ("luck", "net luck (MWC)"
+                                                                                       if units == "MWC" else "net luck")):
+            d = lk[key]
+            print(f"  {label + ' ' + lk['measure'] if key != 'luck' else label:42s} {d['mean']:8.4f}  "
+                  f"95% CI [{d['ci_low']:.4f}, {d['ci_high']:.4f}]  ({lk['n']} {lk['units']})")
     for key, label in (("gnubg_rating", "gnubg rating (of the overall rate)"),
                        ("gnubg_chequer_rating", "gnubg chequerplay rating")):
         g = r[key]

@@ -331,6 +331,15 @@ def test_matches_against_gnubg(tmp_path, gnubg_bin):
         assert (replayed[-1]["winner"] == 1) == (int(ours[0]["winner"]) == 0)
     assert_one_line_error(run("play_models.py", "--model1", ckpt, "--model2", "gnubg-ext", "--game-mode", "match",
                               "--games", "1", "--save-games", tmp_path / "a b", "--gnubg", gnubg_bin), "without blanks")
+    # gnubg's luck analysis of the same files: its actual results give back the match-win rate we
+    # scored (each match's games sum to +-0.5 MWC), and the luck-adjusted rate is the actual less the luck
+    lj = tmp_path / "luck.json"
+    run("gnubg_eval.py", "--from-mat", mats, "--luck", "--quiet", "--json", lj, "--gnubg", gnubg_bin, check=True)
+    lk = json.loads(lj.read_text())["luck"]
+    assert lk["n"] == 4 and lk["units"] == "matches"
+    assert lk["actual"]["mean"] == pytest.approx(s["match_win_rate"]["mean"], abs=1e-5)
+    assert lk["luck_adjusted"]["mean"] == pytest.approx(lk["actual"]["mean"] - lk["luck"]["mean"], abs=1e-6)
+    assert 0 <= lk["luck_adjusted"]["mean"] <= 1 and lk["luck"]["mean"] != 0
 
 
 @pytest.mark.parametrize("workers", [1, 2])

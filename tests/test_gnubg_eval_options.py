@@ -150,6 +150,10 @@ def test_match_length_needs_match_play():
     assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--match-length", 5), "--game-mode match")
 
 
+def test_luck_needs_an_opponent():
+    assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--luck"), "even by symmetry")
+
+
 @needs_gnubg
 def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
     import sys
@@ -198,3 +202,21 @@ def test_from_mat_rates_each_named_player_of_saved_files(tmp_path):
     assert_one_line_error(run("gnubg_eval.py", "--from-mat", tmp_path / "empty"), "no .mat files")
     assert_one_line_error(run("gnubg_eval.py", "--from-mat", out, "--model", model), "takes no --model")
     assert_one_line_error(run("gnubg_eval.py", "--games", 3), "give --model")
+
+
+def test_luck_adjusted_results_by_hand():
+    """Two matches (files a, b) and the same games read as money games, with gnubg's per-game
+    figures for player X: the match rate is 0.5 + each match's summed results."""
+    from gnubg_analysis import luck_adjusted
+
+    def game(f, i, actual, adjusted):
+        return {"file": f, "game": i, "stats": {"X": {"actual": actual, "luck_adjusted": adjusted}}}
+    games = [game("a", 0, 0.25, 0.05), game("a", 1, 0.25, -0.15), game("b", 0, -0.5, 0.10)]
+    m = luck_adjusted(games, match_play=True, n_boot=50)
+    assert m["n"] == 2 and m["actual"]["mean"] == pytest.approx(0.5)        # won a, lost b
+    assert m["luck_adjusted"]["mean"] == pytest.approx((0.4 + 0.6) / 2)     # 0.5 - 0.10, 0.5 + 0.10
+    assert m["luck"]["mean"] == pytest.approx(((0.5 - -0.10) + (-0.5 - 0.10)) / 2)
+    g = luck_adjusted(games, match_play=False, n_boot=50)
+    assert g["n"] == 3 and g["luck_adjusted"]["mean"] == pytest.approx(0.0)
+    with pytest.raises(Exception, match="no luck"):
+        luck_adjusted([{"file": "c", "game": 0, "stats": {"X": {}}}], match_play=True)
