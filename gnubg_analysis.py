@@ -50,8 +50,7 @@ for path in cfg["files"]:
                                                  for k in CUBE_KINDS}}
             dice = s.get("dice", {})
             if "luck-adjusted-result" in dice:  # match play: MWC; money: points
-                out["stats"][side].update(luck=dice["luck-cost"], actual=dice["actual-result"],
-                                          luck_adjusted=dice["luck-adjusted-result"])
+                out["stats"][side].update(actual=dice["actual-result"], luck_adjusted=dice["luck-adjusted-result"])
         info = g.get("info", {})
         out["score"] = [info.get("score-X", 0), info.get("score-O", 0)]
         out["length"] = m.get("match-info", {}).get("match-length", 0)
@@ -179,12 +178,13 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
 def luck_adjusted(games: list[dict], match_play: bool, seed: int = 0, n_boot: int = 2000) -> dict:
     """Player X's actual and luck-adjusted results by gnubg's luck analysis, with bootstrap
     CIs.  A game's luck-adjusted result is its actual result less the difference of the two
-    sides' luck (gnubg's own figures; ``luck`` is that difference).  Match play, per match (one .mat file): the actual
-    results of its games sum to +-0.5 MWC, so 0.5 + their sum is 1 for a match won and 0 for
-    one lost, and 0.5 + the sum of the luck-adjusted results is a match-win rate with the
-    dice's luck taken out.  Money: points per game.  The luck is valued by gnubg's
-    evaluation at the analysis ply: playing as gnubg would is worth 0.5 by this measure,
-    so it cannot credit play better than gnubg's at that ply."""
+    sides' luck (gnubg's own figures; ``luck`` is that difference).  Match play, per match
+    (one .mat file): the actual results of its games sum to +-0.5 MWC, so 0.5 + their sum is
+    1 for a match won and 0 for one lost, and 0.5 + the sum of the luck-adjusted results is a
+    match-win rate with the dice's luck taken out.  Money: points per game.  Each roll's luck
+    is gnubg's value of that roll less its mean over the 21 rolls, so it averages zero however
+    good gnubg's evaluation is: the adjusted rate estimates the same expected result as the
+    actual one, with less noise the better that evaluation is."""
     by_unit: dict = {}
     for g in games:
         x = g["stats"]["X"]

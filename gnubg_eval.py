@@ -239,11 +239,11 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
               + ", ".join(f"{k}: {v['doubles']}, {v['wrong']}, {v['error']:.0f}" for k, v in worst))
     if "luck" in r:
         lk = r["luck"]
-        for key, label in (("actual", "actual"), ("luck_adjusted", "luck-adjusted"), ("luck", "net luck (MWC)"
-                                                                                       if units == "MWC" else "net luck")):
+        for key, label in (("actual", f"actual {lk['measure']}"), ("luck_adjusted", f"luck-adjusted {lk['measure']}"),
+                           ("luck", "net luck (MWC)" if units == "MWC" else "net luck")):
             d = lk[key]
-            print(f"  {label + ' ' + lk['measure'] if key != 'luck' else label:42s} {d['mean']:8.4f}  "
-                  f"95% CI [{d['ci_low']:.4f}, {d['ci_high']:.4f}]  ({lk['n']} {lk['units']})")
+            print(f"  {label:42s} {d['mean']:8.4f}  95% CI [{d['ci_low']:.4f}, {d['ci_high']:.4f}]  "
+                  f"({lk['n']} {lk['units']})")
     for key, label in (("gnubg_rating", "gnubg rating (of the overall rate)"),
                        ("gnubg_chequer_rating", "gnubg chequerplay rating")):
         g = r[key]

@@ -19,6 +19,7 @@ import glob
 import json
 import os
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -27,13 +28,6 @@ sys.path.insert(0, ROOT)
 from luck import CheckpointReference, game_luck  # noqa: E402
 from model import CheckpointError  # noqa: E402
 from matfile import read_mat  # noqa: E402
-
-
-class _Turns:
-    """What luck.game_luck reads of a game: its turns, the named player as mover 0."""
-
-    def __init__(self, turns):
-        self.turns = turns
 
 
 def folder_luck(folder: str, judge: CheckpointReference, player: str) -> dict:
@@ -47,8 +41,10 @@ def folder_luck(folder: str, judge: CheckpointReference, player: str) -> dict:
             if player not in g["names"]:
                 raise ValueError(f"{path}: no player named {player!r} (the players are {g['names']})")
             seat = g["names"].index(player)
-            # checker-play turns only: the cube stays 1, so each roll's luck is P(win) luck
-            games.append(_Turns([(0 if s == seat else 1, d, e, b, a) for s, d, e, b, a in g["turns"] if e == "move"]))
+            # what luck.game_luck reads: the turns, the named player as mover 0; checker-play turns
+            # only, so the cube stays 1 and each roll's luck is P(win) luck
+            turns = [(0 if s == seat else 1, d, e, b, a) for s, d, e, b, a in g["turns"] if e == "move"]
+            games.append(SimpleNamespace(turns=turns))
         luck = game_luck(games, judge)
         per_game += luck.tolist()
         per_match.append(float(luck.sum()))
