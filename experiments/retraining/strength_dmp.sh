@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The strength lineage (issue 33): PureTD's route to gnubg parity in DMP, planned in full here and
+# run from scratch on this 2-core machine with the project's own scripts.  Every stage resumes at
+# its last round (run_stage.sh), so rerunning this script continues wherever it stopped.
+#
+#   s1  [128,128] from scratch, sampled TD(0), Adam 1e-3 -> 3e-4,           300,000 episodes
+#   s2  Net2Net to [256,256,256], Adam 1e-4 -> 2e-5,                       2,500,000 episodes
+#   s3  same net, Adam 5e-5 -> 5e-6 (PureTD's long low-LR stage),          3,000,000 episodes
+#   s4  1-ply targets, Adam 1e-5 -> 5e-6 (through the move filter once
+#       it lands: ONEPLY_FLAGS),                                               300,000 episodes
+#   s5  low-LR 0-ply polish, Adam 5e-6 -> 2e-6,                              500,000 episodes
+#   (then, if time allows, a second s4/s5 cycle at half the LR)
+# 0-ply in all: 6.3M episodes.  Why these numbers: PureTD's logs show [256,256] plateauing near
+# 48% against gnubg and parity needing a deeper net, millions of 0-ply episodes at 5e-5 -> 5e-6,
+# then a long 1-ply refinement and a low-LR polish; our own earlier polish at 2e-4 got worse
+# (dmp_leg.sh s4), so the deep stages start at 1e-4 and below.
+#
+# Run it from a frozen worktree with one thread per process, e.g.
+#   git worktree add /work/lineage <commit> && cd /work/lineage && make setup
+#   OMP_NUM_THREADS=1 D=/work/main/experiments/retraining/strength experiments/retraining/strength_dmp.sh
+# (D: where checkpoints and CSV logs go; WORKERS: self-play processes, one per spare core).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=experiments/retraining/run_stage.sh
+D=${D:-experiments/retraining/strength}
+W=${WORKERS:-1}
+mkdir -p "$D"
+COMMON="--workers $W --quiet --episodes-per-round 200 --parallel-games 100 --save-every 2500
+        --eval-opponent gnubg-nn --eval-games 1000"
+$R train_batch.py "$D/s1_128x2.pt" - --hidden 128,128 --num-episodes 300000 --lr 1e-3 --end-lr 3e-4 \
+   --eval-every 500 --seed 331 $COMMON
+$R train_batch.py "$D/s2_256x3.pt" "$D/s1_128x2.pt" --expand 256,256 --expand-depth-size 256 \
+   --num-episodes 2500000 --lr 1e-4 --end-lr 2e-5 --eval-every 1000 --seed 332 $COMMON
+$R train_batch.py "$D/s3_256x3.pt" "$D/s2_256x3.pt" --num-episodes 3000000 --lr 5e-5 --end-lr 5e-6 \
+   --eval-every 1000 --seed 333 $COMMON
+[ "${STOP_BEFORE_1PLY:-0}" = 1 ] && exit 0
+ONEPLY_FLAGS=${ONEPLY_FLAGS:---oneply}
+$R train_batch.py "$D/s4_256x3_1ply.pt" "$D/s3_256x3.pt" $ONEPLY_FLAGS --num-episodes 300000 \
+   --lr 1e-5 --end-lr 5e-6 --episodes-per-round 40 --parallel-games 20 --eval-every 2500 --seed 334 \
+   --workers $W --quiet --save-every 2500 --eval-opponent gnubg-nn --eval-games 1000
+$R train_batch.py "$D/s5_256x3_polish.pt" "$D/s4_256x3_1ply.pt" --num-episodes 500000 --lr 5e-6 \
+   --end-lr 2e-6 --eval-every 1000 --seed 335 $COMMON
