@@ -24,19 +24,32 @@ cd "$(dirname "$0")/../.."
 R=experiments/retraining/run_stage.sh
 D=${D:-experiments/retraining/strength}
 W=${WORKERS:-1}
-mkdir -p "$D"
+mkdir -p "$D/eval"
+# The curve's points: each stage's end against gnubg-nn playing DMP, 10,000 duplicate games on the
+# selection seed 1001 (candidates are compared on it; a released model is re-measured on a fresh seed).
+stage_eval() {
+  local pt=$1 out="$D/eval/$(basename "$1" .pt)_vs_gnubg-nn_seed1001"
+  [ -f "$out.json" ] && return 0
+  ${PY:-.venv/bin/python} play_models.py --model1 "$pt" --gnubg-nn --games 10000 --seed 1001 --workers "$W" \
+     --quiet --csv "$out.csv" --json "$out.json"
+}
 COMMON="--workers $W --quiet --episodes-per-round 200 --parallel-games 100 --save-every 2500
         --eval-opponent gnubg-nn --eval-games 1000"
 $R train_batch.py "$D/s1_128x2.pt" - --hidden 128,128 --num-episodes 300000 --lr 1e-3 --end-lr 3e-4 \
    --eval-every 500 --seed 331 $COMMON
+stage_eval "$D/s1_128x2.pt"
 $R train_batch.py "$D/s2_256x3.pt" "$D/s1_128x2.pt" --expand 256,256 --expand-depth-size 256 \
    --num-episodes 2500000 --lr 1e-4 --end-lr 2e-5 --eval-every 1000 --seed 332 $COMMON
+stage_eval "$D/s2_256x3.pt"
 $R train_batch.py "$D/s3_256x3.pt" "$D/s2_256x3.pt" --num-episodes 3000000 --lr 5e-5 --end-lr 5e-6 \
    --eval-every 1000 --seed 333 $COMMON
+stage_eval "$D/s3_256x3.pt"
 [ "${STOP_BEFORE_1PLY:-0}" = 1 ] && exit 0
 ONEPLY_FLAGS=${ONEPLY_FLAGS:---oneply}
 $R train_batch.py "$D/s4_256x3_1ply.pt" "$D/s3_256x3.pt" $ONEPLY_FLAGS --num-episodes 300000 \
    --lr 1e-5 --end-lr 5e-6 --episodes-per-round 40 --parallel-games 20 --eval-every 2500 --seed 334 \
    --workers $W --quiet --save-every 2500 --eval-opponent gnubg-nn --eval-games 1000
+stage_eval "$D/s4_256x3_1ply.pt"
 $R train_batch.py "$D/s5_256x3_polish.pt" "$D/s4_256x3_1ply.pt" --num-episodes 500000 --lr 5e-6 \
    --end-lr 2e-6 --eval-every 1000 --seed 335 $COMMON
+stage_eval "$D/s5_256x3_polish.pt"
