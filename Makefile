@@ -1,12 +1,13 @@
 # make setup: idempotent set-up on a fresh machine (.venv, pinned packages, C build)
-# make test:  setup, then the whole test suite
+# make test:  setup, then the test suite without the tests marked slow (long oracle and learning runs)
+# make test-all: setup, then every test (what .ci/run runs)
 # make setup-ray: optional, Ray for --backend ray (requirements-ray.txt)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 CORE_SO := c_engine/.built
 
-.PHONY: setup setup-ray test bench clean gnubg demo
+.PHONY: setup setup-ray test test-all bench clean gnubg demo
 
 DEMO_MODEL ?= best_models/dmp_512x2x256.pt
 
@@ -31,6 +32,9 @@ c_inference/tdbg_move c_inference/tdbg_play &: c_inference/*.c c_inference/*.h c
 	$(MAKE) -C c_inference
 
 test: setup
+	$(PY) -m pytest -q tests -m "not slow"
+
+test-all: setup
 	$(PY) -m pytest -q tests
 
 # the real GNU Backgammon binary for gnubg_external.py and gnubg_eval.py: 1.08.003 (the seed's

@@ -56,6 +56,7 @@ def test_forward_pass_matches_pytorch(tmp_path, positions, mode_name, output, n_
     assert np.abs(got.reshape(want.shape) - want).max() < 1e-5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode_name,output,n_inputs", KINDS)
 def test_same_moves_as_td_agent(tmp_path, positions, mode_name, output, n_inputs):
     model, binf = _export(tmp_path, mode_name, output, n_inputs)

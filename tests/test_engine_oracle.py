@@ -5,6 +5,7 @@ keys computed from our boards (vectorised, no gnubg-nn involved) on the other.
 """
 import gnubg_nn
 import numpy as np
+import pytest
 
 import backgammon_engine as be
 import c_engine
@@ -23,16 +24,19 @@ def _mismatches(engine_legal_moves, positions):
     return bad
 
 
+@pytest.mark.slow
 def test_python_engine_equals_gnubg_nn_moves(positions_20k):
     bad = _mismatches(be.legal_moves, positions_20k)
     assert not bad, f"{len(bad)} (position, roll) pairs differ, e.g. {bad[:5]}"
 
 
+@pytest.mark.slow
 def test_c_engine_equals_gnubg_nn_moves(positions_20k):
     bad = _mismatches(c_engine.legal_moves, positions_20k)
     assert not bad, f"{len(bad)} (position, roll) pairs differ, e.g. {bad[:5]}"
 
 
+@pytest.mark.slow
 def test_c_batch_equals_gnubg_nn_moves(positions_20k):
     """The batch path (what self-play uses) gives gnubg's sets for every input."""
     boards = np.repeat(positions_20k, len(ALL_ROLLS), axis=0)

@@ -122,6 +122,7 @@ def test_known_opening_moves_per_mode():
         assert np.array_equal(agent.choose_moves(start[None], np.array([[3, 1]]))[0], want)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode_name", ["dmp", "cubeless-money"])
 def test_gnubg_nn_2ply_maximises_the_mode_objective(mode_name):
     """--plies 2: each candidate valued by gnubg-nn's own 2-ply evaluation."""

@@ -5,6 +5,7 @@ import os
 import sys
 
 import numpy as np
+import pytest
 
 from helpers import ROOT, assert_one_line_error, run
 from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
@@ -28,6 +29,7 @@ def test_selfplay_decisions_carry_gnubgs_own_win_chances():
     assert seen > 50
 
 
+@pytest.mark.slow
 def test_distill_runs_and_refuses_bad_input(tmp_path):
     start = tmp_path / "dmp.pt"
     net = TDNetwork(196, [8], "probability")
@@ -52,6 +54,7 @@ def test_distill_runs_and_refuses_bad_input(tmp_path):
                               tmp_path / "x.pt"), "needs a DMP")
 
 
+@pytest.mark.slow
 def test_distill_with_board_features_and_loss_by_class(tmp_path):
     """--board-features widens the start with zero weights (same choices before fitting); the
     fit's checkpoint reads 216 inputs and records date and commit; loss_by_class splits each

@@ -1,0 +1,500 @@
+#!/usr/bin/env python3
+"""Write the result tables of best_models/README.md and README.md from the result files.
+
+Every figure in these tables is read from a committed result file, never typed:
+
+* head-to-head results: the per-game CSVs of experiments/head_to_head/results/ (the
+  point estimate is recomputed from the rows and must equal the '# win_rate:' /
+  '# meq_per_game:' / '# match_win_rate:' line play_models.py wrote into the header;
+  the 95% CI is that header line's, made from the same rows when the file was written);
+* paired differences: recomputed from two such CSVs (results_file.compare, bootstrap
+  seed 0, as tools/compare_results.py prints them);
+* match statistics (points per game, drops per match): the JSON beside each match CSV;
+* luck-adjusted match results: gnubg_eval.py --luck JSONs in experiments/gnubg_eval/;
+* decision error: experiments/benchmarks/decisions/results.jsonl (all_models.sh);
+* md5: the checkpoint files themselves.
+
+What is typed here is what no result file holds: each model's description (lineage,
+architecture, episodes, CPU-hours from its training logs) and, per released figure, the
+seed its model was selected on.  A table lives between the marker comments
+``<!-- results_tables: NAME begin -->`` and ``<!-- results_tables: NAME end -->``.
+
+    python tools/results_tables.py            # rewrite the tables in place
+    python tools/results_tables.py --check     # exit 1 naming each table that differs
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import re
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
+sys.path.insert(0, ROOT)
+
+from results_file import compare, read_results  # noqa: E402
+
+H2H = "experiments/head_to_head/results"
+LUCK = "experiments/gnubg_eval"
+DECISIONS = "experiments/benchmarks/decisions/results.jsonl"
+TARGETS = {"best_models": "best_models/README.md", "best_models_match": "best_models/README.md",
+           "best_models_decisions": "best_models/README.md", "summary": "README.md"}
+
+
+def _path(rel: str) -> str:
+    return os.path.join(ROOT, rel)
+
+
+# ---- reading result files -------------------------------------------------------------------
+
+_cache: dict = {}
+
+
+def _results(name: str):
+    if name not in _cache:
+        _cache[name] = read_results(_path(f"{H2H}/{name}.csv"))
+    return _cache[name]
+
+
+_HEADER = re.compile(r"^(-?[\d.]+) \(95% CI (-?[\d.]+) \.\. (-?[\d.]+)\)$")
+
+
+def _header_figure(name: str, key: str) -> tuple[float, float, float]:
+    """(mean, low, high) of a '# key: m (95% CI lo .. hi)' header line, the mean checked
+    against the rows."""
+    r = _results(name)
+    line = r.header.get(key)
+    m = _HEADER.match(line or "")
+    if not m:
+        raise ValueError(f"{name}.csv: no '# {key}:' summary line")
+    mean, lo, hi = (float(x) for x in m.groups())
+    if key == "match_win_rate":
+        rows = float((r.points > 0).mean())
+    elif key == "win_rate":
+        rows = float(r.metric("win").mean())
+    else:  # meq_per_game, capped_meq_per_game: points x 1000
+        rows = float(r.metric("capped" if key.startswith("capped") else "points").mean()) * 1000
+    if abs(rows - mean) > 0.051 * (1 if key.startswith(("meq", "capped")) else 1e-3):
+        raise ValueError(f"{name}.csv: header {key} {mean} but the rows give {rows}")
+    return mean, lo, hi
+
+
+def seed(name: str) -> str:
+    return _results(name).header["seed"]
+
+
+def games(name: str) -> int:
+    return len(_results(name).games)
+
+
+def pct(name: str, key: str = "win_rate") -> str:
+    m, lo, hi = _header_figure(name, key)
+    return f"{100 * m:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
+
+
+def meq(name: str, key: str = "meq_per_game") -> str:
+    m, lo, hi = _header_figure(name, key)
+    return f"{m:+.1f} mEq/game [{lo:+.1f}, {hi:+.1f}]"
+
+
+def capped_equal(name: str) -> bool:
+    return _header_figure(name, "meq_per_game") == _header_figure(name, "capped_meq_per_game")
+
+
+def paired(a: str, b: str) -> str:
+    r = compare(_results(a), _results(b))
+    if not r["paired"]:
+        raise ValueError(f"{a} and {b} did not play the same dice")
+    scale = 100.0 if r["metric"] == "win" else 1000.0
+    return f"{r['difference'] * scale:+.2f} [{r['ci_low'] * scale:+.2f}, {r['ci_high'] * scale:+.2f}]" \
+        if r["metric"] == "win" else \
+        f"{r['difference'] * scale:+.1f} [{r['ci_low'] * scale:+.1f}, {r['ci_high'] * scale:+.1f}]"
+
+
+def match_json(name: str) -> dict:
+    with open(_path(f"{H2H}/{name}.json")) as fh:
+        return json.load(fh)
+
+
+def luck(name: str) -> str:
+    with open(_path(f"{LUCK}/{name}.json")) as fh:
+        d = json.load(fh)["luck"]["luck_adjusted"]
+    return f"{100 * d['mean']:.2f}% [{100 * d['ci_low']:.2f}, {100 * d['ci_high']:.2f}]"
+
+
+def workers(name: str) -> str:
+    m = re.search(r"--workers (\d+)", _results(name).header.get("command", ""))
+    n = int(m.group(1)) if m else 1
+    return f"{n} worker" + ("s" if n != 1 else "")
+
+
+_decisions: dict = {}
+
+
+def decision(model: str) -> str:
+    """'0-ply mEq [CI]; 1-ply mEq' on the 1,100-decision benchmark."""
+    if not _decisions:
+        with open(_path(DECISIONS)) as fh:
+            for line in fh:
+                d = json.loads(line)
+                _decisions[(d["model"], d["ply"])] = d
+    z, o = _decisions[(f"best_models/{model}", 0)]["overall"], _decisions[(f"best_models/{model}", 1)]["overall"]
+    return f"{z['meq']:.1f} [{z['ci'][0]:.1f}, {z['ci'][1]:.1f}]; {o['meq']:.1f}"
+
+
+def md5(model: str) -> str:
+    h = hashlib.md5()
+    with open(_path(f"best_models/{model}"), "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def n(x: int) -> str:
+    return f"{x:,}"
+
+
+# ---- selection and report seeds of the released figures ---------------------------------------
+# selection: the seed(s) whose games chose this model among candidates (typed: no result file
+# says which runs were compared); report: the seed of the figure in the table (read from its file).
+
+SELECTION = {
+    "dmp_512x2x256.pt": ("21", "about 20 DMP candidates of experiments/retraining/README.md were compared on seed 21"),
+    "dmp_256x2_1ply.pt": (None, "planned stage 3 of dmp_leg.sh"),
+    "dmp_256x2.pt": (None, "planned stage 2 of dmp_leg.sh"),
+    "dmp_128x2.pt": (None, "planned stage 1 of dmp_leg.sh"),
+    "cubeless_512x2x256.pt": ("41", "the only candidate; released for beating cubeless_256x2 on seed 41"),
+    "cubeless_256x2.pt": (None, "planned leg of all_legs.sh"),
+    "cubeful_512x2x256.pt": ("61", "the only candidate; compared with the [256,256] cubeful models on seed 61"),
+    "cubeful_256x2_1ply.pt": (None, "planned leg of all_legs.sh"),
+    "cubeful_256x2.pt": (None, "planned leg of all_legs.sh"),
+    "match_512x2x256_hold2.pt": ("31, 41, 51", "b5, b6, b7 ranked on seeds 31 and 41 (luck-adjusted), b5 and b6 at 1-ply on seed 51"),
+    "match_512x2x256.pt": (None, "planned leg b3 of big_legs.sh"),
+    "match_256x2_lambda.pt": (None, "s10, chosen over its TD(0) control s9 by cube-decision measures, not by games"),
+    "match_256x2_outcomes.pt": ("31, 32", "match_leg.sh s7, chosen over s6 and s8 on seeds 31 and 32"),
+    "match_256x2.pt": ("32", "match_leg.sh s3, kept over s4 and s5 on seed 32"),
+    "prob5_128x2_1ply.pt": (None, "planned 1-ply refinement"),
+    "prob5_128x2.pt": (None, "planned leg of all_legs.sh"),
+}
+
+
+def seeds_cell(model: str, *reports: str) -> str:
+    """'selection S; report R' with a note where the report reused a selection seed."""
+    sel, why = SELECTION[model]
+    rep = ", ".join(dict.fromkeys(seed(r) for r in reports))
+    if sel is None:
+        return f"selection: none ({why}); report: {rep}"
+    same = set(sel.split(", ")) & set(rep.split(", "))
+    note = (f" (**{', '.join(sorted(same))} also selected it**: {why}; a figure on fresh dice: not measured)"
+            if same else f" ({why})")
+    return f"selection: {sel}; report: {rep}{note}"
+
+
+# ---- the tables ---------------------------------------------------------------------------------
+
+def _table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(lines)
+
+
+def _model_row(model, kind, arch, params, episodes, cpu, nn, pub, binary, dec=True, seed_files=()):
+    return [f"`{model}`", kind, arch, n(params), episodes, cpu, nn, pub, binary,
+            decision(model) if dec else "n/a (a match model plays by the score)",
+            seeds_cell(model, *seed_files), md5(model)]
+
+
+def best_models_table() -> str:
+    g = f"({n(10000)} games)"
+
+    def rate(name):
+        return f"{pct(name)} ({n(games(name))} games)"
+
+    def eq(name):
+        return f"{meq(name)} ({n(games(name))} games)"
+
+    ext = "vs gnubg-ext 1.08.003 0-ply"
+    rows = [
+        _model_row("dmp_512x2x256.pt", "DMP, P(win)",
+                   "196-[512,512,256]-1 (`dmp_s4` at 554k annealed (e), Net2Net to [512,512] (g), then a 256-unit layer "
+                   "appended, function-preserving (j, `--expand-depth-size 256`), 357,400 episodes of 0-ply at Adam "
+                   "5e-5 -> 3.9e-5; experiments/retraining/README.md, exploration log)",
+                   495105, "2,151,600", "4.38 (1.30 + 1.29 + 0.18 + 0.29 + 1.32; j's first 16,600 episodes ran with two "
+                   "torch threads on a loaded machine, which inflates its CPU time)",
+                   f"**{pct('dmp_512x2x256_vs_gnubg-nn')}** ({n(games('dmp_512x2x256_vs_gnubg-nn'))} games; paired vs "
+                   f"`dmp_256x2_1ply` {paired('dmp_512x2x256_vs_gnubg-nn', 'dmp_256x2_1ply_vs_gnubg-nn')})",
+                   rate("dmp_512x2x256_vs_pubeval"), "n/a (DMP)",
+                   seed_files=("dmp_512x2x256_vs_gnubg-nn", "dmp_512x2x256_vs_pubeval")),
+        _model_row("dmp_256x2_1ply.pt", "DMP, P(win)", "196-[256,256]-1 (1-ply refinement of `dmp_256x2`)", 116481,
+                   "1,020,000", "1.30 (0.97 + 0.33)", f"**{pct('dmp_256x2_1ply_vs_gnubg-nn')}** {g}",
+                   rate("dmp_256x2_1ply_vs_pubeval"), "n/a (DMP)",
+                   seed_files=("dmp_256x2_1ply_vs_gnubg-nn", "dmp_256x2_1ply_vs_pubeval")),
+        _model_row("dmp_256x2.pt", "DMP, P(win)", "196-[256,256]-1 (Net2Net from `dmp_128x2`)", 116481, "1,000,000",
+                   "0.97 (0.31 + 0.67)", f"**{pct('dmp_256x2_vs_gnubg-nn')}** {g}", rate("dmp_256x2_vs_pubeval"),
+                   "n/a (DMP)", seed_files=("dmp_256x2_vs_gnubg-nn", "dmp_256x2_vs_pubeval")),
+        _model_row("cubeless_512x2x256.pt", "cubeless money, equity",
+                   "196-[512,512,256]-1 (`--warm-start-equity` from `dmp_512x2x256`; `big_legs.sh` b1, Adam 2e-4 -> "
+                   "5e-5 planned over 400k episodes, ended at 203,800)", 495105, "2,355,400", "5.16 (4.38 + 0.78)",
+                   f"**{meq('cubeless_512x2x256_vs_gnubg-nn')}** ({n(games('cubeless_512x2x256_vs_gnubg-nn'))} games; "
+                   f"paired vs `cubeless_256x2` on the same dice "
+                   f"{paired('cubeless_512x2x256_vs_gnubg-nn', 'cubeless_256x2_vs_gnubg-nn')})",
+                   eq("cubeless_512x2x256_vs_pubeval"), "n/a (cubeless)",
+                   seed_files=("cubeless_512x2x256_vs_gnubg-nn", "cubeless_512x2x256_vs_pubeval")),
+        _model_row("cubeless_256x2.pt", "cubeless money, equity", "196-[256,256]-1 (`--warm-start-equity` from `dmp_256x2`)",
+                   116481, "1,200,000", "1.15 (0.97 + 0.18)", eq("cubeless_256x2_vs_gnubg-nn"),
+                   eq("cubeless_256x2_vs_pubeval"), "n/a (cubeless)",
+                   seed_files=("cubeless_256x2_vs_gnubg-nn", "cubeless_256x2_vs_pubeval")),
+        _model_row("cubeful_512x2x256.pt", "cubeful money, equity / cube",
+                   "200-[512,512,256]-1 (`--warm-start-cubeful` from `cubeless_512x2x256`; `big_legs.sh` b2, 150k "
+                   "episodes, Adam 1e-4 -> 3e-5)", 497153, "2,505,400", "5.65 (5.16 + 0.49)",
+                   "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
+                   f"**{meq('cubeful_512x2x256_vs_gnubg-ext')}** {ext} ({n(games('cubeful_512x2x256_vs_gnubg-ext'))} "
+                   f"games{'; capped = uncapped' if capped_equal('cubeful_512x2x256_vs_gnubg-ext') else ''})",
+                   seed_files=("cubeful_512x2x256_vs_gnubg-ext",)),
+        _model_row("cubeful_256x2_1ply.pt", "cubeful money, equity / cube",
+                   "200-[256,256]-1 (1-ply refinement of `cubeful_256x2`)", 117505, "1,410,000", "1.45 (1.32 + 0.13)",
+                   "n/a", "n/a",
+                   f"{meq('cubeful_256x2_1ply_vs_gnubg-ext')} {ext} ({n(games('cubeful_256x2_1ply_vs_gnubg-ext'))} "
+                   f"games); vs 1.07.001: {meq('cubeful_256x2_1ply_vs_gnubg-ext-1.07.001')}",
+                   seed_files=("cubeful_256x2_1ply_vs_gnubg-ext", "cubeful_256x2_1ply_vs_gnubg-ext-1.07.001")),
+        _model_row("cubeful_256x2.pt", "cubeful money, equity / cube",
+                   "200-[256,256]-1 (`--warm-start-cubeful` from `cubeless_256x2`)", 117505, "1,400,000",
+                   "1.32 (1.15 + 0.17)", "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
+                   f"{meq('cubeful_256x2_vs_gnubg-ext')} {ext} ({n(games('cubeful_256x2_vs_gnubg-ext'))} games"
+                   f"{'; capped = uncapped' if capped_equal('cubeful_256x2_vs_gnubg-ext') else ''}); vs 1.07.001: "
+                   f"{meq('cubeful_256x2_vs_gnubg-ext-1.07.001')}",
+                   seed_files=("cubeful_256x2_vs_gnubg-ext", "cubeful_256x2_vs_gnubg-ext-1.07.001")),
+        _model_row("match_256x2.pt", "match play, MWC / cube by the MET",
+                   "208-[256,256]-1 (`--warm-start-match` from `cubeful_256x2_1ply`, then `--cube-explore`; "
+                   "`experiments/retraining/match_leg.sh`)", 119553, "2,083,200 (673,200 as a match model)",
+                   "1.95 (1.45 + 0.50)", "n/a (match)", "n/a",
+                   f"7-point matches {ext}: **{pct('match_256x2_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"({n(games('match_256x2_vs_gnubg-ext_match7'))} matches); its cubeful parent in the same kind of "
+                   f"matches: {pct('cubeful_256x2_1ply_vs_gnubg-ext_match7', 'match_win_rate')}", dec=False,
+                   seed_files=("match_256x2_vs_gnubg-ext_match7",)),
+        _model_row("match_512x2x256_hold2.pt",
+                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+                   "208-[512,512,256]-5 (`match_512x2x256` continued to 600k (b3), then 300k episodes with "
+                   "`--cube-hold 0.4 --take-explore 0.4` (b5) and 300k with `--cube-hold 0.5 --take-explore 0.4`, "
+                   "Adam 2e-5 -> 1e-5 (b6); `big_legs.sh`)", 502277, "3,705,400 (1,200,000 as a match model)",
+                   "10.71 (5.65 + 2.54 + 1.14 + 1.38)", "n/a (match)", "n/a",
+                   f"7-point matches {ext}, ours at **1-ply over its 8 best moves** (`--oneply1 --oneply-k 8`): "
+                   f"**{pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"({n(games('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7'))} matches), luck-adjusted "
+                   f"{luck('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck')}; at 0-ply: "
+                   f"{pct('match_512x2x256_hold2_vs_gnubg-ext_match7', 'match_win_rate')}, luck-adjusted "
+                   f"{luck('match_512x2x256_hold2_vs_gnubg-ext1000_0ply_luck')}; vs its cubeful ancestor "
+                   f"`cubeful_512x2x256` (duplicate, 0-ply): "
+                   f"{pct('match_512x2x256_hold2_vs_cubeful_512x2x256_match7', 'match_win_rate')}", dec=False,
+                   seed_files=("match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7",
+                               "match_512x2x256_hold2_vs_gnubg-ext_match7",
+                               "match_512x2x256_hold2_vs_cubeful_512x2x256_match7")),
+        _model_row("match_512x2x256.pt",
+                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+                   "208-[512,512,256]-5 (`--warm-start-match` from `cubeful_512x2x256` with `--match-head "
+                   "mwc-outcomes`, lambda-return targets `--td-lambda 0.7`, greedy cube play under the dead-cube rule, "
+                   "`--cube-start 0.3`, Adam 1e-4 -> 2e-5 planned over 600k; `big_legs.sh` b3, stopped at 336,800, "
+                   "resumable)", 502277, "2,842,200 (336,800 as a match model)",
+                   "7.09 (5.65 + 1.44; b3's CPU time ran beside the CI tests and is inflated)", "n/a (match)", "n/a",
+                   f"7-point matches {ext}: **{pct('match_512x2x256_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"({n(games('match_512x2x256_vs_gnubg-ext_match7'))} matches); vs its cubeful parent (duplicate): "
+                   f"{pct('match_512x2x256_vs_cubeful_512x2x256_match7', 'match_win_rate')}; vs `match_256x2_lambda`: "
+                   f"{pct('match_512x2x256_vs_match_256x2_lambda_match7', 'match_win_rate')}", dec=False,
+                   seed_files=("match_512x2x256_vs_gnubg-ext_match7", "match_512x2x256_vs_cubeful_512x2x256_match7",
+                               "match_512x2x256_vs_match_256x2_lambda_match7")),
+        _model_row("match_256x2_lambda.pt",
+                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+                   "208-[256,256]-5 (`match_256x2_outcomes` + 300k episodes with lambda-return targets, `--td-lambda "
+                   "0.7`, greedy cube play under the dead-cube rule, `--cube-start 0.3`; `match_leg.sh` s10)", 120581,
+                   "3,083,200 (1,673,200 as a match model)", "3.20 (2.76 + 0.44)", "n/a (match)", "n/a",
+                   f"7-point matches {ext}: **{pct('match_256x2_lam_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"({n(games('match_256x2_lam_vs_gnubg-ext_match7'))} matches); vs its cubeful grandparent "
+                   f"(duplicate): {pct('match_256x2_lam_vs_cubeful_256x2_1ply_match7', 'match_win_rate')}; vs "
+                   f"`match_256x2_outcomes`: {pct('match_256x2_lambda_vs_match_256x2_outcomes_match7', 'match_win_rate')}",
+                   dec=False, seed_files=("match_256x2_lam_vs_gnubg-ext_match7",
+                                          "match_256x2_lam_vs_cubeful_256x2_1ply_match7",
+                                          "match_256x2_lambda_vs_match_256x2_outcomes_match7")),
+        _model_row("match_256x2_outcomes.pt",
+                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+                   "208-[256,256]-5 (`match_256x2` converted to the `mwc-outcomes` head with `--match-head`, then 700k "
+                   "episodes with `--cube-start 0.3 --cube-explore 0.15`; `match_leg.sh` s6, s7)", 120581,
+                   "2,783,200 (1,373,200 as a match model)", "2.76 (1.95 + 0.35 + 0.46)", "n/a (match)", "n/a",
+                   f"7-point matches {ext}: **{pct('match_256x2_oc2_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"({n(games('match_256x2_oc2_vs_gnubg-ext_match7'))} matches); vs its cubeful parent (duplicate): "
+                   f"{pct('match_256x2_oc2_vs_cubeful_256x2_1ply_match7', 'match_win_rate')}; vs `match_256x2`: "
+                   f"{pct('match_256x2_oc2_vs_match_256x2_match7', 'match_win_rate')}", dec=False,
+                   seed_files=("match_256x2_oc2_vs_gnubg-ext_match7", "match_256x2_oc2_vs_cubeful_256x2_1ply_match7",
+                               "match_256x2_oc2_vs_match_256x2_match7")),
+        _model_row("prob5_128x2_1ply.pt", "cubeless money, prob5", "196-[128,128]-5 (1-ply refinement of `prob5_128x2`)",
+                   42373, "310,000", "0.21 (0.14 + 0.07)", eq("prob5_128x2_1ply_vs_gnubg-nn"),
+                   eq("prob5_128x2_1ply_vs_pubeval"), "n/a (no cube)",
+                   seed_files=("prob5_128x2_1ply_vs_gnubg-nn", "prob5_128x2_1ply_vs_pubeval")),
+        _model_row("prob5_128x2.pt", "cubeless money, prob5", "196-[128,128]-5 (from scratch)", 42373, "300,000", "0.14",
+                   eq("prob5_128x2_vs_gnubg-nn"), eq("prob5_128x2_vs_pubeval"), "n/a (no cube)",
+                   seed_files=("prob5_128x2_vs_gnubg-nn", "prob5_128x2_vs_pubeval")),
+        _model_row("dmp_128x2.pt", "DMP, P(win)", "196-[128,128]-1", 41857, "400,000", "0.31",
+                   rate("dmp_128x2_vs_gnubg-nn"), rate("dmp_128x2_vs_pubeval"), "n/a (DMP)",
+                   seed_files=("dmp_128x2_vs_gnubg-nn", "dmp_128x2_vs_pubeval")),
+    ]
+    return _table(["file", "type", "architecture", "params", "episodes", "CPU-hours", "vs gnubg-nn 0-ply",
+                   "vs pubeval", "vs gnubg binary (cubeful)",
+                   "decision error, mEq/decision, 0-ply [95% CI]; 1-ply (1,100 decisions)",
+                   "seeds: selection; report", "md5"], rows)
+
+
+# players, result file, luck JSON (or None), bold
+MATCH_ROWS = [
+    ("**`match_512x2x256_hold2` at 1-ply** (`--oneply1 --oneply-k 8`) vs gnubg-ext 1.08.003 0-ply",
+     "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7", "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck", True),
+    ("`match_512x2x256_hold2` (0-ply) vs gnubg-ext 1.08.003 0-ply", "match_512x2x256_hold2_vs_gnubg-ext_match7",
+     "match_512x2x256_hold2_vs_gnubg-ext1000_0ply_luck", False),
+    ("`match_512x2x256_hold2` vs `cubeful_512x2x256`, duplicate dice, both 0-ply",
+     "match_512x2x256_hold2_vs_cubeful_512x2x256_match7", None, False),
+    ("`match_512x2x256_hold` (b5) at 1-ply (`--oneply-k 8`) vs gnubg-ext 1.08.003 0-ply",
+     "match_512x2x256_hold_1ply_k8_vs_gnubg-ext_match7", "match_512x2x256_hold_1ply_k8_vs_gnubg-ext1000_0ply_luck", False),
+    ("`match_512x2x256_hold` (b5, 0-ply) vs gnubg-ext 1.08.003 0-ply", "match_512x2x256_hold_vs_gnubg-ext_match7_seed41",
+     "match_512x2x256_hold_vs_gnubg-ext1000_seed41_0ply_luck", False),
+    ("`match_512x2x256_hold` (b5) vs `cubeful_512x2x256`, duplicate dice",
+     "match_512x2x256_hold_vs_cubeful_512x2x256_match7", None, False),
+    ("`match_512x2x256` vs gnubg-ext 1.08.003 0-ply", "match_512x2x256_vs_gnubg-ext_match7", None, True),
+    ("`match_512x2x256` vs `cubeful_512x2x256`, duplicate dice", "match_512x2x256_vs_cubeful_512x2x256_match7", None, False),
+    ("`match_512x2x256` vs `match_256x2_lambda`, duplicate dice", "match_512x2x256_vs_match_256x2_lambda_match7", None, False),
+    ("`cubeful_512x2x256` (money rules, blind to the score) vs gnubg-ext 1.08.003 0-ply",
+     "cubeful_512x2x256_vs_gnubg-ext_match7", None, False),
+    ("`match_256x2_lambda` vs gnubg-ext 1.08.003 0-ply", "match_256x2_lam_vs_gnubg-ext_match7", None, True),
+    ("`match_256x2_lambda` vs `cubeful_256x2_1ply`, duplicate dice", "match_256x2_lam_vs_cubeful_256x2_1ply_match7", None,
+     False),
+    ("`match_256x2_lambda` vs `match_256x2_outcomes`, duplicate dice",
+     "match_256x2_lambda_vs_match_256x2_outcomes_match7", None, False),
+    ("`match_256x2_outcomes` vs gnubg-ext 1.08.003 0-ply", "match_256x2_oc2_vs_gnubg-ext_match7", None, True),
+    ("`match_256x2_outcomes` vs `cubeful_256x2_1ply`, duplicate dice", "match_256x2_oc2_vs_cubeful_256x2_1ply_match7", None,
+     False),
+    ("`match_256x2_outcomes` vs `match_256x2`, duplicate dice", "match_256x2_oc2_vs_match_256x2_match7", None, False),
+    ("`match_256x2` vs gnubg-ext 1.08.003 0-ply (gnubg's cube by its default MET, Kazaross-XG2)",
+     "match_256x2_vs_gnubg-ext_match7", None, True),
+    ("`cubeful_256x2_1ply` (money rules, blind to the score) vs gnubg-ext 1.08.003",
+     "cubeful_256x2_1ply_vs_gnubg-ext_match7", None, False),
+    ("`match_256x2` vs `cubeful_256x2_1ply`, duplicate dice", "match_256x2_vs_cubeful_256x2_1ply_match7", None, False),
+]
+
+
+def match_table() -> str:
+    rows = []
+    for players, name, luck_name, bold in MATCH_ROWS:
+        d = match_json(name)
+        ext = "gnubg-ext" in name
+        how = f"gnubg's dice, seed {seed(name)}, {workers(name)}" if ext else f"seed {seed(name)}"
+        rate = pct(name, "match_win_rate")
+        rate = f"**{rate}**" if bold else rate
+        if luck_name:
+            rate += f"; luck-adjusted {luck(luck_name)}"
+        drops = d["drops_per_match"]
+        rows.append([players, f"{n(games(name))} ({how})", rate, f"{d['points_per_game']['mean']:+.3f}",
+                     f"{drops['a']:.2f}, {drops['b']:.2f}", f"`{name}`"])
+    return _table(["players", "matches", "match-win rate (first player) [95% CI]", "points/game",
+                   "drops per match (first, second)", "file"], rows)
+
+
+PLAYS_BY = {"P(win) (DMP)": "P(win) (DMP)"}
+
+
+def decisions_table() -> str:
+    with open(_path(DECISIONS)) as fh:
+        entries = [json.loads(line) for line in fh]
+    entries.sort(key=lambda d: d["overall"]["meq"])
+    rows = []
+    for d in entries:
+        o, c = d["overall"], d["by_class"]
+        name = d["model"].split("/")[-1]
+        rows.append([f"`{name}`", str(d["ply"]), d["plays_by"], f"{o['meq']:.1f} [{o['ci'][0]:.1f}, {o['ci'][1]:.1f}]",
+                     f"{c['contact']['meq']:.1f}", f"{c['crashed']['meq']:.1f}", f"{c['race']['meq']:.1f}",
+                     f"{100 * o['best']:.0f}%", f"{100 * o['outside']:.0f}%"])
+    return _table(["player", "ply", "plays by", "overall mEq [95% CI]", "contact", "crashed", "race", "best move",
+                   "outside"], rows)
+
+
+def summary_table() -> str:
+    """README.md: the current best model per mode."""
+    rows = [
+        ["DMP (single games, P(win))", "[`dmp_512x2x256.pt`](best_models/dmp_512x2x256.pt)",
+         f"{pct('dmp_512x2x256_vs_gnubg-nn')} of games vs gnubg-nn 0-ply playing DMP",
+         f"{n(games('dmp_512x2x256_vs_gnubg-nn'))} duplicate games; "
+         + seeds_cell("dmp_512x2x256.pt", "dmp_512x2x256_vs_gnubg-nn")],
+        ["cubeless money", "[`cubeless_512x2x256.pt`](best_models/cubeless_512x2x256.pt)",
+         f"{meq('cubeless_512x2x256_vs_gnubg-nn')} vs gnubg-nn 0-ply (cubeless equity play)",
+         f"{n(games('cubeless_512x2x256_vs_gnubg-nn'))} duplicate games; "
+         + seeds_cell("cubeless_512x2x256.pt", "cubeless_512x2x256_vs_gnubg-nn")],
+        ["cubeful money", "[`cubeful_512x2x256.pt`](best_models/cubeful_512x2x256.pt)",
+         f"{meq('cubeful_512x2x256_vs_gnubg-ext')} vs the gnubg binary 1.08.003 at 0-ply",
+         f"{n(games('cubeful_512x2x256_vs_gnubg-ext'))} games on gnubg's dice; "
+         + seeds_cell("cubeful_512x2x256.pt", "cubeful_512x2x256_vs_gnubg-ext")],
+        ["7-point matches", "[`match_512x2x256_hold2.pt`](best_models/match_512x2x256_hold2.pt)",
+         f"at 1-ply over its 8 best moves: {pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')} "
+         f"of matches vs the gnubg binary 1.08.003 at 0-ply (luck-adjusted "
+         f"{luck('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck')})",
+         f"{n(games('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7'))} matches on gnubg's dice; "
+         + seeds_cell("match_512x2x256_hold2.pt", "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7")],
+    ]
+    return _table(["mode", "model", "result [95% CI]", "games; seeds"], rows)
+
+
+TABLES = {"best_models": best_models_table, "best_models_match": match_table,
+          "best_models_decisions": decisions_table, "summary": summary_table}
+
+
+def _markers(name: str) -> tuple[str, str]:
+    return f"<!-- results_tables: {name} begin -->", f"<!-- results_tables: {name} end -->"
+
+
+def render(text: str, name: str, table: str) -> str:
+    begin, end = _markers(name)
+    i, j = text.find(begin), text.find(end)
+    if i < 0 or j < i:
+        raise ValueError(f"no '{begin}' ... '{end}' markers")
+    return text[:i + len(begin)] + "\n" + table + "\n" + text[j:]
+
+
+def differing() -> list[str]:
+    """Names of the tables whose committed text differs from what the result files give."""
+    out = []
+    for name, make in TABLES.items():
+        with open(_path(TARGETS[name])) as fh:
+            text = fh.read()
+        if render(text, name, make()) != text:
+            out.append(f"{name} ({TARGETS[name]})")
+    return out
+
+
+def write() -> list[str]:
+    changed = []
+    for name, make in TABLES.items():
+        path = _path(TARGETS[name])
+        with open(path) as fh:
+            text = fh.read()
+        new = render(text, name, make())
+        if new != text:
+            tmp = path + ".tmp"
+            with open(tmp, "w") as fh:
+                fh.write(new)
+            os.replace(tmp, path)
+            changed.append(f"{name} ({TARGETS[name]})")
+    return changed
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a committed table differs")
+    args = p.parse_args()
+    if args.check:
+        bad = differing()
+        for b in bad:
+            print(f"differs from the result files: {b}")
+        sys.exit(1 if bad else 0)
+    changed = write()
+    print("rewritten: " + (", ".join(changed) if changed else "nothing (every table is up to date)"))
+
+
+if __name__ == "__main__":
+    main()
