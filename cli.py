@@ -10,7 +10,7 @@ import os
 import sys
 
 from errors import InputError, RunError
-from fileio import KIND_NAMES, OutputError, atomic_write, file_kind
+from fileio import KIND_NAMES, OutputError, atomic_write, check_cleared, file_kind
 from workers import WorkerError
 
 
@@ -196,7 +196,9 @@ def read_log(path: str, column: str, what: str = "a training log") -> list[dict]
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write a whole text file atomically (see fileio.atomic_write)."""
+    """Write a whole text file atomically (see fileio.atomic_write); an existing file only
+    where the run's check_outputs cleared it."""
+    check_cleared(path)
     with atomic_write(path) as fh:
         fh.write(text)
 
