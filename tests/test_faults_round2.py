@@ -105,3 +105,43 @@ def test_a_result_writer_replaces_only_what_the_policy_cleared(tmp_path):
     check_outputs([Output("--json", str(old), "json")], overwrite=True)
     cli.write_json(str(old), {"a": 2})
     assert '"a": 2' in old.read_text()
+
+
+# --- odd game and match counts -------------------------------------------------------------
+
+def test_a_lone_last_game_counts_as_one_game():
+    """2 wins in 3 games is 2/3 (not the 3/4 of pair means 1/2 and 1); with even counts
+    the numbers are those of plain pair means, bit for bit."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from evaluation import summarize
+    from matches import summarize_matches
+    from modes import game_mode
+    from stats import bootstrap_ci, pair_means
+    m, lo, hi = bootstrap_ci(pair_means([0, 1, 2], [1, 0, 1]))
+    assert m == pytest.approx(2 / 3) and 0 <= lo <= hi <= 1
+    assert pair_means([0, 1, 2], [1, 0, 1]).mean() == pytest.approx(2 / 3)
+    assert bootstrap_ci(pair_means([0, 1, 2, 3], [1, 0, 1, 1]), seed=4) == bootstrap_ci(np.array([0.5, 1.0]), seed=4)
+    games = [SimpleNamespace(index=i, points=p, result=1) for i, p in enumerate([1.0, -1.0, 1.0])]
+    assert summarize(games, game_mode("dmp"))["win_rate"]["mean"] == pytest.approx(2 / 3)
+    # 3 matches won by A, B, A: 2/3; points per game (+1), (-2, +1), (+3): per match 1, -1/2, 3 -> 3.5/3
+    matches = [SimpleNamespace(index=i, winner=w, length=3, games=g, doubles=(0, 0), takes=(0, 0), drops=(0, 0))
+               for i, (w, g) in enumerate([(0, [(1, 1)]), (1, [(-2, 2), (1, 1)]), (0, [(3, 3)])])]
+    s = summarize_matches(matches)
+    assert s["match_win_rate"]["mean"] == pytest.approx(2 / 3)
+    assert s["points_per_game"]["per_match_mean"] == pytest.approx(3.5 / 3)
+
+
+def test_play_models_scores_an_odd_count_game_by_game(tmp_path):
+    import json
+    out, csv = tmp_path / "s.json", tmp_path / "g.csv"
+    run("play_models.py", "--model1", "random", "--model2", "random", "--games", "5", "--seed", "0",
+        "--json", out, "--csv", csv, check=True)
+    rows = [ln.split(",") for ln in csv.read_text().splitlines() if ln and not ln.startswith(("#", "game"))]
+    wins = [float(r[2]) > 0 for r in rows]
+    assert len(wins) == 5
+    pairs = [sum(wins[i:i + 2]) / len(wins[i:i + 2]) for i in (0, 2, 4)]
+    assert sum(pairs) / 3 != sum(wins) / 5  # this seed tells the two apart
+    assert json.loads(out.read_text())["win_rate"]["mean"] == pytest.approx(sum(wins) / 5)
