@@ -203,5 +203,30 @@ def write_atomic(path: str, text: str) -> None:
         fh.write(text)
 
 
+NULL_REASONS = {"nan": "not a number: undefined here (e.g. a spread or a ratio of too few samples)",
+                "inf": "infinite (e.g. a ratio over zero)", "-inf": "minus infinity (e.g. a ratio over zero)"}
+
+
+def _strict(obj, where: str, nulls: dict):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        nulls[where] = NULL_REASONS["nan" if obj != obj else ("inf" if obj > 0 else "-inf")]
+        return None
+    if isinstance(obj, dict):
+        return {k: _strict(v, f"{where}.{k}" if where else str(k), nulls) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict(v, f"{where}[{i}]", nulls) for i, v in enumerate(obj)]
+    return obj
+
+
+def json_text(obj, **kwargs) -> str:
+    """Strict JSON (what every reader accepts): a NaN or an infinity becomes null, and a
+    top-level dict gains "nulls", {where: why}, for each one."""
+    nulls: dict = {}
+    obj = _strict(obj, "", nulls)
+    if nulls and isinstance(obj, dict):
+        obj = {**obj, "nulls": {**obj.get("nulls", {}), **nulls}}
+    return json.dumps(obj, allow_nan=False, **kwargs)
+
+
 def write_json(path: str, obj) -> None:
-    write_atomic(path, json.dumps(obj, indent=2) + "\n")
+    write_atomic(path, json_text(obj, indent=2) + "\n")

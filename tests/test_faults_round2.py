@@ -145,3 +145,27 @@ def test_play_models_scores_an_odd_count_game_by_game(tmp_path):
     pairs = [sum(wins[i:i + 2]) / len(wins[i:i + 2]) for i in (0, 2, 4)]
     assert sum(pairs) / 3 != sum(wins) / 5  # this seed tells the two apart
     assert json.loads(out.read_text())["win_rate"]["mean"] == pytest.approx(sum(wins) / 5)
+
+
+# --- strict JSON ---------------------------------------------------------------------------
+
+def _strict_loads(text):
+    import json
+
+    def refuse(name):
+        raise AssertionError(f"{name} in JSON")
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_json_text_is_strict_with_a_reason_per_null():
+    import cli
+    got = _strict_loads(cli.json_text({"a": float("nan"), "b": [1.0, float("inf")], "c": {"d": -float("inf")}}))
+    assert got["a"] is None and got["b"] == [1.0, None] and got["c"]["d"] is None
+    assert set(got["nulls"]) == {"a", "b[1]", "c.d"}
+    assert all(got["nulls"].values())
+
+
+def test_a_one_trial_rollout_prints_strict_json(ckpt):
+    proc = run("tools/rollout.py", ckpt, "4HPwATDgc/ABMA", "--trials", "1", "--json", "--quiet", check=True)
+    got = _strict_loads(proc.stdout)
+    assert got["value"]["se"] is None and "value.se" in got["nulls"]
