@@ -3,11 +3,13 @@ numbers, atomic result files (the output policy itself is fileio's; run logs are
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
 import os
 import sys
+import warnings
 
 from errors import InputError, RunError
 from fileio import KIND_NAMES, OutputError, atomic_write, check_cleared, file_kind
@@ -50,25 +52,51 @@ class Parser(argparse.ArgumentParser):
 
 
 def fail(message: str, prog: str | None = None, code: int = 2) -> None:
+    """One ``prog: error: message`` line on stderr (a message of several lines is joined
+    into one), then exit with ``code``."""
     prog = prog or os.path.basename(sys.argv[0])
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    message = "; ".join(ln.strip() for ln in str(message).splitlines() if ln.strip())
+    print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
+
+
+INTERRUPTED = 130  # exit code after Ctrl-C (128 + SIGINT), as a shell reports it
+
+
+def _stdout_closed() -> None:
+    """stdout's reader went away (``| head -1``): later writes, and the flush at exit,
+    go nowhere instead of raising again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def run_main(main) -> None:
     """Call ``main()``, turning bad input (the library's InputError, a script's UsageError)
-    or an OutputError into one line and exit code 2, a RunError, a lost worker or a failed
-    write into one line and exit code 1."""
+    or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
+    write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
+    line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
+    printed before an error line are held back: the error line is the whole story."""
+    held: list = []
     try:
-        main()
+        with warnings.catch_warnings(record=True) as held:
+            main()
+            sys.stdout.flush()
     except (InputError, OutputError) as exc:
         fail(str(exc))
     except (RunError, WorkerError) as exc:
         fail(str(exc), code=1)
+    except BrokenPipeError:
+        _stdout_closed()
+        fail("standard output was closed before the output was written (broken pipe)", code=1)
+    except KeyboardInterrupt:
+        fail("interrupted (Ctrl-C); nothing was written after the interrupt", code=INTERRUPTED)
     except OSError as exc:
         if exc.filename is None:
             raise
         fail(f"{exc.filename}: {exc.strerror}", code=1)
+    for w in held:  # no error: the warnings are shown as they would have been
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def _int_at_least(low: int, words: str):

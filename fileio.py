@@ -94,9 +94,11 @@ def atomic_write(path: str, mode: str = "w"):
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno:  # e.g. ENOSPC: name the file
+            raise OSError(exc.errno, exc.strerror, path) from None
         raise
 
 

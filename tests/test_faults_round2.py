@@ -169,3 +169,116 @@ def test_a_one_trial_rollout_prints_strict_json(ckpt):
     proc = run("tools/rollout.py", ckpt, "4HPwATDgc/ABMA", "--trials", "1", "--json", "--quiet", check=True)
     got = _strict_loads(proc.stdout)
     assert got["value"]["se"] is None and "value.se" in got["nulls"]
+
+
+# --- one line for every failure ------------------------------------------------------------
+
+def _run_code(code, *, stdout=None):
+    import subprocess
+    import sys
+
+    from helpers import HANG_GUARD, ROOT
+    return subprocess.run([sys.executable, "-c", code], cwd=ROOT, stdout=stdout or subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD)
+
+
+def _one_line(proc, code, words):
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert words.lower() in lines[0].lower(), lines[0]
+
+
+def test_a_full_disk_on_save_is_one_line_and_leaves_no_log_row_for_the_failed_save(tmp_path):
+    """The second checkpoint save meets ENOSPC (os.fsync fails as on a full disk): one
+    line, exit 1, the checkpoint of round 1 kept whole, and the log's rows are round 1's."""
+    from model import load_checkpoint
+    save = tmp_path / "c.pt"
+    code = f"""
+import errno, os, runpy, sys
+real, calls = os.fsync, [0]
+def fsync(fd):
+    calls[0] += 1
+    if calls[0] >= 2:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return real(fd)
+os.fsync = fsync
+sys.argv = ["train_batch.py", "--hidden", "8", "--num-episodes", "60", "--save", {str(save)!r}] + {QUICK!r}
+runpy.run_path("train_batch.py", run_name="__main__")
+"""
+    proc = _run_code(code)
+    _one_line(proc, 1, "no space left")
+    _, meta, state = load_checkpoint(str(save))
+    assert meta["episodes"] == 20 and state["stage"]["episodes_done"] == 20
+    rows = (tmp_path / "c.csv").read_text().splitlines()
+    assert len(rows) == 2 and rows[1].split(",")[2] == "20", rows  # the header and round 1 (total_episodes 20)
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")]
+
+
+def test_a_closed_stdout_is_one_line(ckpt):
+    r, w = os.pipe()
+    os.close(r)  # the reader is gone before anything is written (as after `| head -1` read its line)
+    try:
+        proc = _run_code(f"import runpy, sys; sys.argv = ['describe_model.py', {ckpt!r}]; "
+                         f"runpy.run_path('tools/describe_model.py', run_name='__main__')", stdout=w)
+    finally:
+        os.close(w)
+    _one_line(proc, 1, "broken pipe")
+
+
+def test_warnings_before_an_error_and_a_two_line_error_give_one_line():
+    proc = _run_code("import warnings, cli\n"
+                     "def main():\n"
+                     "    warnings.warn('torch says something', UserWarning)\n"
+                     "    raise cli.UsageError('first line\\nsecond line')\n"
+                     "cli.run_main(main)\n")
+    _one_line(proc, 2, "first line; second line")
+    proc = _run_code("import warnings, cli\n"
+                     "cli.run_main(lambda: warnings.warn('kept when nothing fails', UserWarning))\n")
+    assert proc.returncode == 0 and "kept when nothing fails" in proc.stderr
+
+
+def test_ctrl_c_of_play_models_with_workers(tmp_path):
+    """Ctrl-C reaches the whole process group (as from a terminal), once the workers are
+    started: one line, exit 130, and no worker left running."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from helpers import HANG_GUARD, ROOT
+    proc = subprocess.Popen([sys.executable, "play_models.py", "--model1", "pubeval", "--model2", "pubeval",
+                             "--games", "100000", "--workers", "2", "--quiet", "--json", tmp_path / "s.json"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+
+    def workers():
+        try:
+            kids = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
+        except OSError:
+            return []
+        out = []
+        for k in kids:
+            try:
+                if "spawn_main" in open(f"/proc/{k}/cmdline").read():
+                    out.append(k)
+            except OSError:
+                pass
+        return out
+
+    deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
+    while len(workers()) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    started = workers()
+    assert len(started) == 2
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=HANG_GUARD)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], err
+    for pid in started:
+        try:
+            state = open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0]
+        except OSError:
+            continue  # gone
+        assert state == "Z", (pid, state)  # at most a zombie not yet reaped
+    assert not (tmp_path / "s.json").exists()
