@@ -282,3 +282,19 @@ def test_ctrl_c_of_play_models_with_workers(tmp_path):
             continue  # gone
         assert state == "Z", (pid, state)  # at most a zombie not yet reaped
     assert not (tmp_path / "s.json").exists()
+
+
+# --- limits a flag sets are honoured -------------------------------------------------------
+
+def test_the_gnubg_preflight_honours_gnubg_timeout(tmp_path):
+    """A gnubg that never answers: the preflight gives up after --gnubg-timeout (the line
+    says 1 s, where it used to wait its fixed 30 s and 120 s), and leaves nothing running."""
+    fake = tmp_path / "gnubg"
+    fake.write_text("#!/bin/sh\nexec sleep 100000\n")
+    fake.chmod(0o755)
+    proc = run("play_models.py", "--model1", "pubeval", "--model2", "gnubg-ext", "--gnubg", fake,
+               "--game-mode", "cubeful-money", "--games", "2", "--gnubg-timeout", "1")
+    assert_one_line_error(proc, "no answer within 1 s")
+    from gnubg_binary import GnubgError, preflight
+    with pytest.raises(GnubgError, match="within 1 s"):
+        preflight(str(fake), quiet=True, timeout=1)
