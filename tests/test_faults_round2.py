@@ -298,3 +298,52 @@ def test_the_gnubg_preflight_honours_gnubg_timeout(tmp_path):
     from gnubg_binary import GnubgError, preflight
     with pytest.raises(GnubgError, match="within 1 s"):
         preflight(str(fake), quiet=True, timeout=1)
+
+
+# --- inputs that cannot be right ------------------------------------------------------------
+
+START = "4HPwATDgc/ABMA"
+
+
+def _mid(**kw):
+    import numpy as np
+
+    from position_ids import GameState, match_id
+    return match_id(GameState(np.zeros((2, 25), dtype=np.int64), **kw))
+
+
+@pytest.mark.parametrize("text, words", [
+    (lambda: f"{START}:{_mid(dice=(5, 2), doubled=True, match_length=7)}", "double is pending"),
+    (lambda: f"{START}:{_mid(match_length=7, score=(0, 0), crawford=True)}", "crawford"),
+    (lambda: f"{START}:{_mid(match_length=7, score=(6, 6), crawford=True)}", "crawford"),
+    (lambda: f"{START}:{_mid(match_length=7, score=(6, 2), crawford=True, cube=2)}", "crawford"),
+    (lambda: f"{START}:{_mid(match_length=30, score=(3, 4))}", "1 to 25"),
+    (lambda: f"{START}:{_mid(match_length=0, score=(2, 0))}", "money game"),
+    (lambda: "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:1:7:10", "crawford"),   # Crawford at 0-0
+    (lambda: "XGID=-b----E-C---eE---c-e----B-:1:0:1:00:6:0:1:7:10", "crawford"),   # cube 2 in it
+    (lambda: "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:3:4:0:30:10", "1 to 25"),
+])
+def test_impossible_match_ids_and_xgids_are_refused(text, words):
+    from position_ids import parse_position
+    with pytest.raises(ValueError, match=f"(?i){words}"):
+        parse_position(text())
+
+
+def test_a_possible_crawford_game_still_reads():
+    from position_ids import parse_position
+    s = parse_position(f"{START}:{_mid(match_length=7, score=(6, 2), crawford=True, dice=(3, 1))}")
+    assert s.crawford and s.score == (6, 2) and s.match_length == 7
+
+
+def test_a_match_over_25_points_is_one_line(ckpt):
+    assert_one_line_error(run("tools/analyse.py", ckpt, f"{START}:{_mid(match_length=30, score=(3, 4))}"), "1 to 25")
+
+
+@pytest.mark.parametrize("content, words", [(bytes(range(256)), "not a .mat"), (b"hello\n", "point match"),
+                                            (b"", "empty")])
+def test_unreadable_mat_files_are_refused_before_gnubg(tmp_path, content, words):
+    folder = tmp_path / "mats"
+    folder.mkdir()
+    (folder / "good.mat").write_text(" 1 point match\n\n Game 1\n")
+    (folder / "bad.mat").write_bytes(content)
+    assert_one_line_error(run("gnubg_eval.py", "--from-mat", folder), words)
