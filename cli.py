@@ -3,14 +3,16 @@ numbers, atomic result files (the output policy itself is fileio's; run logs are
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import math
 import os
 import sys
+import warnings
 
 from errors import InputError, RunError
-from fileio import KIND_NAMES, OutputError, atomic_write, file_kind
+from fileio import KIND_NAMES, OutputError, atomic_write, check_cleared, file_kind
 from workers import WorkerError
 
 
@@ -50,25 +52,51 @@ class Parser(argparse.ArgumentParser):
 
 
 def fail(message: str, prog: str | None = None, code: int = 2) -> None:
+    """One ``prog: error: message`` line on stderr (a message of several lines is joined
+    into one), then exit with ``code``."""
     prog = prog or os.path.basename(sys.argv[0])
-    print(f"{prog}: error: {message}", file=sys.stderr)
+    message = "; ".join(ln.strip() for ln in str(message).splitlines() if ln.strip())
+    print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
+
+
+INTERRUPTED = 130  # exit code after Ctrl-C (128 + SIGINT), as a shell reports it
+
+
+def _stdout_closed() -> None:
+    """stdout's reader went away (``| head -1``): later writes, and the flush at exit,
+    go nowhere instead of raising again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def run_main(main) -> None:
     """Call ``main()``, turning bad input (the library's InputError, a script's UsageError)
-    or an OutputError into one line and exit code 2, a RunError, a lost worker or a failed
-    write into one line and exit code 1."""
+    or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
+    write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
+    line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
+    printed before an error line are held back: the error line is the whole story."""
+    held: list = []
     try:
-        main()
+        with warnings.catch_warnings(record=True) as held:
+            main()
+            sys.stdout.flush()
     except (InputError, OutputError) as exc:
         fail(str(exc))
     except (RunError, WorkerError) as exc:
         fail(str(exc), code=1)
+    except BrokenPipeError:
+        _stdout_closed()
+        fail("standard output was closed before the output was written (broken pipe)", code=1)
+    except KeyboardInterrupt:
+        fail("interrupted (Ctrl-C); nothing was written after the interrupt", code=INTERRUPTED)
     except OSError as exc:
         if exc.filename is None:
             raise
         fail(f"{exc.filename}: {exc.strerror}", code=1)
+    for w in held:  # no error: the warnings are shown as they would have been
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def _int_at_least(low: int, words: str):
@@ -196,10 +224,37 @@ def read_log(path: str, column: str, what: str = "a training log") -> list[dict]
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write a whole text file atomically (see fileio.atomic_write)."""
+    """Write a whole text file atomically (see fileio.atomic_write); an existing file only
+    where the run's check_outputs cleared it."""
+    check_cleared(path)
     with atomic_write(path) as fh:
         fh.write(text)
 
 
+NULL_REASONS = {"nan": "not a number: undefined here (e.g. a spread or a ratio of too few samples)",
+                "inf": "infinite (e.g. a ratio over zero)", "-inf": "minus infinity (e.g. a ratio over zero)"}
+
+
+def _strict(obj, where: str, nulls: dict):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        nulls[where] = NULL_REASONS["nan" if obj != obj else ("inf" if obj > 0 else "-inf")]
+        return None
+    if isinstance(obj, dict):
+        return {k: _strict(v, f"{where}.{k}" if where else str(k), nulls) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict(v, f"{where}[{i}]", nulls) for i, v in enumerate(obj)]
+    return obj
+
+
+def json_text(obj, **kwargs) -> str:
+    """Strict JSON (what every reader accepts): a NaN or an infinity becomes null, and a
+    top-level dict gains "nulls", {where: why}, for each one."""
+    nulls: dict = {}
+    obj = _strict(obj, "", nulls)
+    if nulls and isinstance(obj, dict):
+        obj = {**obj, "nulls": {**obj.get("nulls", {}), **nulls}}
+    return json.dumps(obj, allow_nan=False, **kwargs)
+
+
 def write_json(path: str, obj) -> None:
-    write_atomic(path, json.dumps(obj, indent=2) + "\n")
+    write_atomic(path, json_text(obj, indent=2) + "\n")

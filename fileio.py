@@ -15,10 +15,12 @@ Readers of a file written by ``atomic_write`` see the old file or the whole new 
 """
 from __future__ import annotations
 
+import codecs
 import contextlib
 import fnmatch
 import os
 import tempfile
+import zipfile
 
 
 class OutputError(Exception):
@@ -30,8 +32,23 @@ KIND_NAMES = {"checkpoint": "a checkpoint", "weights": "an exported weights file
               "json": "a JSON file", "text": "a text file", "other": "a file of unknown kind"}
 
 
+# torch.save's legacy (non-zip) format opens with this pickled magic number
+_TORCH_LEGACY = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
+
+
+def _is_torch_zip(path: str) -> bool:
+    """A zip with torch.save's record (".../data.pkl"); any other zip is of unknown kind."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return any(n == "data.pkl" or n.endswith("/data.pkl") for n in zf.namelist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+
+
 def file_kind(path: str) -> str:
-    """checkpoint, weights, png, json, text, other, or empty."""
+    """checkpoint, weights, png, json, text, other, or empty.  Only what is recognised
+    for sure gets a kind: any other zip or pickle, a binary (ELF, gzip, ...) or bytes
+    that are not UTF-8 text are "other", which no output ever replaces."""
     try:
         with open(path, "rb") as fh:
             head = fh.read(64)
@@ -39,16 +56,20 @@ def file_kind(path: str) -> str:
         return "other"
     if not head:
         return "empty"
-    if head.startswith(b"PK\x03\x04") or head[:1] == b"\x80":  # torch.save: a zip (or a legacy pickle)
+    if head.startswith(b"PK\x03\x04"):
+        return "checkpoint" if _is_torch_zip(path) else "other"
+    if head.startswith(_TORCH_LEGACY):
         return "checkpoint"
     if head.startswith(b"TDBGNET1"):
         return "weights"
     if head.startswith(b"\x89PNG"):
         return "png"
-    try:
-        text = head.decode("utf-8")
+    if b"\0" in head:
+        return "other"
+    try:  # the 64 bytes may end inside a character: decode them as the start of a text
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
     except UnicodeDecodeError:
-        return "other" if b"\0" in head else "text"
+        return "other"
     return "json" if text.lstrip()[:1] in ("{", "[") else "text"
 
 
@@ -73,9 +94,11 @@ def atomic_write(path: str, mode: str = "w"):
             fh.flush()
             os.fsync(fh.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno:  # e.g. ENOSPC: name the file
+            raise OSError(exc.errno, exc.strerror, path) from None
         raise
 
 
@@ -125,6 +148,22 @@ def check_games_folder(path: str, label: str, overwrite: bool = False, pattern: 
     check_folder(path, label)
 
 
+# what check_outputs cleared in this process (real paths of files and folders)
+_cleared: set[str] = set()
+
+
+def check_cleared(path: str) -> None:
+    """OutputError if ``path`` exists but no check_outputs of this run cleared it (nor its
+    folder): a script's result writer calls this, so a script that forgot the policy
+    cannot replace a file it did not check."""
+    if not os.path.lexists(path):
+        return
+    real = os.path.realpath(path)
+    if real not in _cleared and os.path.dirname(real) not in _cleared:
+        raise OutputError(f"{path} exists and this run did not check it against the output policy; "
+                          f"refusing to replace it")
+
+
 class Output:
     """One output of a run: the flag that names it, its path, its kind (see KIND_NAMES, or
     "folder" for a folder of .mat games), and whether it is the run's own file."""
@@ -149,3 +188,4 @@ def check_outputs(outputs: list[Output], overwrite: bool = False, inputs: dict |
             check_games_folder(out.path, label, overwrite)
         else:
             check_file(out.path, out.kind, label, overwrite, out.own)
+    _cleared.update(os.path.realpath(out.path) for out in outputs if out.path)

@@ -135,6 +135,8 @@ def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers
             raise GnubgError(f"gnubg analysis failed (exit {p.returncode}): {err.strip().splitlines()[-1:]}")
     if not folder:
         shutil.rmtree(tmp, ignore_errors=True)
+    seen = {os.path.abspath(r["file"]) for r in games + failures}
+    failures += [{"file": f, "error": "gnubg found no games in it"} for f in files if os.path.abspath(f) not in seen]
     if failures or warnings:
         raise GnubgError(f"gnubg could not import/analyse {len(failures)} file(s): "
                          f"{(failures[:1] or warnings[:1])}")

@@ -66,10 +66,16 @@ def installed_binaries() -> list[str]:
     return out
 
 
-def gnubg_version(binary: str) -> str:
+def _no_answer(binary: str, exc: subprocess.TimeoutExpired) -> GnubgError:
+    return GnubgError(f"{binary}: no answer within {exc.timeout:g} s (--gnubg-timeout where the script has it)")
+
+
+def gnubg_version(binary: str, timeout: float | None = None) -> str:
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=30,
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=timeout or 30,
                              stdin=subprocess.DEVNULL).stdout
+    except subprocess.TimeoutExpired as exc:
+        raise _no_answer(binary, exc) from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise GnubgError(f"{binary}: cannot run it ({exc})") from None
     m = re.search(r"GNU Backgammon (\d+\.\d+\.\d+)", out)
@@ -78,11 +84,13 @@ def gnubg_version(binary: str) -> str:
     return m.group(1)
 
 
-def weights_file(binary: str) -> str:
+def weights_file(binary: str, timeout: float | None = None) -> str:
     """The gnubg.wd this binary loads: its data folder as `show engine` reports it."""
     try:
         out = subprocess.run([binary, "-t", "-q", "-r"], input="show engine\n", capture_output=True, text=True,
-                             timeout=120).stdout
+                             timeout=timeout or 120).stdout
+    except subprocess.TimeoutExpired as exc:
+        raise _no_answer(binary, exc) from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise GnubgError(f"{binary}: cannot run it ({exc})") from None
     m = re.search(r"installed in:\s*\n\s*-\s*(\S.*)", out)
@@ -94,14 +102,16 @@ def weights_file(binary: str) -> str:
     return os.path.realpath(path)
 
 
-def preflight(binary: str | None = None, quiet: bool = False) -> dict:
-    """Check the binary; returns {binary, version, weights, weights_md5, weights_known}."""
+def preflight(binary: str | None = None, quiet: bool = False, timeout: float | None = None) -> dict:
+    """Check the binary; returns {binary, version, weights, weights_md5, weights_known}.
+    ``timeout``: seconds each question to gnubg may take (a script's --gnubg-timeout;
+    None: 30 s for --version, 120 s for loading its weights)."""
     b = os.path.abspath(find_gnubg(binary))
     if b not in _cache:
-        version = gnubg_version(b)
+        version = gnubg_version(b, timeout)
         if version not in SUPPORTED_VERSIONS:
             raise GnubgError(f"{b} is GNU Backgammon {version}; supported versions: {', '.join(SUPPORTED_VERSIONS)}")
-        path = weights_file(b)
+        path = weights_file(b, timeout)
         with open(path, "rb") as fh:
             md5 = hashlib.md5(fh.read()).hexdigest()
         _cache[b] = {"binary": b, "version": version, "weights": path, "weights_md5": md5,

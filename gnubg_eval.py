@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import datetime
 import os
+import re
 import shutil
 import sys
 import tempfile
 
 import cli
-from fileio import Output, check_outputs
+from fileio import KIND_NAMES, Output, check_outputs, file_kind
 from gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted, write_scripts
 from gnubg_binary import GnubgError, preflight
 from gnubg_protocol import OUR_NAME
@@ -182,6 +183,8 @@ def analyse_folder(args) -> None:
     files = sorted(os.path.join(args.from_mat, n) for n in os.listdir(args.from_mat) if n.endswith(".mat"))
     if not files:
         raise cli.UsageError(f"--from-mat {args.from_mat}: no .mat files there")
+    for path in files:  # before gnubg: it would read an unreadable file as a match of no games
+        check_mat_file(path)
     check_outputs([Output("--json", args.json, "json")], args.overwrite, {})
     try:
         info = preflight(args.gnubg)
@@ -198,8 +201,25 @@ def analyse_folder(args) -> None:
             "game_mode": "match" if units == "MWC" else "money"})
 
 
+def check_mat_file(path: str) -> None:
+    """UsageError unless ``path`` can be read and looks like a .mat match (text with a
+    "N point match" line)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(1 << 20)
+    except OSError as exc:
+        raise cli.UsageError(f"--from-mat: cannot read {path}: {exc.strerror}") from None
+    kind = file_kind(path)
+    if kind not in ("text", "json"):
+        raise cli.UsageError(f"--from-mat: {path} is {KIND_NAMES.get(kind, 'empty')}, not a .mat match (text)")
+    if not re.search(rb"^\s*\d+ point match\s*$", data, re.M):
+        raise cli.UsageError(f"--from-mat: {path} is not a .mat match (no 'N point match' line)")
+
+
 def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: str, mat_folder, about: dict) -> None:
     """Print and (--json) write the error rates of ``sides`` in the analysed ``games``."""
+    if not games:
+        raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
     result = error_rates(games, sides, args.seed)
     # gnubg's 'Overall rating' and 'Chequerplay rating' rows; a higher error rate is a lower
     # rating, so the CI's ends swap

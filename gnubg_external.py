@@ -95,7 +95,7 @@ class GnubgSession:
         mode.check_agent(agent)
         self.agent, self.level, self.mode = agent, level, mode
         self.seed, self.timeout, self.first_index = seed, timeout, first_index
-        self.info = preflight(binary, quiet=True)
+        self.info = preflight(binary, quiet=True, timeout=timeout)
         self.log = log
         self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
         if match_mat_paths is not None and not mode.is_match:

@@ -227,7 +227,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")
     try:
-        binary = preflight(binary)["binary"]
+        binary = preflight(binary, timeout=timeout)["binary"]
     except GnubgError as exc:
         raise InputError(str(exc)) from None
     agent = build_agent(spec1, mode, oneply1, seed, backend, oneply_k=oneply_k)

@@ -24,6 +24,7 @@ episodes, lineage), so nothing that loads one needs flags; one without an
 from __future__ import annotations
 
 import datetime
+import io
 import os
 import subprocess
 import sys
@@ -199,8 +200,10 @@ def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         "trainer_state": trainer_state,
     }
+    buf = io.BytesIO()  # serialised first: a failed write (a full disk) is then a plain OSError naming ``path``
+    torch.save(payload, buf)
     with atomic_write(path, "wb") as fh:
-        torch.save(payload, fh)
+        fh.write(buf.getbuffer())
 
 
 def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, dict, dict | None]:

@@ -50,7 +50,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--model2", help="checkpoint, a named opponent, or gnubg-ext / gnubg-ext-full (the real binary)")
     p.add_argument("--gnubg-nn", action="store_true", help="shortcut for --model2 gnubg-nn")
     p.add_argument("--games", type=cli.count_arg(MAX_GAMES, "games (each game's result is kept for the summary)"),
-                   default=1000, help="games, played in duplicate pairs")
+                   default=1000, help="games, played in duplicate pairs (an odd count's last game has no "
+                   "partner: it counts as one game, not as a pair)")
     p.add_argument("--workers", type=cli.workers_arg, default=1,
                    help=f"game-playing processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: model1's mode, else dmp")

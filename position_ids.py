@@ -83,6 +83,34 @@ def _board(reader, text) -> np.ndarray:
 
 # --------------------------------------------------------------------------- Match ID
 
+MAX_MATCH_LENGTH = 25  # the match equity table's size (met.MAX_AWAY)
+
+
+def check_context(s: GameState, where: str) -> GameState:
+    """ValueError for a match context no game can reach, whichever ID it came from: a
+    match over MAX_MATCH_LENGTH points, a score in a money game, a double pending with
+    the dice already rolled (a double comes before the roll), a Crawford game without
+    exactly one side 1 point away, or a cube turned in the Crawford game."""
+    length, score = s.match_length, tuple(int(x) for x in s.score)
+    if length > MAX_MATCH_LENGTH:
+        raise ValueError(f"{where}: a {length}-point match; match lengths are 1 to {MAX_MATCH_LENGTH} points "
+                         f"(the match equity table's size)")
+    if not length and any(score):
+        raise ValueError(f"{where}: a money game has no score (got {score[0]}-{score[1]})")
+    if s.doubled and s.dice:
+        raise ValueError(f"{where}: a double is pending but the dice {s.dice[0]}-{s.dice[1]} are rolled "
+                         f"(a double comes before the roll)")
+    if s.crawford:
+        away = [length - x for x in score]
+        if away.count(1) != 1:
+            raise ValueError(f"{where}: the Crawford game needs exactly one side 1 point away "
+                             f"(score {score[0]}-{score[1]} in a {length}-point match)")
+        if s.cube != 1 or s.doubled:
+            raise ValueError(f"{where}: the cube is not turned in the Crawford game (cube {s.cube}"
+                             f"{', a double pending' if s.doubled else ''})")
+    return s
+
+
 def _match_bits(mid: str) -> dict:
     if not isinstance(mid, str) or not re.fullmatch(r"[A-Za-z0-9+/]{12}", mid):
         raise ValueError(f"a Match ID is 12 base64 characters, got {mid!r}")
@@ -107,11 +135,17 @@ def parse_match_id(mid: str) -> GameState:
         raise ValueError(f"Match ID {mid}: score {scores[0]}-{scores[1]} is not below the match length {length}")
     if not length and f["crawford"]:
         raise ValueError(f"Match ID {mid}: a money game has no Crawford game")
+    if f["resigned"]:
+        raise ValueError(f"Match ID {mid}: a resignation is pending; give the position before it")
     me = f["on_roll"]
+    if f["turn"] != me ^ f["doubled"]:
+        raise ValueError(f"Match ID {mid}: player {f['turn']} is to act, but player {me} is on roll and "
+                         f"{'a double is' if f['doubled'] else 'no double is'} pending")
     owner = CUBE_CENTERED if f["owner"] == _GNUBG_CENTRED else CUBE_MINE if f["owner"] == me else CUBE_THEIRS
-    return GameState(np.zeros((2, 25), dtype=np.int64), dice if dice != (0, 0) else None, 1 << f["cube_log2"],
-                     owner, bool(f["doubled"]), length, (scores[me], scores[1 - me]), bool(f["crawford"]),
-                     on_roll_player=me)
+    return check_context(GameState(np.zeros((2, 25), dtype=np.int64), dice if dice != (0, 0) else None,
+                                   1 << f["cube_log2"], owner, bool(f["doubled"]), length,
+                                   (scores[me], scores[1 - me]), bool(f["crawford"]), on_roll_player=me),
+                         f"Match ID {mid}")
 
 
 def match_id(state: GameState) -> str:
@@ -198,9 +232,9 @@ def parse_xgid(text: str) -> GameState:
     scores = (s_bottom, s_top) if bottom_on_roll else (s_top, s_bottom)
     mine = 1 if bottom_on_roll else -1
     owner_view = CUBE_CENTERED if owner == 0 else CUBE_MINE if owner == mine else CUBE_THEIRS
-    return GameState(board, rolled, 1 << cube_log2, owner_view, doubled, length, scores,
-                     crawford=bool(length and rules == 1), jacoby=bool(not length and rules in (1, 3)),
-                     on_roll_player=1 if bottom_on_roll else 0)
+    return check_context(GameState(board, rolled, 1 << cube_log2, owner_view, doubled, length, scores,
+                                   crawford=bool(length and rules == 1), jacoby=bool(not length and rules in (1, 3)),
+                                   on_roll_player=1 if bottom_on_roll else 0), "XGID")
 
 
 def xgid(state: GameState, max_cube_log2: int = 10) -> str:

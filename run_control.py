@@ -34,13 +34,17 @@ def resumes_itself(args) -> bool:
 
 
 def check_run_outputs(args) -> None:
-    """fileio's output policy for --save, the log and --json, before any work starts."""
+    """fileio's output policy for --save, the log and --json, before any work starts.
+    With --resume X --save X only X and X's own log (X.csv, the log that run wrote) are
+    the run's own; --json, or a --log elsewhere, is checked as for any run.  Every source
+    the run reads (--resume, any --warm-start-*) is an input no output may name."""
     own = resumes_itself(args)
-    inputs = {f"--{k.replace('_', '-')}": getattr(args, k, None)
-              for k in ("resume", "warm_start_equity", "warm_start_cubeful")}
+    own_log = own and os.path.realpath(log_path(args)) == os.path.realpath(os.path.splitext(args.save)[0] + ".csv")
+    inputs = {f"--{k.replace('_', '-')}": v for k, v in vars(args).items()
+              if (k == "resume" or k.startswith("warm_start_")) and isinstance(v, str)}
     check_outputs([Output("--save", args.save, "checkpoint", own),
-                   Output("--log" if args.log else "the log", log_path(args), "text", own),
-                   Output("--json", getattr(args, "json", None), "json", own)], args.overwrite, inputs)
+                   Output("--log" if args.log else "the log", log_path(args), "text", own_log),
+                   Output("--json", getattr(args, "json", None), "json")], args.overwrite, inputs)
     if getattr(args, "save_every", 0) and not own and not args.overwrite:
         stem, ext = os.path.splitext(args.save)
         old = sorted(glob.glob(glob.escape(stem) + "_r" + "[0-9]" * 6 + (ext or ".pt")))

@@ -2,6 +2,8 @@
 
 Duplicate games are not independent (a pair shares its dice), so the unit of
 resampling is the pair: ``pair_means`` folds games 2k and 2k+1 together first.
+With an odd count the last game is a unit of one game: it weighs as one game, not as a
+pair, so the mean is always the mean over games (2 wins in 3 games: 2/3).
 """
 from __future__ import annotations
 
@@ -12,9 +14,12 @@ CAP = 128.0  # cubeful results are also reported capped at +-128 points per game
 
 def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95, seed: int = 0) -> tuple[float, float, float]:
     """(mean, low, high): percentile bootstrap CI of the mean of ``values``."""
+    counts = getattr(values, "counts", None)  # pair_means: games per unit
     x = np.asarray(values, dtype=np.float64).ravel()
     if len(x) == 0:
         raise ValueError("no values to summarise")
+    if counts is not None and len(set(counts.tolist())) > 1:
+        return _weighted_bootstrap(x, counts.astype(np.float64), n_boot, level, seed)
     mean = float(x.mean())
     if len(x) == 1:
         return mean, mean, mean
@@ -31,12 +36,41 @@ def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95, seed: int = 0)
     return mean, float(low), float(high)
 
 
+def _weighted_bootstrap(x, w, n_boot, level, seed) -> tuple[float, float, float]:
+    """Units of unequal size: the mean over games, and the percentile CI of the
+    resampled units' game mean (sum of unit sums over sum of unit sizes)."""
+    sums = x * w
+    mean = float(sums.sum() / w.sum())
+    if len(x) == 1:
+        return mean, mean, mean
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), (n_boot, len(x)))
+    means = sums[idx].sum(axis=1) / w[idx].sum(axis=1)
+    alpha = (1 - level) / 2
+    low, high = np.quantile(means, [alpha, 1 - alpha])
+    return mean, float(low), float(high)
+
+
+class PairMeans(np.ndarray):
+    """The unit means of pair_means, with ``counts`` (games per unit): bootstrap_ci and
+    ``mean()`` weigh each unit by its games."""
+
+    def mean(self, *args, **kwargs):
+        counts = getattr(self, "counts", None)
+        if args or kwargs or counts is None or self.ndim != 1 or len(counts) != len(self):
+            return np.asarray(self).mean(*args, **kwargs)
+        return np.float64((np.asarray(self) * counts).sum() / counts.sum())
+
+
 def pair_means(game_indices, values) -> np.ndarray:
-    """Mean of each duplicate pair (games 2k and 2k+1); a lone game stands as its own unit."""
+    """Mean of each duplicate pair (games 2k and 2k+1); a lone game stands as its own unit
+    (weighted as one game by bootstrap_ci and ``.mean()``)."""
     g = np.asarray(game_indices)
     v = np.asarray(values, dtype=np.float64)
     pairs = g // 2
     uniq, inv = np.unique(pairs, return_inverse=True)
     sums = np.bincount(inv, weights=v, minlength=len(uniq))
     counts = np.bincount(inv, minlength=len(uniq))
-    return sums / counts
+    out = (sums / counts).view(PairMeans)
+    out.counts = counts
+    return out

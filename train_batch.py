@@ -10,7 +10,6 @@ The documented chain (each stage warm-starts from the previous one):
 """
 from __future__ import annotations
 
-import json
 
 import backends
 import cli
@@ -155,7 +154,7 @@ def main() -> None:
     summary = run_stage(args, BatchLearner)
     if args.json:
         cli.write_json(args.json, summary)
-    print(json.dumps(summary))
+    print(cli.json_text(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)
 

@@ -6,7 +6,6 @@ time, eligibility traces on the weights, an SGD update after every move.
 """
 from __future__ import annotations
 
-import json
 
 import cli
 from agents import REFERENCE_AGENTS
@@ -65,7 +64,7 @@ def main() -> None:
     from online_td import OnlineLearner
     from training_loop import run_stage
     summary = run_stage(args, OnlineLearner)
-    print(json.dumps(summary))
+    print(cli.json_text(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)
 

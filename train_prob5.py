@@ -14,7 +14,6 @@ on the five outputs is MSE (default) or cross-entropy (losses.py says exactly ho
 """
 from __future__ import annotations
 
-import json
 
 import backends
 import cli
@@ -55,7 +54,7 @@ def main() -> None:
     summary = run_stage(args, BatchLearner, output_mode="prob5")
     if args.json:
         cli.write_json(args.json, summary)
-    print(json.dumps(summary))
+    print(cli.json_text(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)
 

@@ -215,7 +215,9 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
         meta["episodes"] = int(meta.get("episodes", 0)) + n
         bar.update(n)
 
-    def log_row(n: int, with_eval: bool) -> None:
+    def log_row(n: int, with_eval: bool, then=None) -> None:
+        """Log ``n`` more episodes; ``then()`` (the save) runs between making the row and
+        writing it, so a save that fails (a full disk) leaves no row for itself."""
         nonlocal logged
         row = {**learner.row(n), "stage_episodes": done, "episodes": done, "total_episodes": meta["episodes"],
                "round": round_index, "elapsed_seconds": time.time() - started, "cpu_hours": cpu_seconds / 3600}
@@ -224,6 +226,8 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
             row.update(eval_opponent=opp, eval_games=args.eval_games, eval_result=res, eval_ci_low=lo,
                        eval_ci_high=hi)
             bar.write(f"{learner.where(round_index, done)}: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
+        if then is not None:
+            then()
         log.write(row)
         logged = done
 
@@ -232,8 +236,7 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
         nonlocal round_index
         round_index += 1
         due = bool(args.eval_every) and (learner.eval_due(args, round_index, done, n) or done >= args.num_episodes)
-        log_row(n, due)
-        save()
+        log_row(n, due, then=save)
         every = getattr(args, "save_every", 0)
         if every and round_index % every == 0:
             save(snapshot_path(args.save, round_index))
@@ -256,8 +259,9 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
         interrupted = str(exc) or "SIGINT"
         bar.write(f"interrupted ({interrupted}): saving {args.save} at {done} episodes")
         if done > logged:  # a round cut short: its episodes so far
-            log_row(done - logged, False)
-        save()
+            log_row(done - logged, False, then=save)
+        else:
+            save()
     except WorkerError as exc:
         kept = f"{args.save} keeps the last checkpoint" if os.path.exists(args.save) else "no checkpoint was written"
         raise RunError(f"{exc}; {kept} ({done:,} episodes of this stage)") from None

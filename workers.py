@@ -12,6 +12,7 @@ raises WorkerError.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing as mp
 import os
@@ -53,6 +54,22 @@ def _init(parent_pid: int, initializer, initargs) -> None:
         initializer(*initargs)
 
 
+@contextlib.contextmanager
+def _sigint_blocked():
+    """SIGINT held back while workers are started: a spawned worker inherits the blocked
+    mask, so a Ctrl-C that reaches the whole process group cannot interrupt its start-up
+    (a traceback per worker); the main process gets the Ctrl-C when the block ends."""
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 class Task:
     def __init__(self, fn, job, retries: int):
         self.fn, self.job, self.retries = fn, job, retries
@@ -66,16 +83,19 @@ class WorkerPool:
         self.executor = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
-        return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"), initializer=_init,
-                                   initargs=(os.getpid(), self.initializer, self.initargs))
+        with _sigint_blocked():
+            return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"), initializer=_init,
+                                       initargs=(os.getpid(), self.initializer, self.initargs))
 
     def _start(self, task: Task) -> None:
         try:
-            task.future = self.executor.submit(task.fn, task.job)
+            with _sigint_blocked():  # submit starts the workers
+                task.future = self.executor.submit(task.fn, task.job)
         except BrokenProcessPool:  # broken by an earlier loss that was given up on
             self.executor.shutdown(wait=False, cancel_futures=True)
             self.executor = self._new_executor()
-            task.future = self.executor.submit(task.fn, task.job)
+            with _sigint_blocked():
+                task.future = self.executor.submit(task.fn, task.job)
         task.executor = self.executor
 
     def share(self, obj):
@@ -124,13 +144,29 @@ class WorkerPool:
         got = {id(t): v for t, v in self.as_completed(tasks)}
         return [got[id(t)] for t in tasks]
 
-    def close(self) -> None:
-        if self.executor is not None:
+    def close(self, abandon: bool | None = None) -> None:
+        """Shut the pool down.  While an exception is on its way out (Ctrl-C, an error;
+        ``abandon`` None: whatever sys.exc_info says) the workers are killed at once
+        instead of finishing jobs whose results nobody will read; nothing is left running."""
+        if self.executor is None:
+            return
+        if abandon is None:
+            abandon = sys.exc_info()[0] is not None
+        if abandon:
+            procs = list((getattr(self.executor, "_processes", None) or {}).values())
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:
+                with contextlib.suppress(OSError, ValueError):
+                    proc.kill()
+            for proc in procs:
+                with contextlib.suppress(OSError, ValueError, AssertionError):
+                    proc.join()
+        else:
             self.executor.shutdown(cancel_futures=True)
-            self.executor = None
+        self.executor = None
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        self.close()
+        self.close(abandon=exc[0] is not None)

@@ -26,7 +26,8 @@ def random_states(positions, n, seed):
         dice = None if rng.random() < 0.3 else (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
         doubled = dice is None and owner != CUBE_THEIRS and rng.random() < 0.3
         out.append(GameState(np.asarray(positions[k]), dice, cube, owner, doubled, length, score,
-                             crawford=bool(length and rng.random() < 0.2 and length - 1 in score),
+                             crawford=bool(length and rng.random() < 0.2 and [length - x for x in score].count(1) == 1
+                                           and cube == 1 and not doubled),  # a Crawford game gnubg can reach
                              on_roll_player=int(rng.integers(0, 2))))
     return out
 

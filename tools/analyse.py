@@ -41,7 +41,6 @@ def build_parser() -> cli.Parser:
 
 def main() -> None:
     args = build_parser().parse_args()
-    import json
 
     from position_ids import gnubg_id, parse_position, xgid
     try:
@@ -81,7 +80,7 @@ def main() -> None:
             raise cli.UsageError(str(exc)) from None
         text = analysis.format_cube(out["cube"], args.ply)
     if args.json:
-        print(json.dumps(out, indent=2))
+        print(cli.json_text(out, indent=2))
     else:
         print(f"{args.model} ({agent.mode.name}, {agent.model.output_mode}); {out['gnubg_id']}"
               + (f"; dice {dice[0]}{dice[1]}" if dice else ""))

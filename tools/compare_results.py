@@ -18,6 +18,7 @@ import sys
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
 import cli  # noqa: E402
+from fileio import Output, check_outputs  # noqa: E402
 from results_file import ResultsFileError, compare, read_results  # noqa: E402
 
 
@@ -30,6 +31,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--unpaired", action="store_true", help="ignore the pairing even where the dice are the same")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing JSON file at --json")
     return p
 
 
@@ -43,6 +45,7 @@ def format_line(r: dict) -> str:
 
 def main() -> None:
     args = build_parser().parse_args()
+    check_outputs([Output("--json", args.json, "json")], args.overwrite, {"a": args.a, "b": args.b})
     try:
         a, b = read_results(args.a), read_results(args.b)
         r = compare(a, b, args.metric, paired=False if args.unpaired else None, seed=args.seed)

@@ -7,7 +7,6 @@ episodes trained, lineage and md5.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import sys
 
@@ -48,7 +47,7 @@ def main() -> None:
     args = p.parse_args()
     d = describe(args.checkpoint)
     if args.json:
-        print(json.dumps(d, indent=2))
+        print(cli.json_text(d, indent=2))
         return
     print(f"file          {d['file']}")
     print(f"md5           {d['md5']}")

@@ -55,7 +55,6 @@ def _fmt(mode, value: float, se: float) -> str:
 
 def main() -> None:
     args = build_parser().parse_args()
-    import json
 
     from position_ids import parse_position
     try:
@@ -104,7 +103,7 @@ def main() -> None:
         if luck:
             lines.append(f"  luck-adjusted: {_fmt(roller.mode, s['value_adjusted'], s['se_adjusted'])}"
                          f"   (standard error {s['se_factor']:.1f}x smaller)")
-    print(json.dumps(out, indent=2) if args.json else "\n".join(lines))
+    print(cli.json_text(out, indent=2) if args.json else "\n".join(lines))
 
 
 if __name__ == "__main__":

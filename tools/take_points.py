@@ -18,7 +18,6 @@ Each (position, score, cube) is checked at 0-ply (the network's own values) and 
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -95,7 +94,7 @@ def main() -> None:
     args = p.parse_args()
     res = check(args.model)
     if args.json:
-        print(json.dumps(res))
+        print(cli.json_text(res))
         return
     print(f"{args.model}: {res['cases']} last-roll cube decisions ({res['takes_exact']} correct takes, "
           f"{res['doubles_exact']} correct doubles by the table)")
