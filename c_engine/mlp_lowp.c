@@ -396,26 +396,39 @@ done:
     return err;
 }
 
+#define R24(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) \
+    X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23)
 #define DEFINE_PEAK(NAME, TGT, ACC_T, ZERO, OP, SUM)                                                         \
     TGT static double NAME(long iters, double *sink) {                                                      \
-        ACC_T acc[24];                                                                                       \
-        for (int i = 0; i < 24; i++)                                                                         \
-            acc[i] = ZERO;                                                                                   \
         __m512i w = _mm512_set1_epi32(0x3f803f80), x = _mm512_set1_epi32(0x01010101);                        \
+        typedef ACC_T acc_t;                                                                                 \
+        const acc_t zero = ZERO;                                                                             \
+        R24(PEAK_DECL)                                                                                       \
         for (long it = 0; it < iters; it++) {                                                                \
             __asm__ volatile("" : "+v"(w), "+v"(x));                                                         \
-            for (int i = 0; i < 24; i++)                                                                     \
-                acc[i] = OP(acc[i], w, x);                                                                   \
+            R24(PEAK_STEP)                                                                                   \
         }                                                                                                    \
         double s = 0;                                                                                        \
-        for (int i = 0; i < 24; i++)                                                                         \
-            s += SUM(acc[i]);                                                                                \
+        R24(PEAK_SUM)                                                                                        \
         *sink = s;                                                                                           \
         return (double)iters * 24;                                                                           \
     }
+#define PEAK_DECL(i) acc_t a##i = zero; __asm__ volatile("" : "+v"(a##i)); /* 24 chains, not one */
+#define PEAK_STEP(i) a##i = CUR_OP(a##i, w, x);
+#define PEAK_SUM(i) s += CUR_SUM(a##i);
+#define CUR_OP OP_F32
+#define CUR_SUM _mm512_reduce_add_ps
 DEFINE_PEAK(peak_f32, TGT_F32, __m512, _mm512_setzero_ps(), OP_F32, _mm512_reduce_add_ps)
+#undef CUR_OP
+#define CUR_OP OP_BF16
 DEFINE_PEAK(peak_bf16, TGT_BF16, __m512, _mm512_setzero_ps(), OP_BF16, _mm512_reduce_add_ps)
+#undef CUR_OP
+#undef CUR_SUM
+#define CUR_OP OP_INT8
+#define CUR_SUM _mm512_reduce_add_epi32
 DEFINE_PEAK(peak_int8, TGT_VNNI, __m512i, _mm512_setzero_si512(), OP_INT8, _mm512_reduce_add_epi32)
+#undef CUR_OP
+#undef CUR_SUM
 
 volatile double lp_sink;
 
