@@ -215,10 +215,17 @@ int lp_cpu_paths(void) {
 #define OP_F32(acc, w, x) _mm512_fmadd_ps(_mm512_castsi512_ps(x), _mm512_castsi512_ps(w), acc)
 #define OP_BF16(acc, w, x) _mm512_dpbf16_ps(acc, (__m512bh)(w), (__m512bh)(x))
 #define OP_INT8(acc, w, x) _mm512_dpbusd_epi32(acc, x, w)
+/* the int8 tile's instruction as inline asm (AT&T order: signed weights, unsigned activations,
+ * accumulator): with the intrinsic GCC 12 copied and spilled all 24 accumulators on every step */
+TGT_VNNI INLINE __m512 dpbusd_asm(__m512 acc, __m512i w, __m512i x) {
+    __asm__("vpdpbusd %[w], %[x], %[acc]" : [acc] "+v"(acc) : [w] "v"(w), [x] "v"(x));
+    return acc;
+}
+#define OP_INT8_F(acc, w, x) dpbusd_asm(acc, w, x)
 
 DEFINE_TILE(tile_f32, TGT_F32, __m512, _mm512_setzero_ps(), OP_F32)
 DEFINE_TILE(tile_bf16, TGT_BF16, __m512, _mm512_setzero_ps(), OP_BF16)
-DEFINE_TILE(tile_int8, TGT_VNNI, __m512i, _mm512_setzero_si512(), OP_INT8)
+DEFINE_TILE(tile_int8, TGT_VNNI, __m512, _mm512_setzero_ps(), OP_INT8_F)
 
 /* the head on float32 rows h (rows x m): n_out dot products per row, 16 lanes at a time */
 TGT_F32 static void head_avx512(const float *h, int rows, int m, const float *hw, const float *hb, int n_out,
@@ -276,28 +283,40 @@ DEFINE_STORE(store_f32, TGT_F32, 0)
 DEFINE_LAYER(layer_f32, TGT_F32, tile_f32, store_f32, 4, 1)
 DEFINE_LAYER(layer_bf16, TGT_BF16, tile_bf16, store_bf16, 2, 2)
 
-/* int8: acc * (row scale x column scale) + b, relu, float32 into y */
+/* int8 epilogue: relu(acc * (row scale x column scale) + b), float32 into y */
+TGT_VNNI INLINE void store_int8(__m512 acc[RG][4], int r0, int m0, int nv, int m, const float *xscale,
+                                const float *wscale, const float *b, float *y) {
+    for (int r = 0; r < RG; r++) {
+        const __m512 rs = _mm512_set1_ps(xscale[r0 + r]);
+        for (int j = 0; j < nv; j++) {
+            const __m512 sc = _mm512_mul_ps(rs, _mm512_loadu_ps(wscale + m0 + 16 * j));
+            __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(_mm512_castps_si512(acc[r][j])), sc, _mm512_loadu_ps(b + m0 + 16 * j));
+            _mm512_storeu_ps(y + (size_t)(r0 + r) * m + m0 + 16 * j, _mm512_max_ps(v, _mm512_setzero_ps()));
+        }
+    }
+}
+
+/* one int8 layer over a block (the tile and its epilogue inlined with a constant width, so
+ * the 24 accumulators stay in registers) */
 TGT_VNNI static void layer_int8(const uint8_t *x, const float *xscale, int rows_pad, int k, const int8_t *wp,
                                 const float *wscale, int m, const float *b, float *y) {
+    const uint8_t *w8 = (const uint8_t *)wp;
     for (int m0 = 0; m0 < m; m0 += 64) {
         int nv = (m - m0) / 16 < 4 ? (m - m0) / 16 : 4;
         for (int r0 = 0; r0 < rows_pad; r0 += RG) {
-            __m512i acc[RG][4];
+            __m512 acc[RG][4];
             const uint8_t *xr = x + (size_t)k * r0;
+#define INT8_CASE(NV)                                                                                        \
+    tile_int8(xr, k, k / 4, w8, m, m0, NV, acc);                                                             \
+    store_int8(acc, r0, m0, NV, m, xscale, wscale, b, y);                                                    \
+    break;
             switch (nv) {
-            case 4: tile_int8(xr, k, k / 4, (const uint8_t *)wp, m, m0, 4, acc); break;
-            case 3: tile_int8(xr, k, k / 4, (const uint8_t *)wp, m, m0, 3, acc); break;
-            case 2: tile_int8(xr, k, k / 4, (const uint8_t *)wp, m, m0, 2, acc); break;
-            default: tile_int8(xr, k, k / 4, (const uint8_t *)wp, m, m0, 1, acc); break;
+            case 4: INT8_CASE(4)
+            case 3: INT8_CASE(3)
+            case 2: INT8_CASE(2)
+            default: INT8_CASE(1)
             }
-            for (int r = 0; r < RG; r++) {
-                const __m512 rs = _mm512_set1_ps(xscale[r0 + r]);
-                for (int j = 0; j < nv; j++) {
-                    const __m512 sc = _mm512_mul_ps(rs, _mm512_loadu_ps(wscale + m0 + 16 * j));
-                    __m512 v = _mm512_fmadd_ps(_mm512_cvtepi32_ps(acc[r][j]), sc, _mm512_loadu_ps(b + m0 + 16 * j));
-                    _mm512_storeu_ps(y + (size_t)(r0 + r) * m + m0 + 16 * j, _mm512_max_ps(v, _mm512_setzero_ps()));
-                }
-            }
+#undef INT8_CASE
         }
     }
 }

@@ -183,11 +183,13 @@ def test_same_moves_as_float32_on_real_games(real_decisions, kernel, bar):
 
 
 def test_train_batch_collect_precision(tmp_path):
-    """--collect-precision bf16 trains (float32), says which path ran, and the stage records it."""
+    """--collect-precision bf16 trains (float32) with two self-play workers, says once which path
+    ran, and the stage records it."""
     path = tmp_path / "bf16.pt"
     proc = run("train_batch.py", "--hidden", "32,32", "--num-episodes", "40", "--episodes-per-round", "20",
-               "--parallel-games", "8", "--quiet", "--collect-precision", "bf16", "--save", path, check=True)
-    assert "collect precision bf16:" in proc.stderr
+               "--parallel-games", "8", "--workers", "2", "--quiet", "--collect-precision", "bf16", "--save", path,
+               check=True)
+    assert proc.stderr.count("collect precision bf16:") == 1
     model, meta, _ = load_checkpoint(str(path))
     assert meta["lineage"][-1]["stage"]["collect_precision"] == "bf16"
     assert all(p.dtype == torch.float32 for p in model.parameters())

@@ -11,11 +11,15 @@ Optionally (``--oneply-episodes``) the same for exact 1-ply targets.
 
 The limit, printed: multiply-adds of the network passes after the first layer
 (hidden layers and head, per row: sum h_i h_(i+1) + h_last x outputs) per second
-of the time inside them (``net_seconds``), against, measured in the same run:
+of the time inside them (``net_seconds``), turned into per CPU second by the arm's
+share of a core while collecting (the machine is shared: wall time counts other
+programs' turns), against peaks measured in the same run, per CPU second, best of
+many short samples with the kinds interleaved:
 
 * ``gemm``: the best this machine does on the same shapes in the same precision:
-  torch's float32 matmul (rows x h_i) @ (h_i x h_(i+1)) in blocks of 512 rows for
-  fp32, our own kernel on 4,800 cache-resident rows for the C paths;
+  torch's float32 matmul in blocks of 512 rows for fp32, our own kernel on 960
+  cache-resident rows for the C paths (``fraction_of_fp32_peak``: against the faster
+  of the two float32 ones);
 * ``instruction``: the precision's multiply-add instruction alone (24 independent
   accumulators in registers, no loads): the core's ceiling.
 
@@ -53,10 +57,10 @@ def macs_per_row(model) -> int:
 
 def collect(model, mode, precision: str, oneply: bool, episodes: int, seed: int) -> dict:
     sp = SelfPlay(model, mode, oneply, "c", 128, first_layer="incremental", precision=precision)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     out = sp.collect(episodes, np.random.default_rng(seed))
     st = out["stats"]
-    return {"seconds": time.perf_counter() - t0, "episodes": st["episodes"], "evaluations": st["evaluations"],
+    return {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0, "episodes": st["episodes"], "evaluations": st["evaluations"],
             "engine_seconds": st["engine_seconds"], "net_seconds": st["net_seconds"],
             "collect_seconds": st["collect_seconds"], "samples": len(out["targets"])}
 
@@ -74,57 +78,66 @@ def run_arms(model, mode, arms, oneply: bool, episodes: int, reps: int, seed: in
     return acc
 
 
-def gemm_peak_torch(sizes, seconds: float = 2.0) -> float:
-    """multiply-adds/s of torch float32 matmul on the hidden shapes, 512-row blocks, ReLU between."""
+def best_rate(fn, work: float, seconds: float) -> float:
+    """The best of many short samples of ``work`` / CPU seconds of ``fn()`` (CPU time, so
+    another program's share of the core does not count against the peak)."""
+    fn()
+    best, end = 0.0, time.perf_counter() + seconds
+    while time.perf_counter() < end:
+        c0 = time.process_time()
+        fn()
+        dt = time.process_time() - c0
+        if dt > 0:
+            best = max(best, work / dt)
+    return best
+
+
+def gemm_peak_torch(sizes, seconds: float = 1.0) -> float:
+    """multiply-adds per CPU second of torch float32 matmul on the hidden shapes, 512-row
+    blocks, ReLU between."""
     ws = [torch.randn(a, b) / a ** 0.5 for a, b in zip(sizes[:-1], sizes[1:])]
     x = torch.rand(512, sizes[0])
     macs = 512 * sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))
-    best = 0.0
-    with torch.inference_mode():
-        for _ in range(3):
-            h = x
-            for w in ws:
-                h = torch.relu(h @ w)
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            t0 = time.perf_counter()
-            for _ in range(10):
+
+    def run():
+        with torch.inference_mode():
+            for _ in range(4):
                 h = x
                 for w in ws:
                     h = torch.relu(h @ w)
-            best = max(best, 10 * macs / (time.perf_counter() - t0))
-    return best
+    return best_rate(run, 4 * macs, seconds)
 
 
-def gemm_peak_kernel(model, kernel: str, seconds: float = 2.0) -> float:
-    """multiply-adds/s of our kernel on 4,800 cache-resident rows of the model's shape."""
+def gemm_peak_kernel(model, kernel: str, seconds: float = 1.0) -> float:
+    """multiply-adds per CPU second of our kernel on 960 cache-resident rows of the model's shape."""
     mlp = lowp.LowpMLP(model, kernel)
-    rng = np.random.default_rng(0)
-    x = np.maximum(rng.normal(size=(4800, model.hidden[0])), 0).astype(np.float32)
-    macs = len(x) * macs_per_row(model)
-    mlp.logits(x)
-    best = 0.0
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        t0 = time.perf_counter()
-        mlp.logits(x)
-        best = max(best, macs / (time.perf_counter() - t0))
-    return best
+    x = np.maximum(np.random.default_rng(0).normal(size=(960, model.hidden[0])), 0).astype(np.float32)
+    return best_rate(lambda: mlp.logits(x), len(x) * macs_per_row(model), seconds)
 
 
-def instruction_peak(kernel: str, seconds: float = 1.0) -> float:
+def instruction_peak(kernel: str, seconds: float = 0.5) -> float:
+    """multiply-adds per CPU second of the precision's instruction alone (mlp_lowp.c lp_peak_loop)."""
     from c_engine._bgcore import lib
-    path = {"fp32-c": lib.LP_FP32, "fp32": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8}[kernel]
-    iters = 2_000_000
-    best = 0.0
-    end = time.perf_counter() + seconds
-    while time.perf_counter() < end:
-        t0 = time.perf_counter()
-        macs = lib.lp_peak_loop(path, iters)
-        if macs < 0:
-            return float("nan")
-        best = max(best, macs / (time.perf_counter() - t0))
-    return best
+    path = {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8}[kernel]
+    iters = 200_000
+    macs = lib.lp_peak_loop(path, 1)
+    if macs < 0:
+        return float("nan")
+    return best_rate(lambda: lib.lp_peak_loop(path, iters), macs * iters, seconds)
+
+
+def measure_peaks(model, arms, rounds: int = 4) -> dict:
+    """Each arm's peaks, the kinds interleaved over ``rounds`` (best of all): gemm (torch for
+    fp32, our kernel for the others) and the bare instruction."""
+    sizes = list(model.hidden)
+    peaks = {a: {"gemm": 0.0, "instruction": 0.0} for a in arms}
+    for _ in range(rounds):
+        for arm in arms:
+            kernel = lowp.resolve("fp32-c" if arm == "fp32" else arm)
+            g = gemm_peak_torch(sizes) if arm == "fp32" else gemm_peak_kernel(model, kernel)
+            peaks[arm]["gemm"] = max(peaks[arm]["gemm"], g)
+            peaks[arm]["instruction"] = max(peaks[arm]["instruction"], instruction_peak(kernel))
+    return peaks
 
 
 def summarise(acc: dict, model, peaks: dict, base: str = "fp32") -> dict:
@@ -132,16 +145,24 @@ def summarise(acc: dict, model, peaks: dict, base: str = "fp32") -> dict:
     out = {}
     for arm, a in acc.items():
         busy = max(a["collect_seconds"], 1e-9)
-        net_macs = a["evaluations"] * mpr / max(a["net_seconds"], 1e-9)
+        cpu_share = min(1.0, a["cpu_seconds"] / a["seconds"])   # of one core, while collecting
+        net_macs = a["evaluations"] * mpr / max(a["net_seconds"], 1e-9)   # per wall second in the passes
+        net_macs_cpu = net_macs / cpu_share   # per CPU second (the peaks are per CPU second too)
         out[arm] = {
             "episodes_per_s": round(a["episodes"] / a["seconds"], 2),
             "evals_per_s": round(a["evaluations"] / a["seconds"]),
             "speedup_episodes": round((a["episodes"] / a["seconds"]) / (acc[base]["episodes"] / acc[base]["seconds"]), 3),
+            "speedup_episodes_per_cpu_s": round((a["episodes"] / a["cpu_seconds"])
+                                                / (acc[base]["episodes"] / acc[base]["cpu_seconds"]), 3),
+            "cpu_share": round(cpu_share, 3),
             "time_split": {"engine": round(a["engine_seconds"] / busy, 3), "net": round(a["net_seconds"] / busy, 3),
                            "other": round(1 - (a["engine_seconds"] + a["net_seconds"]) / busy, 3)},
-            "net_macs_per_s": round(net_macs / 1e9, 2),
-            "fraction_of_gemm": round(net_macs / peaks[arm]["gemm"], 3),
-            "fraction_of_instruction_peak": round(net_macs / peaks[arm]["instruction"], 3),
+            "net_gmacs_per_s": round(net_macs / 1e9, 2),
+            "net_gmacs_per_cpu_s": round(net_macs_cpu / 1e9, 2),
+            "fraction_of_gemm": round(net_macs_cpu / peaks[arm]["gemm"], 3),
+            "fraction_of_instruction_peak": round(net_macs_cpu / peaks[arm]["instruction"], 3),
+            # against the best float32 this machine does (torch or our FMA kernel, whichever is faster)
+            "fraction_of_fp32_peak": round(net_macs_cpu / max(peaks[k]["gemm"] for k in peaks if "fp32" in k), 3),
         }
     return out
 
@@ -172,11 +193,7 @@ def main() -> None:
     acc1 = run_arms(model, mode, arms, True, args.oneply_episodes, args.reps, args.seed) \
         if args.oneply_episodes else None
     sizes = list(model.hidden)
-    peaks = {}
-    for arm in arms:
-        kernel = "fp32-c" if arm == "fp32" else arm
-        peaks[arm] = {"gemm": gemm_peak_torch(sizes) if arm == "fp32" else gemm_peak_kernel(model, lowp.resolve(kernel)),
-                      "instruction": instruction_peak(lowp.resolve(kernel))}
+    peaks = measure_peaks(model, arms)
     result = {
         "benchmark": "reduced_precision", "hidden": sizes, "model": args.model, "output_mode": model.output_mode,
         "episodes_per_round": args.episodes, "oneply_episodes_per_round": args.oneply_episodes, "reps": args.reps,
