@@ -449,7 +449,7 @@ DEFINE_PEAK(peak_int8, TGT_VNNI, __m512i, _mm512_setzero_si512(), OP_INT8, _mm51
 #undef CUR_OP
 #undef CUR_SUM
 
-volatile double lp_sink;
+static volatile double lp_sink; /* keeps the peak loops' sums alive */
 
 double lp_peak_loop(int path, long iters) {
     int ok = lp_cpu_paths();
