@@ -42,6 +42,10 @@ class BatchLearner:
         self.args, self.model, self.mode = args, model, mode
         self.acting = Acting.from_args(args)
         self.acting.check(mode)   # here, before any worker starts a game
+        if getattr(args, "collect_precision", "fp32") != "fp32":
+            import lowp
+            lowp.check_settings(args.collect_precision, model, args.engine, getattr(args, "scoring", "auto"),
+                                getattr(args, "device", "cpu"), args.workers)
         loss = None
         if model.output_mode == "prob5":
             from losses import prob5_loss

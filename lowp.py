@@ -95,6 +95,22 @@ def supports(model) -> str | None:
     return None
 
 
+def check_settings(precision: str, model, engine: str = "auto", scoring: str = "auto", device: str = "cpu",
+                   workers: int = 1) -> None:
+    """errors.InputError, before any game, unless self-play can collect at ``precision`` with
+    these train_batch settings (the hidden layers after an incremental first layer, on the CPU)."""
+    from errors import InputError
+    if precision == "fp32":
+        return
+    why = supports(model)
+    if why is None and (engine == "python" or scoring == "dense"):
+        why = f"--collect-precision {precision} needs the C engine's incremental first layer (--scoring auto)"
+    if why is None and device != "cpu" and workers == 1:
+        why = f"--collect-precision {precision} runs on the CPU: with --device {device} use --workers 2 or more"
+    if why:
+        raise InputError(why)
+
+
 class LowpMLP:
     """The layers after the first of a ReLU TDNetwork, plus its head, in C at ``precision``
     (one of KERNELS; falls back to fp32-c where the CPU lacks the instructions).

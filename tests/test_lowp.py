@@ -182,6 +182,19 @@ def test_same_moves_as_float32_on_real_games(real_decisions, kernel, bar):
     assert (gaps <= (limit if kernel != "fp32-c" else 1e-5)).all(), (kernel, gaps.max())
 
 
+@pytest.mark.parametrize("flags,words", [(["--scoring", "dense"], "incremental first layer"),
+                                         (["--engine", "python"], "incremental first layer"),
+                                         (["--activation", "tanh"], "ReLU"),
+                                         (["--hidden", "40"], "multiples of 16")])
+def test_train_batch_collect_precision_bad_settings(tmp_path, flags, words):
+    from helpers import assert_one_line_error
+    args = ["--hidden", "16", *flags] if flags[0] != "--hidden" else flags
+    proc = run("train_batch.py", *args, "--num-episodes", "4", "--episodes-per-round", "2", "--quiet",
+               "--collect-precision", "bf16", "--save", tmp_path / "x.pt")
+    assert_one_line_error(proc, words)
+    assert not (tmp_path / "x.pt").exists()
+
+
 def test_train_batch_collect_precision(tmp_path):
     """--collect-precision bf16 trains (float32) with two self-play workers, says once which path
     ran, and the stage records it."""
