@@ -24,7 +24,7 @@ $(VENV)/.ray-installed: requirements-ray.txt $(VENV)/.installed
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-ray.txt
 	touch $@
 
-$(CORE_SO): $(VENV)/.installed c_engine/bgcore.c c_engine/bgcore.h c_engine/build_cffi.py
+$(CORE_SO): $(VENV)/.installed c_engine/bgcore.c c_engine/bgcore.h c_engine/mlp_lowp.c c_engine/mlp_lowp.h c_engine/build_cffi.py
 	$(PY) c_engine/build_cffi.py
 	touch $@
 

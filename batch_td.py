@@ -27,7 +27,7 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
                  "cube_hold": 0.0, "take_explore": 0.0, "cube_start": 0.0, "momentum": 0.0,
                  "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
-                 "expand_depth_size": None, "td_lambda": 0.0}
+                 "expand_depth_size": None, "td_lambda": 0.0, "collect_precision": "fp32"}
 
 
 def optional_settings(args, defaults: dict) -> dict:
@@ -42,6 +42,10 @@ class BatchLearner:
         self.args, self.model, self.mode = args, model, mode
         self.acting = Acting.from_args(args)
         self.acting.check(mode)   # here, before any worker starts a game
+        if getattr(args, "collect_precision", "fp32") != "fp32":
+            import lowp
+            lowp.check_settings(args.collect_precision, model, args.engine, getattr(args, "scoring", "auto"),
+                                getattr(args, "device", "cpu"), args.workers)
         loss = None
         if model.output_mode == "prob5":
             from losses import prob5_loss
@@ -84,7 +88,12 @@ class BatchLearner:
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
         self.collector = Collector(args.workers, self.mode, args.oneply, args.engine, args.parallel_games,
                                    getattr(args, "scoring", "auto"), acting=self.acting,
-                                   pool_backend=getattr(args, "backend", "local"))
+                                   pool_backend=getattr(args, "backend", "local"),
+                                   precision=getattr(args, "collect_precision", "fp32"))
+        if self.collector.precision != "fp32":
+            import sys
+            import lowp
+            print(lowp.describe(self.collector.precision), file=sys.stderr, flush=True)
         if args.overlap:
             # the workers keep the cores busy while we train: more torch threads here would
             # oversubscribe them (measured 3x slower with the default two)

@@ -82,11 +82,21 @@ def resolve_first_layer(first_layer: str, backend: str, device: torch.device) ->
     return first_layer
 
 
+def _lowp_mlp(model, precision: str, first_layer: str, device: torch.device):
+    """lowp.LowpMLP for a collection precision other than fp32 (incremental first layer, CPU)."""
+    import lowp
+    if precision not in lowp.PRECISIONS + lowp.KERNELS:
+        raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(lowp.PRECISIONS)}")
+    if first_layer != "incremental" or device.type != "cpu":
+        raise ValueError(f"precision {precision} needs the incremental first layer on the CPU (C engine)")
+    return lowp.LowpMLP(model, precision)
+
+
 class Scorer:
     """Evaluates positions and after-states for one model in one game mode."""
 
     def __init__(self, model, mode: GameMode, backend: str = "auto", device: str | None = None,
-                 first_layer: str = "auto"):
+                 first_layer: str = "auto", precision: str = "fp32"):
         self.model = model
         self.mode = mode
         self.values = output_head(model.output_mode)
@@ -100,6 +110,8 @@ class Scorer:
         self.backend = movegen.resolve_backend(backend)
         self.first_layer = resolve_first_layer(first_layer, self.backend, self.device)
         self._relu = getattr(model, "activation", "relu") == "relu"  # else the C engine gives pre-activations
+        # the layers after an incremental first layer in reduced precision (lowp.py); fp32: torch
+        self.lowp = None if precision == "fp32" else _lowp_mlp(model, precision, self.first_layer, self.device)
         self._w1 = (None, -1, None, -1, None, None)  # (weight, version, bias, version, W1^T, b1) cache
         self.evaluations = 0  # network rows evaluated, for throughput reports
         self.engine_seconds = 0.0  # time in move generation + encoding (incremental: + first layer)
@@ -124,7 +136,9 @@ class Scorer:
             if payoffs is not None:
                 rows.append(torch.from_numpy(payoffs))
         n = len(features)
-        if self.device.type != "cpu":
+        if first_hidden and self.lowp is not None:
+            out = self.lowp.forward(features, *rows[1:])
+        elif self.device.type != "cpu":
             out = forward(*(r.to(self.device, non_blocking=True) for r in rows)).float().cpu()
         elif n <= CPU_BLOCK:
             out = forward(*rows)

@@ -90,9 +90,10 @@ class SelfPlay:
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
                  parallel_games: int = 128, device: str | None = None, first_layer: str = "auto",
-                 acting: Acting = Acting()):
+                 acting: Acting = Acting(), precision: str = "fp32"):
         acting.check(mode)
-        self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer)
+        self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer,
+                             precision=precision)
         self.mode = mode
         self.oneply = oneply
         self.acting = acting
@@ -269,7 +270,8 @@ def _collect_job(job: dict) -> dict:
         model.eval()
     model.load_state_dict({k: torch.tensor(v) for k, v in job["state"].items()})  # a copy: v may be read-only
     sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
-                  first_layer=job["first_layer"], acting=job.get("acting", Acting()))
+                  first_layer=job["first_layer"], acting=job.get("acting", Acting()),
+                  precision=job.get("precision", "fp32"))
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
@@ -292,8 +294,10 @@ class Collector:
     worker: in this process)."""
 
     def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
-                 first_layer: str = "auto", acting: Acting = Acting(), pool_backend: str = "local"):
+                 first_layer: str = "auto", acting: Acting = Acting(), pool_backend: str = "local",
+                 precision: str = "fp32"):
         self.workers, self.acting = workers, acting
+        self.precision = precision  # the candidates' hidden layers (lowp.py): fp32 | bf16 | int8
         self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
         self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
         self.pool = open_pool(pool_backend, workers, "self-play worker")
@@ -307,7 +311,7 @@ class Collector:
         if self.pool is None:
             model.eval()
             sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games,
-                          first_layer=self.first_layer, acting=self.acting)
+                          first_layer=self.first_layer, acting=self.acting, precision=self.precision)
             out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
@@ -316,6 +320,7 @@ class Collector:
                  "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode,
                  "oneply": self.oneply, "backend": self.backend,
                  "parallel_games": self.parallel_games, "first_layer": self.first_layer,
+                 "precision": self.precision,
                  "episodes": share, "seed": seed}
                 for share, seed in worker_shares(n_episodes, seed_seq, self.workers) if share > 0]
         return [self.pool.submit(_collect_job, job) for job in jobs]

@@ -120,6 +120,10 @@ def build_parser() -> cli.Parser:
     p.add_argument("--scoring", choices=FIRST_LAYER_MODES, default="auto",
                    help="candidates' first layer: incremental (from the pre-move sums, C engine) or dense; "
                         "auto: incremental on the CPU")
+    p.add_argument("--collect-precision", choices=("fp32", "bf16", "int8"), default="fp32",
+                   help="self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in bf16 "
+                        "(AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks them (lowp.py); "
+                        "training, export and evaluation stay float32")
     p.add_argument("--device", choices=("cpu", "cuda"), default="cpu", help="where training runs")
     p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True, help="cubeful: Jacoby rule")
     p.add_argument("--seed", type=int, default=0, help="random seed (dice and exploration; also weights and "

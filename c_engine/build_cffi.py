@@ -16,7 +16,7 @@ def cdef_from_header(path: str) -> str:
     """The header without preprocessor lines, with #define constants turned into cffi's form."""
     out = []
     for line in open(path):
-        m = re.match(r"#define (BG_\w+) (-?\d+)", line)
+        m = re.match(r"#define ((?:BG|LP)_\w+) (-?\d+)", line)
         if m:
             out.append(f"#define {m.group(1)} {m.group(2)}\n")
         elif not line.startswith("#"):
@@ -27,10 +27,11 @@ def cdef_from_header(path: str) -> str:
 def main() -> None:
     ffi = FFI()
     ffi.cdef(cdef_from_header(os.path.join(HERE, "bgcore.h")))
+    ffi.cdef(cdef_from_header(os.path.join(HERE, "mlp_lowp.h")))  # reduced-precision forward (lowp.py)
     ffi.set_source(
         "c_engine._bgcore",
-        '#include "bgcore.h"',
-        sources=[os.path.relpath(os.path.join(HERE, "bgcore.c"), ROOT)],
+        '#include "bgcore.h"\n#include "mlp_lowp.h"',
+        sources=[os.path.relpath(os.path.join(HERE, f), ROOT) for f in ("bgcore.c", "mlp_lowp.c")],
         include_dirs=[os.path.relpath(HERE, ROOT)],
         extra_compile_args=["-O3", "-std=c99", "-Wall", "-Wextra"],
     )
