@@ -5,6 +5,7 @@
 #
 #   s1  [128,128] from scratch, sampled TD(0), Adam 1e-3 -> 3e-4,           300,000 episodes
 #   s2  Net2Net to [256,256,256], Adam 1e-4 -> 2e-5,                       2,500,000 episodes
+#       (s2 float32 collection to 423,400, then s2b with bf16 collection: see below)
 #   s3  same net, Adam 5e-5 -> 5e-6 (PureTD's long low-LR stage),          3,000,000 episodes
 #   s4  1-ply targets, Adam 1e-5 -> 5e-6 (through the move filter once
 #       it lands: ONEPLY_FLAGS),                                               300,000 episodes
@@ -38,18 +39,26 @@ COMMON="--workers $W --quiet --episodes-per-round 200 --parallel-games 100 --sav
 $R train_batch.py "$D/s1_128x2.pt" - --hidden 128,128 --num-episodes 300000 --lr 1e-3 --end-lr 3e-4 \
    --eval-every 500 --seed 331 $COMMON
 stage_eval "$D/s1_128x2.pt"
+# s2 was planned as 2.5M episodes at Adam 1e-4 -> 2e-5 with float32 collection; it was ended at
+# 423,400 episodes (where the stage stood when bf16 collection landed: --num-episodes at or below
+# the episodes done ends a stage there) and s2b runs the rest of the plan with bf16 collection
+# (about 3x the episodes/s, same moves as float32 in 99.4% of decisions), continuing the LR line
+# from where s2 left it (8.65e-5 at 423,400 of 2.5M).
 $R train_batch.py "$D/s2_256x3.pt" "$D/s1_128x2.pt" --expand 256,256 --expand-depth-size 256 \
-   --num-episodes 2500000 --lr 1e-4 --end-lr 2e-5 --eval-every 1000 --seed 332 $COMMON
-stage_eval "$D/s2_256x3.pt"
-$R train_batch.py "$D/s3_256x3.pt" "$D/s2_256x3.pt" --num-episodes 3000000 --lr 5e-5 --end-lr 5e-6 \
-   --eval-every 1000 --seed 333 $COMMON
+   --num-episodes 423400 --lr 1e-4 --end-lr 2e-5 --eval-every 1000 --seed 332 $COMMON
+LOWP="--collect-precision bf16"
+$R train_batch.py "$D/s2b_256x3.pt" "$D/s2_256x3.pt" --num-episodes 2076600 --lr 8.65e-5 --end-lr 2e-5 \
+   --eval-every 1000 --seed 3322 $LOWP $COMMON
+stage_eval "$D/s2b_256x3.pt"
+$R train_batch.py "$D/s3_256x3.pt" "$D/s2b_256x3.pt" --num-episodes 3000000 --lr 5e-5 --end-lr 5e-6 \
+   --eval-every 1000 --seed 333 $LOWP $COMMON
 stage_eval "$D/s3_256x3.pt"
 [ "${STOP_BEFORE_1PLY:-0}" = 1 ] && exit 0
 ONEPLY_FLAGS=${ONEPLY_FLAGS:---oneply}
 $R train_batch.py "$D/s4_256x3_1ply.pt" "$D/s3_256x3.pt" $ONEPLY_FLAGS --num-episodes 300000 \
-   --lr 1e-5 --end-lr 5e-6 --episodes-per-round 40 --parallel-games 20 --eval-every 2500 --seed 334 \
+   --lr 1e-5 --end-lr 5e-6 --episodes-per-round 40 --parallel-games 20 --eval-every 2500 --seed 334 $LOWP \
    --workers $W --quiet --save-every 2500 --eval-opponent gnubg-nn --eval-games 1000
 stage_eval "$D/s4_256x3_1ply.pt"
 $R train_batch.py "$D/s5_256x3_polish.pt" "$D/s4_256x3_1ply.pt" --num-episodes 500000 --lr 5e-6 \
-   --end-lr 2e-6 --eval-every 1000 --seed 335 $COMMON
+   --end-lr 2e-6 --eval-every 1000 --seed 335 $LOWP $COMMON
 stage_eval "$D/s5_256x3_polish.pt"
