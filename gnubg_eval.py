@@ -36,14 +36,18 @@ import shutil
 import sys
 import tempfile
 
-import cli
-from fileio import Output, check_outputs
-from gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted, write_scripts
-from gnubg_binary import GnubgError, preflight
-from gnubg_protocol import OUR_NAME
-from head_to_head import checkpoint_game_mode, run_head_to_head
-from model import git_commit
-from modes import GAME_MODES, game_mode
+from tdbg.app import cli
+from tdbg.infra import fileio, workers
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted, write_scripts
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_protocol import OUR_NAME
+from tdbg.app.head_to_head import checkpoint_game_mode, run_head_to_head
+from tdbg.net.model import git_commit
+from tdbg.game.modes import GAME_MODES, game_mode
+from tdbg.play.matfile import write_mat
+from tdbg.infra.errors import InputError
+from tdbg.app.match_series import run_matches
 
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
@@ -71,7 +75,7 @@ def main() -> None:
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply", action="store_true", help="our model plays with 1-ply lookahead")
     p.add_argument("--workers", type=cli.workers_arg, default=1,
-                   help=f"game-playing and gnubg processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
+                   help=f"game-playing and gnubg processes (at most {workers.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
     p.add_argument("--gnubg-workers", type=cli.workers_arg, default=None,
                    help="gnubg processes analysing at once (default: --workers)")
@@ -119,7 +123,6 @@ def main() -> None:
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(args.out or args.keep_files)
     os.makedirs(out_dir, exist_ok=True)
-    from matfile import write_mat
     files = []
     names = ("model", "opponent" if args.opponent != "self" else "model_b")
 
@@ -136,8 +139,6 @@ def main() -> None:
             rec.turns = []
 
     if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
-        from errors import InputError
-        from matches import run_matches
         try:
             played = run_matches(args.model, opponent, args.games, mode.match_length, args.oneply,
                                  args.oneply and args.opponent == "self", args.seed, args.workers,
@@ -249,7 +250,7 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
         g = r[key]
         print(f"  {label:42s} {g['mean']}  (95% CI: {g['ci_low']} to {g['ci_high']})")
     if args.json:
-        cli.write_json(args.json, result)
+        fileio.write_json(args.json, result)
 
 
 if __name__ == "__main__":

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import json
 
-import backends
-import cli
-from losses import LOSSES
+from tdbg.app import backend_flags, cli
+from tdbg.infra import fileio
+from tdbg.net.losses import LOSSES
 from train_batch import build_parser as batch_parser
+from tdbg.learn.batch_td import BatchLearner
+from tdbg.learn.training_loop import run_stage
 
 
 def build_parser() -> cli.Parser:
@@ -49,12 +51,10 @@ def main() -> None:
     if args.warm_start_equity or args.warm_start_cubeful:
         raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
     args.hidden_given = any(a.startswith("--hidden") for a in cli.sys.argv[1:])
-    backends.start(args)
-    from batch_td import BatchLearner
-    from training_loop import run_stage
+    backend_flags.start(args)
     summary = run_stage(args, BatchLearner, output_mode="prob5")
     if args.json:
-        cli.write_json(args.json, summary)
+        fileio.write_json(args.json, summary)
     print(json.dumps(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)

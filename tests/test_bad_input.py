@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-import backgammon_engine as be
+from tdbg.game import backgammon_engine as be
 import c_engine
-import movegen
+from tdbg.game import movegen
 
 START = be.initial_board()
 

@@ -2,7 +2,7 @@ import threading
 
 import numpy as np
 
-import backgammon_engine as be
+from tdbg.game import backgammon_engine as be
 import c_engine
 from oracle_positions import result_keys
 

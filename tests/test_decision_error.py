@@ -7,9 +7,9 @@ import os
 import numpy as np
 import pytest
 
-import backgammon_engine as be
-import decisions as ds
-from errors import InputError
+from tdbg.game import backgammon_engine as be
+from tdbg.play import decisions as ds
+from tdbg.infra.errors import InputError
 from helpers import assert_one_line_error, run
 
 gnubg_nn = pytest.importorskip("gnubg_nn")

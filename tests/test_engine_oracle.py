@@ -6,7 +6,7 @@ keys computed from our boards (vectorised, no gnubg-nn involved) on the other.
 import gnubg_nn
 import numpy as np
 
-import backgammon_engine as be
+from tdbg.game import backgammon_engine as be
 import c_engine
 from oracle_positions import ALL_ROLLS, gnubg_keys, key_set, result_keys
 

@@ -1,12 +1,12 @@
 """It learns: a small DMP net trained from scratch beats the random agent."""
 import pytest
 
-from agents import RandomAgent
+from tdbg.play.agents import RandomAgent
 from helpers import run
-from evaluation import summarize
-from match import play_games
-from modes import game_mode
-from td_agent import TDAgent
+from tdbg.play.evaluation import summarize
+from tdbg.play.match import play_games
+from tdbg.game.modes import game_mode
+from tdbg.play.td_agent import TDAgent
 
 
 @pytest.mark.slow

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
-from agents import RandomAgent
+from tdbg.game import backgammon_engine as be
+from tdbg.play.agents import RandomAgent
 from helpers import assert_one_line_error, run
-from encoding import encode_batch
-from luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
-from match import GameRecord, play_games
-from model import TDNetwork, new_metadata, save_checkpoint
-from modes import game_mode
-from scoring import ALL_ROLLS
-from td_agent import TDAgent
+from tdbg.game.encoding import encode_batch
+from tdbg.play.luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
+from tdbg.play.match import GameRecord, play_games
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.game.modes import game_mode
+from tdbg.game.dice import ALL_ROLLS
+from tdbg.play.td_agent import TDAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")

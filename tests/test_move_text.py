@@ -1,7 +1,7 @@
 import numpy as np
 import pytest
 
-import backgammon_engine as be
+from tdbg.game import backgammon_engine as be
 from helpers import board
 
 

@@ -19,7 +19,7 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
 
 
 def dice_arg(text: str) -> tuple[int, int]:
@@ -43,14 +43,14 @@ def main() -> None:
     args = build_parser().parse_args()
     import json
 
-    from position_ids import gnubg_id, parse_position, xgid
+    from tdbg.game.position_ids import gnubg_id, parse_position, xgid
     try:
         state = parse_position(args.position)
     except ValueError as exc:
         raise cli.UsageError(f"position {args.position!r}: {exc}") from None
-    import analysis  # torch: only once the position is known to be good
-    import backgammon_engine as be
-    from model import CheckpointError
+    from tdbg.play import analysis  # torch: only once the position is known to be good
+    from tdbg.game import backgammon_engine as be
+    from tdbg.net.model import CheckpointError
     try:
         agent = analysis.load_agent(args.model, args.ply, state.match_length)
     except CheckpointError as exc:

@@ -17,8 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
-from results_file import ResultsFileError, compare, read_results  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
+from tdbg.play.results_file import ResultsFileError, compare, read_results  # noqa: E402
 
 
 def build_parser() -> cli.Parser:
@@ -50,7 +51,7 @@ def main() -> None:
         raise cli.UsageError(str(exc)) from None
     print(format_line(r))
     if args.json:
-        cli.write_json(args.json, r)
+        fileio.write_json(args.json, r)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
-from model import CheckpointError, load_checkpoint  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
 
 
 def describe(path: str) -> dict:

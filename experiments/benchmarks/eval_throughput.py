@@ -20,12 +20,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import torch  # noqa: E402
 
-from agents import GnubgNNAgent  # noqa: E402
-from head_to_head import run_head_to_head  # noqa: E402
-from match import play_games  # noqa: E402
-from model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
-from modes import game_mode  # noqa: E402
-from td_agent import TDAgent  # noqa: E402
+from tdbg.play.agents import GnubgNNAgent  # noqa: E402
+from tdbg.app.head_to_head import run_head_to_head  # noqa: E402
+from tdbg.play.match import play_games  # noqa: E402
+from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
+from tdbg.game.modes import game_mode
+from tdbg.play.td_agent import TDAgent  # noqa: E402
 
 
 def main() -> None:
