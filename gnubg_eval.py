@@ -30,7 +30,6 @@ files (1-point matches) gnubg states errors in match winning chances instead of 
 """
 from __future__ import annotations
 
-import datetime
 import os
 import shutil
 import sys
@@ -43,8 +42,8 @@ from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, g
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_protocol import OUR_NAME
 from tdbg.app.head_to_head import checkpoint_game_mode, run_head_to_head
-from tdbg.net.model import git_commit
-from tdbg.game.modes import GAME_MODES, game_mode
+from tdbg.infra.provenance import provenance
+from tdbg.game.modes import GAME_MODES, game_mode, mode_class
 from tdbg.play.matfile import write_mat
 from tdbg.infra.errors import InputError
 from tdbg.app.match_series import run_matches
@@ -110,7 +109,7 @@ def main() -> None:
     # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
     # error on a machine with or without gnubg
     mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
-    if args.match_length is not None and mode_name != "match":
+    if args.match_length is not None and not mode_class(mode_name).is_match:
         raise cli.UsageError("--match-length applies to --game-mode match only")
     try:
         info = preflight(args.gnubg)
@@ -118,7 +117,7 @@ def main() -> None:
             gnubg_ratings([0.0], info["binary"])   # the rating the report ends with works, before any game
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
-    mode = game_mode(mode_name, args.jacoby, (args.match_length or 7) if mode_name == "match" else 0)
+    mode = game_mode(mode_name, args.jacoby, (args.match_length or 7) if mode_class(mode_name).is_match else 0)
     opponent = args.model if args.opponent == "self" else args.opponent
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(args.out or args.keep_files)
@@ -219,8 +218,7 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
     result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
     result.update(about)
     result.update(ply=args.ply, seed=args.seed, units=units, gnubg=info, mat_folder=mat_folder,
-                  commit=git_commit(), command=" ".join(sys.argv),
-                  date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+                  **provenance())
     r = result
     who = r["model"] or f"{r['player']} in {args.from_mat}"
     print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {r['games']} games, "

@@ -20,7 +20,7 @@ from tdbg.infra.fileio import Output, check_outputs
 from tdbg.gnubg.gnubg_binary import describe, preflight
 from tdbg.app.head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg, run_head_to_head,
                           summarize_games)
-from tdbg.net.model import git_commit
+from tdbg.infra.provenance import provenance
 from tdbg.game.modes import GAME_MODES, game_mode
 from tdbg.game.movegen import BACKENDS
 from tdbg.play.agents import GNUBG_NN_PLIES
@@ -172,9 +172,7 @@ def main() -> None:
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
                    oneply_k=args.oneply_k, twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
-                   jacoby=args.jacoby, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv))
+                   jacoby=args.jacoby, **provenance())
     print(format_table(summary, args.model1, model2))
     if args.luck:
         print(format_luck(summary["luck_adjusted"]))
@@ -208,9 +206,7 @@ def play_matches(args, model2: str, mode) -> None:
                           oneply_k=args.oneply_k)
     summary = summarize_matches(records, args.seed)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
-                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv))
+                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, **provenance())
     print(format_matches(summary, args.model1, model2))
     if args.json:
         fileio.write_json(args.json, summary)
@@ -244,9 +240,8 @@ def matches_against_gnubg(args, level: str) -> None:
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
                    oneply_k=args.oneply_k,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(),
+                   duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    met="Kazaross-XG2 (ours and gnubg's default)",
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample matches")
     print(format_matches(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
@@ -309,9 +304,8 @@ def against_gnubg(args, level: str) -> None:
             summary["luck_adjusted"]["games"] = len(judged)
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, oneply_k=args.oneply_k, jacoby=args.jacoby,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(),
+                   duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample games")
     print(format_table(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
     if "luck_adjusted" in summary:

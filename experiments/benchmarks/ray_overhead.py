@@ -24,7 +24,8 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from tdbg.infra.backends import open_pool  # noqa: E402
-from tdbg.net.model import TDNetwork, parse_hidden, git_commit  # noqa: E402
+from tdbg.infra.provenance import git_commit  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
 from tdbg.game.modes import game_mode
 from tdbg.learn.selfplay import Collector  # noqa: E402
 

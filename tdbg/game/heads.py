@@ -7,8 +7,8 @@ Every value is from the side on roll.  A head knows
   value of a game just won by the side that moved;
 * how a scalar reads in points (``points_of``: P(win) -> 2 P(win) - 1);
 * the game mode a checkpoint of it plays by default, how its values are printed,
-  and whether its player reads the outcome probabilities (``outcome_player``: the
-  agent that plays it is chosen in tdbg.play.players).
+  and whether its value is the five outcome probabilities themselves
+  (``five_outcomes``: played through play.prob_agent, trained with losses.prob5_loss).
 
 ``output_head(name)`` gives the head for a checkpoint's ``output_mode``; nothing
 outside this module and the model compares those names.
@@ -26,7 +26,7 @@ class OutputHead:
     default_mode = "cubeless-money"   # the game mode of a checkpoint that does not say
     value_name = "Eq."                # how analysis labels a value
     value_format, delta_format = "{:+.3f}", "{:+.3f}"
-    outcome_player = False            # played from the five outcome probabilities (play.prob_agent)
+    five_outcomes = False             # the value is P(win), P(wg), P(wbg), P(lg), P(lbg) themselves
 
     def flip(self, v: np.ndarray) -> np.ndarray:
         """Value for the other side."""
@@ -119,7 +119,7 @@ class Prob5Head(OutputHead):
     """Five probabilities: P(win), P(win gammon), P(win bg), P(lose gammon), P(lose bg)."""
     name = "prob5"
     width = 5
-    outcome_player = True
+    five_outcomes = True
     net_outputs = 5
 
     def flip(self, v):

@@ -17,8 +17,8 @@ import re
 
 import numpy as np
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_MET = os.path.join(HERE, "data", "met", "Kazaross-XG2.xml")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+DEFAULT_MET = os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml")
 MAX_AWAY = 25
 
 

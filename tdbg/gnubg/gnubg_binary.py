@@ -17,8 +17,8 @@ import subprocess
 
 SUPPORTED_VERSIONS = ("1.07.001", "1.08.003")
 SEED_VERSION = "1.08.003"  # the seed's opponent; `make gnubg` builds it here
-HERE = os.path.dirname(os.path.abspath(__file__))
-LOCAL_BUILD = os.path.join(HERE, ".gnubg", SEED_VERSION, "bin", "gnubg")
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+LOCAL_BUILD = os.path.join(ROOT, ".gnubg", SEED_VERSION, "bin", "gnubg")
 DEBIAN_BINARY = "/usr/games/gnubg"  # Debian 12's package: 1.07.001
 # weights files whose provenance is documented in ../shared/reference/gnubg-analysis.md
 KNOWN_WEIGHTS = {

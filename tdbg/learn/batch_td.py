@@ -13,6 +13,7 @@ import time
 import numpy as np
 import torch
 
+from tdbg.game.heads import output_head
 from tdbg.learn.selfplay import Acting, Collector
 from tdbg.learn.trainer import Trainer
 from tdbg.learn.training_loop import check_finite
@@ -44,7 +45,7 @@ class BatchLearner:
         self.acting = Acting.from_args(args)
         self.acting.check(mode)   # here, before any worker starts a game
         loss = None
-        if model.output_mode == "prob5":
+        if output_head(model.output_mode).five_outcomes:
             loss = prob5_loss(getattr(args, "loss", "mse"), getattr(args, "win_weight", 1.0),
                               getattr(args, "raw_logits", False))
         elif getattr(args, "loss", "mse") != "mse" or getattr(args, "raw_logits", False):

@@ -23,16 +23,14 @@ episodes, lineage), so nothing that loads one needs flags; one without an
 """
 from __future__ import annotations
 
-import datetime
 import os
-import subprocess
-import sys
 
 import torch
 from torch import nn
 
 from tdbg.game.encoding import MATCH_PAYOFFS
 from tdbg.infra.fileio import KIND_NAMES, atomic_write, file_kind
+from tdbg.infra.provenance import command, git_commit, utc_now
 from tdbg.game.heads import OUTPUT_MODES, output_head
 
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
@@ -153,24 +151,11 @@ def parse_hidden(text: str) -> list[int]:
 
 # --------------------------------------------------------------------------- checkpoints
 
-def git_commit() -> str:
-    try:
-        here = os.path.dirname(os.path.abspath(__file__))
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
-                             text=True, timeout=5)
-        commit = out.stdout.strip() or "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
-        return commit + ("-dirty" if dirty else "")
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-
-
 def lineage_entry(episodes: int, extra: dict | None = None) -> dict:
     entry = {
-        "command": " ".join(sys.argv),
+        "command": command(),
         "episodes": int(episodes),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": utc_now(),
         "commit": git_commit(),
     }
     entry.update(extra or {})

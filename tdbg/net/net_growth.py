@@ -30,6 +30,7 @@ import torch
 from torch import nn
 
 from tdbg.game.encoding import BASE_WIDTHS, NUM_BOARD_FEATURES, reads_board_features
+from tdbg.game.heads import EquityHead, MwcHead, MwcOutcomesHead, ProbabilityHead, output_head
 from tdbg.net.model import TDNetwork
 
 
@@ -162,7 +163,7 @@ def warm_start_equity(model: TDNetwork, seed: int = 0, keep_output_layer: bool =
     if _base_inputs(model) != 196:
         raise ValueError(f"--warm-start-equity needs a 196-input model (with or without the board features), "
                          f"got {model.n_inputs} inputs")
-    if model.output_mode != "probability":
+    if type(output_head(model.output_mode)) is not ProbabilityHead:
         raise ValueError(f"--warm-start-equity expects a DMP probability model, this one is {model.output_mode}")
     new = _copy_model(model, output_mode="equity")
     for dst, src in zip(new.layers, model.layers):
@@ -185,7 +186,7 @@ def warm_start_cubeful(model: TDNetwork, seed: int = 0) -> TDNetwork:
     if _base_inputs(model) != 196:
         raise ValueError(f"--warm-start-cubeful needs a 196-input cubeless model (with or without the board "
                          f"features), got {model.n_inputs} inputs")
-    if model.output_mode != "equity":
+    if type(output_head(model.output_mode)) is not EquityHead:
         raise ValueError(f"--warm-start-cubeful needs an equity (cubeless money) model, got a "
                          f"{model.output_mode} model; warm-start it with --warm-start-equity first")
     new = _copy_model(model, n_inputs=model.n_inputs + 4)
@@ -203,26 +204,27 @@ def warm_start_match(model: TDNetwork, seed: int = 0, head: str = "mwc") -> TDNe
     P(win), and the gammon and backgammon rates start as constants (OUTCOME_PRIORS);
     a match model with the "mwc" head converts the same way, its logit giving P(win), so
     at 1-away each (where every win is worth 1 and every loss 0) its values are kept."""
-    if head not in ("mwc", "mwc-outcomes"):
+    if head not in (MwcHead.name, MwcOutcomesHead.name):
         raise ValueError(f"a match model's head is mwc or mwc-outcomes, not {head!r}")
-    from_match = _base_inputs(model) == 208 and model.output_mode == "mwc"
-    if from_match and head == "mwc-outcomes":
+    outcomes = type(output_head(head)) is MwcOutcomesHead
+    from_match = _base_inputs(model) == 208 and type(output_head(model.output_mode)) is MwcHead
+    if from_match and outcomes:
         new = _copy_model(model, output_mode=head)
         for dst, src in zip(new.layers, model.layers):
             dst.load_state_dict(src.state_dict())
         _outcome_head(new.head, model.head.weight[0], model.head.bias[0])
         return new
-    if _base_inputs(model) != 200 or model.output_mode != "equity":
+    if _base_inputs(model) != 200 or type(output_head(model.output_mode)) is not EquityHead:
         raise ValueError(f"--warm-start-match needs a cubeful money model (200 inputs, equity; 220 with the "
                          f"board features)"
-                         f"{' or, for --match-head mwc-outcomes, an mwc match model' if head != 'mwc' else ''}, got "
+                         f"{' or, for --match-head mwc-outcomes, an mwc match model' if outcomes else ''}, got "
                          f"{model.n_inputs} inputs, {model.output_mode}")
     new = _copy_model(model, n_inputs=model.n_inputs + 8, output_mode=head)
     for i, (dst, src) in enumerate(zip(new.layers, model.layers)):
         if i:
             dst.load_state_dict(src.state_dict())
     _carry_first_layer(new, model)
-    if head == "mwc":
+    if not outcomes:
         new.head.weight.copy_(2 * model.head.weight)
         new.head.bias.copy_(2 * model.head.bias)
     else:

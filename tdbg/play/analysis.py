@@ -25,7 +25,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
 from tdbg.net.model import CheckpointError, load_checkpoint
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode, mode_class
 from tdbg.play.players import checkpoint_agent
 from tdbg.game.modes.matchplay import pack
 
@@ -35,10 +35,11 @@ def load_agent(path: str, plies: int = 0, match_length: int = 0):
     model, meta, _ = load_checkpoint(path)
     head = output_head(model.output_mode)
     name = meta.get("game_mode") or head.default_mode
-    if name == "match" and not match_length:
+    is_match = mode_class(name).is_match
+    if is_match and not match_length:
         raise CheckpointError(f"{path} is a match-play model: give a match position (a Match ID or an XGID "
                               "with the match length and score)")
-    mode = game_mode(name, match_length=match_length if name == "match" else 0)
+    mode = game_mode(name, match_length=match_length if is_match else 0)
     return checkpoint_agent(model, mode, oneply=plies == 1, name=path)
 
 

@@ -1,7 +1,7 @@
 """Which agent plays what: a reference name (random, pubeval, gnubg-nn, ...) or a loaded
 checkpoint, and how an agent sits at a game mode's table.
 
-The checkpoint's output head chooses the agent class (a head with ``outcome_player``
+The checkpoint's output head chooses the agent class (a head with ``five_outcomes``
 plays through ProbAgent, every other through TDAgent); a cubeful money agent at a
 match table plays by its money rules (matches.MoneyInMatch).
 """
@@ -19,7 +19,7 @@ from tdbg.play.td_agent import TDAgent
 
 def checkpoint_agent(model, mode: GameMode, **kw) -> TDAgent:
     """The agent that plays ``model`` in ``mode`` (``kw``: TDAgent's search settings)."""
-    cls = ProbAgent if output_head(model.output_mode).outcome_player else TDAgent
+    cls = ProbAgent if output_head(model.output_mode).five_outcomes else TDAgent
     return cls(model, mode, **kw)
 
 

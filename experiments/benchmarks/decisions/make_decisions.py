@@ -70,7 +70,7 @@ def main() -> None:
 
     from tdbg.play import decisions as ds
     from tdbg.infra.fileio import Output, atomic_write, check_outputs
-    from tdbg.net.model import git_commit
+    from tdbg.infra.provenance import git_commit
     settings = ds.Settings(args.seed, args.trials, args.truncate, args.top, args.window, args.mix)
     settings.check()
     chunks_dir = args.chunks or os.path.splitext(args.out)[0] + "_chunks"

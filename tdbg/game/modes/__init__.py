@@ -16,6 +16,16 @@ MODES = {cls.name: cls for cls in (DMP, CubelessMoney, CubefulMoney)}
 GAME_MODES = tuple(MODES) + ("match",)
 
 
+def mode_class(name: str) -> type[GameMode]:
+    """The class of the mode called ``name`` (its class attributes, e.g. ``is_match``,
+    without building it); ValueError for an unknown name."""
+    if name == MatchPlay.name:
+        return MatchPlay
+    if name not in MODES:
+        raise ValueError(f"unknown game mode {name!r}; choose one of {', '.join(GAME_MODES)}")
+    return MODES[name]
+
+
 def game_mode(name: str, jacoby: bool = True, match_length: int = 0, met: str | None = None) -> GameMode:
     """The mode called ``name``; for match play ``match_length`` (1-25; 0: a spread of
     scores for training) and ``met``, a MET file (default: the shipped Kazaross-XG2)."""
