@@ -36,17 +36,18 @@ import sys
 import tempfile
 
 from tdbg.app import cli
-from tdbg.infra import fileio, workers
-from tdbg.infra.fileio import Output, check_outputs
-from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted, write_scripts
+from tdbg.app.head_to_head import checkpoint_game_mode, run_head_to_head
+from tdbg.app.match_series import run_matches
+from tdbg.game.modes import GAME_MODES, game_mode, mode_class
+from tdbg.gnubg.gnubg_analysis import (analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted,
+                                       write_scripts)
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_protocol import OUR_NAME
-from tdbg.app.head_to_head import checkpoint_game_mode, run_head_to_head
-from tdbg.infra.provenance import provenance
-from tdbg.game.modes import GAME_MODES, game_mode, mode_class
-from tdbg.play.matfile import write_mat
+from tdbg.infra import fileio, workers
 from tdbg.infra.errors import InputError
-from tdbg.app.match_series import run_matches
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.infra.provenance import provenance
+from tdbg.play.matfile import write_mat
 
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])

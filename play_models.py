@@ -14,21 +14,20 @@ import datetime
 import os
 
 from tdbg.app import backend_flags, cli
-from tdbg.infra import fileio, workers
-from tdbg.play.agents import REFERENCE_AGENTS
-from tdbg.infra.fileio import Output, check_outputs
-from tdbg.gnubg.gnubg_binary import describe, preflight
-from tdbg.app.head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg, run_head_to_head,
-                          summarize_games)
-from tdbg.infra.provenance import provenance
+from tdbg.app.head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg,
+                                   run_head_to_head, summarize_games)
+from tdbg.app.match_series import run_matches
 from tdbg.game.modes import GAME_MODES, game_mode
 from tdbg.game.movegen import BACKENDS
-from tdbg.play.agents import GNUBG_NN_PLIES
+from tdbg.gnubg.gnubg_binary import describe, preflight
+from tdbg.infra import fileio, workers
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.infra.provenance import provenance
 from tdbg.net.search import DEFAULT_K1, DEFAULT_K2
+from tdbg.play.agents import GNUBG_NN_PLIES, REFERENCE_AGENTS
 from tdbg.play.luck import format_luck, luck_summary
-from tdbg.play.matfile import write_mat
-from tdbg.app.match_series import run_matches
 from tdbg.play.matches import format_matches, matches_csv_lines, summarize_matches
+from tdbg.play.matfile import write_mat
 
 
 MAX_GAMES = 10_000_000  # each game's record (about 300 bytes) is kept for the summary and --csv

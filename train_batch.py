@@ -13,15 +13,15 @@ from __future__ import annotations
 import json
 
 from tdbg.app import backend_flags, cli
-from tdbg.infra import fileio, workers
-from tdbg.play.agents import REFERENCE_AGENTS
-from tdbg.net.model import ACTIVATIONS, parse_hidden
 from tdbg.game.modes import GAME_MODES
 from tdbg.game.movegen import BACKENDS
-from tdbg.net.scoring import FIRST_LAYER_MODES
-from tdbg.learn.trainer import OPTIMIZERS
+from tdbg.infra import fileio, workers
 from tdbg.learn.batch_td import BatchLearner
+from tdbg.learn.trainer import OPTIMIZERS
 from tdbg.learn.training_loop import run_stage
+from tdbg.net.model import ACTIVATIONS, parse_hidden
+from tdbg.net.scoring import FIRST_LAYER_MODES
+from tdbg.play.agents import REFERENCE_AGENTS
 
 
 def hidden_arg(text: str) -> list[int]:

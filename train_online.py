@@ -9,13 +9,13 @@ from __future__ import annotations
 import json
 
 from tdbg.app import cli
-from tdbg.play.agents import REFERENCE_AGENTS
-from tdbg.net.model import ACTIVATIONS
 from tdbg.game.modes import MODES
 from tdbg.game.movegen import BACKENDS
-from train_batch import hidden_arg
 from tdbg.learn.online_td import OnlineLearner
 from tdbg.learn.training_loop import run_stage
+from tdbg.net.model import ACTIVATIONS
+from tdbg.play.agents import REFERENCE_AGENTS
+from train_batch import hidden_arg
 
 SCALAR_MODES = tuple(name for name, cls in MODES.items() if not cls.cubeful)  # online TD plays without a cube
 

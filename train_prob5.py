@@ -18,10 +18,10 @@ import json
 
 from tdbg.app import backend_flags, cli
 from tdbg.infra import fileio
-from tdbg.net.losses import LOSSES
-from train_batch import build_parser as batch_parser
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.training_loop import run_stage
+from tdbg.net.losses import LOSSES
+from train_batch import build_parser as batch_parser
 
 
 def build_parser() -> cli.Parser:

@@ -4,7 +4,7 @@ Each layer imports only from the layers listed before it (this order is the one 
 it is written; tests/test_layers.py enforces it):
 
     infra   errors, files and the output policy, worker processes, backends, Ray, run logs,
-            statistics: no backgammon
+            statistics, provenance: no backgammon
     game    rules (engine, C move generator, dice), network inputs (encoding, features),
             position IDs, bear-off, cube state, output heads, the turn loop, game modes
             (modes/, one module per mode), match equity tables: numpy only
@@ -14,8 +14,8 @@ it is written; tests/test_layers.py enforces it):
             quick evaluations, result files
     learn   self-play, lambda returns, trainers, batch and online TD, the stage runner
     gnubg   the GNU Backgammon binary: preflight, protocol, external player, analysis
-    app     what the scripts share: command-line pieces, head to head, match series,
-            provenance
+    app     what the scripts share: command-line pieces, backend flags, head to head,
+            match series
 
 learn and gnubg sit side by side: neither imports the other.  Imports inside functions
 are only for optional dependencies (ray, gnubg_nn, tensorboard, the built C engine).

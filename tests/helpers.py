@@ -8,8 +8,7 @@ import sys
 import numpy as np
 import torch
 
-from tdbg.game import backgammon_engine as be
-from tdbg.game import encoding
+from tdbg.game import backgammon_engine as be, encoding
 from tdbg.game.cube import can_double, owner_for_opponent
 from tdbg.game.dice import ALL_ROLLS
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.play import analysis
-from tdbg.game import backgammon_engine as be
 from helpers import assert_one_line_error, run
+from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, encode_batch, encode_cubeful_batch
+from tdbg.game.position_ids import GameState, gnubg_id
 from tdbg.gnubg.gnubg_binary import available
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
-from tdbg.game.position_ids import GameState, gnubg_id
+from tdbg.play import analysis
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
                                  reason="GNU Backgammon binary not installed (make gnubg)")

@@ -2,9 +2,8 @@
 import numpy as np
 import pytest
 
-from tdbg.game import backgammon_engine as be
 import c_engine
-from tdbg.game import movegen
+from tdbg.game import backgammon_engine as be, movegen
 
 START = be.initial_board()
 

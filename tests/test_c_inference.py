@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import backgammon_engine as be
 from helpers import ROOT, run
-from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
-from tdbg.game.modes import game_mode
 from oracle_positions import oracle_positions
+from tdbg.game import backgammon_engine as be
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.net.scoring import Scorer
 from tdbg.play.td_agent import TDAgent
 

@@ -5,12 +5,12 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import backgammon_engine as be
 from helpers import ROOT, assert_one_line_error, run
-from tdbg.play.match import play_games
+from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import DiceStream
-from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+from tdbg.play.match import play_games
 from tdbg.play.td_agent import TDAgent
 
 BINARY = f"{ROOT}/c_inference/tdbg_play"

@@ -6,9 +6,9 @@ keys computed from our boards (vectorised, no gnubg-nn involved) on the other.
 import gnubg_nn
 import numpy as np
 
-from tdbg.game import backgammon_engine as be
 import c_engine
 from oracle_positions import ALL_ROLLS, gnubg_keys, key_set, result_keys
+from tdbg.game import backgammon_engine as be
 
 
 def _mismatches(engine_legal_moves, positions):

@@ -5,17 +5,16 @@ import numpy as np
 import pytest
 import torch
 
+from helpers import assert_one_line_error, brute_value, run
 from tdbg.game import backgammon_engine as be
-from tdbg.play.agents import GnubgNNAgent, PubevalAgent, RandomAgent
-from helpers import assert_one_line_error, run
-from tdbg.play.evaluation import summarize
-from tdbg.play.match import play_games
 from tdbg.game.dice import DiceStream
-from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.game.modes import game_mode
 from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.play.agents import GnubgNNAgent, PubevalAgent, RandomAgent
+from tdbg.play.evaluation import summarize
+from tdbg.play.match import play_games
 from tdbg.play.td_agent import TDAgent
-from helpers import brute_value
 
 DMP = game_mode("dmp")
 

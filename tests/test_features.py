@@ -6,12 +6,11 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import encoding
-from tdbg.game import features as F
-from tdbg.net.model import TDNetwork
-from tdbg.game.modes import game_mode
-from tdbg.net.net_growth import add_board_features
 from oracle_positions import oracle_positions
+from tdbg.game import encoding, features as F
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork
+from tdbg.net.net_growth import add_board_features
 from tdbg.net.scoring import Scorer
 
 # shots (of 36) at a lone blot n pips in front of one enemy checker, nothing in between:

@@ -15,11 +15,12 @@ import pytest
 import torch
 
 from helpers import HANG_GUARD, assert_one_line_error, run
-from tdbg.gnubg.gnubg_binary import LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available, installed_binaries, preflight
+from tdbg.game.modes import game_mode
+from tdbg.gnubg.gnubg_binary import (GnubgError, LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, available,
+                                     installed_binaries, preflight)
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import ProtocolError, parse_board_string
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
-from tdbg.game.modes import game_mode
 from tdbg.play.td_agent import TDAgent
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),

@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from tdbg.gnubg.gnubg_binary import available, find_gnubg
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, run
+from tdbg.gnubg.gnubg_binary import available, find_gnubg
 
 CUBEFUL = os.path.join(ROOT, "best_models", "cubeful_256x2.pt")
 needs_gnubg = pytest.mark.skipif(not available(), reason="no gnubg binary")

@@ -5,14 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import backgammon_engine as be
 import c_engine
 from helpers import ROOT
-from tdbg.game import encoding
-from tdbg.net.model import TDNetwork, load_checkpoint
-from tdbg.game.modes import game_mode
-from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.game import backgammon_engine as be, encoding
 from tdbg.game.dice import ALL_ROLLS
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, load_checkpoint
+from tdbg.net.scoring import Scorer, segment_argmax
 
 TOL = 1e-5
 # (game mode, output, inputs, trained checkpoint of that kind)

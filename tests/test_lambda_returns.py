@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from helpers import assert_one_line_error, run
-from tdbg.learn.lambda_returns import lambda_returns
-from tdbg.net.model import TDNetwork
 from tdbg.game.modes import game_mode
+from tdbg.learn.lambda_returns import lambda_returns
 from tdbg.learn.selfplay import Acting, SelfPlay
+from tdbg.net.model import TDNetwork
 
 mwc_flip = lambda v: 1.0 - v  # noqa: E731
 

@@ -1,11 +1,11 @@
 """It learns: a small DMP net trained from scratch beats the random agent."""
 import pytest
 
-from tdbg.play.agents import RandomAgent
 from helpers import run
+from tdbg.game.modes import game_mode
+from tdbg.play.agents import RandomAgent
 from tdbg.play.evaluation import summarize
 from tdbg.play.match import play_games
-from tdbg.game.modes import game_mode
 from tdbg.play.td_agent import TDAgent
 
 

@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import backgammon_engine as be
-from tdbg.play.agents import RandomAgent
 from helpers import assert_one_line_error, run
+from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.encoding import encode_batch
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.play.agents import RandomAgent
 from tdbg.play.luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
 from tdbg.play.match import GameRecord, play_games
-from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
-from tdbg.game.modes import game_mode
-from tdbg.game.dice import ALL_ROLLS
 from tdbg.play.td_agent import TDAgent
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from helpers import board
-from tdbg.play.matches import play_matches
-from tdbg.game.modes.matchplay import MATCH_INPUTS, MatchPlay, pack, unpack
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.met import DEFAULT_MET, METError, load_met
-from tdbg.net.model import TDNetwork
 from tdbg.game.modes import game_mode
+from tdbg.game.modes.matchplay import MATCH_INPUTS, MatchPlay, pack, unpack
 from tdbg.game.movegen import make_expander
-from tdbg.net.scoring import Scorer
 from tdbg.learn.selfplay import SelfPlay
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer
+from tdbg.play.matches import play_matches
 
 MET = load_met()
 

@@ -1,11 +1,11 @@
 import numpy as np
 import torch
 
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork
 from tdbg.play.agents import PubevalAgent, RandomAgent
 from tdbg.play.match import play_games
 from tdbg.play.matfile import read_mat, write_mat
-from tdbg.net.model import TDNetwork
-from tdbg.game.modes import game_mode
 from tdbg.play.td_agent import TDAgent
 
 

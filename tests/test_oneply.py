@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import backgammon_engine as be
-from tdbg.game import encoding
-from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from tdbg.net.model import TDNetwork
-from tdbg.game.modes import game_mode
-from tdbg.net.scoring import Scorer
 from helpers import board, brute_value
+from tdbg.game import backgammon_engine as be, encoding
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer
 
 POSITIONS = [
     be.initial_board(),

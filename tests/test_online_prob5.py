@@ -4,12 +4,12 @@ import pytest
 import torch
 from torch import nn
 
-from tdbg.game import backgammon_engine as be
 from helpers import assert_one_line_error, run
-from tdbg.net.model import TDNetwork, load_checkpoint
+from tdbg.game import backgammon_engine as be
 from tdbg.game.heads import output_head, prob5_equity
 from tdbg.game.modes import game_mode
 from tdbg.learn.online_td import OnlineSelfPlay, TDLambda
+from tdbg.net.model import TDNetwork, load_checkpoint
 from tdbg.play.prob_agent import ProbAgent
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.position_ids import (GameState, gnubg_id, match_id, parse_match_id, parse_position, parse_xgid,
+                                    xgid)
 from tdbg.gnubg.gnubg_binary import available
-from tdbg.game.position_ids import GameState, gnubg_id, match_id, parse_match_id, parse_position, parse_xgid, xgid
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
                                  reason="GNU Backgammon binary not installed (make gnubg)")

@@ -18,8 +18,8 @@ import pytest
 import torch
 
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
-from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                reason="Ray is not installed (pip install -r requirements-ray.txt)")

@@ -6,12 +6,11 @@ import os
 import numpy as np
 import pytest
 
-from tdbg.game import backgammon_engine as be
-from tdbg.game import bearoff as bo
 from helpers import assert_one_line_error, run
+from tdbg.game import backgammon_engine as be, bearoff as bo
+from tdbg.game.dice import RolloutDice
 from tdbg.play.rollers import make_roller
 from tdbg.play.rollout import move_outcomes, rank_moves, rollout_positions, summarize
-from tdbg.game.dice import RolloutDice
 
 DMP_MODEL = os.path.join(os.path.dirname(__file__), "..", "best_models", "dmp_128x2.pt")
 # a bear-off with three checkers a side, on roll P(win) = 0.82884...

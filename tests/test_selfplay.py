@@ -2,13 +2,13 @@ import numpy as np
 import torch
 
 from tdbg.game import backgammon_engine as be
-from tdbg.net.model import TDNetwork
+from tdbg.game.dice import roll_dice
 from tdbg.game.encoding import encode
 from tdbg.game.modes import game_mode
-from tdbg.net.scoring import segment_argmax
 from tdbg.learn.selfplay import Collector, SelfPlay
-from tdbg.game.dice import roll_dice
 from tdbg.learn.trainer import scheduled_lr
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import segment_argmax
 
 
 def test_segment_argmax_picks_first_max():

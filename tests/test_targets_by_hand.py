@@ -11,10 +11,10 @@ import torch
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, NUM_FEATURES
-from tdbg.net.model import TDNetwork
 from tdbg.game.modes import game_mode
-from tdbg.net.scoring import Scorer
 from tdbg.learn.selfplay import SelfPlay
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer
 from tdbg.play.td_agent import TDAgent
 
 

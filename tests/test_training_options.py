@@ -6,16 +6,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from tdbg.net import net_growth
 from helpers import ROOT, assert_one_line_error, board, brute_value, run
+from oracle_positions import oracle_positions
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import Acting, SelfPlay, _Recorder
+from tdbg.learn.trainer import Trainer
+from tdbg.net import net_growth
 from tdbg.net.losses import prob5_loss
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
-from tdbg.game.modes import game_mode
-from oracle_positions import oracle_positions
 from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
-from tdbg.learn.selfplay import Acting, SelfPlay, _Recorder
 from tdbg.play.td_agent import TDAgent
-from tdbg.learn.trainer import Trainer
 
 QUICK = ["--episodes-per-round", "20", "--quiet", "--parallel-games", "8"]
 

@@ -3,12 +3,12 @@ with scripted players whose every decision is known."""
 import numpy as np
 import pytest
 
-from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE
 from tdbg.game.cube import MAX_CUBE
+from tdbg.game.dice import roll_dice
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE
 from tdbg.game.modes import game_mode
 from tdbg.game.movegen import make_expander
 from tdbg.game.turns import ABANDONED, DROPPED, Table
-from tdbg.game.dice import roll_dice
 
 
 class Scripted:

@@ -4,15 +4,14 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import backgammon_engine as be
-from tdbg.game import encoding
+from helpers import board
+from tdbg.game import backgammon_engine as be, encoding
+from tdbg.game.cube import can_double, owner_for_opponent
+from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
-from helpers import board
-from tdbg.net.model import TDNetwork
-from tdbg.game.cube import can_double, owner_for_opponent
 from tdbg.game.modes import game_mode
-from tdbg.game.dice import ALL_ROLLS
+from tdbg.net.model import TDNetwork
 from tdbg.net.search import top_k
 from tdbg.play.td_agent import TDAgent
 

@@ -20,9 +20,9 @@ from tdbg.app import cli  # noqa: E402
 from tdbg.net import net_growth  # noqa: E402
 from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
 from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
-from tdbg.game.modes import MODES
-from tdbg.game.modes.cubeful_money import CubefulMoney
-from tdbg.game.modes.cubeless_money import CubelessMoney
+from tdbg.game.modes import MODES  # noqa: E402
+from tdbg.game.modes.cubeful_money import CubefulMoney  # noqa: E402
+from tdbg.game.modes.cubeless_money import CubelessMoney  # noqa: E402
 
 
 def main() -> None:

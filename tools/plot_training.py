@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from tdbg.app import cli  # noqa: E402
 from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
-from tdbg.game.modes import MODES
+from tdbg.game.modes import MODES  # noqa: E402
 
 
 def read_log(path: str) -> list[dict]:

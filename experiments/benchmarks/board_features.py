@@ -25,7 +25,7 @@ import torch  # noqa: E402
 from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.game.features import board_features  # noqa: E402
 from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.net.net_growth import add_board_features  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 

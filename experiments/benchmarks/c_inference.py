@@ -34,7 +34,7 @@ import torch  # noqa: E402
 from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.play.match import play_games  # noqa: E402
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.play.td_agent import TDAgent  # noqa: E402
 from tools.dice_file import dice_lines  # noqa: E402
 

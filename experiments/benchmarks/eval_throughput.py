@@ -24,7 +24,7 @@ from tdbg.play.agents import GnubgNNAgent  # noqa: E402
 from tdbg.app.head_to_head import run_head_to_head  # noqa: E402
 from tdbg.play.match import play_games  # noqa: E402
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.play.td_agent import TDAgent  # noqa: E402
 
 

@@ -30,7 +30,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 from tdbg.learn.trainer import Trainer  # noqa: E402
 

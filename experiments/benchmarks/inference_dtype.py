@@ -29,7 +29,7 @@ import torch  # noqa: E402
 
 from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.net.scoring import CPU_BLOCK, Scorer  # noqa: E402
 from tdbg.learn.selfplay import SelfPlay  # noqa: E402
 

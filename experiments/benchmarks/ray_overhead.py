@@ -26,7 +26,7 @@ import torch  # noqa: E402
 from tdbg.infra.backends import open_pool  # noqa: E402
 from tdbg.infra.provenance import git_commit  # noqa: E402
 from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 
 

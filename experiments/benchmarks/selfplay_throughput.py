@@ -23,7 +23,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import GAME_MODES, game_mode
+from tdbg.game.modes import GAME_MODES, game_mode  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 from tdbg.infra.workers import WorkerPool  # noqa: E402
 

@@ -16,7 +16,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 from tdbg.net.model import TDNetwork  # noqa: E402
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode  # noqa: E402
 
 torch.set_num_threads(1)
 mode = game_mode(mode_name)

@@ -8,22 +8,22 @@ import shutil
 import tempfile
 import threading
 
+import torch
 from tqdm import tqdm
 
-from tdbg.play.agents import REFERENCE_AGENTS
-from tdbg.play.players import checkpoint_agent, make_reference_agent, seat
-from tdbg.infra.errors import InputError
-from tdbg.play.evaluation import summarize
-from tdbg.play.match import play_games
-from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.infra.backends import open_pool
-from tdbg.infra.workers import WorkerPool
-import torch
-from tdbg.play.luck import add_luck
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
-from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.infra.backends import open_pool
+from tdbg.infra.errors import InputError
+from tdbg.infra.workers import WorkerPool
+from tdbg.net.model import CheckpointError, load_checkpoint
+from tdbg.play.agents import REFERENCE_AGENTS
+from tdbg.play.evaluation import summarize
+from tdbg.play.luck import add_luck
+from tdbg.play.match import play_games
+from tdbg.play.players import checkpoint_agent, make_reference_agent, seat
 
 # games per job: many games advance together (one forward pass per step for all of
 # them), so bigger jobs are faster; four jobs per worker keep the progress bar moving

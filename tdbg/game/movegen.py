@@ -12,8 +12,7 @@ import sys
 
 import numpy as np
 
-from tdbg.game import backgammon_engine
-from tdbg.game import encoding
+from tdbg.game import backgammon_engine, encoding
 
 BACKENDS = ("auto", "c", "python")
 _warned = False

@@ -31,16 +31,16 @@ import numpy as np
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from tdbg.gnubg.gnubg_binary import GnubgError, preflight
-from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE, ProtocolError,
-                            Question, _keys, gnubg_replies, opening_positions, parse_board_string)
-from tdbg.play.match import GameRecord
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeful_money import CubefulMoney
-from tdbg.infra.workers import child_dies_with_us
-from tdbg.play.matches import MatchRecord
-from tdbg.play.matches import Score
 from tdbg.game.modes.matchplay import pack
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, ProtocolError, Question,
+                                       RESIGN_ACCEPTED, RESULT_LINE, _keys, gnubg_replies, opening_positions,
+                                       parse_board_string)
+from tdbg.infra.workers import child_dies_with_us
+from tdbg.play.match import GameRecord
+from tdbg.play.matches import MatchRecord, Score
 
 LEVELS = {
     "gnubg-ext": ["set player 0 chequerplay evaluation plies 0", "set player 0 cubedecision evaluation plies 0"],

@@ -13,12 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tdbg.game import backgammon_engine as be
+from tdbg.game import backgammon_engine as be, movegen
+from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.gnubg.gnubg_binary import GnubgError
 from tdbg.play.match import GameRecord
-from tdbg.game.dice import ALL_ROLLS
-from tdbg.game import movegen
 from tdbg.play.matfile import read_mat
 
 RESULT_LINE = re.compile(r"([\w-]+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")

@@ -27,11 +27,11 @@ import time
 from collections import deque
 
 import ray
+import torch
 from ray.exceptions import ObjectLostError, RayActorError, RayError, RayTaskError, WorkerCrashedError
 
 from tdbg.infra.errors import InputError
 from tdbg.infra.workers import Task, WorkerError, cores
-import torch
 
 LOST = (RayActorError, WorkerCrashedError, ObjectLostError)  # the job's actor (or node) is gone: run it again
 _settings = {"timeout": 3600.0}

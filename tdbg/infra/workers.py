@@ -19,6 +19,7 @@ import signal
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+
 import torch
 
 PR_SET_PDEATHSIG = 1

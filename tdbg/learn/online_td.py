@@ -22,12 +22,12 @@ import time
 import numpy as np
 import torch
 
+from tdbg.game.dice import roll_dice
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
-from tdbg.net.scoring import Scorer, segment_argmax
-from tdbg.learn.training_loop import check_finite
 from tdbg.game.turns import Ended, Table
-from tdbg.game.dice import roll_dice
+from tdbg.learn.training_loop import check_finite
+from tdbg.net.scoring import Scorer, segment_argmax
 
 
 class TDLambda:

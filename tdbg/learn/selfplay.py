@@ -10,7 +10,7 @@ sample whose target is
   from the same scores.
 
 Finished games are scored exactly.  In cubeful money, a turn whose mover may
-double first passes a cube node (see modes.py): the node is a sample too, with
+double first passes a cube node (see game.modes.base): the node is a sample too, with
 the value the mode's cube rule gives it, max(no double, min(2 x take value, 1)),
 and the cube decisions are that rule's under the network's own values (read
 directly, or backed up over the 21 rolls with ``Acting.cube_targets_1ply``).
@@ -39,14 +39,13 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from tdbg.game.dice import roll_dice, roll_index
 from tdbg.game.modes.base import GameMode
-from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
-from tdbg.game.dice import roll_index
 from tdbg.game.turns import DROPPED, Ended, Table
-from tdbg.game.dice import roll_dice
 from tdbg.infra.backends import open_pool
 from tdbg.learn.lambda_returns import lambda_returns
 from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
 
 
 @dataclass(frozen=True)

@@ -30,19 +30,20 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from tdbg.net import net_growth
 from tdbg.game.encoding import NUM_BOARD_FEATURES, reads_board_features
-from tdbg.infra.errors import InputError, RunError
-from tdbg.net.model import CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata, save_checkpoint
-from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.cubeless_money import CubelessMoney
-from tdbg.learn.run_control import (Interrupted, StopSignals, check_run_outputs, log_path, plan_stage, resumes_itself,
-                         snapshot_path)
+from tdbg.game.modes.matchplay import MatchPlay
+from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.runlog import CsvLog
-from tdbg.learn.trainer import scheduled_lr
 from tdbg.infra.workers import WorkerError
+from tdbg.learn.run_control import (Interrupted, StopSignals, check_run_outputs, log_path, plan_stage,
+                                    resumes_itself, snapshot_path)
+from tdbg.learn.trainer import scheduled_lr
+from tdbg.net import net_growth
+from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata,
+                            save_checkpoint)
 from tdbg.play.evaluation import quick_eval
 
 WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney,

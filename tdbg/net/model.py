@@ -29,9 +29,9 @@ import torch
 from torch import nn
 
 from tdbg.game.encoding import MATCH_PAYOFFS
+from tdbg.game.heads import OUTPUT_MODES, output_head
 from tdbg.infra.fileio import KIND_NAMES, atomic_write, file_kind
 from tdbg.infra.provenance import command, git_commit, utc_now
-from tdbg.game.heads import OUTPUT_MODES, output_head
 
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1

@@ -26,8 +26,7 @@ import time
 import numpy as np
 import torch
 
-from tdbg.game import backgammon_engine as be
-from tdbg.game import movegen
+from tdbg.game import backgammon_engine as be, movegen
 from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES, NUM_FEATURES, reads_board_features
 from tdbg.game.features import board_features

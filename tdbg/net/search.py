@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.net.scoring import segment_argmax
 from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
+from tdbg.net.scoring import segment_argmax
 
 DEFAULT_K1, DEFAULT_K2 = 3, 3
 

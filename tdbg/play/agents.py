@@ -23,8 +23,7 @@ import time
 
 import numpy as np
 
-from tdbg.game import backgammon_engine as be
-from tdbg.game import movegen
+from tdbg.game import backgammon_engine as be, movegen
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 

@@ -8,7 +8,7 @@ the mean over the opponent's 21 rolls of the position after its best reply (the 
 lookahead the 1-ply agent plays with).
 
 The cube decision of a cubeful model needs no Janowski formula: each action leads to a
-state the network already values (modes.py), all normalised to the current cube:
+state the network already values (game.modes.cubeful_money), all normalised to the current cube:
 no double = the position rolled on with the cube as it is; double/take = twice the
 value of the same position with the cube doubled and owned by the taker; double/pass
 = +1 (the doubler wins the current cube).  A match model's are match-winning chances
@@ -24,10 +24,10 @@ import numpy as np
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
-from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.game.modes import game_mode, mode_class
-from tdbg.play.players import checkpoint_agent
 from tdbg.game.modes.matchplay import pack
+from tdbg.net.model import CheckpointError, load_checkpoint
+from tdbg.play.players import checkpoint_agent
 
 def load_agent(path: str, plies: int = 0, match_length: int = 0):
     """The head's agent (TDAgent, ProbAgent for prob5) for the checkpoint, in the game mode

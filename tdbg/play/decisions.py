@@ -31,21 +31,20 @@ import time
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from tqdm import tqdm
 
 from tdbg.game import backgammon_engine as be
-from tdbg.infra.errors import InputError
-from tdbg.play.agents import mover_probabilities
-from tdbg.game.heads import prob5_equity
 from tdbg.game.dice import roll_dice
-from tdbg.play.agents import GnubgNNAgent
-from tdbg.play.analysis import gnubg_move_text
+from tdbg.game.heads import prob5_equity
 from tdbg.game.modes import game_mode
-from tdbg.play.rollout import _stats, after_outcomes, summarize
-from tdbg.play.rollers import make_roller
+from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import atomic_write
-from tqdm import tqdm
-from tdbg.infra.workers import WorkerPool
 from tdbg.infra.stats import bootstrap_ci
+from tdbg.infra.workers import WorkerPool
+from tdbg.play.agents import GnubgNNAgent, mover_probabilities
+from tdbg.play.analysis import gnubg_move_text
+from tdbg.play.rollers import make_roller
+from tdbg.play.rollout import _stats, after_outcomes, summarize
 
 CLASSES = ("contact", "crashed", "race")
 FORMAT = "tdbg-decisions-1"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.play.players import make_reference_agent
-from tdbg.play.td_agent import TDAgent
-from tdbg.play.match import play_games
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.play.match import play_games
+from tdbg.play.players import make_reference_agent
+from tdbg.play.td_agent import TDAgent
 
 
 def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000) -> dict:

@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.play.agents import Agent, GnubgNNAgent
 from tdbg.game.encoding import CUBE_CENTERED
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeless_money import CubelessMoney
+from tdbg.play.agents import Agent, GnubgNNAgent
 
 MATCH_LENGTH = 25  # gnubg-nn's match equity table ends here (longer scores give garbage)
 

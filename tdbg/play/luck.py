@@ -18,15 +18,14 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
-from tdbg.net.scoring import segment_argmax
-from tdbg.game.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.infra.stats import bootstrap_ci, pair_means
 from tdbg.net.model import load_checkpoint
-from tdbg.net.scoring import Scorer
+from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.play.rollers import GnubgNNRoller
 
 

@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tdbg.play.match import Seats
 from tdbg.game.dice import DiceStream
 from tdbg.game.modes.matchplay import MatchPlay, unpack
-from tdbg.infra.stats import bootstrap_ci, pair_means
 from tdbg.game.turns import ABANDONED, Ended, Table
+from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.play.match import Seats
 
 
 @dataclass

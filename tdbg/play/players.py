@@ -10,7 +10,7 @@ from __future__ import annotations
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.matchplay import MatchPlay
-from tdbg.play.agents import GNUBG_NN_PLIES, REFERENCE_AGENTS, Agent, GnubgNNAgent, PubevalAgent, RandomAgent
+from tdbg.play.agents import Agent, GNUBG_NN_PLIES, GnubgNNAgent, PubevalAgent, REFERENCE_AGENTS, RandomAgent
 from tdbg.play.gnubg_cube_agent import GnubgNNCubefulAgent
 from tdbg.play.matches import MoneyInMatch
 from tdbg.play.prob_agent import ProbAgent

@@ -16,13 +16,13 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.game import backgammon_engine as be
-from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.game.dice import ALL_ROLLS
-from tdbg.play.agents import GnubgNNAgent, _mover_on_roll, mover_probabilities
-from tdbg.play.players import checkpoint_agent
+from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
 from tdbg.net.model import load_checkpoint
-from tdbg.game.heads import output_head
+from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.play.agents import GnubgNNAgent, _mover_on_roll, mover_probabilities
+from tdbg.play.players import checkpoint_agent
 
 BLOCK = 256  # positions per scoring pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
 

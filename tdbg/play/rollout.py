@@ -25,14 +25,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import torch
+from tqdm import tqdm
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ROLL_WEIGHTS, RolloutDice, roll_index
 from tdbg.game.turns import ABANDONED, Table
-import torch
-from tdbg.play.rollers import make_roller
-from tqdm import tqdm
 from tdbg.infra.workers import WorkerPool
+from tdbg.play.rollers import make_roller
 
 @dataclass
 class Outcome:

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.play.agents import Agent
-from tdbg.net.model import load_checkpoint
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
+from tdbg.net.model import load_checkpoint
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.search import TwoPly, top_k
+from tdbg.play.agents import Agent
 
 
 class TDAgent(Agent):

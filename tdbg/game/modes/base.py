@@ -2,7 +2,7 @@
 
 Every value is from the side on roll.  A game mode says what a finished game is
 worth and everything that follows from it; behaviour that differs between modes
-lives in the mode's class, and nothing outside this module (and the model
+lives in the mode's class, and nothing outside this package (and the model
 modules: heads.py, model.py) compares mode names.  A mode knows
 
 * its network inputs (``n_inputs``, ``cube_inputs``) and the output heads that can

@@ -3,7 +3,7 @@
 Values are the match-winning chance (MWC) of the side on roll.  A game that ends
 is worth the match equity table's entry at the new score (1 or 0 when it ends the
 match), so a gammon counts only as far as the match needs it.  Cube actions are
-transitions exactly as in cubeful money (modes.py), but nothing is normalised to
+transitions exactly as in cubeful money (cubeful_money.py), but nothing is normalised to
 the cube: a drop is worth the MWC after the doubler wins the cube's points, a take
 the MWC of the position with the cube doubled and owned by the taker.
 
@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tdbg.game.cube import CubeAction, owner_for_opponent
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, cube_features
 from tdbg.game.met import MAX_AWAY, MatchEquityTable, default_met, load_met
-from tdbg.game.cube import CubeAction, owner_for_opponent
 from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.dmp import DMP
 
