@@ -36,7 +36,8 @@ import sys
 import tempfile
 
 from tdbg.app import cli
-from tdbg.app.head_to_head import checkpoint_game_mode, run_head_to_head
+from tdbg.app.head_to_head import run_head_to_head
+from tdbg.play.players import checkpoint_game_mode
 from tdbg.app.match_series import run_matches
 from tdbg.game.modes import GAME_MODES, game_mode, mode_class
 from tdbg.gnubg.gnubg_analysis import (analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted,

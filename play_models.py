@@ -14,8 +14,8 @@ import datetime
 import os
 
 from tdbg.app import backend_flags, cli
-from tdbg.app.head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg,
-                                   run_head_to_head, summarize_games)
+from tdbg.app.head_to_head import GNUBG_LEVELS, format_table, run_against_gnubg, run_head_to_head, summarize_games
+from tdbg.play.players import checkpoint_game_mode
 from tdbg.app.match_series import run_matches
 from tdbg.game.modes import GAME_MODES, game_mode
 from tdbg.game.movegen import BACKENDS

@@ -16,11 +16,12 @@ import torch
 
 from helpers import HANG_GUARD, assert_one_line_error, run
 from tdbg.game.modes import game_mode
-from tdbg.gnubg.gnubg_binary import (GnubgError, LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, available,
+from tdbg.gnubg.gnubg_binary import (LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available,
                                      installed_binaries, preflight)
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import ProtocolError, parse_board_string
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.play.players import load_player
 from tdbg.play.td_agent import TDAgent
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
@@ -84,7 +85,7 @@ def test_cubeful_games_against_gnubg(tmp_path, gnubg_bin):
 
 
 def test_full_width_gnubg_plays(cubeful_ckpt, gnubg_bin):
-    agent = TDAgent.from_checkpoint(cubeful_ckpt)
+    agent = load_player(cubeful_ckpt)
     recs = GnubgSession(agent, "gnubg-ext-full", seed=2, binary=gnubg_bin).play(2)
     assert len(recs) == 2 and all(r.points == r.our_record for r in recs)
 
@@ -93,7 +94,7 @@ def test_a_script_longer_than_the_pipe_does_not_block_the_games(cubeful_ckpt, gn
     """gnubg reads its script while it plays, so a script longer than the pipe holds (10,000
     games' `new game` lines are about 90 kB) must be fed while the games run: written in one
     go before the first game, it filled the pipe while gnubg waited on our first move."""
-    agent = TDAgent.from_checkpoint(cubeful_ckpt)
+    agent = load_player(cubeful_ckpt)
     session = GnubgSession(agent, "gnubg-ext", seed=3, binary=gnubg_bin, timeout=HANG_GUARD)
     script = session._script
     # 160 kB of harmless commands gnubg reaches only after the game: unread while game 1 runs

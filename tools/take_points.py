@@ -63,7 +63,7 @@ def cases(met):
 
 
 def check(model_path: str) -> dict:
-    from tdbg.app.head_to_head import build_agent
+    from tdbg.play.players import build_agent
     from tdbg.game.modes.matchplay import MatchPlay, pack
     mode = MatchPlay(length=7)
     rows = cases(mode.met)

@@ -16,7 +16,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 import gnubg_nn
 from tdbg.game import backgammon_engine as be
-from tdbg.app.head_to_head import build_agent
+from tdbg.play.players import build_agent
 from tdbg.game.modes.matchplay import MatchPlay, pack
 from tdbg.game.encoding import CUBE_CENTERED
 d = json.load(open(os.path.join(ROOT, 'experiments/benchmarks/decisions/decisions.json')))

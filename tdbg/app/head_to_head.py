@@ -18,69 +18,14 @@ from tdbg.gnubg.gnubg_protocol import turns_from_mat
 from tdbg.infra.backends import open_pool
 from tdbg.infra.errors import InputError
 from tdbg.infra.workers import WorkerPool
-from tdbg.net.model import CheckpointError, load_checkpoint
-from tdbg.play.agents import REFERENCE_AGENTS
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
 from tdbg.play.match import play_games
-from tdbg.play.players import checkpoint_agent, make_reference_agent, seat
+from tdbg.play.players import build_agent
 
 # games per job: many games advance together (one forward pass per step for all of
 # them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
 MIN_CHUNK, MAX_CHUNK = 50, 1000
-
-
-def check_spec(spec: str) -> None:
-    """InputError unless ``spec`` is a named opponent or an existing file."""
-    if spec not in REFERENCE_AGENTS and not os.path.isfile(spec):
-        if spec.endswith(".pt") or os.sep in spec:
-            raise InputError(f"{spec}: no such checkpoint file")
-        raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
-
-
-def checkpoint_game_mode(spec: str) -> str | None:
-    """The game mode a checkpoint was trained for, or None for a named opponent."""
-    check_spec(spec)
-    if spec in REFERENCE_AGENTS:
-        return None
-    try:
-        _, meta, _ = load_checkpoint(spec)
-    except CheckpointError as exc:
-        raise InputError(str(exc)) from None
-    return meta.get("game_mode")
-
-
-def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto",
-                twoply: tuple[int, int] | None = None, plies: int | None = None, oneply_k: int | None = None):
-    """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``.
-    ``twoply`` = (k1, k2): a checkpoint searches 2 plies; ``plies``: gnubg-nn's depth;
-    ``oneply_k``: a 1-ply checkpoint looks ahead from its k best candidates only."""
-    if spec in REFERENCE_AGENTS:
-        if oneply or twoply:
-            raise InputError(f"--oneply/--twoply apply to checkpoints, not to {spec}")
-        try:
-            return make_reference_agent(spec, mode, seed, backend, plies)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-    if plies is not None:
-        raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
-    check_spec(spec)
-    try:
-        model, meta, _ = load_checkpoint(spec)
-        # the mode the model plays in: a DMP model can still play cubeless money games, maximising
-        # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
-        agent_mode = mode.mode_for(model.output_mode)
-        agent_mode.check_model(model.output_mode, model.n_inputs)
-    except CheckpointError as exc:
-        raise InputError(str(exc)) from None
-    except ValueError as exc:
-        raise InputError(f"{spec}: {exc}") from None
-    try:
-        agent = checkpoint_agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
-                                                    twoply=twoply, oneply_k=oneply_k if oneply else None)
-    except ValueError as exc:
-        raise InputError(f"{spec}: {exc}") from None
-    return seat(mode, agent)
 
 
 def _job(job: dict):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 from tqdm import tqdm
 
-from tdbg.app.head_to_head import build_agent
+from tdbg.play.players import build_agent
 from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError
 from tdbg.infra.workers import WorkerPool

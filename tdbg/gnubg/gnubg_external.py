@@ -35,8 +35,8 @@ from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.matchplay import pack
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
-from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, ProtocolError, Question,
-                                       RESIGN_ACCEPTED, RESULT_LINE, _keys, gnubg_replies, opening_positions,
+from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE,
+                                       ProtocolError, Question, _keys, gnubg_replies, opening_positions,
                                        parse_board_string)
 from tdbg.infra.workers import child_dies_with_us
 from tdbg.play.match import GameRecord

@@ -45,6 +45,7 @@ from tdbg.net import net_growth
 from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata,
                             save_checkpoint)
 from tdbg.play.evaluation import quick_eval
+from tdbg.play.players import checkpoint_mode_name
 
 WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney,
                "warm_start_match": MatchPlay}  # flag -> mode it trains
@@ -76,7 +77,7 @@ def build_model(args, output_mode: str | None = None):
             path = getattr(args, sources[0])
             model, meta, trainer_state = load_checkpoint(path)
             if sources[0] == "resume":
-                mode = mode_named(args.game_mode or meta.get("game_mode", "dmp"))
+                mode = mode_named(args.game_mode or checkpoint_mode_name(model, meta))
             else:  # a warm start makes a model for its own game mode
                 flag = "--" + sources[0].replace("_", "-")
                 target = WARM_STARTS[sources[0]]

@@ -27,14 +27,13 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.game.modes.matchplay import pack
 from tdbg.net.model import CheckpointError, load_checkpoint
-from tdbg.play.players import checkpoint_agent
+from tdbg.play.players import checkpoint_agent, checkpoint_mode_name
 
 def load_agent(path: str, plies: int = 0, match_length: int = 0):
     """The head's agent (TDAgent, ProbAgent for prob5) for the checkpoint, in the game mode
     it was trained for (a match model: in ``match_length``-point matches)."""
     model, meta, _ = load_checkpoint(path)
-    head = output_head(model.output_mode)
-    name = meta.get("game_mode") or head.default_mode
+    name = checkpoint_mode_name(model, meta)
     is_match = mode_class(name).is_match
     if is_match and not match_length:
         raise CheckpointError(f"{path} is a match-play model: give a match position (a Match ID or an XGID "

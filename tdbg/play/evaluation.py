@@ -7,8 +7,7 @@ import numpy as np
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.stats import bootstrap_ci, pair_means
 from tdbg.play.match import play_games
-from tdbg.play.players import make_reference_agent
-from tdbg.play.td_agent import TDAgent
+from tdbg.play.players import checkpoint_agent, make_reference_agent
 
 
 def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000) -> dict:
@@ -29,7 +28,7 @@ def quick_eval(model, mode: GameMode, games: int, seed: int, opponent: str = "pu
     """(opponent, result, ci_low, ci_high) of our model at 0-ply against a reference agent:
     DMP win rate, otherwise points per game.  A cubeful model plays cubeless money here
     (cube centred): the reference agents have no cube."""
-    agent = TDAgent(model, mode, name="model")
+    agent = checkpoint_agent(model, mode, name="model")
     play_mode = mode.without_cube()
     records = play_games(agent, make_reference_agent(opponent, play_mode, seed), range(games), play_mode, seed)
     s = summarize(records, play_mode, seed)

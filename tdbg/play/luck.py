@@ -20,12 +20,10 @@ import numpy as np
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from tdbg.game.heads import output_head
-from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.stats import bootstrap_ci, pair_means
-from tdbg.net.model import load_checkpoint
 from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.play.players import load_checkpoint_mode
 from tdbg.play.rollers import GnubgNNRoller
 
 
@@ -34,9 +32,8 @@ class CheckpointReference:
     """A trained network judging every roll's best move (its own 0-ply choice)."""
 
     def __init__(self, path: str):
-        model, meta, _ = load_checkpoint(path)
+        model, _, self.mode = load_checkpoint_mode(path)
         model.eval()
-        self.mode = game_mode(meta.get("game_mode") or output_head(model.output_mode).default_mode)
         if self.mode.is_match:
             raise ValueError(f"{path} is a match-play model: it cannot judge the luck of single games")
         self.scorer = Scorer(model, self.mode)

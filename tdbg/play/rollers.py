@@ -19,10 +19,9 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
-from tdbg.net.model import load_checkpoint
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.play.agents import GnubgNNAgent, _mover_on_roll, mover_probabilities
-from tdbg.play.players import checkpoint_agent
+from tdbg.play.players import checkpoint_agent, load_checkpoint_mode
 
 BLOCK = 256  # positions per scoring pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
 
@@ -164,8 +163,7 @@ def make_roller(spec: str, mode_name: str | None = None, ply: int = 0, backend: 
         if ply != 0:
             raise ValueError("gnubg-nn rolls out at 0 ply only")
         return GnubgNNRoller(game_mode(mode_name or "dmp"))
-    model, meta, _ = load_checkpoint(spec)
-    mode = game_mode(mode_name or meta.get("game_mode") or output_head(model.output_mode).default_mode)
+    model, _, mode = load_checkpoint_mode(spec, mode_name)
     if mode.cubeful:
         raise ValueError(f"{spec} is a cubeful model: rollouts here are cubeless, and its inputs need a cube")
     return NetRoller(model, mode, ply, backend)

@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
-from tdbg.net.model import load_checkpoint
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.search import TwoPly, top_k
 from tdbg.play.agents import Agent
@@ -45,12 +43,6 @@ class TDAgent(Agent):
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{depth}"
         self.cube_capable = mode.cubeful
         self.match_capable = mode.is_match
-
-    @classmethod
-    def from_checkpoint(cls, path: str, mode_name: str | None = None, jacoby: bool = True, **kw):
-        model, meta, _ = load_checkpoint(path)
-        mode = game_mode(mode_name or meta.get("game_mode", "dmp"), jacoby)
-        return cls(model, mode, name=kw.pop("name", path), **kw)
 
     def _owner(self, owner, n):
         return np.zeros(n, dtype=np.int64) if owner is None else owner
