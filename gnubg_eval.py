@@ -30,21 +30,26 @@ files (1-point matches) gnubg states errors in match winning chances instead of 
 """
 from __future__ import annotations
 
-import datetime
 import os
 import re
 import shutil
 import sys
 import tempfile
 
-import cli
-from fileio import KIND_NAMES, Output, check_outputs, file_kind
-from gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted, write_scripts
-from gnubg_binary import GnubgError, preflight
-from gnubg_protocol import OUR_NAME
-from head_to_head import checkpoint_game_mode, run_head_to_head
-from model import git_commit
-from modes import GAME_MODES, game_mode
+from tdbg.app import cli
+from tdbg.app.head_to_head import run_head_to_head
+from tdbg.play.players import checkpoint_game_mode
+from tdbg.app.match_series import run_matches
+from tdbg.game.modes import GAME_MODES, game_mode, mode_class
+from tdbg.gnubg.gnubg_analysis import (analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted,
+                                       write_scripts)
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_protocol import OUR_NAME
+from tdbg.infra import fileio, workers
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import KIND_NAMES, Output, check_outputs, file_kind
+from tdbg.infra.provenance import provenance
+from tdbg.play.matfile import write_mat
 
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
@@ -72,7 +77,7 @@ def main() -> None:
                    help="money games: gammons count only once the cube has been turned")
     p.add_argument("--oneply", action="store_true", help="our model plays with 1-ply lookahead")
     p.add_argument("--workers", type=cli.workers_arg, default=1,
-                   help=f"game-playing and gnubg processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
+                   help=f"game-playing and gnubg processes (at most {workers.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--seed", type=int, default=0, help="random seed (the dice)")
     p.add_argument("--gnubg-workers", type=cli.workers_arg, default=None,
                    help="gnubg processes analysing at once (default: --workers)")
@@ -107,7 +112,7 @@ def main() -> None:
     # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
     # error on a machine with or without gnubg
     mode_name = args.game_mode or checkpoint_game_mode(args.model) or "dmp"
-    if args.match_length is not None and mode_name != "match":
+    if args.match_length is not None and not mode_class(mode_name).is_match:
         raise cli.UsageError("--match-length applies to --game-mode match only")
     try:
         info = preflight(args.gnubg)
@@ -115,12 +120,11 @@ def main() -> None:
             gnubg_ratings([0.0], info["binary"])   # the rating the report ends with works, before any game
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
-    mode = game_mode(mode_name, args.jacoby, (args.match_length or 7) if mode_name == "match" else 0)
+    mode = game_mode(mode_name, args.jacoby, (args.match_length or 7) if mode_class(mode_name).is_match else 0)
     opponent = args.model if args.opponent == "self" else args.opponent
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(args.out or args.keep_files)
     os.makedirs(out_dir, exist_ok=True)
-    from matfile import write_mat
     files = []
     names = ("model", "opponent" if args.opponent != "self" else "model_b")
 
@@ -137,8 +141,6 @@ def main() -> None:
             rec.turns = []
 
     if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
-        from errors import InputError
-        from matches import run_matches
         try:
             played = run_matches(args.model, opponent, args.games, mode.match_length, args.oneply,
                                  args.oneply and args.opponent == "self", args.seed, args.workers,
@@ -238,8 +240,7 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
     result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
     result.update(about)
     result.update(ply=args.ply, seed=args.seed, units=units, gnubg=info, mat_folder=mat_folder,
-                  commit=git_commit(), command=" ".join(sys.argv),
-                  date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
+                  **provenance())
     r = result
     who = r["model"] or f"{r['player']} in {args.from_mat}"
     print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {r['games']} games, "
@@ -269,7 +270,7 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
         g = r[key]
         print(f"  {label:42s} {g['mean']}  (95% CI: {g['ci_low']} to {g['ci_high']})")
     if args.json:
-        cli.write_json(args.json, result)
+        fileio.write_json(args.json, result)
 
 
 if __name__ == "__main__":

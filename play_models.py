@@ -13,18 +13,21 @@ from __future__ import annotations
 import datetime
 import os
 
-import backends
-import cli
-from agents import REFERENCE_AGENTS
-from fileio import Output, check_outputs
-from gnubg_binary import describe, preflight
-from head_to_head import (GNUBG_LEVELS, checkpoint_game_mode, format_table, run_against_gnubg, run_head_to_head,
-                          summarize_games)
-from model import git_commit
-from modes import GAME_MODES, game_mode
-from movegen import BACKENDS
-from agents import GNUBG_NN_PLIES
-from search import DEFAULT_K1, DEFAULT_K2
+from tdbg.app import backend_flags, cli
+from tdbg.app.head_to_head import GNUBG_LEVELS, format_table, run_against_gnubg, run_head_to_head, summarize_games
+from tdbg.play.players import checkpoint_game_mode
+from tdbg.app.match_series import run_matches
+from tdbg.game.modes import GAME_MODES, game_mode
+from tdbg.game.movegen import BACKENDS
+from tdbg.gnubg.gnubg_binary import describe, preflight
+from tdbg.infra import fileio, workers
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.infra.provenance import provenance
+from tdbg.net.search import DEFAULT_K1, DEFAULT_K2
+from tdbg.play.agents import GNUBG_NN_PLIES, REFERENCE_AGENTS
+from tdbg.play.luck import format_luck, luck_summary
+from tdbg.play.matches import format_matches, matches_csv_lines, summarize_matches
+from tdbg.play.matfile import write_mat
 
 
 MAX_GAMES = 10_000_000  # each game's record (about 300 bytes) is kept for the summary and --csv
@@ -53,7 +56,7 @@ def build_parser() -> cli.Parser:
                    default=1000, help="games, played in duplicate pairs (an odd count's last game has no "
                    "partner: it counts as one game, not as a pair)")
     p.add_argument("--workers", type=cli.workers_arg, default=1,
-                   help=f"game-playing processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
+                   help=f"game-playing processes (at most {workers.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: model1's mode, else dmp")
     p.add_argument("--match-length", type=cli.match_length_arg, default=None,
                    help="--game-mode match: points per match (1-25; default 7); --games then counts matches")
@@ -102,7 +105,7 @@ def build_parser() -> cli.Parser:
                    help="allow replacing existing output files of the same kind (--json, --csv, --games-csv, "
                         "the .mat files in --save-games)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    backends.add_backend_args(p, "game-playing")
+    backend_flags.add_backend_args(p, "game-playing")
     return p
 
 
@@ -126,7 +129,7 @@ def main() -> None:
     if model2 in GNUBG_LEVELS:
         if args.backend != "local":
             raise cli.UsageError(f"{model2} games run on this machine (its gnubg binary): use --backend local")
-        backends.start(args)
+        backend_flags.start(args)
         return against_gnubg(args, model2)
     if args.gnubg:
         raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
@@ -138,7 +141,7 @@ def main() -> None:
     if mode.is_match:
         return play_matches(args, model2, mode)
     check_play_outputs(args, model2)
-    backends.start(args)
+    backend_flags.start(args)
     for folder in (args.save_games, args.save_extreme_games):
         if folder:
             os.makedirs(folder, exist_ok=True)
@@ -166,19 +169,15 @@ def main() -> None:
                                search=search, pool_backend=args.backend)
     summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap)
     if args.luck:
-        from luck import luck_summary
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
                    oneply_k=args.oneply_k, twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
-                   jacoby=args.jacoby, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv))
+                   jacoby=args.jacoby, **provenance())
     print(format_table(summary, args.model1, model2))
     if args.luck:
-        from luck import format_luck
         print(format_luck(summary["luck_adjusted"]))
     if args.json:
-        cli.write_json(args.json, summary)
+        fileio.write_json(args.json, summary)
     if args.csv:
         write_results_csv(args.csv, summary, records)
 
@@ -186,7 +185,6 @@ def main() -> None:
 def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:
     """Games as Jellyfish .mat files: a DMP game is a 1-point match (one file each), money
     games share a session file per batch unless ``one_per_game``."""
-    from matfile import write_mat
     if mode.match_length or one_per_game:
         for rec in records:
             write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mode.match_length)
@@ -197,7 +195,6 @@ def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False
 
 def play_matches(args, model2: str, mode) -> None:
     """--game-mode match: whole matches in duplicate pairs, the match-win rate with its CI."""
-    from matches import format_matches, matches_csv_lines, run_matches, summarize_matches
     if args.save_games or args.save_extreme_games or args.luck:
         raise cli.UsageError("--save-games, --save-extreme-games and --luck are not available for match play yet")
     if args.backend != "local":
@@ -209,19 +206,16 @@ def play_matches(args, model2: str, mode) -> None:
                           oneply_k=args.oneply_k)
     summary = summarize_matches(records, args.seed)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
-                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv))
+                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, **provenance())
     print(format_matches(summary, args.model1, model2))
     if args.json:
-        cli.write_json(args.json, summary)
+        fileio.write_json(args.json, summary)
     if args.csv:
-        cli.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, records)) + "\n")
+        fileio.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, records)) + "\n")
 
 
 def matches_against_gnubg(args, level: str) -> None:
     """--game-mode match against the binary: gnubg plays its own cube by match equity."""
-    from matches import format_matches, matches_csv_lines, summarize_matches
     if args.luck or args.save_extreme_games:
         raise cli.UsageError("--luck and --save-extreme-games do not apply to matches against gnubg-ext")
     if args.save_games and any(c.isspace() for c in os.path.abspath(args.save_games)):
@@ -246,17 +240,16 @@ def matches_against_gnubg(args, level: str) -> None:
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
                    oneply_k=args.oneply_k,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(),
+                   duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    met="Kazaross-XG2 (ours and gnubg's default)",
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample matches")
     print(format_matches(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
     print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
     if args.json:
-        cli.write_json(args.json, summary)
+        fileio.write_json(args.json, summary)
     if args.csv:
-        cli.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, matches)) + "\n")
+        fileio.write_atomic(args.csv, "\n".join(matches_csv_lines(summary, matches)) + "\n")
     if errors:
         cli.sys.exit(1)
 
@@ -277,7 +270,7 @@ def write_results_csv(path: str, summary: dict, records) -> None:
     for r in records:
         lines.append(",".join(str(x) for x in (r.index, r.first, r.points, r.result, r.cube, r.plies,
                                                  *r.doubles, *r.takes, *r.drops)))
-    cli.write_atomic(path, "\n".join(lines) + "\n")
+    fileio.write_atomic(path, "\n".join(lines) + "\n")
 
 
 def against_gnubg(args, level: str) -> None:
@@ -305,26 +298,22 @@ def against_gnubg(args, level: str) -> None:
         raise cli.UsageError(f"no game against gnubg finished ({errors[0] if errors else 'unknown error'})")
     summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap)
     if args.luck:
-        from luck import luck_summary
-        from modes import game_mode
         judged = [r for r in records if hasattr(r, "luck")]  # a failed worker's games have no record from gnubg
         if judged:
             summary["luck_adjusted"] = luck_summary(judged, game_mode(mode_name, args.jacoby), args.luck, args.seed)
             summary["luck_adjusted"]["games"] = len(judged)
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, oneply_k=args.oneply_k, jacoby=args.jacoby,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, commit=git_commit(),
-                   date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-                   command=" ".join(cli.sys.argv), duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(),
+                   duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample games")
     print(format_table(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
     if "luck_adjusted" in summary:
-        from luck import format_luck
         print(format_luck(summary["luck_adjusted"]) + f" ({summary['luck_adjusted']['games']} games judged; "
               "games are not paired: each unit is two consecutive games)")
     print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
     if args.json:
-        cli.write_json(args.json, summary)
+        fileio.write_json(args.json, summary)
     if args.csv:
         write_results_csv(args.csv, summary, records)
     if errors:

@@ -11,14 +11,16 @@ The documented chain (each stage warm-starts from the previous one):
 from __future__ import annotations
 
 
-import backends
-import cli
-from agents import REFERENCE_AGENTS
-from model import ACTIVATIONS, parse_hidden
-from modes import GAME_MODES
-from movegen import BACKENDS
-from scoring import FIRST_LAYER_MODES
-from trainer import OPTIMIZERS
+from tdbg.app import backend_flags, cli
+from tdbg.game.modes import GAME_MODES
+from tdbg.game.movegen import BACKENDS
+from tdbg.infra import fileio, workers
+from tdbg.learn.batch_td import BatchLearner
+from tdbg.learn.trainer import OPTIMIZERS
+from tdbg.learn.training_loop import run_stage
+from tdbg.net.model import ACTIVATIONS, parse_hidden
+from tdbg.net.scoring import FIRST_LAYER_MODES
+from tdbg.play.agents import REFERENCE_AGENTS
 
 
 def hidden_arg(text: str) -> list[int]:
@@ -111,7 +113,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--batch-size", type=cli.positive_int, default=256, help="minibatch size")
     p.add_argument("--epochs", type=cli.positive_int, default=1, help="training passes over each round's samples")
     p.add_argument("--workers", type=cli.workers_arg, default=1,
-                   help=f"self-play processes (at most {cli.MAX_WORKERS_PER_CORE} per core)")
+                   help=f"self-play processes (at most {workers.MAX_WORKERS_PER_CORE} per core)")
     p.add_argument("--overlap", action="store_true",
                    help="with --workers > 1: collect the next round while training on this one (for machines "
                         "with cores or a GPU to spare: on 2 cores with 2 workers it measured 2x slower)")
@@ -144,7 +146,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--eval-opponent", choices=REFERENCE_AGENTS, default="pubeval", help="quick-eval opponent")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--json", metavar="PATH", help="write the run summary here")
-    backends.add_backend_args(p, "self-play")
+    backend_flags.add_backend_args(p, "self-play")
     return p
 
 
@@ -152,13 +154,11 @@ def main() -> None:
     parser = build_parser()
     args = parser.parse_args()
     args.hidden_given = any(a == "--hidden" or a.startswith("--hidden=") for a in cli.sys.argv[1:])
-    backends.start(args)
-    from batch_td import BatchLearner
-    from training_loop import run_stage
+    backend_flags.start(args)
     summary = run_stage(args, BatchLearner)
     if args.json:
-        cli.write_json(args.json, summary)
-    print(cli.json_text(summary))
+        fileio.write_json(args.json, summary)
+    print(fileio.json_text(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)
 

@@ -7,11 +7,14 @@ time, eligibility traces on the weights, an SGD update after every move.
 from __future__ import annotations
 
 
-import cli
-from agents import REFERENCE_AGENTS
-from model import ACTIVATIONS
-from modes import MODES
-from movegen import BACKENDS
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.game.modes import MODES
+from tdbg.game.movegen import BACKENDS
+from tdbg.learn.online_td import OnlineLearner
+from tdbg.learn.training_loop import run_stage
+from tdbg.net.model import ACTIVATIONS
+from tdbg.play.agents import REFERENCE_AGENTS
 from train_batch import hidden_arg
 
 SCALAR_MODES = tuple(name for name, cls in MODES.items() if not cls.cubeful)  # online TD plays without a cube
@@ -61,10 +64,8 @@ def main() -> None:
     # the model-building flags train_batch shares
     args.warm_start_equity = args.warm_start_cubeful = None
     args.jacoby, args.hidden_given = True, any(a.startswith("--hidden") for a in cli.sys.argv[1:])
-    from online_td import OnlineLearner
-    from training_loop import run_stage
     summary = run_stage(args, OnlineLearner)
-    print(cli.json_text(summary))
+    print(fileio.json_text(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)
 

@@ -15,9 +15,11 @@ on the five outputs is MSE (default) or cross-entropy (losses.py says exactly ho
 from __future__ import annotations
 
 
-import backends
-import cli
-from losses import LOSSES
+from tdbg.app import backend_flags, cli
+from tdbg.infra import fileio
+from tdbg.learn.batch_td import BatchLearner
+from tdbg.learn.training_loop import run_stage
+from tdbg.net.losses import LOSSES
 from train_batch import build_parser as batch_parser
 
 
@@ -48,13 +50,11 @@ def main() -> None:
     if args.warm_start_equity or args.warm_start_cubeful:
         raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
     args.hidden_given = any(a.startswith("--hidden") for a in cli.sys.argv[1:])
-    backends.start(args)
-    from batch_td import BatchLearner
-    from training_loop import run_stage
+    backend_flags.start(args)
     summary = run_stage(args, BatchLearner, output_mode="prob5")
     if args.json:
-        cli.write_json(args.json, summary)
-    print(cli.json_text(summary))
+        fileio.write_json(args.json, summary)
+    print(fileio.json_text(summary))
     if summary["interrupted"]:
         cli.sys.exit(130)
 

@@ -14,7 +14,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without a build
     raise ImportError("c_engine is not built; run `make setup` (or "
                       "`python c_engine/build_cffi.py`)") from exc
 
-from backgammon_engine import check_batch, check_board, check_dice
+from tdbg.game.backgammon_engine import check_batch, check_board, check_dice
 
 NUM_FEATURES = lib.BG_NUM_FEATURES
 MAX_MOVES = lib.BG_MAX_MOVES

@@ -12,7 +12,7 @@ import os
 import subprocess
 import tempfile
 
-from gnubg_binary import find_gnubg
+from tdbg.gnubg.gnubg_binary import find_gnubg
 
 MARK = "@@TEST@@ "
 PRELUDE = f"""

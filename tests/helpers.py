@@ -8,10 +8,9 @@ import sys
 import numpy as np
 import torch
 
-import backgammon_engine as be
-import encoding
-from modes import can_double, owner_for_opponent
-from scoring import ALL_ROLLS
+from tdbg.game import backgammon_engine as be, encoding
+from tdbg.game.cube import can_double, owner_for_opponent
+from tdbg.game.dice import ALL_ROLLS
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Only a guard against a hung child: no test may fail because a busy 2-core machine is

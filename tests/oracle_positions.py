@@ -10,7 +10,7 @@ import random
 import gnubg_nn
 import numpy as np
 
-from backgammon_engine import position_keys
+from tdbg.game.backgammon_engine import position_keys
 
 START = [[0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0]] * 2
 

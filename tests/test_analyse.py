@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 import torch
 
-import analysis
-import backgammon_engine as be
 from helpers import assert_one_line_error, run
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, encode_batch, encode_cubeful_batch
-from gnubg_binary import available
-from model import TDNetwork, new_metadata, save_checkpoint
-from position_ids import GameState, gnubg_id
+from tdbg.game import backgammon_engine as be
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, encode_batch, encode_cubeful_batch
+from tdbg.game.position_ids import GameState, gnubg_id
+from tdbg.gnubg.gnubg_binary import available
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.play import analysis
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
                                  reason="GNU Backgammon binary not installed (make gnubg)")
@@ -60,7 +60,7 @@ def test_legal_moves_are_gnubg_nns(positions_20k, ckpts):
 
 @pytest.mark.parametrize("plies", [0, 1])
 def test_values_and_ranking(positions_20k, ckpts, plies):
-    from td_agent import TDAgent
+    from tdbg.play.td_agent import TDAgent
     agent = analysis.load_agent(ckpts["dmp"], plies)
     for board, dice in sample(positions_20k, 15 if plies else 60, 2):
         ranked = analysis.rank_moves(agent, board, dice)
@@ -219,8 +219,8 @@ def test_match_positions_are_analysed_at_their_score():
     network's values of the two successor states, double/pass the MET entry after winning the
     cube (Kazaross-XG2, read by hand), the taker's the complements; the top move is the one
     the agent plays."""
-    from matchplay import pack
-    from met import default_met
+    from tdbg.game.modes.matchplay import pack
+    from tdbg.game.met import default_met
     # 7-point match, the side on roll has 2 points (5-away), the other 4 (3-away), cube 1
     state = GameState(be.initial_board(), match_length=7, score=(2, 4))
     agent = analysis.load_agent(MATCH, 0, 7)

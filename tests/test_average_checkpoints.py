@@ -2,7 +2,7 @@
 import torch
 
 from helpers import assert_one_line_error, run
-from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 
 def _ckpt(path, seed, hidden=(8,), mode="dmp"):

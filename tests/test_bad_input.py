@@ -2,9 +2,8 @@
 import numpy as np
 import pytest
 
-import backgammon_engine as be
 import c_engine
-import movegen
+from tdbg.game import backgammon_engine as be, movegen
 
 START = be.initial_board()
 

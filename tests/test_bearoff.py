@@ -4,7 +4,7 @@ about 1e-5)."""
 import numpy as np
 import pytest
 
-import bearoff as bo
+from tdbg.game import bearoff as bo
 
 
 def test_hand_arithmetic():
@@ -22,7 +22,7 @@ def test_hand_arithmetic():
 def test_positions_count_and_bad_input():
     assert len(bo.positions(3)) == 84  # C(6 + 3, 3): 0..3 checkers on 6 points
     assert bo.is_bearoff(bo.board_of((1, 1, 0, 0, 0, 0), (0, 0, 2, 0, 0, 0)), 3)
-    import backgammon_engine as be
+    from tdbg.game import backgammon_engine as be
     with pytest.raises(ValueError):
         bo.exact_win_probability(be.initial_board())
 

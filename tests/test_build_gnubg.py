@@ -7,7 +7,7 @@ import subprocess
 import pytest
 
 from helpers import HANG_GUARD, ROOT
-from gnubg_binary import LOCAL_BUILD, SEED_VERSION
+from tdbg.gnubg.gnubg_binary import LOCAL_BUILD, SEED_VERSION
 
 SCRIPT = os.path.join(ROOT, "tools", "build_gnubg.sh")
 

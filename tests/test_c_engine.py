@@ -2,9 +2,9 @@ import threading
 
 import numpy as np
 
-import backgammon_engine as be
 import c_engine
 from oracle_positions import result_keys
+from tdbg.game import backgammon_engine as be
 
 
 def _inputs(positions, n, seed):

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
 from helpers import ROOT, run
-from model import TDNetwork, new_metadata, save_checkpoint
-from modes import game_mode
 from oracle_positions import oracle_positions
-from scoring import Scorer
-from td_agent import TDAgent
+from tdbg.game import backgammon_engine as be
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.net.scoring import Scorer
+from tdbg.play.td_agent import TDAgent
 
 BINARY = f"{ROOT}/c_inference/tdbg_move"
 KINDS = [("dmp", "probability", 196), ("cubeless-money", "equity", 196), ("cubeless-money", "prob5", 196),
@@ -101,8 +101,8 @@ def test_bad_weight_files(tmp_path):
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1 and "match model" in proc.stderr
     assert not (tmp_path / "m.bin").exists()
     # a model reading the board features (features.py): C computes only the raw inputs
-    from model import load_checkpoint, save_checkpoint
-    from net_growth import add_board_features
+    from tdbg.net.model import load_checkpoint, save_checkpoint
+    from tdbg.net.net_growth import add_board_features
     model, meta, _ = load_checkpoint(os.path.join(ROOT, "best_models", "dmp_128x2.pt"))
     save_checkpoint(str(tmp_path / "f.pt"), add_board_features(model), {**meta, "n_inputs": 216})
     proc = run("tools/export_weights.py", tmp_path / "f.pt", tmp_path / "f.bin")

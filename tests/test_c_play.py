@@ -5,12 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
 from helpers import ROOT, assert_one_line_error, run
-from match import DiceStream, play_games
-from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
-from modes import game_mode
-from td_agent import TDAgent
+from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import DiceStream
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+from tdbg.play.match import play_games
+from tdbg.play.td_agent import TDAgent
 
 BINARY = f"{ROOT}/c_inference/tdbg_play"
 GAMES, SEED = 40, 5

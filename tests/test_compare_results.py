@@ -4,7 +4,7 @@ import json
 import numpy as np
 
 from helpers import assert_one_line_error, run
-from results_file import compare, read_results
+from tdbg.play.results_file import compare, read_results
 
 
 def write(path, points, seed=1, mode="dmp", model2="gnubg-nn"):

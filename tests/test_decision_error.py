@@ -7,10 +7,10 @@ import os
 import numpy as np
 import pytest
 
-import backgammon_engine as be
-import decisions as ds
-from errors import InputError
 from helpers import assert_one_line_error, run
+from tdbg.game import backgammon_engine as be
+from tdbg.infra.errors import InputError
+from tdbg.play import decisions as ds
 
 gnubg_nn = pytest.importorskip("gnubg_nn")
 

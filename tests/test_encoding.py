@@ -1,9 +1,7 @@
 import numpy as np
 
-import backgammon_engine as be
 import c_engine
-import encoding
-import movegen
+from tdbg.game import backgammon_engine as be, encoding, movegen
 
 
 def test_initial_board_by_hand():

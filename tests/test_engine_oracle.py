@@ -7,9 +7,9 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import backgammon_engine as be
 import c_engine
 from oracle_positions import ALL_ROLLS, gnubg_keys, key_set, result_keys
+from tdbg.game import backgammon_engine as be
 
 
 def _mismatches(engine_legal_moves, positions):

@@ -4,10 +4,10 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import backgammon_engine as be
 import c_engine
 from helpers import board
 from oracle_positions import gnubg_keys, result_keys
+from tdbg.game import backgammon_engine as be
 
 ENGINES = {"python": be.legal_moves, "c": c_engine.legal_moves}
 

@@ -5,16 +5,16 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
-from agents import GnubgNNAgent, PubevalAgent, RandomAgent
-from helpers import assert_one_line_error, run
-from evaluation import summarize
-from match import DiceStream, play_games
-from model import TDNetwork, new_metadata, save_checkpoint
-from modes import game_mode
-from stats import bootstrap_ci, pair_means
-from td_agent import TDAgent
-from helpers import brute_value
+from helpers import assert_one_line_error, brute_value, run
+from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import DiceStream
+from tdbg.game.modes import game_mode
+from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.play.agents import GnubgNNAgent, PubevalAgent, RandomAgent
+from tdbg.play.evaluation import summarize
+from tdbg.play.match import play_games
+from tdbg.play.td_agent import TDAgent
 
 DMP = game_mode("dmp")
 
@@ -118,7 +118,7 @@ def test_play_models_checkpoint_money_and_mat_files(tmp_path, small_ckpt):
     assert s["game_mode"] == "dmp"
     files = sorted(games.iterdir())
     assert len(files) == 40  # DMP: one 1-point match per file
-    from matfile import read_mat
+    from tdbg.play.matfile import read_mat
     # the .mat files, replayed by their own reader, tell the same story as the summary:
     # seat 0 is model1, so its win rate is the share of files seat 0 wins
     winners = [read_mat(str(f))[0]["winner"] for f in files]
@@ -179,6 +179,6 @@ def test_cubeful_self_play_reports_cube_actions(tmp_path):
     d, t, p = s["doubles_per_game"], s["takes_per_game"], s["drops_per_game"]
     assert np.isclose(d["a"], t["b"] + p["b"]) and np.isclose(d["b"], t["a"] + p["a"])
     assert d["a"] + d["b"] > 0
-    from matfile import read_mat
+    from tdbg.play.matfile import read_mat
     games = [g for f in sorted((tmp_path / "g").iterdir()) for g in read_mat(str(f))]
     assert len(games) == 20

@@ -26,7 +26,7 @@ def test_only_sure_kinds_are_recognised(tmp_path):
     """Any zip or pickle other than torch.save's, a binary without a NUL in its first bytes,
     or bytes that are not UTF-8 are of unknown kind (never replaced); UTF-8 text cut inside
     a character at the 64th byte is still text."""
-    from fileio import file_kind
+    from tdbg.infra.fileio import file_kind
 
     def kind(data: bytes) -> str:
         path = tmp_path / "f"
@@ -94,16 +94,16 @@ def test_compare_results_keeps_the_policy(tmp_path, ckpt):
 
 def test_a_result_writer_replaces_only_what_the_policy_cleared(tmp_path):
     """The shared writer itself refuses an existing file no check_outputs cleared."""
-    import cli
-    from fileio import Output, OutputError, check_outputs
+    from tdbg.infra import fileio
+    from tdbg.infra.fileio import Output, OutputError, check_outputs
     old = tmp_path / "old.json"
     old.write_text("{}\n")
     with pytest.raises(OutputError, match="did not check"):
-        cli.write_json(str(old), {"a": 1})
+        fileio.write_json(str(old), {"a": 1})
     assert old.read_text() == "{}\n"
-    cli.write_json(str(tmp_path / "new.json"), {"a": 1})  # a new file needs no clearing
+    fileio.write_json(str(tmp_path / "new.json"), {"a": 1})  # a new file needs no clearing
     check_outputs([Output("--json", str(old), "json")], overwrite=True)
-    cli.write_json(str(old), {"a": 2})
+    fileio.write_json(str(old), {"a": 2})
     assert '"a": 2' in old.read_text()
 
 
@@ -116,10 +116,10 @@ def test_a_lone_last_game_counts_as_one_game():
 
     import numpy as np
 
-    from evaluation import summarize
-    from matches import summarize_matches
-    from modes import game_mode
-    from stats import bootstrap_ci, pair_means
+    from tdbg.play.evaluation import summarize
+    from tdbg.play.matches import summarize_matches
+    from tdbg.game.modes import game_mode
+    from tdbg.infra.stats import bootstrap_ci, pair_means
     m, lo, hi = bootstrap_ci(pair_means([0, 1, 2], [1, 0, 1]))
     assert m == pytest.approx(2 / 3) and 0 <= lo <= hi <= 1
     assert pair_means([0, 1, 2], [1, 0, 1]).mean() == pytest.approx(2 / 3)
@@ -158,8 +158,8 @@ def _strict_loads(text):
 
 
 def test_json_text_is_strict_with_a_reason_per_null():
-    import cli
-    got = _strict_loads(cli.json_text({"a": float("nan"), "b": [1.0, float("inf")], "c": {"d": -float("inf")}}))
+    from tdbg.infra import fileio
+    got = _strict_loads(fileio.json_text({"a": float("nan"), "b": [1.0, float("inf")], "c": {"d": -float("inf")}}))
     assert got["a"] is None and got["b"] == [1.0, None] and got["c"]["d"] is None
     assert set(got["nulls"]) == {"a", "b[1]", "c.d"}
     assert all(got["nulls"].values())
@@ -192,7 +192,7 @@ def _one_line(proc, code, words):
 def test_a_full_disk_on_save_is_one_line_and_leaves_no_log_row_for_the_failed_save(tmp_path):
     """The second checkpoint save meets ENOSPC (os.fsync fails as on a full disk): one
     line, exit 1, the checkpoint of round 1 kept whole, and the log's rows are round 1's."""
-    from model import load_checkpoint
+    from tdbg.net.model import load_checkpoint
     save = tmp_path / "c.pt"
     code = f"""
 import errno, os, runpy, sys
@@ -227,13 +227,13 @@ def test_a_closed_stdout_is_one_line(ckpt):
 
 
 def test_warnings_before_an_error_and_a_two_line_error_give_one_line():
-    proc = _run_code("import warnings, cli\n"
+    proc = _run_code("import warnings\nfrom tdbg.app import cli\n"
                      "def main():\n"
                      "    warnings.warn('torch says something', UserWarning)\n"
                      "    raise cli.UsageError('first line\\nsecond line')\n"
                      "cli.run_main(main)\n")
     _one_line(proc, 2, "first line; second line")
-    proc = _run_code("import warnings, cli\n"
+    proc = _run_code("import warnings\nfrom tdbg.app import cli\n"
                      "cli.run_main(lambda: warnings.warn('kept when nothing fails', UserWarning))\n")
     assert proc.returncode == 0 and "kept when nothing fails" in proc.stderr
 
@@ -295,7 +295,7 @@ def test_the_gnubg_preflight_honours_gnubg_timeout(tmp_path):
     proc = run("play_models.py", "--model1", "pubeval", "--model2", "gnubg-ext", "--gnubg", fake,
                "--game-mode", "cubeful-money", "--games", "2", "--gnubg-timeout", "1")
     assert_one_line_error(proc, "no answer within 1 s")
-    from gnubg_binary import GnubgError, preflight
+    from tdbg.gnubg.gnubg_binary import GnubgError, preflight
     with pytest.raises(GnubgError, match="within 1 s"):
         preflight(str(fake), quiet=True, timeout=1)
 
@@ -308,7 +308,7 @@ START = "4HPwATDgc/ABMA"
 def _mid(**kw):
     import numpy as np
 
-    from position_ids import GameState, match_id
+    from tdbg.game.position_ids import GameState, match_id
     return match_id(GameState(np.zeros((2, 25), dtype=np.int64), **kw))
 
 
@@ -324,13 +324,13 @@ def _mid(**kw):
     (lambda: "XGID=-b----E-C---eE---c-e----B-:0:0:1:52:3:4:0:30:10", "1 to 25"),
 ])
 def test_impossible_match_ids_and_xgids_are_refused(text, words):
-    from position_ids import parse_position
+    from tdbg.game.position_ids import parse_position
     with pytest.raises(ValueError, match=f"(?i){words}"):
         parse_position(text())
 
 
 def test_a_possible_crawford_game_still_reads():
-    from position_ids import parse_position
+    from tdbg.game.position_ids import parse_position
     s = parse_position(f"{START}:{_mid(match_length=7, score=(6, 2), crawford=True, dice=(3, 1))}")
     assert s.crawford and s.score == (6, 2) and s.match_length == 7
 

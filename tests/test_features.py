@@ -6,13 +6,12 @@ import numpy as np
 import pytest
 import torch
 
-import encoding
-import features as F
-from model import TDNetwork
-from modes import game_mode
-from net_growth import add_board_features
 from oracle_positions import oracle_positions
-from scoring import Scorer
+from tdbg.game import encoding, features as F
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork
+from tdbg.net.net_growth import add_board_features
+from tdbg.net.scoring import Scorer
 
 # shots (of 36) at a lone blot n pips in front of one enemy checker, nothing in between:
 # the standard table (direct and indirect shots), e.g. 6 away: 11 sixes + 5-1, 4-2, 3-3, 2-2 = 17
@@ -153,7 +152,7 @@ def test_warm_starts_carry_the_features_weights():
     """DMP (216) -> cubeless equity (216) -> cubeful (220) -> match (228): each new input
     starts at zero weight, the board features keep theirs, so the first hidden layer is
     unchanged whatever the new inputs hold."""
-    from net_growth import warm_start_cubeful, warm_start_equity, warm_start_match
+    from tdbg.net.net_growth import warm_start_cubeful, warm_start_equity, warm_start_match
     torch.manual_seed(2)
     dmp = add_board_features(TDNetwork(196, [32, 16], "probability"))
     with torch.no_grad():

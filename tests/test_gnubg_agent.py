@@ -13,10 +13,11 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import backgammon_engine as be
-from agents import GnubgNNAgent, make_reference_agent
-from modes import game_mode
 from oracle_positions import gnubg_games
+from tdbg.game import backgammon_engine as be
+from tdbg.game.modes import game_mode
+from tdbg.play.agents import GnubgNNAgent
+from tdbg.play.players import make_reference_agent
 
 TIE = 1e-6  # candidates whose values differ by less than this are equally good
 

@@ -15,12 +15,14 @@ import pytest
 import torch
 
 from helpers import HANG_GUARD, assert_one_line_error, run
-from gnubg_binary import LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available, installed_binaries, preflight
-from gnubg_external import GnubgSession
-from gnubg_protocol import ProtocolError, parse_board_string
-from model import TDNetwork, new_metadata, save_checkpoint
-from modes import game_mode
-from td_agent import TDAgent
+from tdbg.game.modes import game_mode
+from tdbg.gnubg.gnubg_binary import (LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available,
+                                     installed_binaries, preflight)
+from tdbg.gnubg.gnubg_external import GnubgSession
+from tdbg.gnubg.gnubg_protocol import ProtocolError, parse_board_string
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.play.players import load_player
+from tdbg.play.td_agent import TDAgent
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
                                  reason="GNU Backgammon binary not installed (make gnubg)")
@@ -83,7 +85,7 @@ def test_cubeful_games_against_gnubg(tmp_path, gnubg_bin):
 
 
 def test_full_width_gnubg_plays(cubeful_ckpt, gnubg_bin):
-    agent = TDAgent.from_checkpoint(cubeful_ckpt)
+    agent = load_player(cubeful_ckpt)
     recs = GnubgSession(agent, "gnubg-ext-full", seed=2, binary=gnubg_bin).play(2)
     assert len(recs) == 2 and all(r.points == r.our_record for r in recs)
 
@@ -92,7 +94,7 @@ def test_a_script_longer_than_the_pipe_does_not_block_the_games(cubeful_ckpt, gn
     """gnubg reads its script while it plays, so a script longer than the pipe holds (10,000
     games' `new game` lines are about 90 kB) must be fed while the games run: written in one
     go before the first game, it filled the pipe while gnubg waited on our first move."""
-    agent = TDAgent.from_checkpoint(cubeful_ckpt)
+    agent = load_player(cubeful_ckpt)
     session = GnubgSession(agent, "gnubg-ext", seed=3, binary=gnubg_bin, timeout=HANG_GUARD)
     script = session._script
     # 160 kB of harmless commands gnubg reaches only after the game: unread while game 1 runs
@@ -139,7 +141,7 @@ def test_cubeless_money_against_gnubg(tmp_path):
 
 
 def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
-    from gnubg_analysis import analyse_files
+    from tdbg.gnubg.gnubg_analysis import analyse_files
     games = tmp_path / "mats"
     run("play_models.py", "--model1", cubeful_ckpt, "--model2", cubeful_ckpt, "--games", "12", "--quiet",
         "--save-games", games, check=True)
@@ -159,7 +161,7 @@ def test_gnubg_eval_cli(tmp_path, cubeful_ckpt, gnubg_bin):
     assert r["gnubg"]["version"] == info["version"] and r["gnubg"]["weights_md5"] == info["weights_md5"]
     for key in ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate"):
         assert r[key]["ci_low"] <= r[key]["mean"] <= r[key]["ci_high"] and r[key]["mean"] > 0
-    from gnubg_analysis import RATINGS, gnubg_ratings
+    from tdbg.gnubg.gnubg_analysis import RATINGS, gnubg_ratings
     g = r["gnubg_rating"]
     assert g["mean"] == gnubg_ratings([r["overall_memg_per_decision"]["mean"]], gnubg_bin)[0]
     assert RATINGS.index(g["ci_low"]) <= RATINGS.index(g["mean"]) <= RATINGS.index(g["ci_high"])
@@ -262,10 +264,10 @@ def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt, gnubg_bi
     """gnubg's exported .mat is the only record of its dice: read back, our seat's turns
     must be exactly the positions and rolls gnubg asked us about, and gnubg's turns must
     connect our moves (each starts where our last move left the board)."""
-    import backgammon_engine as be
-    from gnubg_protocol import turns_from_mat
-    from luck import add_luck
-    from model import load_checkpoint
+    from tdbg.game import backgammon_engine as be
+    from tdbg.gnubg.gnubg_protocol import turns_from_mat
+    from tdbg.play.luck import add_luck
+    from tdbg.net.model import load_checkpoint
     model, _, _ = load_checkpoint(cubeful_ckpt)
     agent = _RecordingAgent(TDAgent(model, game_mode("cubeful-money")))
     mat = str(tmp_path / "s.mat")
@@ -303,7 +305,7 @@ def test_play_models_luck_against_gnubg(tmp_path, cubeful_ckpt, gnubg_bin):
 def test_matches_against_gnubg(tmp_path, gnubg_bin):
     """Whole 3-point matches: gnubg checks nothing of ours, so every board's length, score and
     Crawford flag is checked on our side (gnubg_external); here the records must agree too."""
-    from matchplay import MATCH_INPUTS
+    from tdbg.game.modes.matchplay import MATCH_INPUTS
     torch.manual_seed(5)
     m = TDNetwork(MATCH_INPUTS, [8], "mwc")
     ckpt = tmp_path / "match.pt"
@@ -318,7 +320,7 @@ def test_matches_against_gnubg(tmp_path, gnubg_bin):
     assert 0 <= s["match_win_rate"]["mean"] <= 1
     # gnubg's own record of each match, as it exported it: its games replay under our rules, as
     # many as we played, won by whom our record says
-    from matfile import read_mat
+    from tdbg.play.matfile import read_mat
     files = sorted(os.listdir(mats))
     assert files == [f"match_{k:06d}.mat" for k in range(4)]
     rows = list(csv.DictReader(ln for ln in per_match.read_text().splitlines() if not ln.startswith("#")))
@@ -346,8 +348,8 @@ def test_matches_against_gnubg(tmp_path, gnubg_bin):
 def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch, workers):
     """Against the binary the bar moves one match at a time, in the main process and from
     worker processes alike (it used to move only when a worker had played all its matches)."""
-    import head_to_head
-    from matchplay import MATCH_INPUTS
+    from tdbg.app import head_to_head
+    from tdbg.game.modes.matchplay import MATCH_INPUTS
     torch.manual_seed(5)
     m = TDNetwork(MATCH_INPUTS, [8], "mwc")
     ckpt = tmp_path / "match.pt"
@@ -390,7 +392,7 @@ def test_a_resignation_is_scored_as_gnubg_scores_it():
 def test_a_game_gnubg_scores_for_us_without_our_last_move_is_its_resignation():
     """With `set display off` gnubg prints no acceptance line: a game scored for us that our
     move did not end (and no drop) can only be gnubg's resignation; its points are the record."""
-    from gnubg_external import _Game
+    from tdbg.gnubg.gnubg_external import _Game
     session = GnubgSession.__new__(GnubgSession)
     session.mode, session.log, session.first_index = game_mode("cubeful-money"), None, 0
     session._openings, session._match, session.matches = set(), None, []

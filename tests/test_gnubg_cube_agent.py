@@ -3,12 +3,12 @@
 import numpy as np
 import pytest
 
-import backgammon_engine as be
-from encoding import CUBE_CENTERED
-from gnubg_binary import available, installed_binaries
-from gnubg_cube_agent import GnubgNNCubefulAgent
 from helpers import board
-from modes import game_mode
+from tdbg.game import backgammon_engine as be
+from tdbg.game.encoding import CUBE_CENTERED
+from tdbg.game.modes import game_mode
+from tdbg.gnubg.gnubg_binary import available, installed_binaries
+from tdbg.play.gnubg_cube_agent import GnubgNNCubefulAgent
 
 POSITIONS = {  # (the side on roll in row 1; races and bear-offs whose action no ply disputes)
     "start": be.initial_board(),

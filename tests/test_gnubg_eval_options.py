@@ -7,8 +7,8 @@ import subprocess
 
 import pytest
 
-from gnubg_binary import available, find_gnubg
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, run
+from tdbg.gnubg.gnubg_binary import available, find_gnubg
 
 CUBEFUL = os.path.join(ROOT, "best_models", "cubeful_256x2.pt")
 needs_gnubg = pytest.mark.skipif(not available(), reason="no gnubg binary")
@@ -28,14 +28,14 @@ def test_export_only_then_the_script_and_chunked_workers(tmp_path):
     by_hand = sorted(json.loads(ln[7:])["file"] for ln in text.splitlines() if ln.startswith("@@GAME "))
     assert len(by_hand) == 6
     # one gnubg for all files, and files one at a time over two gnubg: the same games, the same errors
-    from gnubg_analysis import analyse_files
+    from tdbg.gnubg.gnubg_analysis import analyse_files
     files = sorted(str(out / n) for n in names if n.endswith(".mat"))
     key = lambda g: (g["file"], g["game"])  # noqa: E731
     one = sorted(analyse_files(files, 0, True, find_gnubg()), key=key)
     many = sorted(analyse_files(files, 0, True, find_gnubg(), workers=2, chunk_size=1), key=key)
     assert one == many and len(one) == 6
     # cubeful analysis: some cube decision was analysed, and cube errors are part of the overall rate
-    from gnubg_analysis import error_rates
+    from tdbg.gnubg.gnubg_analysis import error_rates
     assert sum(g["stats"][s]["close_cube"] for g in one for s in "XO") > 0
     no_cube = [{**g, "stats": {s: {**v, "cube": 0.0} for s, v in g["stats"].items()}} for g in one]
     cube_err = sum(g["stats"][s]["cube"] for g in one for s in "XO")
@@ -54,7 +54,7 @@ def test_gnubg_rating_is_the_binarys_own_verdict(tmp_path):
     """Our rating of each game's and the session's overall rate, per player, equals the
     'Overall rating' row of gnubg's own statistics (its text export after analysis)."""
     import re
-    from gnubg_analysis import RATINGS, analyse_files, error_rates, gnubg_ratings
+    from tdbg.gnubg.gnubg_analysis import RATINGS, analyse_files, error_rates, gnubg_ratings
     binary = find_gnubg()
     # gnubg's thresholds (analysis.c, read by hand): 2, 5, 8, 12, 18, 26, 35 mEMG per decision
     edges = [2, 5, 8, 12, 18, 26, 35]
@@ -94,7 +94,7 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     back every game at the score we played it, with the winner and points we recorded, and
     analyses them all."""
     from gnubg_python import run_gnubg_python
-    from matches import run_matches
+    from tdbg.app.match_series import run_matches
     model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
     out, js = tmp_path / "mats", tmp_path / "r.json"
     run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
@@ -136,7 +136,7 @@ def test_doubles_by_score_by_hand():
     """X leads 2-0 in a 7-point match (5-away, 7-away) and doubles where gnubg gives no double
     0.60 MWC and double/take 0.55: below the doubling point, 50 thousandths lost; O's double at
     0.30 / 0.35 is right.  Only the analysed sides count."""
-    from gnubg_analysis import doubles_by_score
+    from tdbg.gnubg.gnubg_analysis import doubles_by_score
     games = [{"length": 7, "score": [2, 0], "doubles": [["X", 0.60, 0.55], ["O", 0.30, 0.35]]},
              {"length": 0, "score": [0, 0], "doubles": [["X", 0.9, 0.1]]}]   # money: no score to group by
     both = doubles_by_score(games, ("X", "O"))
@@ -158,9 +158,9 @@ def test_luck_needs_an_opponent():
 def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
     import sys
 
-    import cli
+    from tdbg.app import cli
     import gnubg_eval
-    from gnubg_binary import GnubgError
+    from tdbg.gnubg.gnubg_binary import GnubgError
 
     def no_rating(rates, binary):
         raise GnubgError("gnubg gave no rating (exit 1)")
@@ -207,7 +207,7 @@ def test_from_mat_rates_each_named_player_of_saved_files(tmp_path):
 def test_luck_adjusted_results_by_hand():
     """Two matches (files a, b) and the same games read as money games, with gnubg's per-game
     figures for player X: the match rate is 0.5 + each match's summed results."""
-    from gnubg_analysis import luck_adjusted
+    from tdbg.gnubg.gnubg_analysis import luck_adjusted
 
     def game(f, i, actual, adjusted):
         return {"file": f, "game": i, "stats": {"X": {"actual": actual, "luck_adjusted": adjusted}}}

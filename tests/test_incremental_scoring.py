@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
 import c_engine
 from helpers import ROOT
-import encoding
-from model import TDNetwork, load_checkpoint
-from modes import game_mode
-from scoring import ALL_ROLLS, Scorer, segment_argmax
+from tdbg.game import backgammon_engine as be, encoding
+from tdbg.game.dice import ALL_ROLLS
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, load_checkpoint
+from tdbg.net.scoring import Scorer, segment_argmax
 
 TOL = 1e-5
 # (game mode, output, inputs, trained checkpoint of that kind)

@@ -5,10 +5,10 @@ import pytest
 import torch
 
 from helpers import assert_one_line_error, run
-from lambda_returns import lambda_returns
-from model import TDNetwork
-from modes import game_mode
-from selfplay import Acting, SelfPlay
+from tdbg.game.modes import game_mode
+from tdbg.learn.lambda_returns import lambda_returns
+from tdbg.learn.selfplay import Acting, SelfPlay
+from tdbg.net.model import TDNetwork
 
 mwc_flip = lambda v: 1.0 - v  # noqa: E731
 
@@ -35,7 +35,7 @@ def test_returns_by_hand():
 
 
 def test_prob5_returns_flip_outcome_by_outcome():
-    from heads import Prob5Head
+    from tdbg.game.heads import Prob5Head
     t = np.array([[0.6, 0.2, 0.01, 0.1, 0.0], [1.0, 1.0, 0.0, 0.0, 0.0]])
     got = lambda_returns(t, np.array([0, 0]), np.array([0, 1]), np.zeros(2, bool), np.ones(2), 1.0, Prob5Head().flip)
     # the mover of sample 0 lost a gammon: P(win) 0, P(lose gammon) 1

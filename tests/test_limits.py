@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from helpers import ROOT, assert_one_line_error, run
-from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 sys.path.insert(0, os.path.join(ROOT, "experiments", "limits"))
 

@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
-import lowp
+from tdbg.game import backgammon_engine as be
+from tdbg.net import lowp
 from helpers import ROOT, run
-from model import TDNetwork, load_checkpoint
-from modes import game_mode
-from scoring import Scorer, segment_argmax
-from turns import roll_dice
+from tdbg.net.model import TDNetwork, load_checkpoint
+from tdbg.game.modes import game_mode
+from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.game.dice import roll_dice
 
 # A differing choice must be a near-tie: the float32 value of bf16's move within NEAR_TIE of
 # float32's best.  2e-3 P(win) is 4 millipoints of DMP equity (2 P - 1), a fifth of what

@@ -9,16 +9,16 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
-from agents import RandomAgent
 from helpers import assert_one_line_error, run
-from encoding import encode_batch
-from luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
-from match import GameRecord, play_games
-from model import TDNetwork, new_metadata, save_checkpoint
-from modes import game_mode
-from scoring import ALL_ROLLS
-from td_agent import TDAgent
+from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import ALL_ROLLS
+from tdbg.game.encoding import encode_batch
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.play.agents import RandomAgent
+from tdbg.play.luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
+from tdbg.play.match import GameRecord, play_games
+from tdbg.play.players import load_player
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
@@ -93,7 +93,7 @@ def test_gnubg_nn_reference_through_moves_and_probabilities(positions_20k):
 def test_self_play_adjusted_mean_is_even_and_tighter():
     """dmp_128x2 against itself, dice not shared (duplicate pairs would cancel exactly)."""
     mode = game_mode("dmp")
-    agent = TDAgent.from_checkpoint(DMP)
+    agent = load_player(DMP)
     records = play_games(agent, agent, range(40), mode, seed=5, duplicate=False, record=True)
     luck = game_luck(records, CheckpointReference(DMP))
     for rec, x in zip(records, luck):
@@ -107,7 +107,7 @@ def test_strong_against_random_luck_has_mean_zero():
     """Judging the best move, not the move played: a random player's poor plays are skill,
     not bad luck, so its luck still averages zero."""
     mode = game_mode("dmp")
-    records = play_games(TDAgent.from_checkpoint(DMP), RandomAgent(1), range(60), mode, seed=6, record=True)
+    records = play_games(load_player(DMP), RandomAgent(1), range(60), mode, seed=6, record=True)
     luck = game_luck(records, CheckpointReference(DMP))
     pairs = luck.reshape(-1, 2).mean(axis=1)
     assert abs(pairs.mean()) < 3 * pairs.std(ddof=1) / np.sqrt(len(pairs))

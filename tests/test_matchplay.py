@@ -8,16 +8,16 @@ import numpy as np
 import pytest
 import torch
 
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from helpers import board
-from matches import play_matches
-from matchplay import MATCH_INPUTS, MatchPlay, pack, unpack
-from met import DEFAULT_MET, METError, load_met
-from model import TDNetwork
-from modes import game_mode
-from movegen import make_expander
-from scoring import Scorer
-from selfplay import SelfPlay
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.met import DEFAULT_MET, METError, load_met
+from tdbg.game.modes import game_mode
+from tdbg.game.modes.matchplay import MATCH_INPUTS, MatchPlay, pack, unpack
+from tdbg.game.movegen import make_expander
+from tdbg.learn.selfplay import SelfPlay
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer
+from tdbg.play.matches import play_matches
 
 MET = load_met()
 
@@ -156,7 +156,7 @@ def test_cube_node_value_and_target_follow_the_match_rule():
     assert big.double[0] and not big.take[0] and big.value[0] == v_drop
 
     # self-play's cube-node samples carry exactly that value under the network's own estimates
-    from selfplay import _Recorder
+    from tdbg.learn.selfplay import _Recorder
     torch.manual_seed(1)
     sp = SelfPlay(TDNetwork(MATCH_INPUTS, [16], "mwc"), mode)
     rec = _Recorder(sp, None)
@@ -254,7 +254,7 @@ def test_match_mode_by_name_and_length_checks():
 
 @pytest.fixture(scope="module")
 def ckpts(tmp_path_factory):
-    from model import new_metadata, save_checkpoint
+    from tdbg.net.model import new_metadata, save_checkpoint
     d = tmp_path_factory.mktemp("match")
     out = {}
     for name, n, head, mode in (("match", MATCH_INPUTS, "mwc", "match"), ("cubeful", 200, "equity", "cubeful-money"),
@@ -324,7 +324,7 @@ def test_train_batch_refuses_bad_match_settings(tmp_path, ckpts, args, words):
 
 def test_warm_started_match_model_trains(tmp_path, ckpts):
     from helpers import run
-    from model import load_checkpoint
+    from tdbg.net.model import load_checkpoint
     save = tmp_path / "m.pt"
     run("train_batch.py", "--warm-start-match", ckpts["cubeful"], "--num-episodes", "40", "--episodes-per-round",
         "20", "--save", save, "--quiet", "--eval-every", "2", "--eval-games", "20", check=True)
@@ -335,7 +335,7 @@ def test_warm_started_match_model_trains(tmp_path, ckpts):
 
 
 def test_warm_start_match_reads_money_equity_as_mwc():
-    from net_growth import warm_start_match
+    from tdbg.net.net_growth import warm_start_match
     torch.manual_seed(4)
     money = TDNetwork(200, [16, 8], "equity")
     match = warm_start_match(money)
@@ -365,13 +365,13 @@ def test_learned_take_decisions_agree_with_the_met(name, ply0, ply1):
 
 @pytest.mark.parametrize("mode_name", ["cubeful-money", "match"])
 def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode_name):
-    from selfplay import _Recorder
+    from tdbg.learn.selfplay import _Recorder
     mode = game_mode(mode_name)
     torch.manual_seed(2)
     model = TDNetwork(mode.n_inputs, [16], mode.default_output)
     boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})] * 6)
     states = mode.initial_states(6, np.random.default_rng(0)) if mode.is_match else np.zeros(6, dtype=np.int64)
-    from selfplay import Acting
+    from tdbg.learn.selfplay import Acting
     greedy = _Recorder(SelfPlay(model, mode), None, np.random.default_rng(1))
     always = _Recorder(SelfPlay(model, mode, acting=Acting(cube_explore=1.0)), None, np.random.default_rng(1))
     g_double, g_take = greedy.cube(np.arange(6), boards, states)
@@ -411,11 +411,11 @@ def test_turned_cube_starts_only_where_the_doubler_could_have_doubled():
 
 def test_turned_cube_starts_reach_self_play_and_are_refused_outside_match_play(tmp_path, ckpts, monkeypatch):
     from helpers import assert_one_line_error, run
-    from selfplay import Acting
+    from tdbg.learn.selfplay import Acting
     mode = MatchPlay(length=5)
     torch.manual_seed(3)
     model = TDNetwork(mode.n_inputs, [8], "mwc")
-    import turns
+    from tdbg.game import turns
     started = []
     real_new_games = turns.Table.new_games
     monkeypatch.setattr(turns.Table, "new_games",
@@ -457,7 +457,7 @@ def test_outcome_head_weighs_outcome_chances_by_the_payoffs_by_hand():
 
 
 def test_outcome_head_converts_a_match_model_and_scores_incrementally():
-    from net_growth import warm_start_match
+    from tdbg.net.net_growth import warm_start_match
     torch.manual_seed(6)
     old = TDNetwork(MATCH_INPUTS, [16], "mwc")
     new = warm_start_match(old, head="mwc-outcomes")
@@ -479,7 +479,7 @@ def test_outcome_head_converts_a_match_model_and_scores_incrementally():
 
 def test_train_and_play_with_the_outcome_head(tmp_path, ckpts):
     from helpers import assert_one_line_error, run
-    from model import load_checkpoint
+    from tdbg.net.model import load_checkpoint
     save = tmp_path / "o.pt"
     run("train_batch.py", "--warm-start-match", ckpts["cubeful"], "--match-head", "mwc-outcomes", "--num-episodes",
         "40", "--episodes-per-round", "20", "--save", save, "--quiet", check=True)
@@ -502,8 +502,8 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     nothing changes; the node's target is the greedy rule's value either way; a lambda trace
     is cut where the held double was the greedy action.  --take-explore 1: every double is
     taken, also where the rule drops, with the same greedy targets."""
-    from modes import CubeAction
-    from selfplay import Acting, _Recorder
+    from tdbg.game.cube import CubeAction
+    from tdbg.learn.selfplay import Acting, _Recorder
     mode = game_mode(mode_name)
     torch.manual_seed(2)
     model = TDNetwork(mode.n_inputs, [16], mode.default_output)
@@ -541,7 +541,7 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
 
 def test_cube_hold_and_take_explore_are_refused_without_a_cube(tmp_path):
     from helpers import assert_one_line_error, run
-    from selfplay import Acting
+    from tdbg.learn.selfplay import Acting
     with pytest.raises(ValueError, match="applies to modes with a cube"):
         SelfPlay(TDNetwork(196, [8], "probability"), game_mode("dmp"), acting=Acting(cube_hold=0.5))
     with pytest.raises(ValueError, match="applies to modes with a cube"):

@@ -1,12 +1,12 @@
 import numpy as np
 import torch
 
-from agents import PubevalAgent, RandomAgent
-from match import play_games
-from matfile import read_mat, write_mat
-from model import TDNetwork
-from modes import game_mode
-from td_agent import TDAgent
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork
+from tdbg.play.agents import PubevalAgent, RandomAgent
+from tdbg.play.match import play_games
+from tdbg.play.matfile import read_mat, write_mat
+from tdbg.play.td_agent import TDAgent
 
 
 def _check_replay(records, path, match_length):

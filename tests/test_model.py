@@ -4,9 +4,10 @@ import numpy as np
 import pytest
 import torch
 
-import net_growth
-from heads import output_head
-from model import CheckpointError, TDNetwork, load_checkpoint, new_metadata, parse_hidden, save_checkpoint
+from tdbg.game.heads import output_head
+from tdbg.net import net_growth
+from tdbg.net.model import (CheckpointError, TDNetwork, load_checkpoint, new_metadata, parse_hidden,
+                            save_checkpoint)
 
 
 def _outputs(model, x):

@@ -1,8 +1,8 @@
 import numpy as np
 import pytest
 
-import backgammon_engine as be
 from helpers import board
+from tdbg.game import backgammon_engine as be
 
 
 def test_examples():

@@ -4,13 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
-import encoding
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from model import TDNetwork
-from modes import game_mode
-from scoring import Scorer
 from helpers import board, brute_value
+from tdbg.game import backgammon_engine as be, encoding
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer
 
 POSITIONS = [
     be.initial_board(),

@@ -4,13 +4,13 @@ import pytest
 import torch
 from torch import nn
 
-import backgammon_engine as be
 from helpers import assert_one_line_error, run
-from model import TDNetwork, load_checkpoint
-from heads import output_head, prob5_equity
-from modes import game_mode
-from online_td import OnlineSelfPlay, TDLambda
-from prob_agent import ProbAgent
+from tdbg.game import backgammon_engine as be
+from tdbg.game.heads import output_head, prob5_equity
+from tdbg.game.modes import game_mode
+from tdbg.learn.online_td import OnlineSelfPlay, TDLambda
+from tdbg.net.model import TDNetwork, load_checkpoint
+from tdbg.play.prob_agent import ProbAgent
 
 
 def _linear(w):

@@ -171,7 +171,7 @@ def test_nan_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path, ckpt):
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
     assert len(errors) == 1 and "keeps the last good weights" in errors[0], proc.stderr
-    from model import load_checkpoint
+    from tdbg.net.model import load_checkpoint
     _, meta, ts = load_checkpoint(str(path))  # loads: its weights are all finite
     assert ts["stage"]["episodes_done"] < 400
     if "round 1 " in errors[0]:
@@ -193,7 +193,7 @@ def test_tensorboard_is_optional(tmp_path):
 
 
 def test_policy_units(tmp_path):
-    from fileio import Output, OutputError, atomic_write, check_outputs, file_kind
+    from tdbg.infra.fileio import Output, OutputError, atomic_write, check_outputs, file_kind
     old = os.umask(0o027)
     try:
         with atomic_write(str(tmp_path / "a.json")) as fh:

@@ -7,7 +7,7 @@ import os
 import numpy as np
 
 from helpers import ROOT, assert_one_line_error, run
-from stats import bootstrap_ci, pair_means
+from tdbg.infra.stats import bootstrap_ci, pair_means
 
 PROB5 = os.path.join(ROOT, "best_models", "prob5_128x2.pt")
 

@@ -6,10 +6,11 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import backgammon_engine as be
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from gnubg_binary import available
-from position_ids import GameState, gnubg_id, match_id, parse_match_id, parse_position, parse_xgid, xgid
+from tdbg.game import backgammon_engine as be
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.position_ids import (GameState, gnubg_id, match_id, parse_match_id, parse_position, parse_xgid,
+                                    xgid)
+from tdbg.gnubg.gnubg_binary import available
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
                                  reason="GNU Backgammon binary not installed (make gnubg)")

@@ -11,7 +11,7 @@ import time
 import pytest
 
 from helpers import HANG_GUARD, ROOT
-from model import load_checkpoint
+from tdbg.net.model import load_checkpoint
 
 TRAIN = [sys.executable, os.path.join(ROOT, "train_batch.py"), "--hidden", "8", "--parallel-games", "8", "--quiet"]
 
@@ -113,7 +113,7 @@ def _square(job):
 
 
 def test_worker_pool_runs_a_lost_job_once_more_then_gives_up():
-    from workers import WorkerError, WorkerPool
+    from tdbg.infra.workers import WorkerError, WorkerPool
     with WorkerPool(1) as pool:
         assert pool.results([pool.submit(_square, k) for k in range(5)]) == [0, 1, 4, 9, 16]
         with pytest.raises(WorkerError, match="died"):

@@ -18,8 +18,8 @@ import pytest
 import torch
 
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
-from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
-from modes import game_mode
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                reason="Ray is not installed (pip install -r requirements-ray.txt)")
@@ -81,7 +81,7 @@ def _tiny_model(output_mode="probability"):
 
 
 def _collect(pool_backend, kill_one=False):
-    from selfplay import Collector
+    from tdbg.learn.selfplay import Collector
     collector = Collector(2, game_mode("dmp"), False, "auto", 8, "auto", pool_backend=pool_backend)
     try:
         where = collector.pool.where() if pool_backend == "ray" else []  # (pid, node) of each actor

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
-from model import load_checkpoint, save_checkpoint
+from tdbg.net.model import load_checkpoint, save_checkpoint
 
 QUICK = ["--hidden", "8", "--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
 

@@ -6,11 +6,11 @@ import os
 import numpy as np
 import pytest
 
-import backgammon_engine as be
-import bearoff as bo
 from helpers import assert_one_line_error, run
-from rollers import make_roller
-from rollout import RolloutDice, move_outcomes, rank_moves, rollout_positions, summarize
+from tdbg.game import backgammon_engine as be, bearoff as bo
+from tdbg.game.dice import RolloutDice
+from tdbg.play.rollers import make_roller
+from tdbg.play.rollout import move_outcomes, rank_moves, rollout_positions, summarize
 
 DMP_MODEL = os.path.join(os.path.dirname(__file__), "..", "best_models", "dmp_128x2.pt")
 # a bear-off with three checkers a side, on roll P(win) = 0.82884...

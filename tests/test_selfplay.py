@@ -1,14 +1,14 @@
 import numpy as np
 import torch
 
-import backgammon_engine as be
-from model import TDNetwork
-from encoding import encode
-from modes import game_mode
-from scoring import segment_argmax
-from selfplay import Collector, SelfPlay
-from turns import roll_dice
-from trainer import scheduled_lr
+from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import roll_dice
+from tdbg.game.encoding import encode
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import Collector, SelfPlay
+from tdbg.learn.trainer import scheduled_lr
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import segment_argmax
 
 
 def test_segment_argmax_picks_first_max():
@@ -86,7 +86,7 @@ def test_incremental_and_dense_scoring_play_the_same_games():
     trained net: a random one has near-ties (one float32 ulp apart) that either path may
     break its own way, as test_incremental_scoring allows."""
     from helpers import ROOT
-    from model import load_checkpoint
+    from tdbg.net.model import load_checkpoint
     model, meta, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
     mode = game_mode(meta["game_mode"])
     out = {k: SelfPlay(model.eval(), mode, first_layer=k, parallel_games=8).collect(16, np.random.default_rng(9))

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from model import TDNetwork
-from modes import game_mode
-from selfplay import SelfPlay
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import SelfPlay
+from tdbg.net.model import TDNetwork
 
 PINNED = {  # (mode, head, oneply): (features sha256[:16], samples, sum of targets, stats)
     ("dmp", "probability", False): ("b4b72714fc5102ac", 386, 169.169, [386, 1, 0, 0, 0, 0, 6.0]),

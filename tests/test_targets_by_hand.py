@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, NUM_FEATURES
-from model import TDNetwork
-from modes import game_mode
-from scoring import Scorer
-from selfplay import SelfPlay
-from td_agent import TDAgent
+from tdbg.game import backgammon_engine as be
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, NUM_FEATURES
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import SelfPlay
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer
+from tdbg.play.td_agent import TDAgent
 
 
 def constant_net(output_mode: str, value: float = 0.0) -> TDNetwork:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
-from model import load_checkpoint
+from tdbg.net.model import load_checkpoint
 
 QUICK = ["--episodes-per-round", "50", "--quiet", "--parallel-games", "16"]
 
@@ -137,7 +137,7 @@ def test_run_stage_script_skips_finished_stages(tmp_path):
 def test_run_stage_script_continues_a_match_warm_start(tmp_path):
     """Continuing a stage drops the warm start's flags, --match-head included: the checkpoint
     already holds the head it set (before, big_legs.sh's b3 could not be resumed)."""
-    from model import TDNetwork, new_metadata, save_checkpoint
+    from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
     script = os.path.join(ROOT, "experiments", "retraining", "run_stage.sh")
     env = dict(os.environ, PY=sys.executable)
     cubeful, out = tmp_path / "c.pt", tmp_path / "m.pt"

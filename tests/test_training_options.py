@@ -6,16 +6,16 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-import net_growth
 from helpers import ROOT, assert_one_line_error, board, brute_value, run
-from losses import prob5_loss
-from model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
-from modes import game_mode
 from oracle_positions import oracle_positions
-from scoring import Scorer, segment_argmax, segment_sample
-from selfplay import Acting, SelfPlay, _Recorder
-from td_agent import TDAgent
-from trainer import Trainer
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import Acting, SelfPlay, _Recorder
+from tdbg.learn.trainer import Trainer
+from tdbg.net import net_growth
+from tdbg.net.losses import prob5_loss
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
+from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
+from tdbg.play.td_agent import TDAgent
 
 QUICK = ["--episodes-per-round", "20", "--quiet", "--parallel-games", "8"]
 
@@ -228,7 +228,7 @@ def test_prob5_losses_by_hand():
             return z[x]
 
         def forward(self, x):
-            from model import prob5_from_conditionals
+            from tdbg.net.model import prob5_from_conditionals
             return prob5_from_conditionals(torch.sigmoid(z[x]))
     m = Fixed()
     y = torch.tensor([[0.6, 0.2, 0.05, 0.1, 0.01], [0.0, 0.0, 0.0, 0.0, 0.0]])

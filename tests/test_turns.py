@@ -3,10 +3,12 @@ with scripted players whose every decision is known."""
 import numpy as np
 import pytest
 
-from encoding import CUBE_CENTERED, CUBE_MINE
-from modes import MAX_CUBE, game_mode
-from movegen import make_expander
-from turns import ABANDONED, DROPPED, Table, roll_dice
+from tdbg.game.cube import MAX_CUBE
+from tdbg.game.dice import roll_dice
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE
+from tdbg.game.modes import game_mode
+from tdbg.game.movegen import make_expander
+from tdbg.game.turns import ABANDONED, DROPPED, Table
 
 
 class Scripted:
@@ -104,7 +106,7 @@ def test_a_mode_without_a_cube_has_no_cube_rule():
 
 
 def test_only_cube_capable_agents_play_cubeful_money():
-    from agents import RandomAgent
+    from tdbg.play.agents import RandomAgent
     game_mode("dmp").check_agent(RandomAgent())
     game_mode("cubeless-money").check_agent(RandomAgent())
     with pytest.raises(ValueError, match="no cube decisions"):

@@ -4,16 +4,16 @@ import numpy as np
 import pytest
 import torch
 
-import backgammon_engine as be
-import encoding
-from encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from heads import output_head
 from helpers import board
-from model import TDNetwork
-from modes import can_double, game_mode, owner_for_opponent
-from scoring import ALL_ROLLS
-from search import top_k
-from td_agent import TDAgent
+from tdbg.game import backgammon_engine as be, encoding
+from tdbg.game.cube import can_double, owner_for_opponent
+from tdbg.game.dice import ALL_ROLLS
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.heads import output_head
+from tdbg.game.modes import game_mode
+from tdbg.net.model import TDNetwork
+from tdbg.net.search import top_k
+from tdbg.play.td_agent import TDAgent
 
 WEIGHTS = [1 / 36 if a == b else 2 / 36 for a, b in ALL_ROLLS.tolist()]
 SMALL = [  # few checkers: the full 2-ply tree is small enough to walk move by move

@@ -19,7 +19,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
 
 
 def dice_arg(text: str) -> tuple[int, int]:
@@ -42,14 +43,14 @@ def build_parser() -> cli.Parser:
 def main() -> None:
     args = build_parser().parse_args()
 
-    from position_ids import gnubg_id, parse_position, xgid
+    from tdbg.game.position_ids import gnubg_id, parse_position, xgid
     try:
         state = parse_position(args.position)
     except ValueError as exc:
         raise cli.UsageError(f"position {args.position!r}: {exc}") from None
-    import analysis  # torch: only once the position is known to be good
-    import backgammon_engine as be
-    from model import CheckpointError
+    from tdbg.play import analysis  # torch: only once the position is known to be good
+    from tdbg.game import backgammon_engine as be
+    from tdbg.net.model import CheckpointError
     try:
         agent = analysis.load_agent(args.model, args.ply, state.match_length)
     except CheckpointError as exc:
@@ -80,7 +81,7 @@ def main() -> None:
             raise cli.UsageError(str(exc)) from None
         text = analysis.format_cube(out["cube"], args.ply)
     if args.json:
-        print(cli.json_text(out, indent=2))
+        print(fileio.json_text(out, indent=2))
     else:
         print(f"{args.model} ({agent.mode.name}, {agent.model.output_mode}); {out['gnubg_id']}"
               + (f"; dice {dice[0]}{dice[1]}" if dice else ""))

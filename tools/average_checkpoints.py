@@ -17,9 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
-from fileio import Output, check_outputs  # noqa: E402
-from model import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
+from tdbg.net.model import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
 
 
 def average(paths: list[str]):

@@ -17,9 +17,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
-from fileio import Output, check_outputs  # noqa: E402
-from results_file import ResultsFileError, compare, read_results  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
+from tdbg.play.results_file import ResultsFileError, compare, read_results  # noqa: E402
 
 
 def build_parser() -> cli.Parser:
@@ -45,7 +45,7 @@ def format_line(r: dict) -> str:
 
 def main() -> None:
     args = build_parser().parse_args()
-    check_outputs([Output("--json", args.json, "json")], args.overwrite, {"a": args.a, "b": args.b})
+    fileio.check_outputs([fileio.Output("--json", args.json, "json")], args.overwrite, {"a": args.a, "b": args.b})
     try:
         a, b = read_results(args.a), read_results(args.b)
         r = compare(a, b, args.metric, paired=False if args.unpaired else None, seed=args.seed)
@@ -53,7 +53,7 @@ def main() -> None:
         raise cli.UsageError(str(exc)) from None
     print(format_line(r))
     if args.json:
-        cli.write_json(args.json, r)
+        fileio.write_json(args.json, r)
 
 
 if __name__ == "__main__":

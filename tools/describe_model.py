@@ -12,8 +12,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
-from model import CheckpointError, load_checkpoint  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
+from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
 
 
 def describe(path: str) -> dict:
@@ -47,7 +48,7 @@ def main() -> None:
     args = p.parse_args()
     d = describe(args.checkpoint)
     if args.json:
-        print(cli.json_text(d, indent=2))
+        print(fileio.json_text(d, indent=2))
         return
     print(f"file          {d['file']}")
     print(f"md5           {d['md5']}")

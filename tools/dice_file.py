@@ -2,7 +2,7 @@
 """Write the dice of play_models.py's games as a text file for c_inference/tdbg_play.
 
 Line g holds game g's rolls in order, two digits each ("31 64 22 ..."), drawn from
-match.DiceStream exactly as match.play_games draws them: game g uses the stream of
+dice.DiceStream exactly as match.play_games draws them: game g uses the stream of
 pair g // 2 (duplicate, the default) or of g itself (--no-duplicate), so the two games
 of a pair get the same line.  The first roll is the opening roll (never a double).
 Who moves first is not in the file: as in match.play_games, model A moves first in
@@ -18,10 +18,10 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
-from fileio import Output, atomic_write, check_outputs  # noqa: E402
-from match import DiceStream  # noqa: E402
-from turns import MAX_PLIES  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
+from tdbg.game.dice import DiceStream  # noqa: E402
+from tdbg.game.turns import MAX_PLIES  # noqa: E402
 
 MAX_GAMES = 1_000_000  # about 3 kB per game with the default rolls
 

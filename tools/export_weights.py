@@ -35,10 +35,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-import cli  # noqa: E402
-from encoding import reads_board_features  # noqa: E402
-from fileio import Output, atomic_write, check_outputs  # noqa: E402
-from model import CheckpointError, load_checkpoint  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.game.encoding import reads_board_features  # noqa: E402
+from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
+from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
 
 MAGIC = b"TDBGNET1"
 VERSION = 2

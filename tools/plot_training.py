@@ -16,9 +16,9 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
-from fileio import Output, atomic_write, check_outputs  # noqa: E402
-from modes import MODES  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
+from tdbg.game.modes import MODES  # noqa: E402
 
 
 def read_log(path: str) -> list[dict]:
@@ -51,7 +51,7 @@ def run_info(log_path: str) -> dict | None:
     ckpt = os.path.splitext(log_path)[0] + ".pt"
     if not os.path.isfile(ckpt):
         return None
-    from model import CheckpointError, load_checkpoint
+    from tdbg.net.model import CheckpointError, load_checkpoint
     try:
         _, meta, _ = load_checkpoint(ckpt)
     except CheckpointError:

@@ -34,7 +34,7 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
-from results_file import compare, read_results  # noqa: E402
+from tdbg.play.results_file import compare, read_results  # noqa: E402
 
 H2H = "experiments/head_to_head/results"
 LUCK = "experiments/gnubg_eval"

@@ -17,7 +17,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
 from tools.analyse import dice_arg  # noqa: E402
 
 
@@ -56,21 +57,21 @@ def _fmt(mode, value: float, se: float) -> str:
 def main() -> None:
     args = build_parser().parse_args()
 
-    from position_ids import parse_position
+    from tdbg.game.position_ids import parse_position
     try:
         state = parse_position(args.position)
     except ValueError as exc:
         raise cli.UsageError(f"position {args.position!r}: {exc}") from None
     if state.match_length:
         raise cli.UsageError(f"a match position (match to {state.match_length}): rollouts here are DMP or money")
-    import backgammon_engine as be
-    from model import CheckpointError
-    from rollers import make_roller
+    from tdbg.game import backgammon_engine as be
+    from tdbg.net.model import CheckpointError
+    from tdbg.play.rollers import make_roller
     try:
         roller = make_roller(args.model, args.game_mode, args.ply)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
-    from rollout import move_outcomes, rank_moves, rollout_outcomes, summarize
+    from tdbg.play.rollout import move_outcomes, rank_moves, rollout_outcomes, summarize
     dice = args.dice or state.dice
     luck = not args.no_luck
     out = {"model": args.model, "game_mode": roller.mode.name, "position_id": be.position_id(state.board),
@@ -103,7 +104,7 @@ def main() -> None:
         if luck:
             lines.append(f"  luck-adjusted: {_fmt(roller.mode, s['value_adjusted'], s['se_adjusted'])}"
                          f"   (standard error {s['se_factor']:.1f}x smaller)")
-    print(cli.json_text(out, indent=2) if args.json else "\n".join(lines))
+    print(fileio.json_text(out, indent=2) if args.json else "\n".join(lines))
 
 
 if __name__ == "__main__":

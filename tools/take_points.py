@@ -25,9 +25,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 import numpy as np  # noqa: E402
 
-import cli  # noqa: E402
-from bearoff import exact_win_probability  # noqa: E402
-from encoding import CUBE_CENTERED  # noqa: E402
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
+from tdbg.game.bearoff import exact_win_probability  # noqa: E402
+from tdbg.game.encoding import CUBE_CENTERED  # noqa: E402
 
 DOUBLER_HOMES = [{6: 1, 5: 1}, {6: 2}, {5: 2}, {4: 2}, {6: 1, 1: 1}, {5: 1, 4: 1}, {3: 2}, {6: 1, 3: 1},
                  {4: 1, 2: 1}, {2: 2}, {6: 1}, {5: 1, 2: 1}, {6: 1, 4: 1}, {5: 1, 3: 1}, {6: 1, 2: 1}]
@@ -62,8 +63,8 @@ def cases(met):
 
 
 def check(model_path: str) -> dict:
-    from head_to_head import build_agent
-    from matchplay import MatchPlay, pack
+    from tdbg.play.players import build_agent
+    from tdbg.game.modes.matchplay import MatchPlay, pack
     mode = MatchPlay(length=7)
     rows = cases(mode.met)
     boards = np.stack([r[0] for r in rows])
@@ -94,7 +95,7 @@ def main() -> None:
     args = p.parse_args()
     res = check(args.model)
     if args.json:
-        print(cli.json_text(res))
+        print(fileio.json_text(res))
         return
     print(f"{args.model}: {res['cases']} last-roll cube decisions ({res['takes_exact']} correct takes, "
           f"{res['doubles_exact']} correct doubles by the table)")

@@ -22,12 +22,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import backgammon_engine as be  # noqa: E402
-from features import board_features  # noqa: E402
-from model import TDNetwork, parse_hidden  # noqa: E402
-from modes import game_mode  # noqa: E402
-from net_growth import add_board_features  # noqa: E402
-from selfplay import Collector  # noqa: E402
+from tdbg.game import backgammon_engine as be  # noqa: E402
+from tdbg.game.features import board_features  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.net.net_growth import add_board_features  # noqa: E402
+from tdbg.learn.selfplay import Collector  # noqa: E402
 
 
 def main() -> None:

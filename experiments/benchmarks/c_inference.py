@@ -31,11 +31,12 @@ import gnubg_nn  # noqa: E402
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import backgammon_engine as be  # noqa: E402
-from match import play_games  # noqa: E402
-from model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
-from modes import game_mode  # noqa: E402
-from td_agent import TDAgent  # noqa: E402
+from tdbg.game import backgammon_engine as be  # noqa: E402
+from tdbg.play.match import play_games  # noqa: E402
+from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.play.players import load_player  # noqa: E402
+from tdbg.play.td_agent import TDAgent  # noqa: E402
 from tools.dice_file import dice_lines  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tests"))
@@ -87,7 +88,7 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
     assert len(c_out.splitlines()) == len(boards)
     same = sum(a.split("\t")[4] == b.split("\t")[4] for a, b in zip(c_out.splitlines(), base_out.splitlines()))
 
-    agent = TDAgent.from_checkpoint(ckpt)
+    agent = load_player(ckpt)
     n_single = min(len(boards), args.single)
     t = time.perf_counter()
     for k in range(n_single):

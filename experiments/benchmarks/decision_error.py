@@ -24,7 +24,7 @@ import time
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
 
 ONEPLY_BLOCK = 32  # decisions per 1-ply pass: a few hundred MB of replies
 DEFAULT_DATA = os.path.join(ROOT, "experiments", "benchmarks", "decisions", "decisions.json")
@@ -43,8 +43,8 @@ def build_parser() -> cli.Parser:
 
 def load_player(spec: str, ply: int):
     """(agent, what it maximises) for a checkpoint, gnubg-nn or pubeval."""
-    from agents import GnubgNNAgent, PubevalAgent
-    from modes import game_mode
+    from tdbg.play.agents import GnubgNNAgent, PubevalAgent
+    from tdbg.game.modes import game_mode
     if spec == "pubeval":
         if ply:
             raise cli.UsageError("pubeval has no 1-ply: it scores positions, not rolls")
@@ -53,8 +53,8 @@ def load_player(spec: str, ply: int):
         return GnubgNNAgent(game_mode("cubeless-money"), ply), "cubeless money equity"
     if not os.path.isfile(spec):
         raise cli.UsageError(f"{spec}: no such checkpoint (or say gnubg-nn or pubeval)")
-    from analysis import load_agent
-    from model import CheckpointError
+    from tdbg.play.analysis import load_agent
+    from tdbg.net.model import CheckpointError
     try:
         agent = load_agent(spec, ply)
     except (CheckpointError, ValueError) as exc:
@@ -69,7 +69,7 @@ def choices(agent, found: list[dict], ply: int) -> list[str]:
     in blocks: it scores ~10,000 replies per decision)."""
     import numpy as np
 
-    import decisions as ds
+    from tdbg.play import decisions as ds
     boards = np.array([d["board"] for d in found])
     dice = np.array([d["dice"] for d in found])
     block = len(found) if ply == 0 else ONEPLY_BLOCK
@@ -82,7 +82,7 @@ def main() -> None:
     args = build_parser().parse_args()
     import json
 
-    import decisions as ds
+    from tdbg.play import decisions as ds
     provenance, found = ds.load(args.data)
     agent, objective = load_player(args.model, args.ply)
     other = load_player(args.against, args.against_ply)[0] if args.against else None

@@ -20,12 +20,12 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import torch  # noqa: E402
 
-from agents import GnubgNNAgent  # noqa: E402
-from head_to_head import run_head_to_head  # noqa: E402
-from match import play_games  # noqa: E402
-from model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
-from modes import game_mode  # noqa: E402
-from td_agent import TDAgent  # noqa: E402
+from tdbg.play.agents import GnubgNNAgent  # noqa: E402
+from tdbg.app.head_to_head import run_head_to_head  # noqa: E402
+from tdbg.play.match import play_games  # noqa: E402
+from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.play.players import load_player  # noqa: E402
 
 
 def main() -> None:
@@ -53,7 +53,7 @@ def main() -> None:
     parallel = time.perf_counter() - t0
 
     torch.set_num_threads(1)
-    ours, theirs = TDAgent.from_checkpoint(path), GnubgNNAgent(mode, 0)
+    ours, theirs = load_player(path), GnubgNNAgent(mode, 0)
     t0 = time.perf_counter()
     single = play_games(ours, theirs, range(args.games), mode, args.seed)
     total = time.perf_counter() - t0

@@ -29,10 +29,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from model import TDNetwork, parse_hidden  # noqa: E402
-from modes import game_mode  # noqa: E402
-from selfplay import Collector  # noqa: E402
-from trainer import Trainer  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.learn.selfplay import Collector  # noqa: E402
+from tdbg.learn.trainer import Trainer  # noqa: E402
 
 MODES = ("incremental", "dense")
 

@@ -27,11 +27,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import backgammon_engine as be  # noqa: E402
-from model import TDNetwork, parse_hidden  # noqa: E402
-from modes import game_mode  # noqa: E402
-from scoring import CPU_BLOCK, Scorer  # noqa: E402
-from selfplay import SelfPlay  # noqa: E402
+from tdbg.game import backgammon_engine as be  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.net.scoring import CPU_BLOCK, Scorer  # noqa: E402
+from tdbg.learn.selfplay import SelfPlay  # noqa: E402
 
 
 def random_positions(n: int, rng: np.random.Generator) -> np.ndarray:

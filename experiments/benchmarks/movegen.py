@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import gnubg_nn  # noqa: E402
 import numpy as np  # noqa: E402
 
-import backgammon_engine as be  # noqa: E402
+from tdbg.game import backgammon_engine as be  # noqa: E402
 import c_engine  # noqa: E402
 
 

@@ -23,10 +23,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from backends import open_pool  # noqa: E402
-from model import TDNetwork, parse_hidden, git_commit  # noqa: E402
-from modes import game_mode  # noqa: E402
-from selfplay import Collector  # noqa: E402
+from tdbg.infra.backends import open_pool  # noqa: E402
+from tdbg.infra.provenance import git_commit  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.learn.selfplay import Collector  # noqa: E402
 
 
 def _load_state(job: dict) -> int:
@@ -64,7 +65,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
-    import ray_backend
+    from tdbg.infra import ray_backend
     ray_backend.connect(None, args.workers)
     mode = game_mode("dmp")
     torch.manual_seed(args.seed)

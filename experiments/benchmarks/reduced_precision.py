@@ -43,9 +43,9 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 import lowp  # noqa: E402
-from model import TDNetwork, load_checkpoint, parse_hidden  # noqa: E402
-from modes import game_mode  # noqa: E402
-from selfplay import SelfPlay  # noqa: E402
+from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.learn.selfplay import SelfPlay  # noqa: E402
 
 ARMS = ("fp32", "fp32-c", "bf16", "int8")
 

@@ -18,9 +18,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 
 import torch  # noqa: E402
 
-import backgammon_engine as be  # noqa: E402
-from rollers import make_roller  # noqa: E402
-from rollout import rollout_outcomes, summarize  # noqa: E402
+from tdbg.game import backgammon_engine as be  # noqa: E402
+from tdbg.play.rollers import make_roller  # noqa: E402
+from tdbg.play.rollout import rollout_outcomes, summarize  # noqa: E402
 
 
 def main() -> None:

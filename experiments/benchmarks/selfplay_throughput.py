@@ -22,10 +22,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from model import TDNetwork, parse_hidden  # noqa: E402
-from modes import GAME_MODES, game_mode  # noqa: E402
-from selfplay import Collector  # noqa: E402
-from workers import WorkerPool  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
+from tdbg.game.modes import GAME_MODES, game_mode  # noqa: E402
+from tdbg.learn.selfplay import Collector  # noqa: E402
+from tdbg.infra.workers import WorkerPool  # noqa: E402
 
 
 def _forward_rate(job) -> float:
@@ -120,7 +120,7 @@ def main() -> None:
 def online(args, mode, hidden, output_mode) -> None:
     """Online TD(lambda) throughput: one process (it is sequential by nature), one thread.
     Evaluations count the after-states scored plus the one forward/backward per move."""
-    from online_td import OnlineSelfPlay
+    from tdbg.learn.online_td import OnlineSelfPlay
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, hidden, output_mode)

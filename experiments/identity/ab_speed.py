@@ -15,23 +15,23 @@ sys.path.insert(0, tree)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from model import TDNetwork  # noqa: E402
-from modes import game_mode  # noqa: E402
+from tdbg.net.model import TDNetwork  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
 
 torch.set_num_threads(1)
 mode = game_mode(mode_name)
 torch.manual_seed(0)
 big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()
 if kind == "selfplay":
-    from selfplay import SelfPlay
+    from tdbg.learn.selfplay import SelfPlay
     sp = SelfPlay(big, mode, False, backend="c", parallel_games=128)
     sp.collect(16, np.random.default_rng(0))  # warm-up
     t = time.process_time()
     sp.collect(256, np.random.default_rng(1))
     rate = {"episodes_per_cpu_s": round(256 / (time.process_time() - t), 2)}
 else:
-    from match import play_games
-    from td_agent import TDAgent
+    from tdbg.play.match import play_games
+    from tdbg.play.td_agent import TDAgent
     a, b = TDAgent(big, mode), TDAgent(TDNetwork(mode.n_inputs, [128, 128], mode.default_output), mode)
     play_games(a, b, range(20), mode, 0)  # warm-up
     t = time.process_time()

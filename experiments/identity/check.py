@@ -69,9 +69,9 @@ def digest(*arrays) -> str:
 
 
 def selfplay_prints() -> dict:
-    from model import TDNetwork
-    from modes import game_mode
-    from selfplay import SelfPlay
+    from tdbg.net.model import TDNetwork
+    from tdbg.game.modes import game_mode
+    from tdbg.learn.selfplay import SelfPlay
     out = {}
     for mode_name, head in KINDS:
         mode = game_mode(mode_name)
@@ -87,9 +87,9 @@ def selfplay_prints() -> dict:
 
 
 def online_prints() -> dict:
-    from model import TDNetwork
-    from modes import game_mode
-    from online_td import OnlineSelfPlay
+    from tdbg.net.model import TDNetwork
+    from tdbg.game.modes import game_mode
+    from tdbg.learn.online_td import OnlineSelfPlay
     out = {}
     for mode_name, head in KINDS[:2]:
         torch.manual_seed(4)
@@ -108,7 +108,7 @@ def run_script(argv: list, cwd: str) -> None:
 
 
 def checkpoint_print(path: str, log: str) -> dict:
-    from model import load_checkpoint
+    from tdbg.net.model import load_checkpoint
     model, meta, _ = load_checkpoint(path)
     with open(log) as fh:
         rows = [{k: v for k, v in r.items() if k not in TIMING} for r in csv.DictReader(fh)]

@@ -20,7 +20,7 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
 from gnubg_selfplay import dmp_decisions  # noqa: E402
 
 

@@ -36,7 +36,7 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
 from gnubg_selfplay import dmp_decisions  # noqa: E402
 
 
@@ -91,8 +91,8 @@ def inputs(model, boards):
     """The model's inputs for boards with row 1 on roll: the raw 196, then the board
     features if it reads them."""
     import torch
-    from encoding import encode_batch, reads_board_features
-    from features import board_features
+    from tdbg.game.encoding import encode_batch, reads_board_features
+    from tdbg.game.features import board_features
     x = encode_batch(boards)
     if reads_board_features(model.n_inputs):
         x = np.concatenate([x, board_features(boards)], axis=1)
@@ -102,7 +102,7 @@ def inputs(model, boards):
 def agreement(model, decisions) -> float:
     """Share of decisions where the net's highest P(win) for the mover is gnubg-nn's choice."""
     import torch
-    from scoring import segment_argmax
+    from tdbg.net.scoring import segment_argmax
     boards, offsets = [], [0]
     for after, _ in decisions:
         boards.extend(after[:, ::-1])  # the opponent on roll: the net's side
@@ -117,9 +117,9 @@ def agreement(model, decisions) -> float:
 def main(argv=None) -> None:
     args = build_parser().parse_args(argv)
     import torch
-    from fileio import check_file
-    from model import ENCODERS, CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
-    from runlog import CsvLog
+    from tdbg.infra.fileio import check_file
+    from tdbg.net.model import ENCODERS, CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
+    from tdbg.infra.runlog import CsvLog
     try:
         model, meta, _ = load_checkpoint(args.start)
     except CheckpointError as exc:
@@ -129,7 +129,7 @@ def main(argv=None) -> None:
     if args.board_features:
         if model.n_inputs != 196:
             raise cli.UsageError(f"{args.start}: --board-features needs a 196-input checkpoint")
-        from net_growth import add_board_features
+        from tdbg.net.net_growth import add_board_features
         model = add_board_features(model)
         meta = dict(meta, n_inputs=model.n_inputs, encoder=ENCODERS[model.n_inputs])
     check_file(args.save, "checkpoint", args.save, overwrite=args.overwrite)

@@ -16,9 +16,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 def dmp_decisions(n: int, rng: np.random.Generator):
     """Yield (game index, candidate after-boards with the mover in row 1, the mover's P(win) of
     each) for the first ``n`` decisions with a choice; forced moves and dances are played on."""
-    from agents import GnubgNNAgent
-    from backgammon_engine import initial_board
-    from modes import game_mode
+    from tdbg.play.agents import GnubgNNAgent
+    from tdbg.game.backgammon_engine import initial_board
+    from tdbg.game.modes import game_mode
     agent = GnubgNNAgent(game_mode("dmp"))
     game, board, done = 0, initial_board().tolist(), 0
     while done < n:

@@ -28,7 +28,7 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
 from gnubg_selfplay import dmp_decisions  # noqa: E402
 
 CLASS_NAMES = {"c_over": "over", "c_bearoff": "bearoff", "c_race": "race", "c_crashed": "crashed",
@@ -47,7 +47,7 @@ def picks(model, decisions) -> np.ndarray:
     """Index of each decision's candidate with the highest P(win) for the mover."""
     import torch
     from distill_from_gnubg import inputs
-    from scoring import segment_argmax
+    from tdbg.net.scoring import segment_argmax
     boards, offsets = [], [0]
     for after, _ in decisions:
         boards.extend(np.asarray(after, dtype=np.int8)[:, ::-1])  # the opponent on roll: the net's side
@@ -63,7 +63,7 @@ def picks(model, decisions) -> np.ndarray:
 def main() -> None:
     args = build_parser().parse_args()
     import gnubg_nn
-    from model import CheckpointError, load_checkpoint
+    from tdbg.net.model import CheckpointError, load_checkpoint
     models = {}
     for path in args.models:
         try:

@@ -15,10 +15,10 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 import gnubg_nn
-import backgammon_engine as be
-from head_to_head import build_agent
-from matchplay import MatchPlay, pack
-from encoding import CUBE_CENTERED
+from tdbg.game import backgammon_engine as be
+from tdbg.play.players import build_agent
+from tdbg.game.modes.matchplay import MatchPlay, pack
+from tdbg.game.encoding import CUBE_CENTERED
 d = json.load(open(os.path.join(ROOT, 'experiments/benchmarks/decisions/decisions.json')))
 pos = [x['position_id'] for x in d['decisions']][:300]
 mode = MatchPlay(length=7)

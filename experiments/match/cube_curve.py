@@ -16,7 +16,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", ".."))
-from model import load_checkpoint  # noqa: E402
+from tdbg.net.model import load_checkpoint  # noqa: E402
 from take_vs_gnubg import agreement, benchmark_boards, gnubg_cube_evals  # noqa: E402
 
 

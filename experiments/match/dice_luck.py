@@ -25,9 +25,9 @@ import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
-from luck import CheckpointReference, game_luck  # noqa: E402
-from model import CheckpointError  # noqa: E402
-from matfile import read_mat  # noqa: E402
+from tdbg.play.luck import CheckpointReference, game_luck  # noqa: E402
+from tdbg.net.model import CheckpointError  # noqa: E402
+from tdbg.play.matfile import read_mat  # noqa: E402
 
 
 def folder_luck(folder: str, judge: CheckpointReference, player: str) -> dict:

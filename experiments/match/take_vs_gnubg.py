@@ -21,10 +21,10 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 import gnubg_nn  # noqa: E402
-import backgammon_engine as be  # noqa: E402
-from encoding import CUBE_CENTERED  # noqa: E402
-from head_to_head import build_agent  # noqa: E402
-from matchplay import MatchPlay, pack  # noqa: E402
+from tdbg.game import backgammon_engine as be  # noqa: E402
+from tdbg.game.encoding import CUBE_CENTERED  # noqa: E402
+from tdbg.play.players import build_agent  # noqa: E402
+from tdbg.game.modes.matchplay import MatchPlay, pack  # noqa: E402
 
 SCORES = [(7, 7), (5, 5), (3, 3), (4, 2), (2, 4), (5, 3), (3, 5), (6, 4), (4, 6)]  # (doubler, taker) away
 

@@ -13,7 +13,7 @@ shift 3
 if [ -f "$out" ]; then
   state=$($PY - "$out" <<'PYEOF'
 import sys
-from model import load_checkpoint
+from tdbg.net.model import load_checkpoint
 _, meta, ts = load_checkpoint(sys.argv[1])
 st = (ts or {}).get("stage") or {}
 done, total = st.get("episodes_done", 0), st.get("settings", {}).get("num_episodes", 0)

@@ -24,7 +24,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
-import cli  # noqa: E402
+from tdbg.app import cli  # noqa: E402
 
 
 def mix_arg(text: str) -> dict:
@@ -68,9 +68,9 @@ def main() -> None:
     import datetime
     import json
 
-    import decisions as ds
-    from fileio import Output, atomic_write, check_outputs
-    from model import git_commit
+    from tdbg.play import decisions as ds
+    from tdbg.infra.fileio import Output, atomic_write, check_outputs
+    from tdbg.infra.provenance import git_commit
     settings = ds.Settings(args.seed, args.trials, args.truncate, args.top, args.window, args.mix)
     settings.check()
     chunks_dir = args.chunks or os.path.splitext(args.out)[0] + "_chunks"

@@ -1,0 +1,1 @@
+"""What the scripts share: command-line pieces, backend flags, head to head, match series."""

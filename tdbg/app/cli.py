@@ -1,0 +1,215 @@
+"""What every command-line script shares: one-line errors with exit code 2, limits on
+numbers, atomic result files (the output policy itself is fileio's; run logs are runlog's)."""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import csv
+import math
+import os
+import sys
+import warnings
+
+from tdbg.infra.errors import InputError, RunError
+from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
+from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError, cores
+
+
+class UsageError(InputError):
+    """Bad input found by a script itself: reported as one line, exit code 2."""
+
+
+def checked(build):
+    """``build()``, with a ValueError (bad settings, a malformed input file) as a UsageError."""
+    try:
+        return build()
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows "(default: X)" once: not when the help already says its default, nor for
+    off-by-default switches and unset options."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "default" in text or action.default is None or action.default is False \
+                or action.default is argparse.SUPPRESS:
+            return text
+        return super()._get_help_string(action)
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with defaults shown in --help and errors as a single line."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message):  # noqa: D401 - argparse hook
+        fail(message, self.prog)
+
+
+def fail(message: str, prog: str | None = None, code: int = 2) -> None:
+    """One ``prog: error: message`` line on stderr (a message of several lines is joined
+    into one), then exit with ``code``."""
+    prog = prog or os.path.basename(sys.argv[0])
+    message = "; ".join(ln.strip() for ln in str(message).splitlines() if ln.strip())
+    print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
+    sys.exit(code)
+
+
+INTERRUPTED = 130  # exit code after Ctrl-C (128 + SIGINT), as a shell reports it
+
+
+def _stdout_closed() -> None:
+    """stdout's reader went away (``| head -1``): later writes, and the flush at exit,
+    go nowhere instead of raising again."""
+    with contextlib.suppress(OSError, ValueError):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+
+
+def run_main(main) -> None:
+    """Call ``main()``, turning bad input (the library's InputError, a script's UsageError)
+    or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
+    write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
+    line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
+    printed before an error line are held back: the error line is the whole story."""
+    held: list = []
+    try:
+        with warnings.catch_warnings(record=True) as held:
+            main()
+            sys.stdout.flush()
+    except (InputError, OutputError) as exc:
+        fail(str(exc))
+    except (RunError, WorkerError) as exc:
+        fail(str(exc), code=1)
+    except BrokenPipeError:
+        _stdout_closed()
+        fail("standard output was closed before the output was written (broken pipe)", code=1)
+    except KeyboardInterrupt:
+        fail("interrupted (Ctrl-C); nothing was written after the interrupt", code=INTERRUPTED)
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        fail(f"{exc.filename}: {exc.strerror}", code=1)
+    for w in held:  # no error: the warnings are shown as they would have been
+        warnings.showwarning(w.message, w.category, w.filename, w.lineno)
+
+
+def _int_at_least(low: int, words: str):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"{words}, got {value}")
+        return value
+    return parse
+
+
+positive_int = _int_at_least(1, "must be at least 1")
+non_negative_int = _int_at_least(0, "must not be negative")
+
+
+def positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
+    return value
+
+
+def probability_arg(text: str) -> float:
+    """A probability: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
+    return value
+
+
+def non_negative_float(text: str) -> float:
+    value = finite_float(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
+    return value
+
+
+def momentum_arg(text: str) -> float:
+    value = non_negative_float(text)
+    if value >= 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
+    return value
+
+
+MAX_LR = 100.0
+
+
+def learning_rate(text: str) -> float:
+    """A learning rate: positive, finite and at most MAX_LR (larger ones overflow the optimizer)."""
+    value = positive_float(text)
+    if value > MAX_LR:
+        raise argparse.ArgumentTypeError(f"at most {MAX_LR:g}, got {text}")
+    return value
+
+
+def finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
+def _bounded_int(low: int, high: int, what: str):
+    base = _int_at_least(low, f"must be at least {low}")
+
+    def parse(text: str) -> int:
+        value = base(text)
+        if value > high:
+            raise argparse.ArgumentTypeError(f"at most {high:,} {what}, got {value:,}")
+        return value
+    return parse
+
+
+def workers_arg(text: str) -> int:
+    """--workers: 1 .. MAX_WORKERS_PER_CORE x the cores this process may use."""
+    high = MAX_WORKERS_PER_CORE * cores()
+    return _bounded_int(1, high, f"workers ({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")(text)
+
+
+def match_length_arg(text: str) -> int:
+    """--match-length: 1 .. 25 points (the match equity table's size)."""
+    return _bounded_int(1, 25, "points (match lengths are 1 to 25)")(text)
+
+
+def count_arg(high: int, what: str):
+    """A count from 1 to ``high`` (a limit that keeps the run within memory)."""
+    return _bounded_int(1, high, what)
+
+
+def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:
+    """The rows of a CSV log that has ``column``; UsageError (one line) for anything else,
+    e.g. a checkpoint given where its log was meant."""
+    if os.path.isfile(path) and file_kind(path) not in ("text", "empty"):
+        raise UsageError(f"{path} is {KIND_NAMES[file_kind(path)]}, not {what} (a CSV file such as the one "
+                         f"written next to the checkpoint)")
+    try:
+        with open(path, newline="") as fh:
+            rows = list(csv.DictReader(fh))
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror}") from None
+    except (UnicodeDecodeError, csv.Error):
+        raise UsageError(f"{path} is not {what} (not a CSV text file)") from None
+    if not rows or column not in rows[0]:
+        raise UsageError(f"{path} is not {what} (no rows or no {column!r} column)")
+    return rows

@@ -1,0 +1,263 @@
+"""Head-to-head evaluation: build agents from names or checkpoints, play duplicate
+games over worker processes, and summarise them (the library behind play_models.py)."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import shutil
+import tempfile
+import threading
+
+import torch
+from tqdm import tqdm
+
+from tdbg.game.modes import game_mode
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_external import GnubgSession
+from tdbg.gnubg.gnubg_protocol import turns_from_mat
+from tdbg.infra.backends import open_pool
+from tdbg.infra.errors import InputError
+from tdbg.infra.workers import WorkerPool
+from tdbg.play.evaluation import summarize
+from tdbg.play.luck import add_luck
+from tdbg.play.match import play_games
+from tdbg.play.players import build_agent
+
+# games per job: many games advance together (one forward pass per step for all of
+# them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
+MIN_CHUNK, MAX_CHUNK = 50, 1000
+
+
+def _job(job: dict):
+    torch.set_num_threads(1)
+    mode = game_mode(job["mode"], job["jacoby"])
+    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job.get("twoply1"),
+                    job.get("plies1"), job.get("oneply_k"))
+    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job.get("twoply2"),
+                    job.get("plies2"), job.get("oneply_k"))
+    records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
+    if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
+        add_luck(records, job["luck"], mode, keep_turns=job["record"])
+    return records
+
+
+def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby: bool = True,
+                     oneply1: bool = False, oneply2: bool = False, seed: int = 0, workers: int = 1,
+                     record: bool = False, backend: str = "auto", progress: bool = True, on_records=None,
+                     luck: str | None = None, search: dict | None = None, pool_backend: str = "local"):
+    """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
+    ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
+    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  ``search``:
+    twoply1/twoply2 ((k1, k2) or None), plies1/plies2 (gnubg-nn's depth or None) and oneply_k
+    (a 1-ply player's move filter, or None).  The
+    games run on ``workers`` workers of ``pool_backend`` (backends.py); the records are the
+    same whichever runs them."""
+    mode = game_mode(mode_name, jacoby)
+    search = search or {}
+    # build once here so that a bad spec fails before any worker starts
+    for k, (spec, oneply) in enumerate(((spec1, oneply1), (spec2, oneply2)), 1):
+        agent = build_agent(spec, mode, oneply, seed, backend, search.get(f"twoply{k}"), search.get(f"plies{k}"),
+                            search.get("oneply_k"))
+        try:
+            mode.check_agent(agent)
+        except ValueError as exc:
+            raise InputError(str(exc) + ("; against gnubg use the real binary (gnubg-ext)"
+                                         if spec.startswith("gnubg-nn") else "")) from None
+    size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
+    size += size % 2  # keep duplicate pairs in one job
+    chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
+    base = {"spec1": spec1, "spec2": spec2, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1,
+            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record, "luck": luck, **search}
+    records = []
+    bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
+    pool = open_pool(pool_backend, workers, "game-playing worker")
+    try:
+        if pool is None:
+            finished = (_job({**base, "games": chunk}) for chunk in chunks)
+        else:  # checkpoints travel with the jobs (a Ray node may not have the files)
+            base.update({k: pool.ship_file(base[k]) for k in ("spec1", "spec2", "luck")
+                         if base[k] and os.path.isfile(base[k])})
+            finished = (got for _, got in pool.as_completed([pool.submit(_job, {**base, "games": chunk})
+                                                              for chunk in chunks]))
+        for got in finished:
+            records += got
+            bar.update(len(got))
+            if on_records:
+                on_records(got)
+    finally:
+        if pool is not None:
+            pool.close()
+        bar.close()
+    records.sort(key=lambda r: r.index)
+    return records
+
+
+GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
+GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
+                   "takes_ours", "takes_gnubg", "drops_ours", "drops_gnubg", "resigned"]
+
+
+def _append_game_row(path: str, rec) -> None:
+    row = [rec.index, rec.points, rec.our_record, rec.cube, rec.result, rec.plies, *rec.doubles, *rec.takes, *rec.drops,
+           int(getattr(rec, "resigned", False))]
+    with open(path, "a") as fh:  # one short append per game: safe from several processes
+        fh.write(",".join(str(x) for x in row) + "\n")
+
+
+_progress_queue = None  # in a gnubg-playing worker: where it reports each finished game or match
+
+
+def _set_progress_queue(queue) -> None:
+    global _progress_queue
+    _progress_queue = queue
+
+
+def _gnubg_job(job: dict, report=None):
+    """``report(n)``: n more games (matches) finished; by default the worker's progress queue."""
+    torch.set_num_threads(1)
+    mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
+    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], oneply_k=job.get("oneply_k"))
+    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") or job.get("save_mats") else None
+    # match play: gnubg's record of each match, moved into save_mats as the worker ends
+    per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
+                 if job.get("save_mats") else None)
+    session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
+                           first_index=job["first"], binary=job.get("binary"),
+                           mat_path=os.path.join(mat_dir, "session.mat") if job.get("luck") else None,
+                           match_mat_paths=per_match)
+    done, reported = [], [0]
+    report = report or (_progress_queue.put if _progress_queue is not None else None)
+
+    def on_game(rec):
+        done.append(rec)
+        if job["csv"]:
+            _append_game_row(job["csv"], rec)
+        finished = len(session.matches) if mode.is_match else len(done)
+        if report and finished > reported[0]:
+            report(finished - reported[0])
+            reported[0] = finished
+    try:
+        session.play(job["games"], on_game)
+        if job.get("luck"):  # luck needs gnubg's dice, which only its exported record holds
+            for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
+                rec.turns = turns
+            add_luck(done, job["luck"], mode)
+    except Exception as exc:  # report, but keep the games (and matches) already finished
+        return done, session.matches, f"{type(exc).__name__}: {exc}"
+    finally:
+        if mat_dir:
+            for path in per_match or ():
+                if os.path.exists(path):  # the matches that finished, even when gnubg failed later
+                    dest = os.path.join(job["save_mats"], os.path.basename(path))
+                    shutil.copyfile(path, dest + ".part")  # the temporary folder may be another file system
+                    os.replace(dest + ".part", dest)
+            shutil.rmtree(mat_dir, ignore_errors=True)
+    return done, session.matches, None
+
+
+def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
+                      oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
+                      backend: str = "auto", progress: bool = True, timeout: float = 60.0,
+                      luck: str | None = None, binary: str | None = None, match_length: int = 0,
+                      met: str | None = None, save_mats: str | None = None, oneply_k: int | None = None):
+    """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
+    Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
+    With ``luck`` each record's luck is judged from gnubg's exported record of the games.
+    In match play ``games`` counts matches, and ``matches`` holds their MatchRecords;
+    ``save_mats``: a folder that receives gnubg's own record of each match (match_NNNNNN.mat)."""
+    mode = game_mode(mode_name, jacoby, match_length, met)
+    if not (mode.money or mode.is_match):
+        raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
+                         "cubeful-money, cubeless-money or match")
+    try:
+        binary = preflight(binary, timeout=timeout)["binary"]
+    except GnubgError as exc:
+        raise InputError(str(exc)) from None
+    agent = build_agent(spec1, mode, oneply1, seed, backend, oneply_k=oneply_k)
+    try:
+        mode.check_agent(agent)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
+        with open(csv_path, "w") as fh:
+            fh.write(",".join(GAME_CSV_FIELDS) + "\n")
+    shares = [games // workers + (k < games % workers) for k in range(workers)]
+    jobs, first = [], 0
+    for k, n in enumerate(shares):
+        if n:
+            jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
+                         "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
+                         "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
+                         "met": met, "save_mats": save_mats, "oneply_k": oneply_k})
+        first += n
+    records, errors, matches = [], [], []
+    bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)
+    try:
+        if len(jobs) == 1:
+            results = [_gnubg_job(jobs[0], report=bar.update)]
+        else:
+            queue = mp.get_context("spawn").Queue()  # the workers' finished games (matches), as they end
+            shown = threading.Thread(target=_show_progress, args=(queue, bar), daemon=True)
+            shown.start()
+            try:
+                with WorkerPool(len(jobs), _set_progress_queue, (queue,), what="gnubg-playing worker") as pool:
+                    # no second try: the games already played are in the CSV
+                    results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
+            finally:
+                queue.put(None)
+                shown.join()
+        for got, got_matches, err in results:
+            records += got
+            matches += got_matches
+            if err:
+                errors.append(err)
+        bar.update((len(matches) if mode.is_match else len(records)) - bar.n)
+    finally:
+        bar.close()
+    records.sort(key=lambda r: r.index)
+    matches.sort(key=lambda r: r.index)
+    return records, errors, matches
+
+
+def _show_progress(queue, bar) -> None:
+    for n in iter(queue.get, None):
+        bar.update(n)
+
+
+def player_label(spec: str) -> str:
+    """A short, whole name for a player: the checkpoint's file name, or the opponent's name."""
+    return os.path.splitext(os.path.basename(spec))[0] if os.path.isfile(spec) else spec
+
+
+def format_table(summary: dict, name1: str, name2: str) -> str:
+    s = summary
+    a, b = player_label(name1), player_label(name2)
+    lines = [f"{name1}  vs  {name2}",
+             f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}"]
+    few = s["games"] < 4  # fewer than two duplicate pairs: a bootstrap has nothing to resample
+
+    def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):
+        mean = f"{fmt.format(d['mean'] * scale)}{unit}"
+        if few:
+            return f"{mean}  (no CI: fewer than 2 duplicate pairs)"
+        return f"{mean}  95% CI [{fmt.format(d['ci_low'] * scale)}{unit}, {fmt.format(d['ci_high'] * scale)}{unit}]"
+
+    lines.append(f"  win rate ({a}): {ci(s['win_rate'], 100, '{:.2f}', '%')}")
+    if "points_per_game" in s:
+        lines.append(f"  mEq/game ({a}): {ci(s['points_per_game'], 1000)}")
+        lines.append(f"  gammons / backgammons: {100 * s['gammon_rate']:.2f}% / "
+                     f"{100 * s['backgammon_rate']:.2f}% of games")
+    if "capped_meq_per_game" in s:
+        lines.append(f"  capped +-128 mEq/game ({a}): {ci(s['capped_meq_per_game'])}")
+        for key in ("doubles", "takes", "drops"):
+            d = s[f"{key}_per_game"]
+            lines.append(f"  {key} per game: {a} {d['a']:.3f}, {b} {d['b']:.3f}")
+    if s.get("abandoned"):
+        lines.append(f"  abandoned games (over the ply limit): {s['abandoned']}")
+    return "\n".join(lines)
+
+
+def summarize_games(records, mode_name: str, jacoby: bool, seed: int, n_boot: int = 2000) -> dict:
+    out = summarize(records, game_mode(mode_name, jacoby), seed, n_boot)
+    out.update(seed=seed, n_bootstrap=n_boot)
+    return out

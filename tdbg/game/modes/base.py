@@ -1,0 +1,171 @@
+"""The game mode interface (GameMode); each mode is one module of this package.
+
+Every value is from the side on roll.  A game mode says what a finished game is
+worth and everything that follows from it; behaviour that differs between modes
+lives in the mode's class, and nothing outside this package (and the model
+modules: heads.py, model.py) compares mode names.  A mode knows
+
+* its network inputs (``n_inputs``, ``cube_inputs``) and the output heads that can
+  play it (``outputs``; heads.py says how each head states a value);
+* what a player maximises (``objective``) and what a result is worth
+  (``points``: DMP +-1, money 1/2/3 times the cube, Jacoby in cubeful money);
+* whether and how the cube is used (``may_double``, ``cube_action``: the one cube
+  rule), and the cube state as the other side sees it;
+* how a set of head-to-head results is summarised (``metric``, ``summarize``).
+
+Cubeful money treats cube decisions as ordinary transitions.  A turn whose mover
+may double starts at a *cube node* (is_cube_action = 1): no-double leads to the
+same board with is_cube_action = 0 (the roll and checker play follow), double
+leads to the opponent's choice between drop (the game ends, the doubler wins the
+cube value) and take (same board, cube doubled and owned by the taker).  Values
+are normalised to the current cube value, so a take is worth twice the value of
+the post-take position.
+
+Match play (matchplay.MatchPlay) is one more such class, with its state and inputs.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from tdbg.game.cube import CubeAction, owner_for_opponent
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_THEIRS, NUM_BOARD_FEATURES
+from tdbg.game.heads import prob5_equity
+from tdbg.infra.stats import bootstrap_ci, pair_means
+
+
+class GameMode:
+    name = ""
+    cubeful = False        # cube nodes and cube inputs
+    money = True           # points per game (False: DMP, a game is a 1-point match)
+    is_match = False       # the cube-owner slot holds a whole match state (matchplay.py)
+    take_scale = 1.0       # a value after a take, in the units of the value before it (lambda_returns.py)
+    n_inputs = 196
+    outputs: tuple = ()    # output heads that can play this mode; the first is the default
+    metric = "points_per_game"   # the summary's headline number
+    result_metric = "points"     # results_file's metric for this mode
+    match_length = 0             # .mat files: 0 = a money session
+    analysis_units = "EMG"
+
+    def __init__(self, jacoby: bool = True):
+        self.jacoby = jacoby
+
+    def __eq__(self, other) -> bool:
+        return type(self) is type(other) and self.jacoby == other.jacoby
+
+    def __hash__(self) -> int:
+        return hash((type(self), self.jacoby))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(jacoby={self.jacoby})"
+
+    @property
+    def default_output(self) -> str:
+        return self.outputs[0]
+
+    # ------------------------------------------------------------------ values and points
+
+    def objective(self, probs: np.ndarray) -> np.ndarray:
+        """What a player of this mode maximises, read from five cubeless probabilities
+        (P(win), P(win gammon), P(win bg), P(lose gammon), P(lose bg)) of the mover."""
+        return prob5_equity(np.asarray(probs, dtype=np.float64))
+
+    def value_points(self, value: np.ndarray) -> np.ndarray:
+        """An ``objective`` value in points from the mover's side (cube 1)."""
+        return value
+
+    def points(self, result: np.ndarray, owner=None) -> np.ndarray:
+        """Points (at cube 1) for game results +-1/2/3 from game_result(); ``owner`` is
+        the cube owner (cubeful modes)."""
+        return np.asarray(result, dtype=np.float64)
+
+    def result_points(self, result) -> float:
+        """Points of a finished game for its winner, gammons counted (cube 1, no Jacoby)."""
+        return float(abs(result))
+
+    def metric_of_points(self, points: np.ndarray) -> np.ndarray:
+        """Points per game in the summary's metric."""
+        return points
+
+    # ------------------------------------------------------------------ cube
+
+    def cube_inputs(self, owner, is_cube_action):
+        """The cube's network inputs (N, 4), or None when the mode has no cube."""
+        return None
+
+    def reply_cube_inputs(self, owner):
+        """Cube inputs of after-states: the cube as the opponent, on roll next, sees it."""
+        return None
+
+    def may_double(self, owner: np.ndarray, cube: np.ndarray) -> np.ndarray:
+        """Games whose mover may double now (before rolling)."""
+        return np.zeros(len(owner), dtype=bool)
+
+    def cube_action(self, v_no_double: np.ndarray, v_take: np.ndarray, state=None) -> CubeAction:
+        raise ValueError(f"{self.name} has no cube")
+
+    def cube_owner(self, state) -> np.ndarray:
+        """CUBE_CENTERED / CUBE_MINE / CUBE_THEIRS of cube states (match play packs more in them)."""
+        return np.asarray(state)
+
+    def after_take(self, owner) -> np.ndarray:
+        """The cube state (mover's view) after the opponent takes: doubled, theirs."""
+        return np.full(len(owner), CUBE_THEIRS, dtype=np.int64)
+
+    def for_opponent(self, owner) -> np.ndarray:
+        """The same cube state seen by the other side (at each change of turn)."""
+        return owner_for_opponent(owner)
+
+    def initial_states(self, n: int, rng=None, turned: float = 0.0) -> np.ndarray:
+        """Cube states of new games (match play: their scores, and with chance ``turned``
+        a cube already turned; the other modes start centred)."""
+        return np.full(n, CUBE_CENTERED, dtype=np.int64)
+
+    def terminal_values(self, head, results, state) -> np.ndarray:
+        """Exact values, in ``head``'s representation, of games just won by the mover with
+        game_result() ``results`` (1/2/3) from the cube state ``state``."""
+        return head.terminal(self.points(results, state))
+
+    def check_agent(self, agent) -> None:
+        """ValueError when ``agent`` cannot play this mode's games."""
+
+    def without_cube(self) -> "GameMode":
+        """The mode played when the cube stays centred (quick evaluations)."""
+        return self
+
+    # ------------------------------------------------------------------ models
+
+    def mode_for(self, output_mode: str) -> "GameMode":
+        """The mode a model with this head plays this mode's games in (itself, or DMP
+        for a P(win) model in cubeless money: it ignores gammons)."""
+        return self
+
+    def check_model(self, output_mode: str, n_inputs: int) -> None:
+        """ValueError when a network of this kind cannot play or train this mode."""
+        if output_mode not in self.outputs:
+            raise ValueError(f"a {output_mode} model cannot be used for {self.name}{self._hint(output_mode)}")
+        if n_inputs not in (self.n_inputs, self.n_inputs + NUM_BOARD_FEATURES):   # raw, or + board features
+            raise ValueError(f"{self.name} needs a {self.n_inputs}-input model, this one has {n_inputs}"
+                             f"{self._input_hint()}")
+
+    def _hint(self, output_mode: str) -> str:
+        return ""
+
+    def _input_hint(self) -> str:
+        return ""
+
+    # ------------------------------------------------------------------ summaries
+
+    def summarize(self, idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int,
+                  n_boot: int = 2000) -> dict:
+        """The mode's entries of a head-to-head summary (besides games, win rate, abandoned);
+        CIs from ``n_boot`` bootstrap resamples."""
+        m, lo, hi = bootstrap_ci(pair_means(idx, pts), n_boot, seed=seed)
+        out = {"points_per_game": {"mean": m, "ci_low": lo, "ci_high": hi}}
+        out["meq_per_game"] = {k: 1000 * v for k, v in out["points_per_game"].items()}
+        out["gammon_rate"] = float((res == 2).mean())
+        out["backgammon_rate"] = float((res == 3).mean())
+        return out
+
+    def eval_label(self, opponent: str) -> tuple[str, float]:
+        """(axis label, even result) for plots of quick evaluations."""
+        return f"points/game vs {opponent} (cube centred)", 0.0

@@ -1,0 +1,78 @@
+"""Cubeful money: the cube as actions (see tdbg.game.modes.base's notes), Jacoby by default."""
+from __future__ import annotations
+
+import numpy as np
+
+from tdbg.game.cube import CubeAction, can_double, owner_for_opponent
+from tdbg.game.encoding import CUBE_CENTERED, cube_features
+from tdbg.game.modes.cubeless_money import CubelessMoney
+from tdbg.infra.stats import CAP, bootstrap_ci, pair_means
+
+
+class CubefulMoney(CubelessMoney):
+    """Money play with the cube as actions (see the module notes); Jacoby by default."""
+    name = "cubeful-money"
+    cubeful = True
+    n_inputs = 200
+    outputs = ("equity",)
+    take_scale = 2.0       # values are normalised to the cube: after a take, one unit is two before
+
+    def points(self, result, owner=None):
+        result = np.asarray(result, dtype=np.float64)
+        if not self.jacoby:
+            return result
+        centered = True if owner is None else np.asarray(owner) == CUBE_CENTERED
+        return np.where(centered, np.sign(result), result)
+
+    def cube_inputs(self, owner, is_cube_action):
+        return cube_features(owner, is_cube_action)
+
+    def reply_cube_inputs(self, owner):
+        their_owner = owner_for_opponent(np.asarray(owner))
+        return cube_features(their_owner, can_double(their_owner))
+
+    def may_double(self, owner, cube):
+        return can_double(owner, cube)
+
+    def cube_action(self, v_no_double, v_take, state=None) -> CubeAction:
+        """The one cube rule, on values normalised to the current cube: with v_nd the value
+        of rolling on and v_take that of the position after a take (cube doubled, owned by
+        the opponent), doubling is worth min(2 v_take, 1) (the opponent takes or drops,
+        whichever is worse for us); double when that beats v_nd; take when 2 v_take < 1
+        (taking loses less than the cube that dropping loses).  The node's value is
+        max(v_nd, min(2 v_take, 1))."""
+        v_double = np.minimum(2.0 * v_take, 1.0)
+        return CubeAction(v_double > v_no_double, 2.0 * v_take < 1.0, np.maximum(v_no_double, v_double))
+
+    def cube_options(self, v_no_double, v_take, state=None) -> tuple:
+        """(no double, double/take, double/pass) for the doubler, in the units of the node's
+        value (here normalised to the current cube: a take doubles, a pass wins it)."""
+        v_take = np.asarray(v_take)
+        return np.asarray(v_no_double), 2.0 * v_take, np.ones_like(v_take)
+
+    def check_agent(self, agent):
+        if not agent.cube_capable:
+            raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
+
+    def without_cube(self):
+        return CubelessMoney()
+
+    def mode_for(self, output_mode):
+        return self
+
+    def _hint(self, output_mode):
+        return {"probability": "; warm-start a cubeless model with --warm-start-cubeful",
+                "prob5": "; prob5 models play cubeless money only"}.get(output_mode, "")
+
+    def _input_hint(self):
+        return "; warm-start it with --warm-start-cubeful"
+
+    def summarize(self, idx, pts, res, records, seed, n_boot=2000):
+        out = super().summarize(idx, pts, res, records, seed, n_boot)
+        capped = np.clip(pts, -CAP, CAP)
+        m, lo, hi = bootstrap_ci(pair_means(idx, capped), n_boot, seed=seed)
+        out["capped_meq_per_game"] = {"mean": 1000 * m, "ci_low": 1000 * lo, "ci_high": 1000 * hi}
+        for key, k in (("doubles", 0), ("takes", 1), ("drops", 2)):
+            counts = np.array([getattr(r, key) for r in records])
+            out[f"{key}_per_game"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
+        return out

@@ -1,0 +1,1 @@
+"""The GNU Backgammon binary: preflight, protocol, external player, analysis of .mat files."""

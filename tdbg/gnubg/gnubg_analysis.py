@@ -1,0 +1,253 @@
+"""Having the gnubg binary analyse .mat files, and reading its verdict.
+
+gnubg imports each file, analyses it (chequer and cube decisions at a given ply) and, through
+its embedded Python, prints one line per game: each side's unforced moves, chequer and cube
+error (EMG, gnubg's own statistics), its kinds of cube error, and for match play the game's
+score and every double with gnubg's no-double and double/take values (MWC).  Used by
+gnubg_eval.py (playing and then analysing, or analysing saved files).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+from tdbg.gnubg.gnubg_binary import GnubgError
+from tdbg.infra.workers import child_dies_with_us
+
+GNUBG_PY = r'''
+import json
+import gnubg
+cfg = json.load(open(%(cfg)r))
+CUBE_KINDS = %(cube_kinds)r
+gnubg.command("set jacoby %(jacoby)s")
+gnubg.command("set analysis chequerplay evaluation plies %(ply)d")
+gnubg.command("set analysis cubedecision evaluation plies %(ply)d")
+gnubg.command("set analysis luck %(luck)s")
+gnubg.command("set analysis luckanalysis plies %(ply)d")
+for path in cfg["files"]:
+    try:
+        gnubg.command('import mat "%%s"' %% path)
+        gnubg.command("analyse match")
+        m = gnubg.match(1, 0, 1, 0)
+    except Exception as exc:
+        print("@@FAIL " + json.dumps({"file": path, "error": str(exc)}), flush=True)
+        continue
+    for i, g in enumerate(m.get("games", [])):
+        out = {"file": path, "game": i, "stats": {}}
+        for side in ("X", "O"):
+            s = g["stats"].get(side, {})
+            mv, cb = s.get("moves", {}), s.get("cube", {})
+            cube_err = sum(v for k, v in cb.items() if k.startswith("err-") and k.endswith("-skill"))
+            out["stats"][side] = {"unforced": mv.get("unforced-moves", 0), "total": mv.get("total-moves", 0),
+                                  "chequer": abs(mv.get("error-skill", 0.0)), "cube": abs(cube_err),
+                                  "close_cube": cb.get("close-cube", 0),
+                                  "cube_kinds": {k: [cb.get(k, 0), abs(cb.get("err-" + k + "-skill", 0.0))]
+                                                 for k in CUBE_KINDS}}
+            dice = s.get("dice", {})
+            if "luck-adjusted-result" in dice:  # match play: MWC; money: points
+                out["stats"][side].update(actual=dice["actual-result"], luck_adjusted=dice["luck-adjusted-result"])
+        info = g.get("info", {})
+        out["score"] = [info.get("score-X", 0), info.get("score-O", 0)]
+        out["length"] = m.get("match-info", {}).get("match-length", 0)
+        out["names"] = {k: m.get("match-info", {}).get(k, {}).get("name", "") for k in ("X", "O")}
+        # each double with gnubg's cubeful values of no double and double/take (match play: MWC)
+        out["doubles"] = [[a["player"], a["analysis"]["nd-cubeful-eq"], a["analysis"]["dt-cubeful-eq"]]
+                          for a in g.get("game", []) if a.get("action") == "double"
+                          and "nd-cubeful-eq" in a.get("analysis", {})]
+        print("@@GAME " + json.dumps(out), flush=True)
+'''
+
+
+# gnubg's kinds of cube error (its statistics' dict keys; each has a count and an error)
+CUBE_KINDS = ("missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp", "wrong-double-above-tg",
+              "wrong-take", "wrong-drop")
+
+# gnubg's verbal ratings, indexed by its errorrating() (analysis.c: aszRating, arThrsRating)
+RATINGS = ("Awful!", "Beginner", "Casual player", "Intermediate", "Advanced", "Expert", "World class",
+           "Supernatural")
+
+
+def gnubg_ratings(rates: list[float], binary: str) -> list[str]:
+    """gnubg's verbal rating of each error rate (milli-units per decision, normalised: the
+    overall rate), from the binary's own errorrating(), so our reading of its thresholds
+    never stands in for them."""
+    with tempfile.TemporaryDirectory(prefix="gnubg_rating_") as tmp:
+        script = os.path.join(tmp, "rating.py")
+        with open(script, "w") as fh:
+            fh.write("import json, gnubg\n"
+                     f"print('@@RATING ' + json.dumps([gnubg.errorrating(r / 1000.0) for r in {list(map(float, rates))!r}]))\n")
+        proc = subprocess.run([binary, "-t", "-q", "-r", "-p", script], capture_output=True, text=True,
+                              preexec_fn=child_dies_with_us())
+    for line in proc.stdout.splitlines():
+        if line.startswith("@@RATING "):
+            return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in json.loads(line[9:])]
+    raise GnubgError(f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
+
+
+def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder: str,
+                  chunk_size: int | None = None, workers: int = 1, luck: bool = False) -> list[str]:
+    """gnubg's analysis scripts for the .mat files in chunks (``chunk_size`` files each, else
+    one chunk per worker), and ``analyse.sh`` running them with ``workers`` gnubg at a time."""
+    size = chunk_size or max(1, -(-len(files) // workers))
+    scripts = []
+    for k, s in enumerate(range(0, len(files), size)):
+        cfg = os.path.join(folder, f"cfg{k}.json")
+        with open(cfg, "w") as fh:
+            json.dump({"files": [os.path.abspath(f) for f in files[s:s + size]]}, fh)
+        scripts.append(os.path.join(folder, f"analyse{k}.py"))
+        with open(scripts[-1], "w") as fh:
+            fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if jacoby else "off", "ply": ply,
+                                 "cube_kinds": CUBE_KINDS, "luck": "on" if luck else "off"})
+    with open(os.path.join(folder, "analyse.sh"), "w") as fh:
+        fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
+                 f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {workers} -I{{}} "
+                 f"{binary} -t -q -r -p {{}}\n")
+    return scripts
+
+
+def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers: int = 1,
+                  chunk_size: int | None = None, folder: str | None = None, luck: bool = False) -> list[dict]:
+    """Per-game statistics from gnubg's analysis of the .mat files: chunks of ``chunk_size``
+    files, ``workers`` gnubg processes at a time; the scripts go into ``folder``.  ``luck``:
+    gnubg also judges the dice (at the same ply)."""
+    tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
+    scripts = write_scripts(files, ply, jacoby, binary, tmp, chunk_size, workers, luck)
+    games, failures, warnings = [], [], []
+    running, pending = [], list(scripts)
+    while pending or running:
+        while pending and len(running) < workers:
+            running.append(subprocess.Popen([binary, "-t", "-q", "-r", "-p", pending.pop(0)], stdout=subprocess.PIPE,
+                                            stderr=subprocess.PIPE, text=True, preexec_fn=child_dies_with_us()))
+        p = running.pop(0)
+        out, err = p.communicate()
+        for line in out.splitlines():
+            if line.startswith("@@GAME "):
+                games.append(json.loads(line[7:]))
+            elif line.startswith("@@FAIL "):
+                failures.append(json.loads(line[7:]))
+        warnings += [ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()]
+        if p.returncode not in (0, None) and not games:
+            raise GnubgError(f"gnubg analysis failed (exit {p.returncode}): {err.strip().splitlines()[-1:]}")
+    if not folder:
+        shutil.rmtree(tmp, ignore_errors=True)
+    seen = {os.path.abspath(r["file"]) for r in games + failures}
+    failures += [{"file": f, "error": "gnubg found no games in it"} for f in files if os.path.abspath(f) not in seen]
+    if failures or warnings:
+        raise GnubgError(f"gnubg could not import/analyse {len(failures)} file(s): "
+                         f"{(failures[:1] or warnings[:1])}")
+    return games
+
+
+def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000) -> dict:
+    """Ratio-of-sums error rates with a bootstrap over games."""
+    cheq = np.array([sum(g["stats"][s]["chequer"] for s in sides) for g in games])
+    cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games])
+    unforced = np.array([sum(g["stats"][s]["unforced"] for s in sides) for g in games], dtype=float)
+    close = np.array([sum(g["stats"][s]["close_cube"] for s in sides) for g in games], dtype=float)
+    all_moves = np.array([g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float)
+    per_side = len(sides)
+
+    def rates(idx):
+        u, c = unforced[idx].sum(), close[idx].sum()
+        return (1000 * cheq[idx].sum() / max(u, 1),
+                1000 * (cheq[idx].sum() + cube[idx].sum()) / max(u + c, 1),
+                1000 * (cheq[idx].sum() + cube[idx].sum()) / per_side / max(all_moves[idx].sum(), 1))
+
+    point = rates(np.arange(len(games)))
+    rng = np.random.default_rng(seed)
+    boots = np.array([rates(rng.integers(0, len(games), len(games))) for _ in range(n_boot)])
+    lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
+    names = ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate")
+    out = {n: {"mean": float(point[k]), "ci_low": float(lo[k]), "ci_high": float(hi[k])} for k, n in enumerate(names)}
+    out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()))
+    # where the cube error comes from: gnubg's count and total error (milli, as the rates) of each kind
+    kinds = {}
+    for kind in CUBE_KINDS:
+        pairs = [g["stats"][s].get("cube_kinds", {}).get(kind, (0, 0.0)) for g in games for s in sides]
+        kinds[kind] = {"count": int(sum(c for c, _ in pairs)), "error": 1000 * float(sum(e for _, e in pairs))}
+    out["cube_errors"] = kinds
+    by_score = doubles_by_score(games, sides)
+    if by_score:
+        out["doubles_by_score"] = by_score
+    return out
+
+
+def luck_adjusted(games: list[dict], match_play: bool, seed: int = 0, n_boot: int = 2000) -> dict:
+    """Player X's actual and luck-adjusted results by gnubg's luck analysis, with bootstrap
+    CIs.  A game's luck-adjusted result is its actual result less the difference of the two
+    sides' luck (gnubg's own figures; ``luck`` is that difference).  Match play, per match
+    (one .mat file): the actual results of its games sum to +-0.5 MWC, so 0.5 + their sum is
+    1 for a match won and 0 for one lost, and 0.5 + the sum of the luck-adjusted results is a
+    match-win rate with the dice's luck taken out.  Money: points per game.  Each roll's luck
+    is gnubg's value of that roll less its mean over the 21 rolls, so it averages zero however
+    good gnubg's evaluation is: the adjusted rate estimates the same expected result as the
+    actual one, with less noise the better that evaluation is."""
+    by_unit: dict = {}
+    for g in games:
+        x = g["stats"]["X"]
+        if "luck_adjusted" not in x:
+            raise GnubgError(f"{g['file']}: gnubg reported no luck for game {g['game']}")
+        key = g["file"] if match_play else (g["file"], g["game"])
+        unit = by_unit.setdefault(key, [0.0, 0.0, 0.0])
+        unit[0] += x["actual"]
+        unit[1] += x["luck_adjusted"]
+        unit[2] += x["actual"] - x["luck_adjusted"]  # X's luck less the opponent's
+    values = np.array(list(by_unit.values())) + (0.5 if match_play else 0.0) * np.array([1, 1, 0])
+    rng = np.random.default_rng(seed)
+    boots = values[rng.integers(0, len(values), (n_boot, len(values)))].mean(axis=1)
+    lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
+    out = {name: {"mean": float(values[:, k].mean()), "ci_low": float(lo[k]), "ci_high": float(hi[k])}
+           for k, name in enumerate(("actual", "luck_adjusted", "luck"))}
+    out.update(units="matches" if match_play else "games", n=len(values),
+               measure="match-win rate" if match_play else "points per game")
+    return out
+
+
+def as_player_x(games: list[dict], player: str) -> list[dict]:
+    """The games with ``player``'s statistics, score and doubles under "X" (gnubg names the
+    seats X and O by the file's columns; a saved match against gnubg-ext may have ours in
+    either).  A game without a player of that name is an error: the folder holds other games."""
+    out = []
+    for g in games:
+        names = g.get("names", {})
+        if player not in names.values():
+            raise GnubgError(f"{g['file']}: no player named {player!r} (the players are "
+                             f"{', '.join(repr(v) for v in names.values())}); use --player")
+        if names.get("X") == player:
+            out.append(g)
+            continue
+        swap = {"X": "O", "O": "X"}
+        out.append({**g, "stats": {"X": g["stats"]["O"], "O": g["stats"]["X"]}, "score": g["score"][::-1],
+                    "names": {"X": names["O"], "O": names["X"]},
+                    "doubles": [[swap[p], nd, dt] for p, nd, dt in g.get("doubles", [])]})
+    return out
+
+
+def doubles_by_score(games: list[dict], sides: tuple[str, ...]) -> dict:
+    """Match play: the analysed sides' doubles grouped by the score, "doubler's away-opponent's
+    away" (e.g. "5-7"): how many, how many were below gnubg's doubling point (no double worth
+    more to the doubler than double/take), and what those cost in thousandths of match-winning
+    chance.  gnubg's cube equities in a match are MWC (its statistics convert them to EMG,
+    which weighs a cube-4 error far more); a double that is too good (the opponent should pass)
+    is not counted here, as gnubg does not report the pass's MWC."""
+    out: dict = {}
+    for g in games:
+        length = g.get("length") or 0
+        if not length:
+            continue
+        for player, nd, dt in g.get("doubles", []):
+            if player not in sides:
+                continue
+            mine, theirs = g["score"] if player == "X" else g["score"][::-1]
+            row = out.setdefault(f"{length - mine}-{length - theirs}", {"doubles": 0, "wrong": 0, "error": 0.0})
+            row["doubles"] += 1
+            loss = nd - dt
+            if loss > 0:
+                row["wrong"] += 1
+                row["error"] += 1000 * loss
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]["error"]))

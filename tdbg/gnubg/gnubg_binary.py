@@ -1,0 +1,136 @@
+"""Finding and checking the real GNU Backgammon binary.
+
+Which binary: ``--gnubg PATH``, else $GNUBG_BINARY, else the 1.08.003 build of `make gnubg`
+(.gnubg/1.08.003/bin/gnubg, the seed's opponent), else gnubg on PATH or Debian 12's
+/usr/games/gnubg (1.07.001).  The preflight prints gnubg's version and the md5 of the
+weights file that binary loads (its data folder, as its own `show engine` reports it),
+and refuses versions this project has not checked its protocol and file formats against.
+Version differences: ../shared/reference/gnubg-external-player.md and README "gnubg".
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+
+SUPPORTED_VERSIONS = ("1.07.001", "1.08.003")
+SEED_VERSION = "1.08.003"  # the seed's opponent; `make gnubg` builds it here
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+LOCAL_BUILD = os.path.join(ROOT, ".gnubg", SEED_VERSION, "bin", "gnubg")
+DEBIAN_BINARY = "/usr/games/gnubg"  # Debian 12's package: 1.07.001
+# weights files whose provenance is documented in ../shared/reference/gnubg-analysis.md
+KNOWN_WEIGHTS = {
+    "5a671589fe7d47d1be4c9a0d2d363697": "gnubg.wd v1.00 (Debian 12, gnubg 1.07.001)",
+    "14184acc9c60ef67be0fad88548fd51a": "gnubg.wd v1.01 (gnubg 1.08.x, the seed's)",
+}
+SEED_WEIGHTS_MD5 = "14184acc9c60ef67be0fad88548fd51a"
+_cache: dict = {}
+
+
+class GnubgError(Exception):
+    """The gnubg binary is missing, unsupported, or failed at run time."""
+
+
+def _runnable(path: str | None) -> bool:
+    return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
+
+
+def find_gnubg(path: str | None = None) -> str:
+    """The gnubg binary: ``path``, else $GNUBG_BINARY, else `make gnubg`'s 1.08.003 build,
+    else gnubg on PATH or /usr/games/gnubg."""
+    path = path or os.environ.get("GNUBG_BINARY")
+    if path:
+        if _runnable(path):
+            return path
+        raise GnubgError(f"{path}: no gnubg binary there")
+    for c in (LOCAL_BUILD, shutil.which("gnubg"), DEBIAN_BINARY):
+        if _runnable(c):
+            return c
+    raise GnubgError("GNU Backgammon binary not found; build gnubg 1.08.003 with `make gnubg`")
+
+
+def installed_binaries() -> list[str]:
+    """Every distinct supported gnubg on this machine (the 1.08.003 build first), for tests
+    that hold both versions to the same behaviour."""
+    out, seen = [], set()
+    for c in (LOCAL_BUILD, shutil.which("gnubg"), DEBIAN_BINARY):
+        if _runnable(c) and os.path.realpath(c) not in seen:
+            seen.add(os.path.realpath(c))
+            try:
+                preflight(c, quiet=True)
+            except GnubgError:
+                continue
+            out.append(c)
+    return out
+
+
+def _no_answer(binary: str, exc: subprocess.TimeoutExpired) -> GnubgError:
+    return GnubgError(f"{binary}: no answer within {exc.timeout:g} s (--gnubg-timeout where the script has it)")
+
+
+def gnubg_version(binary: str, timeout: float | None = None) -> str:
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=timeout or 30,
+                             stdin=subprocess.DEVNULL).stdout
+    except subprocess.TimeoutExpired as exc:
+        raise _no_answer(binary, exc) from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GnubgError(f"{binary}: cannot run it ({exc})") from None
+    m = re.search(r"GNU Backgammon (\d+\.\d+\.\d+)", out)
+    if not m:
+        raise GnubgError(f"{binary}: does not look like GNU Backgammon (--version said {out[:60]!r})")
+    return m.group(1)
+
+
+def weights_file(binary: str, timeout: float | None = None) -> str:
+    """The gnubg.wd this binary loads: its data folder as `show engine` reports it."""
+    try:
+        out = subprocess.run([binary, "-t", "-q", "-r"], input="show engine\n", capture_output=True, text=True,
+                             timeout=timeout or 120).stdout
+    except subprocess.TimeoutExpired as exc:
+        raise _no_answer(binary, exc) from None
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise GnubgError(f"{binary}: cannot run it ({exc})") from None
+    m = re.search(r"installed in:\s*\n\s*-\s*(\S.*)", out)
+    path = os.path.join(m.group(1).strip(), "gnubg.wd") if m else ""
+    if not path or not os.path.isfile(path):
+        missing = re.search(r"couldn't open (\S+)", out)
+        raise GnubgError(f"{binary}: cannot find the weights it loads "
+                         f"({missing.group(0) if missing else 'show engine names no data folder'})")
+    return os.path.realpath(path)
+
+
+def preflight(binary: str | None = None, quiet: bool = False, timeout: float | None = None) -> dict:
+    """Check the binary; returns {binary, version, weights, weights_md5, weights_known}.
+    ``timeout``: seconds each question to gnubg may take (a script's --gnubg-timeout;
+    None: 30 s for --version, 120 s for loading its weights)."""
+    b = os.path.abspath(find_gnubg(binary))
+    if b not in _cache:
+        version = gnubg_version(b, timeout)
+        if version not in SUPPORTED_VERSIONS:
+            raise GnubgError(f"{b} is GNU Backgammon {version}; supported versions: {', '.join(SUPPORTED_VERSIONS)}")
+        path = weights_file(b, timeout)
+        with open(path, "rb") as fh:
+            md5 = hashlib.md5(fh.read()).hexdigest()
+        _cache[b] = {"binary": b, "version": version, "weights": path, "weights_md5": md5,
+                     "weights_known": KNOWN_WEIGHTS.get(md5, "unknown weights")}
+    info = dict(_cache[b])
+    if not quiet:
+        print(f"gnubg {info['version']} at {b}; weights {info['weights']} md5 {info['weights_md5']} "
+              f"({info['weights_known']})")
+    return info
+
+
+def describe(info: dict) -> str:
+    """One line naming the binary and its weights, for result files."""
+    return f"GNU Backgammon {info['version']} ({info['binary']}), weights md5 {info['weights_md5']}"
+
+
+def available(binary: str | None = None) -> bool:
+    try:
+        preflight(binary, quiet=True)
+        return True
+    except GnubgError:
+        return False

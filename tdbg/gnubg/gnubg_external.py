@@ -1,0 +1,423 @@
+"""Our agent as GNU Backgammon's external player, over a local TCP socket.
+
+We listen on 127.0.0.1, start ``gnubg -t -q -r`` with a generated command script
+on stdin (gnubg = seat 0, us = seat 1, money session, Jacoby, no beavers), and
+gnubg connects.  At each of our decisions gnubg sends a FIBS board string; we
+answer with a move, ``roll``/``double`` or ``take``/``drop``.  gnubg makes its own
+checker plays and native cube decisions.  Points per game come from gnubg's own
+result lines ("X wins a gammon and 4 points."), read through a pseudo-terminal so
+they arrive as each game ends.
+
+Every board string is checked against our engine: the position must be one that
+gnubg can legally reach from the last position we know (some roll, some legal
+move), or the start of the next game; the dice and the cube must agree.  A
+disagreement stops the run with both positions printed.  Finished games are
+handed to ``on_game`` as they end, so a crash later loses nothing already played.
+Reading what gnubg says (board strings, result lines, its .mat record): gnubg_protocol.py.
+Protocol notes: ../shared/reference/gnubg-external-player.md.
+"""
+from __future__ import annotations
+
+import os
+import pty
+import select
+import socket
+import subprocess
+import threading
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tdbg.game import backgammon_engine as be
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.modes.base import GameMode
+from tdbg.game.modes.cubeful_money import CubefulMoney
+from tdbg.game.modes.matchplay import pack
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE,
+                                       ProtocolError, Question, _keys, gnubg_replies, opening_positions,
+                                       parse_board_string)
+from tdbg.infra.workers import child_dies_with_us
+from tdbg.play.match import GameRecord
+from tdbg.play.matches import MatchRecord, Score
+
+LEVELS = {
+    "gnubg-ext": ["set player 0 chequerplay evaluation plies 0", "set player 0 cubedecision evaluation plies 0"],
+    # 1-ply, full width: no pruning nets, every legal move scored at 1 ply
+    "gnubg-ext-full": ["set player 0 chequerplay evaluation plies 1", "set player 0 cubedecision evaluation plies 1",
+                       "set player 0 chequerplay evaluation prune off",
+                       "set player 0 cubedecision evaluation prune off",
+                       "set player 0 movefilter 1 0 -1"],
+}
+
+
+@dataclass
+class _Game:
+    index: int
+    cube: int = 1
+    owner: int = CUBE_CENTERED
+    expected: set = field(default_factory=set)
+    last_board: np.ndarray | None = None
+    our_after: np.ndarray | None = None
+    plies: int = 0
+    doubles: list = field(default_factory=lambda: [0, 0])  # by us, by gnubg
+    takes: list = field(default_factory=lambda: [0, 0])
+    drops: list = field(default_factory=lambda: [0, 0])
+    our_record: float | None = None  # points from our side, as we saw the game end
+    pending_double: bool = False     # we doubled and have not yet seen gnubg's answer
+    away: tuple = (0, 0)             # match play: points we and gnubg need before this game
+    crawford: bool = False           # match play: this is the Crawford game
+
+
+def _feed(stdin, script: bytes) -> None:
+    """Write gnubg's whole script and close its stdin; a gnubg that died stops it quietly
+    (the session reports the lost connection)."""
+    try:
+        stdin.write(script)
+        stdin.close()
+    except OSError:  # BrokenPipeError included
+        pass
+
+
+class GnubgSession:
+    """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
+
+    def __init__(self, agent, level: str = "gnubg-ext", mode: GameMode | None = None, seed: int = 0,
+                 timeout: float = 60.0, binary: str | None = None, first_index: int = 0, log=None,
+                 mat_path: str | None = None, match_mat_paths: list[str] | None = None):
+        """``mode``: a money mode (default cubeful money with Jacoby); its points score our
+        record of each game, and the agent decides through the policy interface (agents.py).
+        ``mat_path``: gnubg exports the session's record there at the end (a money session;
+        in match play only the last match).  ``match_mat_paths``: match play, gnubg exports
+        each match's record to the next path as soon as the match ends."""
+        mode = mode or CubefulMoney()
+        if level not in LEVELS:
+            raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
+        if not (mode.money or mode.is_match):
+            raise ValueError(f"games against the gnubg binary are money games or matches, not {mode.name}")
+        mode.check_agent(agent)
+        self.agent, self.level, self.mode = agent, level, mode
+        self.seed, self.timeout, self.first_index = seed, timeout, first_index
+        self.info = preflight(binary, quiet=True, timeout=timeout)
+        self.log = log
+        self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
+        if match_mat_paths is not None and not mode.is_match:
+            raise ValueError("match_mat_paths: only match play exports one record per match")
+        if any(any(c.isspace() for c in p) for p in match_mat_paths or ()):
+            raise ValueError("gnubg's export command takes a path without blanks")
+        self.match_mat_paths = match_mat_paths
+        self._openings = opening_positions()
+        self.matches = []        # match play: finished matches (matches.MatchRecord), in order
+        self._match = None
+        self._match_winners = []  # match play: who gnubg says won each match
+        self._accepted = False    # the game about to be scored ended by an accepted resignation
+
+    def _script(self, port: int, n_games: int) -> str:
+        # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
+        match = self.mode.is_match
+        lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
+                 f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
+                 f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
+                 f"set jacoby {'on' if self.mode.jacoby and self.mode.cubeful else 'off'}", "set beavers 0",
+                 # a match plays on game after game to its end (a money session would never stop)
+                 f"set automatic game {'on' if match else 'off'}", "set display off", f"set seed {self.seed}"]
+        if not self.mode.cubeful:
+            lines.append("set cube use off")
+        if match:  # n_games counts matches
+            for k in range(n_games):
+                lines.append(f"new match {self.mode.length}")
+                if self.match_mat_paths:
+                    lines.append(f"export match mat {self.match_mat_paths[k]}")
+        else:
+            lines.append("new session")
+            lines += ["new game"] * (n_games - 1)
+        lines.append("show score")
+        if self.mat_path:
+            lines.append(f"export match mat {self.mat_path}")
+        return "\n".join(lines) + "\n"
+
+    # ----------------------------------------------------------------- running
+
+    def play(self, n_games: int, on_game=None) -> list[GameRecord]:
+        srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        srv.bind(("127.0.0.1", 0))
+        srv.listen(1)
+        srv.settimeout(self.timeout)
+        port = srv.getsockname()[1]
+        master, slave = pty.openpty()  # a terminal: gnubg flushes each result line at once
+        proc = subprocess.Popen([self.info["binary"], "-t", "-q", "-r"], stdin=subprocess.PIPE, stdout=slave,
+                                stderr=slave, close_fds=True, preexec_fn=child_dies_with_us())
+        os.close(slave)
+        results: list = []
+        lines: list = []
+        reader = threading.Thread(target=self._read_output, args=(master, results, lines), daemon=True)
+        reader.start()
+        records: list[GameRecord] = []
+        # gnubg reads its script as it plays: written in one go, a long one (thousands of games)
+        # fills the pipe while gnubg waits on our first move, so a thread feeds it
+        feeder = threading.Thread(target=_feed, args=(proc.stdin, self._script(port, n_games).encode()), daemon=True)
+        feeder.start()
+        try:
+            try:
+                conn, _ = srv.accept()
+            except socket.timeout:
+                raise GnubgError(f"gnubg did not connect within {self.timeout:.0f} s") from None
+            conn.settimeout(self.timeout)
+            self._serve(conn, n_games, results, records, on_game, proc, lines)
+        finally:
+            srv.close()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+            reader.join(timeout=5)
+            os.close(master) if _fd_open(master) else None
+        if self.mode.is_match:
+            ours = [OUR_NAME if m.winner == 0 else GNUBG_NAME for m in self.matches]
+            if ours != self._match_winners[:len(ours)]:
+                raise ProtocolError(f"our record of the match winners ({', '.join(ours)}) differs from gnubg's "
+                                    f"({', '.join(self._match_winners)})")
+        return records
+
+    def _read_output(self, fd: int, results: list, lines: list) -> None:
+        buf = b""
+        while True:
+            try:
+                r, _, _ = select.select([fd], [], [], 1.0)
+                if not r:
+                    continue
+                chunk = os.read(fd, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+            *done, buf = buf.split(b"\n")
+            for raw in done:
+                self.read_line(raw.decode(errors="replace").strip(), results, lines)
+
+    def read_line(self, text: str, results: list, lines: list) -> None:
+        """One line of gnubg's output: a game's result (name, kind, points, whether it
+        ended by an accepted resignation, announced on the line before), a match's winner."""
+        lines.append(text)
+        m = RESULT_LINE.search(text)
+        if m:
+            results.append((m.group(1), m.group(2), int(m.group(3)), self._accepted))
+            self._accepted = False
+        self._accepted = self._accepted or bool(RESIGN_ACCEPTED.search(text))
+        m = MATCH_LINE.search(text)
+        if m:
+            self._match_winners.append(m.group(1))
+
+    def _done(self, records) -> int:
+        return len(self.matches) if self.mode.is_match else len(records)
+
+    def _serve(self, conn, n_games, results, records, on_game, proc, out_lines) -> None:
+        buf = b""
+        game = self._new_game(self.first_index)
+        while self._done(records) < n_games:
+            try:
+                chunk = conn.recv(4096)
+            except socket.timeout:
+                raise GnubgError(f"no message from gnubg for {self.timeout:.0f} s (stalled) in game "
+                                 f"{game.index}") from None
+            except (ConnectionResetError, BrokenPipeError):
+                chunk = b""  # a killed gnubg may reset the connection instead of closing it
+            if not chunk:
+                self._wait_results(results, len(records) + 1, 5.0)
+                game = self._close_finished(game, results, records, on_game, require=False)
+                if self._done(records) >= n_games:
+                    return
+                code = proc.poll()
+                tail = " | ".join(out_lines[-3:])
+                raise GnubgError(f"gnubg closed the connection during game {game.index}"
+                                 f"{f' (exit code {code})' if code is not None else ''}: {tail}")
+            buf += chunk.replace(b"\x00", b"")
+            while b"\n" in buf:
+                raw, buf = buf.split(b"\n", 1)
+                if not raw.strip():
+                    continue
+                q = parse_board_string(raw.decode(errors="replace"))
+                game = self._check(q, game, results, records, on_game)
+                try:
+                    conn.sendall((self._answer(q, game) + "\n").encode())
+                except (ConnectionResetError, BrokenPipeError):
+                    pass  # gnubg is gone; the next recv reports it with the game number
+
+    # ----------------------------------------------------------------- state checks
+
+    def _wait_results(self, results, count, seconds) -> None:
+        end = time.time() + seconds
+        while len(results) < count and time.time() < end:
+            time.sleep(0.01)
+
+    def _close_finished(self, game, results, records, on_game, require=True):
+        """Record the game gnubg has just scored; returns the next game's state."""
+        self._wait_results(results, len(records) + 1, 10.0 if require else 0.5)
+        if len(results) <= len(records):
+            if require:
+                raise ProtocolError(f"game {game.index}: a new game started but gnubg reported no result")
+            return game
+        name, kind, points, resigned = results[len(records)]
+        if name not in (OUR_NAME, GNUBG_NAME):
+            raise ProtocolError(f"game {game.index}: gnubg scored it for {name!r}, neither {OUR_NAME!r} nor {GNUBG_NAME!r}")
+        ours = points if name == OUR_NAME else -points
+        if game.pending_double:  # gnubg answered our double by dropping
+            game.drops[1] += 1
+            game.pending_double = False
+            game.our_record = float(game.cube)
+        # gnubg resigned (our seat accepts its backgammon offers): the game ended on neither our move
+        # nor a drop, yet gnubg scores it for us.  With `set display off` gnubg does not print the
+        # acceptance, so this is how it shows; its scoring is then the only record.
+        resigned = resigned or (game.our_record is None and name == OUR_NAME)
+        if resigned and game.our_record is None:
+            game.our_record = float(ours)
+        if game.our_record is None:
+            game.our_record = self._our_view_of_gnubg_win(game)
+        result = 0 if game.drops != [0, 0] else {"single game": 1, "gammon": 2, "backgammon": 3}[kind]
+        rec = GameRecord(game.index, 1, float(ours), result, game.cube, game.plies,
+                         tuple(game.doubles), tuple(game.takes), tuple(game.drops))
+        rec.our_record = game.our_record
+        rec.resigned = resigned
+        records.append(rec)
+        if self.mode.is_match:  # first, so that on_game sees the match it may have ended in self.matches
+            self._score_game(game, rec)
+        if self.log:
+            self.log(rec)
+        if on_game:
+            on_game(rec)
+        return self._new_game(game.index + 1)
+
+    # ----------------------------------------------------------------- match play
+
+    def _new_game(self, index: int) -> _Game:
+        game = _Game(index)
+        game.expected = set(self._openings)
+        if self.mode.is_match:
+            if self._match is None:  # a match begins (we are side 0 of the score, gnubg side 1)
+                self._match = MatchRecord(self.first_index + len(self.matches), -1, self.mode.length)
+                self._score = Score(self.mode.length)
+            game.away, game.crawford = tuple(self._score.away), self._score.crawford
+        return game
+
+    def _score_game(self, game: _Game, rec: GameRecord) -> None:
+        """Our record of the match: the game's points up to what its winner needs, the
+        Crawford game when a player first reaches 1-away, the match's end."""
+        m = self._match
+        winner = 0 if rec.points > 0 else 1
+        won = self._score.game_won(winner, abs(rec.points))
+        m.games.append((won if winner == 0 else -won, rec.result, rec.cube, game.crawford, *game.away))
+        for key in ("doubles", "takes", "drops"):
+            setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key))))
+        if self._score.over:
+            m.winner = winner
+            self.matches.append(m)
+            self._match = None
+
+    def _state(self, game: _Game, owner: int) -> np.ndarray:
+        """The cube state our agent sees (mover's view): the owner, or in match play the
+        packed match state (matchplay.py)."""
+        if not self.mode.is_match:
+            return np.array([owner])
+        return np.array([pack(owner, int(game.cube).bit_length() - 1, game.crawford, *game.away)])
+
+    def _our_view_of_gnubg_win(self, game) -> float:
+        """Points (negative) gnubg scores when its last move ends the game, from our last position."""
+        mine = game.our_after if game.our_after is not None else game.last_board
+        if mine is None:
+            return float("nan")
+        # our checkers do not move after our last turn: the final position is that one with
+        # gnubg's row emptied, and game_result scores it (from our side, so negative)
+        final = np.stack([np.zeros(25, dtype=np.int64), mine[1]])
+        return float(self.mode.points(be.game_result(final), game.owner)) * game.cube
+
+    def _check(self, q: Question, game, results, records, on_game):
+        key = be.position_keys(q.board[None])[0]
+        if q.kind == "take":
+            # gnubg doubles before rolling: the position is the one our last move left
+            ok = game.our_after is not None and key == be.position_keys(game.our_after[None])[0] \
+                and game.our_record is None
+        else:
+            ok = key in game.expected
+        if not ok and q.kind != "take" and key in self._openings:
+            # the previous game ended (gnubg's last move or a drop) and a new one began
+            game = self._close_finished(game, results, records, on_game)
+            ok = True
+        if not ok:
+            want = be.position_id(game.our_after) if game.our_after is not None else "the start"
+            raise ProtocolError(
+                f"game {game.index}: gnubg sent position {be.position_id(q.board)} ({q.kind} question), which our "
+                f"engine cannot reach from {want}\n  gnubg: {q.raw}\n  ours:  last position {want}, "
+                f"{len(game.expected)} legal continuations")
+        if game.pending_double and q.kind == "move":  # our double was taken
+            game.pending_double = False
+            game.takes[1] += 1
+            game.cube *= 2
+            game.owner = CUBE_THEIRS
+        if q.cube != game.cube:
+            raise ProtocolError(f"game {game.index}: gnubg says the cube is {q.cube}, we have {game.cube}\n  {q.raw}")
+        if q.kind != "take" and self.mode.cubeful and q.owner != game.owner:
+            raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
+        if self.mode.is_match:
+            ours = (q.length, q.scores, q.crawford)
+            want = (self.mode.length, tuple(self.mode.length - a for a in game.away), game.crawford)
+            if ours != want:
+                raise ProtocolError(f"game {game.index}: gnubg has the match at length {q.length}, score "
+                                    f"{q.scores[0]}-{q.scores[1]} (ours first), Crawford {q.crawford}; we have "
+                                    f"{want[0]}, {want[1][0]}-{want[1][1]}, Crawford {want[2]}\n  {q.raw}")
+        game.last_board = q.board
+        return game
+
+    # ----------------------------------------------------------------- answers
+
+    def _answer(self, q: Question, game) -> str:
+        b = q.board
+        if q.kind == "cube":
+            double = bool(self.agent.double_decisions(b[None], self._state(game, game.owner))[0])
+            if double:
+                game.doubles[0] += 1
+            # after our cube action the same position comes back as a move question
+            # (or, if gnubg drops, the next game starts)
+            game.expected = _keys(b)
+            game.pending_double = double
+            return "double" if double else "roll"
+        if q.kind == "take":
+            # gnubg doubled: the doubler is on turn; decide from its view
+            game.doubles[1] += 1
+            take = bool(self.agent.take_decisions(be.swap(b)[None], self.mode.for_opponent(self._state(game, game.owner)))[0])
+            if take:
+                game.takes[0] += 1
+                game.cube *= 2
+                game.owner = CUBE_MINE
+                game.our_after = b
+                game.expected = gnubg_replies(b)
+            else:
+                game.drops[0] += 1
+                game.our_record = -float(game.cube)
+                game.expected = set()
+            return "take" if take else "drop"
+        after = self.agent.choose_moves(b[None], np.array([q.dice]), self._state(game, game.owner))[0]
+        move = be.move_for_result(b, *q.dice, after)
+        if move is None:
+            raise ProtocolError(f"game {game.index}: our agent chose an illegal move in {be.position_id(b)}")
+        game.plies += 1
+        game.our_after = after
+        result = be.game_result(after)
+        if result:
+            game.our_record = float(self.mode.points(result, game.owner)) * game.cube
+            game.expected = set()
+        else:
+            game.expected = gnubg_replies(after)
+        return be.format_move(b, move)
+
+
+
+def _fd_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,128 @@
+"""What gnubg says over the external-player socket and on its terminal, read into our terms.
+
+FIBS board strings become Questions (our view: row 1 = us), gnubg's result and match
+lines are matched by regular expressions, and the positions gnubg may legally send next
+are enumerated so that gnubg_external.GnubgSession can check every board it receives.
+gnubg's own .mat export is read back as per-turn records (its dice are only there).
+Protocol notes: ../shared/reference/gnubg-external-player.md.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import numpy as np
+
+from tdbg.game import backgammon_engine as be, movegen
+from tdbg.game.dice import ALL_ROLLS
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.gnubg.gnubg_binary import GnubgError
+from tdbg.play.match import GameRecord
+from tdbg.play.matfile import read_mat
+
+RESULT_LINE = re.compile(r"([\w-]+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
+MATCH_LINE = re.compile(r"([\w-]+) has won the match\.")
+# gnubg offers to resign (our seat auto-accepts a backgammon offer): the game ends without a last move
+RESIGN_ACCEPTED = re.compile(r"([\w-]+) accepts and wins an? (single game|gammon|backgammon)\.")
+OUR_NAME, GNUBG_NAME = "td", "gnubg"
+
+
+
+class ProtocolError(GnubgError):
+    """gnubg said something we cannot reconcile with our engine's state."""
+
+
+@dataclass
+class Question:
+    kind: str               # "move", "cube" or "take"
+    board: np.ndarray       # our view: row 1 = us, row 0 = gnubg
+    dice: tuple             # (0, 0) for cube and take questions
+    cube: int               # cube value (before a pending double)
+    owner: int              # cube owner from our view
+    raw: str = ""
+    length: int = 0         # match length (0: a money session)
+    scores: tuple = (0, 0)  # points we and gnubg have in the match
+    crawford: bool = False  # this game is the Crawford game
+
+
+def parse_board_string(line: str) -> Question:
+    """A FIBS board string from gnubg, with us as player 1 (positive checkers)."""
+    f = line.strip().split(":")
+    if len(f) < 53 or f[0] != "board":
+        raise ProtocolError(f"cannot parse board string from gnubg: {line[:120]!r}")
+    try:
+        v = [int(x) for x in f[3:53]]
+    except ValueError:
+        raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}") from None
+    val = lambda i: v[i - 3]  # noqa: E731  (field index as in the reference table)
+    board = np.zeros((2, 25), dtype=np.int64)
+    for k in range(1, 25):
+        n = val(6 + k)
+        if n > 0:
+            board[1, k - 1] = n
+        elif n < 0:
+            board[0, 24 - k] = -n
+    board[1, 24] = abs(val(31))
+    board[0, 24] = abs(val(6))
+    try:
+        be.check_board(board)
+    except ValueError as exc:
+        raise ProtocolError(f"board string gives an impossible position ({exc}): {line[:120]!r}") from None
+    if board[1].sum() + val(45) != 15 or board[0].sum() + val(46) != 15:
+        raise ProtocolError(f"checker counts do not add up to 15 in {line[:120]!r}")
+    doubled = val(40) == 1
+    dice = (val(33), val(34))
+    owner = CUBE_THEIRS if val(38) == 0 else CUBE_MINE if val(39) == 0 else CUBE_CENTERED
+    if doubled:
+        kind = "take"
+    elif dice == (0, 0):
+        kind = "cube"
+    else:
+        kind = "move"
+        if not all(1 <= d <= 6 for d in dice):
+            raise ProtocolError(f"dice {dice} out of range in {line[:120]!r}")
+    # names and scores are gnubg's then ours, except in a take question (ours first)
+    scores = (val(4), val(5)) if doubled else (val(5), val(4))
+    return Question(kind, board, dice, val(37), owner, line.strip(), val(3), scores, val(52) == 0)
+
+
+def _keys(boards) -> set:
+    return set(be.position_keys(np.asarray(boards).reshape(-1, 2, 25)).tolist())
+
+
+def gnubg_replies(our_after: np.ndarray) -> set:
+    """Keys (our view, us on roll) of every position gnubg can reach by one legal play
+    from the position after our move, over all 21 rolls."""
+    theirs = be.swap(our_after)
+    out, _, _ = movegen.make_expander().expand(np.repeat(theirs[None], 21, axis=0), ALL_ROLLS, encode=False)
+    return _keys(out[:, ::-1])
+
+
+def opening_positions() -> set:
+    """Our first question of a game: the start (we open) or any gnubg opening play."""
+    start = be.initial_board()
+    rolls = np.array([r for r in ALL_ROLLS if r[0] != r[1]])
+    out, _, _ = movegen.make_expander().expand(np.repeat(start[None], len(rolls), axis=0), rolls, encode=False)
+    return _keys(out[:, ::-1]) | _keys(start)
+
+
+def turns_from_mat(path: str, records: list[GameRecord]) -> list[list]:
+    """Each played game's per-turn record (GameRecord.turns, agent A = our seat) from the
+    .mat file gnubg exported: the only record of gnubg's own dice.  Raises ProtocolError
+    when the file and the games we played disagree (count, our number of moves, cube)."""
+    try:
+        games = read_mat(path)
+    except (OSError, ValueError) as exc:
+        raise ProtocolError(f"cannot read gnubg's record {path}: {exc}") from None
+    if len(games) != len(records):
+        raise ProtocolError(f"gnubg's record {path} has {len(games)} games, we played {len(records)}")
+    out = []
+    for rec, game in zip(records, games):
+        # seat 1 is us (agent A = mover 0), seat 0 is gnubg (mover 1)
+        turns = [(1 - seat, dice, event, before, after) for seat, dice, event, before, after in game["turns"]]
+        ours = sum(1 for t in turns if t[0] == 0 and t[2] == "move")
+        if ours != rec.plies or game["cube"] != rec.cube:
+            raise ProtocolError(f"game {rec.index}: gnubg's record ({ours} of our moves, cube {game['cube']}) "
+                                f"disagrees with ours ({rec.plies} moves, cube {rec.cube})")
+        out.append(turns)
+    return out

@@ -1,0 +1,230 @@
+"""Every file a script writes goes through here: atomic writes with the usual
+permissions, and the one output policy all scripts share.
+
+The policy (``check_outputs``, called by each script before any work starts):
+
+* an existing file is replaced only with ``--overwrite``, or when it is the run's own
+  (the checkpoint a run resumes and saves again, and that run's log);
+* a file of another kind (a checkpoint, exported weights, a PNG, JSON, text) is never
+  replaced, not even with ``--overwrite``: a checkpoint is only ever replaced by a
+  checkpoint save;
+* the folder must exist or be creatable, and be writable; a path under a regular
+  file, a folder given as a file, or one path given for two outputs is refused.
+
+Readers of a file written by ``atomic_write`` see the old file or the whole new one.
+"""
+from __future__ import annotations
+
+import codecs
+import contextlib
+import fnmatch
+import json
+import math
+import os
+import tempfile
+import zipfile
+
+
+class OutputError(Exception):
+    """An output this run may not write; the message says why, in one line."""
+
+
+# what a file holds, from its first bytes; "text" covers CSV logs, result CSVs and .mat games
+KIND_NAMES = {"checkpoint": "a checkpoint", "weights": "an exported weights file", "png": "a PNG image",
+              "json": "a JSON file", "text": "a text file", "other": "a file of unknown kind"}
+
+
+# torch.save's legacy (non-zip) format opens with this pickled magic number
+_TORCH_LEGACY = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
+
+
+def _is_torch_zip(path: str) -> bool:
+    """A zip with torch.save's record (".../data.pkl"); any other zip is of unknown kind."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return any(n == "data.pkl" or n.endswith("/data.pkl") for n in zf.namelist())
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return False
+
+
+def file_kind(path: str) -> str:
+    """checkpoint, weights, png, json, text, other, or empty.  Only what is recognised
+    for sure gets a kind: any other zip or pickle, a binary (ELF, gzip, ...) or bytes
+    that are not UTF-8 text are "other", which no output ever replaces."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(64)
+    except OSError:
+        return "other"
+    if not head:
+        return "empty"
+    if head.startswith(b"PK\x03\x04"):
+        return "checkpoint" if _is_torch_zip(path) else "other"
+    if head.startswith(_TORCH_LEGACY):
+        return "checkpoint"
+    if head.startswith(b"TDBGNET1"):
+        return "weights"
+    if head.startswith(b"\x89PNG"):
+        return "png"
+    if b"\0" in head:
+        return "other"
+    try:  # the 64 bytes may end inside a character: decode them as the start of a text
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return "other"
+    return "json" if text.lstrip()[:1] in ("{", "[") else "text"
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_write(path: str, mode: str = "w"):
+    """Open a temporary file beside ``path``; on success flush, fsync and rename it over
+    ``path`` (mode 0666 less the umask, as open() would give); on any error remove it and
+    leave ``path`` untouched."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
+    try:
+        os.fchmod(fd, 0o666 & ~_umask())
+        with os.fdopen(fd, mode) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno:  # e.g. ENOSPC: name the file
+            raise OSError(exc.errno, exc.strerror, path) from None
+        raise
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write a whole text file atomically (see atomic_write); an existing file only
+    where the run's check_outputs cleared it."""
+    check_cleared(path)
+    with atomic_write(path) as fh:
+        fh.write(text)
+
+
+NULL_REASONS = {"nan": "not a number: undefined here (e.g. a spread or a ratio of too few samples)",
+                "inf": "infinite (e.g. a ratio over zero)", "-inf": "minus infinity (e.g. a ratio over zero)"}
+
+
+def _strict(obj, where: str, nulls: dict):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        nulls[where] = NULL_REASONS["nan" if obj != obj else ("inf" if obj > 0 else "-inf")]
+        return None
+    if isinstance(obj, dict):
+        return {k: _strict(v, f"{where}.{k}" if where else str(k), nulls) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_strict(v, f"{where}[{i}]", nulls) for i, v in enumerate(obj)]
+    return obj
+
+
+def json_text(obj, **kwargs) -> str:
+    """Strict JSON (what every reader accepts): a NaN or an infinity becomes null, and a
+    top-level dict gains "nulls", {where: why}, for each one."""
+    nulls: dict = {}
+    obj = _strict(obj, "", nulls)
+    if nulls and isinstance(obj, dict):
+        obj = {**obj, "nulls": {**obj.get("nulls", {}), **nulls}}
+    return json.dumps(obj, allow_nan=False, **kwargs)
+
+
+def write_json(path: str, obj) -> None:
+    write_atomic(path, json_text(obj, indent=2) + "\n")
+
+
+def check_folder(folder: str, label: str) -> None:
+    """OutputError unless ``folder`` exists or can be made, and files can be created in it."""
+    folder = os.path.abspath(folder)
+    probe = folder
+    while not os.path.exists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            break
+        probe = parent
+    if not os.path.isdir(probe):
+        raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a file")
+    try:  # really create a file: os.access says yes to root even where a write fails
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-probe-", dir=probe)
+        os.close(fd)
+        os.unlink(tmp)
+    except OSError as exc:
+        raise OutputError(f"{label}: cannot write to {probe} ({exc.strerror})") from None
+
+
+def check_file(path: str, kind: str, label: str, overwrite: bool = False, own: bool = False) -> None:
+    """OutputError unless this run may write a file of ``kind`` at ``path`` (see the module doc)."""
+    if os.path.isdir(path):
+        raise OutputError(f"{label} is a folder, not a file")
+    if os.path.lexists(path):
+        if not os.path.isfile(path):
+            raise OutputError(f"{label} exists and is not a regular file")
+        found = file_kind(path)
+        if found not in ("empty", kind):
+            raise OutputError(f"{label} is {KIND_NAMES[found]}; refusing to replace it with {KIND_NAMES[kind]}")
+        if not (overwrite or own):
+            raise OutputError(f"{label} exists; pass --overwrite to replace it, or choose another path")
+    check_folder(os.path.dirname(os.path.abspath(path)), label)
+
+
+def check_games_folder(path: str, label: str, overwrite: bool = False, pattern: str = "*.mat") -> None:
+    """OutputError unless ``path`` can be a folder of new ``pattern`` files."""
+    if os.path.lexists(path) and not os.path.isdir(path):
+        raise OutputError(f"{label} is a file, not a folder")
+    if os.path.isdir(path) and not overwrite:
+        old = [n for n in os.listdir(path) if fnmatch.fnmatch(n, pattern)]
+        if old:
+            raise OutputError(f"{label} already holds {len(old)} {pattern} file(s); pass --overwrite to replace "
+                              f"them, or choose another folder")
+    check_folder(path, label)
+
+
+# what check_outputs cleared in this process (real paths of files and folders)
+_cleared: set[str] = set()
+
+
+def check_cleared(path: str) -> None:
+    """OutputError if ``path`` exists but no check_outputs of this run cleared it (nor its
+    folder): a script's result writer calls this, so a script that forgot the policy
+    cannot replace a file it did not check."""
+    if not os.path.lexists(path):
+        return
+    real = os.path.realpath(path)
+    if real not in _cleared and os.path.dirname(real) not in _cleared:
+        raise OutputError(f"{path} exists and this run did not check it against the output policy; "
+                          f"refusing to replace it")
+
+
+class Output:
+    """One output of a run: the flag that names it, its path, its kind (see KIND_NAMES, or
+    "folder" for a folder of .mat games), and whether it is the run's own file."""
+
+    def __init__(self, flag: str, path: str | None, kind: str, own: bool = False):
+        self.flag, self.path, self.kind, self.own = flag, path, kind, own
+
+
+def check_outputs(outputs: list[Output], overwrite: bool = False, inputs: dict | None = None) -> None:
+    """Apply the policy to every output before any work starts; ``inputs`` ({flag: path})
+    are files the run reads, which no output may name."""
+    seen = {os.path.realpath(p): flag for flag, p in (inputs or {}).items() if p}
+    for out in outputs:
+        if not out.path:
+            continue
+        label = f"{out.flag} {out.path}" if out.flag.startswith("-") else out.path
+        real = os.path.realpath(out.path)
+        if real in seen and not out.own:
+            raise OutputError(f"{label}: the same file as {seen[real]}")
+        seen[real] = out.flag
+        if out.kind == "folder":
+            check_games_folder(out.path, label, overwrite)
+        else:
+            check_file(out.path, out.kind, label, overwrite, out.own)
+    _cleared.update(os.path.realpath(out.path) for out in outputs if out.path)

@@ -1,0 +1,36 @@
+"""Where a result came from: the code's commit, the time (UTC) and the command line, in
+every checkpoint's lineage and every published summary, built one way."""
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+import sys
+
+
+def git_commit() -> str:
+    """This checkout's short commit, "-dirty" with uncommitted changes to tracked files;
+    "unknown" outside a git checkout."""
+    try:
+        here = os.path.dirname(os.path.abspath(__file__))
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
+                             text=True, timeout=5)
+        commit = out.stdout.strip() or "unknown"
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
+                               capture_output=True, text=True, timeout=5).stdout.strip()
+        return commit + ("-dirty" if dirty else "")
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def utc_now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def command() -> str:
+    return " ".join(sys.argv)
+
+
+def provenance() -> dict:
+    """{"commit", "date", "command"} of this run."""
+    return {"commit": git_commit(), "date": utc_now(), "command": command()}

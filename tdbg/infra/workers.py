@@ -1,0 +1,178 @@
+"""Worker processes that never outlive the run.
+
+``WorkerPool`` is a process pool (``spawn`` start method, so every worker is a direct
+child of the main process and no fork server is left behind) whose workers ask the
+kernel to kill them when the main process dies, even by ``kill -9``
+(PR_SET_PDEATHSIG), and exit at once if it is already gone.  The resource tracker
+then sees its pipe close and exits too.
+
+A job whose worker died (killed, out of memory) is run once more on a fresh pool
+(same job, same seed, so the result is the one it would have given); a second loss
+raises WorkerError.
+"""
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import multiprocessing as mp
+import os
+import signal
+import sys
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+
+import torch
+
+PR_SET_PDEATHSIG = 1
+MAX_WORKERS_PER_CORE = 4   # --workers at most this many per core the process may use
+
+
+def cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+class WorkerError(RuntimeError):
+    """A worker process died and its job could not be completed."""
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Have the kernel SIGKILL this process when its parent dies; exit now if it has."""
+    if sys.platform.startswith("linux"):
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+
+def child_dies_with_us():
+    """preexec_fn for subprocess.Popen: the child (e.g. a gnubg binary) is killed when this process dies."""
+    parent = os.getpid()
+    return lambda: die_with_parent(parent)
+
+
+def _init(parent_pid: int, initializer, initargs) -> None:
+    die_with_parent(parent_pid)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
+    torch.set_num_threads(1)
+    if initializer is not None:
+        initializer(*initargs)
+
+
+@contextlib.contextmanager
+def _sigint_blocked():
+    """SIGINT held back while workers are started: a spawned worker inherits the blocked
+    mask, so a Ctrl-C that reaches the whole process group cannot interrupt its start-up
+    (a traceback per worker); the main process gets the Ctrl-C when the block ends."""
+    try:
+        old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    except (AttributeError, ValueError, OSError):
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+class Task:
+    def __init__(self, fn, job, retries: int):
+        self.fn, self.job, self.retries = fn, job, retries
+        self.future = self.executor = None
+        self.retried = False
+
+
+class WorkerPool:
+    def __init__(self, workers: int, initializer=None, initargs=(), what: str = "worker"):
+        self.workers, self.initializer, self.initargs, self.what = workers, initializer, initargs, what
+        self.executor = self._new_executor()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
+        with _sigint_blocked():
+            return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"), initializer=_init,
+                                       initargs=(os.getpid(), self.initializer, self.initargs))
+
+    def _start(self, task: Task) -> None:
+        try:
+            with _sigint_blocked():  # submit starts the workers
+                task.future = self.executor.submit(task.fn, task.job)
+        except BrokenProcessPool:  # broken by an earlier loss that was given up on
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self._new_executor()
+            with _sigint_blocked():
+                task.future = self.executor.submit(task.fn, task.job)
+        task.executor = self.executor
+
+    def share(self, obj):
+        """A value many jobs read (backends.py): here each job carries its own copy."""
+        return obj
+
+    def ship_file(self, path: str) -> str:
+        return path  # the workers share this machine's files
+
+    def submit(self, fn, job, retries: int = 1) -> Task:
+        """Start ``fn(job)`` on a worker; a job lost with its worker runs again up to ``retries`` times."""
+        task = Task(fn, job, retries)
+        self._start(task)
+        return task
+
+    def _retry(self, task: Task) -> None:
+        if task.retries <= 0:
+            raise WorkerError(f"a {self.what} process died (killed, or out of memory?)"
+                              + (" again while running a lost job once more" if task.retried else ""))
+        task.retries -= 1
+        task.retried = True
+        if task.executor is self.executor:  # the current pool broke: replace it
+            print(f"warning: a {self.what} process died (killed, or out of memory?); running its job again",
+                  file=sys.stderr, flush=True)
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            self.executor = self._new_executor()
+        self._start(task)
+
+    def as_completed(self, tasks):
+        """Yield (task, result) as the tasks finish, re-running jobs lost with a worker."""
+        waiting = list(tasks)
+        while waiting:
+            done, _ = wait([t.future for t in waiting], return_when=FIRST_COMPLETED)
+            for task in [t for t in waiting if t.future in done]:
+                waiting.remove(task)
+                try:
+                    value = task.future.result()
+                except BrokenProcessPool:
+                    self._retry(task)
+                    waiting.append(task)
+                    continue
+                yield task, value
+
+    def results(self, tasks) -> list:
+        """The tasks' results, in the tasks' order."""
+        got = {id(t): v for t, v in self.as_completed(tasks)}
+        return [got[id(t)] for t in tasks]
+
+    def close(self, abandon: bool | None = None) -> None:
+        """Shut the pool down.  While an exception is on its way out (Ctrl-C, an error;
+        ``abandon`` None: whatever sys.exc_info says) the workers are killed at once
+        instead of finishing jobs whose results nobody will read; nothing is left running."""
+        if self.executor is None:
+            return
+        if abandon is None:
+            abandon = sys.exc_info()[0] is not None
+        if abandon:
+            procs = list((getattr(self.executor, "_processes", None) or {}).values())
+            self.executor.shutdown(wait=False, cancel_futures=True)
+            for proc in procs:
+                with contextlib.suppress(OSError, ValueError):
+                    proc.kill()
+            for proc in procs:
+                with contextlib.suppress(OSError, ValueError, AssertionError):
+                    proc.join()
+        else:
+            self.executor.shutdown(cancel_futures=True)
+        self.executor = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close(abandon=exc[0] is not None)

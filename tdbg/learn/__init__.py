@@ -1,0 +1,1 @@
+"""Learning: self-play, lambda returns, trainers, batch and online TD, the stage runner."""

@@ -1,0 +1,156 @@
+"""Batch TD(0), the learner of train_batch.py and train_prob5.py: each round collects
+self-play episodes (selfplay.Collector, over worker processes) and then trains
+``--epochs`` passes of minibatches on their samples.  training_loop.run_stage runs
+the rounds.
+
+With ``--overlap`` the workers collect round k+1 (with the weights before round k's
+training) while this process trains on round k; targets are one round staler.
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+import torch
+
+from tdbg.game.heads import output_head
+from tdbg.learn.selfplay import Acting, Collector
+from tdbg.learn.trainer import Trainer
+from tdbg.learn.training_loop import check_finite
+from tdbg.net import lowp
+from tdbg.net.losses import prob5_loss
+
+LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
+              "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes",
+              "drops"]
+
+
+# flags that change what a stage does, with their defaults: a stage records those not at
+# their default, so a checkpoint written before a flag existed resumes as before
+STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
+                 "cube_hold": 0.0, "take_explore": 0.0, "cube_start": 0.0, "momentum": 0.0,
+                 "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
+                 "expand_depth_size": None, "td_lambda": 0.0, "collect_precision": "fp32"}
+
+
+def optional_settings(args, defaults: dict) -> dict:
+    """The flags of ``defaults`` that ``args`` sets to something else."""
+    return {k: getattr(args, k) for k, d in defaults.items() if getattr(args, k, d) != d}
+
+
+class BatchLearner:
+    log_fields = LOG_FIELDS
+
+    def __init__(self, args, model, mode):
+        self.args, self.model, self.mode = args, model, mode
+        self.acting = Acting.from_args(args)
+        self.acting.check(mode)   # here, before any worker starts a game
+        if getattr(args, "collect_precision", "fp32") != "fp32":
+            lowp.check_settings(args.collect_precision, model, args.engine, getattr(args, "scoring", "auto"),
+                                getattr(args, "device", "cpu"), args.workers)
+        loss = None
+        if output_head(model.output_mode).five_outcomes:
+            loss = prob5_loss(getattr(args, "loss", "mse"), getattr(args, "win_weight", 1.0),
+                              getattr(args, "raw_logits", False))
+        elif getattr(args, "loss", "mse") != "mse" or getattr(args, "raw_logits", False):
+            raise ValueError("--loss and --raw-logits are for prob5 models (train_prob5.py)")
+        self.trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, getattr(args, "device", "cpu"),
+                               getattr(args, "momentum", 0.0), getattr(args, "grad_clip", None), loss)
+        self.collector = None
+        self.pending = None
+        self.last_loss = float("nan")
+        self.lr = args.lr
+        self._row = {}
+
+    @staticmethod
+    def settings(args, mode) -> dict:
+        base = {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
+                "lr": args.lr, "end_lr": args.end_lr, "warmup_cycles": args.warmup_cycles,
+                "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
+        return {**base, **optional_settings(args, STAGE_OPTIONS)}
+
+    @staticmethod
+    def round_episodes(args) -> int:
+        return args.episodes_per_round
+
+    def state_dict(self) -> dict:
+        return self.trainer.state_dict()
+
+    def load_state_dict(self, state: dict) -> None:
+        self.trainer.load_state_dict(state)
+
+    def set_lr(self, lr: float) -> None:
+        self.lr = lr
+        self.trainer.set_lr(lr)
+
+    def open(self, round_seed, seed_root: np.random.SeedSequence) -> None:
+        args = self.args
+        self.round_seed = round_seed
+        self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
+        self.collector = Collector(args.workers, self.mode, args.oneply, args.engine, args.parallel_games,
+                                   getattr(args, "scoring", "auto"), acting=self.acting,
+                                   pool_backend=getattr(args, "backend", "local"),
+                                   precision=getattr(args, "collect_precision", "fp32"))
+        if self.collector.precision != "fp32":
+            print(lowp.describe(self.collector.precision), file=sys.stderr, flush=True)
+        if args.overlap:
+            # the workers keep the cores busy while we train: more torch threads here would
+            # oversubscribe them (measured 3x slower with the default two)
+            torch.set_num_threads(1)
+
+    def close(self) -> None:
+        if self.collector is not None:
+            self.collector.close()
+            self.collector = None
+
+    def _size(self, done: int) -> int:
+        return min(self.args.episodes_per_round, self.args.num_episodes - done)
+
+    def play_round(self, k: int, n: int, done: int, signals, count, finish) -> None:
+        """Collect round k's ``n`` episodes, then train on them, count and finish the round
+        under one guard (a signal waits until the round is trained, counted and saved)."""
+        args = self.args
+        t0 = time.time()
+        if args.overlap and self.pending is None:
+            self.pending = self.collector.submit(self.model, n, self.round_seed(k))
+        if self.pending is not None:
+            data = self.collector.result(self.pending)
+            self.pending = None
+            if done + n < args.num_episodes:
+                self.pending = self.collector.submit(self.model, self._size(done + n), self.round_seed(k + 1))
+        else:
+            data = self.collector.collect(self.model, n, self.round_seed(k))
+        t_collect = time.time() - t0
+        with signals.guard():
+            for _ in range(args.epochs):
+                self.last_loss = self.trainer.train_epoch(data["features"], data["targets"], self.rng)
+                check_finite(self.model, self.last_loss, f"round {k + 1}", self.lr, args, done)
+            secs = time.time() - t0
+            st = data["stats"]
+            self._row = {"samples": len(data["targets"]), "loss": self.last_loss, "lr": self.lr,
+                         "episodes_per_s": n / secs, "evals_per_s": st["evaluations"] / max(t_collect, 1e-9),
+                         "round_seconds": secs,
+                         "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
+                         "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
+            count(n, st.get("cpu_seconds", 0.0))
+            finish(n)
+
+    def row(self, n: int) -> dict:
+        return self._row
+
+    @staticmethod
+    def eval_due(args, round_index: int, done: int, n: int) -> bool:
+        return round_index % args.eval_every == 0
+
+    @staticmethod
+    def eval_seed(args, round_index: int, done: int) -> int:
+        return args.seed + round_index
+
+    @staticmethod
+    def where(round_index: int, done: int) -> str:
+        return f"round {round_index}"
+
+    def postfix(self) -> dict:
+        return {"eps": f"{self._row.get('episodes_per_s', 0):.1f}/s", "loss": f"{self.last_loss:.5f}",
+                "lr": f"{self.lr:.2g}"}

@@ -1,0 +1,342 @@
+"""Vectorised self-play: many games per process, one forward pass per step.
+
+Each step advances every live game by one turn of the shared turn loop
+(turns.Table).  The side on roll's position (before the dice) becomes a training
+sample whose target is
+
+* sampled TD(0): the value of the best move for the roll actually thrown, or
+* exact 1-ply (``oneply``): the mean over all 21 rolls (1/36 doubles, 2/36
+  others) of the best move's value; the roll actually thrown is then played
+  from the same scores.
+
+Finished games are scored exactly.  In cubeful money, a turn whose mover may
+double first passes a cube node (see game.modes.base): the node is a sample too, with
+the value the mode's cube rule gives it, max(no double, min(2 x take value, 1)),
+and the cube decisions are that rule's under the network's own values (read
+directly, or backed up over the 21 rolls with ``Acting.cube_targets_1ply``).
+
+Exploration (``Acting``) changes which move is *played*, never the target: the
+target is always the greedy value above (the best candidate's value for the roll
+thrown, or the 1-ply mean of each roll's best), whatever move the game goes on
+with.  So the network keeps learning the value of greedy play (an off-policy,
+Q-learning-like backup), and exploration only widens the positions it sees.
+``boltzmann_temp`` T > 0 plays candidate i of a roll with probability proportional
+to exp(s_i / T), s the mover's scalar (P(win) or equity; 1-ply values with
+``oneply_acting``); ``oneply_acting`` picks (or weighs) moves by their 1-ply value
+instead of the network's 0-ply one.  T = 0 and no 1-ply acting draw nothing extra
+from the random stream: the same games as before these options existed.
+
+``Collector`` spreads the episodes over workers (backends.py: worker processes on
+this machine, or Ray actors; a lost share of a round is collected again); they
+return plain numpy arrays.  Worker i's share of round k is seeded from (seed, stage,
+k, i) alone, so the data are the same whichever backend collects them.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from tdbg.game.dice import roll_dice, roll_index
+from tdbg.game.modes.base import GameMode
+from tdbg.game.turns import DROPPED, Ended, Table
+from tdbg.infra.backends import open_pool
+from tdbg.learn.lambda_returns import lambda_returns
+from tdbg.net.model import TDNetwork
+from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
+
+
+@dataclass(frozen=True)
+class Acting:
+    """How self-play chooses what it plays (the module notes): Boltzmann temperature
+    (0: greedy), 1-ply move choice, and 1-ply values at cube nodes (targets and decisions);
+    and whether its targets are lambda-returns (``td_lambda``)."""
+    boltzmann_temp: float = 0.0
+    oneply_acting: bool = False
+    cube_targets_1ply: bool = False
+    cube_explore: float = 0.0     # chance of an exploratory double, and of taking any double
+    cube_hold: float = 0.0        # chance of rolling on where the rule would double
+    take_explore: float = 0.0     # chance of taking a double the rule would drop
+    cube_start: float = 0.0       # match play: chance a game starts with the cube turned
+    td_lambda: float = 0.0        # targets: lambda-returns over each game (lambda_returns.py); 0: one-step
+
+    @classmethod
+    def from_args(cls, args) -> "Acting":
+        return cls(getattr(args, "boltzmann_temp", 0.0) or 0.0, bool(getattr(args, "oneply_acting", False)),
+                   bool(getattr(args, "cube_targets_1ply", False)), getattr(args, "cube_explore", 0.0) or 0.0,
+                   getattr(args, "cube_hold", 0.0) or 0.0, getattr(args, "take_explore", 0.0) or 0.0,
+                   getattr(args, "cube_start", 0.0) or 0.0, getattr(args, "td_lambda", 0.0) or 0.0)
+
+    def check(self, mode: GameMode) -> None:
+        """ValueError unless every option applies to ``mode`` (checked where a run begins,
+        before any game, and by each SelfPlay)."""
+        if self.boltzmann_temp < 0:
+            raise ValueError(f"--boltzmann-temp must be >= 0, got {self.boltzmann_temp}")
+        if not 0.0 <= self.td_lambda <= 1.0:
+            raise ValueError(f"--td-lambda must be 0 to 1, got {self.td_lambda}")
+        if self.cube_targets_1ply and not mode.cubeful:
+            raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
+        if self.cube_explore and not mode.cubeful:
+            raise ValueError(f"--cube-explore applies to modes with a cube, not {mode.name}")
+        if self.cube_hold and not mode.cubeful:
+            raise ValueError(f"--cube-hold applies to modes with a cube, not {mode.name}")
+        if self.take_explore and not mode.cubeful:
+            raise ValueError(f"--take-explore applies to modes with a cube, not {mode.name}")
+        if self.cube_start and not mode.is_match:
+            raise ValueError(f"--cube-start applies to match play, not {mode.name}")
+
+
+class SelfPlay:
+    """Plays ``n_episodes`` games of a model against itself and returns (features, targets)."""
+
+    def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
+                 parallel_games: int = 128, device: str | None = None, first_layer: str = "auto",
+                 acting: Acting = Acting(), precision: str = "fp32"):
+        acting.check(mode)
+        self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer,
+                             precision=precision)
+        self.mode = mode
+        self.oneply = oneply
+        self.acting = acting
+        self.parallel_games = parallel_games
+
+    def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
+        scorer = self.scorer
+        g = max(1, min(self.parallel_games, n_episodes))
+        table = Table(self.mode, g)
+        table.new_games(np.arange(g), self.mode.initial_states(g, rng, self.acting.cube_start))  # match: a spread of scores
+        # exploration draws from its own stream, seeded from the dice stream only when used
+        explore = np.random.default_rng(rng.integers(0, 2 ** 63, 2)) \
+            if self.acting.boltzmann_temp > 0 or self.acting.cube_explore > 0 or self.acting.cube_hold > 0 \
+            or self.acting.take_explore > 0 else None
+        players = _Recorder(self, table, explore)
+        players.new_games(np.arange(g))
+        started = g
+        stats = players.stats
+        evals_before = scorer.evaluations
+        engine_before, net_before = scorer.engine_seconds, scorer.net_seconds
+        started_at = time.perf_counter()
+
+        def on_end(ended: Ended) -> None:
+            nonlocal started
+            abandoned = ended.result < 0
+            stats["abandoned"] += int(abandoned.sum())
+            players.abandoned += players.game_of_slot[ended.slots[abandoned]].tolist()
+            fin = ~abandoned
+            if fin.any():
+                res = ended.result[fin]
+                stats["gammons"] += int((res == 2).sum())
+                stats["backgammons"] += int((res == 3).sum())
+                stats["points"] += float(np.abs(ended.points[fin]).sum())
+                stats["plies"] += int((ended.turn[fin] + (res != DROPPED)).sum())
+                stats["episodes"] += int(fin.sum())
+            fresh = ended.slots[:max(0, min(len(ended.slots), n_episodes - started))]
+            table.new_games(fresh, self.mode.initial_states(len(fresh), rng, self.acting.cube_start))
+            players.new_games(fresh)
+            started += len(fresh)
+
+        table.play(players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end)
+
+        width = scorer.values.width
+        out_t = players.returns() if self.acting.td_lambda > 0 else np.concatenate(players.targets)
+        out_t = out_t.astype(np.float32)
+        return {
+            "features": np.concatenate(players.feats).astype(np.float32, copy=False),
+            "targets": out_t if width > 1 else out_t.reshape(-1),
+            "stats": {**stats, "evaluations": scorer.evaluations - evals_before,
+                      # where the time went (benchmarks): C engine (incremental: + first layer), network
+                      "engine_seconds": scorer.engine_seconds - engine_before,
+                      "net_seconds": scorer.net_seconds - net_before,
+                      "collect_seconds": time.perf_counter() - started_at},
+        }
+
+
+class _Recorder:
+    """The network playing both sides (greedily unless ``Acting`` says otherwise) while
+    recording each decision as a sample:
+    a cube node's target is its value under the cube rule, a pre-roll position's the
+    best move's value (sampled) or the mean over all 21 rolls (1-ply)."""
+
+    def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
+        self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
+        self.acting, self.explore, self.table = selfplay.acting, explore, table
+        self.feats, self.targets = [], []
+        # for lambda-returns: each sample's game, side (ply parity), trace cut and cube scale
+        self.trace = selfplay.acting.td_lambda > 0
+        self.games, self.sides, self.cuts, self.scales = [], [], [], []
+        self.game_of_slot = np.zeros(len(table.ply) if table is not None else 0, dtype=np.int64)
+        self.next_game, self.abandoned = 0, []
+        self.stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
+                      "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
+
+    def new_games(self, slots) -> None:
+        self.game_of_slot[slots] = self.next_game + np.arange(len(slots))
+        self.next_game += len(slots)
+
+    def _note(self, slots, cut, scale=None) -> None:
+        """What lambda-returns need of the samples just recorded (callers note only when tracing)."""
+        self.games.append(self.game_of_slot[slots].copy())
+        self.sides.append(self.table.ply[slots] % 2)
+        self.cuts.append(np.asarray(cut, dtype=bool))
+        self.scales.append(np.ones(len(slots)) if scale is None else scale)
+
+    def returns(self) -> np.ndarray:
+        """Every sample's lambda-return (lambda_returns.py); an abandoned game's samples keep
+        their one-step targets."""
+        targets = np.concatenate(self.targets)
+        game = np.concatenate(self.games)
+        out = lambda_returns(targets, game, np.concatenate(self.sides), np.concatenate(self.cuts),
+                             np.concatenate(self.scales), self.acting.td_lambda, self.scorer.values.flip)
+        lost = np.isin(game, self.abandoned)
+        out[lost] = targets[lost]
+        return out
+
+    def cube(self, slots, boards, owner):
+        v_no_double, v_take = self.scorer.cube_values(boards, owner, self.acting.cube_targets_1ply)
+        act = self.mode.cube_action(v_no_double, v_take, owner)
+        self.feats.append(self.scorer.encode_states(boards, owner, np.ones(len(slots))))
+        self.targets.append(act.value)
+        double, take = act.double, act.take
+        if self.acting.cube_explore:
+            # visit the branches the greedy rule avoids (its values are learned only where they
+            # are visited): now and then double anyway, and take a double the rule would drop.
+            # The node's target stays the greedy value above.
+            r = self.explore.random((2, len(slots)))
+            double = double | (r[0] < self.acting.cube_explore)
+            take = take | (double & (r[1] < self.acting.cube_explore))
+        if self.acting.cube_hold:
+            # and the other way: now and then roll on where the rule doubles, so the value of
+            # keeping the cube is learned in the very positions the rule doubles in (greedy
+            # doubles never visit them, and an undervalued "no double" is never corrected)
+            double = double & ~(act.double & (self.explore.random(len(slots)) < self.acting.cube_hold))
+        if self.acting.take_explore:
+            # and take now and then where the rule drops, so the value after a take is learned
+            # where greedy play never takes (b3 dropped 47% of gnubg's correct takes)
+            take = take | (double & (self.explore.random(len(slots)) < self.acting.take_explore))
+        takes = double & take
+        if self.trace:   # the trace stops where the played action is not the greedy one the target assumes
+            self._note(slots, (double != act.double) | (double & (take != act.take)),
+                       np.where(takes, self.mode.take_scale, 1.0))
+        self.stats["doubles"] += int(double.sum())
+        self.stats["takes"] += int(takes.sum())
+        self.stats["drops"] += int((double & ~takes).sum())
+        return double, take
+
+    def move(self, slots, boards, dice, owner):
+        self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
+        greedy = not (self.acting.boltzmann_temp > 0 or self.acting.oneply_acting)
+        if self.oneply:
+            target, (after, rows) = self.scorer.oneply(boards, owner)
+            if greedy:
+                chosen = after[rows[np.arange(len(slots)), roll_index(dice)]]
+        if not self.oneply or not greedy:
+            after, offsets, values, scalar = self.scorer.score(boards, dice, owner)
+            best, _ = segment_argmax(scalar, offsets)
+            if not self.oneply:
+                target = values[best]
+            greedy_after = after[best]   # a copy, taken before the lookahead reuses the scorer's buffers
+            chosen = greedy_after if greedy else self._explore(after, offsets, values, scalar, owner)
+            if self.trace:   # the trace stops where exploration played another move than the greedy one
+                self._note(slots, (chosen != greedy_after).reshape(len(slots), -1).any(axis=1))
+        elif self.trace:
+            self._note(slots, np.zeros(len(slots), dtype=bool))
+        self.targets.append(target)
+        return chosen.astype(np.int64)
+
+    def _explore(self, after, offsets, values, scalar, owner) -> np.ndarray:
+        """The played after-states when acting is not greedy 0-ply (the module notes)."""
+        if self.acting.oneply_acting:
+            after = after.astype(np.int64)  # a copy: the lookahead reuses the scorer's buffers
+            rep_owner = None if owner is None else np.repeat(np.asarray(owner), np.diff(offsets))
+            scalar = self.scorer.values.scalar(self.scorer.lookahead(after, values.copy(), rep_owner))
+        if self.acting.boltzmann_temp > 0:
+            rows = segment_sample(scalar, offsets, self.acting.boltzmann_temp, self.explore)
+        else:
+            rows, _ = segment_argmax(scalar, offsets)
+        return after[rows]
+
+
+# --------------------------------------------------------------------------- worker processes
+
+_WORKER_CACHE: dict = {}
+
+
+def _collect_job(job: dict) -> dict:
+    key = (job["n_inputs"], tuple(job["hidden"]), job["output_mode"], job.get("activation", "relu"))
+    model = _WORKER_CACHE.get(key)
+    if model is None:
+        model = _WORKER_CACHE[key] = TDNetwork(*key)
+        model.eval()
+    model.load_state_dict({k: torch.tensor(v) for k, v in job["state"].items()})  # a copy: v may be read-only
+    sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
+                  first_layer=job["first_layer"], acting=job.get("acting", Acting()),
+                  precision=job.get("precision", "fp32"))
+    t0 = time.process_time()
+    out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
+    out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
+    return out
+
+
+def worker_shares(n_episodes: int, seed_seq: np.random.SeedSequence, workers: int) -> list:
+    """(episodes, seed) of each worker: worker i's seed depends on the round's seed and i
+    only, so a share lost with its worker is collected again exactly."""
+    if workers == 1:
+        return [(n_episodes, seed_seq)]  # as collected in-process
+    shares = [n_episodes // workers + (i < n_episodes % workers) for i in range(workers)]
+    # seed_seq.spawn(workers) of a fresh sequence, without changing seed_seq
+    return [(share, np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, i),
+                                           pool_size=seed_seq.pool_size)) for i, share in enumerate(shares)]
+
+
+class Collector:
+    """Self-play over ``workers`` workers of ``pool_backend`` (backends.py; local with one
+    worker: in this process)."""
+
+    def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
+                 first_layer: str = "auto", acting: Acting = Acting(), pool_backend: str = "local",
+                 precision: str = "fp32"):
+        self.workers, self.acting = workers, acting
+        self.precision = precision  # the candidates' hidden layers (lowp.py): fp32 | bf16 | int8
+        self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
+        self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
+        self.pool = open_pool(pool_backend, workers, "self-play worker")
+
+    def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
+        return self.result(self.submit(model, n_episodes, seed_seq))
+
+    def submit(self, model, n_episodes: int, seed_seq: np.random.SeedSequence):
+        """Start collecting with a snapshot of the model's current weights; ``result``
+        waits for it.  With worker processes the caller can train meanwhile (--overlap)."""
+        if self.pool is None:
+            model.eval()
+            sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games,
+                          first_layer=self.first_layer, acting=self.acting, precision=self.precision)
+            out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
+            out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
+            return out
+        state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
+        jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
+                 "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode,
+                 "oneply": self.oneply, "backend": self.backend,
+                 "parallel_games": self.parallel_games, "first_layer": self.first_layer,
+                 "precision": self.precision,
+                 "episodes": share, "seed": seed}
+                for share, seed in worker_shares(n_episodes, seed_seq, self.workers) if share > 0]
+        return [self.pool.submit(_collect_job, job) for job in jobs]
+
+    def result(self, pending) -> dict:
+        """The round's samples; workers.WorkerError if a share could not be collected."""
+        if isinstance(pending, dict):
+            return pending
+        parts = self.pool.results(pending)
+        stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"]}
+        return {"features": np.concatenate([p["features"] for p in parts]),
+                "targets": np.concatenate([p["targets"] for p in parts]),
+                "stats": stats}
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+            self.pool = None

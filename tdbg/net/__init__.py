@@ -1,0 +1,1 @@
+"""The network: model and checkpoints, growth, losses, batched scoring, search (torch)."""

@@ -1,0 +1,227 @@
+"""Reduced-precision forward passes for self-play collection (issue 34).
+
+Self-play scores every candidate move; with the incremental first layer (scoring.py)
+the C engine hands over each candidate's first hidden layer and the rest of the
+network is a ReLU MLP plus a small head.  ``LowpMLP`` runs that rest in C
+(c_engine/mlp_lowp.c) in one of:
+
+* ``bf16``: weights and activations rounded to bfloat16 (round to nearest even),
+  products summed in float32 by AVX512_BF16's ``vdpbf16ps``;
+* ``int8``: weights int8 with one scale per output unit (max |w| / 127), activations
+  uint8 with one scale per row (max / 255: ReLU outputs are never negative), sums in
+  int32 by AVX512_VNNI's ``vpdpbusd``;
+* ``fp32-c``: the same kernel shape in float32 (FMA), for measuring.
+
+The head (the last linear layer and its sigmoids) stays float32.  Weights are
+converted when first used and again whenever a parameter changed (torch bumps a
+tensor's version on every in-place update, so an optimiser step or load_state_dict
+is seen at the next call; self-play workers build a fresh Scorer every round anyway).
+Where the CPU lacks the instructions (checked at run time with cpuid) the float32 C
+path runs instead, and ``describe`` says so in one line.  Training, export and
+evaluation stay float32: only ``--collect-precision`` (train_batch.py) selects this.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from tdbg.infra.errors import InputError
+from tdbg.net.model import outcome_mwc, prob5_from_conditionals
+
+PRECISIONS = ("fp32", "bf16", "int8")  # --collect-precision; fp32 is torch's float32 forward
+KERNELS = ("fp32-c", "bf16", "int8")   # what LowpMLP runs
+_INSTRUCTIONS = {"bf16": "AVX512_BF16 vdpbf16ps", "int8": "AVX512_VNNI vpdpbusd", "fp32-c": "AVX-512 FMA"}
+
+
+def _lib():
+    from c_engine._bgcore import ffi, lib
+    return ffi, lib
+
+
+def _path_ids() -> dict:
+    _, lib = _lib()
+    return {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8, "fp32-portable": lib.LP_FP32_AVX512}
+
+
+def available() -> dict:
+    """Which kernels this CPU runs: {name: bool} (fp32-c always: AVX-512 or portable loops)."""
+    _, lib = _lib()
+    bits = lib.lp_cpu_paths()
+    return {"fp32-c": True, "bf16": bool(bits & (1 << lib.LP_BF16)), "int8": bool(bits & (1 << lib.LP_INT8)),
+            "fp32-avx512": bool(bits & (1 << lib.LP_FP32_AVX512))}
+
+
+def resolve(precision: str) -> str:
+    """The kernel that runs for ``precision``: itself where the CPU has its instructions,
+    else fp32-c (the float32 C fallback)."""
+    if precision not in KERNELS:
+        raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
+    return precision if available()[precision] else "fp32-c"
+
+
+def describe(precision: str) -> str:
+    """One line saying which path a collection precision runs on this machine."""
+    if precision == "fp32":
+        return "collect precision fp32: torch float32 forward"
+    runs = resolve(precision)
+    fp32 = "AVX-512 FMA" if available()["fp32-avx512"] else "portable C loops"
+    if runs != precision:
+        return (f"collect precision {precision}: this CPU lacks {_INSTRUCTIONS[precision].split()[0]}; "
+                f"float32 C fallback ({fp32})")
+    return f"collect precision {precision}: C kernel with {_INSTRUCTIONS[precision] if runs != 'fp32-c' else fp32}"
+
+
+def head_tail(model, out: torch.Tensor, payoffs: torch.Tensor | None) -> torch.Tensor:
+    """model.from_first_hidden after ``self.head(x)``: the head's nonlinearity on its raw
+    outputs (kept in step with model.py; tests compare the two)."""
+    if model.output_mode == "equity":
+        return out.squeeze(-1)
+    out = torch.sigmoid(out)
+    if model.reads_payoffs:
+        if payoffs is None:
+            raise ValueError(f"a {model.output_mode} network needs the rows' payoff inputs")
+        return outcome_mwc(prob5_from_conditionals(out), payoffs)
+    if model.output_mode != "prob5":
+        return out.squeeze(-1)
+    return prob5_from_conditionals(out)
+
+
+def supports(model) -> str | None:
+    """None if LowpMLP can run ``model``, else why not."""
+    if getattr(model, "activation", "relu") != "relu":
+        return f"reduced precision needs ReLU hidden units, not {model.activation}"
+    if any(h % 16 for h in model.hidden):
+        return f"reduced precision needs hidden sizes that are multiples of 16, not {model.hidden}"
+    if len(model.hidden) > 16:
+        return "reduced precision handles at most 16 hidden layers"
+    return None
+
+
+def check_settings(precision: str, model, engine: str = "auto", scoring: str = "auto", device: str = "cpu",
+                   workers: int = 1) -> None:
+    """errors.InputError, before any game, unless self-play can collect at ``precision`` with
+    these train_batch settings (the hidden layers after an incremental first layer, on the CPU)."""
+    if precision == "fp32":
+        return
+    why = supports(model)
+    if why is None and (engine == "python" or scoring == "dense"):
+        why = f"--collect-precision {precision} needs the C engine's incremental first layer (--scoring auto)"
+    if why is None and device != "cpu" and workers == 1:
+        why = f"--collect-precision {precision} runs on the CPU: with --device {device} use --workers 2 or more"
+    if why:
+        raise InputError(why)
+
+
+class LowpMLP:
+    """The layers after the first of a ReLU TDNetwork, plus its head, in C at ``precision``
+    (one of KERNELS; falls back to fp32-c where the CPU lacks the instructions).
+    ``path`` forces a kernel id (tests: the portable float32 loops)."""
+
+    def __init__(self, model, precision: str, path: str | None = None):
+        why = supports(model)
+        if why:
+            raise ValueError(why)
+        self.model = model
+        self.precision = precision
+        self.kernel = path or resolve(precision)
+        self.path_id = _path_ids()[self.kernel]
+        self._key = None
+        self.conversions = 0   # how often the weights were converted (tests, benchmarks)
+
+    def _params(self):
+        layers = list(self.model.layers)[1:]
+        return [t for layer in layers for t in (layer.weight, layer.bias)] + [self.model.head.weight,
+                                                                              self.model.head.bias]
+
+    def refresh(self) -> None:
+        """Convert the weights if any parameter changed since the last conversion."""
+        params = self._params()
+        key = tuple((id(p), p._version, p.data_ptr()) for p in params)
+        if key == self._key:
+            return
+        ffi, lib = _lib()
+        pack_id = lib.LP_FP32 if self.kernel == "fp32-portable" else self.path_id
+        sizes = list(self.model.hidden)
+        self._sizes = ffi.new("int[]", sizes)
+        self._keep, packed, scales, biases = [], [], [], []
+        for i, layer in enumerate(list(self.model.layers)[1:]):
+            w = np.ascontiguousarray(layer.weight.detach().to("cpu", torch.float32).numpy())
+            m, k = w.shape
+            buf = np.empty(lib.lp_packed_bytes(pack_id, m, k), dtype=np.uint8)
+            sc = np.ones(m, dtype=np.float32)
+            b = np.ascontiguousarray(layer.bias.detach().to("cpu", torch.float32).numpy())
+            rc = lib.lp_pack(pack_id, ffi.cast("float *", ffi.from_buffer(w)), m, k, ffi.from_buffer(buf),
+                             ffi.cast("float *", ffi.from_buffer(sc)))
+            if rc != 0:
+                raise ValueError(f"lp_pack failed ({rc}) for a {m}x{k} layer")
+            self._keep += [buf, sc, b]
+            packed.append(ffi.from_buffer(buf))
+            scales.append(ffi.cast("float *", ffi.from_buffer(sc)))
+            biases.append(ffi.cast("float *", ffi.from_buffer(b)))
+        self._packed = ffi.new("void *[]", packed or [ffi.NULL])
+        self._scales = ffi.new("float *[]", scales or [ffi.NULL])
+        self._biases = ffi.new("float *[]", biases or [ffi.NULL])
+        self._hw = np.ascontiguousarray(self.model.head.weight.detach().to("cpu", torch.float32).numpy())
+        self._hb = np.ascontiguousarray(self.model.head.bias.detach().to("cpu", torch.float32).numpy())
+        self._n_layers = len(sizes) - 1
+        self._key = key
+        self.conversions += 1
+
+    def logits(self, h1: np.ndarray) -> np.ndarray:
+        """The head's raw outputs (N, n_outputs) float32 from the first hidden layer's
+        activations (N, hidden[0])."""
+        self.refresh()
+        ffi, lib = _lib()
+        h1 = np.ascontiguousarray(h1, dtype=np.float32)
+        n = len(h1)
+        if h1.shape[1:] != (self.model.hidden[0],):
+            raise ValueError(f"rows of {self.model.hidden[0]} first-layer activations expected, got {h1.shape}")
+        out = np.empty((n, self._hw.shape[0]), dtype=np.float32)
+        if n:
+            rc = lib.lp_forward(self.path_id, ffi.cast("float *", ffi.from_buffer(h1)), n, self._n_layers,
+                                self._sizes, self._packed, self._scales, self._biases,
+                                ffi.cast("float *", ffi.from_buffer(self._hw)),
+                                ffi.cast("float *", ffi.from_buffer(self._hb)), self._hw.shape[0],
+                                ffi.cast("float *", ffi.from_buffer(out)))
+            if rc != 0:
+                raise RuntimeError(f"lp_forward failed ({rc})")
+        return out
+
+    def forward(self, h1: np.ndarray, payoffs: torch.Tensor | None = None) -> torch.Tensor:
+        """model.from_first_hidden(h1, payoffs), the hidden layers at this precision."""
+        return head_tail(self.model, torch.from_numpy(self.logits(h1)), payoffs)
+
+
+def bf16_round(a: np.ndarray) -> np.ndarray:
+    """float32 values rounded to bfloat16 (nearest even; denormals to zero), as float32:
+    the numpy reference of the kernel's rounding."""
+    u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).copy()
+    u[(u & 0x7F800000) == 0] &= 0x80000000
+    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return u.view(np.float32)
+
+
+def reference_logits(model, h1: np.ndarray, precision: str) -> np.ndarray:
+    """The head's raw outputs computed in numpy (float64 sums) from the same rounded
+    weights and activations the kernel uses: bf16 rounds both; int8 quantises them as
+    mlp_lowp.c does; fp32-c rounds nothing."""
+    x = np.asarray(h1, dtype=np.float32)
+    for layer in list(model.layers)[1:]:
+        w = layer.weight.detach().float().numpy()
+        b = layer.bias.detach().float().numpy().astype(np.float64)
+        if precision == "bf16":
+            y = bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64).T + b
+        elif precision == "int8":
+            top = x.max(axis=1)
+            inv = np.where(top > 0, np.float32(255) / np.where(top > 0, top, 1), 0).astype(np.float32)
+            q = np.clip(np.rint(x * inv[:, None]), 0, 255)
+            sa = np.where(top > 0, top / np.float32(255), 0).astype(np.float32)
+            mx = np.abs(w).max(axis=1)
+            sw = np.where(mx > 0, mx / np.float32(127), 1).astype(np.float32)
+            qw = np.clip(np.rint(w / sw[:, None]), -127, 127)
+            y = (q @ qw.T) * (sa[:, None] * sw[None, :]).astype(np.float64) + b
+        else:
+            y = x.astype(np.float64) @ w.astype(np.float64).T + b
+        x = np.maximum(y, 0).astype(np.float32)
+    hw = model.head.weight.detach().float().numpy().astype(np.float64)
+    return (x.astype(np.float64) @ hw.T + model.head.bias.detach().float().numpy()).astype(np.float32)

@@ -1,0 +1,221 @@
+"""The value network (an MLP) and its checkpoint format.
+
+Three output modes, all read from the side on roll:
+
+* ``probability``: one sigmoid, P(win) (DMP).
+* ``equity``: one linear unit, money equity at cube value 1 (cubeless, or cubeful
+  normalised to the cube value).
+* ``mwc``: one sigmoid, the match-winning chance (match play, matchplay.py).
+* ``mwc-outcomes``: the match-winning chance read out through the score: five
+  sigmoids as in prob5 give the outcome probabilities, and the MWC is their sum
+  weighted by the six payoff inputs (``outcome_mwc``).
+* ``prob5``: five sigmoids giving P(win), P(win gammon), P(win backgammon),
+  P(lose gammon), P(lose backgammon) (gammons include backgammons), chained as
+  conditional probabilities so the five are always consistent.
+
+Hidden units use ``activation`` (ACTIVATIONS: relu by default; Tesauro used sigmoid;
+leaky_relu has slope 0.01 below zero, torch's default).
+
+A checkpoint (.pt) is one dict holding the weights and every piece of metadata
+needed to use it (inputs, hidden sizes, output mode, activation, game mode,
+episodes, lineage), so nothing that loads one needs flags; one without an
+``activation`` is relu (written before there was a choice).  Writes are atomic.
+"""
+from __future__ import annotations
+
+import io
+import os
+
+import torch
+from torch import nn
+
+from tdbg.game.encoding import MATCH_PAYOFFS
+from tdbg.game.heads import OUTPUT_MODES, output_head
+from tdbg.infra.fileio import KIND_NAMES, atomic_write, file_kind
+from tdbg.infra.provenance import command, git_commit, utc_now
+
+CHECKPOINT_FORMAT = "tdbg-checkpoint"
+CHECKPOINT_VERSION = 1
+ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4", 208: "tesauro196+cube4+match8"}
+ENCODERS.update({n + 20: name + "+board20" for n, name in list(ENCODERS.items())})  # features.py
+ACTIVATIONS = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+               "leaky_relu": torch.nn.functional.leaky_relu}  # name -> function (hidden units)
+
+
+class CheckpointError(Exception):
+    """A checkpoint that cannot be used: missing, corrupt, truncated or of the wrong kind."""
+
+
+class TDNetwork(nn.Module):
+    """MLP with ``activation`` hidden layers and a head chosen by ``output_mode``."""
+
+    def __init__(self, n_inputs: int = 196, hidden=(80,), output_mode: str = "probability",
+                 activation: str = "relu"):
+        super().__init__()
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+        if output_mode not in OUTPUT_MODES:
+            raise ValueError(f"unknown output mode {output_mode!r}; choose one of {', '.join(OUTPUT_MODES)}")
+        hidden = [int(h) for h in hidden]
+        if not hidden or any(h < 1 for h in hidden):
+            raise ValueError(f"hidden sizes must be positive whole numbers, got {hidden}")
+        if n_inputs not in ENCODERS:
+            raise ValueError(f"n_inputs must be one of {sorted(ENCODERS)}, got {n_inputs}")
+        self.n_inputs = n_inputs
+        self.hidden = hidden
+        self.output_mode = output_mode
+        self.activation = activation
+        self.act = ACTIVATIONS[activation]
+        sizes = [n_inputs] + hidden
+        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.head = nn.Linear(hidden[-1], output_head(output_mode).net_outputs)
+        self.reads_payoffs = output_head(output_mode).reads_payoffs
+
+    @property
+    def n_outputs(self) -> int:
+        return self.head.out_features
+
+    def trunk(self, x: torch.Tensor) -> torch.Tensor:
+        for layer in self.layers:
+            x = self.act(layer(x))
+        return x
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
+        return self.from_first_hidden(self.act(self.layers[0](x)),
+                                      x[:, MATCH_PAYOFFS] if self.reads_payoffs else None)
+
+    def from_first_pre(self, x: torch.Tensor, payoffs: torch.Tensor | None = None) -> torch.Tensor:
+        """The rest of forward from the first hidden layer's pre-activations W1 x + b1."""
+        return self.from_first_hidden(self.act(x), payoffs)
+
+    def logits(self, x: torch.Tensor) -> torch.Tensor:
+        """The head's raw outputs (before its sigmoids), (N, width): for losses computed in
+        log space (losses.py)."""
+        return self.head(self.trunk(x))
+
+    def from_first_hidden(self, x: torch.Tensor, payoffs: torch.Tensor | None = None) -> torch.Tensor:
+        """The rest of forward from the first hidden layer's activations, which scoring
+        can compute more cheaply than a full matrix product (scoring.py).  ``payoffs``:
+        the rows' six payoff inputs, for a head that reads them (mwc-outcomes)."""
+        for i in range(1, len(self.layers)):  # (slicing a ModuleList builds a new one per call)
+            x = self.act(self.layers[i](x))
+        out = self.head(x)
+        if self.output_mode == "equity":
+            return out.squeeze(-1)
+        out = torch.sigmoid(out)
+        if self.reads_payoffs:
+            if payoffs is None:
+                raise ValueError(f"a {self.output_mode} network needs the rows' payoff inputs")
+            return outcome_mwc(prob5_from_conditionals(out), payoffs)
+        if self.output_mode != "prob5":   # probability, mwc
+            return out.squeeze(-1)
+        return prob5_from_conditionals(out)
+
+    def num_parameters(self) -> int:
+        return sum(p.numel() for p in self.parameters())
+
+    def describe(self) -> str:
+        act = "" if self.activation == "relu" else f", {self.activation}"
+        return f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}{act}"
+
+
+def outcome_mwc(p: torch.Tensor, payoffs: torch.Tensor) -> torch.Tensor:
+    """MWC from prob5 outcome probabilities (gammons include backgammons) and the six
+    payoffs (the MWC after winning a single game, a gammon, a backgammon, then after
+    losing each): the outcomes are exclusive once gammons are split from backgammons."""
+    win, wg, wbg, lg, lbg = p.unbind(dim=1)
+    exclusive = torch.stack([win - wg, wg - wbg, wbg, 1 - win - lg, lg - lbg, lbg], dim=1)
+    return (exclusive * payoffs.to(exclusive.dtype)).sum(dim=1)
+
+
+def prob5_from_conditionals(s: torch.Tensor) -> torch.Tensor:
+    """Five sigmoids read as conditional probabilities, so the outputs are consistent by
+    construction: P(wg) = P(win) s1, P(wbg) = P(wg) s2, P(lg) = P(lose) s3, P(lbg) = P(lg) s4.
+    Hence P(wbg) <= P(wg) <= P(win) and P(lbg) <= P(lg) <= 1 - P(win) for any weights."""
+    win = s[:, 0]
+    wg = win * s[:, 1]
+    lg = (1 - win) * s[:, 3]
+    return torch.stack([win, wg, wg * s[:, 2], lg, lg * s[:, 4]], dim=1)
+
+
+def parse_hidden(text: str) -> list[int]:
+    """'512,512,256' -> [512, 512, 256]; ValueError with the reason otherwise."""
+    try:
+        sizes = [int(s) for s in str(text).split(",") if s.strip() != ""]
+    except ValueError:
+        raise ValueError(f"hidden sizes must be comma-separated whole numbers, got {text!r}") from None
+    if not sizes or any(s < 1 or s > 65536 for s in sizes):
+        raise ValueError(f"hidden sizes must be 1..65536 each, got {text!r}")
+    return sizes
+
+
+# --------------------------------------------------------------------------- checkpoints
+
+def lineage_entry(episodes: int, extra: dict | None = None) -> dict:
+    entry = {
+        "command": command(),
+        "episodes": int(episodes),
+        "date": utc_now(),
+        "commit": git_commit(),
+    }
+    entry.update(extra or {})
+    return entry
+
+
+def new_metadata(model: TDNetwork, game_mode: str) -> dict:
+    return {
+        "n_inputs": model.n_inputs,
+        "hidden": list(model.hidden),
+        "output_mode": model.output_mode,
+        "activation": model.activation,
+        "encoder": ENCODERS[model.n_inputs],
+        "game_mode": game_mode,
+        "episodes": 0,
+        "lineage": [],
+    }
+
+
+def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict | None = None) -> None:
+    """Write atomically: a temporary file in the same folder, flushed, then renamed over ``path``."""
+    payload = {
+        "format": CHECKPOINT_FORMAT,
+        "version": CHECKPOINT_VERSION,
+        "meta": meta,
+        "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
+        "trainer_state": trainer_state,
+    }
+    buf = io.BytesIO()  # serialised first: a failed write (a full disk) is then a plain OSError naming ``path``
+    torch.save(payload, buf)
+    with atomic_write(path, "wb") as fh:
+        fh.write(buf.getbuffer())
+
+
+def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, dict, dict | None]:
+    """(model, metadata, trainer_state) from a checkpoint; CheckpointError with the reason otherwise."""
+    if not os.path.isfile(path):
+        raise CheckpointError(f"{path}: no such checkpoint file")
+    kind = file_kind(path)
+    if kind not in ("checkpoint", "empty"):
+        raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")
+    try:
+        payload = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as exc:  # torch raises many kinds for truncated or foreign files
+        # (its weights_only advice is not for us: a checkpoint holds tensors and plain data only)
+        reason = str(exc).splitlines()[0] if str(exc) and "weights_only" not in str(exc) else "corrupt or truncated"
+        raise CheckpointError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {reason})") from None
+    if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path}: not a {CHECKPOINT_FORMAT} file")
+    if payload.get("version") != CHECKPOINT_VERSION:
+        raise CheckpointError(f"{path}: checkpoint version {payload.get('version')} is not supported "
+                              f"(this code reads version {CHECKPOINT_VERSION})")
+    meta = payload.get("meta") or {}
+    try:
+        model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu"))
+        model.load_state_dict(payload["state_dict"])
+    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None
+    for p in model.parameters():
+        if not torch.isfinite(p).all():
+            raise CheckpointError(f"{path}: weights contain NaN or infinity")
+    return model, meta, payload.get("trainer_state")

@@ -1,0 +1,265 @@
+"""Score every candidate move of many (position, roll) pairs in one forward pass.
+
+This is the one primitive behind self-play (0-ply move choice and sampled
+targets), exact 1-ply targets (all 21 rolls) and the 0-ply/1-ply agents:
+
+1. the C batch call turns (board, dice) x N into all after-states, already
+   encoded from the opponent's side (they are on roll next);
+2. one forward pass scores them; values are flipped to the mover's side and
+   finished games get their exact value, never a network estimate;
+3. a segmented argmax picks each input's best candidate.
+
+First layer (``first_layer``): "dense" multiplies every candidate's 196 (200) inputs
+by W1.  "incremental" lets the C engine compute W1 x + b1 of the pre-move board once
+per input and add, per candidate, only the weight columns of the ~5 inputs the move
+changed, then the ReLU (for other activations it hands back W1 x + b1 and the model
+applies its own); the network goes on from there.  Same values within float32
+rounding (the sums run in another order; tests/test_incremental_scoring.py), far
+less first-layer arithmetic.  "auto" is incremental with the C engine on a CPU
+device and dense otherwise (the Python engine has no incremental path; on a GPU the
+dense product is cheap).  Online TD asks for dense: its weights change every move.
+"""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import torch
+
+from tdbg.game import backgammon_engine as be, movegen
+from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
+from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES, NUM_FEATURES, reads_board_features
+from tdbg.game.features import board_features
+from tdbg.game.heads import output_head
+from tdbg.game.modes.base import GameMode
+from tdbg.net import lowp
+
+CPU_BLOCK = 512  # rows per forward pass on the CPU (see Scorer.net)
+LOOKAHEAD_BLOCK = 128  # after-states per 1-ply lookahead pass: 128 x 21 rolls x ~20 moves keeps the inputs near 40 MB
+FIRST_LAYER_MODES = ("auto", "incremental", "dense")
+
+
+def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Row of the (first) largest value in each segment offsets[i]:offsets[i+1], and that value.
+    Every segment must be non-empty (a pass is one row)."""
+    starts = offsets[:-1]
+    seg_max = np.maximum.reduceat(values, starts)
+    is_max = values >= np.repeat(seg_max, np.diff(offsets))
+    rows = np.where(is_max, np.arange(len(values)), len(values))
+    return np.minimum.reduceat(rows, starts), seg_max
+
+
+def segment_sample(values: np.ndarray, offsets: np.ndarray, temp: float, rng: np.random.Generator) -> np.ndarray:
+    """A row drawn from each segment offsets[i]:offsets[i+1] with probability
+    softmax(values / temp) within the segment (Boltzmann exploration), all segments at
+    once: one uniform per segment placed on the running sum of the weights."""
+    starts, counts = offsets[:-1], np.diff(offsets)
+    seg_max = np.maximum.reduceat(values, starts)
+    weights = np.exp((values - np.repeat(seg_max, counts)) / temp)  # the segment's best weighs 1
+    cum = np.cumsum(weights)
+    before = np.concatenate([[0.0], cum])[starts]
+    u = before + rng.random(len(starts)) * (cum[offsets[1:] - 1] - before)
+    return np.clip(np.searchsorted(cum, u, side="right"), starts, offsets[1:] - 1)
+
+
+def resolve_first_layer(first_layer: str, backend: str, device: torch.device) -> str:
+    """'incremental' or 'dense' for a requested first-layer mode (see the module notes)."""
+    if first_layer not in FIRST_LAYER_MODES:
+        raise ValueError(f"unknown first-layer mode {first_layer!r}; choose one of {', '.join(FIRST_LAYER_MODES)}")
+    if backend != "c":
+        return "dense"  # only the C engine computes the deltas
+    if first_layer == "auto":
+        return "incremental" if device.type == "cpu" else "dense"
+    return first_layer
+
+
+def _lowp_mlp(model, precision: str, first_layer: str, device: torch.device):
+    """lowp.LowpMLP for a collection precision other than fp32 (incremental first layer, CPU)."""
+    if precision not in lowp.PRECISIONS + lowp.KERNELS:
+        raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(lowp.PRECISIONS)}")
+    if first_layer != "incremental" or device.type != "cpu":
+        raise ValueError(f"precision {precision} needs the incremental first layer on the CPU (C engine)")
+    return lowp.LowpMLP(model, precision)
+
+
+class Scorer:
+    """Evaluates positions and after-states for one model in one game mode."""
+
+    def __init__(self, model, mode: GameMode, backend: str = "auto", device: str | None = None,
+                 first_layer: str = "auto", precision: str = "fp32"):
+        self.model = model
+        self.mode = mode
+        self.values = output_head(model.output_mode)
+        self.device = torch.device(device) if device else next(model.parameters()).device
+        self.n_inputs = model.n_inputs
+        # a model may end its inputs with the board features (features.py): computed here from
+        # each board, after the 196 raw inputs and the mode's cube inputs (which end at base_inputs)
+        self.board_features = reads_board_features(model.n_inputs)
+        self.base_inputs = model.n_inputs - (NUM_BOARD_FEATURES if self.board_features else 0)
+        self.expander = movegen.make_expander(backend, width=model.n_inputs, on_roll_row=0)
+        self.backend = movegen.resolve_backend(backend)
+        self.first_layer = resolve_first_layer(first_layer, self.backend, self.device)
+        self._relu = getattr(model, "activation", "relu") == "relu"  # else the C engine gives pre-activations
+        # the layers after an incremental first layer in reduced precision (lowp.py); fp32: torch
+        self.lowp = None if precision == "fp32" else _lowp_mlp(model, precision, self.first_layer, self.device)
+        self._w1 = (None, -1, None, -1, None, None)  # (weight, version, bias, version, W1^T, b1) cache
+        self.evaluations = 0  # network rows evaluated, for throughput reports
+        self.engine_seconds = 0.0  # time in move generation + encoding (incremental: + first layer)
+        self.net_seconds = 0.0  # time in forward passes
+
+    @torch.inference_mode()
+    def net(self, features: np.ndarray, first_hidden: bool = False, payoffs: np.ndarray | None = None) -> np.ndarray:
+        """Raw network values (N,) or (N, 5) as float64, side on roll = the encoded side.
+        ``first_hidden``: the rows are the C engine's first hidden layer, not inputs: its
+        activations for ReLU, its pre-activations W1 x + b1 for other activations (which
+        are then applied here).
+
+        On the CPU the rows go through in blocks of CPU_BLOCK: a block's activations
+        stay in cache, which measured ~35% faster per row than one huge batch.  ``payoffs``:
+        with ``first_hidden``, the rows' payoff inputs for a head that reads them."""
+        self.evaluations += len(features)
+        t0 = time.perf_counter()
+        rows = [torch.from_numpy(features)]   # with the payoffs, when given: sliced and moved together
+        forward = self.model
+        if first_hidden:
+            forward = self.model.from_first_hidden if self._relu else self.model.from_first_pre
+            if payoffs is not None:
+                rows.append(torch.from_numpy(payoffs))
+        n = len(features)
+        if first_hidden and self.lowp is not None:
+            out = self.lowp.forward(features, *rows[1:])
+        elif self.device.type != "cpu":
+            out = forward(*(r.to(self.device, non_blocking=True) for r in rows)).float().cpu()
+        elif n <= CPU_BLOCK:
+            out = forward(*rows)
+        else:
+            out = torch.cat([forward(*(r[s:s + CPU_BLOCK] for r in rows)) for s in range(0, n, CPU_BLOCK)])
+        out = out.numpy().astype(np.float64)
+        self.net_seconds += time.perf_counter() - t0
+        return out
+
+    def encode_states(self, boards: np.ndarray, owner=None, cube_action=None) -> np.ndarray:
+        """Inputs for positions with row 1 on roll (pre-roll states)."""
+        feats = np.zeros((len(boards), self.n_inputs), dtype=np.float32)
+        feats[:, :NUM_FEATURES] = movegen.encode_on_roll(boards, self.backend)
+        cube = self.mode.cube_inputs(owner, cube_action)
+        if cube is not None:
+            feats[:, NUM_FEATURES:self.base_inputs] = cube
+        if self.board_features:
+            feats[:, self.base_inputs:] = board_features(boards)
+        return feats
+
+    def state_values(self, boards, owner=None, cube_action=None) -> np.ndarray:
+        """Network values of positions with row 1 on roll."""
+        return self.net(self.encode_states(np.asarray(boards), owner, cube_action))
+
+    def cube_values(self, boards, owner, oneply: bool = False, backup=None):
+        """(v_no_double, v_take) for positions with the doubler on roll: the value of rolling
+        on with the cube as it is, and of the same position after a take (cube doubled, owned
+        by the opponent), both normalised to their own cube.  ``oneply`` backs each up over
+        the 21 rolls instead of reading the network directly; ``backup(boards, owner)``, when
+        given, replaces both (e.g. search.TwoPly.position_values)."""
+        boards, owner = np.asarray(boards), np.asarray(owner)
+        n = len(boards)
+        both = np.concatenate([boards, boards])
+        owners = np.concatenate([owner, self.mode.after_take(owner)])
+        if backup is not None:
+            v = backup(both, owners)
+        else:
+            v = self.oneply(both, owners)[0] if oneply else self.state_values(both, owners, np.zeros(2 * n))
+        return v[:n], v[n:]
+
+    def score(self, boards, dice, owner=None):
+        """All candidates of each (board, dice): (after_boards, offsets, values, scalar).
+
+        ``values`` are in the model's representation from the mover's side (exact for
+        finished games); ``scalar`` is what the mover maximises.  ``owner`` is the
+        cube owner from each mover's view (read by modes with a cube)."""
+        t0 = time.perf_counter()
+        cube = self.mode.reply_cube_inputs(owner)  # the cube as the opponent, on roll next, sees it
+        if self.first_layer == "incremental":
+            w1t, b1 = self._first_layer_weights()
+            if self.board_features:   # the C engine sums the raw and cube inputs' columns, numpy the features'
+                after, pre, offsets = self.expander.expand_first_layer(boards, dice, w1t[:self.base_inputs], b1,
+                                                                       cube, relu=False)
+                hidden1 = pre + board_features(after, on_roll_row=0) @ w1t[self.base_inputs:]
+                if self._relu:
+                    np.maximum(hidden1, 0.0, out=hidden1)
+            else:
+                after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
+            self.engine_seconds += time.perf_counter() - t0
+            payoffs = None
+            if getattr(self.model, "reads_payoffs", False):  # the head reads each row's payoffs: its board's, repeated
+                payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],
+                                    np.diff(offsets), axis=0).astype(np.float32)
+            raw = self.net(hidden1, first_hidden=True, payoffs=payoffs)
+        else:
+            after, feats, offsets = self.expander.expand(boards, dice)
+            self.engine_seconds += time.perf_counter() - t0
+            if cube is not None:
+                feats[:, NUM_FEATURES:self.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
+            if self.board_features:   # the opponent is on roll in each after-state
+                feats[:, self.base_inputs:] = board_features(after, on_roll_row=0)
+            raw = self.net(feats)
+        counts = np.diff(offsets)
+        values = self.values.flip(raw)
+        won = after[:, 1].sum(axis=1, dtype=np.int64) == 0
+        if won.any():
+            results = be.game_results(after[won])
+            own = None if owner is None else np.repeat(np.asarray(owner), counts)[won]
+            values[won] = self.mode.terminal_values(self.values, results, own)
+        return after, offsets, values, self.values.scalar(values)
+
+    def _first_layer_weights(self) -> tuple[np.ndarray, np.ndarray]:
+        """W1 transposed and b1 as float32 numpy arrays for the C engine, recomputed only
+        when the weights changed (in-place updates bump a tensor's version; online TD
+        updates after every move)."""
+        layer = self.model.layers[0]
+        w, b = layer.weight, layer.bias
+        cw, vw, cb, vb, w1t, b1 = self._w1
+        if cw is not w or vw != w._version or cb is not b or vb != b._version:
+            w1t = np.ascontiguousarray(w.detach().to("cpu", torch.float32).numpy().T)  # (numpy: 2x faster)
+            b1 = b.detach().to("cpu", torch.float32).numpy().copy()
+            self._w1 = (w, w._version, b, b._version, w1t, b1)
+        return w1t, b1
+
+    def best_moves(self, boards, dice, owner=None):
+        """Greedy 0-ply choice: (chosen after-boards, their values in model representation)."""
+        after, offsets, values, scalar = self.score(boards, dice, owner)
+        rows, _ = segment_argmax(scalar, offsets)
+        return after[rows].astype(np.int64), values[rows]
+
+    def lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
+        """Mover's 1-ply values of after-states (mover in row 1; ``owner`` per row from the
+        mover's view, or None): exact for finished games, otherwise the flipped 1-ply
+        backup of the opponent's position.  ``after`` must not be a view of this scorer's
+        buffers (the backup reuses them)."""
+        out = np.array(values, dtype=np.float64, copy=True)
+        live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
+        for s in range(0, len(live), LOOKAHEAD_BLOCK):   # blocks bound the 21-roll expansion's memory
+            rows = live[s:s + LOOKAHEAD_BLOCK]
+            opp_owner = None if owner is None else self.mode.for_opponent(np.asarray(owner)[rows])
+            opp_values, _ = self.oneply(after[rows][:, ::-1], opp_owner)
+            out[rows] = self.values.flip(opp_values)
+        return out
+
+    def oneply(self, boards, owner=None):
+        """Exact 1-ply backup of each position (row 1 on roll, before its roll).
+
+        Returns (targets, per_roll) where targets[i] is the probability-weighted mean
+        over the 21 rolls of the best move's value (model representation), and
+        per_roll = (after, rows (N, 21)) lets the caller play any roll's best move
+        without scoring it again."""
+        boards = np.asarray(boards)
+        n = len(boards)
+        rep_boards = np.repeat(boards, len(ALL_ROLLS), axis=0)
+        rep_dice = np.tile(ALL_ROLLS, (n, 1))
+        rep_owner = None if owner is None else np.repeat(np.asarray(owner), len(ALL_ROLLS))
+        after, offsets, values, scalar = self.score(rep_boards, rep_dice, rep_owner)
+        rows, _ = segment_argmax(scalar, offsets)
+        best = values[rows]
+        if best.ndim == 1:
+            targets = (best.reshape(n, -1) * ROLL_WEIGHTS).sum(axis=1)
+        else:
+            targets = (best.reshape(n, len(ALL_ROLLS), -1) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+        return targets, (after, rows.reshape(n, len(ALL_ROLLS)))

@@ -1,0 +1,121 @@
+"""Head-to-head games between two agents, many at once, with duplicate dice.
+
+Game ``g`` belongs to pair ``g // 2``; each pair's dice come from their own seeded
+stream, so results are reproducible from the seed and independent of how games
+are split over workers.  With ``duplicate`` the two games of a pair replay the
+same dice with the sides swapped: in game 2k agent A moves first, in game 2k+1
+agent B moves first and receives exactly the rolls A had.  The first roll of a
+game is never a double (the opening roll).  Results are points from agent A's
+side: DMP +-1, money +-1/2/3 times the cube.  The turns are turns.Table's; ``Seats``
+seats the two agents at it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tdbg.game.dice import DiceStream
+from tdbg.game.modes.base import GameMode
+from tdbg.game.turns import Ended, Table
+
+
+@dataclass
+class GameRecord:
+    """One finished game; ``turns`` (when recorded) lists (mover, dice or None, event, board_before, board_after)."""
+    index: int
+    first: int               # 0 if agent A moved first
+    points: float            # from A's side
+    result: int              # 1/2/3 single/gammon/backgammon, 0 for a dropped double, -1 abandoned
+    cube: int
+    plies: int
+    doubles: tuple = (0, 0)  # offered by A, by B
+    takes: tuple = (0, 0)
+    drops: tuple = (0, 0)
+    turns: list = field(default_factory=list)
+
+
+def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplicate: bool = True,
+               record: bool = False, on_done=None) -> list[GameRecord]:
+    """Play the games numbered ``game_indices``; ``on_done(record)`` is called as each ends."""
+    for ag in (agent_a, agent_b):
+        mode.check_agent(ag)
+    games = np.asarray(list(game_indices), dtype=np.int64)
+    n = len(games)
+    streams = [DiceStream(seed, int(g // 2) if duplicate else int(g)) for g in games]
+    table = Table(mode, n)
+    seats = Seats((agent_a, agent_b), (games % 2).astype(np.int64), table, record)  # A starts the even games
+    records: list[GameRecord] = []
+
+    def on_end(ended: Ended) -> None:
+        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
+            rec = seats.game_record(i, int(games[i]), points, result, turn)
+            records.append(rec)
+            if on_done:
+                on_done(rec)
+
+    table.play(seats, lambda idx: np.array([streams[i].roll(int(table.ply[i])) for i in idx]), on_end)
+    records.sort(key=lambda r: r.index)
+    return records
+
+
+class Seats:
+    """Two agents taking turns at the table: the mover's agent plays and doubles, the
+    other answers doubles; cube actions are counted per agent and, with ``record``,
+    every turn is kept (mover, dice or None, event, board before, board after)."""
+
+    def __init__(self, agents, first: np.ndarray, table: Table, record: bool):
+        self.agents, self.first, self.table = agents, first, table
+        self.cube_stats = np.zeros((len(first), 3, 2), dtype=np.int64)  # doubles, takes, drops by A/B
+        self.turns = [[] for _ in first] if record else None
+
+    def mover(self, slots, turn=None):
+        return (self.first[slots] + (self.table.ply[slots] if turn is None else turn)) % 2
+
+    def game_record(self, slot: int, index: int, points, result, turn) -> GameRecord:
+        """The record of the game that just ended in ``slot`` (``points`` won by the side
+        that acted last, as Ended gives them), its turns handed over (the slot's list starts
+        afresh for a next game)."""
+        sign = 1 if self.mover(slot, turn) == 0 else -1
+        turns = []
+        if self.turns is not None:
+            turns, self.turns[slot] = self.turns[slot], []
+        return GameRecord(index, int(self.first[slot]), float(sign * points), int(result), int(self.table.cube[slot]),
+                          int(turn), *(tuple(int(x) for x in self.cube_stats[slot, k]) for k in range(3)), turns)
+
+    def cube(self, slots, boards, owner):
+        mover = self.mover(slots)
+        double = np.zeros(len(slots), dtype=bool)
+        take = np.zeros(len(slots), dtype=bool)
+        for who in (0, 1):
+            sel = np.flatnonzero(mover == who)
+            if not len(sel):
+                continue
+            offers = np.asarray(self.agents[who].double_decisions(boards[sel], owner[sel]), dtype=bool)
+            if not offers.any():
+                continue
+            offered = sel[offers]
+            double[offered] = True
+            take[offered] = np.asarray(self.agents[1 - who].take_decisions(boards[offered], owner[offered]),
+                                       dtype=bool)
+            for k in offered:
+                i = slots[k]
+                self.cube_stats[i, 0, who] += 1
+                self.cube_stats[i, 1 if take[k] else 2, 1 - who] += 1
+                if self.turns is not None:
+                    self.turns[i].append((who, None, "double", boards[k].copy(), None))
+                    self.turns[i].append((1 - who, None, "take" if take[k] else "drop", boards[k].copy(), None))
+        return double, take
+
+    def move(self, slots, boards, dice, owner):
+        mover = self.mover(slots)
+        after = np.empty((len(slots), 2, 25), dtype=np.int64)
+        for who in (0, 1):
+            sel = mover == who
+            if sel.any():
+                after[sel] = self.agents[who].choose_moves(boards[sel], dice[sel], owner[sel])
+        if self.turns is not None:
+            for k, i in enumerate(slots):
+                self.turns[i].append((int(mover[k]), tuple(int(x) for x in dice[k]), "move", boards[k].copy(),
+                                      after[k].copy()))
+        return after

@@ -1,0 +1,194 @@
+"""Whole N-point matches between two agents, many at once, with duplicate dice.
+
+Match ``m`` belongs to pair ``m // 2``.  Game ``j`` of either match of a pair rolls
+the dice of its own seeded stream (seed, pair, j); agent A moves first in game j of
+match m when m + j is even, so the two matches of a pair replay the same dice with
+the sides swapped for as long as they last.  The games are the turn loop's
+(turns.Table) with the match state of the mover in the cube-owner slot
+(matchplay.py); this module keeps the score: a game's points count up to what its
+winner needs, a player who first reaches 1-away plays the Crawford game next, and a
+match ends when a player needs no more points.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from tdbg.game.dice import DiceStream
+from tdbg.game.modes.matchplay import MatchPlay, unpack
+from tdbg.game.turns import ABANDONED, Ended, Table
+from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.play.match import Seats
+
+
+@dataclass
+class MatchRecord:
+    index: int
+    winner: int                     # 0 agent A, 1 agent B, -1 abandoned (a game over the ply limit)
+    length: int
+    games: list = field(default_factory=list)   # (points from A's side, result, cube, crawford, A away, B away)
+    doubles: tuple = (0, 0)         # offered by A, by B, over the match
+    takes: tuple = (0, 0)
+    drops: tuple = (0, 0)
+    game_records: list = field(default_factory=list)   # match.GameRecord of each game, when recorded
+
+    @property
+    def points(self) -> float:
+        """+1 for a match A won, -1 for one it lost (0 abandoned)."""
+        return {0: 1.0, 1: -1.0}.get(self.winner, 0.0)
+
+
+class Score:
+    """One match's score: the points each side (0, 1) still needs, and whether the game
+    being played is the Crawford game.  The rules live here once, for our own matches and
+    for our record of matches against the gnubg binary."""
+
+    def __init__(self, length: int):
+        self.away = [length, length]
+        self.crawford = False
+
+    @property
+    def over(self) -> bool:
+        return min(self.away) <= 0
+
+    def game_won(self, winner: int, points: int) -> int:
+        """Count a game ``winner`` won for ``points``; returns the points that count (up to
+        what it needed).  A player who first reaches 1-away plays the Crawford game next."""
+        won = int(min(points, self.away[winner]))
+        past = 1 in self.away   # this game was the Crawford game or after it
+        self.away[winner] -= won
+        self.crawford = not past and not self.over and 1 in self.away
+        return won
+
+
+class MoneyInMatch:
+    """A cubeful money agent seated at a match table: it sees only the cube's owner and
+    plays by its money rules, blind to the score (the baseline a match model must beat)."""
+    match_capable = True
+    cube_capable = True
+
+    def __init__(self, agent):
+        self.agent, self.name = agent, agent.name
+
+    def choose_moves(self, boards, dice, owner=None):
+        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
+
+    def double_decisions(self, boards, owner):
+        return self.agent.double_decisions(boards, unpack(owner)[0])
+
+    def take_decisions(self, boards, owner):
+        return self.agent.take_decisions(boards, unpack(owner)[0])
+
+
+def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on_done=None,
+                 record: bool = False) -> list[MatchRecord]:
+    """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
+    ``record``: each match keeps its games' turns (``game_records``, for .mat files)."""
+    for ag in (agent_a, agent_b):
+        mode.check_agent(ag)
+    idx = np.asarray(list(match_indices), dtype=np.int64)
+    n = len(idx)
+    scores = [Score(mode.length) for _ in range(n)]          # A is side 0, B side 1
+    game_no = np.zeros(n, dtype=np.int64)
+    cube_stats = np.zeros((n, 3, 2), dtype=np.int64)
+    table = Table(mode, n)
+    seats = Seats((agent_a, agent_b), np.zeros(n, dtype=np.int64), table, record)
+    streams: list = [None] * n
+    records = {i: MatchRecord(int(idx[i]), -1, mode.length) for i in range(n)}
+    done: list[MatchRecord] = []
+
+    def start(slots) -> None:
+        first = (idx[slots] + game_no[slots]) % 2
+        seats.first[slots] = first
+        seats.cube_stats[slots] = 0
+        for i in slots:
+            streams[i] = DiceStream(seed, int(idx[i] // 2), game=int(game_no[i]))
+        me = np.array([scores[i].away[f] for i, f in zip(slots, first)])
+        opp = np.array([scores[i].away[1 - f] for i, f in zip(slots, first)])
+        table.new_games(slots, mode.start_state(me, opp, np.array([scores[i].crawford for i in slots])))
+
+    def finish(i: int, winner: int) -> None:
+        rec = records.pop(i)
+        rec.winner = winner
+        rec.doubles, rec.takes, rec.drops = (tuple(int(x) for x in cube_stats[i, k]) for k in range(3))
+        done.append(rec)
+        if on_done:
+            on_done(rec)
+
+    def on_end(ended: Ended) -> None:
+        again = []
+        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
+            cube_stats[i] += seats.cube_stats[i]
+            if record:   # the game's own points (the .mat's "Wins" line); the score counts what the match needs
+                records[i].game_records.append(seats.game_record(i, int(game_no[i]), points, result, turn))
+            if result == ABANDONED:
+                finish(i, -1)
+                continue
+            winner, score = int(seats.mover(i, turn)), scores[i]
+            before = (score.crawford, *score.away)
+            won = score.game_won(winner, round(points))
+            records[i].games.append((won if winner == 0 else -won, int(result), int(table.cube[i]), *before))
+            if score.over:
+                finish(i, winner)
+                continue
+            game_no[i] += 1
+            again.append(i)
+        if again:
+            start(np.array(again, dtype=np.int64))
+
+    start(np.arange(n))
+    table.play(seats, lambda s: np.array([streams[i].roll(int(table.ply[i])) for i in s]), on_end)
+    done.sort(key=lambda r: r.index)
+    return done
+
+
+def summarize_matches(records: list[MatchRecord], seed: int = 0) -> dict:
+    """Match-win rate of agent A (CIs resample duplicate pairs), points per game, cube use."""
+    finished = [r for r in records if r.winner >= 0]
+    idx = np.array([r.index for r in finished])
+    wins = np.array([r.winner == 0 for r in finished], dtype=np.float64)
+    m, lo, hi = bootstrap_ci(pair_means(idx, wins), seed=seed)
+    per_match = np.array([np.mean([g[0] for g in r.games]) for r in finished])
+    pm, plo, phi = bootstrap_ci(pair_means(idx, per_match), seed=seed)
+    games = [g for r in finished for g in r.games]
+    out = {"matches": len(records), "match_length": records[0].length if records else 0,
+           "match_win_rate": {"mean": m, "ci_low": lo, "ci_high": hi},
+           "points_per_game": {"mean": float(np.mean([g[0] for g in games])) if games else 0.0,
+                               "per_match_mean": pm, "ci_low": plo, "ci_high": phi},
+           "games": len(games), "games_per_match": len(games) / max(len(finished), 1),
+           "gammon_rate": float(np.mean([g[1] >= 2 for g in games])) if games else 0.0,
+           "abandoned": len(records) - len(finished)}
+    for key in ("doubles", "takes", "drops"):
+        counts = np.array([getattr(r, key) for r in finished]).reshape(-1, 2)
+        out[f"{key}_per_match"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
+    return out
+
+
+def format_matches(summary: dict, name1: str, name2: str) -> str:
+    w, p = summary["match_win_rate"], summary["points_per_game"]
+    lines = [f"{summary['matches']} {summary['match_length']}-point matches in duplicate pairs "
+             f"({summary['games']} games, {summary['games_per_match']:.2f} per match)",
+             f"  {name1} vs {name2}",
+             f"  match-win rate: {100 * w['mean']:.2f}%  (95% CI {100 * w['ci_low']:.2f} .. {100 * w['ci_high']:.2f})",
+             f"  points/game:    {p['mean']:+.4f}  (per-match mean {p['per_match_mean']:+.4f}, "
+             f"95% CI {p['ci_low']:+.4f} .. {p['ci_high']:+.4f})",
+             f"  gammon rate {summary['gammon_rate']:.3f}; doubles/match A {summary['doubles_per_match']['a']:.2f} "
+             f"B {summary['doubles_per_match']['b']:.2f}; drops/match A {summary['drops_per_match']['a']:.2f} "
+             f"B {summary['drops_per_match']['b']:.2f}"]
+    if summary["abandoned"]:
+        lines.append(f"  abandoned matches: {summary['abandoned']}")
+    return "\n".join(lines)
+
+
+def matches_csv_lines(summary: dict, records: list[MatchRecord]) -> list[str]:
+    """One row per game (its match, the score before it, A's points) under a provenance header."""
+    head = [f"# {k}: {summary.get(k)}" for k in ("command", "commit", "date", "seed", "matches", "match_length",
+                                                  "met", "model1", "model2", "oneply1", "oneply2", "oneply_k")]
+    w = summary["match_win_rate"]
+    head.append(f"# match_win_rate: {w['mean']:.6g} (95% CI {w['ci_low']:.6g} .. {w['ci_high']:.6g})")
+    rows = ["match,winner,game,away_1,away_2,crawford,points_1,result,cube"]
+    for r in records:
+        for j, (pts, result, cube, crawford, a, b) in enumerate(r.games):
+            rows.append(f"{r.index},{r.winner},{j},{a},{b},{int(crawford)},{pts},{result},{cube}")
+    return head + rows

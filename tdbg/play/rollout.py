@@ -1,0 +1,240 @@
+"""Rollouts: what a position (or each move of a roll) is worth, by playing it out many
+times with one player for both sides, with a stated standard error.
+
+Many trials advance together through the shared turn loop (turns.Table): one batched
+scoring of all live trials per ply.  Variance is reduced as GNU Backgammon does it:
+
+* stratified dice (RolloutDice): every 36 trials throw each first roll once and
+  every 1,296 each pair of first and second rolls; later rolls are random, drawn from
+  the seed by trial and ply, so that every candidate move sees the same dice;
+* luck adjustment: at each turn the roller's own 0-ply judges every roll (value of
+  its best move) and the roll's luck is the thrown roll's value minus the mean over
+  the 21 rolls (the definition of luck.py).  Its expectation is zero whatever the
+  judge, so the adjusted result (result minus the luck of the root side's rolls plus
+  the opponent's) has the same mean and, with a good judge, much less noise;
+* truncation: a trial stopped after N plies is scored by the roller's value of the
+  position then (its network, from the side on roll).
+
+Values are in points from the root side's view (cube 1): DMP 2 P(win) - 1, money the
+cubeless equity.  P(win) and gammon rates come from finished games, and from the
+network's probabilities at the horizon where its head has them.  No cube: cubeless
+rollouts only (a cubeful model's equity here is its cubeless play's result).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import ROLL_WEIGHTS, RolloutDice, roll_index
+from tdbg.game.turns import ABANDONED, Table
+from tdbg.infra.workers import WorkerPool
+from tdbg.play.rollers import make_roller
+
+@dataclass
+class Outcome:
+    """Per-trial results of one rollout, from the root side's view."""
+    points: np.ndarray   # result in points (truncated: the network's value at the horizon)
+    luck: np.ndarray     # sum of the root side's luck minus the opponent's
+    win: np.ndarray      # P(win) per trial (1/0 for a finished game)
+    gammon: np.ndarray   # P(win gammon) - P(lose gammon) terms, see summary; nan where unknown
+    finished: np.ndarray
+
+    @property
+    def adjusted(self) -> np.ndarray:
+        return self.points - self.luck
+
+
+class _Players:
+    """The roller playing both sides of every trial, recording each roll's luck."""
+
+    def __init__(self, roller, signs: np.ndarray, use_luck: bool):
+        self.roller, self.signs, self.use_luck = roller, signs, use_luck
+        self.luck = np.zeros(len(signs))
+
+    def cube(self, slots, boards, owner):  # cubeless rollouts: never reached (no mode lets them double)
+        raise AssertionError("rollouts are cubeless")
+
+    def move(self, slots, boards, dice, owner):
+        if not self.use_luck and self.roller.plays_own_0ply:
+            return self.roller.choose(boards, dice)
+        values, best_after = self.roller.all_rolls(boards)
+        thrown = roll_index(dice)
+        luck = values[np.arange(len(slots)), thrown] - values @ ROLL_WEIGHTS
+        self.luck[slots] += luck * self.signs[slots]
+        if self.roller.plays_own_0ply:
+            return best_after[np.arange(len(slots)), thrown]
+        return self.roller.choose(boards, dice)
+
+
+def rollout_positions(roller, boards: np.ndarray, trials: int, truncate: int = 0, seed: int = 0,
+                      root_signs=None, use_luck: bool = True, trial_range=None, progress=None) -> list[Outcome]:
+    """Roll out each of ``boards`` (side on roll in row 1) ``trials`` times, all positions
+    on the same dice; ``root_signs[i]`` = -1 scores position i for the side *not* on roll
+    (a candidate move's after-state seen by the mover).  One Table holds every trial.
+    ``trial_range=(start, stop)`` plays only those trials of the ``trials`` (a worker's
+    share: the dice are those of the whole rollout); ``progress(k)`` is told of k
+    finished trials."""
+    boards = np.asarray(boards, dtype=np.int64)
+    n = len(boards)
+    start, stop = trial_range or (0, trials)
+    dice = RolloutDice(trials, seed)
+    trials = stop - start
+    signs_root = np.ones(n) if root_signs is None else np.asarray(root_signs, dtype=np.float64)
+    table = Table(roller.mode, n * trials, max_plies=truncate or 10_000)
+    table.boards[:] = np.repeat(boards, trials, axis=0)
+    trial_of = np.tile(np.arange(start, stop), n)
+    root = np.repeat(signs_root, trials)
+    players = _Players(roller, root.copy(), use_luck)
+    points = np.full(n * trials, np.nan)
+    win = np.full(n * trials, np.nan)
+    gammon = np.full(n * trials, np.nan)
+
+    def on_end(ended):
+        keep = ended.result != ABANDONED  # the horizon of a truncated rollout: scored below
+        s, ended_turn, ended_points, ended_result = (ended.slots[keep], ended.turn[keep], ended.points[keep],
+                                                     ended.result[keep])
+        # the side that acted won ``points``; it is the root side when the turn parity says so
+        side = np.where(ended_turn % 2 == 0, 1.0, -1.0) * root[s]
+        points[s] = ended_points * side
+        win[s] = side > 0
+        gammon[s] = np.where(ended_result >= 2, side, 0.0)
+        if progress:
+            progress(len(s))
+
+    while table.live.any():
+        # each ply flips the side on roll: signs track the root side for luck
+        players.signs = root * np.where(table.ply % 2 == 0, 1.0, -1.0)
+        table.play_turn(np.flatnonzero(table.live), players, lambda s: dice(trial_of[s], table.ply[s]), on_end)
+    finished = ~np.isnan(points)
+    left = np.flatnonzero(~finished)
+    if len(left):  # the horizon: the roller's value of the position, side on roll, to the root's view
+        side = np.where(table.ply[left] % 2 == 0, 1.0, -1.0) * root[left]
+        v_points, p_win, p_gammon = roller.position_values(table.boards[left])
+        points[left] = v_points * side
+        win[left] = np.where(side > 0, p_win, 1.0 - p_win)
+        gammon[left] = p_gammon * side
+        if progress:
+            progress(len(left))
+    out = []
+    for i in range(n):
+        sl = slice(i * trials, (i + 1) * trials)
+        out.append(Outcome(points[sl], players.luck[sl], win[sl], gammon[sl], finished[sl]))
+    return out
+
+
+def _concat(parts: list[Outcome]) -> Outcome:
+    return Outcome(*(np.concatenate([getattr(p, f) for p in parts])
+                     for f in ("points", "luck", "win", "gammon", "finished")))
+
+
+def _chunk_job(job: dict) -> list[Outcome]:
+    torch.set_num_threads(1)
+    roller = make_roller(job["roller"], job["mode"], job["ply"])
+    return rollout_positions(roller, job["boards"], job["trials"], job["truncate"], job["seed"], job["signs"],
+                             job["luck"], trial_range=job["range"])
+
+
+def rollout_outcomes(spec: str, mode_name: str | None, ply: int, boards, root_signs, trials: int, truncate: int,
+                     seed: int, use_luck: bool = True, workers: int = 1, progress: bool = False,
+                     roller=None) -> list[Outcome]:
+    """rollout_positions over ``workers`` processes, each a share of the trials (the same
+    dice as one process would throw): one Outcome per board."""
+    boards = np.asarray(boards, dtype=np.int64)
+    if not len(boards):
+        return []
+    if workers <= 1:
+        roller = roller or make_roller(spec, mode_name, ply)
+        with tqdm(total=len(boards) * trials, unit="trial", disable=not progress, dynamic_ncols=True) as bar:
+            return rollout_positions(roller, boards, trials, truncate, seed, root_signs, use_luck,
+                                     progress=bar.update)
+    cuts = np.linspace(0, trials, min(workers, trials) * 4 + 1).astype(int)  # a few chunks each: even finish
+    jobs = [{"roller": spec, "mode": mode_name, "ply": ply, "boards": boards, "trials": trials, "truncate": truncate,
+             "seed": seed, "signs": root_signs, "luck": use_luck, "range": (int(a), int(b))}
+            for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+    with WorkerPool(min(workers, len(jobs)), what="rollout worker") as pool, \
+            tqdm(total=len(jobs), unit="chunk", disable=not progress, dynamic_ncols=True) as bar:
+        tasks = [pool.submit(_chunk_job, j) for j in jobs]
+        parts = pool.results(tasks)
+        bar.update(len(jobs))
+    return [_concat([p[i] for p in parts]) for i in range(len(boards))]
+
+
+def _stats(x: np.ndarray) -> tuple[float, float]:
+    se = float(np.std(x, ddof=1) / np.sqrt(len(x))) if len(x) > 1 else float("nan")
+    return float(np.mean(x)), se
+
+
+def summarize(o: Outcome, mode) -> dict:
+    """Plain and luck-adjusted means (points, root side) with standard errors, P(win),
+    and the factor by which adjustment shrinks the standard error."""
+    mean, se = _stats(o.points)
+    adj, adj_se = _stats(o.adjusted)
+    d = {"value": mean, "se": se, "value_adjusted": adj, "se_adjusted": adj_se,
+         "se_factor": se / adj_se if adj_se > 0 else float("inf"),
+         "p_win": float(np.mean(o.win)) if not np.isnan(o.win).any() else None,
+         "p_win_adjusted": None if mode.money else float(mode.metric_of_points(adj)),
+         "finished": int(o.finished.sum()), "trials": len(o.points)}
+    if not np.isnan(o.gammon).any():
+        d["gammons_net"] = float(o.gammon.mean())  # (wins - losses) by a gammon or more, per game
+    return d
+
+
+def candidate_moves(roller, board, dice, top: int | None = None):
+    """(moves, after-states) of ``dice`` in ``board``, best first by the roller's 0-ply, at most ``top``."""
+    board = np.asarray(board, dtype=np.int64)
+    legal = be.legal_moves(board, int(dice[0]), int(dice[1]))
+    if not legal:
+        return [()], np.array([board])
+    afters = np.array([a for _, a in legal])
+    order = np.argsort(-roller.after_values(afters), kind="stable")[:top or None]
+    return [legal[k][0] for k in order], afters[order]
+
+
+def rank_moves(roller, board, moves, outcomes: list[Outcome], use_luck: bool = True) -> list[dict]:
+    """Rows for each move, best first, with paired differences from the best (same dice)."""
+    rows = [{"move": m, "text": be.format_move(board, m) if m else "(no move)", "outcome": o, **summarize(o, roller.mode)}
+            for m, o in zip(moves, outcomes)]
+    key = "value_adjusted" if use_luck else "value"
+    rows.sort(key=lambda r: -r[key])
+    best = rows[0]["outcome"]
+    for r in rows:
+        r["diff"], r["diff_se"] = _stats(r["outcome"].points - best.points)
+        r["diff_adjusted"], r["diff_se_adjusted"] = _stats(r["outcome"].adjusted - best.adjusted)
+        del r["outcome"]
+    return rows
+
+
+def move_outcomes(spec, roller, board, dice, trials, truncate=0, seed=0, top=None, use_luck=True, workers=1,
+                  progress=False):
+    """Each candidate's Outcome from the mover's side (see after_outcomes), the candidates
+    being the ``top`` moves by the roller's 0-ply."""
+    moves, afters = candidate_moves(roller, board, dice, top)
+    return moves, after_outcomes(spec, roller, afters, trials, truncate, seed, use_luck, workers, progress)
+
+
+def after_outcomes(spec, roller, afters, trials, truncate=0, seed=0, use_luck=True, workers=1,
+                   progress=False) -> list[Outcome]:
+    """The Outcome of each after-state (mover in row 1) from the mover's side, all on the
+    same dice: rolled out with the opponent on roll, or its exact result when the move
+    ends the game."""
+    afters = np.asarray(afters, dtype=np.int64)
+    results = be.game_results(afters)
+    live = np.flatnonzero(results == 0)
+    outs = rollout_outcomes(spec, roller.mode.name, getattr(roller, "ply", 0), afters[live][:, ::-1],
+                            -np.ones(len(live)), trials, truncate, seed, use_luck, workers, progress,
+                            roller=roller if workers <= 1 else None)
+    by_index = dict(zip(live.tolist(), outs))
+    outcomes = []
+    for k in range(len(afters)):
+        if k in by_index:
+            outcomes.append(by_index[k])
+        else:  # the move ends the game: its value is exact
+            pts = float(roller.mode.points(np.array([results[k]]))[0])
+            z = np.zeros(trials)
+            outcomes.append(Outcome(np.full(trials, pts), z, np.ones(trials), z + (abs(results[k]) >= 2),
+                                    np.ones(trials, bool)))
+    return outcomes
