@@ -204,7 +204,7 @@ def play_matches(args, model2: str, mode) -> None:
     records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
                           args.workers, args.engine, not args.quiet, met=args.met, twoply=twoply,
                           oneply_k=args.oneply_k)
-    summary = summarize_matches(records, args.seed)
+    summary = summarize_matches(records, args.seed, args.n_bootstrap)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
                    oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, **provenance())
     print(format_matches(summary, args.model1, model2))
@@ -236,14 +236,14 @@ def matches_against_gnubg(args, level: str) -> None:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not matches:
         raise cli.UsageError(f"no match against gnubg finished ({errors[0] if errors else 'unknown error'})")
-    summary = summarize_matches(matches, args.seed)
+    summary = summarize_matches(matches, args.seed, args.n_bootstrap, paired=False)
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
                    oneply_k=args.oneply_k,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(),
                    duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    met="Kazaross-XG2 (ours and gnubg's default)",
-                   note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample matches")
+                   note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single matches")
     print(format_matches(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
     print(f"  per-game results: {csv_path}; our record disagrees with gnubg's in {len(mismatches)} games")
     if args.json:

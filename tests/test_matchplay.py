@@ -274,14 +274,51 @@ def test_play_models_plays_matches(tmp_path, ckpts):
     out = tmp_path / "m.json"
     csv_path = tmp_path / "m.csv"
     run("play_models.py", "--model1", ckpts["match"], "--model2", ckpts["cubeful"], "--game-mode", "match",
-        "--match-length", "3", "--games", "8", "--quiet", "--json", out, "--csv", csv_path, check=True)
+        "--match-length", "3", "--games", "8", "--quiet", "--n-bootstrap", "1", "--json", out, "--csv", csv_path,
+        check=True)
     import json
+    from tdbg.play.matches import PAIRS
     s = json.loads(out.read_text())
     assert s["matches"] == 8 and s["match_length"] == 3 and s["met"] == "Kazaross-XG2.xml"
+    assert s["n_bootstrap"] == 1 and s["resample_unit"] == PAIRS
+    text = csv_path.read_text()
+    assert "# n_bootstrap: 1\n" in text and f"# resample_unit: {PAIRS}\n" in text
+    rows = [ln.split(",") for ln in text.splitlines() if not ln.startswith("#")][1:]
+    assert len(rows) == s["games"] and {int(r[0]) for r in rows} == set(range(8))
+    winners = {int(r[0]): int(r[1]) for r in rows}
     w = s["match_win_rate"]
-    assert 0 <= w["ci_low"] <= w["mean"] <= w["ci_high"] <= 1
-    rows = [ln for ln in csv_path.read_text().splitlines() if not ln.startswith("#")][1:]
-    assert len(rows) == s["games"] and {int(r.split(",")[0]) for r in rows} == set(range(8))
+    assert w["mean"] == sum(v == 0 for v in winners.values()) / 8   # counted by hand from the CSV
+    assert w["ci_low"] == w["ci_high"]   # one resample has one mean: --n-bootstrap reached the match summary
+
+
+def _matches(winners):
+    """Match records, one 1-point game each, won by ``winners`` (0: A, 1: B)."""
+    from tdbg.play.matches import MatchRecord
+    return [MatchRecord(i, w, 1, games=[(1 if w == 0 else -1, 1, 1, False, 1, 1)]) for i, w in enumerate(winners)]
+
+
+def test_match_summary_resamples_the_independent_unit():
+    """Matches A, B, A, B: each duplicate pair (0, 1), (2, 3) is one win in two, so every
+    resample of pairs averages 0.5 and the paired CI is [0.5, 0.5].  As single matches (gnubg's
+    dice) a resample of four is all losses with chance 1/16 = 6.25% and all wins likewise, both
+    above the 2.5% tails: the CI is [0, 1]."""
+    from tdbg.play.matches import PAIRS, SINGLE, summarize_matches
+    paired = summarize_matches(_matches([0, 1, 0, 1]), seed=3)
+    assert paired["match_win_rate"] == {"mean": 0.5, "ci_low": 0.5, "ci_high": 0.5}
+    assert paired["resample_unit"] == PAIRS and paired["n_bootstrap"] == 2000
+    single = summarize_matches(_matches([0, 1, 0, 1]), seed=3, paired=False)
+    assert single["match_win_rate"] == {"mean": 0.5, "ci_low": 0.0, "ci_high": 1.0}
+    assert single["points_per_game"]["ci_low"] == -1.0 and single["points_per_game"]["ci_high"] == 1.0
+    assert single["resample_unit"] == SINGLE
+
+
+def test_match_summary_honours_n_bootstrap():
+    """One resample has one mean, so its 2.5% and 97.5% quantiles coincide; the default
+    2000 spread over [0, 1] for the same matches (previous test)."""
+    from tdbg.play.matches import summarize_matches
+    s = summarize_matches(_matches([0, 1, 0, 1]), seed=3, n_boot=1, paired=False)
+    w = s["match_win_rate"]
+    assert w["ci_low"] == w["ci_high"] and s["n_bootstrap"] == 1
 
 
 @pytest.mark.parametrize("args, words", [

@@ -143,14 +143,21 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
     return done
 
 
-def summarize_matches(records: list[MatchRecord], seed: int = 0) -> dict:
-    """Match-win rate of agent A (CIs resample duplicate pairs), points per game, cube use."""
+PAIRS = "duplicate pairs (matches 2k and 2k+1 share their dice; a lone last match is a unit of one)"
+SINGLE = "single matches (each match rolls its own dice)"
+
+
+def summarize_matches(records: list[MatchRecord], seed: int = 0, n_boot: int = 2000, paired: bool = True) -> dict:
+    """Match-win rate of agent A, points per game, cube use.  The CIs resample ``n_boot``
+    times the independent unit: duplicate pairs where we rolled duplicate dice (``paired``),
+    single matches where the opponent rolled its own (gnubg-ext)."""
     finished = [r for r in records if r.winner >= 0]
     idx = np.array([r.index for r in finished])
     wins = np.array([r.winner == 0 for r in finished], dtype=np.float64)
-    m, lo, hi = bootstrap_ci(pair_means(idx, wins), seed=seed)
     per_match = np.array([np.mean([g[0] for g in r.games]) for r in finished])
-    pm, plo, phi = bootstrap_ci(pair_means(idx, per_match), seed=seed)
+    units = (lambda v: pair_means(idx, v)) if paired else (lambda v: v)
+    m, lo, hi = bootstrap_ci(units(wins), n_boot=n_boot, seed=seed)
+    pm, plo, phi = bootstrap_ci(units(per_match), n_boot=n_boot, seed=seed)
     games = [g for r in finished for g in r.games]
     out = {"matches": len(records), "match_length": records[0].length if records else 0,
            "match_win_rate": {"mean": m, "ci_low": lo, "ci_high": hi},
@@ -158,7 +165,8 @@ def summarize_matches(records: list[MatchRecord], seed: int = 0) -> dict:
                                "per_match_mean": pm, "ci_low": plo, "ci_high": phi},
            "games": len(games), "games_per_match": len(games) / max(len(finished), 1),
            "gammon_rate": float(np.mean([g[1] >= 2 for g in games])) if games else 0.0,
-           "abandoned": len(records) - len(finished)}
+           "abandoned": len(records) - len(finished),
+           "n_bootstrap": n_boot, "resample_unit": PAIRS if paired else SINGLE}
     for key in ("doubles", "takes", "drops"):
         counts = np.array([getattr(r, key) for r in finished]).reshape(-1, 2)
         out[f"{key}_per_match"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
@@ -184,7 +192,8 @@ def format_matches(summary: dict, name1: str, name2: str) -> str:
 def matches_csv_lines(summary: dict, records: list[MatchRecord]) -> list[str]:
     """One row per game (its match, the score before it, A's points) under a provenance header."""
     head = [f"# {k}: {summary.get(k)}" for k in ("command", "commit", "date", "seed", "matches", "match_length",
-                                                  "met", "model1", "model2", "oneply1", "oneply2", "oneply_k")]
+                                                  "met", "model1", "model2", "oneply1", "oneply2", "oneply_k",
+                                                  "n_bootstrap", "resample_unit")]
     w = summary["match_win_rate"]
     head.append(f"# match_win_rate: {w['mean']:.6g} (95% CI {w['ci_low']:.6g} .. {w['ci_high']:.6g})")
     rows = ["match,winner,game,away_1,away_2,crawford,points_1,result,cube"]
