@@ -160,3 +160,28 @@ def test_first_layer_modes():
     with pytest.raises(ValueError, match="w1t"):
         c_engine.Expander().expand_first_layer(np.zeros((1, 2, 25)), [[1, 2]], np.zeros((10, 8), np.float32),
                                                np.zeros(8, np.float32))
+
+
+def test_incremental_with_the_python_engine_is_refused(monkeypatch):
+    """Only the C engine computes the incremental sums: asked for with the Python engine (named,
+    or the only one built) it would run dense, so the command line refuses it; the modes that
+    can run pass."""
+    from tdbg.game import movegen
+    from tdbg.infra.errors import InputError
+    from tdbg.net.scoring import check_first_layer
+    with pytest.raises(InputError, match="--engine python"):
+        check_first_layer("incremental", "python")
+    for first_layer, backend in (("incremental", "c"), ("incremental", "auto"), ("auto", "python"),
+                                 ("dense", "python")):
+        check_first_layer(first_layer, backend)
+    monkeypatch.setattr(movegen, "c_available", lambda: False)
+    with pytest.raises(InputError, match="C engine is not built"):
+        check_first_layer("incremental", "auto")
+
+
+def test_train_batch_refuses_incremental_with_the_python_engine(tmp_path):
+    from helpers import assert_one_line_error, run
+    proc = run("train_batch.py", "--hidden", "16", "--engine", "python", "--scoring", "incremental",
+               "--num-episodes", "4", "--episodes-per-round", "2", "--quiet", "--save", tmp_path / "x.pt")
+    assert_one_line_error(proc, "--scoring incremental needs the C engine")
+    assert not (tmp_path / "x.pt").exists()

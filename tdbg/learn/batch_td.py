@@ -20,6 +20,7 @@ from tdbg.learn.trainer import Trainer
 from tdbg.learn.training_loop import check_finite
 from tdbg.net import lowp
 from tdbg.net.losses import prob5_loss
+from tdbg.net.scoring import check_first_layer
 
 LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
               "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes",
@@ -46,6 +47,7 @@ class BatchLearner:
         self.args, self.model, self.mode = args, model, mode
         self.acting = Acting.from_args(args)
         self.acting.check(mode)   # here, before any worker starts a game
+        check_first_layer(getattr(args, "scoring", "auto"), args.engine)
         if getattr(args, "collect_precision", "fp32") != "fp32":
             lowp.check_settings(args.collect_precision, model, args.engine, getattr(args, "scoring", "auto"),
                                 getattr(args, "device", "cpu"), args.workers)

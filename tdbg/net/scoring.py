@@ -32,6 +32,7 @@ from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES, NUM_FEATURES, 
 from tdbg.game.features import board_features
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
+from tdbg.infra.errors import InputError
 from tdbg.net import lowp
 
 CPU_BLOCK = 512  # rows per forward pass on the CPU (see Scorer.net)
@@ -71,6 +72,16 @@ def resolve_first_layer(first_layer: str, backend: str, device: torch.device) ->
     if first_layer == "auto":
         return "incremental" if device.type == "cpu" else "dense"
     return first_layer
+
+
+def check_first_layer(first_layer: str, backend: str) -> None:
+    """errors.InputError, before any game, for a first layer that ``backend`` cannot run:
+    only the C engine computes the incremental sums, so "incremental" with the Python engine
+    (asked for, or the only one built) would run dense."""
+    if first_layer == "incremental" and (backend == "python" or (backend == "auto" and not movegen.c_available())):
+        why = "--engine python" if backend == "python" else "the C engine is not built (run `make setup`)"
+        raise InputError(f"--scoring incremental needs the C engine, and {why}: use --scoring dense or auto "
+                         "(both dense with the Python engine)")
 
 
 def _lowp_mlp(model, precision: str, first_layer: str, device: torch.device):
