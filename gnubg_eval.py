@@ -66,6 +66,9 @@ def main() -> None:
     p.add_argument("--games", type=cli.count_arg(100_000, "games (each one is analysed by gnubg)"), default=100,
                    help="games to play and analyse (match play: matches)")
     p.add_argument("--game-mode", choices=GAME_MODES, default=None, help="default: the checkpoint's")
+    p.add_argument("--cubeful", action="store_true",
+                   help="PureTD's flag: cubeful money games (the same as --game-mode cubeful-money; Jacoby "
+                        "unless --no-jacoby), for a cubeful checkpoint")
     p.add_argument("--match-length", type=cli.match_length_arg, default=None,
                    help="match play: the matches' length in points (default 7); each match is one .mat file that "
                    "gnubg analyses at its scores, by its match equity table")
@@ -100,6 +103,10 @@ def main() -> None:
         return analyse_folder(args)
     if not args.model:
         raise cli.UsageError("give --model (a checkpoint to play and analyse) or --from-mat DIR")
+    if args.cubeful:  # PureTD's name for cubeful money play
+        if args.game_mode not in (None, "cubeful-money"):
+            raise cli.UsageError(f"--cubeful is --game-mode cubeful-money: not with --game-mode {args.game_mode}")
+        args.game_mode = "cubeful-money"
     if args.self_play and args.opponent != "self":
         raise cli.UsageError("--self-play and --opponent name different opponents")
     if args.luck and args.opponent == "self":
@@ -177,9 +184,9 @@ def main() -> None:
 
 def analyse_folder(args) -> None:
     """--from-mat: gnubg's analysis of saved .mat files, rating the player named --player."""
-    if args.model or args.opponent != "self" or args.self_play or args.out or args.export_only:
+    if args.model or args.opponent != "self" or args.self_play or args.out or args.export_only or args.cubeful:
         raise cli.UsageError("--from-mat analyses saved files: it takes no --model, --opponent, --self-play, "
-                             "--out or --export-only")
+                             "--out, --export-only or --cubeful (the files say how they were played)")
     if not os.path.isdir(args.from_mat):
         raise cli.UsageError(f"--from-mat {args.from_mat}: no such folder")
     files = sorted(os.path.join(args.from_mat, n) for n in os.listdir(args.from_mat) if n.endswith(".mat"))

@@ -220,3 +220,40 @@ def test_luck_adjusted_results_by_hand():
     assert g["n"] == 3 and g["luck_adjusted"]["mean"] == pytest.approx(0.0)
     with pytest.raises(Exception, match="no luck"):
         luck_adjusted([{"file": "c", "game": 0, "stats": {"X": {}}}], match_play=True)
+
+
+def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
+    """--cubeful (PureTD's flag) plays cubeful money games: with a DMP checkpoint, whose own mode
+    would be dmp, the games are played as cubeful-money with Jacoby (and without it on
+    --no-jacoby).  No binary needed: preflight and the rating check are stood in for, and the
+    game runner records what it was asked for and stops."""
+    import sys
+
+    import gnubg_eval
+
+    class Asked(Exception):
+        pass
+
+    def runner(model, opponent, games, mode_name, jacoby, *args, **kwargs):
+        raise Asked(mode_name, jacoby)
+    monkeypatch.setattr(gnubg_eval, "preflight", lambda binary: {"binary": "gnubg"})
+    monkeypatch.setattr(gnubg_eval, "gnubg_ratings", lambda rates, binary: ["Awful!"])
+    monkeypatch.setattr(gnubg_eval, "run_head_to_head", runner)
+    dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
+    for extra, want in (([], ("cubeful-money", True)), (["--no-jacoby"], ("cubeful-money", False))):
+        monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", dmp, "--cubeful", "--games", "2", *extra])
+        with pytest.raises(Asked) as got:
+            gnubg_eval.main()
+        assert got.value.args == want
+    monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", dmp, "--games", "2"])
+    with pytest.raises(Asked) as got:   # without the flag: the checkpoint's own mode
+        gnubg_eval.main()
+    assert got.value.args == ("dmp", True)
+
+
+def test_cubeful_conflicts_are_one_line_errors(tmp_path):
+    assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--cubeful", "--game-mode", "dmp"),
+                          "--cubeful is --game-mode cubeful-money")
+    assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--cubeful", "--match-length", 5),
+                          "--game-mode match")
+    assert_one_line_error(run("gnubg_eval.py", "--from-mat", tmp_path, "--cubeful"), "takes no")
