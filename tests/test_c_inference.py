@@ -148,3 +148,42 @@ def test_version_1_files_still_read_as_relu(tmp_path, positions):
     bad.write_bytes(data[:24] + b"\x09\x00\x00\x00" + data[28:])
     proc = subprocess.run([BINARY, str(bad), "4HPwATDgc/ABMA", "3", "1"], capture_output=True, text=True)
     assert proc.returncode == 2 and "out of range" in proc.stderr
+
+
+def test_version_1_copy_for_the_benchmark_baseline(tmp_path, positions):
+    """export_weights.version1_bytes (the C inference benchmark hands its baseline commit,
+    which reads version 1 only, this copy): the header by hand (version word 1, the activation
+    word at offset 24 gone), the same answers from today's reader, and the moves of the
+    baseline program built from git at that commit equal today's.  No timing."""
+    import importlib.util
+    import struct
+
+    from tools.export_weights import version1_bytes
+    _, binf = _export(tmp_path, "dmp", "probability", 196)
+    data = open(binf, "rb").read()
+    v1 = version1_bytes(data)
+    assert len(v1) == len(data) - 4 and v1[:8] == b"TDBGNET1"
+    assert struct.unpack_from("<5I", v1, 8) == (1, 0, 0, 1, 196)   # version, output, game, flags, inputs
+    assert v1[24:] == data[28:]
+    old = tmp_path / "v1.bin"
+    old.write_bytes(v1)
+    pids = [be.position_id(b) for b in positions[:200]]
+    assert _c(str(old), pids, "--eval") == _c(binf, pids, "--eval")
+    with pytest.raises(ValueError, match="ReLU"):
+        version1_bytes(open(_export(tmp_path, "dmp", "probability", 196, activation="tanh")[1], "rb").read())
+    with pytest.raises(ValueError, match="version 1"):
+        version1_bytes(v1)
+    spec = importlib.util.spec_from_file_location("bench_c", f"{ROOT}/experiments/benchmarks/c_inference.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    if subprocess.run(["git", "-C", ROOT, "cat-file", "-e", f"{bench.BASELINE}^{{commit}}"]).returncode:
+        pytest.skip(f"no commit {bench.BASELINE} in this clone (shallow?)")
+    folder = tmp_path / "baseline"
+    folder.mkdir()
+    exe = bench.build_baseline(bench.BASELINE, str(folder))
+    dice = np.random.default_rng(2).integers(1, 7, (200, 2))
+    lines = [f"{p} {d1} {d2}" for p, (d1, d2) in zip(pids, dice)]
+    base = subprocess.run([exe, str(old)], input="\n".join(lines) + "\n", capture_output=True, text=True)
+    assert base.returncode == 0, base.stderr
+    assert [ln.split("\t")[4] for ln in base.stdout.splitlines()] == [ln.split("\t")[4] for ln in _c(binf, lines)]
+    assert subprocess.run([exe, binf], input=lines[0] + "\n", capture_output=True, text=True).returncode == 2  # v2: why

@@ -59,6 +59,21 @@ def export_bytes(model, game_mode: str, jacoby: bool = True) -> bytes:
     return b"".join(parts)
 
 
+def version1_bytes(data: bytes) -> bytes:
+    """A version-2 export of a ReLU network as format version 1, for readers built before
+    version 2 (the C inference benchmark's baseline commit): the same bytes without the
+    activation field.  ValueError for another version or activation (version 1 has no way
+    to say it)."""
+    if data[:8] != MAGIC or len(data) < 28:
+        raise ValueError("not a TDBGNET1 weights file")
+    version, activation = struct.unpack_from("<I", data, 8)[0], struct.unpack_from("<I", data, 24)[0]
+    if version != 2:
+        raise ValueError(f"format version {version}: only version 2 is converted")
+    if activation != ACTIVATION_CODES["relu"]:
+        raise ValueError("format version 1 holds ReLU networks only")
+    return data[:8] + struct.pack("<I", 1) + data[12:24] + data[28:]
+
+
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoint")

@@ -6,7 +6,8 @@ JSON object last.
 td_agent is measured twice: one decision per call (as the C program answers) and all
 decisions in one batched call (as play_models uses it).  The baseline is the C program
 built from c_inference/ at --baseline (default: the commit before its decisions were
-evaluated as matrices with the incremental first layer); each C timing is the best of
+evaluated as matrices with the incremental first layer), given the weights as format
+version 1, which it reads (the same ReLU network without version 2's activation field); each C timing is the best of
 --reps runs, so the ratios between C programs are as little disturbed by a busy machine
 as this allows.  Rates per CPU second (the process's user + system time) are given
 beside the wall-clock ones: on a busy machine they say more about the code.
@@ -38,6 +39,7 @@ from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.play.players import load_player  # noqa: E402
 from tdbg.play.td_agent import TDAgent  # noqa: E402
 from tools.dice_file import dice_lines  # noqa: E402
+from tools.export_weights import version1_bytes  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from oracle_positions import oracle_positions  # noqa: E402
@@ -80,11 +82,14 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
     save_checkpoint(ckpt, model, new_metadata(model, "dmp"))
     subprocess.run([sys.executable, os.path.join(ROOT, "tools", "export_weights.py"), ckpt, binf, "--overwrite"],
                    check=True, capture_output=True)
+    binf_v1 = os.path.join(tmp, "m_v1.bin")   # the baseline reads format version 1 (ReLU, no activation field)
+    with open(binf, "rb") as src, open(binf_v1, "wb") as dst:
+        dst.write(version1_bytes(src.read()))
     boards = oracle_positions(args.decisions, seed=args.seed + 100)
     dice = np.random.default_rng(args.seed).integers(1, 7, (len(boards), 2))
     lines = "".join(f"{be.position_id(b)} {d1} {d2}\n" for b, (d1, d2) in zip(boards, dice))
     c_secs, c_cpu, c_out = timed([os.path.join(ROOT, "c_inference", "tdbg_move"), binf], lines, args.reps)
-    base_secs, base_cpu, base_out = timed([baseline_exe, binf], lines, args.reps)
+    base_secs, base_cpu, base_out = timed([baseline_exe, binf_v1], lines, args.reps)
     assert len(c_out.splitlines()) == len(boards)
     same = sum(a.split("\t")[4] == b.split("\t")[4] for a, b in zip(c_out.splitlines(), base_out.splitlines()))
 
