@@ -22,7 +22,7 @@ from tdbg.game.movegen import BACKENDS
 from tdbg.gnubg.gnubg_binary import describe, preflight
 from tdbg.infra import fileio, workers
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.infra.provenance import provenance
+from tdbg.infra.provenance import file_md5, provenance
 from tdbg.net.search import DEFAULT_K1, DEFAULT_K2
 from tdbg.play.agents import GNUBG_NN_PLIES, REFERENCE_AGENTS
 from tdbg.play.luck import format_luck, luck_summary
@@ -116,6 +116,8 @@ def main() -> None:
     model2 = "gnubg-nn" if args.gnubg_nn else args.model2
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
+    # before any game: the files that play, should their paths be overwritten later
+    args.model_md5 = {"model1_md5": file_md5(args.model1), "model2_md5": file_md5(model2)}
     if bool(args.save_extreme_games) != (args.extreme_threshold is not None):
         raise cli.UsageError("--save-extreme-games DIR and --extreme-threshold X go together")
     if (args.oneply1 and args.twoply1) or (args.oneply2 and args.twoply2):
@@ -172,7 +174,7 @@ def main() -> None:
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
                    oneply_k=args.oneply_k, twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
-                   jacoby=args.jacoby, **provenance())
+                   jacoby=args.jacoby, **provenance(), **args.model_md5)
     print(format_table(summary, args.model1, model2))
     if args.luck:
         print(format_luck(summary["luck_adjusted"]))
@@ -206,7 +208,7 @@ def play_matches(args, model2: str, mode) -> None:
                           oneply_k=args.oneply_k)
     summary = summarize_matches(records, args.seed, args.n_bootstrap)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
-                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, **provenance())
+                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, **provenance(), **args.model_md5)
     print(format_matches(summary, args.model1, model2))
     if args.json:
         fileio.write_json(args.json, summary)
@@ -240,7 +242,7 @@ def matches_against_gnubg(args, level: str) -> None:
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
                    oneply_k=args.oneply_k,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(),
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **args.model_md5,
                    duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    met="Kazaross-XG2 (ours and gnubg's default)",
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single matches")
@@ -256,9 +258,9 @@ def matches_against_gnubg(args, level: str) -> None:
 
 def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
-    head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model2",
-                                          "oneply1", "oneply2", "oneply_k", "twoply1", "twoply2", "plies", "jacoby",
-                                          "n_bootstrap") if k in summary}
+    head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1",
+                                          "model1_md5", "model2", "model2_md5", "oneply1", "oneply2", "oneply_k",
+                                          "twoply1", "twoply2", "plies", "jacoby", "n_bootstrap") if k in summary}
     if "gnubg" in summary:  # against the binary: which one, with which weights
         head["gnubg"] = describe(summary["gnubg"])
     lines = [f"# {k}: {v}" for k, v in head.items()]
@@ -304,7 +306,7 @@ def against_gnubg(args, level: str) -> None:
             summary["luck_adjusted"]["games"] = len(judged)
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, oneply_k=args.oneply_k, jacoby=args.jacoby,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(),
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **args.model_md5,
                    duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample games")
     print(format_table(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))

@@ -283,6 +283,10 @@ def test_play_models_plays_matches(tmp_path, ckpts):
     assert s["n_bootstrap"] == 1 and s["resample_unit"] == PAIRS
     text = csv_path.read_text()
     assert "# n_bootstrap: 1\n" in text and f"# resample_unit: {PAIRS}\n" in text
+    import hashlib
+    for k, name in ((1, "match"), (2, "cubeful")):   # the files that played, by content
+        md5 = hashlib.md5(open(ckpts[name], "rb").read()).hexdigest()
+        assert f"# model{k}_md5: {md5}\n" in text and s[f"model{k}_md5"] == md5
     rows = [ln.split(",") for ln in text.splitlines() if not ln.startswith("#")][1:]
     assert len(rows) == s["games"] and {int(r[0]) for r in rows} == set(range(8))
     winners = {int(r[0]): int(r[1]) for r in rows}

@@ -60,3 +60,19 @@ def test_search_options_are_checked():
     assert_one_line_error(run(*common, "--model2", "pubeval", "--twoply-k1", 0), "at least 1")
     assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply-k", 4), "--oneply1 or --oneply2")
     assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply1", "--oneply-k", 0), "at least 1")
+
+
+def test_csv_header_names_each_model_by_md5(tmp_path):
+    """The per-game CSV names each checkpoint by its md5 beside its path (md5sum, outside the
+    code under test, says what it must be), so the file behind a number can be identified
+    after the path is overwritten; a named agent has none."""
+    import subprocess
+    csv, js = tmp_path / "g.csv", tmp_path / "s.json"
+    run("play_models.py", "--model1", PROB5, "--model2", "pubeval", "--game-mode", "cubeless-money", "--games", 2,
+        "--seed", 1, "--quiet", "--csv", csv, "--json", js, check=True)
+    want = subprocess.run(["md5sum", PROB5], capture_output=True, text=True, check=True).stdout.split()[0]
+    head = [ln for ln in open(csv).read().splitlines() if ln.startswith("#")]
+    assert f"# model1: {PROB5}" in head and f"# model1_md5: {want}" in head
+    assert "# model2: pubeval" in head and "# model2_md5: None" in head
+    s = json.load(open(js))
+    assert s["model1_md5"] == want and s["model2_md5"] is None

@@ -3,6 +3,7 @@ every checkpoint's lineage and every published summary, built one way."""
 from __future__ import annotations
 
 import datetime
+import hashlib
 import os
 import subprocess
 import sys
@@ -34,3 +35,16 @@ def command() -> str:
 def provenance() -> dict:
     """{"commit", "date", "command"} of this run."""
     return {"commit": git_commit(), "date": utc_now(), "command": command()}
+
+
+def file_md5(path: str) -> str | None:
+    """md5 of the file at ``path`` (hex), None where it names no file (a named agent such as
+    pubeval): beside a path, the md5 says which file a number came from after the path is
+    overwritten."""
+    if not os.path.isfile(path):
+        return None
+    digest = hashlib.md5()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()

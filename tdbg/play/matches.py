@@ -192,7 +192,8 @@ def format_matches(summary: dict, name1: str, name2: str) -> str:
 def matches_csv_lines(summary: dict, records: list[MatchRecord]) -> list[str]:
     """One row per game (its match, the score before it, A's points) under a provenance header."""
     head = [f"# {k}: {summary.get(k)}" for k in ("command", "commit", "date", "seed", "matches", "match_length",
-                                                  "met", "model1", "model2", "oneply1", "oneply2", "oneply_k",
+                                                  "met", "model1", "model1_md5", "model2", "model2_md5", "oneply1",
+                                                  "oneply2", "oneply_k",
                                                   "n_bootstrap", "resample_unit")]
     w = summary["match_win_rate"]
     head.append(f"# match_win_rate: {w['mean']:.6g} (95% CI {w['ci_low']:.6g} .. {w['ci_high']:.6g})")
