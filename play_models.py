@@ -260,7 +260,8 @@ def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1",
                                           "model1_md5", "model2", "model2_md5", "oneply1", "oneply2", "oneply_k",
-                                          "twoply1", "twoply2", "plies", "jacoby", "n_bootstrap") if k in summary}
+                                          "twoply1", "twoply2", "plies", "jacoby", "n_bootstrap", "resample_unit")
+            if k in summary}
     if "gnubg" in summary:  # against the binary: which one, with which weights
         head["gnubg"] = describe(summary["gnubg"])
     lines = [f"# {k}: {v}" for k, v in head.items()]
@@ -298,7 +299,7 @@ def against_gnubg(args, level: str) -> None:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not records:
         raise cli.UsageError(f"no game against gnubg finished ({errors[0] if errors else 'unknown error'})")
-    summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap)
+    summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap, paired=False)
     if args.luck:
         judged = [r for r in records if hasattr(r, "luck")]  # a failed worker's games have no record from gnubg
         if judged:
@@ -308,7 +309,7 @@ def against_gnubg(args, level: str) -> None:
     summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, oneply_k=args.oneply_k, jacoby=args.jacoby,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **args.model_md5,
                    duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
-                   note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample games")
+                   note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single games")
     print(format_table(summary, args.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
     if "luck_adjusted" in summary:
         print(format_luck(summary["luck_adjusted"]) + f" ({summary['luck_adjusted']['games']} games judged; "

@@ -76,3 +76,20 @@ def test_csv_header_names_each_model_by_md5(tmp_path):
     assert "# model2: pubeval" in head and "# model2_md5: None" in head
     s = json.load(open(js))
     assert s["model1_md5"] == want and s["model2_md5"] is None
+
+
+def test_games_against_gnubgs_dice_resample_single_games():
+    """Games won, lost, won, lost.  In duplicate pairs (0, 1), (2, 3) each pair is one win in
+    two, so every resample averages 0.5: CI [0.5, 0.5].  Against gnubg-ext (its own dice, no
+    pairs) the unit is the game: four games are all losses with chance 1/16 = 6.25%, above
+    the 2.5% tail, and all wins likewise: CI [0, 1]."""
+    from types import SimpleNamespace
+
+    from tdbg.app.head_to_head import summarize_games
+    games = [SimpleNamespace(index=i, points=p, result=1) for i, p in enumerate([1.0, -1.0, 1.0, -1.0])]
+    paired = summarize_games(games, "dmp", True, 3)
+    assert paired["win_rate"] == {"mean": 0.5, "ci_low": 0.5, "ci_high": 0.5}
+    assert paired["resample_unit"].startswith("duplicate pairs")
+    single = summarize_games(games, "dmp", True, 3, paired=False)
+    assert single["win_rate"] == {"mean": 0.5, "ci_low": 0.0, "ci_high": 1.0}
+    assert single["resample_unit"].startswith("single games") and single["n_bootstrap"] == 2000

@@ -257,7 +257,12 @@ def format_table(summary: dict, name1: str, name2: str) -> str:
     return "\n".join(lines)
 
 
-def summarize_games(records, mode_name: str, jacoby: bool, seed: int, n_boot: int = 2000) -> dict:
-    out = summarize(records, game_mode(mode_name, jacoby), seed, n_boot)
-    out.update(seed=seed, n_bootstrap=n_boot)
+def summarize_games(records, mode_name: str, jacoby: bool, seed: int, n_boot: int = 2000,
+                    paired: bool = True) -> dict:
+    """evaluation.summarize, recording the resamples and their unit (``paired``: duplicate pairs;
+    else single games, against an opponent that rolls its own dice)."""
+    out = summarize(records, game_mode(mode_name, jacoby), seed, n_boot, paired)
+    out.update(seed=seed, n_bootstrap=n_boot,
+               resample_unit="duplicate pairs (games 2k and 2k+1 share their dice)" if paired
+               else "single games (each game rolls its own dice)")
     return out

@@ -10,9 +10,13 @@ from tdbg.play.match import play_games
 from tdbg.play.players import checkpoint_agent, make_reference_agent
 
 
-def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000) -> dict:
-    """Table numbers from agent A's side; CIs resample duplicate pairs ``n_boot`` times."""
+def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired: bool = True) -> dict:
+    """Table numbers from agent A's side; CIs resample ``n_boot`` times the independent unit:
+    duplicate pairs (games 2k, 2k+1), or single games (``paired`` False: an opponent that rolls
+    its own dice, gnubg-ext)."""
     idx = np.array([r.index for r in records])
+    if not paired:
+        idx = 2 * idx   # game i alone in pair i: pair_means' units are then the games
     pts = np.array([r.points for r in records], dtype=np.float64)
     res = np.array([r.result for r in records])
     out = {"games": len(records), "game_mode": mode.name}
