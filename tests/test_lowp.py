@@ -82,7 +82,7 @@ def test_float32_fallback_equals_torch(path, hidden, output):
 
 
 def test_payoff_head_and_fallback_choice(monkeypatch):
-    """mwc-outcomes reads the rows' payoffs through head_tail; a CPU without the instructions
+    """mwc-outcomes reads the rows' payoffs through TDNetwork.head_output; a CPU without the instructions
     gets the float32 C path and a line saying so."""
     torch.manual_seed(3)
     model = TDNetwork(208, [32, 32], "mwc-outcomes").eval()

@@ -26,7 +26,6 @@ import numpy as np
 import torch
 
 from tdbg.infra.errors import InputError
-from tdbg.net.model import outcome_mwc, prob5_from_conditionals
 
 PRECISIONS = ("fp32", "bf16", "int8")  # --collect-precision; fp32 is torch's float32 forward
 KERNELS = ("fp32-c", "bf16", "int8")   # what LowpMLP runs
@@ -69,21 +68,6 @@ def describe(precision: str) -> str:
         return (f"collect precision {precision}: this CPU lacks {_INSTRUCTIONS[precision].split()[0]}; "
                 f"float32 C fallback ({fp32})")
     return f"collect precision {precision}: C kernel with {_INSTRUCTIONS[precision] if runs != 'fp32-c' else fp32}"
-
-
-def head_tail(model, out: torch.Tensor, payoffs: torch.Tensor | None) -> torch.Tensor:
-    """model.from_first_hidden after ``self.head(x)``: the head's nonlinearity on its raw
-    outputs (kept in step with model.py; tests compare the two)."""
-    if model.output_mode == "equity":
-        return out.squeeze(-1)
-    out = torch.sigmoid(out)
-    if model.reads_payoffs:
-        if payoffs is None:
-            raise ValueError(f"a {model.output_mode} network needs the rows' payoff inputs")
-        return outcome_mwc(prob5_from_conditionals(out), payoffs)
-    if model.output_mode != "prob5":
-        return out.squeeze(-1)
-    return prob5_from_conditionals(out)
 
 
 def supports(model) -> str | None:
@@ -189,7 +173,7 @@ class LowpMLP:
 
     def forward(self, h1: np.ndarray, payoffs: torch.Tensor | None = None) -> torch.Tensor:
         """model.from_first_hidden(h1, payoffs), the hidden layers at this precision."""
-        return head_tail(self.model, torch.from_numpy(self.logits(h1)), payoffs)
+        return self.model.head_output(torch.from_numpy(self.logits(h1)), payoffs)
 
 
 def bf16_round(a: np.ndarray) -> np.ndarray:

@@ -100,7 +100,11 @@ class TDNetwork(nn.Module):
         the rows' six payoff inputs, for a head that reads them (mwc-outcomes)."""
         for i in range(1, len(self.layers)):  # (slicing a ModuleList builds a new one per call)
             x = self.act(self.layers[i](x))
-        out = self.head(x)
+        return self.head_output(self.head(x), payoffs)
+
+    def head_output(self, out: torch.Tensor, payoffs: torch.Tensor | None = None) -> torch.Tensor:
+        """The head's nonlinearity on its raw outputs ``out`` = ``self.head(x)`` (also applied
+        to the reduced-precision kernels' raw outputs, lowp.py)."""
         if self.output_mode == "equity":
             return out.squeeze(-1)
         out = torch.sigmoid(out)
