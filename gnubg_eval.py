@@ -41,8 +41,8 @@ from tdbg.app.head_to_head import run_head_to_head
 from tdbg.play.players import checkpoint_game_mode
 from tdbg.app.match_series import run_matches
 from tdbg.game.modes import GAME_MODES, game_mode, mode_class
-from tdbg.gnubg.gnubg_analysis import (analyse_files, as_player_x, duplicate_pair_units, error_rates, gnubg_ratings,
-                                       luck_adjusted, write_scripts)
+from tdbg.gnubg.gnubg_analysis import (analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted,
+                                       write_scripts)
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_protocol import OUR_NAME
 from tdbg.infra import fileio, workers
@@ -178,14 +178,8 @@ def main() -> None:
         if not keep:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if args.opponent == "self" else ("X",)
-    # we rolled duplicate dice: the pair is the independent unit, and a self-play pair whose second
-    # game mirrors the first (the same model in both seats) counts once
-    played = len(games)
-    games, pairs, mirrors = duplicate_pair_units(games)
     report(args, info, games, sides, mode.analysis_units, out_dir if keep else None,
-           {"model": args.model, "opponent": args.opponent, "game_mode": mode_name, "games_analysed": played,
-            "mirrored_pairs_counted_once": mirrors,
-            "resample_unit": "duplicate pairs (records 2k and 2k+1 share their dice)"}, pairs)
+           {"model": args.model, "opponent": args.opponent, "game_mode": mode_name})
 
 
 def analyse_folder(args) -> None:
@@ -231,13 +225,11 @@ def check_mat_file(path: str) -> None:
         raise cli.UsageError(f"--from-mat: {path} is not a .mat match (no 'N point match' line)")
 
 
-def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: str, mat_folder, about: dict,
-           pairs: list | None = None) -> None:
-    """Print and (--json) write the error rates of ``sides`` in the analysed ``games``
-    (``pairs``: each game's duplicate pair, the unit the bootstrap resamples; else each game)."""
+def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: str, mat_folder, about: dict) -> None:
+    """Print and (--json) write the error rates of ``sides`` in the analysed ``games``."""
     if not games:
         raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
-    result = error_rates(games, sides, args.seed, units=pairs)
+    result = error_rates(games, sides, args.seed)
     # gnubg's 'Overall rating' and 'Chequerplay rating' rows; a higher error rate is a lower
     # rating, so the CI's ends swap
     rated = [result[k] for k in ("overall_memg_per_decision", "chequer_memg_per_move")]
@@ -260,9 +252,6 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
     who = r["model"] or f"{r['player']} in {args.from_mat}"
     print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {r['games']} games, "
           f"gnubg {info['version']} analysis at {args.ply}-ply")
-    if "resample_unit" in r:
-        print(f"  {r['games_analysed']} games analysed, {r['mirrored_pairs_counted_once']} mirrored pairs counted once; "
-              f"CIs resample {r['bootstrap_units']} {r['resample_unit']}")
     for key, label in (("chequer_memg_per_move", "chequer error rate (m per unforced move)"),
                        ("overall_memg_per_decision", "overall error rate (m per decision)"),
                        ("snowie_error_rate", "Snowie error rate")):

@@ -115,16 +115,7 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
             assert info["winner"] == ("X" if points > 0 else "O")
             assert info["points-won"] == abs(rec.points) >= abs(points)
     r = json.load(open(js))
-    finished = {m.index: m for m in ours if m.winner >= 0}
-    assert r["game_mode"] == "match" and r["games_analysed"] == sum(len(m.games) for m in finished.values())
-
-    def mirrors(m, p):   # the same games with the seats swapped: A's points negated, the aways exchanged
-        return len(m.games) == len(p.games) and all(
-            (-a[0], a[1], a[2], a[3], a[5], a[4]) == tuple(b) for a, b in zip(m.games, p.games))
-    mirrored = [m for i, m in finished.items() if i % 2 and i - 1 in finished and mirrors(m, finished[i - 1])]
-    # the same model in both seats: a mirrored match counts once
-    assert r["mirrored_pairs_counted_once"] == len(mirrored)
-    assert r["games"] == r["games_analysed"] - sum(len(m.games) for m in mirrored)
+    assert r["game_mode"] == "match" and r["games"] == sum(len(m.games) for m in ours if m.winner >= 0)
     assert set(r["cube_errors"]) == {"missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp",
                                      "wrong-double-above-tg", "wrong-take", "wrong-drop"}
     assert r["close_cube_decisions"] > 0 and r["unforced_moves"] > 0
@@ -266,91 +257,3 @@ def test_cubeful_conflicts_are_one_line_errors(tmp_path):
     assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--cubeful", "--match-length", 5),
                           "--game-mode match")
     assert_one_line_error(run("gnubg_eval.py", "--from-mat", tmp_path, "--cubeful"), "takes no")
-
-
-def _side(chequer, unforced=10, total=12):
-    return {"unforced": unforced, "total": total, "chequer": chequer, "cube": 0.0, "close_cube": 0,
-            "cube_kinds": {}}
-
-
-def _game(name, i, x, o):
-    return {"file": f"/tmp/an/{name}", "game": i, "stats": {"X": _side(x), "O": _side(o)}, "score": [0, 0],
-            "length": 0, "names": {"X": "model", "O": "model_b"}, "doubles": []}
-
-
-def test_self_play_counts_a_mirrored_pair_once_and_resamples_pairs():
-    """Four DMP games in two duplicate pairs.  Game 1 is game 0 with the seats swapped (X's
-    figures are game 0's O's and back): it counts once.  Games 2 and 3 differ: both count, as
-    one unit.  By hand (chequer error x 1000 / unforced moves, both sides): pair 0 is
-    40 / 20 = 2.0, pair 1 is (20 + 0 + 60 + 20) / 40 = 2.5, all distinct games
-    (40 + 100) / 60 = 2.333...; counting game 1 again would give 180 / 80 = 2.25.
-    Resampling two pairs gives 2.0 (both pair 0, 1 in 4), 2.5 (1 in 4) or 2.333: the CI is
-    [2.0, 2.5].  Resampling games instead reaches game 2 alone (20 / 20 = 1.0)."""
-    from tdbg.gnubg.gnubg_analysis import duplicate_pair_units, error_rates
-    games = [_game("game_0000000.mat", 0, 0.010, 0.030), _game("game_0000001.mat", 0, 0.030, 0.010),
-             _game("game_0000002.mat", 0, 0.020, 0.0), _game("game_0000003.mat", 0, 0.060, 0.020)]
-    kept, units, mirrors = duplicate_pair_units(games)
-    assert [g["file"][-11:] for g in kept] == ["0000000.mat", "0000002.mat", "0000003.mat"]
-    assert units == [0, 1, 1] and mirrors == 1
-    r = error_rates(kept, ("X", "O"), seed=5, units=units)["chequer_memg_per_move"]
-    assert r["mean"] == pytest.approx(140 / 60)
-    assert (r["ci_low"], r["ci_high"]) == (pytest.approx(2.0), pytest.approx(2.5))
-    assert error_rates(kept, ("X", "O"), seed=5, units=units)["unforced_moves"] == 60   # not 80
-    by_game = error_rates(kept, ("X", "O"), seed=5)["chequer_memg_per_move"]
-    assert by_game["ci_low"] == pytest.approx(1.0)
-    assert error_rates(games, ("X", "O"), seed=5)["chequer_memg_per_move"]["mean"] == pytest.approx(2.25)
-
-
-def test_pairs_of_money_sessions_and_matches():
-    """games_N.mat is a session of the records from N on (its game i is record N + i);
-    match_N.mat is match N, all its games: a match mirrors its partner only if every game does."""
-    from tdbg.gnubg.gnubg_analysis import duplicate_pair_units, played_index
-    assert played_index({"file": "/x/games_0000100.mat", "game": 3}) == 103
-    assert played_index({"file": "/x/match_0000005.mat", "game": 2}) == 5
-    assert played_index({"file": "/x/td_vs_gnubg.mat", "game": 0}) is None
-    session = [_game("games_0000000.mat", i, x, o) for i, (x, o) in
-               enumerate([(0.01, 0.02), (0.02, 0.01), (0.03, 0.0), (0.0, 0.04)])]
-    kept, units, mirrors = duplicate_pair_units(session)
-    assert [g["game"] for g in kept] == [0, 2, 3] and units == [0, 1, 1] and mirrors == 1
-    m0 = [_game("match_0000000.mat", 0, 0.01, 0.02), _game("match_0000000.mat", 1, 0.03, 0.0)]
-    m1 = [_game("match_0000001.mat", 0, 0.02, 0.01), _game("match_0000001.mat", 1, 0.0, 0.03)]
-    m3 = [_game("match_0000003.mat", 0, 0.02, 0.01), _game("match_0000003.mat", 1, 0.0, 0.05)]
-    m2 = [_game("match_0000002.mat", 0, 0.01, 0.02), _game("match_0000002.mat", 1, 0.03, 0.0)]
-    kept, units, mirrors = duplicate_pair_units(m1 + m0 + m3 + m2)
-    assert [(g["file"][-11:], g["game"]) for g in kept] == [("0000000.mat", 0), ("0000000.mat", 1),
-                                                           ("0000002.mat", 0), ("0000002.mat", 1),
-                                                           ("0000003.mat", 0), ("0000003.mat", 1)]
-    assert units == [0, 0, 1, 1, 1, 1] and mirrors == 1
-    with pytest.raises(ValueError, match="not a file gnubg_eval wrote"):
-        duplicate_pair_units([_game("td_vs_gnubg.mat", 0, 0.01, 0.02)])
-
-
-def test_self_play_report_counts_mirrors_once(monkeypatch, tmp_path):
-    """gnubg_eval.main end to end with gnubg stood in for: four DMP self-play games, the
-    stand-in's analysis makes game 2k+1 game 2k's mirror (as the same deterministic model in
-    both seats does), so the report rates 2 distinct games in 2 pair units, not 4."""
-    import sys
-
-    import gnubg_eval
-
-    def analyse(files, *args, **kwargs):
-        out = []
-        for f in files:
-            k = int(os.path.basename(f)[5:12])
-            x, o = (0.01 * (k // 2 + 1), 0.02) if k % 2 == 0 else (0.02, 0.01 * (k // 2 + 1))
-            out.append(_game(os.path.basename(f), 0, x, o) | {"file": f})
-        return out
-    monkeypatch.setattr(gnubg_eval, "preflight", lambda binary: {"binary": "gnubg", "version": "stand-in"})
-    monkeypatch.setattr(gnubg_eval, "gnubg_ratings", lambda rates, binary: ["Casual player"] * len(rates))
-    monkeypatch.setattr(gnubg_eval, "analyse_files", analyse)
-    js = tmp_path / "r.json"
-    dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
-    monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", dmp, "--games", "4", "--quiet", "--json", str(js)])
-    gnubg_eval.main()
-    r = json.loads(js.read_text())
-    assert (r["games_analysed"], r["games"], r["mirrored_pairs_counted_once"], r["bootstrap_units"]) == (4, 2, 2, 2)
-    assert r["unforced_moves"] == 40   # 2 games x 2 sides x 10
-    # by hand: pair 0 (10 + 20) / 20 = 1.5, pair 1 (20 + 20) / 20 = 2.0, both 70 / 40 = 1.75
-    assert r["chequer_memg_per_move"]["mean"] == pytest.approx(1.75)
-    assert (r["chequer_memg_per_move"]["ci_low"], r["chequer_memg_per_move"]["ci_high"]) == (
-        pytest.approx(1.5), pytest.approx(2.0))

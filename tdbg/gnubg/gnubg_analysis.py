@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -144,75 +143,14 @@ def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers
     return games
 
 
-def played_index(game: dict) -> int | None:
-    """The index gnubg_eval gave the game (match) an analysed game belongs to, from its file's
-    name: game_N.mat (a DMP game) and match_N.mat (a match, all its games) are record N;
-    games_N.mat holds a money session of the records from N on, one a game.  None for
-    another name (files not written by gnubg_eval)."""
-    m = re.fullmatch(r"(game|match|games)_(\d+)\.mat", os.path.basename(game["file"]))
-    if not m:
-        return None
-    return int(m.group(2)) + (game["game"] if m.group(1) == "games" else 0)
-
-
-def _stats_key(stats: dict) -> str:
-    """One side's statistics as a comparable string, errors to 1e-9 (far below any error gnubg
-    reports, far above float noise)."""
-    def rounded(v):
-        if isinstance(v, float):
-            return round(v, 9)
-        if isinstance(v, dict):
-            return {k: rounded(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [rounded(x) for x in v]
-        return v
-    return json.dumps(rounded(stats), sort_keys=True)
-
-
-def duplicate_pair_units(games: list[dict]) -> tuple[list[dict], list[int], int]:
-    """Games gnubg_eval played in duplicate pairs (records 2k and 2k+1 roll the same dice with
-    the seats swapped) as independent units: (the distinct games, each one's pair k, how many
-    pairs were mirrors).  With the same deterministic model in both seats record 2k+1 replays
-    record 2k with the seats swapped: where every game of the two has the same statistics with
-    the sides exchanged (or kept), the second adds nothing and is dropped, so each distinct
-    game counts once.  The pair is the unit to resample either way: its two records share the
-    dice.  ValueError for a file name gnubg_eval does not write."""
-    records: dict = {}
-    for g in games:
-        idx = played_index(g)
-        if idx is None:
-            raise ValueError(f"{g['file']}: not a file gnubg_eval wrote (no game/match index in its name)")
-        records.setdefault(idx, []).append(g)
-    for gs in records.values():
-        gs.sort(key=lambda g: g["game"])
-
-    def sides(g):
-        return _stats_key(g["stats"]["X"]), _stats_key(g["stats"]["O"])
-
-    mirrors = 0
-    for idx in [i for i in records if i % 2 == 0 and i + 1 in records]:
-        a, b = records[idx], records[idx + 1]
-        if len(a) == len(b) and all(sorted(sides(x)) == sorted(sides(y)) for x, y in zip(a, b)):
-            del records[idx + 1]
-            mirrors += 1
-    kept = [(i, g) for i in sorted(records) for g in records[i]]
-    return [g for _, g in kept], [i // 2 for i, _ in kept], mirrors
-
-
-def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000,
-                units: list | None = None) -> dict:
-    """Ratio-of-sums error rates with a bootstrap over independent units: each game, or the
-    groups of games that ``units`` (one key a game) names, resampled whole."""
+def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000) -> dict:
+    """Ratio-of-sums error rates with a bootstrap over games."""
     cheq = np.array([sum(g["stats"][s]["chequer"] for s in sides) for g in games])
     cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games])
     unforced = np.array([sum(g["stats"][s]["unforced"] for s in sides) for g in games], dtype=float)
     close = np.array([sum(g["stats"][s]["close_cube"] for s in sides) for g in games], dtype=float)
     all_moves = np.array([g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float)
     per_side = len(sides)
-    if units is not None:   # each unit's sums: the ratios of sums over resampled units
-        _, inv = np.unique(np.asarray(units), return_inverse=True)
-        cheq, cube, unforced, close, all_moves = (np.bincount(inv, weights=v) for v in
-                                                  (cheq, cube, unforced, close, all_moves))
 
     def rates(idx):
         u, c = unforced[idx].sum(), close[idx].sum()
@@ -220,15 +158,13 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
                 1000 * (cheq[idx].sum() + cube[idx].sum()) / max(u + c, 1),
                 1000 * (cheq[idx].sum() + cube[idx].sum()) / per_side / max(all_moves[idx].sum(), 1))
 
-    n = len(cheq)
-    point = rates(np.arange(n))
+    point = rates(np.arange(len(games)))
     rng = np.random.default_rng(seed)
-    boots = np.array([rates(rng.integers(0, n, n)) for _ in range(n_boot)])
+    boots = np.array([rates(rng.integers(0, len(games), len(games))) for _ in range(n_boot)])
     lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
     names = ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate")
     out = {n: {"mean": float(point[k]), "ci_low": float(lo[k]), "ci_high": float(hi[k])} for k, n in enumerate(names)}
-    out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()),
-               bootstrap_units=n, n_bootstrap=n_boot)
+    out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()))
     # where the cube error comes from: gnubg's count and total error (milli, as the rates) of each kind
     kinds = {}
     for kind in CUBE_KINDS:
