@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The money legs of the strength lineage (issue 33), planned in full before they start: the DMP
+# lineage's deep net carried into money play, as PureTD carried its DMP net into its money models.
+#
+#   m1  cubeless money, [256,256,256] DMP trunk + fresh equity head (--warm-start-equity),
+#       Adam 1e-4 -> 1e-5, bf16 collection,                                   2,000,000 episodes
+#   m2  cubeful money, 196 -> 200 inputs (--warm-start-cubeful from m1's end),
+#       Adam 5e-5 -> 5e-6, bf16 collection,                                   1,000,000 episodes
+# 3M money episodes in all.  Why these numbers: the earlier [256,256] money legs (money_legs.sh,
+# 200k each at 5e-4 / 2e-4) stopped at -137 (cubeless) and -245 mEq/game (cubeful) against gnubg;
+# the DMP lineage showed the deep net wants millions of episodes at 1e-4 and below.
+# DMP: the DMP lineage's checkpoint to start from (default: s2b's end, the first finished deep stage).
+# Each stage's end gets a 10,000-game point against gnubg-nn on the selection seed 1001
+# (cubeless money against gnubg-nn; cubeful money against gnubg-nn-cubeful), in $D/eval/.
+#
+# Run it from a frozen worktree with one thread per process, e.g.
+#   git worktree add --detach /work/lineage <commit> && cd /work/lineage && make setup
+#   OMP_NUM_THREADS=1 D=/work/main/experiments/retraining/strength_money experiments/retraining/strength_money.sh
+# Rerunning continues the unfinished stage at its last round.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=experiments/retraining/run_stage.sh
+D=${D:-experiments/retraining/strength_money}
+DMP=${DMP:-experiments/retraining/strength/s2b_256x3.pt}
+W=${WORKERS:-1}
+mkdir -p "$D/eval"
+stage_eval() {  # checkpoint, game mode, opponent
+  local out="$D/eval/$(basename "$1" .pt)_vs_$3_seed1001"
+  [ -f "$out.json" ] && return 0
+  ${PY:-.venv/bin/python} play_models.py --model1 "$1" --model2 "$3" --game-mode "$2" --games 10000 \
+     --seed 1001 --workers "$W" --quiet --csv "$out.csv" --json "$out.json"
+}
+COMMON="--workers $W --quiet --episodes-per-round 200 --parallel-games 100 --save-every 2500
+        --eval-every 1000 --eval-opponent gnubg-nn --eval-games 1000 --collect-precision bf16"
+$R train_batch.py "$D/m1_cubeless_256x3.pt" - --warm-start-equity "$DMP" --num-episodes 2000000 \
+   --lr 1e-4 --end-lr 1e-5 --warmup-cycles 20 --seed 431 $COMMON
+stage_eval "$D/m1_cubeless_256x3.pt" cubeless-money gnubg-nn
+$R train_batch.py "$D/m2_cubeful_256x3.pt" - --warm-start-cubeful "$D/m1_cubeless_256x3.pt" \
+   --num-episodes 1000000 --lr 5e-5 --end-lr 5e-6 --warmup-cycles 20 --seed 432 $COMMON
+stage_eval "$D/m2_cubeful_256x3.pt" cubeful-money gnubg-nn-cubeful
