@@ -41,7 +41,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import lowp  # noqa: E402
+from tdbg.net import lowp  # noqa: E402
 from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.learn.selfplay import SelfPlay  # noqa: E402
