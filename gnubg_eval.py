@@ -168,7 +168,7 @@ def main() -> None:
             # (an abandoned match, a game over the ply limit, has no file gnubg could finish)
             files.append(os.path.join(out_dir, f"match_{m.index:07d}.mat"))
             write_mat(files[-1], m.game_records, names, mode.match_length)
-            held[files[-1]] = [m.index] * len(m.game_records)   # every game of the match is the match's
+            held[files[-1]] = [m.index]   # every game of the match is the match's
         records_played = len([m for m in played if m.winner >= 0])
     else:
         records_played = args.games
@@ -191,7 +191,13 @@ def main() -> None:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if args.opponent == "self" else ("X",)
     by_path = {os.path.abspath(f): rec for f, rec in held.items()}
-    pairs = [by_path[os.path.abspath(g["file"])][g["game"]] // 2 for g in games]
+
+    def record_of(g):   # a match file's games all belong to its one record; a session's are its records in order
+        recs = by_path[os.path.abspath(g["file"])]
+        if len(recs) > 1 and g["game"] >= len(recs):
+            raise cli.UsageError(f"gnubg read {g['game'] + 1}+ games in {g['file']}, where {len(recs)} were written")
+        return recs[g["game"]] if len(recs) > 1 else recs[0]
+    pairs = [record_of(g) // 2 for g in games]
     report(args, info, games, sides, mode.analysis_units, out_dir if keep else None,
            {"model": args.model, "opponent": args.opponent, "game_mode": mode_name,
             "records_played": records_played, "mirrored_records_skipped": mirrored.skipped,
