@@ -49,6 +49,8 @@ from tdbg.infra import fileio, workers
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES, Output, check_outputs, file_kind
 from tdbg.infra.provenance import provenance
+from tdbg.infra.stats import ci_text
+from tdbg.play.match import mirror_key
 from tdbg.play.matfile import write_mat
 
 def main() -> None:
@@ -134,17 +136,25 @@ def main() -> None:
     os.makedirs(out_dir, exist_ok=True)
     files = []
     names = ("model", "opponent" if args.opponent != "self" else "model_b")
+    # the record(s) each file holds, by index: the bootstrap's unit is the duplicate pair (index // 2)
+    held: dict[str, list[int]] = {}
+    # self-play: the same deterministic player in both seats makes record 2k+1 replay 2k with the
+    # seats swapped; such a record is the same game again, so it is neither written nor analysed
+    mirrored = Mirrors(args.opponent == "self")
 
-    def saver(records):  # written as each batch ends; only the results stay in memory
+    def saver(batch):  # written as each batch ends (duplicate pairs stay in one batch)
+        records = mirrored.distinct(sorted(batch, key=lambda r: r.index))
         if mode.match_length:  # a DMP game is a 1-point match: one file each
             for rec in records:
                 files.append(os.path.join(out_dir, f"game_{rec.index:07d}.mat"))
                 write_mat(files[-1], [rec], names, mode.match_length)
+                held[files[-1]] = [rec.index]
         else:
             for s in range(0, len(records), 100):
                 files.append(os.path.join(out_dir, f"games_{records[s].index:07d}.mat"))
                 write_mat(files[-1], records[s:s + 100], names, 0)
-        for rec in records:
+                held[files[-1]] = [r.index for r in records[s:s + 100]]
+        for rec in batch:   # only the results stay in memory
             rec.turns = []
 
     if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
@@ -154,12 +164,14 @@ def main() -> None:
                                  progress=not args.quiet, record=True)
         except InputError as exc:
             raise cli.UsageError(str(exc)) from None
-        for m in played:
-            if m.winner < 0:
-                continue   # abandoned (a game over the ply limit): no file gnubg could finish
+        for m in mirrored.distinct([m for m in played if m.winner >= 0]):
+            # (an abandoned match, a game over the ply limit, has no file gnubg could finish)
             files.append(os.path.join(out_dir, f"match_{m.index:07d}.mat"))
             write_mat(files[-1], m.game_records, names, mode.match_length)
+            held[files[-1]] = [m.index]   # every game of the match is the match's
+        records_played = len([m for m in played if m.winner >= 0])
     else:
+        records_played = args.games
         run_head_to_head(args.model, opponent, args.games, mode_name, args.jacoby, args.oneply,
                          args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
                          progress=not args.quiet, on_records=saver)
@@ -178,8 +190,48 @@ def main() -> None:
         if not keep:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if args.opponent == "self" else ("X",)
+    by_path = {os.path.abspath(f): rec for f, rec in held.items()}
+
+    def record_of(g):   # a match file's games all belong to its one record; a session's are its records in order
+        recs = by_path[os.path.abspath(g["file"])]
+        if len(recs) > 1 and g["game"] >= len(recs):
+            raise cli.UsageError(f"gnubg read {g['game'] + 1}+ games in {g['file']}, where {len(recs)} were written")
+        return recs[g["game"]] if len(recs) > 1 else recs[0]
+    pairs = [record_of(g) // 2 for g in games]
     report(args, info, games, sides, mode.analysis_units, out_dir if keep else None,
-           {"model": args.model, "opponent": args.opponent, "game_mode": mode_name})
+           {"model": args.model, "opponent": args.opponent, "game_mode": mode_name,
+            "records_played": records_played, "mirrored_records_skipped": mirrored.skipped,
+            "resample_unit": PAIR_UNIT}, pairs)
+
+
+PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
+             "game 2k)")
+
+
+class Mirrors:
+    """Self-play with the same deterministic player in both seats: record 2k+1 (a game, or a
+    match) replays record 2k with the seats swapped, move for move (match.mirror_key, from our
+    own records: gnubg's figures for the two differ in float32's last digits, and before the
+    .mat fix a drop in the left column made gnubg read another game).  ``distinct`` keeps 2k
+    and drops such a 2k+1, counting it; a 2k+1 that differs (a player with randomness) stays,
+    as does any record outside self-play."""
+
+    def __init__(self, active: bool):
+        self.active, self.skipped, self._keys = active, 0, {}
+
+    def distinct(self, records: list) -> list:
+        if not self.active:
+            return records
+        out = []
+        for rec in records:
+            key = mirror_key(rec.game_records if hasattr(rec, "game_records") else rec)
+            if rec.index % 2 == 0:
+                self._keys[rec.index] = key
+            elif self._keys.pop(rec.index - 1, None) == key:
+                self.skipped += 1
+                continue
+            out.append(rec)
+        return out
 
 
 def analyse_folder(args) -> None:
@@ -205,9 +257,13 @@ def analyse_folder(args) -> None:
         raise cli.UsageError(str(exc)) from None
     opponents = sorted({g["names"]["O"] for g in games})
     units = "MWC" if any(g.get("length") for g in games) else "EMG"
+    # the games of one match are not independent (the score, the cube's value to each side): a
+    # match is the unit; money games (one file may hold a session) each stand alone
+    resample = [g["file"] if g.get("length") else f"{g['file']}#{g['game']}" for g in games]
     report(args, info, games, ("X",), units, args.from_mat,
            {"model": None, "player": args.player, "opponent": ", ".join(opponents), "files": len(files),
-            "game_mode": "match" if units == "MWC" else "money"})
+            "game_mode": "match" if units == "MWC" else "money",
+            "resample_unit": "matches (a file's games)" if units == "MWC" else "games"}, resample)
 
 
 def check_mat_file(path: str) -> None:
@@ -225,16 +281,20 @@ def check_mat_file(path: str) -> None:
         raise cli.UsageError(f"--from-mat: {path} is not a .mat match (no 'N point match' line)")
 
 
-def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: str, mat_folder, about: dict) -> None:
-    """Print and (--json) write the error rates of ``sides`` in the analysed ``games``."""
+def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: str, mat_folder, about: dict,
+           resample: list) -> None:
+    """Print and (--json) write the error rates of ``sides`` in the analysed ``games``; the
+    CIs resample the independent units ``resample`` names (one key a game)."""
     if not games:
         raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
-    result = error_rates(games, sides, args.seed)
+    result = error_rates(games, sides, args.seed, units=resample)
     # gnubg's 'Overall rating' and 'Chequerplay rating' rows; a higher error rate is a lower
     # rating, so the CI's ends swap
     rated = [result[k] for k in ("overall_memg_per_decision", "chequer_memg_per_move")]
-    try:
-        rating = gnubg_ratings([d[k] for d in rated for k in ("mean", "ci_high", "ci_low")], info["binary"])
+    values = [d[k] for d in rated for k in ("mean", "ci_high", "ci_low")]
+    try:   # no interval (fewer than 2 units): no rating of its ends either
+        got = iter(gnubg_ratings([v for v in values if v is not None], info["binary"]))
+        rating = [None if v is None else next(got) for v in values]
     except GnubgError as exc:   # checked before any game, so unexpected: keep the analysed rates
         print(f"gnubg_eval.py: warning: {exc}; the rates are reported without gnubg's rating", file=sys.stderr)
         rating = ["n/a"] * 6
@@ -252,11 +312,14 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
     who = r["model"] or f"{r['player']} in {args.from_mat}"
     print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {r['games']} games, "
           f"gnubg {info['version']} analysis at {args.ply}-ply")
+    skipped = f"{r['mirrored_records_skipped']} mirrored records not analysed again; " \
+        if r.get("mirrored_records_skipped") else ""
+    print(f"  {skipped}CIs resample {r['bootstrap_units']} {r['resample_unit']}")
     for key, label in (("chequer_memg_per_move", "chequer error rate (m per unforced move)"),
                        ("overall_memg_per_decision", "overall error rate (m per decision)"),
                        ("snowie_error_rate", "Snowie error rate")):
         d = r[key]
-        print(f"  {label:42s} {d['mean']:8.2f}  95% CI [{d['ci_low']:.2f}, {d['ci_high']:.2f}]")
+        print(f"  {label:42s} {d['mean']:8.2f}  {ci_text(d)}")
     errs = {k: v for k, v in r["cube_errors"].items() if v["count"]}
     if errs:
         print("  cube errors (count, total m): " + ", ".join(f"{k} {v['count']} ({v['error']:.0f})" for k, v in errs.items()))
@@ -270,12 +333,13 @@ def report(args, info: dict, games: list[dict], sides: tuple[str, ...], units: s
         for key, label in (("actual", f"actual {lk['measure']}"), ("luck_adjusted", f"luck-adjusted {lk['measure']}"),
                            ("luck", "net luck (MWC)" if units == "MWC" else "net luck")):
             d = lk[key]
-            print(f"  {label:42s} {d['mean']:8.4f}  95% CI [{d['ci_low']:.4f}, {d['ci_high']:.4f}]  "
+            print(f"  {label:42s} {d['mean']:8.4f}  {ci_text(d, '{:.4f}')}  "
                   f"({lk['n']} {lk['units']})")
     for key, label in (("gnubg_rating", "gnubg rating (of the overall rate)"),
                        ("gnubg_chequer_rating", "gnubg chequerplay rating")):
         g = r[key]
-        print(f"  {label:42s} {g['mean']}  (95% CI: {g['ci_low']} to {g['ci_high']})")
+        ends = f"95% CI: {g['ci_low']} to {g['ci_high']}" if g["ci_low"] is not None else "no interval"
+        print(f"  {label:42s} {g['mean']}  ({ends})")
     if args.json:
         fileio.write_json(args.json, result)
 

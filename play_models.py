@@ -23,6 +23,7 @@ from tdbg.gnubg.gnubg_binary import describe, preflight
 from tdbg.infra import fileio, workers
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra.provenance import file_md5, provenance
+from tdbg.infra.stats import ci_text
 from tdbg.net.search import DEFAULT_K1, DEFAULT_K2
 from tdbg.play.agents import GNUBG_NN_PLIES, REFERENCE_AGENTS
 from tdbg.play.luck import format_luck, luck_summary
@@ -268,7 +269,7 @@ def write_results_csv(path: str, summary: dict, records) -> None:
     for key in ("win_rate", "meq_per_game", "capped_meq_per_game"):
         if key in summary:
             d = summary[key]
-            lines.append(f"# {key}: {d['mean']:.6g} (95% CI {d['ci_low']:.6g} .. {d['ci_high']:.6g})")
+            lines.append(f"# {key}: {d['mean']:.6g} ({ci_text(d, '{:.6g}', template='95% CI {low} .. {high}')})")
     lines.append("game,first,points,result,cube,plies,doubles_1,doubles_2,takes_1,takes_2,drops_1,drops_2")
     for r in records:
         lines.append(",".join(str(x) for x in (r.index, r.first, r.points, r.result, r.cube, r.plies,

@@ -78,3 +78,37 @@ def test_match_files_compare_match_by_match(tmp_path):
     assert not compare(read_results(a), read_results(write_matches(tmp_path / "d.csv", [1, 1, 0, 0], length=5)))["paired"]
     line = run("tools/compare_results.py", a, b, check=True).stdout
     assert "+25.00" in line and "4 matches" in line
+
+
+def test_gnubg_ext_files_resample_single_games(tmp_path):
+    """Against gnubg-ext (gnubg rolls its own dice) games 2k and 2k+1 share nothing: each game is
+    a unit.  A wins games 1, 0, 1, 0 (as duplicate pairs each pair would be 1/2 and the CI a
+    point); B wins all four.  A's resampled win rate is 0 with chance 1/16 = 6.25% and 1
+    likewise, both above the 2.5% tails, and B's is always 1: A - B has the CI [-1, 0]."""
+    from tdbg.play.results_file import OWN_PAIRS, OWN_SINGLES
+    a = write(tmp_path / "a.csv", [1, -1, 1, -1], mode="cubeful-money", model2="gnubg-ext")
+    b = write(tmp_path / "b.csv", [1, 1, 1, 1], mode="cubeful-money", model2="gnubg-ext")
+    r = compare(read_results(a), read_results(b), metric="win")
+    assert not r["paired"] and r["difference"] == -0.5 and (r["ci_low"], r["ci_high"]) == (-1.0, 0.0)
+    assert r["resample_unit"] == {"a": OWN_SINGLES, "b": OWN_SINGLES} and (r["units_a"], r["units_b"]) == (4, 4)
+    # against a file of our own dice (another seed): its units stay its duplicate pairs.  B's
+    # pairs (win, loss) are 1/2 each, so B is always 1/2 and A - B runs from -1/2 to +1/2
+    c = write(tmp_path / "c.csv", [1, -1, 1, -1], seed=7, mode="cubeful-money", model2="m.pt")
+    r = compare(read_results(a), read_results(c), metric="win")
+    assert (r["ci_low"], r["ci_high"]) == (-0.5, 0.5) and r["resample_unit"]["b"] == OWN_PAIRS
+    assert (r["units_a"], r["units_b"]) == (4, 2)
+    out = tmp_path / "r.json"
+    line = run("tools/compare_results.py", a, c, "--metric", "win", "--json", out, check=True).stdout
+    assert "resamples A's 4 single games and B's 2 duplicate pairs" in line
+    assert json.loads(out.read_text())["resample_unit"] == {"a": OWN_SINGLES, "b": OWN_PAIRS}
+
+
+def test_one_unit_has_no_interval(tmp_path):
+    """One game against gnubg-ext is one unit: the difference, but no interval."""
+    a = write(tmp_path / "a.csv", [2], mode="cubeful-money", model2="gnubg-ext")
+    b = write(tmp_path / "b.csv", [1, -1, 1, 1], mode="cubeful-money", model2="gnubg-ext")
+    r = compare(read_results(a), read_results(b))
+    assert r["difference"] == 2.0 - 0.5 and r["ci_low"] is None and r["ci_high"] is None
+    assert r["ci_reason"].startswith("no interval: 1 unit")
+    line = run("tools/compare_results.py", a, b, check=True).stdout
+    assert "A - B = +1500.00 no interval: 1 unit mEq/game" in line

@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 
+import numpy as np
 import pytest
 
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, run
@@ -26,14 +27,14 @@ def test_export_only_then_the_script_and_chunked_workers(tmp_path):
     # the exported script is the whole analysis: run it by hand
     text = subprocess.run(["sh", str(out / "analyse.sh")], capture_output=True, text=True, timeout=HANG_GUARD).stdout
     by_hand = sorted(json.loads(ln[7:])["file"] for ln in text.splitlines() if ln.startswith("@@GAME "))
-    assert len(by_hand) == 6
+    assert len(by_hand) == 3   # six self-play games are three, each played from both chairs
     # one gnubg for all files, and files one at a time over two gnubg: the same games, the same errors
     from tdbg.gnubg.gnubg_analysis import analyse_files
     files = sorted(str(out / n) for n in names if n.endswith(".mat"))
     key = lambda g: (g["file"], g["game"])  # noqa: E731
     one = sorted(analyse_files(files, 0, True, find_gnubg()), key=key)
     many = sorted(analyse_files(files, 0, True, find_gnubg(), workers=2, chunk_size=1), key=key)
-    assert one == many and len(one) == 6
+    assert one == many and len(one) == 3
     # cubeful analysis: some cube decision was analysed, and cube errors are part of the overall rate
     from tdbg.gnubg.gnubg_analysis import error_rates
     assert sum(g["stats"][s]["close_cube"] for g in one for s in "XO") > 0
@@ -101,13 +102,25 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
         "--out", out, "--json", js, check=True)
     ours = run_matches(model, model, 6, 7, seed=0, progress=False, record=True)
     assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
+    finished = {m.index: m for m in ours if m.winner >= 0}
+
+    def mirrors(m, p):   # every turn of m is p's with the seats swapped: the same games again
+        return len(m.game_records) == len(p.game_records) and all(
+            len(a.turns) == len(b.turns) and a.first != b.first and all(
+                (s1 == 1 - s2 and d1 == d2 and e1 == e2 and np.array_equal(b1, b2)
+                 and (x1 is None) == (x2 is None) and (x1 is None or np.array_equal(x1, x2)))
+                for (s1, d1, e1, b1, x1), (s2, d2, e2, b2, x2) in zip(a.turns, b.turns))
+            for a, b in zip(m.game_records, p.game_records))
+    mirrored = [i for i in finished if i % 2 and i - 1 in finished and mirrors(finished[i], finished[i - 1])]
+    assert mirrored   # the same deterministic model in both seats
+    distinct = [m for i, m in finished.items() if i not in mirrored]
     files = sorted(n for n in os.listdir(out) if n.endswith(".mat"))
-    assert files == [f"match_{m.index:07d}.mat" for m in ours if m.winner >= 0]
+    assert files == [f"match_{m.index:07d}.mat" for m in distinct]   # a mirrored match is not analysed again
     body = "".join(f"gnubg.command('import mat \"{out / n}\"')\n"
                    "emit([g['info'] for g in gnubg.match(0, 0, 0, 0)['games']])\n" for n in files)
     read = run_gnubg_python(body)
     assert len(read) == len(files)
-    for m, games in zip([m for m in ours if m.winner >= 0], read):
+    for m, games in zip(distinct, read):
         assert len(games) == len(m.games) == len(m.game_records) > 0
         for (points, _, _, _, a_away, b_away), rec, info in zip(m.games, m.game_records, games):
             # seat 0 (agent A, the left column) is gnubg's X
@@ -115,7 +128,28 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
             assert info["winner"] == ("X" if points > 0 else "O")
             assert info["points-won"] == abs(rec.points) >= abs(points)
     r = json.load(open(js))
-    assert r["game_mode"] == "match" and r["games"] == sum(len(m.games) for m in ours if m.winner >= 0)
+    assert r["game_mode"] == "match" and r["games"] == sum(len(m.games) for m in distinct)
+    assert (r["records_played"], r["mirrored_records_skipped"]) == (len(finished), len(mirrored))
+    assert r["bootstrap_units"] == len({m.index // 2 for m in distinct})
+    # gnubg agrees that a mirrored match is the same match: analysed from the other chair, each
+    # side's counts are its partner's exactly and its errors to float32's precision
+    from tdbg.gnubg.gnubg_analysis import analyse_files
+    from tdbg.play.matfile import write_mat
+    k = mirrored[0]
+    pair = [str(tmp_path / f"m{i}.mat") for i in (k - 1, k)]
+    for path, i in zip(pair, (k - 1, k)):
+        write_mat(path, finished[i].game_records, ("model", "model_b"), 7)
+    got = analyse_files(pair, 0, True, find_gnubg())
+    a = sorted((g for g in got if g["file"].endswith(f"m{k - 1}.mat")), key=lambda g: g["game"])
+    b = sorted((g for g in got if g["file"].endswith(f"m{k}.mat")), key=lambda g: g["game"])
+    assert len(a) == len(b) == len(finished[k].games)
+    for ga, gb in zip(a, b):
+        assert ga["score"] == gb["score"][::-1]
+        for s1, s2 in (("X", "O"), ("O", "X")):
+            x, y = ga["stats"][s1], gb["stats"][s2]
+            assert (x["unforced"], x["total"], x["close_cube"]) == (y["unforced"], y["total"], y["close_cube"])
+            assert x["chequer"] == pytest.approx(y["chequer"], rel=1e-4, abs=1e-6)
+            assert x["cube"] == pytest.approx(y["cube"], rel=1e-4, abs=1e-6)
     assert set(r["cube_errors"]) == {"missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp",
                                      "wrong-double-above-tg", "wrong-take", "wrong-drop"}
     assert r["close_cube_decisions"] > 0 and r["unforced_moves"] > 0
@@ -257,3 +291,64 @@ def test_cubeful_conflicts_are_one_line_errors(tmp_path):
     assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--cubeful", "--match-length", 5),
                           "--game-mode match")
     assert_one_line_error(run("gnubg_eval.py", "--from-mat", tmp_path, "--cubeful"), "takes no")
+
+
+def _side(chequer, unforced=10, total=12):
+    return {"unforced": unforced, "total": total, "chequer": chequer, "cube": 0.0, "close_cube": 0,
+            "cube_kinds": {}}
+
+
+def _game(name, i, x, o):
+    return {"file": f"/tmp/an/{name}", "game": i, "stats": {"X": _side(x), "O": _side(o)}, "score": [0, 0],
+            "length": 0, "names": {"X": "model", "O": "model_b"}, "doubles": []}
+
+
+def test_error_rates_resample_units_by_hand():
+    """Three games in two units (pair 0: game 0; pair 1: games 2 and 3), 10 unforced moves a
+    side.  Chequer rate = 1000 x error / unforced moves, both sides: pair 0 is
+    1000 x 0.040 / 20 = 2.0, pair 1 is 1000 x (0.020 + 0 + 0.060 + 0.020) / 40 = 2.5, all
+    1000 x 0.140 / 60 = 2.333.  Two units resampled give 2.0 (chance 1/4), 2.5 (1/4) or
+    2.333: the CI is [2.0, 2.5].  Games resampled alone reach game 2 by itself (1000 x 0.020
+    / 20 = 1.0), a unit that does not exist.  One unit: no interval."""
+    from tdbg.gnubg.gnubg_analysis import error_rates
+    games = [_game("game_0.mat", 0, 0.010, 0.030), _game("game_2.mat", 0, 0.020, 0.0),
+             _game("game_3.mat", 0, 0.060, 0.020)]
+    r = error_rates(games, ("X", "O"), seed=5, units=[0, 1, 1])
+    c = r["chequer_memg_per_move"]
+    assert c["mean"] == pytest.approx(140 / 60) and (c["ci_low"], c["ci_high"]) == (pytest.approx(2.0),
+                                                                                     pytest.approx(2.5))
+    assert (r["games"], r["bootstrap_units"], r["unforced_moves"]) == (3, 2, 60)
+    assert error_rates(games, ("X", "O"), seed=5)["chequer_memg_per_move"]["ci_low"] == pytest.approx(1.0)
+    one = error_rates(games[1:], ("X", "O"), units=[1, 1])["chequer_memg_per_move"]
+    assert one["mean"] == pytest.approx(2.5) and one["ci_low"] is None and one["ci_high"] is None
+    assert one["ci_reason"].startswith("no interval: 1 unit")
+
+
+def test_self_play_analyses_each_distinct_game_once(monkeypatch, tmp_path):
+    """gnubg_eval.main end to end with gnubg stood in for: four DMP self-play games with the
+    same deterministic model in both seats are two games, each played from both chairs; only
+    records 0 and 2 are written and analysed, and the CIs resample their two pairs.  The
+    stand-in gives game k chequer errors X 0.01 x (k + 1), O 0.02 (10 unforced moves a side):
+    pair 0 (0.01 + 0.02) / 20 = 1.5, pair 1 (0.03 + 0.02) / 20 = 2.5, both 80 / 40 = 2.0."""
+    import sys
+
+    import gnubg_eval
+    seen = []
+
+    def analyse(files, *args, **kwargs):
+        seen.extend(os.path.basename(f) for f in files)
+        return [_game(os.path.basename(f), 0, 0.01 * (int(os.path.basename(f)[5:12]) + 1), 0.02) | {"file": f}
+                for f in files]
+    monkeypatch.setattr(gnubg_eval, "preflight", lambda binary: {"binary": "gnubg", "version": "stand-in"})
+    monkeypatch.setattr(gnubg_eval, "gnubg_ratings", lambda rates, binary: ["Casual player"] * len(rates))
+    monkeypatch.setattr(gnubg_eval, "analyse_files", analyse)
+    js = tmp_path / "r.json"
+    dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
+    monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", dmp, "--games", "4", "--quiet", "--json", str(js)])
+    gnubg_eval.main()
+    assert seen == ["game_0000000.mat", "game_0000002.mat"]
+    r = json.loads(js.read_text())
+    assert (r["records_played"], r["games"], r["mirrored_records_skipped"], r["bootstrap_units"]) == (4, 2, 2, 2)
+    assert r["unforced_moves"] == 40
+    c = r["chequer_memg_per_move"]
+    assert c["mean"] == pytest.approx(2.0) and (c["ci_low"], c["ci_high"]) == (pytest.approx(1.5), pytest.approx(2.5))

@@ -2,8 +2,10 @@
 """A minus B for two per-game result files (play_models.py --csv), with a bootstrap 95% CI.
 
 Paired (same seed and game mode, hence the same dice in every duplicate pair; the
-default whenever the files allow it) or unpaired (different dice, or games against
-the gnubg binary, which rolls its own).  The metric is the win rate in DMP,
+default whenever the files allow it: the bootstrap resamples the shared pairs) or
+unpaired (different dice, or games against the gnubg binary, which rolls its own: each
+file's own units are resampled, its duplicate pairs, or its single games where gnubg
+rolled the dice).  The JSON names what was resampled (resample_unit, units_a, units_b).  The metric is the win rate in DMP,
 points per game (shown as mEq/game) in money play and the match-win rate for match
 files (one entry per match), unless --metric says otherwise.
 
@@ -19,6 +21,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from tdbg.app import cli  # noqa: E402
 from tdbg.infra import fileio  # noqa: E402
+from tdbg.infra.stats import ci_text  # noqa: E402
 from tdbg.play.results_file import ResultsFileError, compare, read_results  # noqa: E402
 
 
@@ -37,9 +40,18 @@ def build_parser() -> cli.Parser:
 
 def format_line(r: dict) -> str:
     scale, unit = (100.0, " points of win rate") if r["metric"] == "win" else (1000.0, " mEq/game")
-    kind = "paired over duplicate pairs" if r["paired"] else "unpaired"
-    return (f"A - B = {r['difference'] * scale:+.2f} [{r['ci_low'] * scale:+.2f}, {r['ci_high'] * scale:+.2f}]{unit} "
-            f"(95% CI, {kind}; A {r['mean_a'] * scale:.2f} over {r['games_a']} {r.get('entries', 'games')}, "
+    entries = r.get("entries", "games")
+    if r["paired"]:
+        kind = f"paired: resamples the {r['units_a']} shared duplicate pairs"
+    else:
+        def side(k):
+            return f"{r['units_' + k]} {'single ' + entries if r['resample_unit'][k].startswith('single') else 'duplicate pairs'}"
+        kind = f"unpaired: resamples A's {side('a')} and B's {side('b')}"
+    ci = ci_text({"ci_low": r["ci_low"], "ci_high": r["ci_high"], "ci_reason": r.get("ci_reason", "")}, "{:+.2f}",
+                 scale, template="[{low}, {high}]")
+    label = "95% CI, " if r["ci_low"] is not None else ""
+    return (f"A - B = {r['difference'] * scale:+.2f} {ci}{unit} "
+            f"({label}{kind}; A {r['mean_a'] * scale:.2f} over {r['games_a']} {entries}, "
             f"B {r['mean_b'] * scale:.2f} over {r['games_b']})")
 
 

@@ -59,8 +59,8 @@ def load_chain(paths: list[str], old_agent_logs: int = 0, cpu_offset: float = 0.
                 points.append({"stage": os.path.splitext(os.path.basename(path))[0],
                                "episodes": float(r.get("total_episodes") or r.get("episodes")),
                                "cpu_hours": None if cpu is None else cpu_offset + cpu,
-                               "result": float(r["eval_result"]), "low": float(r["eval_ci_low"]),
-                               "high": float(r["eval_ci_high"]), "opponent": r.get("eval_opponent", ""),
+                               "result": float(r["eval_result"]), "low": _end(r["eval_ci_low"]),
+                               "high": _end(r["eval_ci_high"]), "opponent": r.get("eval_opponent", ""),
                                "old_agent": old})
         cpu_offset += last_cpu
         ends.append({"stage": os.path.splitext(os.path.basename(path))[0], "episodes": last_episodes,
@@ -68,6 +68,11 @@ def load_chain(paths: list[str], old_agent_logs: int = 0, cpu_offset: float = 0.
     if not points:
         raise cli.UsageError("no evaluations in these logs (train with --eval-every)")
     return points, ends
+
+
+def _end(text) -> float:
+    """A logged CI end; blank (no interval: too few games for one) is NaN, which the band skips."""
+    return float(text) if text not in (None, "") else float("nan")
 
 
 def _result_at(path: str, where: dict) -> dict:
@@ -78,6 +83,8 @@ def _result_at(path: str, where: dict) -> dict:
         raise cli.UsageError(str(exc)) from None
     v = res.metric(default_metric(res.game_mode))
     m, lo, hi = bootstrap_ci(pair_means(res.games, v))
+    if lo is None:   # no interval (one unit): the point alone
+        lo = hi = float("nan")
     return {"episodes": where["episodes"], "cpu_hours": where["cpu_hours"], "result": m, "low": lo, "high": hi,
             "games": len(v), "opponent": res.header.get("model2", "")}
 
@@ -127,8 +134,9 @@ def plot(points: list[dict], out: str, title: str, target: float | None, finals=
         for f in finals:
             if f[key] is None:
                 continue
-            ax.errorbar([f[key]], [f["result"]], yerr=[[f["result"] - f["low"]], [f["high"] - f["result"]]],
-                        fmt="D", ms=6, color="k", capsize=3, zorder=5)
+            has_ci = f["low"] == f["low"]   # NaN: no interval
+            ax.errorbar([f[key]], [f["result"]], yerr=[[f["result"] - f["low"]], [f["high"] - f["result"]]] if has_ci
+                        else None, fmt="D", ms=6, color="k", capsize=3, zorder=5)
             ax.annotate(f"{f['result']:.4g}", (f[key], f["result"]), textcoords="offset points", xytext=(5, -12),
                         fontsize=7)
         if finals:

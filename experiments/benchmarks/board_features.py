@@ -12,7 +12,6 @@ per board.  Prints one JSON object last; compare the ratio, not the rates.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,6 +27,7 @@ from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.net.net_growth import add_board_features  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def main() -> None:
@@ -61,11 +61,11 @@ def main() -> None:
     per_board = (time.perf_counter() - t0) / len(boards)
     rates = {k: {"episodes_per_s": round(a["episodes"] / a["seconds"], 2),
                  "evals_per_s": round(a["evaluations"] / a["seconds"])} for k, a in acc.items()}
-    print(json.dumps({"benchmark": "board_features", "hidden": args.hidden, "workers": args.workers,
-                      "reps": args.reps, "round": args.round, "rates": rates,
-                      "features_over_raw_episodes": round(rates["features"]["episodes_per_s"]
-                                                          / rates["raw"]["episodes_per_s"], 3),
-                      "board_features_us_per_board": round(per_board * 1e6, 2)}))
+    print(json_text({"benchmark": "board_features", "hidden": args.hidden, "workers": args.workers,
+                     "reps": args.reps, "round": args.round, "rates": rates,
+                     "features_over_raw_episodes": round(rates["features"]["episodes_per_s"]
+                                                         / rates["raw"]["episodes_per_s"], 3),
+                     "board_features_us_per_board": round(per_board * 1e6, 2)}))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ beside the wall-clock ones: on a busy machine they say more about the code.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import resource
 import subprocess
@@ -43,6 +42,7 @@ from tools.export_weights import version1_bytes  # noqa: E402
 
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 from oracle_positions import oracle_positions  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 BASELINE = "da33cb2"  # c_inference before the matrix path (one candidate at a time, SSE2)
 
@@ -166,7 +166,7 @@ def main() -> None:
     subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "c_inference")], check=True, capture_output=True)
     baseline_exe = build_baseline(args.baseline, tempfile.mkdtemp())
     results = [decisions(parse_hidden(h), args, baseline_exe, tmp) for h in args.hidden]
-    print(json.dumps({
+    print(json_text({
         "benchmark": "c_inference", "decisions": args.decisions, "threads": 1, "baseline": args.baseline,
         "results": results,
         "note": "C program times include process start and loading the weights; best of "

@@ -25,6 +25,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
 from tdbg.app import cli  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 ONEPLY_BLOCK = 32  # decisions per 1-ply pass: a few hundred MB of replies
 DEFAULT_DATA = os.path.join(ROOT, "experiments", "benchmarks", "decisions", "decisions.json")
@@ -78,9 +79,15 @@ def choices(agent, found: list[dict], ply: int) -> list[str]:
     return [ds.after_id(a) for a in chosen]
 
 
+def ci_cell(r: dict, fmt: str) -> str:
+    """A block's "[low, high]", or "no interval: 1 unit" (one decision)."""
+    if r["ci"] is None:
+        return f"{r['ci_reason'].split(' (')[0]:16s}"
+    return f"[{fmt.format(r['ci'][0])}, {fmt.format(r['ci'][1])}]"
+
+
 def main() -> None:
     args = build_parser().parse_args()
-    import json
 
     from tdbg.play import decisions as ds
     provenance, found = ds.load(args.data)
@@ -98,7 +105,7 @@ def main() -> None:
     print(f"  {'class':<8} {'decisions':>9} {'mEq/decision':>12}  95% CI            best   outside")
     for name, r in [("overall", result["overall"])] + list(result["by_class"].items()):
         if r["decisions"]:
-            print(f"  {name:<8} {r['decisions']:>9} {r['meq']:>12.1f}  [{r['ci'][0]:6.1f}, {r['ci'][1]:6.1f}]"
+            print(f"  {name:<8} {r['decisions']:>9} {r['meq']:>12.1f}  {ci_cell(r, '{:6.1f}')}"
                   f"  {r['best']:5.1%}  {r['outside']:6.1%}")
     print(f"  choices outside the rolled-out candidates (scored by gnubg-nn 1-ply) add "
           f"{result['outside_meq']:.1f} mEq/decision of the overall; choosing took {seconds:.1f} s")
@@ -108,9 +115,9 @@ def main() -> None:
         print(f"  paired, minus {args.against} at {args.against_ply}-ply on the same decisions:")
         for name, r in [("overall", vs["overall"])] + list(vs["by_class"].items()):
             if r["decisions"]:
-                print(f"  {name:<8} {r['decisions']:>9} {r['meq_diff']:>+12.1f}  [{r['ci'][0]:+6.1f}, {r['ci'][1]:+6.1f}]"
+                print(f"  {name:<8} {r['decisions']:>9} {r['meq_diff']:>+12.1f}  {ci_cell(r, '{:+6.1f}')}"
                       f"  chose differently in {r['differ']:.1%}")
-    print(json.dumps(out))
+    print(json_text(out))
 
 
 if __name__ == "__main__":

@@ -10,7 +10,6 @@ rest is the game loop.  Prints one JSON object as its last line.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -26,6 +25,7 @@ from tdbg.play.match import play_games  # noqa: E402
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.play.players import load_player  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def main() -> None:
@@ -59,7 +59,7 @@ def main() -> None:
     total = time.perf_counter() - t0
     net, engine, gnubg = ours.scorer.net_seconds, ours.scorer.engine_seconds, theirs.seconds
     plies = sum(r.plies for r in single)
-    print(json.dumps({
+    print(json_text({
         "benchmark": "eval_throughput",
         "checkpoint": args.checkpoint or f"fresh [{args.hidden}]",
         "hidden": ours.model.hidden,

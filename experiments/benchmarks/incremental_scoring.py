@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import os
 import sys
 import time
@@ -33,6 +32,7 @@ from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 from tdbg.learn.trainer import Trainer  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 MODES = ("incremental", "dense")
 
@@ -109,14 +109,14 @@ def main() -> None:
         for text in args.hidden:
             for ply in plies:
                 res = measure(collector, parse_hidden(text), bool(ply), args, args.seed)
-                print(json.dumps(res), file=sys.stderr, flush=True)
+                print(json_text(res), file=sys.stderr, flush=True)
                 results.append(res)
     finally:
         collector.close()
-    print(json.dumps({"benchmark": "incremental_scoring", "workers": args.workers,
-                      "train_threads": args.train_threads,
-                      "reps": args.reps, "round": args.round, "round_oneply": args.round_oneply,
-                      "torch_threads_per_worker": 1, "results": results}))
+    print(json_text({"benchmark": "incremental_scoring", "workers": args.workers,
+                     "train_threads": args.train_threads,
+                     "reps": args.reps, "round": args.round, "round_oneply": args.round_oneply,
+                     "torch_threads_per_worker": 1, "results": results}))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ thread.  Prints one JSON object last.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -32,6 +31,7 @@ from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.net.scoring import CPU_BLOCK, Scorer  # noqa: E402
 from tdbg.learn.selfplay import SelfPlay  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def random_positions(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -97,9 +97,9 @@ def main() -> None:
         act[activation] = {"incremental_per_s": round(args.reps * len(boards) / t["incremental"], 1),
                            "dense_per_s": round(args.reps * len(boards) / t["dense"], 1),
                            "dense_over_incremental_time": round(t["dense"] / t["incremental"], 3)}
-    print(json.dumps({"hidden": hidden, "rows": len(rows32), "reps": args.reps,
-                      "rows_per_s": dtype, "fp32_over_bf16_time": round(sum(times["fp32"]) / sum(times["bf16"]), 3),
-                      "bf16_max_abs_diff": diff, "decisions_per_s_by_activation": act}))
+    print(json_text({"hidden": hidden, "rows": len(rows32), "reps": args.reps,
+                     "rows_per_s": dtype, "fp32_over_bf16_time": round(sum(times["fp32"]) / sum(times["bf16"]), 3),
+                     "bf16_max_abs_diff": diff, "decisions_per_s_by_activation": act}))
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ run: these machines are noisy.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -21,6 +20,7 @@ import numpy as np  # noqa: E402
 
 from tdbg.game import backgammon_engine as be  # noqa: E402
 import c_engine  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def sample_inputs(n: int, seed: int):
@@ -107,7 +107,7 @@ def main() -> None:
             round(rates["c_batch_with_encoding"] / rates["gnubg_nn_moves_plus_boards"], 2),
         "ratio_c_single_vs_python": round(rates["c_engine_single_call"] / rates["python_engine"], 1),
     }
-    print(json.dumps(out))
+    print(json_text(out))
 
 
 if __name__ == "__main__":

@@ -13,7 +13,6 @@ job), both minus an empty job's round trip.  Prints one JSON object last.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -28,6 +27,7 @@ from tdbg.infra.provenance import git_commit  # noqa: E402
 from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def _load_state(job: dict) -> int:
@@ -105,7 +105,7 @@ def main() -> None:
         finally:
             pool.close()
         broadcast[name] = {"seconds": full, "empty_job_seconds": empty, "weights_seconds": full - empty}
-    print(json.dumps({
+    print(json_text({
         "benchmark": "ray_overhead", "commit": git_commit(), "workers": args.workers, "hidden": args.hidden,
         "episodes_per_round": args.episodes, "rounds": args.rounds, "cores": os.cpu_count(),
         "episodes_per_s": rate, "ray_over_local": rate["ray"] / rate["local"], "identical_data": same,

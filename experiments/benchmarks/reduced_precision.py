@@ -32,7 +32,6 @@ Prints one JSON object last.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -42,10 +41,11 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-import lowp  # noqa: E402
+from tdbg.net import lowp  # noqa: E402
 from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.learn.selfplay import SelfPlay  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 ARMS = ("fp32", "fp32-c", "bf16", "int8")
 
@@ -73,8 +73,8 @@ def run_arms(model, mode, arms, oneply: bool, episodes: int, reps: int, seed: in
             r = collect(model, mode, arm, oneply, episodes, seed + rep)
             for k, v in r.items():
                 acc[arm][k] = acc[arm].get(k, 0) + v
-            print(json.dumps({"rep": rep, "arm": arm, "oneply": oneply,
-                              "episodes_per_s": round(r["episodes"] / r["seconds"], 2)}), file=sys.stderr, flush=True)
+            print(json_text({"rep": rep, "arm": arm, "oneply": oneply,
+                             "episodes_per_s": round(r["episodes"] / r["seconds"], 2)}), file=sys.stderr, flush=True)
     return acc
 
 
@@ -187,7 +187,7 @@ def main() -> None:
         model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
     arms = [a for a in args.arms.split(",") if a]
     runs = lowp.available()
-    print(json.dumps({"kernels": runs, "lines": {a: lowp.describe(a) for a in arms if a != "fp32"}}),
+    print(json_text({"kernels": runs, "lines": {a: lowp.describe(a) for a in arms if a != "fp32"}}),
           file=sys.stderr, flush=True)
     acc0 = run_arms(model, mode, arms, False, args.episodes, args.reps, args.seed)
     acc1 = run_arms(model, mode, arms, True, args.oneply_episodes, args.reps, args.seed) \
@@ -203,7 +203,7 @@ def main() -> None:
     }
     if acc1:
         result["one_ply"] = summarise(acc1, model, peaks, arms[0])
-    print(json.dumps(result))
+    print(json_text(result))
 
 
 if __name__ == "__main__":

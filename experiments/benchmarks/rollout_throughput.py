@@ -9,7 +9,6 @@ one JSON object as its last line.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -21,6 +20,7 @@ import torch  # noqa: E402
 from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.play.rollers import make_roller  # noqa: E402
 from tdbg.play.rollout import rollout_outcomes, summarize  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def main() -> None:
@@ -48,7 +48,7 @@ def main() -> None:
     out["luck_cost"] = round(out["plain_1proc_trials_per_s"] / out["luck_1proc_trials_per_s"], 2)
     out["workers"] = args.workers
     out["worker_speedup"] = round(out["luck_workers_trials_per_s"] / out["luck_1proc_trials_per_s"], 2)
-    print(json.dumps(out))
+    print(json_text(out))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ throughput that self-play turns into evaluations.  Prints one JSON object last.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -26,6 +25,7 @@ from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
 from tdbg.game.modes import GAME_MODES, game_mode  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 from tdbg.infra.workers import WorkerPool  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def _forward_rate(job) -> float:
@@ -98,7 +98,7 @@ def main() -> None:
         collector.close()
     ceil = ceiling(args.workers, mode.n_inputs, hidden, output_mode, min(10.0, max(3.0, args.seconds / 3)))
     evals_per_s = evals / elapsed
-    print(json.dumps({
+    print(json_text({
         "benchmark": "selfplay_throughput",
         "trainer": "batch",
         "hidden": hidden,
@@ -136,7 +136,7 @@ def online(args, mode, hidden, output_mode) -> None:
     elapsed = time.perf_counter() - start
     evals = learner.scorer.evaluations - evals0 + plies
     ceil = ceiling(1, mode.n_inputs, hidden, output_mode, min(10.0, max(3.0, args.seconds / 3)))
-    print(json.dumps({
+    print(json_text({
         "benchmark": "selfplay_throughput", "trainer": "online", "hidden": hidden, "workers": 1,
         "game_mode": mode.name, "output_mode": output_mode, "oneply": False,
         "seconds": round(elapsed, 1), "episodes": episodes, "episodes_per_s": round(episodes / elapsed, 2),

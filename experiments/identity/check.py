@@ -37,6 +37,7 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 RESULTS = os.path.join(ROOT, "experiments", "head_to_head", "results")
 # (stored CSV, play_models.py flags): every mode, every head, 0-ply and 1-ply, cube actions
@@ -113,7 +114,7 @@ def checkpoint_print(path: str, log: str) -> dict:
     with open(log) as fh:
         rows = [{k: v for k, v in r.items() if k not in TIMING} for r in csv.DictReader(fh)]
     return {"weights": digest(*[v.numpy() for v in model.state_dict().values()]),
-            "episodes": meta.get("episodes"), "log": hashlib.sha256(json.dumps(rows).encode()).hexdigest()[:16]}
+            "episodes": meta.get("episodes"), "log": hashlib.sha256(json_text(rows).encode()).hexdigest()[:16]}
 
 
 def training_prints() -> dict:
@@ -225,8 +226,8 @@ def main() -> None:
     got = fingerprints(args.games, args.parts.split(","))
     if args.action == "record":
         with open(args.path, "w") as fh:
-            json.dump(got, fh, indent=1, sort_keys=True)
-        print(json.dumps(got, indent=1, sort_keys=True))
+            fh.write(json_text(got, indent=1, sort_keys=True))
+        print(json_text(got, indent=1, sort_keys=True))
         return
     with open(args.path) as fh:
         want = json.load(fh)

@@ -11,7 +11,6 @@ each --below threshold.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -22,6 +21,7 @@ sys.path.insert(0, ROOT)
 
 from tdbg.app import cli  # noqa: E402
 from gnubg_selfplay import dmp_decisions  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def build_parser() -> cli.Parser:
@@ -43,8 +43,8 @@ def gaps(n: int, rng: np.random.Generator) -> np.ndarray:
 def main() -> None:
     args = build_parser().parse_args()
     g = gaps(args.decisions, np.random.default_rng(args.seed))
-    print(json.dumps({"decisions": len(g), "seed": args.seed, "median_gap": float(np.median(g)),
-                      "mean_gap": float(g.mean()), "share_below": {str(t): float((g < t).mean()) for t in args.below}}))
+    print(json_text({"decisions": len(g), "seed": args.seed, "median_gap": float(np.median(g)),
+                     "mean_gap": float(g.mean()), "share_below": {str(t): float((g < t).mean()) for t in args.below}}))
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ per-epoch log goes to the CSV beside --save.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -38,6 +37,7 @@ sys.path.insert(0, ROOT)
 
 from tdbg.app import cli  # noqa: E402
 from gnubg_selfplay import dmp_decisions  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def decision_count(text: str) -> int:
@@ -191,7 +191,7 @@ def main(argv=None) -> None:
     meta["lineage"] = list(meta.get("lineage", [])) + [entry]
     save_checkpoint(args.save, model, meta)
     report["save"], report["seconds"] = args.save, round(time.time() - t0, 1)
-    print(json.dumps(report))
+    print(json_text(report))
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Prints a table, then one JSON object.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -30,6 +29,7 @@ sys.path.insert(0, ROOT)
 
 from tdbg.app import cli  # noqa: E402
 from gnubg_selfplay import dmp_decisions  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 CLASS_NAMES = {"c_over": "over", "c_bearoff": "bearoff", "c_race": "race", "c_crashed": "crashed",
                "c_contact": "contact"}
@@ -102,7 +102,7 @@ def main() -> None:
         print(f"{c:<10}{share:>8.1%}{cells}")
     print("(each model: agreement with gnubg, mean loss per decision in thousandths of P(win), share of its loss)",
           file=sys.stderr)
-    print(json.dumps(report))
+    print(json_text(report))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,6 @@ Prints one JSON line per folder: games, matches, mean luck per game and per matc
 """
 import argparse
 import glob
-import json
 import os
 import sys
 from types import SimpleNamespace
@@ -28,6 +27,7 @@ sys.path.insert(0, ROOT)
 from tdbg.play.luck import CheckpointReference, game_luck  # noqa: E402
 from tdbg.net.model import CheckpointError  # noqa: E402
 from tdbg.play.matfile import read_mat  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def folder_luck(folder: str, judge: CheckpointReference, player: str) -> dict:
@@ -72,7 +72,7 @@ def main() -> None:
         p.exit(2, f"error: {args.judge} is a {judge.mode.name} model; the judge must be a DMP checkpoint\n")
     for folder in args.folders:
         try:
-            print(json.dumps(folder_luck(folder, judge, args.player)), flush=True)
+            print(json_text(folder_luck(folder, judge, args.player)), flush=True)
         except ValueError as exc:
             p.exit(2, f"error: {exc}\n")
 

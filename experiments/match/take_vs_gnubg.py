@@ -25,6 +25,7 @@ from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.game.encoding import CUBE_CENTERED  # noqa: E402
 from tdbg.play.players import build_agent  # noqa: E402
 from tdbg.game.modes.matchplay import MatchPlay, pack  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 SCORES = [(7, 7), (5, 5), (3, 3), (4, 2), (2, 4), (5, 3), (3, 5), (6, 4), (4, 6)]  # (doubler, taker) away
 
@@ -87,7 +88,7 @@ def main() -> None:
     boards = benchmark_boards()
     result = agreement(args.model, boards, gnubg_cube_evals(boards), args.oneply)
     if args.json:
-        print(json.dumps(result))
+        print(json_text(result))
         return
     for r in result["scores"] + [{"score": "all", **result["total"]}]:
         print(f"{r['score']:>4}: gnubg doubles {r['gnubg_doubles']:4d} (takes {r['gnubg_takes']:3d}); our take/drop "

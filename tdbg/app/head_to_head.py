@@ -17,6 +17,7 @@ from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
 from tdbg.infra.backends import open_pool
 from tdbg.infra.errors import InputError
+from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
@@ -234,13 +235,9 @@ def format_table(summary: dict, name1: str, name2: str) -> str:
     a, b = player_label(name1), player_label(name2)
     lines = [f"{name1}  vs  {name2}",
              f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}"]
-    few = s["games"] < 4  # fewer than two duplicate pairs: a bootstrap has nothing to resample
 
-    def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):
-        mean = f"{fmt.format(d['mean'] * scale)}{unit}"
-        if few:
-            return f"{mean}  (no CI: fewer than 2 duplicate pairs)"
-        return f"{mean}  95% CI [{fmt.format(d['ci_low'] * scale)}{unit}, {fmt.format(d['ci_high'] * scale)}{unit}]"
+    def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):   # "no interval: 1 unit" where the summary has none
+        return f"{fmt.format(d['mean'] * scale)}{unit}  {ci_text(d, fmt, scale, unit)}"
 
     lines.append(f"  win rate ({a}): {ci(s['win_rate'], 100, '{:.2f}', '%')}")
     if "points_per_game" in s:

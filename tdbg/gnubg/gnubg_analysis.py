@@ -17,6 +17,8 @@ import tempfile
 import numpy as np
 
 from tdbg.gnubg.gnubg_binary import GnubgError
+from tdbg.infra.fileio import json_text
+from tdbg.infra.stats import has_interval, interval
 from tdbg.infra.workers import child_dies_with_us
 
 GNUBG_PY = r'''
@@ -98,7 +100,7 @@ def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder:
     for k, s in enumerate(range(0, len(files), size)):
         cfg = os.path.join(folder, f"cfg{k}.json")
         with open(cfg, "w") as fh:
-            json.dump({"files": [os.path.abspath(f) for f in files[s:s + size]]}, fh)
+            fh.write(json_text({"files": [os.path.abspath(f) for f in files[s:s + size]]}))
         scripts.append(os.path.join(folder, f"analyse{k}.py"))
         with open(scripts[-1], "w") as fh:
             fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if jacoby else "off", "ply": ply,
@@ -143,14 +145,25 @@ def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers
     return games
 
 
-def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000) -> dict:
-    """Ratio-of-sums error rates with a bootstrap over games."""
-    cheq = np.array([sum(g["stats"][s]["chequer"] for s in sides) for g in games])
-    cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games])
+def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000,
+                units: list | None = None) -> dict:
+    """Ratio-of-sums error rates with a bootstrap over independent units: the groups of games
+    ``units`` names (one key a game, e.g. its duplicate pair or its match), resampled whole,
+    or each game where ``units`` is None.  With fewer than two units the CI ends are None
+    (no interval; "ci_reason" says why)."""
+    cheq = np.array([sum(g["stats"][s]["chequer"] for s in sides) for g in games], dtype=float)
+    cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games], dtype=float)
     unforced = np.array([sum(g["stats"][s]["unforced"] for s in sides) for g in games], dtype=float)
     close = np.array([sum(g["stats"][s]["close_cube"] for s in sides) for g in games], dtype=float)
     all_moves = np.array([g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float)
     per_side = len(sides)
+    if units is not None:   # each unit's sums: the rates are ratios of sums over the resampled units
+        if len(units) != len(games):
+            raise ValueError(f"{len(units)} unit keys for {len(games)} games")
+        _, inv = np.unique(np.asarray(units), return_inverse=True)
+        cheq, cube, unforced, close, all_moves = (np.bincount(inv, weights=v) for v in
+                                                  (cheq, cube, unforced, close, all_moves))
+    n = len(cheq)
 
     def rates(idx):
         u, c = unforced[idx].sum(), close[idx].sum()
@@ -158,13 +171,17 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
                 1000 * (cheq[idx].sum() + cube[idx].sum()) / max(u + c, 1),
                 1000 * (cheq[idx].sum() + cube[idx].sum()) / per_side / max(all_moves[idx].sum(), 1))
 
-    point = rates(np.arange(len(games)))
-    rng = np.random.default_rng(seed)
-    boots = np.array([rates(rng.integers(0, len(games), len(games))) for _ in range(n_boot)])
-    lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
+    point = rates(np.arange(n))
     names = ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate")
-    out = {n: {"mean": float(point[k]), "ci_low": float(lo[k]), "ci_high": float(hi[k])} for k, n in enumerate(names)}
-    out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()))
+    if has_interval(n):
+        rng = np.random.default_rng(seed)
+        boots = np.array([rates(rng.integers(0, n, n)) for _ in range(n_boot)])
+        lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
+        out = {name: interval(float(point[k]), float(lo[k]), float(hi[k]), n) for k, name in enumerate(names)}
+    else:
+        out = {name: interval(float(point[k]), None, None, n) for k, name in enumerate(names)}
+    out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()),
+               bootstrap_units=n, n_bootstrap=n_boot)
     # where the cube error comes from: gnubg's count and total error (milli, as the rates) of each kind
     kinds = {}
     for kind in CUBE_KINDS:
@@ -198,10 +215,13 @@ def luck_adjusted(games: list[dict], match_play: bool, seed: int = 0, n_boot: in
         unit[1] += x["luck_adjusted"]
         unit[2] += x["actual"] - x["luck_adjusted"]  # X's luck less the opponent's
     values = np.array(list(by_unit.values())) + (0.5 if match_play else 0.0) * np.array([1, 1, 0])
-    rng = np.random.default_rng(seed)
-    boots = values[rng.integers(0, len(values), (n_boot, len(values)))].mean(axis=1)
-    lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
-    out = {name: {"mean": float(values[:, k].mean()), "ci_low": float(lo[k]), "ci_high": float(hi[k])}
+    n = len(values)
+    lo = hi = [None] * 3
+    if has_interval(n):
+        rng = np.random.default_rng(seed)
+        boots = values[rng.integers(0, n, (n_boot, n))].mean(axis=1)
+        lo, hi = (list(map(float, x)) for x in np.quantile(boots, [0.025, 0.975], axis=0))
+    out = {name: interval(float(values[:, k].mean()), lo[k], hi[k], n)
            for k, name in enumerate(("actual", "luck_adjusted", "luck"))}
     out.update(units="matches" if match_play else "games", n=len(values),
                measure="match-win rate" if match_play else "points per game")

@@ -37,6 +37,7 @@ from tdbg.game.modes.cubeless_money import CubelessMoney
 from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.runlog import CsvLog
+from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
 from tdbg.learn.run_control import (Interrupted, StopSignals, check_run_outputs, log_path, plan_stage,
                                     resumes_itself, snapshot_path)
@@ -229,7 +230,9 @@ def run_stage(args, learner_class, output_mode: str | None = None, evaluate=None
             opp, res, lo, hi = evaluate(model, mode, args.eval_games, learner.eval_seed(args, round_index, done))
             row.update(eval_opponent=opp, eval_games=args.eval_games, eval_result=res, eval_ci_low=lo,
                        eval_ci_high=hi)
-            bar.write(f"{learner.where(round_index, done)}: vs {opp} {res:.4f} [{lo:.4f}, {hi:.4f}]")
+            ci = ci_text({"ci_low": lo, "ci_high": hi, "ci_reason": "no interval: fewer than 2 duplicate pairs"},
+                         "{:.4f}", template="[{low}, {high}]")
+            bar.write(f"{learner.where(round_index, done)}: vs {opp} {res:.4f} {ci}")
         if then is not None:
             then()
         log.write(row)

@@ -38,8 +38,8 @@ from tdbg.game.dice import roll_dice
 from tdbg.game.heads import prob5_equity
 from tdbg.game.modes import game_mode
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import atomic_write
-from tdbg.infra.stats import bootstrap_ci
+from tdbg.infra.fileio import atomic_write, json_text
+from tdbg.infra.stats import bootstrap_ci, no_interval_reason
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.agents import GnubgNNAgent, mover_probabilities
 from tdbg.play.analysis import gnubg_move_text
@@ -217,7 +217,7 @@ def read_chunk(path: str, settings: Settings | None = None) -> dict:
 
 def write_chunk(folder: str, result: dict) -> None:
     with atomic_write(chunk_path(folder, result["chunk"])) as fh:
-        json.dump(result, fh)
+        fh.write(json_text(result))
 
 
 def generate(settings: Settings, chunks: list[int], folder: str, workers: int, deadline: float | None = None,
@@ -337,6 +337,13 @@ def _by_class(decisions: list[dict], block) -> dict:
     return {"overall": block(np.ones(len(decisions), bool)), "by_class": {c: block(classes == c) for c in CLASSES}}
 
 
+def _ci(low, high, units: int) -> dict:
+    """A block's "ci" [low, high] rounded, or null and "ci_reason" with one decision (no interval)."""
+    if low is None or high is None:
+        return {"ci": None, "ci_reason": no_interval_reason(units)}
+    return {"ci": [round(low, 2), round(high, 2)]}
+
+
 def evaluate(decisions: list[dict], chosen_ids: list[str], n_boot: int = 2000, seed: int = 0) -> dict:
     """Mean equity lost per decision (mEq) with a bootstrap 95% CI over decisions, overall
     and per class, and how often the choice was the best candidate, another candidate, or
@@ -347,7 +354,7 @@ def evaluate(decisions: list[dict], chosen_ids: list[str], n_boot: int = 2000, s
         if not mask.any():
             return {"decisions": 0}
         mean, low, high = bootstrap_ci(lost[mask], n_boot, seed=seed)
-        return {"decisions": int(mask.sum()), "meq": round(mean, 2), "ci": [round(low, 2), round(high, 2)],
+        return {"decisions": int(mask.sum()), "meq": round(mean, 2), **_ci(low, high, int(mask.sum())),
                 "best": round(float(np.mean(where[mask] == "best")), 4),
                 "outside": round(float(np.mean(where[mask] == "outside")), 4)}
 
@@ -364,7 +371,7 @@ def paired(decisions: list[dict], ids_a: list[str], ids_b: list[str], n_boot: in
         if not mask.any():
             return {"decisions": 0}
         mean, low, high = bootstrap_ci(diff[mask], n_boot, seed=seed)
-        return {"decisions": int(mask.sum()), "meq_diff": round(mean, 2), "ci": [round(low, 2), round(high, 2)],
+        return {"decisions": int(mask.sum()), "meq_diff": round(mean, 2), **_ci(low, high, int(mask.sum())),
                 "differ": round(float(differ[mask].mean()), 4)}
 
     return _by_class(decisions, block)

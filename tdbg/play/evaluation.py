@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.game.modes.base import GameMode
-from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.infra.stats import pair_means, summary_ci
 from tdbg.play.match import play_games
 from tdbg.play.players import checkpoint_agent, make_reference_agent
 
@@ -21,8 +21,7 @@ def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired
     res = np.array([r.result for r in records])
     out = {"games": len(records), "game_mode": mode.name}
     wins = (pts > 0).astype(np.float64)
-    m, lo, hi = bootstrap_ci(pair_means(idx, wins), n_boot, seed=seed)
-    out["win_rate"] = {"mean": m, "ci_low": lo, "ci_high": hi}
+    out["win_rate"] = summary_ci(pair_means(idx, wins), n_boot, seed)
     out.update(mode.summarize(idx, pts, res, records, seed, n_boot))  # points, gammons, cube actions: per mode
     out["abandoned"] = int((res == -1).sum())
     return out

@@ -21,7 +21,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes.base import GameMode
-from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.infra.stats import ci_text, has_interval, pair_means, summary_ci
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.play.players import load_checkpoint_mode
 from tdbg.play.rollers import GnubgNNRoller
@@ -131,17 +131,21 @@ def luck_summary(records, mode: GameMode, reference: str, seed: int = 0) -> dict
     pts = np.array([r.points for r in records], dtype=np.float64)
     adjusted = pts - np.array([r.luck for r in records])
     raw_pairs, adj_pairs = pair_means(idx, mode.metric_of_points(pts)), pair_means(idx, mode.metric_of_points(adjusted))
-    m, lo, hi = bootstrap_ci(adj_pairs, seed=seed)
+    out = {"reference": reference, "metric": mode.metric,
+           **summary_ci(adj_pairs, seed=seed), "raw_mean": float(raw_pairs.mean()), "units": len(raw_pairs)}
+    if not has_interval(len(raw_pairs)):   # one unit has no variance either
+        return {**out, "raw_variance": None, "adjusted_variance": None, "games_factor": None}
     raw_var, adj_var = float(raw_pairs.var(ddof=1)), float(adj_pairs.var(ddof=1))
-    return {"reference": reference, "metric": mode.metric,
-            "mean": m, "ci_low": lo, "ci_high": hi, "raw_mean": float(raw_pairs.mean()),
-            "raw_variance": raw_var, "adjusted_variance": adj_var,
-            "games_factor": raw_var / adj_var if adj_var > 0 else float("inf"), "units": len(raw_pairs)}
+    return {**out, "raw_variance": raw_var, "adjusted_variance": adj_var,
+            "games_factor": raw_var / adj_var if adj_var > 0 else float("inf")}
 
 
 def format_luck(s: dict) -> str:
     scale, unit, fmt = (100, "%", "{:.2f}") if s["metric"] == "win_rate" else (1000, "mEq/game", "{:+.1f}")
     f = lambda x: fmt.format(x * scale)  # noqa: E731
-    return (f"  luck-adjusted ({s['reference']}): {f(s['mean'])} {unit}  95% CI [{f(s['ci_low'])}, {f(s['ci_high'])}]\n"
+    head = f"  luck-adjusted ({s['reference']}): {f(s['mean'])} {unit}  {ci_text(s, fmt, scale)}"
+    if s["raw_variance"] is None:
+        return head + "\n  variance per pair: none (one unit)"
+    return (f"{head}\n"
             f"  variance per pair: raw {s['raw_variance']:.4g}, adjusted {s['adjusted_variance']:.4g} "
             f"-> {s['games_factor']:.2f}x fewer games for the same CI")

@@ -11,6 +11,7 @@ seats the two agents at it.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -33,6 +34,26 @@ class GameRecord:
     takes: tuple = (0, 0)
     drops: tuple = (0, 0)
     turns: list = field(default_factory=list)
+
+
+def mirror_key(records) -> bytes:
+    """A digest of recorded games as the first mover of each saw them: every turn's seat
+    relative to that mover, dice, event and boards (the mover's view), the result and the
+    points from the first mover's side.  Games 2k and 2k+1 of a duplicate pair have the same
+    key exactly when 2k+1 replays 2k with the seats swapped (the same deterministic player in
+    both seats): one game, seen from either chair.  ``records``: a GameRecord, or the game
+    records of a match in order."""
+    h = hashlib.sha256()
+    for rec in records if isinstance(records, (list, tuple)) else [records]:
+        if not rec.turns:
+            raise ValueError("game was not recorded (play with record=True)")
+        sign = 1 if rec.first == 0 else -1
+        h.update(repr((rec.result, rec.cube, rec.plies, sign * rec.points)).encode())
+        for seat, dice, event, before, after in rec.turns:
+            h.update(repr((seat ^ rec.first, dice, event)).encode())
+            for board in (before, after):
+                h.update(b"-" if board is None else np.ascontiguousarray(board).tobytes())
+    return h.digest()
 
 
 def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplicate: bool = True,

@@ -18,7 +18,7 @@ import numpy as np
 from tdbg.game.dice import DiceStream
 from tdbg.game.modes.matchplay import MatchPlay, unpack
 from tdbg.game.turns import ABANDONED, Ended, Table
-from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.match import Seats
 
 
@@ -143,6 +143,7 @@ def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on
     return done
 
 
+MATCH_CI = "95% CI {low} .. {high}"
 PAIRS = "duplicate pairs (matches 2k and 2k+1 share their dice; a lone last match is a unit of one)"
 SINGLE = "single matches (each match rolls its own dice)"
 
@@ -156,13 +157,14 @@ def summarize_matches(records: list[MatchRecord], seed: int = 0, n_boot: int = 2
     wins = np.array([r.winner == 0 for r in finished], dtype=np.float64)
     per_match = np.array([np.mean([g[0] for g in r.games]) for r in finished])
     units = (lambda v: pair_means(idx, v)) if paired else (lambda v: v)
-    m, lo, hi = bootstrap_ci(units(wins), n_boot=n_boot, seed=seed)
-    pm, plo, phi = bootstrap_ci(units(per_match), n_boot=n_boot, seed=seed)
+    win_units, pm_units = units(wins), units(per_match)
+    pm, plo, phi = bootstrap_ci(pm_units, n_boot=n_boot, seed=seed)
+    per_match_ci = interval(pm, plo, phi, units_of(pm_units))
     games = [g for r in finished for g in r.games]
     out = {"matches": len(records), "match_length": records[0].length if records else 0,
-           "match_win_rate": {"mean": m, "ci_low": lo, "ci_high": hi},
+           "match_win_rate": interval(*bootstrap_ci(win_units, n_boot=n_boot, seed=seed), units_of(win_units)),
            "points_per_game": {"mean": float(np.mean([g[0] for g in games])) if games else 0.0,
-                               "per_match_mean": pm, "ci_low": plo, "ci_high": phi},
+                               "per_match_mean": pm, **{k: v for k, v in per_match_ci.items() if k != "mean"}},
            "games": len(games), "games_per_match": len(games) / max(len(finished), 1),
            "gammon_rate": float(np.mean([g[1] >= 2 for g in games])) if games else 0.0,
            "abandoned": len(records) - len(finished),
@@ -178,9 +180,9 @@ def format_matches(summary: dict, name1: str, name2: str) -> str:
     lines = [f"{summary['matches']} {summary['match_length']}-point matches in duplicate pairs "
              f"({summary['games']} games, {summary['games_per_match']:.2f} per match)",
              f"  {name1} vs {name2}",
-             f"  match-win rate: {100 * w['mean']:.2f}%  (95% CI {100 * w['ci_low']:.2f} .. {100 * w['ci_high']:.2f})",
+             f"  match-win rate: {100 * w['mean']:.2f}%  ({ci_text(w, '{:.2f}', 100, template=MATCH_CI)})",
              f"  points/game:    {p['mean']:+.4f}  (per-match mean {p['per_match_mean']:+.4f}, "
-             f"95% CI {p['ci_low']:+.4f} .. {p['ci_high']:+.4f})",
+             f"{ci_text(p, '{:+.4f}', template=MATCH_CI)})",
              f"  gammon rate {summary['gammon_rate']:.3f}; doubles/match A {summary['doubles_per_match']['a']:.2f} "
              f"B {summary['doubles_per_match']['b']:.2f}; drops/match A {summary['drops_per_match']['a']:.2f} "
              f"B {summary['drops_per_match']['b']:.2f}"]
@@ -196,7 +198,7 @@ def matches_csv_lines(summary: dict, records: list[MatchRecord]) -> list[str]:
                                                   "oneply2", "oneply_k",
                                                   "n_bootstrap", "resample_unit")]
     w = summary["match_win_rate"]
-    head.append(f"# match_win_rate: {w['mean']:.6g} (95% CI {w['ci_low']:.6g} .. {w['ci_high']:.6g})")
+    head.append(f"# match_win_rate: {w['mean']:.6g} ({ci_text(w, '{:.6g}', template=MATCH_CI)})")
     rows = ["match,winner,game,away_1,away_2,crawford,points_1,result,cube"]
     for r in records:
         for j, (pts, result, cube, crawford, a, b) in enumerate(r.games):

@@ -52,8 +52,12 @@ def game_actions(record) -> list[tuple[int, str]]:
     return actions
 
 
-def _rows(actions, first_seat: int) -> list[str]:
+def _rows(actions, first_seat: int, right_wins: str = "") -> list[str]:
+    """The numbered rows; ``right_wins`` ("Wins N points" of the right-hand player) goes into
+    the last row's right column where that row has none (the left-hand player dropped)."""
     slots = [""] * first_seat + [text for _, text in actions]
+    if right_wins and len(slots) % 2:
+        slots.append(right_wins)
     rows = []
     for k in range(0, len(slots), 2):
         left = slots[k]
@@ -71,12 +75,22 @@ def format_game(record, number: int, names: tuple[str, str], scores=(0, 0)) -> s
     actions = game_actions(record)
     first_seat = actions[0][0]
     lines = [f" Game {number}", f" {names[0]} : {scores[0]}".ljust(32) + f"{names[1]} : {scores[1]}"]
-    lines += _rows(actions, first_seat)
-    if record.result >= 0:
-        winner = 0 if record.points > 0 else 1
-        pts = int(abs(record.points))
-        word = "point" if pts == 1 else "points"
-        lines.append(" " * (6 if winner == 0 else 34) + f"Wins {pts} {word}")
+    if record.result < 0:
+        lines += _rows(actions, first_seat)
+        return "\n".join(lines) + "\n"
+    winner = 0 if record.points > 0 else 1
+    pts = int(abs(record.points))
+    wins = f"Wins {pts} {'point' if pts == 1 else 'points'}"
+    # the right-hand player's win after the left-hand player's last action (a drop) sits in the
+    # right column of that same row, as gnubg's own exporter writes it: on a line of its own
+    # gnubg 1.08.003 reads it as a further cube action (a phantom "Beavers => 4" and a 4-point
+    # win), so the game it analyses is not the game played
+    last_left = (first_seat + len(actions)) % 2 == 1
+    if winner == 1 and last_left:
+        lines += _rows(actions, first_seat, wins)
+    else:
+        lines += _rows(actions, first_seat)
+        lines.append(" " * (6 if winner == 0 else 34) + wins)
     return "\n".join(lines) + "\n"
 
 
@@ -146,8 +160,10 @@ def read_mat(path: str):
             left, right = _split_row(line)
             if not current["actions"] and not left:
                 current["first"] = 1  # the right-hand player opened
-            for text in (left, right):
-                if text:
+            for col, text in enumerate((left, right)):
+                if text.startswith("Wins "):   # a right-hand win in the row of the left-hand drop
+                    current["winner"] = col
+                elif text:
                     current["actions"].append(text)
             continue
         w = re.match(r"^(\s*)Wins (\d+)", line)

@@ -6,8 +6,12 @@ mode, players), then one row per game.  Two files made with the same seed and ga
 mode played the same dice in the same games (duplicate pairs 2k, 2k+1), so their
 difference is *paired*: per pair, A's mean minus B's, bootstrapped over pairs.
 That removes the dice's luck shared by both runs and gives a much tighter CI than
-the plain (unpaired) difference, which resamples each file on its own.  Games
-against the gnubg binary use gnubg's own dice, so they are never paired.
+the plain (unpaired) difference, which resamples each file on its own, in that file's
+independent units: its duplicate pairs where we rolled the dice, its single games
+(matches) against the gnubg binary, which rolls its own dice, so games 2k and 2k+1 there
+share nothing and such a file is never paired.  The result says what was resampled
+("resample_unit", and "units_a"/"units_b"); with fewer than two units on a side there is
+no interval (null ends and "ci_reason").
 
 A match file (``play_models.py --game-mode match --csv``: one row per game under
 its match) is read one entry per match, +1 for a match model1 won and -1 for one it
@@ -22,9 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from tdbg.game.modes import game_mode
-from tdbg.infra.stats import CAP, bootstrap_ci, pair_means
+from tdbg.infra.stats import CAP, bootstrap_ci, has_interval, no_interval_reason, pair_means
 
 UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
+
+PAIRED_UNIT = "duplicate pairs (entries 2k and 2k+1 of both files share their dice): A - B per pair"
+OWN_PAIRS = "duplicate pairs (entries 2k and 2k+1 share their dice)"
+OWN_SINGLES = "single entries (the opponent rolled its own dice: no duplicate pairs)"
 
 
 class ResultsFileError(ValueError):
@@ -99,12 +107,26 @@ def _read_matches(path: str, header: dict, reader) -> Results:
     return Results(path, header, idx, won)
 
 
+def own_dice(r: Results) -> bool:
+    """Whether the file's opponent rolled its own dice (gnubg-ext), so its entries are
+    single, independent games (matches) rather than duplicate pairs."""
+    unit = r.header.get("resample_unit", "")
+    return r.header.get("model2") in UNPAIRED_OPPONENTS or unit.startswith("single")
+
+
+def units(r: Results, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The file's independent units: (sum of ``values`` in each, entries in each): its
+    duplicate pairs, or its single entries where the opponent rolled its own dice."""
+    key = r.games if own_dice(r) else r.games // 2
+    _, inv = np.unique(key, return_inverse=True)
+    return np.bincount(inv, weights=values), np.bincount(inv).astype(np.float64)
+
+
 def is_paired(a: Results, b: Results) -> bool:
     """Same seed, same game mode (and match length), same games, and neither against
     gnubg's own dice."""
     same = all(a.header.get(k) == b.header.get(k) for k in ("seed", "game_mode", "match_length"))
-    own_dice = {a.header.get("model2"), b.header.get("model2")} & set(UNPAIRED_OPPONENTS)
-    return same and not own_dice and np.array_equal(np.sort(a.games), np.sort(b.games))
+    return same and not (own_dice(a) or own_dice(b)) and np.array_equal(np.sort(a.games), np.sort(b.games))
 
 
 def _mode(name: str):
@@ -122,8 +144,13 @@ def default_metric(name: str) -> str:
 
 
 def compare(a: Results, b: Results, metric: str | None = None, paired: bool | None = None,
-            seed: int = 0) -> dict:
-    """A minus B: mean, 95% CI low and high, and whether the difference is paired."""
+            seed: int = 0, n_boot: int = 2000) -> dict:
+    """A minus B: mean, 95% CI low and high (None, with "ci_reason", where fewer than two
+    units allow no interval), whether the difference is paired, and what the bootstrap
+    resampled ``n_boot`` times.  Paired: the per-pair difference over the shared duplicate
+    pairs.  Unpaired: each file's units resampled on their own (duplicate pairs, or single
+    entries against an opponent that rolled its own dice); each resample's difference is
+    the ratio of sums (entries weigh equally, a lone last game as one entry)."""
     if a.game_mode != b.game_mode:
         raise ResultsFileError(f"different game modes: {a.game_mode} vs {b.game_mode}")
     metric = metric or default_metric(a.game_mode)
@@ -138,14 +165,24 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
            "games_a": len(va), "games_b": len(vb), "mean_a": float(va.mean()), "mean_b": float(vb.mean())}
     if paired:
         ia, ib = np.argsort(a.games), np.argsort(b.games)
-        diff = va[ia] - vb[ib]
-        m, lo, hi = bootstrap_ci(pair_means(a.games[ia], diff), seed=seed)
+        diff = pair_means(a.games[ia], va[ia] - vb[ib])
+        m, lo, hi = bootstrap_ci(diff, n_boot, seed=seed)
+        out.update(resample_unit=PAIRED_UNIT, units_a=len(diff), units_b=len(diff))
+        fewest = len(diff)
     else:
-        ua, ub = pair_means(a.games, va), pair_means(b.games, vb)
-        rng = np.random.default_rng(seed)
-        boots = np.array([ua[rng.integers(0, len(ua), len(ua))].mean() - ub[rng.integers(0, len(ub), len(ub))].mean()
-                          for _ in range(2000)])
+        (sa, na), (sb, nb) = units(a, va), units(b, vb)
         m = float(va.mean() - vb.mean())
-        lo, hi = (float(x) for x in np.quantile(boots, [0.025, 0.975]))
-    out.update(difference=m, ci_low=lo, ci_high=hi)
+        out.update(resample_unit={"a": OWN_SINGLES if own_dice(a) else OWN_PAIRS,
+                                  "b": OWN_SINGLES if own_dice(b) else OWN_PAIRS},
+                   units_a=len(sa), units_b=len(sb))
+        fewest = min(len(sa), len(sb))
+        lo = hi = None
+        if has_interval(fewest):
+            rng = np.random.default_rng(seed)
+            ka, kb = rng.integers(0, len(sa), (n_boot, len(sa))), rng.integers(0, len(sb), (n_boot, len(sb)))
+            boots = sa[ka].sum(1) / na[ka].sum(1) - sb[kb].sum(1) / nb[kb].sum(1)
+            lo, hi = (float(x) for x in np.quantile(boots, [0.025, 0.975]))
+    out.update(difference=m, ci_low=lo, ci_high=hi, n_bootstrap=n_boot)
+    if lo is None:
+        out["ci_reason"] = no_interval_reason(fewest)
     return out

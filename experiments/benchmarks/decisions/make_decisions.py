@@ -25,6 +25,7 @@ import time
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
 
 from tdbg.app import cli  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def mix_arg(text: str) -> dict:
@@ -66,7 +67,6 @@ def main() -> None:
     t_start = time.time()
     deadline = t_start + args.time_budget if args.time_budget else None
     import datetime
-    import json
 
     from tdbg.play import decisions as ds
     from tdbg.infra.fileio import Output, atomic_write, check_outputs
@@ -93,7 +93,7 @@ def main() -> None:
                   "equity": "cubeless money equity of the mover after the move; luck-adjusted rollout means",
                   "others_fields": ds.OTHERS_FIELDS}
     with atomic_write(args.out) as fh:
-        json.dump({"format": ds.FORMAT, "provenance": provenance, "decisions": found}, fh, indent=1)
+        fh.write(json_text({"format": ds.FORMAT, "provenance": provenance, "decisions": found}, indent=1))
         fh.write("\n")
     wall = time.time() - t_start
     print(f"{args.out}: {len(found)} decisions from {len(info['chunks'])} of {n_chunks} chunks "
@@ -102,8 +102,8 @@ def main() -> None:
           f"{summary['mean_candidates']:.2f}; rollout SE of a candidate's difference from the best: median "
           f"{summary['median_diff_se_meq'] or 0:.2f} mEq, mean {summary['mean_diff_se_meq'] or 0:.2f}; "
           f"{wall:.0f} s wall, {info['cpu_seconds']:.0f} CPU-s in all chunks")
-    print(json.dumps({"decisions": len(found), "chunks": len(info["chunks"]), "wall_s": round(wall, 1),
-                      "cpu_s_all_chunks": round(info["cpu_seconds"], 1), **stats, **summary}))
+    print(json_text({"decisions": len(found), "chunks": len(info["chunks"]), "wall_s": round(wall, 1),
+                     "cpu_s_all_chunks": round(info["cpu_seconds"], 1), **stats, **summary}))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import numpy as np
 from tdbg.game.cube import CubeAction, owner_for_opponent
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_THEIRS, NUM_BOARD_FEATURES
 from tdbg.game.heads import prob5_equity
-from tdbg.infra.stats import bootstrap_ci, pair_means
+from tdbg.infra.stats import bootstrap_ci, interval, pair_means
 
 
 class GameMode:
@@ -159,9 +159,9 @@ class GameMode:
                   n_boot: int = 2000) -> dict:
         """The mode's entries of a head-to-head summary (besides games, win rate, abandoned);
         CIs from ``n_boot`` bootstrap resamples."""
-        m, lo, hi = bootstrap_ci(pair_means(idx, pts), n_boot, seed=seed)
-        out = {"points_per_game": {"mean": m, "ci_low": lo, "ci_high": hi}}
-        out["meq_per_game"] = {k: 1000 * v for k, v in out["points_per_game"].items()}
+        units = pair_means(idx, pts)
+        ci = bootstrap_ci(units, n_boot, seed=seed)
+        out = {"points_per_game": interval(*ci, len(units)), "meq_per_game": interval(*ci, len(units), scale=1000)}
         out["gammon_rate"] = float((res == 2).mean())
         out["backgammon_rate"] = float((res == 3).mean())
         return out

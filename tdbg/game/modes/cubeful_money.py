@@ -6,7 +6,7 @@ import numpy as np
 from tdbg.game.cube import CubeAction, can_double, owner_for_opponent
 from tdbg.game.encoding import CUBE_CENTERED, cube_features
 from tdbg.game.modes.cubeless_money import CubelessMoney
-from tdbg.infra.stats import CAP, bootstrap_ci, pair_means
+from tdbg.infra.stats import CAP, pair_means, summary_ci
 
 
 class CubefulMoney(CubelessMoney):
@@ -70,8 +70,7 @@ class CubefulMoney(CubelessMoney):
     def summarize(self, idx, pts, res, records, seed, n_boot=2000):
         out = super().summarize(idx, pts, res, records, seed, n_boot)
         capped = np.clip(pts, -CAP, CAP)
-        m, lo, hi = bootstrap_ci(pair_means(idx, capped), n_boot, seed=seed)
-        out["capped_meq_per_game"] = {"mean": 1000 * m, "ci_low": 1000 * lo, "ci_high": 1000 * hi}
+        out["capped_meq_per_game"] = summary_ci(pair_means(idx, capped), n_boot, seed, scale=1000)
         for key, k in (("doubles", 0), ("takes", 1), ("drops", 2)):
             counts = np.array([getattr(r, key) for r in records])
             out[f"{key}_per_game"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
