@@ -248,3 +248,18 @@ def test_train_batch_oneply_filter(tmp_path):
     assert move_filter_of(model).samples > filt.samples and len(meta["lineage"]) == 1
     proc = run("train_batch.py", "--num-episodes", "20", "--oneply-filter", "3", "--save", tmp_path / "g.pt", *QUICK)
     assert_one_line_error(proc, "add --oneply")
+
+
+def test_segment_top_k_keeps_what_top_k_keeps():
+    """The k-pass top-k mask keeps the rows search.top_k's sort keeps, ties included."""
+    from tdbg.net.move_filter import segment_top_k
+    from tdbg.net.search import top_k
+    rng = np.random.default_rng(0)
+    counts = rng.integers(1, 30, 400)
+    offsets = np.concatenate([[0], np.cumsum(counts)])
+    values = rng.integers(0, 6, offsets[-1]).astype(float)   # many ties
+    for k in (1, 2, 4, 8, 40):
+        rows, _ = top_k(values, offsets, k)
+        want = np.zeros(len(values), dtype=bool)
+        want[rows] = True
+        assert np.array_equal(segment_top_k(values, offsets, k), want), k

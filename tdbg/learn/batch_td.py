@@ -161,8 +161,8 @@ class BatchLearner:
             for _ in range(args.epochs):
                 self.last_loss = self.trainer.train_epoch(data["features"], data["targets"], self.rng)
                 check_finite(self.model, self.last_loss, f"round {k + 1}", self.lr, args, done)
-            if self.filter_trainer is not None:   # the move filter: one pass over the round's rows
-                self.filter_trainer.fit(data.get("filter"))
+            if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
+                self.filter_trainer.fit(data.get("filter"), share=filter_training.ROUND_SHARE)
             secs = time.time() - t0
             st = data["stats"]
             self._row = {"samples": len(data["targets"]), "loss": self.last_loss, "lr": self.lr,

@@ -10,7 +10,8 @@ minibatch at a time, so a round's rows take ~60 bytes each.
 A stage with ``--oneply-filter K`` whose checkpoint has no filter first *warms one up*:
 ``--filter-warmup N`` episodes of 0-ply self-play with the current weights, none of them
 trained on by the main network, then ``WARMUP_EPOCHS`` passes over their rows.  After
-that, each round's rows train it one more pass, after the main network's epoch.
+that, a random quarter of each round's rows (ROUND_SHARE) trains it one more pass, after
+the main network's epoch.
 """
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ FILTER_LR = 1e-3
 FILTER_BATCH = 256
 WARMUP_EPOCHS = 3
 DEFAULT_WARMUP_EPISODES = 1000
+ROUND_SHARE = 0.25   # of a round's rows the filter trains on (a 500-episode round has ~600,000)
 
 
 class FilterTrainer:
@@ -36,11 +38,14 @@ class FilterTrainer:
         self.opt = torch.optim.Adam(filt.parameters(), lr=lr)
         self.board_features = reads_board_features(filt.n_inputs)
 
-    def fit(self, rows: dict | None, epochs: int = 1) -> float:
-        """``epochs`` passes of minibatches over ``rows`` (move_filter.filter_rows); the mean
-        loss of the last pass (nan when there are no rows)."""
+    def fit(self, rows: dict | None, epochs: int = 1, share: float = 1.0) -> float:
+        """``epochs`` passes of minibatches over ``rows`` (move_filter.filter_rows), or over a
+        random ``share`` of them; the mean loss of the last pass (nan when there are no rows)."""
         if rows is None or not len(rows["raw"]):
             return float("nan")
+        if share < 1.0:
+            pick = np.flatnonzero(self.rng.random(len(rows["raw"])) < share)
+            rows = {k: None if v is None else v[pick] for k, v in rows.items()}
         filt = self.filter
         n = len(rows["raw"])
         filt.train()

@@ -59,14 +59,18 @@ def check_filter(filt: TDNetwork) -> None:
         raise ValueError(f"a move filter has one ReLU hidden layer, got {filt.describe()}")
 
 
-def segment_ranks(scalar: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Each row's rank in its segment by ``scalar`` descending (0 = best; ties keep row order)."""
+def segment_top_k(scalar: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray:
+    """Mask of the ``k`` largest values of each segment offsets[i]:offsets[i+1] (ties: the
+    first rows), as search.top_k keeps them; ``k`` passes of a segmented argmax, which for
+    small ``k`` is several times faster than sorting ~50,000 rows by (segment, value)."""
     counts = np.diff(offsets)
-    seg = np.repeat(np.arange(len(counts)), counts)
-    order = np.lexsort((-scalar, seg))
-    ranks = np.empty(len(scalar), dtype=np.int64)
-    ranks[order] = np.arange(len(scalar)) - np.repeat(offsets[:-1], counts)
-    return ranks
+    keep = np.repeat(counts <= k, counts)   # short segments: every row
+    work = np.where(keep, -np.inf, scalar)
+    for _ in range(min(k, int(counts.max(initial=0)))):
+        rows, _ = segment_argmax(work, offsets)
+        keep[rows] = True
+        work[rows] = -np.inf
+    return keep
 
 
 def filter_rows(after: np.ndarray, offsets: np.ndarray, values: np.ndarray, cube: np.ndarray | None, flip,
@@ -126,6 +130,7 @@ class FilteredOnePly:
         self.rows = []        # filter training rows of each call with ``played`` (filter_rows)
         self.kept = 0         # candidates the main network valued, and all candidates seen
         self.candidates = 0
+        self.last_best = None
 
     def _versions(self):
         return tuple(t._version for t in (self.scorer.model.layers[0].weight, self.scorer.model.layers[0].bias,
@@ -200,10 +205,12 @@ class FilteredOnePly:
         f_values = sc.values.flip(f_raw)
         if terminal is not None:
             f_values[won] = terminal
-        keep = segment_ranks(sc.values.scalar(f_values), offsets) < self.k
+        keep = segment_top_k(sc.values.scalar(f_values), offsets, self.k)
         if played is not None:
             played_segments = np.arange(n) * r + np.asarray(played)
-            keep |= np.repeat(np.isin(np.arange(len(counts)), played_segments), counts)
+            in_full = np.zeros(len(counts), dtype=bool)
+            in_full[played_segments] = True
+            keep |= np.repeat(in_full, counts)
         kept = np.flatnonzero(keep)    # in row order: with every row kept, exactly exact 1-ply's rows
         seg = np.repeat(np.arange(len(counts)), counts)
         kept_offsets = np.concatenate([[0], np.cumsum(np.bincount(seg[kept], minlength=len(counts)))])
@@ -219,6 +226,7 @@ class FilteredOnePly:
             values[won[kept]] = terminal[np.cumsum(won)[kept][won[kept]] - 1]
         best_k, _ = segment_argmax(sc.values.scalar(values), kept_offsets)
         best = values[best_k]
+        self.last_best = best   # each (position, roll)'s value, for accuracy reports
         if best.ndim == 1:
             targets = (best.reshape(n, -1) * ROLL_WEIGHTS).sum(axis=1)
         else:
