@@ -226,7 +226,8 @@ QUICK = ["--hidden", "16", "--episodes-per-round", "10", "--parallel-games", "8"
 
 def test_train_batch_oneply_filter(tmp_path):
     """--oneply-filter K warms a filter up on a checkpoint without one, saves it, records K in
-    the stage; a resume with another K is refused as for any stage option; K needs --oneply."""
+    the stage; a resume with another K is refused as for any stage option, the same K goes on
+    without a warm-up, a new stage refits the filter; K needs --oneply."""
     path = tmp_path / "f.pt"
     proc = run("train_batch.py", "--num-episodes", "20", "--oneply", "--oneply-filter", "3", "--filter-warmup", "10",
                "--save", path, *QUICK, check=True)
@@ -243,9 +244,13 @@ def test_train_batch_oneply_filter(tmp_path):
     assert_one_line_error(proc, "oneply-filter 3 -> 2")
     proc = run("train_batch.py", "--resume", path, "--save", path, "--num-episodes", "40", "--oneply",
                "--oneply-filter", "3", *QUICK, check=True)
-    assert "move filter: none" not in proc.stderr
+    assert "move filter:" not in proc.stderr   # no warm-up: the stage's filter is current
     model, meta, _ = load_checkpoint(str(path))
     assert move_filter_of(model).samples > filt.samples and len(meta["lineage"]) == 1
+    # a new stage on it refits the filter it has (stages without the flag leave it stale)
+    proc = run("train_batch.py", "--resume", path, "--save", tmp_path / "h.pt", "--num-episodes", "10", "--oneply",
+               "--oneply-filter", "2", "--filter-warmup", "5", *QUICK, check=True)
+    assert proc.stderr.count("move filter: the checkpoint's, refitted") == 1
     proc = run("train_batch.py", "--num-episodes", "20", "--oneply-filter", "3", "--save", tmp_path / "g.pt", *QUICK)
     assert_one_line_error(proc, "add --oneply")
 

@@ -65,6 +65,7 @@ class BatchLearner:
         if self.filter_k and not args.oneply:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
         self.filter_trainer = None
+        self.continuing = False
         self.trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, getattr(args, "device", "cpu"),
                                getattr(args, "momentum", 0.0), getattr(args, "grad_clip", None), loss)
         self.collector = None
@@ -89,6 +90,7 @@ class BatchLearner:
 
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)
+        self.continuing = True   # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:
         self.lr = lr
@@ -112,8 +114,10 @@ class BatchLearner:
             torch.set_num_threads(1)
 
     def _open_filter(self, seed: np.random.SeedSequence) -> None:
-        """--oneply-filter: the filter's trainer; a model without a filter warms one up first
-        (filter_training.py)."""
+        """--oneply-filter: the filter's trainer.  A new stage first warms the filter up
+        (filter_training.py): a fresh one if the model has none, else the one it has, which
+        may be stale (stages without the flag leave it as it was); a continued stage's
+        filter was trained up to its last round and goes on from there."""
         args = self.args
         warm_seed, rng_seed = seed.spawn(2)
         filt = move_filter_of(self.model)
@@ -122,14 +126,14 @@ class BatchLearner:
             filt = new_filter(self.model)
             set_move_filter(self.model, filt)
         self.filter_trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), args.engine)
-        if fresh:
+        if fresh or not self.continuing:
             warm = Collector(args.workers, self.mode, False, args.engine, args.parallel_games,
                              getattr(args, "scoring", "auto"), pool_backend=getattr(args, "backend", "local"),
                              record_filter=True)
             try:
                 note = filter_training.warm_up(self.model, warm, getattr(args, "filter_warmup", None)
                                                or filter_training.DEFAULT_WARMUP_EPISODES, warm_seed,
-                                               self.filter_trainer)
+                                               self.filter_trainer, fresh)
             finally:
                 warm.close()
             print(note, file=sys.stderr, flush=True)

@@ -7,9 +7,11 @@ self-play values anyway (the 0-ply move choice; with ``--oneply-filter`` that ro
 valued in full for the same reason).  Rows are stored as int8 boards and encoded a
 minibatch at a time, so a round's rows take ~60 bytes each.
 
-A stage with ``--oneply-filter K`` whose checkpoint has no filter first *warms one up*:
-``--filter-warmup N`` episodes of 0-ply self-play with the current weights, none of them
-trained on by the main network, then ``WARMUP_EPOCHS`` passes over their rows.  After
+A new stage with ``--oneply-filter K`` first *warms the filter up* (a new one when the
+checkpoint has none, else its own, which stages without the flag leave untrained and
+so possibly stale): ``--filter-warmup N`` episodes of 0-ply self-play with the current
+weights, none of them trained on by the main network, then ``WARMUP_EPOCHS`` passes over
+their rows.  A continued stage (``--resume`` of its unfinished self) skips it.  After
 that, a random quarter of each round's rows (ROUND_SHARE) trains it one more pass, after
 the main network's epoch.
 """
@@ -26,6 +28,7 @@ FILTER_LR = 1e-3
 FILTER_BATCH = 256
 WARMUP_EPOCHS = 3
 DEFAULT_WARMUP_EPISODES = 1000
+RANK_WEIGHT = 4.0    # weight of the within-roll (centred) error beside the plain one
 ROUND_SHARE = 0.25   # of a round's rows the filter trains on (a 500-episode round has ~600,000)
 
 
@@ -33,8 +36,9 @@ class FilterTrainer:
     """Adam on the filter's weights (its own optimizer; the main network's never sees them)."""
 
     def __init__(self, filt: TDNetwork, rng: np.random.Generator, backend: str = "auto", lr: float = FILTER_LR,
-                 batch_size: int = FILTER_BATCH):
+                 batch_size: int = FILTER_BATCH, rank_weight: float | None = None):
         self.filter, self.rng, self.backend, self.batch_size = filt, rng, backend, batch_size
+        self.rank_weight = RANK_WEIGHT if rank_weight is None else rank_weight
         self.opt = torch.optim.Adam(filt.parameters(), lr=lr)
         self.board_features = reads_board_features(filt.n_inputs)
 
@@ -43,22 +47,29 @@ class FilterTrainer:
         random ``share`` of them; the mean loss of the last pass (nan when there are no rows)."""
         if rows is None or not len(rows["raw"]):
             return float("nan")
-        if share < 1.0:
-            pick = np.flatnonzero(self.rng.random(len(rows["raw"])) < share)
+        if share < 1.0:   # whole groups (a roll's candidates together)
+            groups = np.unique(rows["group"])
+            keep = groups[self.rng.random(len(groups)) < share]
+            pick = np.flatnonzero(np.isin(rows["group"], keep))
             rows = {k: None if v is None else v[pick] for k, v in rows.items()}
         filt = self.filter
         n = len(rows["raw"])
         filt.train()
         loss_sum = 0.0
         for _ in range(epochs):
-            loss_sum, order = 0.0, self.rng.permutation(n)
+            # minibatches of whole groups in random order, so each holds a roll's candidates together
+            _, group_index = np.unique(rows["group"], return_inverse=True)
+            shuffled = self.rng.permutation(group_index.max() + 1)
+            loss_sum, order = 0.0, np.argsort(shuffled[group_index], kind="stable")
             for s in range(0, n, self.batch_size):
-                idx = np.sort(order[s:s + self.batch_size])
+                idx = order[s:s + self.batch_size]
                 x = encode_after_states(rows["after"][idx], None if rows["cube"] is None else rows["cube"][idx],
                                         filt.n_inputs, self.backend, self.board_features)
                 y = torch.from_numpy(rows["raw"][idx])
                 pred = filt(torch.from_numpy(x))
                 loss = torch.mean((pred - y) ** 2)
+                if self.rank_weight:
+                    loss = loss + self.rank_weight * _centred_mse(pred, y, rows["group"][idx])
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 self.opt.step()
@@ -68,13 +79,29 @@ class FilterTrainer:
         return loss_sum / n
 
 
-def warm_up(model, collector, episodes: int, seed_seq: np.random.SeedSequence, trainer: FilterTrainer) -> str:
+def _centred_mse(pred: torch.Tensor, y: torch.Tensor, group: np.ndarray) -> torch.Tensor:
+    """Mean squared error of the values less their group's mean: what ranking a roll's
+    candidates depends on (a shift common to the roll does not change the order)."""
+    _, g = np.unique(group, return_inverse=True)
+    g = torch.from_numpy(g)
+    count = torch.zeros(int(g.max()) + 1).index_add_(0, g, torch.ones(len(g)))
+    shape = (-1,) + (1,) * (pred.dim() - 1)
+
+    def centred(v):
+        mean = torch.zeros((len(count),) + tuple(v.shape[1:]), dtype=v.dtype).index_add_(0, g, v)
+        return v - (mean / count.view(shape))[g]
+    return torch.mean((centred(pred) - centred(y)) ** 2)
+
+
+def warm_up(model, collector, episodes: int, seed_seq: np.random.SeedSequence, trainer: FilterTrainer,
+            fresh: bool = True) -> str:
     """Fit the model's filter on ``episodes`` of 0-ply self-play (``collector``: oneply off,
-    record_filter on); the line that says so."""
+    record_filter on); the line that says so (``fresh``: the filter is new)."""
     data = collector.collect(model, episodes, seed_seq)
     rows = data.get("filter")
     loss = trainer.fit(rows, WARMUP_EPOCHS)
     n = 0 if rows is None else len(rows["raw"])
-    return (f"move filter: none in the checkpoint; a [{','.join(map(str, trainer.filter.hidden))}] filter fitted "
+    what = "none in the checkpoint; a new" if fresh else "the checkpoint's, refitted for a new stage: its"
+    return (f"move filter: {what} [{','.join(map(str, trainer.filter.hidden))}] filter fitted "
             f"to the network's values of {n:,} after-states from {episodes:,} 0-ply episodes "
             f"({WARMUP_EPOCHS} passes, mse {loss:.2e})")
