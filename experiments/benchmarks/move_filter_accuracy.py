@@ -90,8 +90,6 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=filter_training.DEFAULT_WARMUP_EPISODES,
                     help="0-ply episodes the filter is warmed up on when the checkpoint has none")
     ap.add_argument("--filter-hidden", type=int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
-    ap.add_argument("--rank-weight", type=float, default=filter_training.RANK_WEIGHT,
-                    help="the warm-up's weight on the within-roll error (filter_training.RANK_WEIGHT)")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -106,7 +104,7 @@ def main() -> None:
     if move_filter_of(model) is None:
         filt = new_filter(model, args.filter_hidden)
         set_move_filter(model, filt)
-        trainer = filter_training.FilterTrainer(filt, np.random.default_rng(args.seed), rank_weight=args.rank_weight)
+        trainer = filter_training.FilterTrainer(filt, np.random.default_rng(args.seed))
         warm = Collector(1, mode, False, "auto", 128, record_filter=True)
         warm_note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]), trainer)
         warm.close()
@@ -154,7 +152,6 @@ def main() -> None:
               flush=True)
     print(json.dumps({"benchmark": "move_filter_accuracy", "model": args.model, "game_mode": mode.name,
                       "hidden": model.hidden, "filter": move_filter_of(model).hidden, "warmup_episodes": args.warmup,
-                      "rank_weight": args.rank_weight,
                       "warmup": warm_note, "warmup_seconds": round(warm_seconds, 1), "games": args.games,
                       "positions": len(boards), "classes": counts, "exact_seconds": round(exact_seconds, 1),
                       "exact_rows": exact_rows, "ks": results}))

@@ -5,13 +5,14 @@ torch thread): collect ``--episodes`` self-play episodes with 1-ply targets, one
 epoch of the main network on their samples, and for the filtered arms one pass of the
 filter over its share of the round's rows (filter_training.ROUND_SHARE).  Every round starts from the same weights (the checkpoint's,
 and the filter warmed up once by filter_training.warm_up), with the same dice per rep;
-the arms are interleaved, their order alternating, over ``--reps`` reps.  Reports per arm
+the arms (exact and each K, for each of ``--precisions``) are interleaved, their order
+alternating, over ``--reps`` reps; ratios are to the first precision's exact arm.  Reports per arm
 episodes per wall second and per CPU second of this process (the one to quote on a shared
 machine: another program's share of the core does not count), main-network rows per
 episode, where the time went, and the ratios to exact; last line one JSON object.
 
     python experiments/benchmarks/move_filter_speed.py \
-        --model experiments/retraining/strength/s2_256x3.pt --ks 2,4,8 --episodes 30 --reps 3
+        --model experiments/retraining/strength/s2_256x3.pt --ks 2,3,4,6 --episodes 20 --reps 3 [--precisions fp32,bf16]
 """
 from __future__ import annotations
 
@@ -36,14 +37,14 @@ from tdbg.net.move_filter import new_filter  # noqa: E402
 from tdbg.play.players import checkpoint_mode_name  # noqa: E402
 
 
-def one_round(base, mode, k: int, episodes: int, seed: int) -> dict:
+def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp32") -> dict:
     """A BatchLearner round with --oneply (--oneply-filter k) from ``base``'s weights."""
     model = copy.deepcopy(base)
     set_move_filter(model, copy.deepcopy(move_filter_of(base)))
     rng = np.random.default_rng(seed)
     trainer = Trainer(model, "adam", 1e-4, 256)
     ftrainer = filter_training.FilterTrainer(move_filter_of(model), rng) if k else None
-    collector = Collector(1, mode, True, "auto", 128, filter_k=k)
+    collector = Collector(1, mode, True, "auto", 128, filter_k=k, precision=precision)
     t0, c0 = time.perf_counter(), time.process_time()
     model.eval()
     data = collector.collect(model, episodes, np.random.SeedSequence(seed))
@@ -68,6 +69,8 @@ def main() -> None:
     ap.add_argument("--model", default="experiments/retraining/strength/s2_256x3.pt",
                     help="a checkpoint, or 'fresh:256,256,256' for untrained DMP weights")
     ap.add_argument("--ks", default="2,4,8")
+    ap.add_argument("--precisions", default="fp32",
+                    help="collection precisions (train_batch --collect-precision), each with exact and every K")
     ap.add_argument("--episodes", type=int, default=30, help="episodes per round")
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=200, help="0-ply episodes to warm the filter up on (speed does "
@@ -90,28 +93,32 @@ def main() -> None:
                                                                      np.random.default_rng(args.seed)))
         warm.close()
         print(note, file=sys.stderr, flush=True)
-    arms = [0] + [int(k) for k in args.ks.split(",")]
-    one_round(model, mode, arms[-1], 2, args.seed)   # warm caches and lazy imports
-    acc = {k: {} for k in arms}
+    arms = [(k, p) for p in args.precisions.split(",") for k in [0] + [int(k) for k in args.ks.split(",")]]
+    for k, p in arms[:: max(1, len(arms) // 2)]:
+        one_round(model, mode, k, 2, args.seed, p)   # warm caches and lazy imports
+    acc = {arm: {} for arm in arms}
     for rep in range(args.reps):
-        for k in arms if rep % 2 == 0 else arms[::-1]:
-            r = one_round(model, mode, k, args.episodes, args.seed + 1 + rep)
+        for arm in arms if rep % 2 == 0 else arms[::-1]:
+            k, precision = arm
+            r = one_round(model, mode, k, args.episodes, args.seed + 1 + rep, precision)
             for name, v in r.items():
-                acc[k][name] = acc[k].get(name, 0) + v
-            print(json.dumps({"rep": rep, "k": k, "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
+                acc[arm][name] = acc[arm].get(name, 0) + v
+            print(json.dumps({"rep": rep, "k": k, "precision": precision, "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
                               "episodes_per_cpu_s": round(r["episodes"] / r["cpu_seconds"], 3)}),
                   file=sys.stderr, flush=True)
     out = {}
-    for k in arms:
-        a = acc[k]
-        out["exact" if k == 0 else f"k{k}"] = {
+    for arm in arms:
+        k, precision = arm
+        a = acc[arm]
+        out[("exact" if k == 0 else f"k{k}") + ("" if precision == "fp32" else f"_{precision}")] = {
             "episodes_per_s": a["episodes"] / a["seconds"], "episodes_per_cpu_s": a["episodes"] / a["cpu_seconds"],
             "rows_per_episode": a["evaluations"] / a["episodes"],
             "collect_share": a["collect_seconds"] / a["seconds"], "train_share": a["train_seconds"] / a["seconds"],
             "filter_train_share": a["filter_seconds"] / a["seconds"],
             "engine_share_of_collect": a["engine_seconds"] / a["collect_seconds"],
             "net_share_of_collect": a["net_seconds"] / a["collect_seconds"]}
-    base, base_cpu = out["exact"]["episodes_per_s"], out["exact"]["episodes_per_cpu_s"]
+    first = next(iter(out))   # the first precision's exact arm
+    base, base_cpu = out[first]["episodes_per_s"], out[first]["episodes_per_cpu_s"]
     for name, v in out.items():
         v["speedup"] = v["episodes_per_s"] / base
         v["speedup_cpu"] = v["episodes_per_cpu_s"] / base_cpu   # the figure to quote on a shared machine

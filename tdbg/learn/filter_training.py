@@ -28,7 +28,6 @@ FILTER_LR = 1e-3
 FILTER_BATCH = 256
 WARMUP_EPOCHS = 3
 DEFAULT_WARMUP_EPISODES = 1000
-RANK_WEIGHT = 4.0    # weight of the within-roll (centred) error beside the plain one
 ROUND_SHARE = 0.25   # of a round's rows the filter trains on (a 500-episode round has ~600,000)
 
 
@@ -36,9 +35,8 @@ class FilterTrainer:
     """Adam on the filter's weights (its own optimizer; the main network's never sees them)."""
 
     def __init__(self, filt: TDNetwork, rng: np.random.Generator, backend: str = "auto", lr: float = FILTER_LR,
-                 batch_size: int = FILTER_BATCH, rank_weight: float | None = None):
+                 batch_size: int = FILTER_BATCH):
         self.filter, self.rng, self.backend, self.batch_size = filt, rng, backend, batch_size
-        self.rank_weight = RANK_WEIGHT if rank_weight is None else rank_weight
         self.opt = torch.optim.Adam(filt.parameters(), lr=lr)
         self.board_features = reads_board_features(filt.n_inputs)
 
@@ -47,29 +45,22 @@ class FilterTrainer:
         random ``share`` of them; the mean loss of the last pass (nan when there are no rows)."""
         if rows is None or not len(rows["raw"]):
             return float("nan")
-        if share < 1.0:   # whole groups (a roll's candidates together)
-            groups = np.unique(rows["group"])
-            keep = groups[self.rng.random(len(groups)) < share]
-            pick = np.flatnonzero(np.isin(rows["group"], keep))
+        if share < 1.0:
+            pick = np.flatnonzero(self.rng.random(len(rows["raw"])) < share)
             rows = {k: None if v is None else v[pick] for k, v in rows.items()}
         filt = self.filter
         n = len(rows["raw"])
         filt.train()
         loss_sum = 0.0
         for _ in range(epochs):
-            # minibatches of whole groups in random order, so each holds a roll's candidates together
-            _, group_index = np.unique(rows["group"], return_inverse=True)
-            shuffled = self.rng.permutation(group_index.max() + 1)
-            loss_sum, order = 0.0, np.argsort(shuffled[group_index], kind="stable")
+            loss_sum, order = 0.0, self.rng.permutation(n)
             for s in range(0, n, self.batch_size):
-                idx = order[s:s + self.batch_size]
+                idx = np.sort(order[s:s + self.batch_size])
                 x = encode_after_states(rows["after"][idx], None if rows["cube"] is None else rows["cube"][idx],
                                         filt.n_inputs, self.backend, self.board_features)
                 y = torch.from_numpy(rows["raw"][idx])
                 pred = filt(torch.from_numpy(x))
                 loss = torch.mean((pred - y) ** 2)
-                if self.rank_weight:
-                    loss = loss + self.rank_weight * _centred_mse(pred, y, rows["group"][idx])
                 self.opt.zero_grad(set_to_none=True)
                 loss.backward()
                 self.opt.step()
@@ -77,20 +68,6 @@ class FilterTrainer:
             filt.samples = int(getattr(filt, "samples", 0)) + n
         filt.eval()
         return loss_sum / n
-
-
-def _centred_mse(pred: torch.Tensor, y: torch.Tensor, group: np.ndarray) -> torch.Tensor:
-    """Mean squared error of the values less their group's mean: what ranking a roll's
-    candidates depends on (a shift common to the roll does not change the order)."""
-    _, g = np.unique(group, return_inverse=True)
-    g = torch.from_numpy(g)
-    count = torch.zeros(int(g.max()) + 1).index_add_(0, g, torch.ones(len(g)))
-    shape = (-1,) + (1,) * (pred.dim() - 1)
-
-    def centred(v):
-        mean = torch.zeros((len(count),) + tuple(v.shape[1:]), dtype=v.dtype).index_add_(0, g, v)
-        return v - (mean / count.view(shape))[g]
-    return torch.mean((centred(pred) - centred(y)) ** 2)
 
 
 def warm_up(model, collector, episodes: int, seed_seq: np.random.SeedSequence, trainer: FilterTrainer,

@@ -78,8 +78,7 @@ def filter_rows(after: np.ndarray, offsets: np.ndarray, values: np.ndarray, cube
     """The filter's training rows from scored candidates (``Scorer.score``'s after-states,
     offsets and mover's values; ``cube``: each input's reply cube inputs or None): the
     after-states of ``segments`` (default all), the cube inputs the network saw with them,
-    the network's raw outputs (``flip`` of the mover's values) and each row's segment
-    (``group``); finished games left out."""
+    and the network's raw outputs (``flip`` of the mover's values); finished games left out."""
     counts = np.diff(offsets)
     seg = np.repeat(np.arange(len(counts)), counts)
     pick = np.ones(len(after), dtype=bool) if segments is None else np.isin(seg, segments)
@@ -87,8 +86,7 @@ def filter_rows(after: np.ndarray, offsets: np.ndarray, values: np.ndarray, cube
     rows = np.flatnonzero(pick)
     return {"after": after[rows].astype(np.int8),
             "cube": None if cube is None else np.asarray(cube, dtype=np.float32)[seg[rows]],
-            "raw": np.asarray(flip(values[rows]), dtype=np.float32),
-            "group": seg[rows].astype(np.int64)}   # rows of one (position, roll) share a group
+            "raw": np.asarray(flip(values[rows]), dtype=np.float32)}
 
 
 def join_rows(parts: list) -> dict | None:
@@ -96,11 +94,9 @@ def join_rows(parts: list) -> dict | None:
     parts = [p for p in parts if p is not None and len(p["after"])]
     if not parts:
         return None
-    starts = np.cumsum([0] + [int(p["group"].max()) + 1 for p in parts[:-1]])
     return {"after": np.concatenate([p["after"] for p in parts]),
             "cube": None if parts[0]["cube"] is None else np.concatenate([p["cube"] for p in parts]),
-            "raw": np.concatenate([p["raw"] for p in parts]),
-            "group": np.concatenate([p["group"] + s for p, s in zip(parts, starts)])}
+            "raw": np.concatenate([p["raw"] for p in parts])}
 
 
 def encode_after_states(after: np.ndarray, cube: np.ndarray | None, n_inputs: int, backend: str = "auto",
