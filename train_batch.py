@@ -77,7 +77,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--oneply", action="store_true", help="exact 1-ply targets (all 21 rolls)")
     p.add_argument("--oneply-filter", type=cli.non_negative_int, default=0, metavar="K",
                    help="with --oneply: value only the K best candidates of each roll by the checkpoint's small "
-                        "move filter (a [32] net trained alongside on the network's own values) with the full "
+                        "move filter (a [64] net trained alongside on the network's own values) with the full "
                         "network; the roll actually thrown is valued in full. 0: exact 1-ply")
     p.add_argument("--filter-warmup", type=cli.positive_int, default=DEFAULT_WARMUP_EPISODES, metavar="N",
                    help="with --oneply-filter, when the checkpoint has no filter yet: fit one first on N episodes "

@@ -14,7 +14,7 @@ from tdbg.learn.filter_training import FilterTrainer
 from tdbg.learn.selfplay import Collector
 from tdbg.net import net_growth
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, save_checkpoint, set_move_filter
-from tdbg.net.move_filter import FilteredOnePly, encode_after_states, filter_rows, new_filter
+from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, encode_after_states, filter_rows, new_filter
 from tdbg.net.scoring import Scorer
 
 
@@ -172,7 +172,7 @@ def test_checkpoint_keeps_the_filter(tmp_path):
     save_checkpoint(str(tmp_path / "f.pt"), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
     loaded, _, _ = load_checkpoint(str(tmp_path / "f.pt"))
     got = move_filter_of(loaded)
-    assert got is not None and got.samples == 1234 and got.hidden == [32]
+    assert got is not None and got.samples == 1234 and got.hidden == [FILTER_HIDDEN]
     for k, v in filt.state_dict().items():
         assert torch.equal(got.state_dict()[k], v)
     with pytest.raises(ValueError):

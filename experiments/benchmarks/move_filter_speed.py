@@ -33,7 +33,7 @@ from tdbg.learn import filter_training  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 from tdbg.learn.trainer import Trainer  # noqa: E402
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter  # noqa: E402
-from tdbg.net.move_filter import new_filter  # noqa: E402
+from tdbg.net.move_filter import FILTER_HIDDEN, new_filter  # noqa: E402
 from tdbg.play.players import checkpoint_mode_name  # noqa: E402
 
 
@@ -75,6 +75,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--warmup", type=int, default=200, help="0-ply episodes to warm the filter up on (speed does "
                     "not depend on its quality: K rows a roll whatever it ranks)")
+    ap.add_argument("--filter-hidden", type=int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
@@ -86,7 +87,7 @@ def main() -> None:
         mode = game_mode(checkpoint_mode_name(model, meta))
     model.eval()
     if move_filter_of(model) is None:
-        set_move_filter(model, new_filter(model))
+        set_move_filter(model, new_filter(model, args.filter_hidden))
         warm = Collector(1, mode, False, "auto", 128, record_filter=True)
         note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]),
                                        filter_training.FilterTrainer(move_filter_of(model),
@@ -123,6 +124,7 @@ def main() -> None:
         v["speedup"] = v["episodes_per_s"] / base
         v["speedup_cpu"] = v["episodes_per_cpu_s"] / base_cpu   # the figure to quote on a shared machine
     print(json.dumps({"benchmark": "move_filter_speed", "model": args.model, "hidden": list(model.hidden),
+                      "filter": list(move_filter_of(model).hidden),
                       "episodes_per_round": args.episodes, "reps": args.reps, "threads": 1,
                       "arms": {n: {a: round(b, 4) for a, b in v.items()} for n, v in out.items()}}))
 
