@@ -80,8 +80,9 @@ def build_parser() -> cli.Parser:
                         "move filter (a [64] net trained alongside on the network's own values) with the full "
                         "network; the roll actually thrown is valued in full. 0: exact 1-ply")
     p.add_argument("--filter-warmup", type=cli.positive_int, default=DEFAULT_WARMUP_EPISODES, metavar="N",
-                   help="with --oneply-filter, when the checkpoint has no filter yet: fit one first on N episodes "
-                        "of 0-ply self-play (not trained on by the network)")
+                   help="with --oneply-filter, at the start of a new stage: fit the filter (a new one when the "
+                        "checkpoint has none, else its own, which may be stale) on N episodes of 0-ply self-play "
+                        "(not trained on by the network); a continued stage skips it")
     p.add_argument("--cube-explore", type=cli.probability_arg, default=0.0, metavar="P",
                    help="cube modes: with this chance a mover doubles although its rule says not to, and a "
                         "double is taken although the rule would drop it, so the branches greedy play avoids "
