@@ -16,6 +16,7 @@ from tdbg.game.modes import GAME_MODES
 from tdbg.game.movegen import BACKENDS
 from tdbg.infra import fileio, workers
 from tdbg.learn.batch_td import BatchLearner
+from tdbg.learn.filter_training import DEFAULT_WARMUP_EPISODES
 from tdbg.learn.trainer import OPTIMIZERS
 from tdbg.learn.training_loop import run_stage
 from tdbg.net.model import ACTIVATIONS, parse_hidden
@@ -74,6 +75,14 @@ def build_parser() -> cli.Parser:
     p.add_argument("--episodes-per-round", type=cli.count_arg(MAX_EPISODES_PER_ROUND, "(a round is held in memory)"),
                    default=500, help="self-play episodes collected before each training pass")
     p.add_argument("--oneply", action="store_true", help="exact 1-ply targets (all 21 rolls)")
+    p.add_argument("--oneply-filter", type=cli.non_negative_int, default=0, metavar="K",
+                   help="with --oneply: value only the K best candidates of each roll by the checkpoint's small "
+                        "move filter (a [64] net trained alongside on the network's own values) with the full "
+                        "network; the roll actually thrown is valued in full. 0: exact 1-ply")
+    p.add_argument("--filter-warmup", type=cli.positive_int, default=DEFAULT_WARMUP_EPISODES, metavar="N",
+                   help="with --oneply-filter, at the start of a new stage: fit the filter (a new one when the "
+                        "checkpoint has none, else its own, which may be stale) on N episodes of 0-ply self-play "
+                        "(not trained on by the network); a continued stage skips it")
     p.add_argument("--cube-explore", type=cli.probability_arg, default=0.0, metavar="P",
                    help="cube modes: with this chance a mover doubles although its rule says not to, and a "
                         "double is taken although the rule would drop it, so the branches greedy play avoids "

@@ -15,11 +15,14 @@ import numpy as np
 import torch
 
 from tdbg.game.heads import output_head
+from tdbg.learn import filter_training
 from tdbg.learn.selfplay import Acting, Collector
 from tdbg.learn.trainer import Trainer
 from tdbg.learn.training_loop import check_finite
 from tdbg.net import lowp
 from tdbg.net.losses import prob5_loss
+from tdbg.net.model import move_filter_of, set_move_filter
+from tdbg.net.move_filter import new_filter
 from tdbg.net.scoring import check_first_layer
 
 LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
@@ -32,7 +35,8 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
                  "cube_hold": 0.0, "take_explore": 0.0, "cube_start": 0.0, "momentum": 0.0,
                  "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
-                 "expand_depth_size": None, "td_lambda": 0.0, "collect_precision": "fp32"}
+                 "expand_depth_size": None, "td_lambda": 0.0, "collect_precision": "fp32",
+                 "oneply_filter": 0}
 
 
 def optional_settings(args, defaults: dict) -> dict:
@@ -57,6 +61,11 @@ class BatchLearner:
                               getattr(args, "raw_logits", False))
         elif getattr(args, "loss", "mse") != "mse" or getattr(args, "raw_logits", False):
             raise ValueError("--loss and --raw-logits are for prob5 models (train_prob5.py)")
+        self.filter_k = getattr(args, "oneply_filter", 0) or 0
+        if self.filter_k and not args.oneply:
+            raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
+        self.filter_trainer = None
+        self.continuing = False
         self.trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, getattr(args, "device", "cpu"),
                                getattr(args, "momentum", 0.0), getattr(args, "grad_clip", None), loss)
         self.collector = None
@@ -81,6 +90,7 @@ class BatchLearner:
 
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)
+        self.continuing = True   # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:
         self.lr = lr
@@ -93,13 +103,40 @@ class BatchLearner:
         self.collector = Collector(args.workers, self.mode, args.oneply, args.engine, args.parallel_games,
                                    getattr(args, "scoring", "auto"), acting=self.acting,
                                    pool_backend=getattr(args, "backend", "local"),
-                                   precision=getattr(args, "collect_precision", "fp32"))
+                                   precision=getattr(args, "collect_precision", "fp32"), filter_k=self.filter_k)
+        if self.filter_k:
+            self._open_filter(seed_root.spawn(1)[0])
         if self.collector.precision != "fp32":
             print(lowp.describe(self.collector.precision), file=sys.stderr, flush=True)
         if args.overlap:
             # the workers keep the cores busy while we train: more torch threads here would
             # oversubscribe them (measured 3x slower with the default two)
             torch.set_num_threads(1)
+
+    def _open_filter(self, seed: np.random.SeedSequence) -> None:
+        """--oneply-filter: the filter's trainer.  A new stage first warms the filter up
+        (filter_training.py): a fresh one if the model has none, else the one it has, which
+        may be stale (stages without the flag leave it as it was); a continued stage's
+        filter was trained up to its last round and goes on from there."""
+        args = self.args
+        warm_seed, rng_seed = seed.spawn(2)
+        filt = move_filter_of(self.model)
+        fresh = filt is None
+        if fresh:
+            filt = new_filter(self.model)
+            set_move_filter(self.model, filt)
+        self.filter_trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), args.engine)
+        if fresh or not self.continuing:
+            warm = Collector(args.workers, self.mode, False, args.engine, args.parallel_games,
+                             getattr(args, "scoring", "auto"), pool_backend=getattr(args, "backend", "local"),
+                             record_filter=True)
+            try:
+                note = filter_training.warm_up(self.model, warm, getattr(args, "filter_warmup", None)
+                                               or filter_training.DEFAULT_WARMUP_EPISODES, warm_seed,
+                                               self.filter_trainer, fresh)
+            finally:
+                warm.close()
+            print(note, file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.collector is not None:
@@ -128,6 +165,8 @@ class BatchLearner:
             for _ in range(args.epochs):
                 self.last_loss = self.trainer.train_epoch(data["features"], data["targets"], self.rng)
                 check_finite(self.model, self.last_loss, f"round {k + 1}", self.lr, args, done)
+            if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
+                self.filter_trainer.fit(data.get("filter"), share=filter_training.ROUND_SHARE)
             secs = time.time() - t0
             st = data["stats"]
             self._row = {"samples": len(data["targets"]), "loss": self.last_loss, "lr": self.lr,

@@ -44,7 +44,8 @@ from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import DROPPED, Ended, Table
 from tdbg.infra.backends import open_pool
 from tdbg.learn.lambda_returns import lambda_returns
-from tdbg.net.model import TDNetwork
+from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
+from tdbg.net.move_filter import FilteredOnePly, filter_rows, join_rows
 from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
 
 
@@ -93,12 +94,16 @@ class SelfPlay:
 
     def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
                  parallel_games: int = 128, device: str | None = None, first_layer: str = "auto",
-                 acting: Acting = Acting(), precision: str = "fp32"):
+                 acting: Acting = Acting(), precision: str = "fp32", filter_k: int = 0, record_filter: bool = False):
         acting.check(mode)
         self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer,
                              precision=precision)
         self.mode = mode
         self.oneply = oneply
+        # --oneply-filter K: 1-ply targets over the model's move filter's K best candidates a roll
+        # (move_filter.py); record_filter: 0-ply play keeps the thrown roll's candidates as filter rows
+        self.filtered = FilteredOnePly(self.scorer, k=filter_k) if oneply and filter_k else None
+        self.record_filter = record_filter
         self.acting = acting
         self.parallel_games = parallel_games
 
@@ -142,9 +147,11 @@ class SelfPlay:
         width = scorer.values.width
         out_t = players.returns() if self.acting.td_lambda > 0 else np.concatenate(players.targets)
         out_t = out_t.astype(np.float32)
+        filter_parts = players.filter_parts + ([self.filtered.take_rows()] if self.filtered is not None else [])
         return {
             "features": np.concatenate(players.feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
+            "filter": join_rows(filter_parts),  # the move filter's training rows, or None
             "stats": {**stats, "evaluations": scorer.evaluations - evals_before,
                       # where the time went (benchmarks): C engine (incremental: + first layer), network
                       "engine_seconds": scorer.engine_seconds - engine_before,
@@ -162,6 +169,7 @@ class _Recorder:
     def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
         self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
         self.acting, self.explore, self.table = selfplay.acting, explore, table
+        self.filtered, self.record_filter, self.filter_parts = selfplay.filtered, selfplay.record_filter, []
         self.feats, self.targets = [], []
         # for lambda-returns: each sample's game, side (ply parity), trace cut and cube scale
         self.trace = selfplay.acting.td_lambda > 0
@@ -228,7 +236,10 @@ class _Recorder:
         self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
         greedy = not (self.acting.boltzmann_temp > 0 or self.acting.oneply_acting)
         if self.oneply:
-            target, (after, rows) = self.scorer.oneply(boards, owner)
+            if self.filtered is not None:   # the thrown roll in full: the same move as exact 1-ply plays
+                target, (after, rows) = self.filtered.oneply(boards, owner, played=roll_index(dice))
+            else:
+                target, (after, rows) = self.scorer.oneply(boards, owner)
             if greedy:
                 chosen = after[rows[np.arange(len(slots)), roll_index(dice)]]
         if not self.oneply or not greedy:
@@ -236,6 +247,9 @@ class _Recorder:
             best, _ = segment_argmax(scalar, offsets)
             if not self.oneply:
                 target = values[best]
+                if self.record_filter:
+                    self.filter_parts.append(filter_rows(after, offsets, values, self.mode.reply_cube_inputs(owner),
+                                                         self.scorer.values.flip))
             greedy_after = after[best]   # a copy, taken before the lookahead reuses the scorer's buffers
             chosen = greedy_after if greedy else self._explore(after, offsets, values, scalar, owner)
             if self.trace:   # the trace stops where exploration played another move than the greedy one
@@ -270,9 +284,17 @@ def _collect_job(job: dict) -> dict:
         model = _WORKER_CACHE[key] = TDNetwork(*key)
         model.eval()
     model.load_state_dict({k: torch.tensor(v) for k, v in job["state"].items()})  # a copy: v may be read-only
+    filt = None
+    if job.get("filter") is not None:
+        f = job["filter"]
+        filt = TDNetwork(model.n_inputs, f["hidden"], model.output_mode, "relu")
+        filt.load_state_dict({k: torch.tensor(v) for k, v in f["state"].items()})
+        filt.eval()
+    set_move_filter(model, filt)
     sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
                   first_layer=job["first_layer"], acting=job.get("acting", Acting()),
-                  precision=job.get("precision", "fp32"))
+                  precision=job.get("precision", "fp32"), filter_k=job.get("filter_k", 0),
+                  record_filter=job.get("record_filter", False))
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
@@ -296,8 +318,9 @@ class Collector:
 
     def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
                  first_layer: str = "auto", acting: Acting = Acting(), pool_backend: str = "local",
-                 precision: str = "fp32"):
+                 precision: str = "fp32", filter_k: int = 0, record_filter: bool = False):
         self.workers, self.acting = workers, acting
+        self.filter_k, self.record_filter = filter_k, record_filter  # move_filter.py (SelfPlay)
         self.precision = precision  # the candidates' hidden layers (lowp.py): fp32 | bf16 | int8
         self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
         self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
@@ -312,16 +335,21 @@ class Collector:
         if self.pool is None:
             model.eval()
             sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games,
-                          first_layer=self.first_layer, acting=self.acting, precision=self.precision)
+                          first_layer=self.first_layer, acting=self.acting, precision=self.precision,
+                          filter_k=self.filter_k, record_filter=self.record_filter)
             out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
         state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
+        filt = move_filter_of(model) if self.filter_k and self.oneply else None
+        filt = None if filt is None else {"hidden": list(filt.hidden), "state": {
+            k: v.detach().cpu().numpy().copy() for k, v in filt.state_dict().items()}}
         jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
                  "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode,
                  "oneply": self.oneply, "backend": self.backend,
                  "parallel_games": self.parallel_games, "first_layer": self.first_layer,
-                 "precision": self.precision,
+                 "precision": self.precision, "filter": filt, "filter_k": self.filter_k,
+                 "record_filter": self.record_filter,
                  "episodes": share, "seed": seed}
                 for share, seed in worker_shares(n_episodes, seed_seq, self.workers) if share > 0]
         return [self.pool.submit(_collect_job, job) for job in jobs]
@@ -334,6 +362,7 @@ class Collector:
         stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"]}
         return {"features": np.concatenate([p["features"] for p in parts]),
                 "targets": np.concatenate([p["targets"] for p in parts]),
+                "filter": join_rows([p.get("filter") for p in parts]),
                 "stats": stats}
 
     def close(self) -> None:

@@ -20,6 +20,12 @@ A checkpoint (.pt) is one dict holding the weights and every piece of metadata
 needed to use it (inputs, hidden sizes, output mode, activation, game mode,
 episodes, lineage), so nothing that loads one needs flags; one without an
 ``activation`` is relu (written before there was a choice).  Writes are atomic.
+
+A checkpoint may also hold a *move filter* (move_filter.py: a small network on the same
+inputs and head that ranks 1-ply candidates), under the optional key ``move_filter``.
+It rides on the model object outside its module tree (``move_filter_of`` /
+``set_move_filter``), so the model's state_dict, parameters and optimizer never see it;
+a checkpoint without one loads as before, and code that predates it ignores the key.
 """
 from __future__ import annotations
 
@@ -180,6 +186,36 @@ def new_metadata(model: TDNetwork, game_mode: str) -> dict:
     }
 
 
+MOVE_FILTER_KEY = "move_filter"
+
+
+def move_filter_of(model: TDNetwork) -> TDNetwork | None:
+    """The move filter riding on ``model`` (see the module notes), or None."""
+    return model.__dict__.get("_move_filter")
+
+
+def set_move_filter(model: TDNetwork, filt: TDNetwork | None) -> None:
+    """Attach ``filt`` to ``model`` (None: remove it), outside the module tree: not in the
+    model's state_dict or parameters.  The filter must read the model's inputs and have its head."""
+    if filt is not None and (filt.n_inputs != model.n_inputs or filt.output_mode != model.output_mode):
+        raise ValueError(f"a move filter with {filt.n_inputs} inputs and a {filt.output_mode} head does not fit "
+                         f"a model with {model.n_inputs} inputs and a {model.output_mode} head")
+    model.__dict__["_move_filter"] = filt
+
+
+def _filter_payload(filt: TDNetwork) -> dict:
+    return {"n_inputs": filt.n_inputs, "hidden": list(filt.hidden), "output_mode": filt.output_mode,
+            "activation": filt.activation, "samples": int(getattr(filt, "samples", 0)),
+            "state_dict": {k: v.detach().cpu().clone() for k, v in filt.state_dict().items()}}
+
+
+def _filter_from_payload(payload: dict) -> TDNetwork:
+    filt = TDNetwork(payload["n_inputs"], payload["hidden"], payload["output_mode"], payload.get("activation", "relu"))
+    filt.load_state_dict(payload["state_dict"])
+    filt.samples = int(payload.get("samples", 0))  # after-states it was trained on
+    return filt
+
+
 def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict | None = None) -> None:
     """Write atomically: a temporary file in the same folder, flushed, then renamed over ``path``."""
     payload = {
@@ -189,6 +225,9 @@ def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict
         "state_dict": {k: v.detach().cpu() for k, v in model.state_dict().items()},
         "trainer_state": trainer_state,
     }
+    filt = move_filter_of(model)
+    if filt is not None:
+        payload[MOVE_FILTER_KEY] = _filter_payload(filt)
     buf = io.BytesIO()  # serialised first: a failed write (a full disk) is then a plain OSError naming ``path``
     torch.save(payload, buf)
     with atomic_write(path, "wb") as fh:
@@ -222,4 +261,9 @@ def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, di
     for p in model.parameters():
         if not torch.isfinite(p).all():
             raise CheckpointError(f"{path}: weights contain NaN or infinity")
+    if payload.get(MOVE_FILTER_KEY) is not None:
+        try:
+            set_move_filter(model, _filter_from_payload(payload[MOVE_FILTER_KEY]))
+        except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+            raise CheckpointError(f"{path}: its move filter does not fit ({exc})") from None
     return model, meta, payload.get("trainer_state")

@@ -31,7 +31,7 @@ from torch import nn
 
 from tdbg.game.encoding import BASE_WIDTHS, NUM_BOARD_FEATURES, reads_board_features
 from tdbg.game.heads import EquityHead, MwcHead, MwcOutcomesHead, ProbabilityHead, output_head
-from tdbg.net.model import TDNetwork
+from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 
 
 def _base_inputs(model: TDNetwork) -> int:
@@ -79,18 +79,27 @@ def plan_expansion(old: list[int], new: list[int], activation: str = "relu", n_o
 
 @torch.no_grad()
 def expand(model: TDNetwork, new_hidden: list[int], seed: int = 0) -> TDNetwork:
-    """A function-preserving copy of ``model`` with hidden sizes ``new_hidden``."""
+    """A function-preserving copy of ``model`` with hidden sizes ``new_hidden``; its move
+    filter (model.py), if any, rides along unchanged (it reads the same inputs and does not
+    depend on the main network's widths)."""
+    grown = _expand(model, new_hidden, seed)
+    set_move_filter(grown, move_filter_of(model))
+    return grown
+
+
+@torch.no_grad()
+def _expand(model: TDNetwork, new_hidden: list[int], seed: int = 0) -> TDNetwork:
     old_hidden = list(model.hidden)
     plan_expansion(old_hidden, new_hidden, model.activation, model.n_outputs)
     rng = np.random.default_rng(seed)
     widths = new_hidden[: len(old_hidden)]
     if len(new_hidden) > len(old_hidden):  # widen first, then one new layer at a time
-        model = expand(model, widths, seed)
+        model = _expand(model, widths, seed)
         for k, width in enumerate(new_hidden[len(old_hidden):]):
             last = model.hidden[-1]
             model = _append_layer(model, min(width, last), rng)
             if width > last:
-                model = expand(model, model.hidden[:-1] + [width], seed + 1 + k)
+                model = _expand(model, model.hidden[:-1] + [width], seed + 1 + k)
         return model
     grown = _copy_model(model, hidden=widths)
 
@@ -260,4 +269,9 @@ def add_board_features(model: TDNetwork) -> TDNetwork:
     new = _copy_model(model, n_inputs=model.n_inputs + NUM_BOARD_FEATURES)
     new.load_state_dict({k: v for k, v in model.state_dict().items() if k != "layers.0.weight"}, strict=False)
     _carry_first_layer(new, model)
+    filt = move_filter_of(model)
+    if filt is not None:   # the filter reads the new inputs too, with zero weights on them
+        grown_filter = add_board_features(filt)
+        grown_filter.samples = getattr(filt, "samples", 0)
+        set_move_filter(new, grown_filter)
     return new
