@@ -114,60 +114,29 @@ positive_int = _int_at_least(1, "must be at least 1")
 non_negative_int = _int_at_least(0, "must not be negative")
 
 
-def positive_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (value > 0 and math.isfinite(value)):
-        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
-    return value
-
-
-def probability_arg(text: str) -> float:
-    """A probability: a number from 0 to 1."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"must be between 0 and 1, got {text}")
-    return value
-
-
-def non_negative_float(text: str) -> float:
-    value = finite_float(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must not be negative, got {text}")
-    return value
-
-
-def momentum_arg(text: str) -> float:
-    value = non_negative_float(text)
-    if value >= 1:
-        raise argparse.ArgumentTypeError(f"must be in [0, 1), got {text}")
-    return value
+def _number(check, words: str, base=float):
+    """A parser of a number: ``base(text)`` (float, or a parser below), then ``check(value)``;
+    an error ``words, got TEXT`` when the check fails."""
+    def parse(text: str) -> float:
+        try:
+            value = base(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not check(value):
+            raise argparse.ArgumentTypeError(f"{words}, got {text}")
+        return value
+    return parse
 
 
 MAX_LR = 100.0
 
-
-def learning_rate(text: str) -> float:
-    """A learning rate: positive, finite and at most MAX_LR (larger ones overflow the optimizer)."""
-    value = positive_float(text)
-    if value > MAX_LR:
-        raise argparse.ArgumentTypeError(f"at most {MAX_LR:g}, got {text}")
-    return value
-
-
-def finite_float(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
-    return value
+finite_float = _number(math.isfinite, "must be a finite number")
+positive_float = _number(lambda v: v > 0 and math.isfinite(v), "must be a positive finite number")
+probability_arg = _number(lambda v: 0.0 <= v <= 1.0, "must be between 0 and 1")  # a probability: 0 to 1
+non_negative_float = _number(lambda v: v >= 0, "must not be negative", finite_float)
+momentum_arg = _number(lambda v: v < 1, "must be in [0, 1)", non_negative_float)
+# a learning rate: positive, finite and at most MAX_LR (larger ones overflow the optimizer)
+learning_rate = _number(lambda v: v <= MAX_LR, f"at most {MAX_LR:g}", positive_float)
 
 
 def _bounded_int(low: int, high: int, what: str):
