@@ -14,49 +14,28 @@ on the five outputs is MSE (default) or cross-entropy (losses.py says exactly ho
 """
 from __future__ import annotations
 
-
-from tdbg.app import backend_flags, cli
-from tdbg.infra import fileio
+from tdbg.app import backend_flags, cli, training
 from tdbg.learn.batch_td import BatchLearner
+from tdbg.learn.settings import Prob5Stage
 from tdbg.learn.training_loop import run_stage
-from tdbg.net.losses import LOSSES
-from train_batch import build_parser as batch_parser
+
+# train_batch.py's flags that prob5 training takes but does not show (warm starts make equity models)
+NOT_SHOWN = ("warm_start_equity", "warm_start_cubeful", "jacoby", "keep_output_layer", "cube_targets_1ply")
 
 
 def build_parser() -> cli.Parser:
-    p = batch_parser()
-    p.description = __doc__.split("\n\n")[0]
-    p.set_defaults(game_mode="cubeless-money")
-    for action in p._actions:  # what prob5 training does not take
-        if action.dest == "game_mode":
-            action.help = "prob5 models play cubeless money only"
-        elif action.dest in ("warm_start_equity", "warm_start_cubeful", "jacoby", "keep_output_layer",
-                             "cube_targets_1ply"):
-            action.help = cli.argparse.SUPPRESS
-    p.add_argument("--loss", choices=LOSSES, default="mse",
-                   help="loss on the five outputs: squared error, or binary cross-entropy of each output "
-                        "against its target probability")
+    p = training.batch_parser(__doc__.split("\n\n")[0], Prob5Stage, skip=(), hide=NOT_SHOWN)
     p.add_argument("--mse", dest="loss", action="store_const", const="mse", help="same as --loss mse")
-    p.add_argument("--win-weight", type=cli.positive_float, default=1.0,
-                   help="weight of the P(win) output's term in the loss (the other four weigh 1)")
-    p.add_argument("--raw-logits", action="store_true",
-                   help="with --loss cross-entropy: compute it from the head's logits in log space (exact "
-                        "where a saturated sigmoid would round to 0 or 1) instead of from clamped probabilities")
     return p
 
 
 def main() -> None:
     args = build_parser().parse_args()
-    if args.warm_start_equity or args.warm_start_cubeful:
+    stage = training.stage_settings(Prob5Stage, args)
+    if stage.model.warm_start_equity or stage.model.warm_start_cubeful:
         raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
-    args.hidden_given = any(a.startswith("--hidden") for a in cli.sys.argv[1:])
     backend_flags.start(args)
-    summary = run_stage(args, BatchLearner, output_mode="prob5")
-    if args.json:
-        fileio.write_json(args.json, summary)
-    print(fileio.json_text(summary))
-    if summary["interrupted"]:
-        cli.sys.exit(130)
+    training.finish(run_stage(stage, BatchLearner, output_mode="prob5"), stage.run.json)
 
 
 if __name__ == "__main__":

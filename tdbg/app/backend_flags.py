@@ -2,36 +2,24 @@
 and the check of them (and the connection to Ray) before a run starts."""
 from __future__ import annotations
 
-from tdbg.app import cli
-from tdbg.infra.backends import BACKENDS
+from tdbg.app import cli, settings
+from tdbg.infra.backends import RAY_INSTALL, Backend
 from tdbg.infra.errors import InputError
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 
-RAY_INSTALL = "make setup-ray, or pip install -r requirements-ray.txt"
-DEFAULT_RAY_TIMEOUT = 3600.0
 MAX_RAY_WORKERS = 4096
 
 
 def add_backend_args(parser, what: str) -> None:
-    """--backend, --ray-address and --ray-timeout, as one argument group.  The parser's
-    --workers is checked against this machine's cores by ``start`` for the local backend
-    only: Ray workers are limited by the cluster's CPUs."""
+    """--backend, --ray-address and --ray-timeout (backends.Backend's fields), as one
+    argument group.  The parser's --workers is checked against this machine's cores by
+    ``start`` for the local backend only: Ray workers are limited by the cluster's CPUs."""
     for action in parser._actions:
         if action.dest == "workers":
             action.type = cli.count_arg(MAX_RAY_WORKERS, f"workers (with --backend local at most "
                                                          f"{MAX_WORKERS_PER_CORE} per core)")
             action.help += "; with --backend ray: at most the Ray cluster's CPUs"
-    g = parser.add_argument_group("where the workers run")
-    g.add_argument("--backend", choices=BACKENDS, default="local",
-                   help=f"local: {what} processes on this machine; ray: Ray actors on a cluster "
-                        f"(needs Ray: {RAY_INSTALL})")
-    g.add_argument("--ray-address", metavar="HOST:PORT",
-                   help="with --backend ray: the head of a running Ray cluster (ray start --head), or auto "
-                        "(default: start a local Ray with this machine's cores)")
-    g.add_argument("--ray-timeout", type=cli.positive_float, default=DEFAULT_RAY_TIMEOUT, metavar="SECONDS",
-                   help="with --backend ray: a worker's job (its share of a round, or a batch of games) that "
-                        "does not finish within this many seconds of its start stops the run (a training run "
-                        "keeps its last checkpoint)")
+    settings.add_arguments(parser.add_argument_group("where the workers run"), Backend, what=what)
 
 
 def start(args) -> None:

@@ -13,9 +13,28 @@ and the connection at the start of a run are tdbg.app.backend_flags').
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+from tdbg.infra.settings import option
 from tdbg.infra.workers import WorkerPool
 
 BACKENDS = ("local", "ray")
+RAY_INSTALL = "make setup-ray, or pip install -r requirements-ray.txt"
+DEFAULT_RAY_TIMEOUT = 3600.0
+
+
+@dataclass(frozen=True)
+class Backend:
+    """Where worker jobs run (``{what}`` in a help text: what the workers do, named by the script)."""
+    backend: str = option("local", f"local: {{what}} processes on this machine; ray: Ray actors on a cluster "
+                                   f"(needs Ray: {RAY_INSTALL})", choices=BACKENDS)
+    ray_address: str | None = option(None, "with --backend ray: the head of a running Ray cluster (ray start "
+                                           "--head), or auto (default: start a local Ray with this machine's "
+                                           "cores)", metavar="HOST:PORT")
+    ray_timeout: float = option(DEFAULT_RAY_TIMEOUT, "with --backend ray: a worker's job (its share of a round, "
+                                "or a batch of games) that does not finish within this many seconds of its "
+                                "start stops the run (a training run keeps its last checkpoint)",
+                                type="positive_float", metavar="SECONDS")
 
 
 def open_pool(backend: str, workers: int, what: str):

@@ -16,7 +16,8 @@ import torch
 
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Acting, Collector
+from tdbg.learn.selfplay import Collector
+from tdbg.learn.settings import BatchStage, recorded
 from tdbg.learn.trainer import Trainer
 from tdbg.learn.training_loop import check_finite
 from tdbg.net import lowp
@@ -30,60 +31,48 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
               "drops"]
 
 
-# flags that change what a stage does, with their defaults: a stage records those not at
-# their default, so a checkpoint written before a flag existed resumes as before
-STAGE_OPTIONS = {"boltzmann_temp": 0.0, "oneply_acting": False, "cube_targets_1ply": False, "cube_explore": 0.0,
-                 "cube_hold": 0.0, "take_explore": 0.0, "cube_start": 0.0, "momentum": 0.0,
-                 "grad_clip": None, "loss": "mse", "win_weight": 1.0, "raw_logits": False,
-                 "expand_depth_size": None, "td_lambda": 0.0, "collect_precision": "fp32",
-                 "oneply_filter": 0}
-
-
-def optional_settings(args, defaults: dict) -> dict:
-    """The flags of ``defaults`` that ``args`` sets to something else."""
-    return {k: getattr(args, k) for k, d in defaults.items() if getattr(args, k, d) != d}
-
-
 class BatchLearner:
+    """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection."""
     log_fields = LOG_FIELDS
 
-    def __init__(self, args, model, mode):
-        self.args, self.model, self.mode = args, model, mode
-        self.acting = Acting.from_args(args)
+    def __init__(self, stage: BatchStage, model, mode):
+        self.stage, self.model, self.mode = stage, model, mode
+        self.acting, opt, col, run = stage.acting, stage.optimisation, stage.collection, stage.run
         self.acting.check(mode)   # here, before any worker starts a game
-        check_first_layer(getattr(args, "scoring", "auto"), args.engine)
-        if getattr(args, "collect_precision", "fp32") != "fp32":
-            lowp.check_settings(args.collect_precision, model, args.engine, getattr(args, "scoring", "auto"),
-                                getattr(args, "device", "cpu"), args.workers)
+        check_first_layer(col.scoring, run.engine)
+        if col.collect_precision != "fp32":
+            lowp.check_settings(col.collect_precision, model, run.engine, col.scoring, run.device, col.workers)
         loss = None
         if output_head(model.output_mode).five_outcomes:
-            loss = prob5_loss(getattr(args, "loss", "mse"), getattr(args, "win_weight", 1.0),
-                              getattr(args, "raw_logits", False))
-        elif getattr(args, "loss", "mse") != "mse" or getattr(args, "raw_logits", False):
+            loss = prob5_loss(opt.loss, opt.win_weight, opt.raw_logits)
+        elif opt.loss != "mse" or opt.raw_logits:
             raise ValueError("--loss and --raw-logits are for prob5 models (train_prob5.py)")
-        self.filter_k = getattr(args, "oneply_filter", 0) or 0
-        if self.filter_k and not args.oneply:
+        self.filter_k = col.oneply_filter
+        if self.filter_k and not col.oneply:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
         self.filter_trainer = None
         self.continuing = False
-        self.trainer = Trainer(model, args.optimizer, args.lr, args.batch_size, getattr(args, "device", "cpu"),
-                               getattr(args, "momentum", 0.0), getattr(args, "grad_clip", None), loss)
+        self.trainer = Trainer(model, opt.optimizer, stage.schedule.lr, opt.batch_size, run.device, opt.momentum,
+                               opt.grad_clip, loss)
         self.collector = None
         self.pending = None
         self.last_loss = float("nan")
-        self.lr = args.lr
+        self.lr = stage.schedule.lr
         self._row = {}
 
     @staticmethod
-    def settings(args, mode) -> dict:
-        base = {"num_episodes": args.num_episodes, "oneply": bool(args.oneply), "game_mode": mode.name,
-                "lr": args.lr, "end_lr": args.end_lr, "warmup_cycles": args.warmup_cycles,
-                "episodes_per_round": args.episodes_per_round, "optimizer": args.optimizer}
-        return {**base, **optional_settings(args, STAGE_OPTIONS)}
+    def settings(stage: BatchStage, mode) -> dict:
+        """The stage's settings as its checkpoint keeps them: these always, and the options
+        (learn.settings' ``record`` fields) that are not at their defaults."""
+        sch = stage.schedule
+        base = {"num_episodes": sch.num_episodes, "oneply": stage.collection.oneply, "game_mode": mode.name,
+                "lr": sch.lr, "end_lr": sch.end_lr, "warmup_cycles": sch.warmup_cycles,
+                "episodes_per_round": sch.episodes_per_round, "optimizer": stage.optimisation.optimizer}
+        return {**base, **recorded(stage)}
 
     @staticmethod
-    def round_episodes(args) -> int:
-        return args.episodes_per_round
+    def round_episodes(stage: BatchStage) -> int:
+        return stage.schedule.episodes_per_round
 
     def state_dict(self) -> dict:
         return self.trainer.state_dict()
@@ -97,18 +86,17 @@ class BatchLearner:
         self.trainer.set_lr(lr)
 
     def open(self, round_seed, seed_root: np.random.SeedSequence) -> None:
-        args = self.args
+        col, engine = self.stage.collection, self.stage.run.engine
         self.round_seed = round_seed
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
-        self.collector = Collector(args.workers, self.mode, args.oneply, args.engine, args.parallel_games,
-                                   getattr(args, "scoring", "auto"), acting=self.acting,
-                                   pool_backend=getattr(args, "backend", "local"),
-                                   precision=getattr(args, "collect_precision", "fp32"), filter_k=self.filter_k)
+        self.collector = Collector(col.workers, self.mode, col.oneply, engine, col.parallel_games, col.scoring,
+                                   acting=self.acting, pool_backend=self.stage.where.backend,
+                                   precision=col.collect_precision, filter_k=self.filter_k)
         if self.filter_k:
             self._open_filter(seed_root.spawn(1)[0])
         if self.collector.precision != "fp32":
             print(lowp.describe(self.collector.precision), file=sys.stderr, flush=True)
-        if args.overlap:
+        if col.overlap:
             # the workers keep the cores busy while we train: more torch threads here would
             # oversubscribe them (measured 3x slower with the default two)
             torch.set_num_threads(1)
@@ -118,22 +106,20 @@ class BatchLearner:
         (filter_training.py): a fresh one if the model has none, else the one it has, which
         may be stale (stages without the flag leave it as it was); a continued stage's
         filter was trained up to its last round and goes on from there."""
-        args = self.args
+        col, engine = self.stage.collection, self.stage.run.engine
         warm_seed, rng_seed = seed.spawn(2)
         filt = move_filter_of(self.model)
         fresh = filt is None
         if fresh:
             filt = new_filter(self.model)
             set_move_filter(self.model, filt)
-        self.filter_trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), args.engine)
+        self.filter_trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), engine)
         if fresh or not self.continuing:
-            warm = Collector(args.workers, self.mode, False, args.engine, args.parallel_games,
-                             getattr(args, "scoring", "auto"), pool_backend=getattr(args, "backend", "local"),
-                             record_filter=True)
+            warm = Collector(col.workers, self.mode, False, engine, col.parallel_games, col.scoring,
+                             pool_backend=self.stage.where.backend, record_filter=True)
             try:
-                note = filter_training.warm_up(self.model, warm, getattr(args, "filter_warmup", None)
-                                               or filter_training.DEFAULT_WARMUP_EPISODES, warm_seed,
-                                               self.filter_trainer, fresh)
+                note = filter_training.warm_up(self.model, warm, col.filter_warmup, warm_seed, self.filter_trainer,
+                                               fresh)
             finally:
                 warm.close()
             print(note, file=sys.stderr, flush=True)
@@ -144,27 +130,27 @@ class BatchLearner:
             self.collector = None
 
     def _size(self, done: int) -> int:
-        return min(self.args.episodes_per_round, self.args.num_episodes - done)
+        return min(self.stage.schedule.episodes_per_round, self.stage.schedule.num_episodes - done)
 
     def play_round(self, k: int, n: int, done: int, signals, count, finish) -> None:
         """Collect round k's ``n`` episodes, then train on them, count and finish the round
         under one guard (a signal waits until the round is trained, counted and saved)."""
-        args = self.args
+        stage = self.stage
         t0 = time.time()
-        if args.overlap and self.pending is None:
+        if stage.collection.overlap and self.pending is None:
             self.pending = self.collector.submit(self.model, n, self.round_seed(k))
         if self.pending is not None:
             data = self.collector.result(self.pending)
             self.pending = None
-            if done + n < args.num_episodes:
+            if done + n < stage.schedule.num_episodes:
                 self.pending = self.collector.submit(self.model, self._size(done + n), self.round_seed(k + 1))
         else:
             data = self.collector.collect(self.model, n, self.round_seed(k))
         t_collect = time.time() - t0
         with signals.guard():
-            for _ in range(args.epochs):
+            for _ in range(stage.optimisation.epochs):
                 self.last_loss = self.trainer.train_epoch(data["features"], data["targets"], self.rng)
-                check_finite(self.model, self.last_loss, f"round {k + 1}", self.lr, args, done)
+                check_finite(self.model, self.last_loss, f"round {k + 1}", self.lr, stage.run.save, done)
             if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
                 self.filter_trainer.fit(data.get("filter"), share=filter_training.ROUND_SHARE)
             secs = time.time() - t0
@@ -181,12 +167,12 @@ class BatchLearner:
         return self._row
 
     @staticmethod
-    def eval_due(args, round_index: int, done: int, n: int) -> bool:
-        return round_index % args.eval_every == 0
+    def eval_due(stage: BatchStage, round_index: int, done: int, n: int) -> bool:
+        return round_index % stage.evaluation.eval_every == 0
 
     @staticmethod
-    def eval_seed(args, round_index: int, done: int) -> int:
-        return args.seed + round_index
+    def eval_seed(stage: BatchStage, round_index: int, done: int) -> int:
+        return stage.run.seed + round_index
 
     @staticmethod
     def where(round_index: int, done: int) -> str:

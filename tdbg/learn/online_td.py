@@ -26,6 +26,7 @@ from tdbg.game.dice import roll_dice
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
+from tdbg.learn.settings import OnlineStage
 from tdbg.learn.training_loop import check_finite
 from tdbg.net.scoring import Scorer, segment_argmax
 
@@ -109,30 +110,33 @@ class OnlineSelfPlay:
 
 
 class OnlineLearner:
-    """train_online.py's learner for training_loop.run_stage: a round is a block of
-    ``--log-every`` games, each under its own guard (a signal waits for the game's end)."""
+    """train_online.py's learner for training_loop.run_stage (its settings: an
+    ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each
+    under its own guard (a signal waits for the game's end)."""
 
     log_fields = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies", "elapsed_seconds"]
 
-    def __init__(self, args, model, mode):
-        if not 0.0 <= args.lam <= 1.0:
-            raise ValueError(f"--lambda must be between 0 and 1, got {args.lam}")
-        self.args, self.model = args, model
-        self.play = OnlineSelfPlay(model, mode, args.lam, args.lr, backend=args.engine)
-        self.lr, self.last_loss = args.lr, float("nan")
+    def __init__(self, stage: OnlineStage, model, mode):
+        lam, lr = stage.online.lam, stage.schedule.lr
+        if not 0.0 <= lam <= 1.0:
+            raise ValueError(f"--lambda must be between 0 and 1, got {lam}")
+        self.stage, self.model = stage, model
+        self.play = OnlineSelfPlay(model, mode, lam, lr, backend=stage.run.engine)
+        self.lr, self.last_loss = lr, float("nan")
         self.block = {}
 
     @staticmethod
-    def settings(args, mode) -> dict:
-        settings = {"trainer": "online", "num_episodes": args.num_episodes, "lambda": args.lam, "lr": args.lr,
-                    "end_lr": args.end_lr, "game_mode": mode.name}
-        if args.expand_depth_size:  # (only when given: older checkpoints resume as before)
-            settings["expand_depth_size"] = args.expand_depth_size
+    def settings(stage: OnlineStage, mode) -> dict:
+        sch = stage.schedule
+        settings = {"trainer": "online", "num_episodes": sch.num_episodes, "lambda": stage.online.lam, "lr": sch.lr,
+                    "end_lr": sch.end_lr, "game_mode": mode.name}
+        if stage.model.expand_depth_size:  # (only when given: older checkpoints resume as before)
+            settings["expand_depth_size"] = stage.model.expand_depth_size
         return settings
 
     @staticmethod
-    def round_episodes(args) -> int:
-        return args.log_every
+    def round_episodes(stage: OnlineStage) -> int:
+        return stage.online.log_every
 
     def state_dict(self) -> dict:
         return {}
@@ -159,7 +163,8 @@ class OnlineLearner:
                                   games=self.block["games"] + 1)
                 count(1)
         self.last_loss = self.block["sq"] / max(self.block["plies"], 1)
-        check_finite(self.model, self.last_loss, f"episodes {done + 1}-{done + n}", self.lr, self.args, done)
+        check_finite(self.model, self.last_loss, f"episodes {done + 1}-{done + n}", self.lr, self.stage.run.save,
+                     done)
         with signals.guard():
             finish(n)
 
@@ -170,12 +175,12 @@ class OnlineLearner:
                 "mean_plies": b["plies"] / max(games, 1)}
 
     @staticmethod
-    def eval_due(args, round_index: int, done: int, n: int) -> bool:
-        return done % args.eval_every < n
+    def eval_due(stage: OnlineStage, round_index: int, done: int, n: int) -> bool:
+        return done % stage.evaluation.eval_every < n
 
     @staticmethod
-    def eval_seed(args, round_index: int, done: int) -> int:
-        return args.seed + done
+    def eval_seed(stage: OnlineStage, round_index: int, done: int) -> int:
+        return stage.run.seed + done
 
     @staticmethod
     def where(round_index: int, done: int) -> str:

@@ -12,14 +12,15 @@ import sys
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import Output, check_folder, check_outputs
 from tdbg.infra.runlog import require_tensorboard
+from tdbg.learn.settings import ModelSpec, Run
 
 
 class Interrupted(Exception):
     """SIGTERM or SIGINT arrived; the message names it."""
 
 
-def log_path(args) -> str:
-    return args.log or os.path.splitext(args.save)[0] + ".csv"
+def log_path(run: Run) -> str:
+    return run.log or os.path.splitext(run.save)[0] + ".csv"
 
 
 def snapshot_path(save: str, round_index: int) -> str:
@@ -28,32 +29,31 @@ def snapshot_path(save: str, round_index: int) -> str:
     return f"{stem}_r{round_index:06d}{ext or '.pt'}"
 
 
-def resumes_itself(args) -> bool:
+def resumes_itself(resume: str | None, save: str) -> bool:
     """--resume X --save X: the run continues the one that wrote X (its checkpoint and log)."""
-    return bool(args.resume) and os.path.realpath(args.resume) == os.path.realpath(args.save)
+    return bool(resume) and os.path.realpath(resume) == os.path.realpath(save)
 
 
-def check_run_outputs(args) -> None:
+def check_run_outputs(run: Run, spec: ModelSpec) -> None:
     """fileio's output policy for --save, the log and --json, before any work starts.
     With --resume X --save X only X and X's own log (X.csv, the log that run wrote) are
     the run's own; --json, or a --log elsewhere, is checked as for any run.  Every source
     the run reads (--resume, any --warm-start-*) is an input no output may name."""
-    own = resumes_itself(args)
-    own_log = own and os.path.realpath(log_path(args)) == os.path.realpath(os.path.splitext(args.save)[0] + ".csv")
-    inputs = {f"--{k.replace('_', '-')}": v for k, v in vars(args).items()
-              if (k == "resume" or k.startswith("warm_start_")) and isinstance(v, str)}
-    check_outputs([Output("--save", args.save, "checkpoint", own),
-                   Output("--log" if args.log else "the log", log_path(args), "text", own_log),
-                   Output("--json", getattr(args, "json", None), "json")], args.overwrite, inputs)
-    if getattr(args, "save_every", 0) and not own and not args.overwrite:
-        stem, ext = os.path.splitext(args.save)
+    own = resumes_itself(spec.resume, run.save)
+    own_log = own and os.path.realpath(log_path(run)) == os.path.realpath(os.path.splitext(run.save)[0] + ".csv")
+    inputs = {f"--{k.replace('_', '-')}": v for k, v in spec.sources().items()}
+    check_outputs([Output("--save", run.save, "checkpoint", own),
+                   Output("--log" if run.log else "the log", log_path(run), "text", own_log),
+                   Output("--json", run.json, "json")], run.overwrite, inputs)
+    if run.save_every and not own and not run.overwrite:
+        stem, ext = os.path.splitext(run.save)
         old = sorted(glob.glob(glob.escape(stem) + "_r" + "[0-9]" * 6 + (ext or ".pt")))
         if old:
             raise InputError(f"{old[0]} exists (a snapshot of another run, {len(old)} in all); use --overwrite "
                              f"to replace such files, or another --save")
-    if getattr(args, "tensorboard", None):  # a folder of event files, added to (never replaced)
+    if run.tensorboard:  # a folder of event files, added to (never replaced)
         require_tensorboard()
-        check_folder(args.tensorboard, f"--tensorboard {args.tensorboard}")
+        check_folder(run.tensorboard, f"--tensorboard {run.tensorboard}")
 
 
 def unfinished_stage(done: int, total: int) -> str:
@@ -61,39 +61,40 @@ def unfinished_stage(done: int, total: int) -> str:
     return f"its unfinished stage at {done:,} of {total:,} episodes"
 
 
-def plan_stage(args, stage: dict | None, settings: dict) -> bool:
-    """True to continue the checkpoint's unfinished stage.  Says in one line what happens;
-    InputError when an unfinished stage with other settings would be left without --new-stage.
+def plan_stage(resume: str | None, new_stage: bool, num_episodes: int, stage: dict | None,
+               settings: dict) -> bool:
+    """True to continue the checkpoint's unfinished stage (``stage``, from the checkpoint
+    ``resume``) with ``settings``.  Says in one line what happens; InputError when an
+    unfinished stage with other settings would be left without --new-stage.
     The same settings with --num-episodes at or below what the stage has done end it there
     (continuing it with nothing left to run), so a script can stop a stage early and go on."""
-    if not args.resume:
+    if not resume:
         return False
-    new_stage = getattr(args, "new_stage", False)
     if not stage:
-        print(f"{args.resume}: starting a new stage on its weights", file=sys.stderr)
+        print(f"{resume}: starting a new stage on its weights", file=sys.stderr)
         return False
     done, total = stage["episodes_done"], stage["settings"].get("num_episodes", 0)
     if done >= total:
-        print(f"{args.resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
+        print(f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
               file=sys.stderr)
         return False
     old = stage["settings"]
-    if (not new_stage and args.num_episodes <= done
+    if (not new_stage and num_episodes <= done
             and all(old.get(k) == settings.get(k) for k in set(old) | set(settings) if k != "num_episodes")):
         # the stage is cut short where it stands: nothing is left to run, its weights are kept as they are
-        print(f"{args.resume}: ending {unfinished_stage(done, total)} (--num-episodes {args.num_episodes:,})",
+        print(f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})",
               file=sys.stderr)
         return True
     diff = "; ".join(f"{k.replace('_', '-')} {old.get(k)} -> {settings.get(k)}"
                      for k in sorted(set(old) | set(settings)) if old.get(k) != settings.get(k))
     where = unfinished_stage(done, total)
     if not diff and not new_stage:
-        print(f"{args.resume}: continuing {where}", file=sys.stderr)
+        print(f"{resume}: continuing {where}", file=sys.stderr)
         return True
     if not new_stage:
-        raise InputError(f"{args.resume}: {where} has other settings ({diff}); give the same settings to continue "
+        raise InputError(f"{resume}: {where} has other settings ({diff}); give the same settings to continue "
                          f"it, or --new-stage to start a new stage on its weights")
-    print(f"{args.resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
+    print(f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
           f"{total:,} episodes)", file=sys.stderr)
     return False
 

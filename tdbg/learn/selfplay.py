@@ -43,6 +43,7 @@ from tdbg.game.dice import roll_dice, roll_index
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import DROPPED, Ended, Table
 from tdbg.infra.backends import open_pool
+from tdbg.infra.settings import option
 from tdbg.learn.lambda_returns import lambda_returns
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.move_filter import FilteredOnePly, filter_rows, join_rows
@@ -51,24 +52,41 @@ from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
 
 @dataclass(frozen=True)
 class Acting:
-    """How self-play chooses what it plays (the module notes): Boltzmann temperature
-    (0: greedy), 1-ply move choice, and 1-ply values at cube nodes (targets and decisions);
-    and whether its targets are lambda-returns (``td_lambda``)."""
-    boltzmann_temp: float = 0.0
-    oneply_acting: bool = False
-    cube_targets_1ply: bool = False
-    cube_explore: float = 0.0     # chance of an exploratory double, and of taking any double
-    cube_hold: float = 0.0        # chance of rolling on where the rule would double
-    take_explore: float = 0.0     # chance of taking a double the rule would drop
-    cube_start: float = 0.0       # match play: chance a game starts with the cube turned
-    td_lambda: float = 0.0        # targets: lambda-returns over each game (lambda_returns.py); 0: one-step
-
-    @classmethod
-    def from_args(cls, args) -> "Acting":
-        return cls(getattr(args, "boltzmann_temp", 0.0) or 0.0, bool(getattr(args, "oneply_acting", False)),
-                   bool(getattr(args, "cube_targets_1ply", False)), getattr(args, "cube_explore", 0.0) or 0.0,
-                   getattr(args, "cube_hold", 0.0) or 0.0, getattr(args, "take_explore", 0.0) or 0.0,
-                   getattr(args, "cube_start", 0.0) or 0.0, getattr(args, "td_lambda", 0.0) or 0.0)
+    """How self-play chooses what it plays (the module notes): exploration of cube actions,
+    Boltzmann temperature (0: greedy), 1-ply move choice, and 1-ply values at cube nodes
+    (targets and decisions); and whether its targets are lambda-returns (``td_lambda``).
+    Every field is a flag of the batch trainers (learn.settings) and is recorded in the stage."""
+    cube_explore: float = option(
+        0.0, "cube modes: with this chance a mover doubles although its rule says not to, and a double is taken "
+             "although the rule would drop it, so the branches greedy play avoids are visited and learned; "
+             "cube-node targets stay the greedy rule's value (0: greedy)",
+        type="probability_arg", metavar="P", record=True)
+    cube_hold: float = option(
+        0.0, "cube modes: with this chance a mover rolls on where its rule says double, so the value of keeping "
+             "the cube is learned in the positions the rule doubles in (greedy play never visits them); cube-node "
+             "targets stay the greedy rule's value (0: greedy)", type="probability_arg", metavar="P", record=True)
+    take_explore: float = option(
+        0.0, "cube modes: with this chance a double the rule would drop is taken, so the value after a take is "
+             "learned where greedy play never takes; targets stay greedy (0: greedy)",
+        type="probability_arg", metavar="P", record=True)
+    cube_start: float = option(
+        0.0, "match play: with this chance a self-play game starts with the cube already turned (2 or 4, owned by "
+             "the side that took it) at its score, so positions after a take are learned at every score, also "
+             "where greedy self-play would drop (0: all centred)", type="probability_arg", metavar="P", record=True)
+    cube_targets_1ply: bool = option(
+        False, "cubeful/match: exact 1-ply values (all 21 rolls) at cube nodes only, for their targets and the "
+               "cube decisions played", record=True)
+    boltzmann_temp: float = option(
+        0.0, "self-play plays a roll's candidate i with probability ~ exp(s_i / T), s the mover's P(win) or equity "
+             "(0: greedy). Targets stay greedy: the best candidate's value (or the 1-ply mean of each roll's best), "
+             "whatever move is played", type="non_negative_float", metavar="T", record=True)
+    td_lambda: float = option(
+        0.0, "targets are lambda-returns over each self-play game (0: one-step TD(0) targets, 1: the game's "
+             "outcome), cut where exploration played a non-greedy action", type="probability_arg", metavar="L",
+        record=True)
+    oneply_acting: bool = option(
+        False, "self-play picks moves (or, with --boltzmann-temp, weighs them) by their 1-ply value; the targets "
+               "are still set by --oneply alone", record=True)
 
     def check(self, mode: GameMode) -> None:
         """ValueError unless every option applies to ``mode`` (checked where a run begins,

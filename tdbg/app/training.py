@@ -1,0 +1,47 @@
+"""What the training scripts share: their parsers, made from the stage settings
+(learn.settings, through tdbg.app.settings), the settings built from the parsed flags,
+and the end of a run (the summary, its exit code)."""
+from __future__ import annotations
+
+import sys
+
+from tdbg.app import backend_flags, cli, settings
+from tdbg.infra import fileio
+from tdbg.learn.settings import BatchStage, OnlineStage
+
+PROB5_ONLY = ("loss", "win_weight", "raw_logits")  # train_prob5.py's own flags
+# the fields of an OnlineStage that train_online.py offers no flag for: the online learner
+# takes them at their defaults
+ONLINE_FIXED = ("board_features", "warm_start_equity", "warm_start_cubeful", "warm_start_match", "match_head",
+                "keep_output_layer", "match_length", "met", "jacoby", "episodes_per_round", "warmup_cycles",
+                "device", "save_every", "json")
+
+
+def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide=()) -> cli.Parser:
+    """train_batch.py's flags (and, with other ``stage_class``, ``skip`` and ``hide``,
+    train_prob5.py's): the stage's fields, then where the self-play workers run."""
+    p = cli.Parser(description=description)
+    settings.add_arguments(p, stage_class, skip=("where", *skip), hide=hide)
+    backend_flags.add_backend_args(p, "self-play")
+    return p
+
+
+def online_parser(description: str) -> cli.Parser:
+    p = cli.Parser(description=description)
+    settings.add_arguments(p, OnlineStage, skip=ONLINE_FIXED)
+    return p
+
+
+def stage_settings(stage_class, namespace):
+    """The stage's settings from the parsed flags (and whether --hidden was given)."""
+    return settings.build(stage_class, namespace, hidden_given=settings.flag_given("--hidden", sys.argv[1:]))
+
+
+def finish(summary: dict, json_path: str | None = None) -> None:
+    """The run's summary: to ``json_path`` when given, and as the last line of output;
+    exit code 130 when a signal stopped the run."""
+    if json_path:
+        fileio.write_json(json_path, summary)
+    print(fileio.json_text(summary))
+    if summary["interrupted"]:
+        sys.exit(cli.INTERRUPTED)

@@ -1,0 +1,41 @@
+"""Settings as frozen dataclasses: one field per knob, with its type, default and help.
+
+The library takes its settings as dataclasses (``selfplay.Acting``, learn.settings'
+stage settings, ``backends.Backend``), never a parsed command line; the scripts' flags
+are generated from the fields (tdbg.app.settings).  A field made with ``option`` carries,
+besides its default, what its flag needs in ``metadata``:
+
+* ``help``: the flag's help text (required);
+* ``type``: how the flag's text becomes the value: a callable (``int``), the name of a
+  parser in tdbg.app (cli's ``"positive_int"``, settings' ``"hidden_arg"``), or (name,
+  arguments...) for one of cli's made with arguments (``("count_arg", 20_000, "games")``);
+  none for text and switches;
+* ``choices``, ``metavar``, ``required``: as argparse takes them;
+* ``flag``: the flag's spelling when it is not the field's name with dashes
+  (``lam`` is ``--lambda``); ``negatable``: a switch with a ``--no-`` form;
+* ``shown``: the default as written on the command line, where the value reads
+  differently (``hidden`` (80,) is ``80``);
+* ``record``: learn.settings: the stage records the value when it is not the default.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+
+def option(default, help: str, **flag):
+    """A settings field with its default, help and flag details (the module notes)."""
+    return dataclasses.field(default=default, metadata={"help": help, **flag})
+
+
+def derived(default, help: str):
+    """A settings field that is no flag of its own: the script works it out (``hidden_given``)."""
+    return dataclasses.field(default=default, metadata={"help": help, "flag": None})
+
+
+def variant(cls, name: str, default=dataclasses.MISSING, help: str | None = None, **flag):
+    """Field ``name`` of the settings class ``cls`` as a subclass redefines it: another
+    default, help or flag detail, the rest (type, choices...) as the base has it."""
+    base = cls.__dataclass_fields__[name]
+    metadata = {**base.metadata, **flag, **({"help": help} if help is not None else {})}
+    return dataclasses.field(default=base.default if default is dataclasses.MISSING else default,
+                             metadata=metadata)

@@ -1,0 +1,272 @@
+"""A training stage's settings, grouped by concern, as frozen dataclasses: one field per
+knob, with its type, default and help (tdbg.infra.settings; the scripts' flags are made
+from these fields by tdbg.app.settings, so a new knob is one field here).
+
+* ``ModelSpec``: the network a stage trains: a new one's game mode and shape, or the
+  checkpoint it resumes or warm-starts from, and how it is grown;
+* ``Schedule``: the stage's length, its rounds and its learning-rate schedule;
+* ``Optimisation``: optimizer, minibatches, epochs, and the loss of prob5 models;
+* ``selfplay.Acting``: how self-play chooses what it plays, and its targets;
+* ``Collection``: where and how self-play collects a round's samples;
+* ``Run``: seeds, device, move generator, the checkpoint, the log and the other outputs;
+* ``Evaluation``: the periodic quick evaluation;
+* ``Online``: online TD(lambda)'s own (train_online.py).
+
+A stage's settings are one of ``BatchStage`` (train_batch.py), ``Prob5Stage``
+(train_prob5.py) or ``OnlineStage`` (train_online.py); training_loop.run_stage reads
+their ``model``, ``schedule``, ``run`` and ``evaluation``, the learner the rest.  The
+subclasses below change a field's default or help for one learner and keep its place.
+
+A field marked ``record`` is stored in the checkpoint's stage settings when it is not at
+its default (``recorded``), so a checkpoint written before the field existed resumes as
+before, and one written with it resumes only with the same value.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, is_dataclass
+
+from tdbg.game.modes import GAME_MODES, MODES
+from tdbg.game.movegen import BACKENDS as ENGINES
+from tdbg.infra.backends import Backend
+from tdbg.infra.settings import derived, option, variant
+from tdbg.infra.workers import MAX_WORKERS_PER_CORE
+from tdbg.learn.filter_training import DEFAULT_WARMUP_EPISODES
+from tdbg.learn.selfplay import Acting
+from tdbg.learn.trainer import OPTIMIZERS
+from tdbg.net.losses import LOSSES
+from tdbg.net.model import ACTIVATIONS
+from tdbg.net.scoring import FIRST_LAYER_MODES
+from tdbg.play.agents import REFERENCE_AGENTS
+
+MAX_EPISODES_PER_ROUND = 20_000  # a round's samples are held in memory: about 90 kB per episode
+SCALAR_MODES = tuple(name for name, cls in MODES.items() if not cls.cubeful)  # online TD plays without a cube
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """The network a stage trains: new (its mode and shape), or loaded from the checkpoint
+    it resumes or warm-starts from (at most one), then grown."""
+    game_mode: str | None = option(None, "default: the checkpoint's mode, or dmp from scratch", choices=GAME_MODES)
+    hidden: tuple[int, ...] = option((80,), "hidden layer sizes (from scratch)", type="hidden_arg", shown="80")
+    expand: tuple[int, ...] | None = option(
+        None, "grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; added layers as for "
+              "--expand-depth-size)", type="hidden_arg")
+    expand_depth_size: int | None = option(
+        None, "append a hidden layer of N units (after any --expand), function-preserving: as wide as the last "
+              "one or wider: identity weights; narrower: its units carry the head's positive and negative parts "
+              "(N >= 2 x outputs); ReLU nets only", type="positive_int", metavar="N", record=True)
+    board_features: bool = option(
+        False, "the network also reads the 20 hand-made board features of features.py (hitting chances, escapes, "
+               "primes...): a new one from the start, a loaded one that lacks them gets them with zero weights "
+               "(function-preserving)")
+    activation: str | None = option(
+        None, "hidden units of a new network (default relu; Tesauro used sigmoid; leaky_relu has slope 0.01); a "
+              "loaded one keeps its own", choices=ACTIVATIONS)
+    resume: str | None = option(None, "continue from a checkpoint (its unfinished stage, given the same settings; "
+                                      "otherwise a new stage on its weights)", metavar="CKPT")
+    new_stage: bool = option(False, "with --resume of an unfinished stage: start a new stage on its weights instead")
+    warm_start_equity: str | None = option(None, "DMP trunk + fresh equity head -> cubeless money",
+                                           metavar="DMP_CKPT")
+    warm_start_cubeful: str | None = option(None, "196 -> 200 inputs -> cubeful money", metavar="CUBELESS_CKPT")
+    warm_start_match: str | None = option(None, "200 -> 208 inputs, MWC head -> match play", metavar="CUBEFUL_CKPT")
+    match_head: str | None = option(
+        None, "with --warm-start-match: mwc (one sigmoid, the default) or mwc-outcomes (outcome probabilities "
+              "weighted by the score's payoffs; also converts an mwc match model)", choices=("mwc", "mwc-outcomes"))
+    keep_output_layer: bool = option(
+        False, "with --warm-start-equity: keep the DMP head (halved: equity 2 P(win) - 1 ~ logit / 2) instead of a "
+               "fresh small random one")
+    match_length: int | None = option(
+        None, "match play: self-play games start from the scores of N-point matches (default: a spread up to 25 "
+              "away, mostly within 11)", type="match_length_arg")
+    met: str | None = option(None, "match play: match equity table in GNU Backgammon's XML format (default: the "
+                                   "shipped Kazaross-XG2, data/met/)", metavar="XML")
+    jacoby: bool = option(True, "cubeful: Jacoby rule", negatable=True)
+    hidden_given: bool = derived(False, "--hidden was given: a loaded network's sizes must be these")
+
+    def sources(self) -> dict[str, str]:
+        """The checkpoints the spec starts from, by field name (build_model allows one)."""
+        named = {"resume": self.resume, "warm_start_equity": self.warm_start_equity,
+                 "warm_start_cubeful": self.warm_start_cubeful, "warm_start_match": self.warm_start_match}
+        return {name: path for name, path in named.items() if path}
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """How long the stage runs, in rounds of how many episodes, and its learning rate."""
+    num_episodes: int = option(10000, "episodes in this stage", type="positive_int")
+    episodes_per_round: int = option(
+        500, "self-play episodes collected before each training pass",
+        type=("count_arg", MAX_EPISODES_PER_ROUND, "(a round is held in memory)"))
+    lr: float = option(1e-3, "learning rate (start of the schedule)", type="learning_rate")
+    end_lr: float | None = option(None, "linear anneal target (default: none, a constant --lr)",
+                                  type="learning_rate")
+    warmup_cycles: int = option(0, "rounds ramping 0.1x -> 1x", type="non_negative_int")
+
+
+@dataclass(frozen=True)
+class Optimisation:
+    """The batch learner's optimizer and minibatches (trainer.py), and prob5's loss (losses.py)."""
+    optimizer: str = option("adam", "optimizer", choices=OPTIMIZERS)
+    momentum: float = option(0.0, "SGD momentum, 0..1 (with --optimizer sgd)", type="momentum_arg", record=True)
+    grad_clip: float | None = option(
+        None, "scale each minibatch's gradient down to at most this global L2 norm (default: off)",
+        type="positive_float", metavar="NORM", record=True)
+    batch_size: int = option(256, "minibatch size", type="positive_int")
+    epochs: int = option(1, "training passes over each round's samples", type="positive_int")
+    loss: str = option("mse", "loss on the five outputs: squared error, or binary cross-entropy of each output "
+                              "against its target probability", choices=LOSSES, record=True)
+    win_weight: float = option(1.0, "weight of the P(win) output's term in the loss (the other four weigh 1)",
+                               type="positive_float", record=True)
+    raw_logits: bool = option(
+        False, "with --loss cross-entropy: compute it from the head's logits in log space (exact where a saturated "
+               "sigmoid would round to 0 or 1) instead of from clamped probabilities", record=True)
+
+
+@dataclass(frozen=True)
+class Collection:
+    """How self-play collects a round's samples: its targets, worker processes and scoring."""
+    oneply: bool = option(False, "exact 1-ply targets (all 21 rolls)")
+    oneply_filter: int = option(
+        0, "with --oneply: value only the K best candidates of each roll by the checkpoint's small move filter (a "
+           "[64] net trained alongside on the network's own values) with the full network; the roll actually "
+           "thrown is valued in full. 0: exact 1-ply", type="non_negative_int", metavar="K", record=True)
+    filter_warmup: int = option(
+        DEFAULT_WARMUP_EPISODES, "with --oneply-filter, at the start of a new stage: fit the filter (a new one when "
+                                 "the checkpoint has none, else its own, which may be stale) on N episodes of 0-ply "
+                                 "self-play (not trained on by the network); a continued stage skips it",
+        type="positive_int", metavar="N")
+    workers: int = option(1, f"self-play processes (at most {MAX_WORKERS_PER_CORE} per core)", type="workers_arg")
+    overlap: bool = option(
+        False, "with --workers > 1: collect the next round while training on this one (for machines with cores or "
+               "a GPU to spare: on 2 cores with 2 workers it measured 2x slower)")
+    parallel_games: int = option(128, "games advanced together per process", type="positive_int")
+    scoring: str = option("auto", "candidates' first layer: incremental (from the pre-move sums, C engine) or "
+                                  "dense; auto: incremental on the CPU", choices=FIRST_LAYER_MODES)
+    collect_precision: str = option(
+        "fp32", "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in bf16 "
+                "(AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks them (lowp.py); training, "
+                "export and evaluation stay float32", choices=("fp32", "bf16", "int8"), record=True)
+
+
+@dataclass(frozen=True)
+class Run:
+    """Seeds, where the work runs, and the stage's outputs (run_control.py)."""
+    engine: str = option("auto", "move generator", choices=ENGINES)
+    device: str = option("cpu", "where training runs", choices=("cpu", "cuda"))
+    seed: int = option(0, "random seed (dice and exploration; also weights and minibatch order unless "
+                          "--torch-seed)", type=int)
+    torch_seed: int | None = option(None, "seed of weight initialisation, growth and minibatch order "
+                                          "(default: --seed)", type=int)
+    save: str | None = option(None, "checkpoint path (written atomically after every round)", required=True)
+    save_every: int = option(
+        0, "also keep a snapshot every N rounds beside --save, named STEM_rNNNNNN.pt (the round count of the "
+           "stage); 0: none", type="non_negative_int", metavar="N")
+    overwrite: bool = option(False, "allow replacing existing output files of the same kind (--save, the log, "
+                                    "--json)")
+    log: str | None = option(None, "CSV log path (default: --save with .csv)")
+    tensorboard: str | None = option(None, "also log the CSV's numbers for TensorBoard here (needs the "
+                                           "tensorboard package)", metavar="DIR")
+    quiet: bool = option(False, "no progress bar")
+    json: str | None = option(None, "write the run summary here", metavar="PATH")
+
+    def weights_seed(self) -> int:
+        """The seed of weight initialisation and minibatch order: torch_seed, else seed."""
+        return self.seed if self.torch_seed is None else self.torch_seed
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """The quick evaluation every so often during the stage (evaluation.quick_eval)."""
+    eval_every: int = option(0, "rounds between quick evals (0: off)", type="non_negative_int")
+    eval_games: int = option(200, "games per quick eval", type=("count_arg", 1_000_000, "games"))
+    eval_opponent: str = option("pubeval", "quick-eval opponent", choices=REFERENCE_AGENTS)
+
+
+@dataclass(frozen=True)
+class BatchStage:
+    """train_batch.py's stage: batch TD (batch_td.BatchLearner)."""
+    model: ModelSpec = ModelSpec()
+    schedule: Schedule = Schedule()
+    acting: Acting = Acting()
+    optimisation: Optimisation = Optimisation()
+    collection: Collection = Collection()
+    run: Run = Run()
+    evaluation: Evaluation = Evaluation()
+    where: Backend = Backend()  # where the self-play workers run
+
+
+@dataclass(frozen=True)
+class Prob5ModelSpec(ModelSpec):
+    game_mode: str | None = variant(ModelSpec, "game_mode", "cubeless-money", "prob5 models play cubeless money only")
+
+
+@dataclass(frozen=True)
+class Prob5Stage(BatchStage):
+    """train_prob5.py's stage: batch TD of a five-output model in cubeless money."""
+    model: Prob5ModelSpec = Prob5ModelSpec()
+
+
+# train_online.py: the same fields, with the online learner's defaults and words
+@dataclass(frozen=True)
+class OnlineModelSpec(ModelSpec):
+    game_mode: str | None = variant(ModelSpec, "game_mode", choices=SCALAR_MODES)
+    expand: tuple[int, ...] | None = variant(
+        ModelSpec, "expand", help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; as "
+                                  "train_batch.py)")
+    expand_depth_size: int | None = variant(
+        ModelSpec, "expand_depth_size",
+        help="append a hidden layer of N units, function-preserving (as train_batch.py; ReLU nets)")
+    activation: str | None = variant(ModelSpec, "activation",
+                                     help="hidden units of a new network (default relu; Tesauro used sigmoid)")
+
+
+@dataclass(frozen=True)
+class OnlineSchedule(Schedule):
+    lr: float = variant(Schedule, "lr", 0.1, "SGD step size alpha")
+    end_lr: float | None = variant(Schedule, "end_lr",
+                                   help="linear anneal target per log block (default: none, a constant --lr)")
+
+
+@dataclass(frozen=True)
+class OnlineRun(Run):
+    seed: int = variant(Run, "seed", help="random seed (dice; weights too unless --torch-seed)")
+    torch_seed: int | None = variant(Run, "torch_seed",
+                                     help="seed of weight initialisation and growth (default: --seed)")
+    save: str | None = variant(Run, "save", help="checkpoint path (written atomically every --log-every episodes)")
+    overwrite: bool = variant(Run, "overwrite",
+                              help="allow replacing existing output files of the same kind (--save, the log)")
+
+
+@dataclass(frozen=True)
+class OnlineEvaluation(Evaluation):
+    eval_every: int = variant(Evaluation, "eval_every", help="episodes between quick evals (0: off)")
+
+
+@dataclass(frozen=True)
+class Online:
+    """Online TD(lambda)'s own (online_td.py): the trace decay, and games per log row."""
+    lam: float = option(0.7, "trace decay, 0..1 (0 = TD(0))", type="finite_float", flag="--lambda")
+    log_every: int = option(100, "episodes per log row and save", type="positive_int")
+
+
+@dataclass(frozen=True)
+class OnlineStage:
+    """train_online.py's stage: online TD(lambda) (online_td.OnlineLearner)."""
+    model: OnlineModelSpec = OnlineModelSpec()
+    schedule: OnlineSchedule = OnlineSchedule()
+    online: Online = Online()
+    run: OnlineRun = OnlineRun()
+    evaluation: OnlineEvaluation = OnlineEvaluation()
+
+
+def recorded(settings) -> dict:
+    """The ``record`` fields of ``settings`` and the settings within it that are not at their
+    defaults, by name (a stage's optional settings, stored in its checkpoint)."""
+    out = {}
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if is_dataclass(value):
+            out.update(recorded(value))
+        elif f.metadata.get("record") and value != f.default:
+            out[f.name] = value
+    return out
