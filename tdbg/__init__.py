@@ -4,7 +4,7 @@ Each layer imports only from the layers listed before it (this order is the one 
 it is written; tests/test_layers.py enforces it):
 
     infra   errors, files and the output policy, worker processes, backends, Ray, run logs,
-            statistics, provenance: no backgammon
+            statistics, provenance, settings fields: no backgammon
     game    rules (engine, C move generator, dice), network inputs (encoding, features),
             position IDs, bear-off, cube state, output heads, the turn loop, game modes
             (modes/, one module per mode), match equity tables: numpy only
@@ -12,10 +12,12 @@ it is written; tests/test_layers.py enforces it):
     play    agents (reference, TD, prob5, gnubg-nn), which agent plays a checkpoint
             (players), games and matches, luck, rollouts, decisions, analysis, .mat files,
             quick evaluations, result files
-    learn   self-play, lambda returns, trainers, batch and online TD, the stage runner
+    learn   self-play, lambda returns, trainers, batch and online TD, the stage runner,
+            the stage settings
     gnubg   the GNU Backgammon binary: preflight, protocol, external player, analysis
-    app     what the scripts share: command-line pieces, backend flags, head to head,
-            match series
+    app     what the scripts share: command-line pieces, flags made from the settings
+            dataclasses (below app settings are dataclasses, never argparse), backend
+            flags, the training scripts' parsers, head to head, match series
 
 learn and gnubg sit side by side: neither imports the other.  Imports inside functions
 are only for optional dependencies (ray, gnubg_nn, tensorboard, the built C engine).

@@ -164,3 +164,45 @@ def test_learn_and_gnubg_stay_apart(tmp_path):
     bad.write_text("from tdbg.gnubg import gnubg_binary\n")
     files["tdbg.learn.probe"] = str(bad)
     assert any("learn and gnubg never import each other" in p for p in problems(files))
+
+
+NAMESPACE_NAMES = ("args", "namespace", "ns")  # what a parsed command line is called
+
+
+def namespace_uses(path: str) -> list[str]:
+    """Where a module imports argparse or reads a parsed command line: ``getattr(args, ...)``,
+    ``vars(args)`` or ``args.x`` (a name of NAMESPACE_NAMES)."""
+    found = []
+    for node in ast.walk(ast.parse(open(path).read())):
+        line = getattr(node, "lineno", 0)
+        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "argparse" for a in node.names):
+            found.append(f"{line}: imports argparse")
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "argparse":
+            found.append(f"{line}: imports from argparse")
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "vars")
+              and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in NAMESPACE_NAMES):
+            found.append(f"{line}: {node.func.id}({node.args[0].id}, ...)")
+        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
+              and node.value.id in NAMESPACE_NAMES):
+            found.append(f"{line}: {node.value.id}.{node.attr}")
+    return found
+
+
+def settings_problems(files: dict[str, str]) -> list[str]:
+    """Below tdbg.app the library takes settings dataclasses, never a parsed command line."""
+    return [f"{os.path.relpath(path, ROOT)}:{use}" for mod, path in sorted(files.items())
+            if mod.startswith("tdbg.") and layer(mod) != "app" for use in namespace_uses(path)]
+
+
+def test_no_command_line_below_app():
+    assert settings_problems(module_files()) == []
+
+
+@pytest.mark.parametrize("source", ["import argparse\n", "from argparse import Namespace\n",
+                                    "def f(args):\n    return getattr(args, 'lr', 0.1)\n",
+                                    "def f(args):\n    return args.lr\n", "def f(ns):\n    return vars(ns)\n"])
+def test_command_line_check_can_fail(tmp_path, source):
+    bad = tmp_path / "probe.py"
+    bad.write_text(source)
+    assert settings_problems({"tdbg.learn.probe": str(bad)}), source
+    assert not settings_problems({"tdbg.app.probe": str(bad)})
