@@ -1,5 +1,6 @@
 import pytest
 
+from helpers import QUICK_TRAIN, run
 from oracle_positions import oracle_positions
 
 
@@ -7,3 +8,12 @@ from oracle_positions import oracle_positions
 def positions_20k():
     """20,000 positions from random games and gnubg-nn self-play (not our engine)."""
     return oracle_positions(20_000)
+
+
+@pytest.fixture(scope="session")
+def ckpt(tmp_path_factory):
+    """A small DMP checkpoint (8 hidden units, 40 episodes) and its log beside it (c.csv):
+    the tests read them and never change them."""
+    path = tmp_path_factory.mktemp("ck") / "c.pt"
+    run("train_batch.py", "--hidden", "8", "--num-episodes", "40", "--save", path, *QUICK_TRAIN, check=True)
+    return str(path)

@@ -16,6 +16,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Only a guard against a hung child: no test may fail because a busy 2-core machine is
 # slow, so work is bounded by episodes and games, never by seconds.
 HANG_GUARD = 3600
+# a training run as short as it can be (with --hidden and --num-episodes of the test's own)
+QUICK_TRAIN = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
 
 
 def run(script, *args, timeout=HANG_GUARD, check=False):

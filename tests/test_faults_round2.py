@@ -8,16 +8,7 @@ import zipfile
 import pytest
 import torch
 
-from helpers import assert_one_line_error, md5, run
-
-QUICK = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
-
-
-@pytest.fixture(scope="module")
-def ckpt(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ck") / "c.pt"
-    run("train_batch.py", "--hidden", "8", "--num-episodes", "40", "--save", path, *QUICK, check=True)
-    return str(path)
+from helpers import QUICK_TRAIN, assert_one_line_error, md5, run
 
 
 # --- the output policy -------------------------------------------------------------------
@@ -51,7 +42,7 @@ def test_a_zip_of_unknown_kind_is_never_replaced_by_a_checkpoint(tmp_path):
     with zipfile.ZipFile(victim, "w") as zf:
         zf.writestr("notes.txt", "not a checkpoint")
     before = md5(victim)
-    proc = run("train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", victim, "--overwrite", *QUICK)
+    proc = run("train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", victim, "--overwrite", *QUICK_TRAIN)
     assert_one_line_error(proc, "unknown kind")
     assert md5(victim) == before
 
@@ -64,7 +55,7 @@ def test_resume_itself_exempts_only_the_checkpoint_and_its_log(tmp_path, ckpt):
     other_json.write_text('{"keep": 1}\n')
     other_log.write_text("a,b\n1,2\n")
     before = {p: md5(p) for p in (own, tmp_path / "X.csv", other_json, other_log)}
-    base = ["--hidden", "8", "--num-episodes", "60", "--resume", own, "--save", own, *QUICK]
+    base = ["--hidden", "8", "--num-episodes", "60", "--resume", own, "--save", own, *QUICK_TRAIN]
     assert_one_line_error(run("train_batch.py", *base, "--json", other_json), "--overwrite")
     assert_one_line_error(run("train_batch.py", *base, "--log", other_log), "--overwrite")
     for p, h in before.items():
@@ -76,7 +67,7 @@ def test_a_warm_start_source_is_never_its_own_save(tmp_path, ckpt, flag):
     src = tmp_path / "src.pt"
     shutil.copy(ckpt, src)
     before = md5(src)
-    proc = run("train_batch.py", flag, src, "--save", src, "--overwrite", "--num-episodes", "20", *QUICK)
+    proc = run("train_batch.py", flag, src, "--save", src, "--overwrite", "--num-episodes", "20", *QUICK_TRAIN)
     assert_one_line_error(proc, "same file")
     assert md5(src) == before
 
@@ -203,7 +194,7 @@ def fsync(fd):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     return real(fd)
 os.fsync = fsync
-sys.argv = ["train_batch.py", "--hidden", "8", "--num-episodes", "60", "--save", {str(save)!r}] + {QUICK!r}
+sys.argv = ["train_batch.py", "--hidden", "8", "--num-episodes", "60", "--save", {str(save)!r}] + {QUICK_TRAIN!r}
 runpy.run_path("train_batch.py", run_name="__main__")
 """
     proc = _run_code(code)

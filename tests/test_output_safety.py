@@ -9,16 +9,7 @@ import sys
 
 import pytest
 
-from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
-
-QUICK = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
-
-
-@pytest.fixture(scope="module")
-def ckpt(tmp_path_factory):
-    path = tmp_path_factory.mktemp("ck") / "c.pt"
-    run("train_batch.py", "--hidden", "8", "--num-episodes", "40", "--save", path, *QUICK, check=True)
-    return str(path)
+from helpers import HANG_GUARD, QUICK_TRAIN, ROOT, assert_one_line_error, md5, run
 
 
 @pytest.fixture()
@@ -39,9 +30,9 @@ def test_no_script_writes_over_a_checkpoint(tmp_path, ckpt, victim):
                             "--overwrite"]),
         ("play_models.py", ["--model1", "pubeval", "--model2", "gnubg-ext", "--games", "2", "--games-csv", victim]),
         ("train_batch.py", ["--hidden", "8", "--num-episodes", "20", "--save", tmp_path / "n.pt", "--log", victim,
-                            *QUICK]),
+                            *QUICK_TRAIN]),
         ("train_batch.py", ["--hidden", "8", "--num-episodes", "20", "--save", tmp_path / "n.pt", "--json", victim,
-                            "--overwrite", *QUICK]),
+                            "--overwrite", *QUICK_TRAIN]),
         ("train_online.py", ["--hidden", "8", "--num-episodes", "2", "--save", tmp_path / "o.pt", "--log", victim]),
         ("gnubg_eval.py", ["--model", ckpt, "--json", victim]),
     ]
@@ -78,22 +69,23 @@ def test_existing_files_need_overwrite_and_kind_must_match(tmp_path, ckpt):
     assert (games / "game_0000000.mat").read_text() == "old"
     # the same path for two outputs, or an output that is the input
     assert_one_line_error(run("train_batch.py", "--resume", ckpt, "--save", tmp_path / "s.pt", "--log", ckpt,
-                              *QUICK), "same file")
+                              *QUICK_TRAIN), "same file")
 
 
 def test_a_new_run_never_appends_to_another_runs_log(tmp_path):
     path = tmp_path / "a.pt"
-    run("train_batch.py", "--hidden", "8", "--num-episodes", "40", "--save", path, *QUICK, check=True)
+    run("train_batch.py", "--hidden", "8", "--num-episodes", "40", "--save", path, *QUICK_TRAIN, check=True)
     os.unlink(path)  # a fresh --save whose log is still there
     log_before = md5(tmp_path / "a.csv")
-    proc = run("train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", path, *QUICK)
+    proc = run("train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", path, *QUICK_TRAIN)
     assert_one_line_error(proc, "a.csv exists")
     assert md5(tmp_path / "a.csv") == log_before and not path.exists()
-    run("train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", path, "--overwrite", *QUICK, check=True)
+    run("train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", path, "--overwrite", *QUICK_TRAIN,
+        check=True)
     rows = open(tmp_path / "a.csv").read().splitlines()
     assert len(rows) == 2 and rows[1].startswith("1,20,20,")  # header and the new run's one round, only
     # resuming the same checkpoint continues its own log
-    run("train_batch.py", "--resume", path, "--save", path, "--num-episodes", "20", *QUICK, check=True)
+    run("train_batch.py", "--resume", path, "--save", path, "--num-episodes", "20", *QUICK_TRAIN, check=True)
     assert len(open(tmp_path / "a.csv").read().splitlines()) == 3
 
 
@@ -130,10 +122,10 @@ def test_unwritable_outputs_fail_before_any_work(tmp_path, ckpt):
         ["play_models.py", "--model1", "pubeval", "--model2", "gnubg-ext", "--games", "100000", "--game-mode",
          "cubeless-money", "--games-csv", d / "g.csv"],
         ["train_batch.py", "--hidden", "8", "--num-episodes", "10000000", "--save", tmp_path / "t.pt",
-         "--log", d / "t.csv", *QUICK],
-        ["train_batch.py", "--hidden", "8", "--num-episodes", "10000000", "--save", d / "t.pt", *QUICK],
+         "--log", d / "t.csv", *QUICK_TRAIN],
+        ["train_batch.py", "--hidden", "8", "--num-episodes", "10000000", "--save", d / "t.pt", *QUICK_TRAIN],
         ["train_batch.py", "--hidden", "8", "--num-episodes", "10000000", "--save", tmp_path / "t.pt",
-         "--json", d / "t.json", *QUICK],
+         "--json", d / "t.json", *QUICK_TRAIN],
         ["gnubg_eval.py", "--model", ckpt, "--games", "100000", "--out", d / "mats"],
         ["gnubg_eval.py", "--model", ckpt, "--games", "100000", "--json", d / "e.json"],
         ["tools/export_weights.py", ckpt, d / "w.bin"],
@@ -163,11 +155,11 @@ def test_limits(tmp_path):
 def test_nan_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path, ckpt):
     path = tmp_path / "d.pt"
     run("train_batch.py", "--game-mode", "cubeless-money", "--hidden", "8", "--num-episodes", "20", "--save", path,
-        *QUICK, check=True)
+        *QUICK_TRAIN, check=True)
     before = md5(path)
     # a finished stage: a new one on its weights, with a step size that blows the equity head up
     proc = run("train_batch.py", "--resume", path, "--save", path, "--optimizer", "sgd", "--lr", "100",
-               "--num-episodes", "400", *QUICK)
+               "--num-episodes", "400", *QUICK_TRAIN)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
     assert len(errors) == 1 and "keeps the last good weights" in errors[0], proc.stderr
@@ -181,7 +173,7 @@ def test_nan_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path, ckpt):
 def test_tensorboard_is_optional(tmp_path):
     tb = tmp_path / "tb"
     args = ["train_batch.py", "--hidden", "8", "--num-episodes", "20", "--save", tmp_path / "t.pt", "--tensorboard",
-            tb, *QUICK]
+            tb, *QUICK_TRAIN]
     try:
         import tensorboard  # noqa: F401
     except ImportError:
