@@ -34,6 +34,7 @@ import sys
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 sys.path.insert(0, ROOT)
 
+from tdbg.infra.fileio import atomic_write  # noqa: E402
 from tdbg.play.results_file import compare, read_results  # noqa: E402
 
 H2H = "experiments/head_to_head/results"
@@ -456,18 +457,9 @@ def render(text: str, name: str, table: str) -> str:
     return text[:i + len(begin)] + "\n" + table + "\n" + text[j:]
 
 
-def differing() -> list[str]:
-    """Names of the tables whose committed text differs from what the result files give."""
-    out = []
-    for name, make in TABLES.items():
-        with open(_path(TARGETS[name])) as fh:
-            text = fh.read()
-        if render(text, name, make()) != text:
-            out.append(f"{name} ({TARGETS[name]})")
-    return out
-
-
-def write() -> list[str]:
+def update(write: bool = False) -> list[str]:
+    """Names of the tables whose committed text differs from what the result files give;
+    with ``write``, those tables are rewritten (atomically) to agree."""
     changed = []
     for name, make in TABLES.items():
         path = _path(TARGETS[name])
@@ -475,10 +467,9 @@ def write() -> list[str]:
             text = fh.read()
         new = render(text, name, make())
         if new != text:
-            tmp = path + ".tmp"
-            with open(tmp, "w") as fh:
-                fh.write(new)
-            os.replace(tmp, path)
+            if write:
+                with atomic_write(path) as fh:
+                    fh.write(new)
             changed.append(f"{name} ({TARGETS[name]})")
     return changed
 
@@ -488,11 +479,11 @@ def main() -> None:
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a committed table differs")
     args = p.parse_args()
     if args.check:
-        bad = differing()
+        bad = update()
         for b in bad:
             print(f"differs from the result files: {b}")
         sys.exit(1 if bad else 0)
-    changed = write()
+    changed = update(write=True)
     print("rewritten: " + (", ".join(changed) if changed else "nothing (every table is up to date)"))
 
 
