@@ -1,0 +1,87 @@
+"""Settings dataclasses and the flags made from them (tdbg/learn/settings.py,
+tdbg/app/settings.py): a flag's default is its field's, every field says what it does,
+and a stage records the same settings in its checkpoint as before."""
+import dataclasses
+
+import pytest
+
+from tdbg.app import settings as app_settings, training
+from tdbg.game.modes import game_mode
+from tdbg.infra.settings import option
+from tdbg.learn.batch_td import BatchLearner
+from tdbg.learn.online_td import OnlineLearner
+from tdbg.learn.selfplay import Acting
+from tdbg.learn.settings import BatchStage, OnlineStage, Optimisation, Prob5Stage, Run, recorded
+
+import train_prob5
+
+PARSERS = [(BatchStage, lambda: training.batch_parser("")), (Prob5Stage, train_prob5.build_parser),
+           (OnlineStage, lambda: training.online_parser(""))]
+
+
+def leaf_fields(cls):
+    for f in dataclasses.fields(cls):
+        if dataclasses.is_dataclass(f.default):
+            yield from leaf_fields(type(f.default))
+        else:
+            yield f
+
+
+@pytest.mark.parametrize("stage_class, make", PARSERS, ids=["batch", "prob5", "online"])
+def test_flag_defaults_are_the_fields_defaults(stage_class, make):
+    """Nothing given but --save: the settings are the dataclass's own defaults."""
+    parsed = app_settings.build(stage_class, make().parse_args(["--save", "x.pt"]))
+    assert parsed == dataclasses.replace(stage_class(), run=dataclasses.replace(stage_class().run, save="x.pt"))
+
+
+@pytest.mark.parametrize("stage_class", [BatchStage, Prob5Stage, OnlineStage])
+def test_every_field_says_what_it_does(stage_class):
+    for f in leaf_fields(stage_class):
+        assert f.metadata.get("help", "").strip(), f.name
+
+
+def test_flags_reach_their_fields():
+    args = training.batch_parser("").parse_args(
+        ["--save", "x.pt", "--hidden", "32,16", "--cube-explore", "0.25", "--no-jacoby", "--lr", "2e-4",
+         "--grad-clip", "1.5", "--workers", "2", "--backend", "local", "--eval-every", "3", "--torch-seed", "7"])
+    stage = app_settings.build(BatchStage, args, hidden_given=True)
+    assert stage.model.hidden == (32, 16) and stage.model.hidden_given and not stage.model.jacoby
+    assert stage.acting == Acting(cube_explore=0.25)
+    assert stage.schedule.lr == 2e-4 and stage.optimisation.grad_clip == 1.5 and stage.collection.workers == 2
+    assert stage.evaluation.eval_every == 3 and stage.run.weights_seed() == 7 and stage.where.backend == "local"
+    online = app_settings.build(OnlineStage, training.online_parser("").parse_args(["--save", "y", "--lambda", "0.5"]))
+    assert online.online.lam == 0.5 and online.schedule.lr == 0.1
+
+
+def test_a_new_knob_is_one_field():
+    @dataclasses.dataclass(frozen=True)
+    class Knobs:
+        alpha_beta: float = option(0.5, "a new knob", type="probability_arg", metavar="P")
+        gamma: bool = option(False, "a switch")
+
+    parser = training.cli.Parser()
+    app_settings.add_arguments(parser, Knobs)
+    assert "a new knob" in parser.format_help() and "--alpha-beta P" in parser.format_help()
+    assert app_settings.build(Knobs, parser.parse_args(["--alpha-beta", "0.25", "--gamma"])) == Knobs(0.25, True)
+    with pytest.raises(SystemExit):
+        parser.parse_args(["--alpha-beta", "2"])
+
+
+def test_the_stage_records_what_it_did_before():
+    """The settings stored in a checkpoint: the base ones always, the options only when set."""
+    mode = game_mode("dmp")
+    base = {"num_episodes": 10000, "oneply": False, "game_mode": "dmp", "lr": 1e-3, "end_lr": None,
+            "warmup_cycles": 0, "episodes_per_round": 500, "optimizer": "adam"}
+    assert BatchLearner.settings(BatchStage(), mode) == base
+    stage = BatchStage(acting=Acting(boltzmann_temp=0.01, td_lambda=0.7),
+                       optimisation=Optimisation(grad_clip=2.0), run=Run(seed=3))
+    assert BatchLearner.settings(stage, mode) == {**base, "boltzmann_temp": 0.01, "td_lambda": 0.7, "grad_clip": 2.0}
+    assert recorded(BatchStage()) == {}
+    assert OnlineLearner.settings(OnlineStage(), mode) == {"trainer": "online", "num_episodes": 10000, "lambda": 0.7,
+                                                           "lr": 0.1, "end_lr": None, "game_mode": "dmp"}
+
+
+def test_hidden_given_reads_the_command_line():
+    assert app_settings.flag_given("--hidden", ["--hidden=16", "--save", "x"])
+    assert app_settings.flag_given("--hidden", ["--save", "x", "--hidden", "16"])
+    assert not app_settings.flag_given("--hidden", ["--expand", "16"])
