@@ -20,7 +20,6 @@ the main network valued.  Last line: one JSON object.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -39,6 +38,7 @@ from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, new_filter  # no
 from tdbg.net.scoring import Scorer, segment_argmax  # noqa: E402
 from tdbg.play.players import checkpoint_mode_name  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 BLOCK = 128  # positions per pass (as Scorer.lookahead's blocks)
 
@@ -117,7 +117,7 @@ def main() -> None:
         boards = boards[np.linspace(0, len(boards) - 1, args.max_positions).astype(int)]
     cls = classes(boards)
     counts = {name: int((cls == i).sum()) for i, name in enumerate(("contact", "race", "bearoff"))}
-    print(json.dumps({"positions": len(boards), **counts}), file=sys.stderr, flush=True)
+    print(json_text({"positions": len(boards), **counts}), file=sys.stderr, flush=True)
 
     t0 = time.perf_counter()
     ex_t, ex_best = [], []
@@ -148,9 +148,9 @@ def main() -> None:
                       "p99_abs_diff": float(np.quantile(diff, 0.99)),
                       "missed_share": float(missed.mean()), "kept_share": f.kept / f.candidates,
                       "seconds": round(secs, 1), "by_class": by_class}
-        print(json.dumps({"k": k, **{a: b for a, b in results[k].items() if a != "by_class"}}), file=sys.stderr,
+        print(json_text({"k": k, **{a: b for a, b in results[k].items() if a != "by_class"}}), file=sys.stderr,
               flush=True)
-    print(json.dumps({"benchmark": "move_filter_accuracy", "model": args.model, "game_mode": mode.name,
+    print(json_text({"benchmark": "move_filter_accuracy", "model": args.model, "game_mode": mode.name,
                       "hidden": model.hidden, "filter": move_filter_of(model).hidden, "warmup_episodes": args.warmup,
                       "warmup": warm_note, "warmup_seconds": round(warm_seconds, 1), "games": args.games,
                       "positions": len(boards), "classes": counts, "exact_seconds": round(exact_seconds, 1),

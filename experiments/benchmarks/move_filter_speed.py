@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import copy
-import json
 import os
 import sys
 import time
@@ -35,6 +34,7 @@ from tdbg.learn.trainer import Trainer  # noqa: E402
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter  # noqa: E402
 from tdbg.net.move_filter import FILTER_HIDDEN, new_filter  # noqa: E402
 from tdbg.play.players import checkpoint_mode_name  # noqa: E402
+from tdbg.infra.fileio import json_text  # noqa: E402
 
 
 def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp32") -> dict:
@@ -104,7 +104,7 @@ def main() -> None:
             r = one_round(model, mode, k, args.episodes, args.seed + 1 + rep, precision)
             for name, v in r.items():
                 acc[arm][name] = acc[arm].get(name, 0) + v
-            print(json.dumps({"rep": rep, "k": k, "precision": precision, "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
+            print(json_text({"rep": rep, "k": k, "precision": precision, "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
                               "episodes_per_cpu_s": round(r["episodes"] / r["cpu_seconds"], 3)}),
                   file=sys.stderr, flush=True)
     out = {}
@@ -123,7 +123,7 @@ def main() -> None:
     for name, v in out.items():
         v["speedup"] = v["episodes_per_s"] / base
         v["speedup_cpu"] = v["episodes_per_cpu_s"] / base_cpu   # the figure to quote on a shared machine
-    print(json.dumps({"benchmark": "move_filter_speed", "model": args.model, "hidden": list(model.hidden),
+    print(json_text({"benchmark": "move_filter_speed", "model": args.model, "hidden": list(model.hidden),
                       "filter": list(move_filter_of(model).hidden),
                       "episodes_per_round": args.episodes, "reps": args.reps, "threads": 1,
                       "arms": {n: {a: round(b, 4) for a, b in v.items()} for n, v in out.items()}}))
