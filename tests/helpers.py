@@ -50,25 +50,34 @@ def board(me: dict, opp: dict) -> np.ndarray:
     return b
 
 
+def move_values(model, mode, b, d1, d2, owner, head, dtype=torch.float32):
+    """[(after, value, scalar)] of each legal move for (d1, d2), the mover's view, one
+    network call per move in ``dtype`` (float64 with ``model.double()``: a reference free of
+    float32 rounding); a finished game is scored exactly."""
+    out = []
+    for _, after in be.legal_moves(b, d1, d2):
+        result = be.game_result(after)
+        if result:
+            v = head.terminal(mode.points(np.array([result]), owner))[0]
+        else:
+            x = encoding.encode(be.swap(after))
+            if mode.cubeful:
+                opp = owner_for_opponent(np.array([owner]))
+                x = np.concatenate([x, encoding.cube_features(opp, can_double(opp))[0]])
+            with torch.no_grad():
+                raw = model(torch.from_numpy(x[None]).to(dtype)).numpy().astype(np.float64)
+            v = head.flip(raw)[0]
+        out.append((after, v, head.scalar(np.asarray(v)[None])[0]))
+    return out
+
+
 def brute_value(model, mode, b, owner, head):
     """Mean over the 21 rolls of the best move's value, one network call per move
     (``head``: heads.output_head of the model)."""
     total = 0.0
     for (d1, d2), w in zip(ALL_ROLLS.tolist(), [1 / 36 if a == c else 2 / 36 for a, c in ALL_ROLLS.tolist()]):
         best, best_scalar = None, -np.inf
-        for _, after in be.legal_moves(b, d1, d2):
-            result = be.game_result(after)
-            if result:
-                v = head.terminal(mode.points(np.array([result]), owner))[0]
-            else:
-                x = encoding.encode(be.swap(after))
-                if mode.cubeful:
-                    opp = owner_for_opponent(np.array([owner]))
-                    x = np.concatenate([x, encoding.cube_features(opp, can_double(opp))[0]])
-                with torch.no_grad():
-                    raw = model(torch.from_numpy(x[None]).float()).numpy().astype(np.float64)
-                v = head.flip(raw)[0]
-            s = head.scalar(np.asarray(v)[None])[0]
+        for _, v, s in move_values(model, mode, b, d1, d2, owner, head):
             if s > best_scalar:
                 best, best_scalar = v, s
         total = total + w * np.asarray(best)

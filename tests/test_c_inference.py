@@ -1,4 +1,5 @@
 """The standalone C program against PyTorch and td_agent."""
+import copy
 import os
 import subprocess
 
@@ -6,9 +7,10 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import ROOT, run
+from helpers import ROOT, move_values, run
 from oracle_positions import oracle_positions
 from tdbg.game import backgammon_engine as be
+from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.net.scoring import Scorer
@@ -132,8 +134,15 @@ def test_other_activations_match_pytorch(tmp_path, positions, activation, mode_n
     dice = np.random.default_rng(1).integers(1, 7, (500, 2))
     out = _c(binf, [f"{p} {d1} {d2}" for p, (d1, d2) in zip(pids, dice)])
     chosen = TDAgent(model, game_mode(mode_name)).choose_moves(positions[:500], dice)
-    same = [o.split("\t")[4] == be.position_id(be.swap(c)) for o, c in zip(out, chosen)]
-    assert sum(same) >= 495
+    differ = [k for k, (o, c) in enumerate(zip(out, chosen)) if o.split("\t")[4] != be.position_id(be.swap(c))]
+    assert len(differ) <= 5
+    # C (float32) and PyTorch (float32) may break a near-tie differently: each differing pair
+    # must be a tie within 1e-5 in a float64 reference (one call per move, Python engine)
+    model64, head = copy.deepcopy(model).double(), output_head(output)
+    for k in differ:
+        vals = {be.position_id(be.swap(a)): s for a, _, s in
+                move_values(model64, game_mode(mode_name), positions[k], *map(int, dice[k]), 0, head, torch.float64)}
+        assert abs(vals[out[k].split("\t")[4]] - vals[be.position_id(be.swap(chosen[k]))]) < 1e-5, k
 
 
 def test_version_1_files_still_read_as_relu(tmp_path, positions):

@@ -128,10 +128,18 @@ def test_play_models_checkpoint_money_and_mat_files(tmp_path, small_ckpt):
 
 def test_dmp_model_plays_cubeless_money(tmp_path, small_ckpt):
     """A DMP model is the baseline of the cubeless leg: it plays money games for P(win)."""
-    out = tmp_path / "o.json"
+    out, results = tmp_path / "o.json", tmp_path / "r.csv"
     run("play_models.py", "--model1", small_ckpt, "--model2", "pubeval", "--game-mode", "cubeless-money",
-        "--games", "20", "--quiet", "--json", out, check=True)
-    assert "meq_per_game" in json.loads(out.read_text())
+        "--games", "20", "--quiet", "--json", out, "--csv", results, check=True)
+    s = json.loads(out.read_text())
+    assert s["game_mode"] == "cubeless-money" and s["games"] == 20
+    rows = [ln.split(",") for ln in results.read_text().splitlines() if not ln.startswith("#")][1:]
+    points, result = np.array([float(r[2]) for r in rows]), np.array([int(r[3]) for r in rows])
+    # money scoring by hand: +-1 a single game, +-2 a gammon, +-3 a backgammon, cube never turned
+    assert len(rows) == 20 and (np.abs(points) == result).all() and {int(r[4]) for r in rows} == {1}
+    # the summary in thousandths of a point per game is the mean of those rows (pairs of equal size)
+    assert s["meq_per_game"]["mean"] == pytest.approx(1000 * points.mean(), abs=1e-9)
+    assert s["gammon_rate"] == pytest.approx(np.mean(result == 2))
 
 
 def test_play_models_bad_input(tmp_path, small_ckpt):

@@ -121,8 +121,23 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
     proc = run("play_models.py", "--model1", small_ckpt[0], "--model2", "pubeval", "--games", "10", "--quiet",
                "--luck", small_ckpt[0], "--json", out, check=True)
     assert "luck-adjusted" in proc.stdout
-    s = json.loads(out.read_text())["luck_adjusted"]
-    assert set(s) >= {"mean", "ci_low", "ci_high", "games_factor"} and s["ci_low"] <= s["mean"] <= s["ci_high"]
+    summary = json.loads(out.read_text())
+    s = summary["luck_adjusted"]
+    # the same ten games through the library, each game's luck from game_luck (checked by hand
+    # in test_luck_by_hand): the summary's figures are then arithmetic on those games
+    from tdbg.app.head_to_head import run_head_to_head
+    records = run_head_to_head(small_ckpt[0], "pubeval", 10, "dmp", progress=False, record=True)
+    points = np.array([r.points for r in records], dtype=np.float64)
+    luck = game_luck(records, CheckpointReference(small_ckpt[0]))
+    assert np.abs(luck).max() > 1e-3   # luck was judged, not left at zero
+    raw = ((1 + points) / 2).reshape(-1, 2).mean(axis=1)              # DMP: win rate per duplicate pair
+    adjusted = ((1 + points - luck) / 2).reshape(-1, 2).mean(axis=1)
+    assert s["units"] == 5 and s["raw_mean"] == pytest.approx(raw.mean()) == summary["win_rate"]["mean"]
+    assert s["mean"] == pytest.approx(adjusted.mean(), abs=1e-9)
+    assert s["raw_variance"] == pytest.approx(raw.var(ddof=1)) and s["adjusted_variance"] == pytest.approx(
+        adjusted.var(ddof=1), abs=1e-12)
+    assert s["games_factor"] == pytest.approx(raw.var(ddof=1) / adjusted.var(ddof=1), rel=1e-6)
+    assert s["ci_low"] <= s["mean"] <= s["ci_high"]
 
 
 @pytest.mark.parametrize("args, words", [
