@@ -4,7 +4,8 @@ import pytest
 import torch
 from torch import nn
 
-from helpers import assert_one_line_error, run
+from helpers import ROOT, assert_one_line_error, run
+from oracle_positions import oracle_positions
 from tdbg.game import backgammon_engine as be
 from tdbg.game.heads import output_head, prob5_equity
 from tdbg.game.modes import game_mode
@@ -112,22 +113,32 @@ def prob5_ckpt(tmp_path_factory):
     return str(path)
 
 
-def test_prob5_outputs_consistent_and_equity_agrees(prob5_ckpt):
+def test_prob5_training_cli_writes_a_model_whose_equity_is_its_outcomes(prob5_ckpt):
+    """The CLI's model (600 episodes: too few to have learned much, so its values are not
+    judged here; the released model's are, against gnubg-nn, below): a cubeless-money prob5
+    checkpoint whose equity is 2 P(win) + P(wg) + P(wbg) - P(lg) - P(lbg) - 1 of its outputs."""
     model, meta, _ = load_checkpoint(prob5_ckpt)
-    assert model.output_mode == "prob5" and meta["game_mode"] == "cubeless-money"
+    assert model.output_mode == "prob5" and meta["game_mode"] == "cubeless-money" and meta["episodes"] == 600
     agent = ProbAgent(model, game_mode("cubeless-money"))
-    import sys
-    sys.path.insert(0, "tests")
-    from oracle_positions import oracle_positions
-    boards = oracle_positions(2000, seed=4)
+    boards = oracle_positions(200, seed=4)
     p = agent.probabilities(boards)
-    assert ((p >= 0) & (p <= 1)).all()
-    assert (p[:, 2] <= p[:, 1] + 1e-7).all() and (p[:, 1] <= p[:, 0] + 1e-7).all()
-    assert (p[:, 4] <= p[:, 3] + 1e-7).all() and (p[:, 3] <= 1 - p[:, 0] + 1e-6).all()
-    eq = agent.equities(boards)
-    assert np.allclose(eq, 2 * p[:, 0] + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4] - 1)
-    # a trained model has learned something about gammons: not all outputs equal
-    assert p[:, 1].std() > 1e-3
+    assert np.allclose(agent.equities(boards), 2 * p[:, 0] + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4] - 1)
+
+
+def test_prob5_model_agrees_with_gnubg_nn():
+    """The released prob5 model's five outcome probabilities against gnubg-nn's 0-ply ones on
+    2,000 positions from random and gnubg-nn games: the same outcomes in the same order and
+    from the same side (a swapped pair or a flipped board would correlate negatively).
+    Measured at 790e572: correlation 0.967, 0.959, 0.789, 0.969, 0.850; mean absolute error
+    0.052, 0.038, 0.008, 0.030, 0.005."""
+    import gnubg_nn
+    model, _, _ = load_checkpoint(f"{ROOT}/best_models/prob5_128x2.pt")
+    boards = oracle_positions(2000, seed=4)
+    p = ProbAgent(model, game_mode("cubeless-money")).probabilities(boards)
+    g = np.array([gnubg_nn.probabilities([list(b[0]), list(b[1])], 0) for b in boards])
+    corr = [np.corrcoef(p[:, i], g[:, i])[0, 1] for i in range(5)]
+    assert min(corr[0], corr[1], corr[3]) > 0.9 and min(corr[2], corr[4]) > 0.6, corr
+    assert (np.abs(p - g).mean(axis=0) < [0.07, 0.06, 0.02, 0.05, 0.02]).all()
 
 
 def test_prob5_plays_and_refuses_cubeful(prob5_ckpt, tmp_path):
