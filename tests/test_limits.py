@@ -74,9 +74,32 @@ def test_distill_with_board_features_and_loss_by_class(tmp_path):
                check=True)
     rep = json.loads(proc.stdout.strip().splitlines()[-1])
     assert rep["decisions"] == 300 and abs(sum(rep["class_share"].values()) - 1) < 1e-9
-    assert "contact" in rep["class_share"]
+    # the start model's row by hand: the same 300 decisions of gnubg-nn's self-play (their
+    # P(win)s checked against gnubg_nn.probabilities above), each candidate valued one at a
+    # time (the opponent on roll; a mover who bore off has won), classes from gnubg_nn.classify
+    import gnubg_nn
+    import torch
+    from gnubg_selfplay import dmp_decisions
+    from tdbg.game import backgammon_engine as be
+    from tdbg.game.encoding import encode
+    net, _, _ = load_checkpoint(str(start))
+    names = {gnubg_nn.c_over: "over", gnubg_nn.c_bearoff: "bearoff", gnubg_nn.c_race: "race",
+             gnubg_nn.c_crashed: "crashed", gnubg_nn.c_contact: "contact"}
+    loss, classes = [], []
+    for _, after, win in dmp_decisions(300, np.random.default_rng(2)):
+        mine = []
+        for a in np.asarray(after, dtype=np.int64):
+            with torch.no_grad():
+                mine.append(1.0 if a[1].sum() == 0 else 1.0 - float(net(torch.from_numpy(encode(be.swap(a))[None]))))
+        loss.append(max(win) - win[int(np.argmax(mine))])
+        classes.append(names.get(gnubg_nn.classify([list(r) for r in after[int(np.argmax(win))]]), "other"))
+    loss, classes = np.array(loss), np.array(classes)
+    assert rep["class_share"] == pytest.approx({c: float(np.mean(classes == c)) for c in set(classes)})
     a, b = rep["models"][str(start)], rep["models"][str(out)]
+    assert a["agreement"] == pytest.approx(np.mean(loss == 0)) and a["mean_loss"] == pytest.approx(loss.mean())
+    assert 0 < a["agreement"] < 1 and a["mean_loss"] > 0   # an untrained net: some agreement, not all
+    for c, row in a["by_class"].items():
+        assert row["mean_loss"] == pytest.approx(loss[classes == c].mean())
     for r in (a, b):
-        assert 0 <= r["agreement"] <= 1 and r["mean_loss"] >= 0
         assert abs(sum(c["loss_share"] for c in r["by_class"].values()) - 1) < 1e-6
     assert_one_line_error(run("experiments/limits/loss_by_class.py", tmp_path / "none.pt"), "no such checkpoint")
