@@ -82,6 +82,19 @@ def test_cubeful_games_against_gnubg(tmp_path, gnubg_bin):
     assert sum(int(r["doubles_ours"]) for r in rows) > 0 and sum(int(r["doubles_gnubg"]) for r in rows) > 0
     assert all(float(r["points"]) == float(r["our_record"]) for r in rows)
     assert any(float(r["points"]) > 0 for r in rows) and any(float(r["points"]) < 0 for r in rows)
+    # gnubg's record by money arithmetic: each take doubles the cube, every double is taken
+    # or dropped, a game played out scores its result (1, 2, 3) times the cube
+    for r in rows:
+        n = {k: int(r[k]) for k in ("doubles_ours", "doubles_gnubg", "takes_ours", "takes_gnubg", "drops_ours",
+                                    "drops_gnubg", "cube", "result", "resigned")}
+        assert n["doubles_ours"] == n["takes_gnubg"] + n["drops_gnubg"], r
+        assert n["doubles_gnubg"] == n["takes_ours"] + n["drops_ours"], r
+        assert n["cube"] == 2 ** (n["takes_ours"] + n["takes_gnubg"]), r
+        if not (n["drops_ours"] or n["drops_gnubg"] or n["resigned"]):
+            assert abs(float(r["points"])) == n["result"] * n["cube"], r
+    points = np.array([float(r["points"]) for r in rows])
+    assert s["meq_per_game"]["mean"] == pytest.approx(1000 * points.mean())
+    assert s["win_rate"]["mean"] == pytest.approx(np.mean(points > 0))
 
 
 def test_full_width_gnubg_plays(cubeful_ckpt, gnubg_bin):
@@ -147,8 +160,20 @@ def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
         "--save-games", games, check=True)
     files = sorted(str(f) for f in games.iterdir())
     stats = analyse_files(files, 0, True, gnubg_bin)  # raises on any import warning
-    assert len(stats) == 12
-    assert all(g["stats"]["X"]["unforced"] > 0 and np.isfinite(g["stats"]["X"]["chequer"]) for g in stats)
+    assert len(stats) == 12 and all(np.isfinite(g["stats"][s]["chequer"]) for g in stats for s in "XO")
+    # gnubg's count of each side's moves and unforced moves (more than one distinct legal
+    # play) equals ours, from the same games replayed with their turns by the Python engine
+    from tdbg.app.head_to_head import run_head_to_head
+    from tdbg.game import backgammon_engine as be
+    records = run_head_to_head(cubeful_ckpt, cubeful_ckpt, 12, "cubeful-money", progress=False, record=True)
+    for g, rec in zip(stats, records):
+        ours = {"X": [0, 0], "O": [0, 0]}   # X: seat 0 (model1)
+        for mover, dice, event, before, _ in rec.turns:
+            if event == "move":
+                plays = {be.position_id(a) for _, a in be.legal_moves(before, *dice)}
+                ours["XO"[mover]][0] += len(plays) > 1
+                ours["XO"[mover]][1] += 1
+        assert {s: [g["stats"][s]["unforced"], g["stats"][s]["total"]] for s in "XO"} == ours
 
 
 def test_gnubg_eval_cli(tmp_path, cubeful_ckpt, gnubg_bin):
@@ -300,6 +325,14 @@ def test_play_models_luck_against_gnubg(tmp_path, cubeful_ckpt, gnubg_bin):
     s = json.loads(out.read_text())
     lk = s["luck_adjusted"]
     assert lk["games"] == 4 and lk["ci_low"] <= lk["mean"] <= lk["ci_high"] and lk["reference"] == "gnubg-nn"
+    # the raw side by hand from gnubg's record of the games, over the units the summary names
+    # (single games, or consecutive pairs), and the factor is the ratio of the two variances
+    points = np.array([float(r["points"]) for r in csv.DictReader(open(tmp_path / "games.csv"))])
+    assert len(points) == 4 and lk["units"] in (2, 4)
+    units = points.reshape(lk["units"], -1).mean(axis=1)
+    assert lk["raw_mean"] == pytest.approx(points.mean()) and lk["raw_variance"] == pytest.approx(units.var(ddof=1))
+    assert lk["games_factor"] == pytest.approx(lk["raw_variance"] / lk["adjusted_variance"])
+    assert lk["mean"] != pytest.approx(lk["raw_mean"])   # the luck of the dice was taken out
 
 
 def test_matches_against_gnubg(tmp_path, gnubg_bin):
