@@ -1,9 +1,13 @@
 """Helpers the tests share: running scripts, one-line errors, hand-built boards and a
 brute-force 1-ply value (one network call per move, Python engine and numpy encoder)."""
+import contextlib
 import hashlib
+import io
 import os
+import runpy
 import subprocess
 import sys
+import traceback
 
 import numpy as np
 import torch
@@ -18,14 +22,62 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HANG_GUARD = 3600
 # a training run as short as it can be (with --hidden and --num-episodes of the test's own)
 QUICK_TRAIN = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
+# TDBG_TEST_SUBPROCESS=1 runs every script in a child process, as before run() learned to
+# run them in-process (a check that the two ways agree; costs the start-up of each child).
+ALWAYS_SUBPROCESS = os.environ.get("TDBG_TEST_SUBPROCESS") == "1"
 
 
-def run(script, *args, timeout=HANG_GUARD, check=False):
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *map(str, args)],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run(script, *args, timeout=HANG_GUARD, check=False, subprocess_=False):
+    """Run ``script`` (a path under ROOT) with ``args`` from ROOT, as ``python script args``
+    would: a CompletedProcess with returncode, stdout and stderr.
+
+    By default in this process (runpy, ``__name__ == "__main__"``, stdout and stderr captured,
+    SystemExit's code as the return code, an uncaught exception as its traceback and code 1):
+    most of a child's time here is importing torch, once per child.  ``subprocess_=True``
+    (or TDBG_TEST_SUBPROCESS=1) starts a real child: for what needs a process of its own
+    (signals, pipes, closed streams, output written by grandchildren to the inherited file
+    descriptors, the interpreter's own exit)."""
+    if subprocess_ or ALWAYS_SUBPROCESS:
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *map(str, args)],
+                              capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    else:
+        proc = _run_in_process(os.path.join(ROOT, script), [str(a) for a in args])
     if check and proc.returncode != 0:
         raise AssertionError(f"{script} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
     return proc
+
+
+def _run_in_process(path, args):
+    out, err = io.StringIO(), io.StringIO()
+    saved_argv, saved_path, saved_cwd = sys.argv, sys.path[:], os.getcwd()
+    saved_threads, saved_env = torch.get_num_threads(), dict(os.environ)
+    code = 0
+    try:
+        os.chdir(ROOT)
+        sys.argv = [path, *args]
+        sys.path.insert(0, os.path.dirname(path))   # as `python path` puts the script's folder first
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                runpy.run_path(path, run_name="__main__")
+            except SystemExit as exc:
+                if exc.code is None or isinstance(exc.code, int):
+                    code = exc.code or 0
+                else:                                # sys.exit("message"): printed, code 1
+                    print(exc.code, file=sys.stderr)
+                    code = 1
+            except Exception:                        # noqa: BLE001 - the child's uncaught exception
+                traceback.print_exc()
+                code = 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+    finally:
+        sys.argv, sys.path[:] = saved_argv, saved_path
+        os.chdir(saved_cwd)
+        torch.set_num_threads(saved_threads)         # scripts and workers set 1 for themselves
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return subprocess.CompletedProcess([path, *args], code, out.getvalue(), err.getvalue())
 
 
 def assert_one_line_error(proc, words=""):

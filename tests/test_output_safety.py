@@ -1,6 +1,7 @@
 """The output policy (fileio.check_outputs) in every script: nothing this run did not
 create is touched without --overwrite, nothing of another kind ever, and a bad output
 path fails with one line before any work."""
+import json
 import os
 import shutil
 import stat
@@ -96,12 +97,24 @@ def _can_bind_readonly(folder) -> bool:
     return probe.returncode == 0
 
 
-def _run_readonly(folder, script, *args):
-    """Run a script with ``folder`` mounted read-only (a private mount namespace: nothing leaks)."""
-    cmd = " ".join(f"'{a}'" for a in (sys.executable, os.path.join(ROOT, script), *map(str, args)))
-    return subprocess.run(["unshare", "-rm", "sh", "-c",
+def _run_readonly(folder, cases):
+    """Run each case (script and arguments) with ``folder`` mounted read-only (a private mount
+    namespace: nothing leaks): one child for all of them, which runs each script in-process
+    (helpers.run); a CompletedProcess per case."""
+    driver = ("import json, sys\n"
+              "sys.path.insert(0, 'tests')\n"
+              "from helpers import run\n"
+              "print(json.dumps([(p.returncode, p.stdout, p.stderr) for p in "
+              "(run(*c) for c in json.loads(sys.argv[1]))]))\n")
+    cmd = " ".join(f"'{a}'" for a in (sys.executable, "-c", driver.replace("'", '"'),
+                                         json.dumps([[str(a) for a in c] for c in cases])))
+    proc = subprocess.run(["unshare", "-rm", "sh", "-c",
                            f'mount --bind "{folder}" "{folder}" && mount -o remount,bind,ro "{folder}" && '
-                           f'exec {cmd}'], capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD)
+                           f'exec {cmd}'], capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD,
+                          env=dict(os.environ, TDBG_TEST_SUBPROCESS="0"))
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return [subprocess.CompletedProcess(c, code, out, err) for c, (code, out, err) in
+            zip(cases, json.loads(proc.stdout.strip().splitlines()[-1]))]
 
 
 def test_unwritable_outputs_fail_before_any_work(tmp_path, ckpt):
@@ -135,8 +148,8 @@ def test_unwritable_outputs_fail_before_any_work(tmp_path, ckpt):
         assert_one_line_error(run(*args), "is a file")
     if not (shutil.which("unshare") and _can_bind_readonly(ro)):
         pytest.skip("cannot make a read-only bind mount here (unshare -rm)")
-    for args in cases(ro):
-        assert_one_line_error(_run_readonly(ro, *args), "cannot write")
+    for proc in _run_readonly(ro, cases(ro)):
+        assert_one_line_error(proc, "cannot write")
     assert not (tmp_path / "t.pt").exists()
 
 
