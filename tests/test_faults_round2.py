@@ -251,9 +251,12 @@ def test_ctrl_c_of_play_models_with_workers(tmp_path):
         out = []
         for k in kids:
             try:
-                if "spawn_main" in open(f"/proc/{k}/cmdline").read():
+                ignored = [ln for ln in open(f"/proc/{k}/status") if ln.startswith("SigIgn:")]
+                # started: a spawned worker past its initializer, which ignores SIGINT (the
+                # parent handles Ctrl-C); one still importing torch would die of it instead
+                if "spawn_main" in open(f"/proc/{k}/cmdline").read() and int(ignored[0].split()[1], 16) & 2:
                     out.append(k)
-            except OSError:
+            except (OSError, IndexError):
                 pass
         return out
 
