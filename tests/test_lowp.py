@@ -166,6 +166,8 @@ def real_decisions():
     return model, mode, boards, dice, offsets, scalar.copy()
 
 
+@pytest.mark.slow   # 400 games of the largest net, then 22,768 decisions per kernel; make test keeps
+# each kernel against the numpy reference and the float32 fallbacks against torch (above)
 @pytest.mark.parametrize("kernel,bar", [("bf16", AGREE), ("int8", AGREE_INT8), ("fp32-c", 1.0)])
 def test_same_moves_as_float32_on_real_games(real_decisions, kernel, bar):
     _needs(kernel)
