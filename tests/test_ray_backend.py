@@ -17,12 +17,22 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
+import helpers
+from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5
 from tdbg.game.modes import game_mode
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
                                reason="Ray is not installed (pip install -r requirements-ray.txt)")
+
+
+def run(script, *args, **kwargs):
+    """Each script in a process of its own: a Ray connection is per process, so a script run in
+    the test process would find Ray already started (by an earlier run, or this file's cluster)
+    and skip the connection whose failure a test checks."""
+    return helpers.run(script, *args, subprocess_=True, **kwargs)
+
+
 TINY = ["--hidden", "8", "--parallel-games", "8", "--episodes-per-round", "20", "--quiet", "--seed", "5"]
 
 
