@@ -6,7 +6,6 @@ import pytest
 import torch
 
 from helpers import ROOT, assert_one_line_error, run
-from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS, roll_dice
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes import game_mode
@@ -15,26 +14,14 @@ from tdbg.learn.selfplay import Collector
 from tdbg.net import net_growth
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, save_checkpoint, set_move_filter
 from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, encode_after_states, filter_rows, new_filter
-from tdbg.net.scoring import Scorer
+from tdbg.net.scoring import Scorer, greedy_game_positions
 
 
 def _positions(games, rng):
     """Every pre-roll position (row 1 on roll) of ``games`` greedy games of a small random DMP
     net: contact, race, bear-off."""
     scorer = Scorer(TDNetwork(196, [8], "probability").eval(), game_mode("dmp"))
-    boards = np.repeat(be.initial_board()[None], games, axis=0)
-    ply = np.zeros(games, dtype=int)
-    out = []
-    live = np.arange(games)
-    while len(live):
-        out.append(boards[live].copy())
-        dice = roll_dice(rng, len(live), opening=ply[live] == 0)
-        after, _ = scorer.best_moves(boards[live], dice)
-        done = after[:, 1].sum(axis=1) == 0
-        boards[live] = after[:, ::-1]
-        ply[live] += 1
-        live = live[~done]
-    return np.concatenate(out)
+    return greedy_game_positions(scorer, games, rng)
 
 
 def _owners(mode_name, n, rng):

@@ -29,34 +29,17 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS, roll_dice  # noqa: E402
+from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS  # noqa: E402
 from tdbg.learn import filter_training  # noqa: E402
 from tdbg.learn.selfplay import Collector  # noqa: E402
 from tdbg.net.model import load_checkpoint, move_filter_of, set_move_filter  # noqa: E402
 from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, new_filter  # noqa: E402
-from tdbg.net.scoring import Scorer, segment_argmax  # noqa: E402
+from tdbg.net.scoring import Scorer, greedy_game_positions, segment_argmax  # noqa: E402
 from tdbg.play.players import checkpoint_mode_name  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.infra.fileio import json_text  # noqa: E402
 
 BLOCK = 128  # positions per pass (as Scorer.lookahead's blocks)
-
-
-def positions(scorer, games: int, rng) -> np.ndarray:
-    """Every pre-roll position (row 1 on roll) of ``games`` greedy games, played in parallel."""
-    boards = np.repeat(be.initial_board()[None], games, axis=0)
-    ply = np.zeros(games, dtype=int)
-    out, live = [], np.arange(games)
-    while len(live):
-        out.append(boards[live].copy())
-        dice = roll_dice(rng, len(live), opening=ply[live] == 0)
-        after, _ = scorer.best_moves(boards[live], dice)
-        done = after[:, 1].sum(axis=1) == 0
-        boards[live] = after[:, ::-1]
-        ply[live] += 1
-        live = live[~done]
-    return np.concatenate(out)
 
 
 def classes(boards: np.ndarray) -> np.ndarray:
@@ -112,7 +95,7 @@ def main() -> None:
     print(warm_note, file=sys.stderr, flush=True)
 
     scorer = Scorer(model, mode)
-    boards = positions(scorer, args.games, np.random.default_rng([args.seed, 2]))
+    boards = greedy_game_positions(scorer, args.games, np.random.default_rng([args.seed, 2]))
     if args.max_positions and len(boards) > args.max_positions:
         boards = boards[np.linspace(0, len(boards) - 1, args.max_positions).astype(int)]
     cls = classes(boards)

@@ -174,15 +174,7 @@ class FilteredOnePly:
         h = sc.model.layers[0].out_features
         payoffs = None
         if sc.first_layer == "incremental":
-            w1t, b1 = self._first_layers()
-            if sc.board_features:
-                after, pre, offsets = sc.expander.expand_first_layer(rep_boards, rep_dice, w1t[:sc.base_inputs], b1,
-                                                                     cube, relu=False)
-                hidden = pre + board_features(after, on_roll_row=0) @ w1t[sc.base_inputs:]
-                if sc._relu:
-                    np.maximum(hidden, 0.0, out=hidden)
-            else:
-                after, hidden, offsets = sc.expander.expand_first_layer(rep_boards, rep_dice, w1t, b1, cube, sc._relu)
+            after, hidden, offsets = sc.expand_first_layer(rep_boards, rep_dice, cube, *self._first_layers())
             sc.engine_seconds += time.perf_counter() - t0
             if getattr(sc.model, "reads_payoffs", False):
                 payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from tdbg.game import backgammon_engine as be, movegen
-from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
+from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS, roll_dice
 from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES, NUM_FEATURES, reads_board_features
 from tdbg.game.features import board_features
 from tdbg.game.heads import output_head
@@ -180,6 +180,19 @@ class Scorer:
             v = self.oneply(both, owners)[0] if oneply else self.state_values(both, owners, np.zeros(2 * n))
         return v[:n], v[n:]
 
+    def expand_first_layer(self, boards, dice, cube, w1t, b1):
+        """Every candidate of each (board, dice) with its first hidden layer for the weights
+        ``w1t`` (inputs x units) and ``b1``: (after_boards, hidden, offsets).  The C engine sums
+        the raw and cube inputs' columns; numpy adds the board features' (a model that reads them)."""
+        if not self.board_features:
+            return self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
+        after, hidden, offsets = self.expander.expand_first_layer(boards, dice, w1t[:self.base_inputs], b1, cube,
+                                                                  relu=False)
+        hidden = hidden + board_features(after, on_roll_row=0) @ w1t[self.base_inputs:]
+        if self._relu:
+            np.maximum(hidden, 0.0, out=hidden)
+        return after, hidden, offsets
+
     def score(self, boards, dice, owner=None):
         """All candidates of each (board, dice): (after_boards, offsets, values, scalar).
 
@@ -189,15 +202,7 @@ class Scorer:
         t0 = time.perf_counter()
         cube = self.mode.reply_cube_inputs(owner)  # the cube as the opponent, on roll next, sees it
         if self.first_layer == "incremental":
-            w1t, b1 = self._first_layer_weights()
-            if self.board_features:   # the C engine sums the raw and cube inputs' columns, numpy the features'
-                after, pre, offsets = self.expander.expand_first_layer(boards, dice, w1t[:self.base_inputs], b1,
-                                                                       cube, relu=False)
-                hidden1 = pre + board_features(after, on_roll_row=0) @ w1t[self.base_inputs:]
-                if self._relu:
-                    np.maximum(hidden1, 0.0, out=hidden1)
-            else:
-                after, hidden1, offsets = self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
+            after, hidden1, offsets = self.expand_first_layer(boards, dice, cube, *self._first_layer_weights())
             self.engine_seconds += time.perf_counter() - t0
             payoffs = None
             if getattr(self.model, "reads_payoffs", False):  # the head reads each row's payoffs: its board's, repeated
@@ -274,3 +279,20 @@ class Scorer:
         else:
             targets = (best.reshape(n, len(ALL_ROLLS), -1) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
         return targets, (after, rows.reshape(n, len(ALL_ROLLS)))
+
+
+def greedy_game_positions(scorer: Scorer, games: int, rng: np.random.Generator) -> np.ndarray:
+    """Every pre-roll position (row 1 on roll) of ``games`` games the scorer plays greedily
+    against itself, in parallel: contact, race and bear-off positions from real play."""
+    boards = np.repeat(be.initial_board()[None], games, axis=0)
+    ply = np.zeros(games, dtype=int)
+    out, live = [], np.arange(games)
+    while len(live):
+        out.append(boards[live].copy())
+        dice = roll_dice(rng, len(live), opening=ply[live] == 0)
+        after, _ = scorer.best_moves(boards[live], dice)
+        done = after[:, 1].sum(axis=1) == 0
+        boards[live] = after[:, ::-1]
+        ply[live] += 1
+        live = live[~done]
+    return np.concatenate(out)
