@@ -181,6 +181,23 @@ SELECTION = {
 }
 
 
+# Figures measured after the release was chosen, on dice no candidate was compared on: the
+# result file and how to read its headline figure.
+FRESH = {
+    "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", "pct"),
+    "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", "meq"),
+}
+
+
+def fresh_figure(model: str) -> str | None:
+    """'**figure** (N games, seed S)' on fresh dice, or None where no file holds one."""
+    if model not in FRESH:
+        return None
+    name, kind = FRESH[model]
+    figure = pct(name) if kind == "pct" else meq(name)
+    return f"**{figure}** ({n(games(name))} games, seed {seed(name)})"
+
+
 def seeds_cell(model: str, *reports: str) -> str:
     """'selection S; report R' with a note where the report reused a selection seed."""
     sel, why = SELECTION[model]
@@ -188,8 +205,12 @@ def seeds_cell(model: str, *reports: str) -> str:
     if sel is None:
         return f"selection: none ({why}); report: {rep}"
     same = set(sel.split(", ")) & set(rep.split(", "))
-    note = (f" (**{', '.join(sorted(same))} also selected it**: {why}; a figure on fresh dice: not measured)"
-            if same else f" ({why})")
+    fresh = fresh_figure(model)
+    if same:
+        on_fresh = f"on fresh dice: {fresh}" if fresh else "a figure on fresh dice: not measured"
+        note = f" (**{', '.join(sorted(same))} also selected it**: {why}; {on_fresh})"
+    else:
+        note = f" ({why})"
     return f"selection: {sel}; report: {rep}{note}"
 
 
@@ -420,11 +441,13 @@ def summary_table() -> str:
     """README.md: the current best model per mode."""
     rows = [
         ["DMP (single games, P(win))", "[`dmp_512x2x256.pt`](best_models/dmp_512x2x256.pt)",
-         f"{pct('dmp_512x2x256_vs_gnubg-nn')} of games vs gnubg-nn 0-ply playing DMP",
+         f"{fresh_figure('dmp_512x2x256.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
+         f"{pct('dmp_512x2x256_vs_gnubg-nn')} on the seed it was selected on",
          f"{n(games('dmp_512x2x256_vs_gnubg-nn'))} duplicate games; "
          + seeds_cell("dmp_512x2x256.pt", "dmp_512x2x256_vs_gnubg-nn")],
         ["cubeless money", "[`cubeless_512x2x256.pt`](best_models/cubeless_512x2x256.pt)",
-         f"{meq('cubeless_512x2x256_vs_gnubg-nn')} vs gnubg-nn 0-ply (cubeless equity play)",
+         f"{fresh_figure('cubeless_512x2x256.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
+         f"{meq('cubeless_512x2x256_vs_gnubg-nn')} on the seed it was selected on",
          f"{n(games('cubeless_512x2x256_vs_gnubg-nn'))} duplicate games; "
          + seeds_cell("cubeless_512x2x256.pt", "cubeless_512x2x256_vs_gnubg-nn")],
         ["cubeful money", "[`cubeful_512x2x256.pt`](best_models/cubeful_512x2x256.pt)",
