@@ -197,14 +197,15 @@ def test_train_batch_collect_precision_bad_settings(tmp_path, flags, words):
     assert not (tmp_path / "x.pt").exists()
 
 
-def test_train_batch_collect_precision(tmp_path):
-    """--collect-precision bf16 trains (float32) with two self-play workers, says once which path
+@pytest.mark.parametrize("precision", ["bf16", "fp32-c"])
+def test_train_batch_collect_precision(tmp_path, precision):
+    """--collect-precision trains (float32) with two self-play workers, says once which path
     ran, and the stage records it."""
-    path = tmp_path / "bf16.pt"
+    path = tmp_path / "lowp.pt"
     proc = run("train_batch.py", "--hidden", "32,32", "--num-episodes", "40", "--episodes-per-round", "20",
-               "--parallel-games", "8", "--workers", "2", "--quiet", "--collect-precision", "bf16", "--save", path,
+               "--parallel-games", "8", "--workers", "2", "--quiet", "--collect-precision", precision, "--save", path,
                check=True)
-    assert proc.stderr.count("collect precision bf16:") == 1
+    assert proc.stderr.count(f"collect precision {precision}:") == 1
     model, meta, _ = load_checkpoint(str(path))
-    assert meta["lineage"][-1]["stage"]["collect_precision"] == "bf16"
+    assert meta["lineage"][-1]["stage"]["collect_precision"] == precision
     assert all(p.dtype == torch.float32 for p in model.parameters())

@@ -143,9 +143,10 @@ class Collection:
     scoring: str = option("auto", "candidates' first layer: incremental (from the pre-move sums, C engine) or "
                                   "dense; auto: incremental on the CPU", choices=FIRST_LAYER_MODES)
     collect_precision: str = option(
-        "fp32", "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in bf16 "
-                "(AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks them (lowp.py); training, "
-                "export and evaluation stay float32", choices=("fp32", "bf16", "int8"), record=True)
+        "fp32", "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in fp32-c "
+                "(float32, AVX-512 FMA), bf16 (AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks "
+                "them (lowp.py); training, export and evaluation stay float32",
+        choices=("fp32", "fp32-c", "bf16", "int8"), record=True)
 
 
 @dataclass(frozen=True)
