@@ -70,6 +70,10 @@ def build_parser() -> cli.Parser:
     p.add_argument("--oneply-k", type=cli.positive_int, default=None, metavar="K",
                    help="a 1-ply player looks ahead from its K best candidates by 0-ply only (a move filter; "
                         "default: all of them)")
+    p.add_argument("--oneply-filter", type=cli.positive_int, default=None, metavar="K",
+                   help="a 1-ply or 2-ply checkpoint player values only each roll's K best replies in its lookahead, "
+                        "ranked by its move filter (a model trained with train_batch.py --oneply-filter; "
+                        "default: every reply, exact)")
     p.add_argument("--twoply1", action="store_true", help="model1 searches 2 plies (checker play and cube)")
     p.add_argument("--twoply2", action="store_true", help="model2 searches 2 plies (checker play and cube)")
     p.add_argument("--twoply-k1", type=cli.positive_int, default=DEFAULT_K1,
@@ -125,6 +129,8 @@ def main() -> None:
         raise cli.UsageError("a player looks 1 ply or 2 plies ahead, not both (--oneplyN or --twoplyN)")
     if args.oneply_k is not None and not (args.oneply1 or args.oneply2):
         raise cli.UsageError("--oneply-k filters a 1-ply player's candidates: use it with --oneply1 or --oneply2")
+    if args.oneply_filter is not None and not (args.oneply1 or args.oneply2 or args.twoply1 or args.twoply2):
+        raise cli.UsageError("--oneply-filter prunes a lookahead's replies: use it with --oneplyN or --twoplyN")
     if args.luck and args.luck != "gnubg-nn" and is_match(checkpoint_game_mode(args.luck)):  # fails before any game
         raise cli.UsageError(f"{args.luck} is a match-play model: it cannot judge the luck of single games")
     if (args.match_length is not None or args.met) and not is_match(args.game_mode or checkpoint_game_mode(args.model1)):
@@ -160,7 +166,8 @@ def main() -> None:
             rec.turns = []
 
     search = {"twoply1": (args.twoply_k1, args.twoply_k2) if args.twoply1 else None,
-              "twoply2": (args.twoply_k1, args.twoply_k2) if args.twoply2 else None, "oneply_k": args.oneply_k}
+              "twoply2": (args.twoply_k1, args.twoply_k2) if args.twoply2 else None, "oneply_k": args.oneply_k,
+              "oneply_filter": args.oneply_filter}
     search.update(plies1=args.plies if args.model1.startswith("gnubg-nn") else None,
                   plies2=args.plies if model2.startswith("gnubg-nn") else None)
     if args.plies is not None and not (search["plies1"] is not None or search["plies2"] is not None):
@@ -174,7 +181,7 @@ def main() -> None:
     if args.luck:
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
-                   oneply_k=args.oneply_k, twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
+                   oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
                    jacoby=args.jacoby, **provenance(), **args.model_md5)
     print(format_table(summary, args.model1, model2))
     if args.luck:
@@ -206,10 +213,10 @@ def play_matches(args, model2: str, mode) -> None:
     twoply = [(args.twoply_k1, args.twoply_k2) if on else None for on in (args.twoply1, args.twoply2)]
     records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
                           args.workers, args.engine, not args.quiet, met=args.met, twoply=twoply,
-                          oneply_k=args.oneply_k)
+                          oneply_k=args.oneply_k, oneply_filter=args.oneply_filter)
     summary = summarize_matches(records, args.seed, args.n_bootstrap)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
-                   oneply2=args.oneply2, oneply_k=args.oneply_k, met=mode.met.name, **provenance(), **args.model_md5)
+                   oneply2=args.oneply2, oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, met=mode.met.name, **provenance(), **args.model_md5)
     print(format_matches(summary, args.model1, model2))
     if args.json:
         fileio.write_json(args.json, summary)
@@ -234,7 +241,8 @@ def matches_against_gnubg(args, level: str) -> None:
     records, errors, matches = run_against_gnubg(args.model1, level, args.games, "match", False, args.oneply1,
                                                  args.seed, args.workers, csv_path, args.engine, not args.quiet,
                                                  args.gnubg_timeout, binary=args.gnubg, match_length=length,
-                                                 met=args.met, save_mats=args.save_games, oneply_k=args.oneply_k)
+                                                 met=args.met, save_mats=args.save_games, oneply_k=args.oneply_k,
+                                                 oneply_filter=args.oneply_filter)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not matches:
@@ -242,7 +250,7 @@ def matches_against_gnubg(args, level: str) -> None:
     summary = summarize_matches(matches, args.seed, args.n_bootstrap, paired=False)
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=args.seed, model1=args.model1, model2=level, oneply1=args.oneply1,
-                   oneply_k=args.oneply_k,
+                   oneply_k=args.oneply_k, oneply_filter=args.oneply_filter,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **args.model_md5,
                    duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    met="Kazaross-XG2 (ours and gnubg's default)",
@@ -261,7 +269,7 @@ def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1",
                                           "model1_md5", "model2", "model2_md5", "oneply1", "oneply2", "oneply_k",
-                                          "twoply1", "twoply2", "plies", "jacoby", "n_bootstrap", "resample_unit")
+                                          "oneply_filter", "twoply1", "twoply2", "plies", "jacoby", "n_bootstrap", "resample_unit")
             if k in summary}
     if "gnubg" in summary:  # against the binary: which one, with which weights
         head["gnubg"] = describe(summary["gnubg"])
@@ -295,7 +303,8 @@ def against_gnubg(args, level: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     records, errors, _ = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
                                         args.seed, args.workers, csv_path, args.engine, not args.quiet,
-                                        args.gnubg_timeout, luck=args.luck, binary=args.gnubg, oneply_k=args.oneply_k)
+                                        args.gnubg_timeout, luck=args.luck, binary=args.gnubg, oneply_k=args.oneply_k,
+                                        oneply_filter=args.oneply_filter)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not records:
@@ -307,7 +316,8 @@ def against_gnubg(args, level: str) -> None:
             summary["luck_adjusted"] = luck_summary(judged, game_mode(mode_name, args.jacoby), args.luck, args.seed)
             summary["luck_adjusted"]["games"] = len(judged)
     mismatches = [r.index for r in records if r.our_record != r.points]
-    summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, oneply_k=args.oneply_k, jacoby=args.jacoby,
+    summary.update(model1=args.model1, model2=level, oneply1=args.oneply1, oneply_k=args.oneply_k,
+                   oneply_filter=args.oneply_filter, jacoby=args.jacoby,
                    games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **args.model_md5,
                    duplicate=False, gnubg=preflight(args.gnubg, quiet=True),
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single games")

@@ -255,3 +255,68 @@ def test_segment_top_k_keeps_what_top_k_keeps():
         want = np.zeros(len(values), dtype=bool)
         want[rows] = True
         assert np.array_equal(segment_top_k(values, offsets, k), want), k
+
+
+# ---- the filter in 1-ply and 2-ply play (td_agent.TDAgent(oneply_filter=K)) ----------------------
+
+def _agent_positions(mode_name, n_inputs, output, seed):
+    """A one-layer model with a copy of itself as its move filter, and positions from real games."""
+    torch.manual_seed(seed)
+    mode = game_mode(mode_name)
+    model = TDNetwork(mode.n_inputs, [24], output).eval()
+    twin = TDNetwork(mode.n_inputs, [24], output)
+    twin.load_state_dict(model.state_dict())
+    set_move_filter(model, twin.eval())
+    rng = np.random.default_rng(seed)
+    boards = _positions(4, rng)[:40]
+    dice = roll_dice(rng, len(boards))
+    owner = _owners(mode_name, len(boards), rng)
+    return mode, model, boards, dice, owner
+
+
+@pytest.mark.parametrize("mode_name,output", [("dmp", "probability"), ("cubeful-money", "equity")])
+def test_filtered_play_with_every_reply_is_exact(mode_name, output):
+    """K at least every candidate count: the filtered 1-ply and 2-ply players value every reply,
+    so they choose exactly the exact players' moves, and a cubeful 1-ply player's cube values
+    (its 1-ply backups) are exact's bit for bit."""
+    from tdbg.play.td_agent import TDAgent
+    mode, model, boards, dice, owner = _agent_positions(mode_name, None, output, 21)
+    exact = TDAgent(model, mode, oneply=True)
+    filtered = TDAgent(model, mode, oneply=True, oneply_filter=10_000)
+    assert filtered.name.endswith("-1ply-filter10000")
+    assert np.array_equal(filtered.choose_moves(boards, dice, owner), exact.choose_moves(boards, dice, owner))
+    assert filtered.filtered.kept == filtered.filtered.candidates > 0
+    exact2 = TDAgent(model, mode, twoply=(2, 2))
+    filtered2 = TDAgent(model, mode, twoply=(2, 2), oneply_filter=10_000)
+    assert np.array_equal(filtered2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]),
+                          exact2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]))
+    if mode.cubeful:
+        got = filtered.scorer.cube_values(boards, owner, True, filtered._backup)
+        want = exact.scorer.cube_values(boards, owner, True)
+        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+
+
+def test_filtered_play_prunes_and_ranks_as_the_network():
+    """A filter that ranks as the main network does keeps each roll's best reply at K=1: the
+    same 1-ply moves as exact while the main network values under a third of the replies."""
+    from tdbg.play.td_agent import TDAgent
+    mode, model, boards, dice, owner = _agent_positions("dmp", None, "probability", 22)
+    exact = TDAgent(model, mode, oneply=True)
+    filtered = TDAgent(model, mode, oneply=True, oneply_filter=1)
+    assert np.array_equal(filtered.choose_moves(boards, dice), exact.choose_moves(boards, dice))
+    assert filtered.filtered.kept < filtered.filtered.candidates / 3
+
+
+def test_filtered_play_needs_a_filter_and_a_lookahead(tmp_path):
+    """play_models.py: a model without a move filter, or --oneply-filter for 0-ply players, is one
+    error line and exit 2 before any game."""
+    from tdbg.play.td_agent import TDAgent
+    model, _, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
+    with pytest.raises(ValueError, match="0-ply"):
+        TDAgent(model, game_mode("dmp"), oneply_filter=3)
+    proc = run("play_models.py", "--model1", f"{ROOT}/best_models/dmp_128x2.pt", "--model2", "pubeval",
+               "--games", "2", "--oneply1", "--oneply-filter", "3", "--quiet")
+    assert_one_line_error(proc, "no move filter")
+    proc = run("play_models.py", "--model1", f"{ROOT}/best_models/dmp_128x2.pt", "--model2", "pubeval",
+               "--games", "2", "--oneply-filter", "3", "--quiet")
+    assert_one_line_error(proc, "--oneply-filter")

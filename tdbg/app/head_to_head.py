@@ -33,9 +33,9 @@ def _job(job: dict):
     torch.set_num_threads(1)
     mode = game_mode(job["mode"], job["jacoby"])
     a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job.get("twoply1"),
-                    job.get("plies1"), job.get("oneply_k"))
+                    job.get("plies1"), job.get("oneply_k"), job.get("oneply_filter"))
     b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job.get("twoply2"),
-                    job.get("plies2"), job.get("oneply_k"))
+                    job.get("plies2"), job.get("oneply_k"), job.get("oneply_filter"))
     records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
     if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
         add_luck(records, job["luck"], mode, keep_turns=job["record"])
@@ -49,8 +49,9 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
     ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
     ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  ``search``:
-    twoply1/twoply2 ((k1, k2) or None), plies1/plies2 (gnubg-nn's depth or None) and oneply_k
-    (a 1-ply player's move filter, or None).  The
+    twoply1/twoply2 ((k1, k2) or None), plies1/plies2 (gnubg-nn's depth or None), oneply_k
+    (a 1-ply player's candidates by 0-ply, or None) and oneply_filter (a 1-ply or 2-ply player's
+    replies per roll by its move filter, or None).  The
     games run on ``workers`` workers of ``pool_backend`` (backends.py); the records are the
     same whichever runs them."""
     mode = game_mode(mode_name, jacoby)
@@ -58,7 +59,7 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
     # build once here so that a bad spec fails before any worker starts
     for k, (spec, oneply) in enumerate(((spec1, oneply1), (spec2, oneply2)), 1):
         agent = build_agent(spec, mode, oneply, seed, backend, search.get(f"twoply{k}"), search.get(f"plies{k}"),
-                            search.get("oneply_k"))
+                            search.get("oneply_k"), search.get("oneply_filter"))
         try:
             mode.check_agent(agent)
         except ValueError as exc:
@@ -117,7 +118,8 @@ def _gnubg_job(job: dict, report=None):
     """``report(n)``: n more games (matches) finished; by default the worker's progress queue."""
     torch.set_num_threads(1)
     mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
-    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], oneply_k=job.get("oneply_k"))
+    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], oneply_k=job.get("oneply_k"),
+                        oneply_filter=job.get("oneply_filter"))
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") or job.get("save_mats") else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
@@ -160,7 +162,8 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
                       oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
                       backend: str = "auto", progress: bool = True, timeout: float = 60.0,
                       luck: str | None = None, binary: str | None = None, match_length: int = 0,
-                      met: str | None = None, save_mats: str | None = None, oneply_k: int | None = None):
+                      met: str | None = None, save_mats: str | None = None, oneply_k: int | None = None,
+                      oneply_filter: int | None = None):
     """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
     Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
     With ``luck`` each record's luck is judged from gnubg's exported record of the games.
@@ -174,7 +177,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         binary = preflight(binary, timeout=timeout)["binary"]
     except GnubgError as exc:
         raise InputError(str(exc)) from None
-    agent = build_agent(spec1, mode, oneply1, seed, backend, oneply_k=oneply_k)
+    agent = build_agent(spec1, mode, oneply1, seed, backend, oneply_k=oneply_k, oneply_filter=oneply_filter)
     try:
         mode.check_agent(agent)
     except ValueError as exc:
@@ -189,7 +192,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
             jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
                          "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
                          "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
-                         "met": met, "save_mats": save_mats, "oneply_k": oneply_k})
+                         "met": met, "save_mats": save_mats, "oneply_k": oneply_k, "oneply_filter": oneply_filter})
         first += n
     records, errors, matches = [], [], []
     bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)

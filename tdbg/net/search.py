@@ -45,10 +45,13 @@ def top_k(scalar: np.ndarray, offsets: np.ndarray, k: int) -> tuple[np.ndarray, 
 class TwoPly:
     """Filtered 2-ply search over one Scorer (see the module notes)."""
 
-    def __init__(self, scorer, k1: int = DEFAULT_K1, k2: int = DEFAULT_K2):
+    def __init__(self, scorer, k1: int = DEFAULT_K1, k2: int = DEFAULT_K2, lookahead=None):
+        """``lookahead(after, values, owner)``: the 1-ply values of after-states the search
+        uses (default ``scorer.lookahead``, exact; e.g. a move filter's)."""
         if k1 < 1 or k2 < 1:
             raise ValueError(f"--twoply-k1 and --twoply-k2 must be at least 1, got {k1} and {k2}")
         self.scorer, self.k1, self.k2 = scorer, k1, k2
+        self.lookahead = lookahead or scorer.lookahead
 
     def _candidates(self, boards, dice, owner):
         """Every candidate with its 0-ply values, and each candidate's mover's owner."""
@@ -65,7 +68,7 @@ class TwoPly:
         after, offsets, values, scalar, cand_owner = self._candidates(
             np.repeat(boards, len(ALL_ROLLS), axis=0), np.tile(ALL_ROLLS, (n, 1)), rep_owner)
         keep, kept_offsets = top_k(scalar, offsets, self.k2)
-        v1 = self.scorer.lookahead(after[keep], values[keep],
+        v1 = self.lookahead(after[keep], values[keep],
                                  None if cand_owner is None else cand_owner[keep])
         rows, _ = segment_argmax(self.scorer.values.scalar(v1), kept_offsets)
         best = v1[rows]
@@ -86,7 +89,7 @@ class TwoPly:
     def choose(self, boards, dice, owner=None) -> np.ndarray:
         """The 2-ply choice among each position's ``k1`` best candidates by 1-ply."""
         after, offsets, values, _, cand_owner = self._candidates(np.asarray(boards), dice, owner)
-        v1 = self.scorer.lookahead(after, values, cand_owner)
+        v1 = self.lookahead(after, values, cand_owner)
         keep, kept_offsets = top_k(self.scorer.values.scalar(v1), offsets, self.k1)
         v2 = self.after_values(after[keep], v1[keep], None if cand_owner is None else cand_owner[keep])
         rows, _ = segment_argmax(self.scorer.values.scalar(v2), kept_offsets)

@@ -195,7 +195,7 @@ def matches_csv_lines(summary: dict, records: list[MatchRecord]) -> list[str]:
     """One row per game (its match, the score before it, A's points) under a provenance header."""
     head = [f"# {k}: {summary.get(k)}" for k in ("command", "commit", "date", "seed", "matches", "match_length",
                                                   "met", "model1", "model1_md5", "model2", "model2_md5", "oneply1",
-                                                  "oneply2", "oneply_k",
+                                                  "oneply2", "oneply_k", "oneply_filter",
                                                   "n_bootstrap", "resample_unit")]
     w = summary["match_win_rate"]
     head.append(f"# match_win_rate: {w['mean']:.6g} ({ci_text(w, '{:.6g}', template=MATCH_CI)})")

@@ -85,10 +85,13 @@ def checkpoint_game_mode(spec: str) -> str | None:
 
 
 def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto",
-                twoply: tuple[int, int] | None = None, plies: int | None = None, oneply_k: int | None = None):
+                twoply: tuple[int, int] | None = None, plies: int | None = None, oneply_k: int | None = None,
+                oneply_filter: int | None = None):
     """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``.
     ``twoply`` = (k1, k2): a checkpoint searches 2 plies; ``plies``: gnubg-nn's depth;
-    ``oneply_k``: a 1-ply checkpoint looks ahead from its k best candidates only."""
+    ``oneply_k``: a 1-ply checkpoint looks ahead from its k best candidates only;
+    ``oneply_filter``: a 1-ply or 2-ply checkpoint's lookahead values only each roll's K best
+    replies by its move filter (ignored for 0-ply players)."""
     if spec in REFERENCE_AGENTS:
         if oneply or twoply:
             raise InputError(f"--oneply/--twoply apply to checkpoints, not to {spec}")
@@ -111,7 +114,8 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
         raise InputError(f"{spec}: {exc}") from None
     try:
         agent = checkpoint_agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
-                                 twoply=twoply, oneply_k=oneply_k if oneply else None)
+                                 twoply=twoply, oneply_k=oneply_k if oneply else None,
+                                 oneply_filter=oneply_filter if (oneply or twoply) else None)
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
     return seat(mode, agent)
