@@ -320,3 +320,39 @@ def test_filtered_play_needs_a_filter_and_a_lookahead(tmp_path):
     proc = run("play_models.py", "--model1", f"{ROOT}/best_models/dmp_128x2.pt", "--model2", "pubeval",
                "--games", "2", "--oneply-filter", "3", "--quiet")
     assert_one_line_error(proc, "--oneply-filter")
+
+
+def test_checkpoint_with_a_broken_filter_is_refused(tmp_path):
+    """A filter whose weights hold NaN: one error line and exit 2 before any game or episode,
+    from the loader, play_models.py and train_batch.py alike."""
+    from tdbg.net.model import CheckpointError
+    torch.manual_seed(2)
+    model = TDNetwork(196, [16], "probability")
+    filt = new_filter(model)
+    with torch.no_grad():
+        filt.layers[0].weight[0, 0] = float("nan")
+    set_move_filter(model, filt)
+    path = tmp_path / "nan_filter.pt"
+    save_checkpoint(str(path), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
+    with pytest.raises(CheckpointError, match="move filter's weights contain NaN"):
+        load_checkpoint(str(path))
+    assert_one_line_error(run("play_models.py", "--model1", path, "--model2", "pubeval", "--games", "2", "--quiet"),
+                          "NaN")
+    assert_one_line_error(run("train_batch.py", "--resume", path, "--save", tmp_path / "out.pt", *QUICK,
+                              "--num-episodes", "10"), "NaN")
+    assert not (tmp_path / "out.pt").exists()
+
+
+def test_divergence_check_covers_the_filter(tmp_path):
+    """training_loop.check_finite stops a run whose filter diverged even when the main
+    network and its loss are finite."""
+    from tdbg.infra.errors import RunError
+    from tdbg.learn.training_loop import check_finite
+    model = TDNetwork(196, [16], "probability")
+    check_finite(model, 0.1, "round 1", 1e-3, str(tmp_path / "x.pt"), 10)
+    filt = new_filter(model)
+    with torch.no_grad():
+        filt.layers[-1].bias.fill_(float("inf"))
+    set_move_filter(model, filt)
+    with pytest.raises(RunError, match="no checkpoint was written"):
+        check_finite(model, 0.1, "round 1", 1e-3, str(tmp_path / "x.pt"), 10)

@@ -47,8 +47,8 @@ from tdbg.learn.run_control import (Interrupted, StopSignals, check_run_outputs,
 from tdbg.learn.settings import Evaluation, ModelSpec
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
-from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, new_metadata,
-                            save_checkpoint)
+from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, move_filter_of,
+                            new_metadata, save_checkpoint)
 from tdbg.play.evaluation import quick_eval
 from tdbg.play.players import checkpoint_mode_name
 
@@ -145,8 +145,11 @@ def grown_hidden(spec: ModelSpec, model, trainer_state) -> list[int]:
 
 
 def check_finite(model, loss: float, where: str, lr: float, save: str, done: int) -> None:
-    """RunError (the checkpoint ``save`` on disk is left as it was) when training diverged."""
-    if math.isfinite(loss) and all(bool(torch.isfinite(p).all()) for p in model.parameters()):
+    """RunError (the checkpoint ``save`` on disk is left as it was) when training diverged
+    (the model's weights, or its move filter's, not finite)."""
+    filt = move_filter_of(model)
+    params = list(model.parameters()) + (list(filt.parameters()) if filt is not None else [])
+    if math.isfinite(loss) and all(bool(torch.isfinite(p).all()) for p in params):
         return
     kept = (f"{save} keeps the last good weights" if os.path.exists(save)
             else "no checkpoint was written")

@@ -266,4 +266,6 @@ def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, di
             set_move_filter(model, _filter_from_payload(payload[MOVE_FILTER_KEY]))
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise CheckpointError(f"{path}: its move filter does not fit ({exc})") from None
+        if not all(bool(torch.isfinite(p).all()) for p in move_filter_of(model).parameters()):
+            raise CheckpointError(f"{path}: its move filter's weights contain NaN or infinity")
     return model, meta, payload.get("trainer_state")
