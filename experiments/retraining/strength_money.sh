@@ -9,7 +9,8 @@
 # 3M money episodes in all.  Why these numbers: the earlier [256,256] money legs (money_legs.sh,
 # 200k each at 5e-4 / 2e-4) stopped at -137 (cubeless) and -245 mEq/game (cubeful) against gnubg;
 # the DMP lineage showed the deep net wants millions of episodes at 1e-4 and below.
-# DMP: the DMP lineage's checkpoint to start from (default: s2b's end, the first finished deep stage).
+# DMP: the DMP lineage's checkpoint to start from (default: s3's end, the deepest finished 0-ply
+# stage, 6M episodes in its lineage).
 # Each stage's end gets a 10,000-game point against gnubg-nn on the selection seed 1001
 # (cubeless money against gnubg-nn; cubeful money against gnubg-nn-cubeful), in $D/eval/.
 #
@@ -21,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=experiments/retraining/run_stage.sh
 D=${D:-experiments/retraining/strength_money}
-DMP=${DMP:-experiments/retraining/strength/s2b_256x3.pt}
+DMP=${DMP:-experiments/retraining/strength/s3_256x3.pt}
 W=${WORKERS:-1}
 mkdir -p "$D/eval"
 stage_eval() {  # checkpoint, game mode, opponent
