@@ -30,3 +30,12 @@ def test_render_replaces_only_between_the_markers():
     assert rt.render(text, "x", "new") == f"before\n{begin}\nnew\n{end}\nafter\n"
     with pytest.raises(ValueError):
         rt.render("no markers", "x", "new")
+
+
+def test_a_paired_difference_without_interval_says_why(monkeypatch):
+    # one duplicate pair allows no bootstrap interval: the cell gives the difference and the reason
+    monkeypatch.setattr(rt, "compare", lambda a, b: {"paired": True, "metric": "win", "difference": 0.5,
+                                                       "ci_low": None, "ci_high": None,
+                                                       "ci_reason": "one unit: no interval"})
+    assert rt.paired("dmp_512x2x256_vs_gnubg-nn", "dmp_256x2_1ply_vs_gnubg-nn") == \
+        "+50.00 (no interval: one unit: no interval)"

@@ -108,10 +108,10 @@ def paired(a: str, b: str) -> str:
     r = compare(_results(a), _results(b))
     if not r["paired"]:
         raise ValueError(f"{a} and {b} did not play the same dice")
-    scale = 100.0 if r["metric"] == "win" else 1000.0
-    return f"{r['difference'] * scale:+.2f} [{r['ci_low'] * scale:+.2f}, {r['ci_high'] * scale:+.2f}]" \
-        if r["metric"] == "win" else \
-        f"{r['difference'] * scale:+.1f} [{r['ci_low'] * scale:+.1f}, {r['ci_high'] * scale:+.1f}]"
+    scale, fmt = (100.0, "{:+.2f}") if r["metric"] == "win" else (1000.0, "{:+.1f}")
+    if r["ci_low"] is None:   # too few pairs for an interval: say why rather than print one
+        return f"{fmt.format(r['difference'] * scale)} (no interval: {r['ci_reason']})"
+    return f"{fmt.format(r['difference'] * scale)} [{fmt.format(r['ci_low'] * scale)}, {fmt.format(r['ci_high'] * scale)}]"
 
 
 def match_json(name: str) -> dict:
