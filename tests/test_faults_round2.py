@@ -156,6 +156,17 @@ def test_json_text_is_strict_with_a_reason_per_null():
     assert all(got["nulls"].values())
 
 
+def test_json_text_takes_numpy_numbers_nan_included():
+    # numpy scalars (np.float32 is no Python float) and arrays: numbers and lists, and a numpy
+    # NaN becomes null with its reason like a Python one
+    import numpy as np
+    from tdbg.infra import fileio
+    got = _strict_loads(fileio.json_text({"n": np.int64(7), "x": np.float32(0.5), "bad": np.float32("nan"),
+                                          "v": np.array([1, 2]), "w": [np.float64(np.inf)]}))
+    assert got["n"] == 7 and got["x"] == 0.5 and got["v"] == [1, 2]
+    assert got["bad"] is None and got["w"] == [None] and set(got["nulls"]) == {"bad", "w[0]"}
+
+
 def test_a_one_trial_rollout_prints_strict_json(ckpt):
     proc = run("tools/rollout.py", ckpt, "4HPwATDgc/ABMA", "--trials", "1", "--json", "--quiet", check=True)
     got = _strict_loads(proc.stdout)

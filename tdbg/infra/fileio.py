@@ -117,6 +117,8 @@ NULL_REASONS = {"nan": "not a number: undefined here (e.g. a spread or a ratio o
 
 
 def _strict(obj, where: str, nulls: dict):
+    if type(obj).__module__ == "numpy":   # numpy scalars and arrays as Python numbers and lists
+        obj = obj.tolist()
     if isinstance(obj, float) and not math.isfinite(obj):
         nulls[where] = NULL_REASONS["nan" if obj != obj else ("inf" if obj > 0 else "-inf")]
         return None
