@@ -356,3 +356,17 @@ def test_divergence_check_covers_the_filter(tmp_path):
     set_move_filter(model, filt)
     with pytest.raises(RunError, match="no checkpoint was written"):
         check_finite(model, 0.1, "round 1", 1e-3, str(tmp_path / "x.pt"), 10)
+
+
+def test_describe_model_names_the_filter(tmp_path):
+    torch.manual_seed(0)
+    model = TDNetwork(196, [16], "probability")
+    filt = new_filter(model)
+    filt.samples = 4321
+    set_move_filter(model, filt)
+    save_checkpoint(str(tmp_path / "f.pt"), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
+    out = run("tools/describe_model.py", tmp_path / "f.pt", check=True).stdout
+    # 196 x 64 + 64 first-layer weights and biases, 64 + 1 for the head: 12,673
+    assert f"move filter   196 -> [{FILTER_HIDDEN}] -> 1, 12,673 parameters, fitted to 4,321 after-states" in out
+    out = run("tools/describe_model.py", f"{ROOT}/best_models/dmp_128x2.pt", check=True).stdout
+    assert "move filter   none" in out

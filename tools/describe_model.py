@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Print what a checkpoint is: architecture, parameters, encoder, output and game mode,
-episodes trained, lineage and md5.
+its move filter if it has one, episodes trained, lineage and md5.
 
     python tools/describe_model.py models/dmp.pt [--json]
 """
@@ -14,7 +14,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 
 from tdbg.app import cli  # noqa: E402
 from tdbg.infra import fileio  # noqa: E402
-from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
+from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of  # noqa: E402
 
 
 def describe(path: str) -> dict:
@@ -24,6 +24,7 @@ def describe(path: str) -> dict:
         raise cli.UsageError(str(exc)) from None
     md5 = hashlib.md5(open(path, "rb").read()).hexdigest()
     stage = (trainer_state or {}).get("stage") or {}
+    filt = move_filter_of(model)
     return {
         "file": path,
         "md5": md5,
@@ -34,6 +35,10 @@ def describe(path: str) -> dict:
         "encoder": meta.get("encoder"),
         "output_mode": model.output_mode,
         "game_mode": meta.get("game_mode"),
+        # the 1-ply move filter (train_batch.py --oneply-filter): its shape and the after-states it was fitted to
+        "move_filter": None if filt is None else {
+            "architecture": f"{filt.n_inputs} -> [{','.join(map(str, filt.hidden))}] -> {filt.n_outputs}",
+            "parameters": filt.num_parameters(), "samples": int(getattr(filt, "samples", 0))},
         "episodes": meta.get("episodes", 0),
         "lineage": meta.get("lineage", []),
         "unfinished_stage": (stage if stage and stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0)
@@ -57,6 +62,9 @@ def main() -> None:
     print(f"encoder       {d['encoder']}")
     print(f"output mode   {d['output_mode']}")
     print(f"game mode     {d['game_mode']}")
+    f = d["move_filter"]
+    print("move filter   " + ("none" if f is None else f"{f['architecture']}, {f['parameters']:,} parameters, "
+                                                    f"fitted to {f['samples']:,} after-states"))
     print(f"episodes      {d['episodes']:,}")
     if d["unfinished_stage"]:
         st = d["unfinished_stage"]
