@@ -209,3 +209,59 @@ def test_train_batch_collect_precision(tmp_path, precision):
     model, meta, _ = load_checkpoint(str(path))
     assert meta["lineage"][-1]["stage"]["collect_precision"] == precision
     assert all(p.dtype == torch.float32 for p in model.parameters())
+
+
+# ---- --collect-precision auto (the default) -----------------------------------------------------
+
+AUTO_FLAGS = ["--num-episodes", "40", "--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
+
+
+@pytest.mark.parametrize("hidden,want,line", [("32,32", "bf16", "collect precision bf16: C kernel"),
+                                              ("8", "fp32", "not bf16: reduced precision needs hidden sizes")])
+def test_auto_collects_in_bf16_where_it_can_and_records_what_ran(tmp_path, hidden, want, line):
+    """The default: bf16 for a ReLU net with hidden sizes in multiples of 16 on a CPU with
+    AVX512_BF16, else float32 with one line saying why (not with --quiet); the stage records
+    the precision that ran."""
+    if want == "bf16":
+        _needs("bf16")
+    path = tmp_path / "auto.pt"
+    flags = AUTO_FLAGS if want == "bf16" else AUTO_FLAGS[:-1]
+    proc = run("train_batch.py", "--hidden", hidden, *flags, "--save", path, check=True)
+    assert proc.stderr.count(line) == 1
+    _, meta, _ = load_checkpoint(str(path))
+    assert meta["lineage"][-1]["stage"]["collect_precision"] == want
+
+
+def _unfinished(path, recorded):
+    """Rewrite ``path``'s stage as one planned for 80 episodes, 40 done, whose settings
+    record ``recorded`` (None: no collect_precision, as before the option had 'auto')."""
+    from tdbg.net.model import save_checkpoint
+    model, meta, ts = load_checkpoint(str(path))
+    for st in (ts["stage"]["settings"], meta["lineage"][-1]["stage"]):
+        st["num_episodes"] = 80
+        st.pop("collect_precision", None)
+        if recorded is not None:
+            st["collect_precision"] = recorded
+    ts["stage"].update(episodes_done=40, rounds_done=2)
+    save_checkpoint(str(path), model, meta, ts)
+
+
+@pytest.mark.parametrize("recorded,want", [(None, "fp32"), ("fp32", "fp32"), ("bf16", "bf16")])
+def test_auto_continues_a_stage_in_the_precision_it_recorded(tmp_path, recorded, want):
+    """A continued stage keeps its precision under auto: one recorded before auto existed (no
+    key) collected in float32 and goes on in float32; an explicit other precision is refused."""
+    _needs("bf16")
+    path = tmp_path / "s.pt"
+    run("train_batch.py", "--hidden", "32,32", *AUTO_FLAGS, "--collect-precision", "fp32", "--save", path, check=True)
+    _unfinished(path, recorded)
+    flags = ["--num-episodes", "80", "--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
+    proc = run("train_batch.py", "--resume", path, "--save", path, *flags, check=True)
+    assert "continuing its unfinished stage at 40 of 80" in proc.stderr
+    assert ("collect precision bf16:" in proc.stderr) == (want == "bf16")
+    _, meta, ts = load_checkpoint(str(path))
+    assert ts["stage"]["episodes_done"] == 80 and ts["stage"]["settings"]["collect_precision"] == want
+    other = "bf16" if want == "fp32" else "fp32"
+    _unfinished(path, recorded)
+    from helpers import assert_one_line_error
+    assert_one_line_error(run("train_batch.py", "--resume", path, "--save", path, *flags,
+                              "--collect-precision", other), "other settings")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 
 import numpy as np
 import torch
@@ -59,6 +60,25 @@ class BatchLearner:
         self.last_loss = float("nan")
         self.lr = stage.schedule.lr
         self._row = {}
+
+    @staticmethod
+    def prepare(stage: BatchStage, model, unfinished: dict | None) -> BatchStage:
+        """``stage`` with ``--collect-precision auto`` made concrete, so that the checkpoint
+        records what ran: the precision ``unfinished`` (the checkpoint's unfinished stage that
+        may be continued, or None) recorded, else lowp.choose_auto's.  A stage recorded
+        before auto existed collected in float32: its settings say so from here on."""
+        col, run = stage.collection, stage.run
+        if unfinished is not None:
+            unfinished["settings"].setdefault("collect_precision", "fp32")
+        if col.collect_precision != lowp.AUTO:
+            return stage
+        if unfinished is not None:
+            precision = unfinished["settings"]["collect_precision"]
+        else:
+            precision, why = lowp.choose_auto(model, run.engine, col.scoring, run.device, col.workers)
+            if precision == "fp32" and not run.quiet:   # (--quiet: the checkpoint's stage records it)
+                print(f"collect precision fp32 (auto, not bf16: {why})", file=sys.stderr, flush=True)
+        return replace(stage, collection=replace(col, collect_precision=precision))
 
     @staticmethod
     def settings(stage: BatchStage, mode) -> dict:

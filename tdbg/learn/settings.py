@@ -143,10 +143,12 @@ class Collection:
     scoring: str = option("auto", "candidates' first layer: incremental (from the pre-move sums, C engine) or "
                                   "dense; auto: incremental on the CPU", choices=FIRST_LAYER_MODES)
     collect_precision: str = option(
-        "fp32", "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in fp32-c "
+        "auto", "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in fp32-c "
                 "(float32, AVX-512 FMA), bf16 (AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks "
-                "them (lowp.py); training, export and evaluation stay float32",
-        choices=("fp32", "fp32-c", "bf16", "int8"), record=True)
+                "them (lowp.py); auto: bf16 where the CPU, the model (ReLU, hidden sizes multiples of 16) and "
+                "the settings allow it, else fp32; a continued stage keeps the precision it recorded. "
+                "Training, export and evaluation stay float32",
+        choices=("auto", "fp32", "fp32-c", "bf16", "int8"), record=True)
 
 
 @dataclass(frozen=True)

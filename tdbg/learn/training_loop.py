@@ -176,12 +176,16 @@ def run_stage(stage_settings, learner_class, output_mode: str | None = None, eva
         raise InputError("--device cuda asked for, but no CUDA device is available")
     model, meta, trainer_state, mode = build_model(spec, run.weights_seed(), output_mode)
     model.to(run.device)
+    stage = (trainer_state or {}).get("stage")
+    if hasattr(learner_class, "prepare"):   # settings that depend on the model or the stage it continues
+        unfinished = (stage if stage and not spec.new_stage
+                      and stage["episodes_done"] < stage["settings"].get("num_episodes", 0) else None)
+        stage_settings = learner_class.prepare(stage_settings, model, unfinished)
     try:
         learner = learner_class(stage_settings, model, mode)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     settings = learner_class.settings(stage_settings, mode)
-    stage = (trainer_state or {}).get("stage")
     continuing = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
     size = learner_class.round_episodes(stage_settings)
     if continuing:
