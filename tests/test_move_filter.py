@@ -149,14 +149,22 @@ def test_filter_training_fits_the_network():
     assert filt.samples == 5 * len(rows["raw"])
 
 
-def test_checkpoint_keeps_the_filter(tmp_path):
+def _model_with_filter(samples: int, path=None):
+    """A small DMP model carrying a fresh filter said to be fitted to ``samples`` after-states
+    (saved to ``path`` when given): (model, filter)."""
     torch.manual_seed(0)
     model = TDNetwork(196, [16], "probability")
     filt = new_filter(model)
-    filt.samples = 1234
+    filt.samples = samples
     set_move_filter(model, filt)
+    if path is not None:
+        save_checkpoint(str(path), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
+    return model, filt
+
+
+def test_checkpoint_keeps_the_filter(tmp_path):
+    model, filt = _model_with_filter(1234, tmp_path / "f.pt")
     assert not any("filter" in k for k in model.state_dict())   # outside the module tree
-    save_checkpoint(str(tmp_path / "f.pt"), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
     loaded, _, _ = load_checkpoint(str(tmp_path / "f.pt"))
     got = move_filter_of(loaded)
     assert got is not None and got.samples == 1234 and got.hidden == [FILTER_HIDDEN]
@@ -359,12 +367,7 @@ def test_divergence_check_covers_the_filter(tmp_path):
 
 
 def test_describe_model_names_the_filter(tmp_path):
-    torch.manual_seed(0)
-    model = TDNetwork(196, [16], "probability")
-    filt = new_filter(model)
-    filt.samples = 4321
-    set_move_filter(model, filt)
-    save_checkpoint(str(tmp_path / "f.pt"), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
+    _model_with_filter(4321, tmp_path / "f.pt")
     out = run("tools/describe_model.py", tmp_path / "f.pt", check=True).stdout
     # 196 x 64 + 64 first-layer weights and biases, 64 + 1 for the head: 12,673
     assert f"move filter   196 -> [{FILTER_HIDDEN}] -> 1, 12,673 parameters, fitted to 4,321 after-states" in out
