@@ -181,8 +181,8 @@ def main() -> None:
     if args.luck:
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
-                   oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, twoply1=search["twoply1"], twoply2=search["twoply2"], plies=args.plies,
-                   jacoby=args.jacoby, **provenance(), **args.model_md5)
+                   oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, twoply1=search["twoply1"],
+                   twoply2=search["twoply2"], plies=args.plies, jacoby=args.jacoby, **provenance(), **args.model_md5)
     print(format_table(summary, args.model1, model2))
     if args.luck:
         print(format_luck(summary["luck_adjusted"]))
@@ -216,7 +216,8 @@ def play_matches(args, model2: str, mode) -> None:
                           oneply_k=args.oneply_k, oneply_filter=args.oneply_filter)
     summary = summarize_matches(records, args.seed, args.n_bootstrap)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
-                   oneply2=args.oneply2, oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, met=mode.met.name, **provenance(), **args.model_md5)
+                   oneply2=args.oneply2, oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, met=mode.met.name,
+                   **provenance(), **args.model_md5)
     print(format_matches(summary, args.model1, model2))
     if args.json:
         fileio.write_json(args.json, summary)
@@ -269,7 +270,8 @@ def write_results_csv(path: str, summary: dict, records) -> None:
     """Per-game results with the provenance of the run in '#' header lines."""
     head = {k: summary.get(k) for k in ("command", "commit", "date", "seed", "games", "game_mode", "model1",
                                           "model1_md5", "model2", "model2_md5", "oneply1", "oneply2", "oneply_k",
-                                          "oneply_filter", "twoply1", "twoply2", "plies", "jacoby", "n_bootstrap", "resample_unit")
+                                          "oneply_filter", "twoply1", "twoply2", "plies", "jacoby", "n_bootstrap",
+                                          "resample_unit")
             if k in summary}
     if "gnubg" in summary:  # against the binary: which one, with which weights
         head["gnubg"] = describe(summary["gnubg"])

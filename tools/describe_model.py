@@ -17,6 +17,10 @@ from tdbg.infra import fileio  # noqa: E402
 from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of  # noqa: E402
 
 
+def shape(net) -> str:
+    return f"{net.n_inputs} -> [{','.join(map(str, net.hidden))}] -> {net.n_outputs}"
+
+
 def describe(path: str) -> dict:
     try:
         model, meta, trainer_state = load_checkpoint(path)
@@ -28,7 +32,7 @@ def describe(path: str) -> dict:
     return {
         "file": path,
         "md5": md5,
-        "architecture": f"{model.n_inputs} -> [{','.join(map(str, model.hidden))}] -> {model.n_outputs}",
+        "architecture": shape(model),
         "hidden": model.hidden,
         "activation": model.activation,
         "parameters": model.num_parameters(),
@@ -37,7 +41,7 @@ def describe(path: str) -> dict:
         "game_mode": meta.get("game_mode"),
         # the 1-ply move filter (train_batch.py --oneply-filter): its shape and the after-states it was fitted to
         "move_filter": None if filt is None else {
-            "architecture": f"{filt.n_inputs} -> [{','.join(map(str, filt.hidden))}] -> {filt.n_outputs}",
+            "architecture": shape(filt),
             "parameters": filt.num_parameters(), "samples": int(getattr(filt, "samples", 0))},
         "episodes": meta.get("episodes", 0),
         "lineage": meta.get("lineage", []),

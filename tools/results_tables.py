@@ -182,10 +182,10 @@ SELECTION = {
 
 
 # Figures measured after the release was chosen, on dice no candidate was compared on: the
-# result file and how to read its headline figure.
+# result file and the reader of its headline figure.
 FRESH = {
-    "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", "pct"),
-    "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", "meq"),
+    "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", pct),
+    "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", meq),
 }
 
 
@@ -193,9 +193,8 @@ def fresh_figure(model: str) -> str | None:
     """'**figure** (N games, seed S)' on fresh dice, or None where no file holds one."""
     if model not in FRESH:
         return None
-    name, kind = FRESH[model]
-    figure = pct(name) if kind == "pct" else meq(name)
-    return f"**{figure}** ({n(games(name))} games, seed {seed(name)})"
+    name, figure = FRESH[model]
+    return f"**{figure(name)}** ({n(games(name))} games, seed {seed(name)})"
 
 
 def seeds_cell(model: str, *reports: str) -> str:

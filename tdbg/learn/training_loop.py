@@ -48,7 +48,7 @@ from tdbg.learn.settings import Evaluation, ModelSpec
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
 from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, move_filter_of,
-                            new_metadata, save_checkpoint)
+                            new_metadata, save_checkpoint, weights_finite)
 from tdbg.play.evaluation import quick_eval
 from tdbg.play.players import checkpoint_mode_name
 
@@ -148,8 +148,7 @@ def check_finite(model, loss: float, where: str, lr: float, save: str, done: int
     """RunError (the checkpoint ``save`` on disk is left as it was) when training diverged
     (the model's weights, or its move filter's, not finite)."""
     filt = move_filter_of(model)
-    params = list(model.parameters()) + (list(filt.parameters()) if filt is not None else [])
-    if math.isfinite(loss) and all(bool(torch.isfinite(p).all()) for p in params):
+    if math.isfinite(loss) and weights_finite(model) and (filt is None or weights_finite(filt)):
         return
     kept = (f"{save} keeps the last good weights" if os.path.exists(save)
             else "no checkpoint was written")

@@ -203,6 +203,11 @@ def set_move_filter(model: TDNetwork, filt: TDNetwork | None) -> None:
     model.__dict__["_move_filter"] = filt
 
 
+def weights_finite(net: TDNetwork) -> bool:
+    """True when no weight of ``net`` is NaN or infinite."""
+    return all(bool(torch.isfinite(p).all()) for p in net.parameters())
+
+
 def _filter_payload(filt: TDNetwork) -> dict:
     return {"n_inputs": filt.n_inputs, "hidden": list(filt.hidden), "output_mode": filt.output_mode,
             "activation": filt.activation, "samples": int(getattr(filt, "samples", 0)),
@@ -258,14 +263,13 @@ def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, di
         model.load_state_dict(payload["state_dict"])
     except (KeyError, TypeError, ValueError, RuntimeError) as exc:
         raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None
-    for p in model.parameters():
-        if not torch.isfinite(p).all():
-            raise CheckpointError(f"{path}: weights contain NaN or infinity")
+    if not weights_finite(model):
+        raise CheckpointError(f"{path}: weights contain NaN or infinity")
     if payload.get(MOVE_FILTER_KEY) is not None:
         try:
             set_move_filter(model, _filter_from_payload(payload[MOVE_FILTER_KEY]))
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise CheckpointError(f"{path}: its move filter does not fit ({exc})") from None
-        if not all(bool(torch.isfinite(p).all()) for p in move_filter_of(model).parameters()):
+        if not weights_finite(move_filter_of(model)):
             raise CheckpointError(f"{path}: its move filter's weights contain NaN or infinity")
     return model, meta, payload.get("trainer_state")

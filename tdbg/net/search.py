@@ -68,8 +68,7 @@ class TwoPly:
         after, offsets, values, scalar, cand_owner = self._candidates(
             np.repeat(boards, len(ALL_ROLLS), axis=0), np.tile(ALL_ROLLS, (n, 1)), rep_owner)
         keep, kept_offsets = top_k(scalar, offsets, self.k2)
-        v1 = self.lookahead(after[keep], values[keep],
-                                 None if cand_owner is None else cand_owner[keep])
+        v1 = self.lookahead(after[keep], values[keep], None if cand_owner is None else cand_owner[keep])
         rows, _ = segment_argmax(self.scorer.values.scalar(v1), kept_offsets)
         best = v1[rows]
         if best.ndim == 1:
