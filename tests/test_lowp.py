@@ -51,14 +51,16 @@ NETS = [([256, 256, 256], "probability"), ([64, 80, 48, 32], "prob5"), ([32], "e
 
 
 @pytest.mark.parametrize("hidden,output", NETS, ids=lambda v: str(v))
-@pytest.mark.parametrize("kernel", ["bf16", "int8", "fp32-c"])
+@pytest.mark.parametrize("kernel", ["bf16", "int8", "fp32-c", "bf16-amx"])
 def test_kernel_matches_numpy_reference(kernel, hidden, output):
     """The head's raw outputs equal a float64 numpy computation from the same rounded (bf16)
-    or quantised (int8) weights and activations, for 1 to 1,000 rows (every row tail)."""
-    _needs(kernel)
+    or quantised (int8) weights and activations, for 1 to 1,000 rows (every row tail).
+    bf16-amx (torch's bfloat16 matmul) runs on any CPU, on AMX tiles where there are some."""
+    if kernel != "bf16-amx":
+        _needs(kernel)
     torch.manual_seed(len(hidden))
     model = TDNetwork(196, hidden, output).eval()
-    mlp = lowp.LowpMLP(model, kernel)
+    mlp = lowp.LowpMLP(model, kernel, path=kernel)
     for n in (1, 5, 6, 47, 49, 1000):
         x = _rows(n, hidden[0], n)
         out, ref = mlp.logits(x), lowp.reference_logits(model, x, kernel)
@@ -168,9 +170,11 @@ def real_decisions():
 
 @pytest.mark.slow   # 400 games of the largest net, then 22,768 decisions per kernel; make test keeps
 # each kernel against the numpy reference and the float32 fallbacks against torch (above)
-@pytest.mark.parametrize("kernel,bar", [("bf16", AGREE), ("int8", AGREE_INT8), ("fp32-c", 1.0)])
-def test_same_moves_as_float32_on_real_games(real_decisions, kernel, bar):
-    _needs(kernel)
+@pytest.mark.parametrize("kernel,bar", [("bf16", AGREE), ("int8", AGREE_INT8), ("fp32-c", 1.0), ("bf16-amx", AGREE)])
+def test_same_moves_as_float32_on_real_games(real_decisions, kernel, bar, monkeypatch):
+    if kernel != "bf16-amx":
+        _needs(kernel)
+        monkeypatch.setenv("TDBG_LOWP_AMX", "0")   # the C kernel, also where bf16 would run on AMX
     model, mode, boards, dice, offsets, s32 = real_decisions
     assert len(boards) >= 20_000
     _, off, _, s = Scorer(model, mode, backend="c", precision=kernel).score(boards, dice)
@@ -216,7 +220,7 @@ def test_train_batch_collect_precision(tmp_path, precision):
 AUTO_FLAGS = ["--num-episodes", "40", "--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
 
 
-@pytest.mark.parametrize("hidden,want,line", [("32,32", "bf16", "collect precision bf16: C kernel"),
+@pytest.mark.parametrize("hidden,want,line", [("32,32", "bf16", "collect precision bf16: "),
                                               ("8", "fp32", "not bf16: reduced precision needs hidden sizes")])
 def test_auto_collects_in_bf16_where_it_can_and_records_what_ran(tmp_path, hidden, want, line):
     """The default: bf16 for a ReLU net with hidden sizes in multiples of 16 on a CPU with

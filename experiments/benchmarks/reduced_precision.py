@@ -6,7 +6,9 @@ each precision collects ``--episodes`` episodes per round from the same seeds (s
 the same games up to near-ties), the precisions interleaved round by round in
 alternating order over ``--reps`` rounds, so load from other programs hits all
 alike.  ``fp32`` is today's path (incremental first layer in C, torch float32 for
-the rest); ``fp32-c``, ``bf16`` and ``int8`` run the rest in mlp_lowp.c.
+the rest); ``fp32-c``, ``bf16`` and ``int8`` run the rest in mlp_lowp.c (here ``bf16``
+is always the C kernel), ``bf16-amx`` in torch's bfloat16 matmul (AMX tiles where the CPU
+has them: the arm is added by default there; it is what ``bf16`` runs on such a CPU).
 Optionally (``--oneply-episodes``) the same for exact 1-ply targets.
 
 The limit, printed: multiply-adds of the network passes after the first layer
@@ -48,6 +50,7 @@ from tdbg.learn.selfplay import SelfPlay  # noqa: E402
 from tdbg.infra.fileio import json_text  # noqa: E402
 
 ARMS = ("fp32", "fp32-c", "bf16", "int8")
+AMX_ARMS = ARMS + ("bf16-amx",)   # on a CPU with AMX-BF16
 
 
 def macs_per_row(model) -> int:
@@ -118,7 +121,9 @@ def gemm_peak_kernel(model, kernel: str, seconds: float = 1.0) -> float:
 def instruction_peak(kernel: str, seconds: float = 0.5) -> float:
     """multiply-adds per CPU second of the precision's instruction alone (mlp_lowp.c lp_peak_loop)."""
     from c_engine._bgcore import lib
-    path = {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8}[kernel]
+    path = {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8}.get(kernel)
+    if path is None:   # bf16-amx: oneDNN's tiles, no loop of ours to time
+        return float("nan")
     iters = 200_000
     macs = lib.lp_peak_loop(path, 1)
     if macs < 0:
@@ -136,7 +141,8 @@ def measure_peaks(model, arms, rounds: int = 4) -> dict:
             kernel = lowp.resolve("fp32-c" if arm == "fp32" else arm)
             g = gemm_peak_torch(sizes) if arm == "fp32" else gemm_peak_kernel(model, kernel)
             peaks[arm]["gemm"] = max(peaks[arm]["gemm"], g)
-            peaks[arm]["instruction"] = max(peaks[arm]["instruction"], instruction_peak(kernel))
+            peak = instruction_peak(kernel)   # NaN where no loop of ours times the instruction
+            peaks[arm]["instruction"] = peak if peak != peak else max(peaks[arm]["instruction"], peak)
     return peaks
 
 
@@ -160,7 +166,8 @@ def summarise(acc: dict, model, peaks: dict, base: str = "fp32") -> dict:
             "net_gmacs_per_s": round(net_macs / 1e9, 2),
             "net_gmacs_per_cpu_s": round(net_macs_cpu / 1e9, 2),
             "fraction_of_gemm": round(net_macs_cpu / peaks[arm]["gemm"], 3),
-            "fraction_of_instruction_peak": round(net_macs_cpu / peaks[arm]["instruction"], 3),
+            "fraction_of_instruction_peak": (round(net_macs_cpu / peaks[arm]["instruction"], 3)
+                                             if peaks[arm]["instruction"] > 0 else None),
             # against the best float32 this machine does (torch or our FMA kernel, whichever is faster)
             "fraction_of_fp32_peak": round(net_macs_cpu / max(peaks[k]["gemm"] for k in peaks if "fp32" in k), 3),
         }
@@ -175,10 +182,11 @@ def main() -> None:
     ap.add_argument("--episodes", type=int, default=300, help="0-ply episodes per arm per round")
     ap.add_argument("--oneply-episodes", type=int, default=0, help="1-ply episodes per arm per round (0: skip)")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--arms", default=",".join(ARMS))
+    ap.add_argument("--arms", default=",".join(AMX_ARMS if lowp.amx_present() else ARMS))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
+    os.environ["TDBG_LOWP_AMX"] = "0"   # the arm bf16 is the C kernel; bf16-amx is asked for by name
     mode = game_mode("dmp")
     if args.model:
         model = load_checkpoint(args.model)[0].eval()
@@ -186,7 +194,7 @@ def main() -> None:
         torch.manual_seed(args.seed)
         model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
     arms = [a for a in args.arms.split(",") if a]
-    runs = lowp.available()
+    runs = dict(lowp.available(), **{"bf16-amx": lowp.amx_present()})
     print(json_text({"kernels": runs, "lines": {a: lowp.describe(a) for a in arms if a != "fp32"}}),
           file=sys.stderr, flush=True)
     acc0 = run_arms(model, mode, arms, False, args.episodes, args.reps, args.seed)

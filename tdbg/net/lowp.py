@@ -13,6 +13,14 @@ network is a ReLU MLP plus a small head.  ``LowpMLP`` runs that rest in C
 * ``fp32-c``: the same kernel shape in float32 (FMA): torch's arithmetic up to the order of
   the sums, faster than torch's float32 forward on small batches.
 
+On a CPU with AMX-BF16 (Intel Xeon since Sapphire Rapids) ``bf16`` runs as ``bf16-amx``
+instead: torch's bfloat16 matmul, which oneDNN runs on AMX tiles, 2-3x the C kernel on
+batches of 100 rows and more (experiments/benchmarks/reduced_precision.py).  Its
+arithmetic is bf16's plus two roundings the C kernel does not make: the bias is rounded to
+bfloat16 (folded into the matmul as one more input of constant 1, so that each sum is
+rounded once) and the last hidden layer's outputs reach the head rounded to bfloat16.
+``TDBG_LOWP_AMX=0`` in the environment keeps the C kernel.
+
 The head (the last linear layer and its sigmoids) stays float32.  Weights are
 converted when first used and again whenever a parameter changed (torch bumps a
 tensor's version on every in-place update, so an optimiser step or load_state_dict
@@ -23,6 +31,9 @@ evaluation stay float32: only ``--collect-precision`` (train_batch.py) selects t
 """
 from __future__ import annotations
 
+import functools
+import os
+
 import numpy as np
 import torch
 
@@ -32,8 +43,9 @@ from tdbg.infra.errors import InputError
 # (2.1x torch's on the AMD EPYC, 1.3x on an Intel Xeon where bf16 gains nothing: reduced_precision_results/)
 PRECISIONS = ("fp32", "fp32-c", "bf16", "int8")
 AUTO = "auto"   # train_batch's default: bf16 where it can run, else fp32 (choose_auto)
-KERNELS = ("fp32-c", "bf16", "int8")   # what LowpMLP runs
-_INSTRUCTIONS = {"bf16": "AVX512_BF16 vdpbf16ps", "int8": "AVX512_VNNI vpdpbusd", "fp32-c": "AVX-512 FMA"}
+KERNELS = ("fp32-c", "bf16", "int8", "bf16-amx")   # what LowpMLP runs
+_INSTRUCTIONS = {"bf16": "AVX512_BF16 vdpbf16ps", "int8": "AVX512_VNNI vpdpbusd", "fp32-c": "AVX-512 FMA",
+                 "bf16-amx": "AMX-BF16 tiles (torch's oneDNN)"}
 
 
 def _lib():
@@ -46,20 +58,41 @@ def _path_ids() -> dict:
     return {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8, "fp32-portable": lib.LP_FP32_AVX512}
 
 
+def _amx() -> bool:
+    """Whether bf16 runs on AMX: amx_present(), unless TDBG_LOWP_AMX=0."""
+    return os.environ.get("TDBG_LOWP_AMX", "1") != "0" and amx_present()
+
+
+@functools.lru_cache(maxsize=1)
+def amx_present() -> bool:
+    """AMX-BF16 and AMX tiles on this CPU, enabled by the kernel (Linux lists only the features it
+    enabled in /proc/cpuinfo), and a torch whose oneDNN runs bfloat16 (whatever TDBG_LOWP_AMX says)."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            flags = next((line.split() for line in fh if line.startswith("flags")), [])
+    except OSError:
+        return False
+    return ("amx_bf16" in flags and "amx_tile" in flags and torch.backends.mkldnn.is_available()
+            and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported()))
+
+
 def available() -> dict:
     """Which kernels this CPU runs: {name: bool} (fp32-c always: AVX-512 or portable loops)."""
     _, lib = _lib()
     bits = lib.lp_cpu_paths()
     return {"fp32-c": True, "bf16": bool(bits & (1 << lib.LP_BF16)), "int8": bool(bits & (1 << lib.LP_INT8)),
-            "fp32-avx512": bool(bits & (1 << lib.LP_FP32_AVX512))}
+            "fp32-avx512": bool(bits & (1 << lib.LP_FP32_AVX512)), "bf16-amx": _amx()}
 
 
 def resolve(precision: str) -> str:
-    """The kernel that runs for ``precision``: itself where the CPU has its instructions,
-    else fp32-c (the float32 C fallback)."""
+    """The kernel that runs for ``precision``: bf16 on AMX where the CPU has it, else the
+    kernel itself where the CPU has its instructions, else fp32-c (the float32 C fallback)."""
     if precision not in KERNELS:
         raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
-    return precision if available()[precision] else "fp32-c"
+    runs = available()
+    if precision == "bf16-amx" or (precision == "bf16" and runs.get("bf16-amx")):
+        return "bf16-amx"   # asked for by name it runs anywhere (torch's bf16, slowly without AMX)
+    return precision if runs.get(precision) else "fp32-c"
 
 
 def describe(precision: str) -> str:
@@ -71,6 +104,8 @@ def describe(precision: str) -> str:
     if runs != precision:
         return (f"collect precision {precision}: this CPU lacks {_INSTRUCTIONS[precision].split()[0]}; "
                 f"float32 C fallback ({fp32})")
+    if runs == "bf16-amx":
+        return f"collect precision {precision}: {_INSTRUCTIONS[runs]}"
     return f"collect precision {precision}: C kernel with {_INSTRUCTIONS[precision] if runs != 'fp32-c' else fp32}"
 
 
@@ -118,8 +153,9 @@ def check_settings(precision: str, model, engine: str = "auto", scoring: str = "
 
 class LowpMLP:
     """The layers after the first of a ReLU TDNetwork, plus its head, in C at ``precision``
-    (one of KERNELS; falls back to fp32-c where the CPU lacks the instructions).
-    ``path`` forces a kernel id (tests: the portable float32 loops)."""
+    (one of KERNELS; falls back to fp32-c where the CPU lacks the instructions; bf16 runs on
+    AMX through torch where the CPU has it).  ``path`` forces a kernel (tests: the portable
+    float32 loops, bf16-amx on any CPU)."""
 
     def __init__(self, model, precision: str, path: str | None = None):
         why = supports(model)
@@ -128,7 +164,7 @@ class LowpMLP:
         self.model = model
         self.precision = precision
         self.kernel = path or resolve(precision)
-        self.path_id = _path_ids()[self.kernel]
+        self.path_id = _path_ids().get(self.kernel)   # None: bf16-amx, which torch runs
         self._key = None
         self.conversions = 0   # how often the weights were converted (tests, benchmarks)
 
@@ -142,6 +178,9 @@ class LowpMLP:
         params = self._params()
         key = tuple((id(p), p._version, p.data_ptr()) for p in params)
         if key == self._key:
+            return
+        if self.kernel == "bf16-amx":
+            self._refresh_amx(key)
             return
         ffi, lib = _lib()
         pack_id = lib.LP_FP32 if self.kernel == "fp32-portable" else self.path_id
@@ -171,6 +210,37 @@ class LowpMLP:
         self._key = key
         self.conversions += 1
 
+    def _refresh_amx(self, key) -> None:
+        # each layer as one (inputs + 1, outputs) bfloat16 matrix whose last row is the bias, so a
+        # row of activations with a 1 appended gives the biased sum rounded once
+        with torch.no_grad():
+            self._folded = [torch.cat([layer.weight.detach().to("cpu", torch.float32).t(),
+                                       layer.bias.detach().to("cpu", torch.float32)[None]]).to(torch.bfloat16)
+                            .contiguous() for layer in list(self.model.layers)[1:]]
+            self._head_w = self.model.head.weight.detach().to("cpu", torch.float32).t().contiguous()
+            self._head_b = self.model.head.bias.detach().to("cpu", torch.float32).clone()
+        self._key = key
+        self.conversions += 1
+
+    def _logits_amx(self, h1: np.ndarray) -> np.ndarray:
+        # oneDNN builds (JIT-compiles) a matmul for each new row count and caches it: self-play's
+        # row counts change every call, so rows are padded with zeros to a multiple of 64 (of 256
+        # past 1,024), a few dozen shapes in all; unpadded, the builds ate the tiles' gain
+        n = len(h1)
+        if not self._folded:   # a one-layer net: the head reads the first layer, float32
+            return torch.addmm(self._head_b, torch.from_numpy(h1), self._head_w).numpy()
+        step = 64 if n <= 1024 else 256
+        rows = -(-n // step) * step
+        with torch.no_grad():
+            x = torch.zeros(rows, h1.shape[1] + 1, dtype=torch.bfloat16)
+            x[:n, :-1] = torch.from_numpy(h1)
+            x[:, -1] = 1.0
+            for w in self._folded:
+                y = torch.relu_(torch.mm(x, w))
+                if w is not self._folded[-1]:
+                    x = torch.cat([y, x[:, -1:]], dim=1)
+            return torch.addmm(self._head_b, y[:n].to(torch.float32), self._head_w).numpy()
+
     def logits(self, h1: np.ndarray) -> np.ndarray:
         """The head's raw outputs (N, n_outputs) float32 from the first hidden layer's
         activations (N, hidden[0])."""
@@ -180,6 +250,8 @@ class LowpMLP:
         n = len(h1)
         if h1.shape[1:] != (self.model.hidden[0],):
             raise ValueError(f"rows of {self.model.hidden[0]} first-layer activations expected, got {h1.shape}")
+        if self.kernel == "bf16-amx":
+            return self._logits_amx(h1) if n else np.empty((0, self.model.head.out_features), dtype=np.float32)
         out = np.empty((n, self._hw.shape[0]), dtype=np.float32)
         if n:
             rc = lib.lp_forward(self.path_id, ffi.cast("float *", ffi.from_buffer(h1)), n, self._n_layers,
@@ -207,14 +279,17 @@ def bf16_round(a: np.ndarray) -> np.ndarray:
 
 def reference_logits(model, h1: np.ndarray, precision: str) -> np.ndarray:
     """The head's raw outputs computed in numpy (float64 sums) from the same rounded
-    weights and activations the kernel uses: bf16 rounds both; int8 quantises them as
-    mlp_lowp.c does; fp32-c rounds nothing."""
+    weights and activations the kernel uses: bf16 rounds both; bf16-amx also the bias and
+    each layer's biased sum; int8 quantises them as mlp_lowp.c does; fp32-c rounds nothing."""
     x = np.asarray(h1, dtype=np.float32)
     for layer in list(model.layers)[1:]:
         w = layer.weight.detach().float().numpy()
         b = layer.bias.detach().float().numpy().astype(np.float64)
         if precision == "bf16":
             y = bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64).T + b
+        elif precision == "bf16-amx":
+            y = bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64).T + bf16_round(b)
+            y = bf16_round(y.astype(np.float32))
         elif precision == "int8":
             top = x.max(axis=1)
             inv = np.where(top > 0, np.float32(255) / np.where(top > 0, top, 1), 0).astype(np.float32)
