@@ -85,7 +85,7 @@ def test_float32_fallback_equals_torch(path, hidden, output):
 
 def test_payoff_head_and_fallback_choice(monkeypatch):
     """mwc-outcomes reads the rows' payoffs through TDNetwork.head_output; a CPU without the instructions
-    gets the float32 C path and a line saying so."""
+    gets the float32 C path and a line saying so; one with AMX runs bf16 on it and says so."""
     torch.manual_seed(3)
     model = TDNetwork(208, [32, 32], "mwc-outcomes").eval()
     x = _rows(50, 32, 4)
@@ -98,6 +98,11 @@ def test_payoff_head_and_fallback_choice(monkeypatch):
     assert lowp.resolve("bf16") == "fp32-c" and lowp.resolve("int8") == "fp32-c"
     assert "fallback" in lowp.describe("bf16") and "portable" in lowp.describe("bf16")
     assert lowp.LowpMLP(model, "bf16").kernel == "fp32-c"
+    monkeypatch.setattr(lowp, "available", lambda: {"fp32-c": True, "bf16": True, "int8": True,
+                                                    "fp32-avx512": True, "bf16-amx": True})
+    assert lowp.resolve("bf16") == "bf16-amx" and lowp.resolve("int8") == "int8"
+    assert lowp.describe("bf16") == "collect precision bf16: AMX-BF16 tiles (torch's oneDNN)"
+    assert lowp.LowpMLP(model, "bf16").kernel == "bf16-amx"
 
 
 def test_unsupported_models_and_modes():

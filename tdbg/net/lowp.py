@@ -101,11 +101,11 @@ def describe(precision: str) -> str:
         return "collect precision fp32: torch float32 forward"
     runs = resolve(precision)
     fp32 = "AVX-512 FMA" if available()["fp32-avx512"] else "portable C loops"
+    if runs == "bf16-amx":
+        return f"collect precision {precision}: {_INSTRUCTIONS[runs]}"
     if runs != precision:
         return (f"collect precision {precision}: this CPU lacks {_INSTRUCTIONS[precision].split()[0]}; "
                 f"float32 C fallback ({fp32})")
-    if runs == "bf16-amx":
-        return f"collect precision {precision}: {_INSTRUCTIONS[runs]}"
     return f"collect precision {precision}: C kernel with {_INSTRUCTIONS[precision] if runs != 'fp32-c' else fp32}"
 
 
