@@ -10,8 +10,11 @@
 #   s4  1-ply targets, Adam 1e-5 -> 5e-6 (through the move filter once
 #       it lands: ONEPLY_FLAGS),                                               300,000 episodes
 #   s5  low-LR 0-ply polish, Adam 5e-6 -> 2e-6,                              500,000 episodes
-#   (then, if time allows, a second s4/s5 cycle at half the LR)
-# 0-ply in all: 6.3M episodes.  Why these numbers: PureTD's logs show [256,256] plateauing near
+#   s6  the second cycle (PureTD's, LR halved): 1-ply as s4, Adam 5e-6 -> 2.5e-6,   300,000 episodes
+#   s7  polish as s5, Adam 2.5e-6 -> 1e-6,                                    500,000 episodes
+#   (STOP_AFTER_S5=1 ends after s5's point, e.g. where s5 already reached the goal or the
+#   CPU-hour budget is spent)
+# 0-ply in all: 6.3M episodes through s5, 6.8M with s7.  Why these numbers: PureTD's logs show [256,256] plateauing near
 # 48% against gnubg and parity needing a deeper net, millions of 0-ply episodes at 5e-5 -> 5e-6,
 # then a long 1-ply refinement and a low-LR polish; our own earlier polish at 2e-4 got worse
 # (dmp_leg.sh s4), so the deep stages start at 1e-4 and below.
@@ -62,3 +65,11 @@ stage_eval "$D/s4_256x3_1ply.pt"
 $R train_batch.py "$D/s5_256x3_polish.pt" "$D/s4_256x3_1ply.pt" --num-episodes 500000 --lr 5e-6 \
    --end-lr 2e-6 --eval-every 1000 --seed 335 $LOWP $COMMON
 stage_eval "$D/s5_256x3_polish.pt"
+[ "${STOP_AFTER_S5:-0}" = 1 ] && exit 0
+$R train_batch.py "$D/s6_256x3_1ply.pt" "$D/s5_256x3_polish.pt" $ONEPLY_FLAGS --num-episodes 300000 \
+   --lr 5e-6 --end-lr 2.5e-6 --episodes-per-round 40 --parallel-games 20 --eval-every 2500 --seed 336 $LOWP \
+   --workers $W --quiet --save-every 2500 --eval-opponent gnubg-nn --eval-games 1000
+stage_eval "$D/s6_256x3_1ply.pt"
+$R train_batch.py "$D/s7_256x3_polish.pt" "$D/s6_256x3_1ply.pt" --num-episodes 500000 --lr 2.5e-6 \
+   --end-lr 1e-6 --eval-every 1000 --seed 337 $LOWP $COMMON
+stage_eval "$D/s7_256x3_polish.pt"

@@ -3,8 +3,9 @@
 # have finished: pick each mode's model on the selection seed, copy it into best_models/ under a
 # name that stays, then measure it on dice no candidate was compared on.
 #
-#   DMP        candidates: the ends of s3, s4 (1-ply), s5 (polish), ranked by their 10,000-game
-#              points against gnubg-nn on the selection seed 1001 (strength_dmp.sh's stage_eval);
+#   DMP        candidates: the ends of s3, s4 (1-ply), s5 (polish), and s6, s7 (the second cycle)
+#              where they ran, ranked by their 10,000-game points against gnubg-nn on the
+#              selection seed 1001 (strength_dmp.sh's stage_eval);
 #              released as best_models/dmp_256x3.pt, reported on seed 2301.
 #   cubeless   m1's end (the only candidate), best_models/cubeless_256x3.pt, reported on seed 2302.
 #   cubeful    candidates: m2's and m3's ends, ranked against gnubg-nn-cubeful on seed 1001;
@@ -81,7 +82,9 @@ decisions() {  # released name: its 0- and 1-ply lines in results.jsonl, replaci
 }
 
 echo "DMP candidates:" >&2
-dmp=$(best win_rate "$S/s3_256x3.pt" "$S/s4_256x3_1ply.pt" "$S/s5_256x3_polish.pt")
+second=()   # the second cycle's stages, where strength_dmp.sh ran them
+for pt in "$S/s6_256x3_1ply.pt" "$S/s7_256x3_polish.pt"; do [ -f "$pt" ] && second+=("$pt"); done
+dmp=$(best win_rate "$S/s3_256x3.pt" "$S/s4_256x3_1ply.pt" "$S/s5_256x3_polish.pt" "${second[@]}")
 echo "DMP release: $dmp" >&2
 release "$dmp" dmp_256x3.pt
 report dmp_256x3.pt gnubg-nn dmp 2301
