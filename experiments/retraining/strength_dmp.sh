@@ -14,10 +14,10 @@
 #   s7  polish as s5, Adam 2.5e-6 -> 1e-6,                                    500,000 episodes
 #   (STOP_AFTER_S5=1 ends after s5's point, e.g. where s5 already reached the goal or the
 #   CPU-hour budget is spent)
-# 0-ply in all: 6.3M episodes through s5, 6.8M with s7.  Why these numbers: PureTD's logs show [256,256] plateauing near
-# 48% against gnubg and parity needing a deeper net, millions of 0-ply episodes at 5e-5 -> 5e-6,
-# then a long 1-ply refinement and a low-LR polish; our own earlier polish at 2e-4 got worse
-# (dmp_leg.sh s4), so the deep stages start at 1e-4 and below.
+# 0-ply in all: 6.3M episodes through s5, 6.8M with s7.  Why these numbers: PureTD's logs show
+# [256,256] plateauing near 48% against gnubg and parity needing a deeper net, millions of 0-ply
+# episodes at 5e-5 -> 5e-6, then a long 1-ply refinement and a low-LR polish; our own earlier
+# polish at 2e-4 got worse (dmp_leg.sh s4), so the deep stages start at 1e-4 and below.
 #
 # Run it from a frozen worktree with one thread per process, e.g.
 #   git worktree add /work/lineage <commit> && cd /work/lineage && make setup
