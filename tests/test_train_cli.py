@@ -72,10 +72,21 @@ def test_resume_continues_count_and_schedule(tmp_path, dmp_ckpt):
     if proc.returncode == 0:
         pytest.skip("the run finished before the signal arrived")
     assert proc.returncode == 130 and "interrupted" in out + err and 0 < done < 400
-    run("train_batch.py", "--resume", path, *args[2:], "--episodes-per-round", "20", "--parallel-games", "4", check=True)
+    again = run("train_batch.py", "--resume", path, *args[2:], "--episodes-per-round", "20", "--parallel-games", "4",
+                check=True)
     _, meta, ts = load_checkpoint(str(path))
     assert ts["stage"]["episodes_done"] == 400 and meta["episodes"] == 400
     assert len(meta["lineage"]) == 1
+    # both starts of the stage are on record: where each began, the commit, the CPU, the kernel
+    first, second = meta["lineage"][0]["segments"]
+    assert (first["from_episode"], second["from_episode"]) == (0, done)
+    assert first["commit"] == second["commit"] == meta["lineage"][0]["commit"]
+    assert "--resume" in second["command"] and "--resume" not in first["command"]
+    if os.path.exists("/proc/cpuinfo"):
+        assert f": {second['cpu']}\n" in open("/proc/cpuinfo").read()
+    said = {"AMX-BF16 tiles": "bf16-amx", "vdpbf16ps": "bf16", "float32 C fallback": "fp32-c"}
+    want = next((k for line, k in said.items() if line in again.stderr), "torch-fp32")
+    assert first["collect_kernel"] == second["collect_kernel"] == want
     rows = list(csv.DictReader(open(tmp_path / "r.csv")))
     assert [int(r["round"]) for r in rows] == list(range(1, len(rows) + 1))
     assert float(rows[-1]["lr"]) == pytest.approx(1e-4)

@@ -78,6 +78,10 @@ def main() -> None:
     for i, e in enumerate(d["lineage"], 1):
         print(f"  {i}. {e.get('date', '?')}  commit {e.get('commit', '?')}  {e.get('episodes', 0):,} episodes")
         print(f"     {e.get('command', '?')}")
+        for sg in e.get("segments", []):   # each start and restart of the stage
+            print(f"     from episode {sg.get('from_episode', 0):,}: {sg.get('date', '?')}  commit "
+                  f"{sg.get('commit', '?')}  {sg.get('cpu', '?')}"
+                  + (f"  collect kernel {sg['collect_kernel']}" if "collect_kernel" in sg else ""))
 
 
 if __name__ == "__main__":

@@ -37,6 +37,20 @@ def provenance() -> dict:
     return {"commit": git_commit(), "date": utc_now(), "command": command()}
 
 
+def cpu_name() -> str:
+    """The CPU's model name ("model name" of /proc/cpuinfo on Linux, else platform's guess): a
+    stage's CPU-hours and speed depend on it."""
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or platform.machine() or "unknown"
+
+
 def file_md5(path: str) -> str | None:
     """md5 of the file at ``path`` (hex), None where it names no file (a named agent such as
     pubeval): beside a path, the md5 says which file a number came from after the path is

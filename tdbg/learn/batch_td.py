@@ -121,6 +121,12 @@ class BatchLearner:
             # oversubscribe them (measured 3x slower with the default two)
             torch.set_num_threads(1)
 
+    def segment_info(self) -> dict:
+        """What the checkpoint records of this start of the stage besides commit and CPU: the
+        kernel that scores self-play's candidates (bf16 runs on AMX or in C by the CPU)."""
+        p = self.collector.precision
+        return {"collect_kernel": "torch-fp32" if p == "fp32" else lowp.resolve(p)}
+
     def _open_filter(self, seed: np.random.SeedSequence) -> None:
         """--oneply-filter: the filter's trainer.  A new stage first warms the filter up
         (filter_training.py): a fresh one if the model has none, else the one it has, which

@@ -39,6 +39,7 @@ from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.cubeless_money import CubelessMoney
 from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError, RunError
+from tdbg.infra.provenance import cpu_name, provenance
 from tdbg.infra.runlog import CsvLog
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
@@ -262,6 +263,11 @@ def run_stage(stage_settings, learner_class, output_mode: str | None = None, eva
     try:
         learner.open(lambda k: np.random.SeedSequence([run.seed, len(meta["lineage"]), k]),
                      np.random.SeedSequence([run.weights_seed(), len(meta["lineage"])]))
+        # each start or restart of the stage: its lineage entry names only the first, and a stage
+        # continued elsewhere (another commit, CPU or collection kernel) runs otherwise unrecorded
+        meta["lineage"][-1].setdefault("segments", []).append(
+            {"from_episode": done, **provenance(), "cpu": cpu_name(),
+             **(learner.segment_info() if hasattr(learner, "segment_info") else {})})
         while done < schedule.num_episodes:
             # to the next round boundary, so a run resumed mid-round keeps the same rounds
             n = min(size - done % size, schedule.num_episodes - done)
