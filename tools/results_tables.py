@@ -182,10 +182,19 @@ SELECTION = {
 
 
 # Figures measured after the release was chosen, on dice no candidate was compared on: the
-# result file and the reader of its headline figure.
+# result file, the reader of its headline figure, what a row of it is, and how the model played
+# where that differs from the selection-seed figure beside it.
+def _match_rate(name: str) -> str:
+    return pct(name, "match_win_rate")
+
+
 FRESH = {
-    "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", pct),
-    "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", meq),
+    "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", pct, "games", ""),
+    "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", meq, "games", ""),
+    "cubeful_512x2x256.pt": ("cubeful_512x2x256_vs_gnubg-ext_seed2203", meq, "games", ""),
+    "match_512x2x256_hold2.pt": ("match_512x2x256_hold2_vs_gnubg-ext_match7_seed2204", _match_rate, "matches",
+                                 "both at 0-ply, "),
+    "match_256x2_outcomes.pt": ("match_256x2_outcomes_vs_gnubg-ext_match7_seed2205", _match_rate, "matches", ""),
 }
 
 
@@ -193,8 +202,8 @@ def fresh_figure(model: str) -> str | None:
     """'**figure** (N games, seed S)' on fresh dice, or None where no file holds one."""
     if model not in FRESH:
         return None
-    name, figure = FRESH[model]
-    return f"**{figure(name)}** ({n(games(name))} games, seed {seed(name)})"
+    name, figure, unit, how = FRESH[model]
+    return f"**{figure(name)}** ({how}{n(games(name))} {unit}, seed {seed(name)})"
 
 
 def seeds_cell(model: str, *reports: str) -> str:
@@ -367,6 +376,8 @@ def best_models_table() -> str:
 
 # players, result file, luck JSON (or None), bold
 MATCH_ROWS = [
+    ("**`match_512x2x256_hold2`** vs gnubg-ext 1.08.003, both at 0-ply, **on fresh dice**",
+     "match_512x2x256_hold2_vs_gnubg-ext_match7_seed2204", None, True),
     ("**`match_512x2x256_hold2` at 1-ply** (`--oneply1 --oneply-k 8`) vs gnubg-ext 1.08.003 0-ply",
      "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7", "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck", True),
     ("`match_512x2x256_hold2` (0-ply) vs gnubg-ext 1.08.003 0-ply", "match_512x2x256_hold2_vs_gnubg-ext_match7",
@@ -389,7 +400,9 @@ MATCH_ROWS = [
      False),
     ("`match_256x2_lambda` vs `match_256x2_outcomes`, duplicate dice",
      "match_256x2_lambda_vs_match_256x2_outcomes_match7", None, False),
-    ("`match_256x2_outcomes` vs gnubg-ext 1.08.003 0-ply", "match_256x2_oc2_vs_gnubg-ext_match7", None, True),
+    ("`match_256x2_outcomes` vs gnubg-ext 1.08.003 0-ply, on fresh dice",
+     "match_256x2_outcomes_vs_gnubg-ext_match7_seed2205", None, True),
+    ("`match_256x2_outcomes` vs gnubg-ext 1.08.003 0-ply", "match_256x2_oc2_vs_gnubg-ext_match7", None, False),
     ("`match_256x2_outcomes` vs `cubeful_256x2_1ply`, duplicate dice", "match_256x2_oc2_vs_cubeful_256x2_1ply_match7", None,
      False),
     ("`match_256x2_outcomes` vs `match_256x2`, duplicate dice", "match_256x2_oc2_vs_match_256x2_match7", None, False),
@@ -450,13 +463,15 @@ def summary_table() -> str:
          f"{n(games('cubeless_512x2x256_vs_gnubg-nn'))} duplicate games; "
          + seeds_cell("cubeless_512x2x256.pt", "cubeless_512x2x256_vs_gnubg-nn")],
         ["cubeful money", "[`cubeful_512x2x256.pt`](best_models/cubeful_512x2x256.pt)",
-         f"{meq('cubeful_512x2x256_vs_gnubg-ext')} vs the gnubg binary 1.08.003 at 0-ply",
+         f"{fresh_figure('cubeful_512x2x256.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
+         f"{meq('cubeful_512x2x256_vs_gnubg-ext')} on the seed it was selected on",
          f"{n(games('cubeful_512x2x256_vs_gnubg-ext'))} games on gnubg's dice; "
          + seeds_cell("cubeful_512x2x256.pt", "cubeful_512x2x256_vs_gnubg-ext")],
         ["7-point matches", "[`match_512x2x256_hold2.pt`](best_models/match_512x2x256_hold2.pt)",
-         f"at 1-ply over its 8 best moves: {pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')} "
-         f"of matches vs the gnubg binary 1.08.003 at 0-ply (luck-adjusted "
-         f"{luck('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck')})",
+         f"{fresh_figure('match_512x2x256_hold2.pt')} of matches vs the gnubg binary 1.08.003 on fresh dice; "
+         f"ours at 1-ply over its 8 best moves: {pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')} "
+         f"(luck-adjusted {luck('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck')}) on a seed it was "
+         f"selected on",
          f"{n(games('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7'))} matches on gnubg's dice; "
          + seeds_cell("match_512x2x256_hold2.pt", "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7")],
     ]
