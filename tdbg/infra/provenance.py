@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import os
+import platform
 import subprocess
 import sys
 
@@ -47,7 +48,6 @@ def cpu_name() -> str:
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    import platform
     return platform.processor() or platform.machine() or "unknown"
 
 
