@@ -17,8 +17,8 @@ On a CPU with AMX-BF16 (Intel Xeon since Sapphire Rapids) ``bf16`` runs as ``bf1
 instead: torch's bfloat16 matmul, which oneDNN runs on AMX tiles, 2-3x the C kernel on
 batches of 100 rows and more (experiments/benchmarks/reduced_precision.py).  Its
 arithmetic is bf16's plus two roundings the C kernel does not make: the bias is rounded to
-bfloat16 (folded into the matmul as one more input of constant 1, so that each sum is
-rounded once) and the last hidden layer's outputs reach the head rounded to bfloat16.
+bfloat16 (oneDNN adds it to the float32 accumulator, so that each sum is rounded once) and
+the last hidden layer's outputs reach the head rounded to bfloat16.
 ``TDBG_LOWP_AMX=0`` in the environment keeps the C kernel.
 
 The head (the last linear layer and its sigmoids) stays float32.  Weights are
@@ -211,35 +211,37 @@ class LowpMLP:
         self.conversions += 1
 
     def _refresh_amx(self, key) -> None:
-        # each layer as one (inputs + 1, outputs) bfloat16 matrix whose last row is the bias, so a
-        # row of activations with a 1 appended gives the biased sum rounded once
+        # weights (inputs, outputs) and biases in bfloat16; addmm gives oneDNN the bias as the
+        # destination it sums into, added to the float32 accumulator, so each sum is rounded once
         with torch.no_grad():
-            self._folded = [torch.cat([layer.weight.detach().to("cpu", torch.float32).t(),
-                                       layer.bias.detach().to("cpu", torch.float32)[None]]).to(torch.bfloat16)
-                            .contiguous() for layer in list(self.model.layers)[1:]]
+            layers = list(self.model.layers)[1:]
+            self._amx_w = [layer.weight.detach().to("cpu", torch.float32).t().contiguous().to(torch.bfloat16)
+                           for layer in layers]
+            self._amx_b = [layer.bias.detach().to("cpu", torch.float32).to(torch.bfloat16) for layer in layers]
             self._head_w = self.model.head.weight.detach().to("cpu", torch.float32).t().contiguous()
             self._head_b = self.model.head.bias.detach().to("cpu", torch.float32).clone()
+        self._amx_in = {}   # padded row count -> its bfloat16 input buffer (reused: no allocation a call)
         self._key = key
         self.conversions += 1
 
     def _logits_amx(self, h1: np.ndarray) -> np.ndarray:
         # oneDNN builds (JIT-compiles) a matmul for each new row count and caches it: self-play's
-        # row counts change every call, so rows are padded with zeros to a multiple of 64 (of 256
-        # past 1,024), a few dozen shapes in all; unpadded, the builds ate the tiles' gain
+        # row counts change every call, so rows are padded to a multiple of 64 (of 256 past
+        # 1,024), a few dozen shapes in all; unpadded, the builds ate the tiles' gain.  The
+        # padding rows hold whatever an earlier call left there (finite): their outputs are dropped
         n = len(h1)
-        if not self._folded:   # a one-layer net: the head reads the first layer, float32
+        if not self._amx_w:   # a one-layer net: the head reads the first layer, float32
             return torch.addmm(self._head_b, torch.from_numpy(h1), self._head_w).numpy()
         step = 64 if n <= 1024 else 256
         rows = -(-n // step) * step
         with torch.no_grad():
-            x = torch.zeros(rows, h1.shape[1] + 1, dtype=torch.bfloat16)
-            x[:n, :-1] = torch.from_numpy(h1)
-            x[:, -1] = 1.0
-            for w in self._folded:
-                y = torch.relu_(torch.mm(x, w))
-                if w is not self._folded[-1]:
-                    x = torch.cat([y, x[:, -1:]], dim=1)
-            return torch.addmm(self._head_b, y[:n].to(torch.float32), self._head_w).numpy()
+            x = self._amx_in.get(rows)
+            if x is None:
+                x = self._amx_in[rows] = torch.zeros(rows, h1.shape[1], dtype=torch.bfloat16)
+            x[:n].copy_(torch.from_numpy(h1))
+            for w, b in zip(self._amx_w, self._amx_b):
+                x = torch.addmm(b, x, w).relu_()
+            return torch.addmm(self._head_b, x[:n].to(torch.float32), self._head_w).numpy()
 
     def logits(self, h1: np.ndarray) -> np.ndarray:
         """The head's raw outputs (N, n_outputs) float32 from the first hidden layer's
