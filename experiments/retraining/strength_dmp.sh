@@ -58,18 +58,19 @@ $R train_batch.py "$D/s3_256x3.pt" "$D/s2b_256x3.pt" --num-episodes 3000000 --lr
 stage_eval "$D/s3_256x3.pt"
 [ "${STOP_BEFORE_1PLY:-0}" = 1 ] && exit 0
 ONEPLY_FLAGS=${ONEPLY_FLAGS:---oneply}
-$R train_batch.py "$D/s4_256x3_1ply.pt" "$D/s3_256x3.pt" $ONEPLY_FLAGS --num-episodes 300000 \
-   --lr 1e-5 --end-lr 5e-6 --episodes-per-round 40 --parallel-games 20 --eval-every 2500 --seed 334 $LOWP \
-   --workers $W --quiet --save-every 2500 --eval-opponent gnubg-nn --eval-games 1000
-stage_eval "$D/s4_256x3_1ply.pt"
-$R train_batch.py "$D/s5_256x3_polish.pt" "$D/s4_256x3_1ply.pt" --num-episodes 500000 --lr 5e-6 \
-   --end-lr 2e-6 --eval-every 1000 --seed 335 $LOWP $COMMON
-stage_eval "$D/s5_256x3_polish.pt"
+ONEPLY_COMMON="--episodes-per-round 40 --parallel-games 20 --eval-every 2500 $LOWP --workers $W --quiet
+               --save-every 2500 --eval-opponent gnubg-nn --eval-games 1000"
+# a cycle: 300k episodes of 1-ply targets, then a 500k-episode 0-ply polish, each with its point
+# (cycle N FROM LR END_LR POLISH_LR POLISH_END_LR: stages sN_256x3_1ply and sN+1_256x3_polish, seeds 33N, 33N+1)
+cycle() {
+  local n=$1 from=$2 oneply="$D/s$1_256x3_1ply.pt" polish="$D/s$(($1 + 1))_256x3_polish.pt"
+  $R train_batch.py "$oneply" "$from" $ONEPLY_FLAGS --num-episodes 300000 --lr "$3" --end-lr "$4" \
+     --seed "33$n" $ONEPLY_COMMON
+  stage_eval "$oneply"
+  $R train_batch.py "$polish" "$oneply" --num-episodes 500000 --lr "$5" --end-lr "$6" --eval-every 1000 \
+     --seed "33$((n + 1))" $LOWP $COMMON
+  stage_eval "$polish"
+}
+cycle 4 "$D/s3_256x3.pt" 1e-5 5e-6 5e-6 2e-6
 [ "${STOP_AFTER_S5:-0}" = 1 ] && exit 0
-$R train_batch.py "$D/s6_256x3_1ply.pt" "$D/s5_256x3_polish.pt" $ONEPLY_FLAGS --num-episodes 300000 \
-   --lr 5e-6 --end-lr 2.5e-6 --episodes-per-round 40 --parallel-games 20 --eval-every 2500 --seed 336 $LOWP \
-   --workers $W --quiet --save-every 2500 --eval-opponent gnubg-nn --eval-games 1000
-stage_eval "$D/s6_256x3_1ply.pt"
-$R train_batch.py "$D/s7_256x3_polish.pt" "$D/s6_256x3_1ply.pt" --num-episodes 500000 --lr 2.5e-6 \
-   --end-lr 1e-6 --eval-every 1000 --seed 337 $LOWP $COMMON
-stage_eval "$D/s7_256x3_polish.pt"
+cycle 6 "$D/s5_256x3_polish.pt" 5e-6 2.5e-6 2.5e-6 1e-6
