@@ -10,8 +10,12 @@
 #   s4  1-ply targets, Adam 1e-5 -> 5e-6 (through the move filter once
 #       it lands: ONEPLY_FLAGS),                                               300,000 episodes
 #   s5  low-LR 0-ply polish, Adam 5e-6 -> 2e-6,                              500,000 episodes
-#   s6  the second cycle (PureTD's, LR halved): 1-ply as s4, Adam 5e-6 -> 2.5e-6,   300,000 episodes
-#   s7  polish as s5, Adam 2.5e-6 -> 1e-6,                                    500,000 episodes
+#   s6  the second cycle: 1-ply as s4 at 3x its LR, Adam 3e-5 -> 1e-5,      300,000 episodes
+#   s7  polish as s5, Adam 5e-6 -> 1e-6,                                      500,000 episodes
+#   (planned at half s4's LR, PureTD's cycle; changed when s4 had ended: its 300k episodes at
+#   1e-5 -> 5e-6 moved the 1-ply loss from 1.36e-4 to 1.31e-4 and the strength by +0.17
+#   [-0.55, +0.93] points, so a cycle at half that LR would test nothing; s6 asks whether a
+#   larger step lets the 1-ply targets move the net)
 #   (STOP_AFTER_S5=1 ends after s5's point, e.g. where s5 already reached the goal or the
 #   CPU-hour budget is spent)
 # 0-ply in all: 6.3M episodes through s5, 6.8M with s7.  Why these numbers: PureTD's logs show
@@ -73,4 +77,4 @@ cycle() {
 }
 cycle 4 "$D/s3_256x3.pt" 1e-5 5e-6 5e-6 2e-6
 [ "${STOP_AFTER_S5:-0}" = 1 ] && exit 0
-cycle 6 "$D/s5_256x3_polish.pt" 5e-6 2.5e-6 2.5e-6 1e-6
+cycle 6 "$D/s5_256x3_polish.pt" 3e-5 1e-5 5e-6 1e-6
