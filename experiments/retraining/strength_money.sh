@@ -7,7 +7,9 @@
 #   m2  cubeful money, 196 -> 200 inputs (--warm-start-cubeful from m1's end),
 #       Adam 5e-5 -> 5e-6, bf16 collection,                                   1,000,000 episodes
 #   m3  1-ply refinement of m2 through the move filter (--oneply --oneply-filter 3),
-#       Adam 5e-6 -> 2e-6, bf16 collection,                                     100,000 episodes
+#       Adam 1e-5 -> 5e-6 (PureTD's cubeful 1-ply LR), bf16 collection,         100,000 episodes
+#       (planned at 5e-6 -> 2e-6; raised before it started, when the DMP lineage's s4 at
+#       1e-5 -> 5e-6 had moved its net by +0.17 [-0.55, +0.93] points: half that would move nothing)
 # 3M money episodes of 0-ply in all, then the 1-ply refinement the issue asks for.  Why these numbers: the earlier [256,256] money legs (money_legs.sh,
 # 200k each at 5e-4 / 2e-4) stopped at -137 (cubeless) and -245 mEq/game (cubeful) against gnubg;
 # the DMP lineage showed the deep net wants millions of episodes at 1e-4 and below.
@@ -42,7 +44,7 @@ $R train_batch.py "$D/m2_cubeful_256x3.pt" - --warm-start-cubeful "$D/m1_cubeles
    --num-episodes 1000000 --lr 5e-5 --end-lr 5e-6 --warmup-cycles 20 --seed 432 $COMMON
 stage_eval "$D/m2_cubeful_256x3.pt" cubeful-money gnubg-nn-cubeful
 $R train_batch.py "$D/m3_cubeful_256x3_1ply.pt" "$D/m2_cubeful_256x3.pt" --oneply --oneply-filter 3 \
-   --num-episodes 100000 --lr 5e-6 --end-lr 2e-6 --seed 433 --workers $W --quiet --episodes-per-round 40 \
+   --num-episodes 100000 --lr 1e-5 --end-lr 5e-6 --seed 433 --workers $W --quiet --episodes-per-round 40 \
    --parallel-games 20 --save-every 2500 --eval-every 2500 --eval-opponent gnubg-nn --eval-games 1000 \
    --collect-precision bf16
 stage_eval "$D/m3_cubeful_256x3_1ply.pt" cubeful-money gnubg-nn-cubeful
