@@ -14,8 +14,9 @@
 #   s7  polish as s5, Adam 5e-6 -> 1e-6,                                      500,000 episodes
 #   (planned at half s4's LR, PureTD's cycle; changed when s4 had ended: its 300k episodes at
 #   1e-5 -> 5e-6 moved the 1-ply loss from 1.36e-4 to 1.31e-4 and the strength by +0.17
-#   [-0.55, +0.93] points, so a cycle at half that LR would test nothing; s6 asks whether a
-#   larger step lets the 1-ply targets move the net)
+#   [-0.55, +0.93] points while changing 5.9% of s3's move choices, most of them (4.8%) in its
+#   first 100k episodes (move_changes.py): a cycle at half that LR would test little; s6 asks
+#   whether a larger step lets the 1-ply targets move the net somewhere better)
 #   (STOP_AFTER_S5=1 ends after s5's point, e.g. where s5 already reached the goal or the
 #   CPU-hour budget is spent)
 # 0-ply in all: 6.3M episodes through s5, 6.8M with s7.  Why these numbers: PureTD's logs show

@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""How far did a stage move a net's play?  The share of a base model's decisions (positions with
+more than one legal play, from greedy self-play games of the base model) on which other
+checkpoints choose another play, and the mean change of the value they give the base's choice.
+A stage that changes nothing here could not have changed its strength; one that changes many
+choices without a measured gain moved the net sideways.  DMP checkpoints, 0-ply, float32.
+
+    python experiments/retraining/move_changes.py experiments/retraining/strength/s3_256x3.pt \\
+        experiments/retraining/strength/s4_256x3_1ply.pt --games 300 --seed 5
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+import numpy as np
+import torch
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+sys.path.insert(0, ROOT)
+
+from tdbg.game import backgammon_engine as be  # noqa: E402
+from tdbg.game.dice import roll_dice  # noqa: E402
+from tdbg.game.modes import game_mode  # noqa: E402
+from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
+from tdbg.net.scoring import Scorer, segment_argmax  # noqa: E402
+
+
+def decisions(scorer: Scorer, games: int, rng: np.random.Generator):
+    """(boards, dice) of every decision of ``games`` greedy games of ``scorer``'s model."""
+    boards = np.repeat(be.initial_board()[None], games, axis=0)
+    ply = np.zeros(games, dtype=int)
+    out_b, out_d, live = [], [], np.arange(games)
+    while len(live):
+        dice = roll_dice(rng, len(live), opening=ply[live] == 0)
+        out_b.append(boards[live].copy())
+        out_d.append(dice)
+        after, _ = scorer.best_moves(boards[live], dice)
+        boards[live] = after[:, ::-1]
+        ply[live] += 1
+        live = live[after[:, 1].sum(axis=1) != 0]
+    return np.concatenate(out_b), np.concatenate(out_d)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("base", help="the checkpoint whose games and choices are the reference")
+    p.add_argument("others", nargs="+", help="checkpoints compared with it")
+    p.add_argument("--games", type=int, default=300)
+    p.add_argument("--seed", type=int, default=5)
+    a = p.parse_args(argv)
+    if a.games < 1:
+        print("error: --games must be at least 1", file=sys.stderr)
+        return 2
+    torch.set_num_threads(1)
+    mode = game_mode("dmp")
+    try:
+        nets = {path: load_checkpoint(path)[0].eval() for path in [a.base, *a.others]}
+    except CheckpointError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    base = Scorer(nets[a.base], mode, backend="c")
+    boards, dice = decisions(base, a.games, np.random.default_rng(a.seed))
+    _, offsets, _, values = base.score(boards, dice)
+    choice = np.diff(offsets) > 1
+    rows, _ = segment_argmax(values, offsets)
+    result = {"base": a.base, "games": a.games, "seed": a.seed, "decisions_with_a_choice": int(choice.sum()),
+              "others": {}}
+    for path in a.others:
+        _, off, _, v = Scorer(nets[path], mode, backend="c").score(boards, dice)
+        r, _ = segment_argmax(v, off)
+        changed = (r != rows) & choice
+        result["others"][path] = {"changed_choices": int(changed.sum()),
+                                  "changed_share": round(float(changed.sum() / max(choice.sum(), 1)), 4),
+                                  "mean_abs_value_change": round(float(np.abs(v[rows] - values[rows]).mean()), 5)}
+        share = result["others"][path]["changed_share"]
+        print(f"{os.path.basename(path)}: {changed.sum()} of {choice.sum()} choices changed ({share:.2%}); "
+              f"mean |value change| of the base's choice {result['others'][path]['mean_abs_value_change']}",
+              flush=True)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
