@@ -10,7 +10,6 @@ choices without a measured gain moved the net sideways.  DMP checkpoints, 0-ply,
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
@@ -21,6 +20,7 @@ import torch
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
+from tdbg.app import cli  # noqa: E402
 from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.game.dice import roll_dice  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
@@ -44,23 +44,30 @@ def decisions(scorer: Scorer, games: int, rng: np.random.Generator):
     return np.concatenate(out_b), np.concatenate(out_d)
 
 
-def main(argv=None) -> int:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("base", help="the checkpoint whose games and choices are the reference")
-    p.add_argument("others", nargs="+", help="checkpoints compared with it")
-    p.add_argument("--games", type=int, default=300)
-    p.add_argument("--seed", type=int, default=5)
-    a = p.parse_args(argv)
-    if a.games < 1:
-        print("error: --games must be at least 1", file=sys.stderr)
-        return 2
+def build_parser() -> cli.Parser:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("base", help="the DMP checkpoint whose games and choices are the reference")
+    p.add_argument("others", nargs="+", help="DMP checkpoints compared with it")
+    p.add_argument("--games", type=cli.positive_int, default=300, help="greedy games of the base model")
+    p.add_argument("--seed", type=int, default=5, help="their dice")
+    return p
+
+
+def load_dmp(path: str):
+    try:
+        model, meta, _ = load_checkpoint(path)
+    except CheckpointError as exc:
+        raise cli.UsageError(str(exc)) from None
+    if meta.get("game_mode", "dmp") != "dmp":
+        raise cli.UsageError(f"{path}: a {meta['game_mode']} model; this compares DMP models")
+    return model.eval()
+
+
+def main(argv=None) -> None:
+    a = build_parser().parse_args(argv)
     torch.set_num_threads(1)
     mode = game_mode("dmp")
-    try:
-        nets = {path: load_checkpoint(path)[0].eval() for path in [a.base, *a.others]}
-    except CheckpointError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2
+    nets = {path: load_dmp(path) for path in [a.base, *a.others]}
     base = Scorer(nets[a.base], mode, backend="c")
     boards, dice = decisions(base, a.games, np.random.default_rng(a.seed))
     _, offsets, _, values = base.score(boards, dice)
@@ -72,16 +79,15 @@ def main(argv=None) -> int:
         _, off, _, v = Scorer(nets[path], mode, backend="c").score(boards, dice)
         r, _ = segment_argmax(v, off)
         changed = (r != rows) & choice
-        result["others"][path] = {"changed_choices": int(changed.sum()),
-                                  "changed_share": round(float(changed.sum() / max(choice.sum(), 1)), 4),
-                                  "mean_abs_value_change": round(float(np.abs(v[rows] - values[rows]).mean()), 5)}
-        share = result["others"][path]["changed_share"]
-        print(f"{os.path.basename(path)}: {changed.sum()} of {choice.sum()} choices changed ({share:.2%}); "
-              f"mean |value change| of the base's choice {result['others'][path]['mean_abs_value_change']}",
-              flush=True)
+        entry = result["others"][path] = {
+            "changed_choices": int(changed.sum()),
+            "changed_share": round(float(changed.sum() / max(choice.sum(), 1)), 4),
+            "mean_abs_value_change": round(float(np.abs(v[rows] - values[rows]).mean()), 5)}
+        print(f"{os.path.basename(path)}: {changed.sum()} of {choice.sum()} choices changed "
+              f"({entry['changed_share']:.2%}); mean |value change| of the base's choice "
+              f"{entry['mean_abs_value_change']}", flush=True)
     print(json.dumps(result))
-    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    cli.run_main(main)
