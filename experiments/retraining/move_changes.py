@@ -10,7 +10,6 @@ choices without a measured gain moved the net sideways.  DMP checkpoints, 0-ply,
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 
@@ -21,6 +20,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 sys.path.insert(0, ROOT)
 
 from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
 from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.game.dice import roll_dice  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
@@ -86,7 +86,7 @@ def main(argv=None) -> None:
         print(f"{os.path.basename(path)}: {changed.sum()} of {choice.sum()} choices changed "
               f"({entry['changed_share']:.2%}); mean |value change| of the base's choice "
               f"{entry['mean_abs_value_change']}", flush=True)
-    print(json.dumps(result))
+    print(fileio.json_text(result))
 
 
 if __name__ == "__main__":
