@@ -7,13 +7,11 @@ import numpy as np
 import pytest
 import torch
 
-from tdbg.game import backgammon_engine as be
 from tdbg.net import lowp
 from helpers import ROOT, run
 from tdbg.net.model import TDNetwork, load_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.net.scoring import Scorer, segment_argmax
-from tdbg.game.dice import roll_dice
+from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax
 
 # A differing choice must be a near-tie: the float32 value of bf16's move within NEAR_TIE of
 # float32's best.  2e-3 P(win) is 4 millipoints of DMP equity (2 P - 1), a fifth of what
@@ -143,24 +141,6 @@ def test_weights_refresh_when_they_change():
     assert mlp.conversions == 3
 
 
-def _decisions(scorer, games, rng):
-    """(boards, dice) of every decision of ``games`` greedy float32 games played in parallel."""
-    boards = np.repeat(be.initial_board()[None], games, axis=0)
-    ply = np.zeros(games, dtype=int)
-    out_b, out_d = [], []
-    live = np.arange(games)
-    while len(live):
-        dice = roll_dice(rng, len(live), opening=ply[live] == 0)
-        out_b.append(boards[live].copy())
-        out_d.append(dice)
-        after, _ = scorer.best_moves(boards[live], dice)
-        done = after[:, 1].sum(axis=1) == 0
-        boards[live] = after[:, ::-1]
-        ply[live] += 1
-        live = live[~done]
-    return np.concatenate(out_b), np.concatenate(out_d)
-
-
 @pytest.fixture(scope="module")
 def real_decisions():
     """400 greedy games of dmp_512x2x256 (a trained [512,512,256] net): 22,768 decisions,
@@ -168,7 +148,7 @@ def real_decisions():
     model = load_checkpoint(f"{ROOT}/best_models/dmp_512x2x256.pt")[0].eval()
     mode = game_mode("dmp")
     s32 = Scorer(model, mode, backend="c")
-    boards, dice = _decisions(s32, 400, np.random.default_rng(1))
+    boards, dice = greedy_game_decisions(s32, 400, np.random.default_rng(1))
     _, offsets, _, scalar = s32.score(boards, dice)
     return model, mode, boards, dice, offsets, scalar.copy()
 

@@ -21,27 +21,9 @@ sys.path.insert(0, ROOT)
 
 from tdbg.app import cli  # noqa: E402
 from tdbg.infra import fileio  # noqa: E402
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.game.dice import roll_dice  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
-from tdbg.net.scoring import Scorer, segment_argmax  # noqa: E402
-
-
-def decisions(scorer: Scorer, games: int, rng: np.random.Generator):
-    """(boards, dice) of every decision of ``games`` greedy games of ``scorer``'s model."""
-    boards = np.repeat(be.initial_board()[None], games, axis=0)
-    ply = np.zeros(games, dtype=int)
-    out_b, out_d, live = [], [], np.arange(games)
-    while len(live):
-        dice = roll_dice(rng, len(live), opening=ply[live] == 0)
-        out_b.append(boards[live].copy())
-        out_d.append(dice)
-        after, _ = scorer.best_moves(boards[live], dice)
-        boards[live] = after[:, ::-1]
-        ply[live] += 1
-        live = live[after[:, 1].sum(axis=1) != 0]
-    return np.concatenate(out_b), np.concatenate(out_d)
+from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax  # noqa: E402
 
 
 def build_parser() -> cli.Parser:
@@ -69,21 +51,21 @@ def main(argv=None) -> None:
     mode = game_mode("dmp")
     nets = {path: load_dmp(path) for path in [a.base, *a.others]}
     base = Scorer(nets[a.base], mode, backend="c")
-    boards, dice = decisions(base, a.games, np.random.default_rng(a.seed))
+    boards, dice = greedy_game_decisions(base, a.games, np.random.default_rng(a.seed))
     _, offsets, _, values = base.score(boards, dice)
     choice = np.diff(offsets) > 1
+    n_choices = int(choice.sum())
     rows, _ = segment_argmax(values, offsets)
-    result = {"base": a.base, "games": a.games, "seed": a.seed, "decisions_with_a_choice": int(choice.sum()),
-              "others": {}}
+    result = {"base": a.base, "games": a.games, "seed": a.seed, "decisions_with_a_choice": n_choices, "others": {}}
     for path in a.others:
         _, off, _, v = Scorer(nets[path], mode, backend="c").score(boards, dice)
         r, _ = segment_argmax(v, off)
-        changed = (r != rows) & choice
+        changed = int(((r != rows) & choice).sum())
         entry = result["others"][path] = {
-            "changed_choices": int(changed.sum()),
-            "changed_share": round(float(changed.sum() / max(choice.sum(), 1)), 4),
+            "changed_choices": changed,
+            "changed_share": round(changed / max(n_choices, 1), 4),
             "mean_abs_value_change": round(float(np.abs(v[rows] - values[rows]).mean()), 5)}
-        print(f"{os.path.basename(path)}: {changed.sum()} of {choice.sum()} choices changed "
+        print(f"{os.path.basename(path)}: {changed} of {n_choices} choices changed "
               f"({entry['changed_share']:.2%}); mean |value change| of the base's choice "
               f"{entry['mean_abs_value_change']}", flush=True)
     print(fileio.json_text(result))

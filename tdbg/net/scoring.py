@@ -281,18 +281,25 @@ class Scorer:
         return targets, (after, rows.reshape(n, len(ALL_ROLLS)))
 
 
-def greedy_game_positions(scorer: Scorer, games: int, rng: np.random.Generator) -> np.ndarray:
-    """Every pre-roll position (row 1 on roll) of ``games`` games the scorer plays greedily
-    against itself, in parallel: contact, race and bear-off positions from real play."""
+def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """(boards, dice) of every decision of ``games`` games the scorer plays greedily against
+    itself, in parallel: each pre-roll position (row 1 on roll) with the roll that was played
+    from it; contact, race and bear-off positions from real play."""
     boards = np.repeat(be.initial_board()[None], games, axis=0)
     ply = np.zeros(games, dtype=int)
-    out, live = [], np.arange(games)
+    out_b, out_d, live = [], [], np.arange(games)
     while len(live):
-        out.append(boards[live].copy())
+        out_b.append(boards[live].copy())
         dice = roll_dice(rng, len(live), opening=ply[live] == 0)
+        out_d.append(dice)
         after, _ = scorer.best_moves(boards[live], dice)
         done = after[:, 1].sum(axis=1) == 0
         boards[live] = after[:, ::-1]
         ply[live] += 1
         live = live[~done]
-    return np.concatenate(out)
+    return np.concatenate(out_b), np.concatenate(out_d)
+
+
+def greedy_game_positions(scorer: Scorer, games: int, rng: np.random.Generator) -> np.ndarray:
+    """The positions of greedy_game_decisions, without their rolls."""
+    return greedy_game_decisions(scorer, games, rng)[0]
