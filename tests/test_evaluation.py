@@ -12,7 +12,7 @@ from tdbg.game.modes import game_mode
 from tdbg.infra.stats import bootstrap_ci, pair_means
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.play.agents import GnubgNNAgent, PubevalAgent, RandomAgent
-from tdbg.play.evaluation import summarize
+from tdbg.play.evaluation import quick_eval, quick_eval_game, summarize
 from tdbg.play.match import play_games
 from tdbg.play.td_agent import TDAgent
 
@@ -191,3 +191,22 @@ def test_cubeful_self_play_reports_cube_actions(tmp_path):
     from tdbg.play.matfile import read_mat
     games = [g for f in sorted((tmp_path / "g").iterdir()) for g in read_mat(str(f))]
     assert len(games) == 20
+
+
+def test_quick_eval_of_a_cubeful_net_plays_the_cube_against_gnubg_nn_cubeful():
+    """Against gnubg-nn-cubeful a cubeful stage's quick check is cubeful money, its result the
+    games' mean points capped at +-128; against the cubeless reference agents it stays
+    cubeless money (the cube centred)."""
+    torch.manual_seed(3)
+    net = TDNetwork(200, [8], "equity")   # untrained: it doubles freely, so cubes are turned
+    cubeful = game_mode("cubeful-money")
+    assert quick_eval_game(cubeful, "gnubg-nn")[0].name == "cubeless-money"
+    assert quick_eval_game(game_mode("match"), "pubeval")[0].name == "dmp"
+    play_mode, reference = quick_eval_game(cubeful, "gnubg-nn-cubeful", seed=5)
+    assert play_mode == cubeful and reference.cube_capable
+    records = play_games(TDAgent(net, cubeful), reference, range(12), cubeful, seed=5)
+    points = np.array([r.points for r in records])
+    assert max(r.cube for r in records) > 1 and sum(sum(r.doubles) for r in records) > 0
+    opp, mean, low, high = quick_eval(net, cubeful, 12, 5, "gnubg-nn-cubeful")
+    assert opp == "gnubg-nn-cubeful" and low <= mean <= high
+    assert mean == pytest.approx(np.clip(points, -128, 128).mean())

@@ -44,6 +44,8 @@ def test_bad_inputs_one_line_exit_2(tmp_path, dmp_ckpt):
         (["--lr", "-1"], "positive"),
         (["--resume", dmp_ckpt, "--warm-start-equity", dmp_ckpt], "only one"),
         (["--scoring", "sparse"], "invalid choice"),
+        # refused before the first round, not at the first quick check
+        (["--eval-every", "1", "--eval-opponent", "gnubg-nn-cubeful"], "plays cubeful money only"),
     ]
     for extra, words in cases:
         # --overwrite: even when allowed to replace it, a failed run leaves the file alone

@@ -50,7 +50,7 @@ from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
 from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, move_filter_of,
                             new_metadata, save_checkpoint, weights_finite)
-from tdbg.play.evaluation import quick_eval
+from tdbg.play.evaluation import quick_eval, quick_eval_game
 from tdbg.play.players import checkpoint_mode_name
 
 WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney,
@@ -175,6 +175,11 @@ def run_stage(stage_settings, learner_class, output_mode: str | None = None, eva
     if run.device == "cuda" and not torch.cuda.is_available():
         raise InputError("--device cuda asked for, but no CUDA device is available")
     model, meta, trainer_state, mode = build_model(spec, run.weights_seed(), output_mode)
+    if ev.eval_every and evaluate is None:   # an opponent that cannot play the game fails now, not at the first check
+        try:
+            quick_eval_game(mode, ev.eval_opponent)
+        except ValueError as exc:
+            raise InputError(f"--eval-opponent {ev.eval_opponent}: {exc}") from None
     model.to(run.device)
     stage = (trainer_state or {}).get("stage")
     if hasattr(learner_class, "prepare"):   # settings that depend on the model or the stage it continues

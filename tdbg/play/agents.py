@@ -28,6 +28,7 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 
 REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply", "gnubg-nn-cubeful")
+CUBE_REFERENCE_AGENTS = ("gnubg-nn-cubeful",)   # those that make cube decisions
 GNUBG_NN_PLIES = (0, 1, 2)
 
 

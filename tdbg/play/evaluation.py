@@ -1,11 +1,12 @@
 """Summaries of head-to-head games with bootstrap CIs, and the quick evaluation
-training runs use (our model at 0-ply against pubeval)."""
+training runs use (our model at 0-ply against a reference agent, pubeval by default)."""
 from __future__ import annotations
 
 import numpy as np
 
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.stats import pair_means, summary_ci
+from tdbg.play.agents import CUBE_REFERENCE_AGENTS
 from tdbg.play.match import play_games
 from tdbg.play.players import checkpoint_agent, make_reference_agent
 
@@ -27,12 +28,22 @@ def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired
     return out
 
 
+def quick_eval_game(mode: GameMode, opponent: str, seed: int = 0):
+    """(game mode, agent) of a quick evaluation of a ``mode`` model against the reference agent
+    ``opponent``: cubeful money against gnubg-nn-cubeful, the only one with a cube; otherwise
+    the game with the cube left centred (GameMode.eval_mode).  ValueError when the agent
+    cannot play that game (gnubg-nn-cubeful in DMP), so a stage can refuse it before it starts."""
+    play_mode = mode.eval_mode(opponent in CUBE_REFERENCE_AGENTS)
+    agent = make_reference_agent(opponent, play_mode, seed)
+    play_mode.check_agent(agent)
+    return play_mode, agent
+
+
 def quick_eval(model, mode: GameMode, games: int, seed: int, opponent: str = "pubeval"):
-    """(opponent, result, ci_low, ci_high) of our model at 0-ply against a reference agent:
-    DMP win rate, otherwise points per game.  A cubeful model plays cubeless money here
-    (cube centred): the reference agents have no cube."""
+    """(opponent, result, ci_low, ci_high) of our model at 0-ply against a reference agent
+    in quick_eval_game's game: DMP win rate, otherwise points per game (capped in cubeful money:
+    GameMode.eval_result)."""
+    play_mode, reference = quick_eval_game(mode, opponent, seed)
     agent = checkpoint_agent(model, mode, name="model")
-    play_mode = mode.without_cube()
-    records = play_games(agent, make_reference_agent(opponent, play_mode, seed), range(games), play_mode, seed)
-    s = summarize(records, play_mode, seed)
-    return opponent, s[play_mode.metric]["mean"], s[play_mode.metric]["ci_low"], s[play_mode.metric]["ci_high"]
+    records = play_games(agent, reference, range(games), play_mode, seed)
+    return (opponent, *play_mode.eval_result(summarize(records, play_mode, seed)))

@@ -132,6 +132,12 @@ class GameMode:
         """The mode played when the cube stays centred (quick evaluations)."""
         return self
 
+    def eval_mode(self, cube_opponent: bool) -> "GameMode":
+        """The game a quick evaluation plays against a reference agent: this mode's own where
+        the agent makes cube decisions (``cube_opponent``) and this mode's cube is the money
+        cube, else the game with the cube left centred (``without_cube``)."""
+        return self.without_cube()
+
     # ------------------------------------------------------------------ models
 
     def mode_for(self, output_mode: str) -> "GameMode":
@@ -166,6 +172,11 @@ class GameMode:
         out["backgammon_rate"] = float((res == 3).mean())
         return out
 
-    def eval_label(self, opponent: str) -> tuple[str, float]:
-        """(axis label, even result) for plots of quick evaluations."""
+    def eval_result(self, summary: dict) -> tuple:
+        """(result, ci_low, ci_high) a quick evaluation logs from its games' ``summarize``."""
+        m = summary[self.metric]
+        return m["mean"], m["ci_low"], m["ci_high"]
+
+    def eval_label(self, opponent: str, cube_opponent: bool = False) -> tuple[str, float]:
+        """(axis label, even result) for plots of quick evaluations (``eval_mode``'s game)."""
         return f"points/game vs {opponent} (cube centred)", 0.0

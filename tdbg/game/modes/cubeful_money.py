@@ -57,6 +57,24 @@ class CubefulMoney(CubelessMoney):
     def without_cube(self):
         return CubelessMoney()
 
+    def eval_mode(self, cube_opponent):
+        """Cubeful money itself against an opponent with a cube (gnubg-nn-cubeful); against
+        the others, cubeless money: chequer play by an objective the net was not trained on
+        (there every gammon counts; under Jacoby a centred-cube gammon counts once)."""
+        return self if cube_opponent else self.without_cube()
+
+    def eval_result(self, summary):
+        """Points per game capped at +-CAP, as the cubeful summaries also report them: an
+        early net that doubles every turn against an opponent that takes sends the cube
+        past 1,000, and one such game would swamp a 1,000-game mean."""
+        m = summary["capped_meq_per_game"]
+        return tuple(None if m[k] is None else m[k] / 1000 for k in ("mean", "ci_low", "ci_high"))
+
+    def eval_label(self, opponent, cube_opponent=False):
+        if cube_opponent:
+            return f"points/game vs {opponent} (cubeful money, capped at +-{CAP:g})", 0.0
+        return super().eval_label(opponent)
+
     def mode_for(self, output_mode):
         return self
 

@@ -37,5 +37,5 @@ class DMP(GameMode):
     def _hint(self, output_mode):
         return "; prob5 models play cubeless money only" if output_mode == "prob5" else ""
 
-    def eval_label(self, opponent):
+    def eval_label(self, opponent, cube_opponent=False):
         return f"win rate vs {opponent}", 0.5
