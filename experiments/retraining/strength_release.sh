@@ -8,7 +8,8 @@
 #              selection seed 1001 (strength_dmp.sh's stage_eval);
 #              released as best_models/dmp_256x3.pt, reported on seed 2301.
 #   cubeless   m1's end (the only candidate), best_models/cubeless_256x3.pt, reported on seed 2302.
-#   cubeful    candidates: m2's and m3's ends, ranked against gnubg-nn-cubeful on seed 1001;
+#   cubeful    candidates: m2's, m3's and (where it ran) m4's ends, ranked against
+#              gnubg-nn-cubeful on seed 1001 (capped mEq/game, as cubeful results are reported);
 #              best_models/cubeful_256x3.pt, reported against the gnubg binary 1.08.003 at 0-ply
 #              on seed 2303 (gnubg-ext: the goal's opponent).
 # Each report is 10,000 games, both sides at 0-ply, plus pubeval (DMP and cubeless), and the
@@ -97,7 +98,9 @@ report cubeless_256x3.pt pubeval cubeless-money 2302
 decisions cubeless_256x3.pt
 
 echo "cubeful candidates:" >&2
-cubeful=$(best meq_per_game "$M/m2_cubeful_256x3.pt" "$M/m3_cubeful_256x3_1ply.pt")
+nojacoby=()   # m4 (cubeful without Jacoby, from m1), where strength_money.sh ran it
+[ -f "$M/m4_cubeful_256x3_nojacoby.pt" ] && nojacoby=("$M/m4_cubeful_256x3_nojacoby.pt")
+cubeful=$(best capped_meq_per_game "$M/m2_cubeful_256x3.pt" "$M/m3_cubeful_256x3_1ply.pt" "${nojacoby[@]}")
 echo "cubeful release: $cubeful" >&2
 release "$cubeful" cubeful_256x3.pt
 report cubeful_256x3.pt gnubg-ext cubeful-money 2303
