@@ -89,13 +89,13 @@ def main(argv=None) -> None:
     if a.cubeless:
         cubeless = TDAgent(load(a.cubeless, "cubeless-money"), game_mode("cubeless-money"))
         players["cubeless/ours"] = SplitAgent(cubeless, ours, "cubeless/ours")
+    opponent = GnubgNNCubefulAgent(mode)
     units = {}
     bar = tqdm(total=a.games * len(players), unit="game", disable=a.quiet)
     for name, player in players.items():
         idx, pts = [], []
         for start in range(0, a.games, CHUNK):
-            records = play_games(player, GnubgNNCubefulAgent(mode), range(start, min(start + CHUNK, a.games)),
-                                 mode, a.seed)
+            records = play_games(player, opponent, range(start, min(start + CHUNK, a.games)), mode, a.seed)
             idx += [r.index for r in records]
             pts += [r.points for r in records]
             bar.update(len(records))
