@@ -20,6 +20,7 @@ import torch
 import helpers
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5
 from tdbg.game.modes import game_mode
+from tdbg.learn.run_control import Interrupted
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
@@ -197,6 +198,27 @@ def test_a_timed_out_round_keeps_the_checkpoint(cluster, trained, tmp_path):
     assert proc.returncode == 1 and len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert "--ray-timeout" in errors[0] and "keeps the last checkpoint" in errors[0]
     assert md5(path) == before
+
+
+def _interrupt_now():
+    raise Interrupted("SIGINT")
+
+
+class _ArrivesDuringDeserialisation:
+    """Unpickling it raises what StopSignals' handler raises, as a Ctrl-C landing there would."""
+
+    def __reduce__(self):
+        return _interrupt_now, ()
+
+
+@needs_ray
+def test_a_signal_inside_ray_deserialisation_reaches_the_training_loop(cluster):
+    # CI once sent Ctrl-C while ray.get was unpickling a result: Ray caught the handler's
+    # exception (it caught Exception) and the run ended as a worker failure, not a save
+    import ray
+    ref = ray.put(_ArrivesDuringDeserialisation())
+    with pytest.raises(Interrupted):
+        ray.get(ref)
 
 
 @needs_ray

@@ -15,8 +15,13 @@ from tdbg.infra.runlog import require_tensorboard
 from tdbg.learn.settings import ModelSpec, Run
 
 
-class Interrupted(Exception):
-    """SIGTERM or SIGINT arrived; the message names it."""
+class Interrupted(BaseException):
+    """SIGTERM or SIGINT arrived; the message names it.
+
+    A BaseException, like KeyboardInterrupt, because the signal can land inside code that
+    catches Exception: Ray's result deserialisation turns one into a RaySystemError (the
+    run then ended as a worker failure, exit 1, instead of saving and exiting 130), and
+    head_to_head keeps finished games by catching Exception."""
 
 
 def log_path(run: Run) -> str:
