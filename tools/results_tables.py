@@ -53,9 +53,15 @@ def _path(rel: str) -> str:
 _cache: dict = {}
 
 
+STRENGTH = "experiments/retraining/strength/eval"          # issue 33's stage ends on the selection seed
+STRENGTH_MONEY = "experiments/retraining/strength_money/eval"
+
+
 def _results(name: str):
+    """A bare name is a file of H2H; one with a folder is a path from the repository's root
+    (the selection-seed points of the strength lineage stay beside its logs)."""
     if name not in _cache:
-        _cache[name] = read_results(_path(f"{H2H}/{name}.csv"))
+        _cache[name] = read_results(_path(f"{name}.csv" if "/" in name else f"{H2H}/{name}.csv"))
     return _cache[name]
 
 
@@ -162,6 +168,8 @@ def n(x: int) -> str:
 # says which runs were compared); report: the seed of the figure in the table (read from its file).
 
 SELECTION = {
+    "dmp_256x3.pt": ("1001", "the ends of s3-s7 of strength_dmp.sh, 10,000 games each on seed 1001"),
+    "cubeless_256x3.pt": (None, "the only candidate: m1 of strength_money.sh"),
     "dmp_512x2x256.pt": ("21", "about 20 DMP candidates of experiments/retraining/README.md were compared on seed 21"),
     "dmp_256x2_1ply.pt": (None, "planned stage 3 of dmp_leg.sh"),
     "dmp_256x2.pt": (None, "planned stage 2 of dmp_leg.sh"),
@@ -189,6 +197,8 @@ def _match_rate(name: str) -> str:
 
 
 FRESH = {
+    "dmp_256x3.pt": ("dmp_256x3_vs_gnubg-nn_seed2301", pct, "games", ""),
+    "cubeless_256x3.pt": ("cubeless_256x3_vs_gnubg-nn_seed2302", meq, "games", ""),
     "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", pct, "games", ""),
     "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", meq, "games", ""),
     "cubeful_512x2x256.pt": ("cubeful_512x2x256_vs_gnubg-ext_seed2203", meq, "games", ""),
@@ -247,6 +257,19 @@ def best_models_table() -> str:
 
     ext = "vs gnubg-ext 1.08.003 0-ply"
     rows = [
+        _model_row("dmp_256x3.pt", "DMP, P(win)",
+                   "196-[256,256,256]-1 (issue 33's lineage, `strength_dmp.sh`: [128,128] from scratch (s1), Net2Net "
+                   "to [256,256,256] (s2, s2b), 0-ply to 5.8M episodes (s3), 300k episodes of 1-ply targets through "
+                   "the move filter (s4), a polish (s5), 300k more of 1-ply at 3x the LR (s6), a polish at 5e-6 -> "
+                   "1e-6 (s7); experiments/retraining/README.md)", 182273, "7,400,000",
+                   "12.68 (0.10 + 0.61 + 1.53 + 2.03 + 3.93 + 0.63 + 3.19 + 0.65; from s3's tail on a slower "
+                   "Intel host)",
+                   f"**{pct('dmp_256x3_vs_gnubg-nn_seed2301')}** ({n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} games "
+                   f"on fresh dice; on the selection seed {pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}, "
+                   f"paired vs s3's end there "
+                   f"{paired(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001', f'{STRENGTH}/s3_256x3_vs_gnubg-nn_seed1001')})",
+                   rate("dmp_256x3_vs_pubeval_seed2301"), "n/a (DMP)",
+                   seed_files=("dmp_256x3_vs_gnubg-nn_seed2301", "dmp_256x3_vs_pubeval_seed2301")),
         _model_row("dmp_512x2x256.pt", "DMP, P(win)",
                    "196-[512,512,256]-1 (`dmp_s4` at 554k annealed (e), Net2Net to [512,512] (g), then a 256-unit layer "
                    "appended, function-preserving (j, `--expand-depth-size 256`), 357,400 episodes of 0-ply at Adam "
@@ -264,6 +287,14 @@ def best_models_table() -> str:
         _model_row("dmp_256x2.pt", "DMP, P(win)", "196-[256,256]-1 (Net2Net from `dmp_128x2`)", 116481, "1,000,000",
                    "0.97 (0.31 + 0.67)", f"**{pct('dmp_256x2_vs_gnubg-nn')}** {g}", rate("dmp_256x2_vs_pubeval"),
                    "n/a (DMP)", seed_files=("dmp_256x2_vs_gnubg-nn", "dmp_256x2_vs_pubeval")),
+        _model_row("cubeless_256x3.pt", "cubeless money, equity",
+                   "196-[256,256,256]-1 (`--warm-start-equity` from s3's end of `dmp_256x3`'s lineage; "
+                   "`strength_money.sh` m1, 2M episodes, Adam 1e-4 -> 1e-5)", 182273, "7,800,000",
+                   "7.17 (4.27 + 2.90)",
+                   f"**{meq('cubeless_256x3_vs_gnubg-nn_seed2302')}** ({n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} "
+                   f"games on fresh dice; on seed 1001: {meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')})",
+                   eq("cubeless_256x3_vs_pubeval_seed2302"), "n/a (cubeless)",
+                   seed_files=("cubeless_256x3_vs_gnubg-nn_seed2302", "cubeless_256x3_vs_pubeval_seed2302")),
         _model_row("cubeless_512x2x256.pt", "cubeless money, equity",
                    "196-[512,512,256]-1 (`--warm-start-equity` from `dmp_512x2x256`; `big_legs.sh` b1, Adam 2e-4 -> "
                    "5e-5 planned over 400k episodes, ended at 203,800)", 495105, "2,355,400", "5.16 (4.38 + 0.78)",
@@ -452,16 +483,18 @@ def decisions_table() -> str:
 def summary_table() -> str:
     """README.md: the current best model per mode."""
     rows = [
-        ["DMP (single games, P(win))", "[`dmp_512x2x256.pt`](best_models/dmp_512x2x256.pt)",
-         f"{fresh_figure('dmp_512x2x256.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
-         f"{pct('dmp_512x2x256_vs_gnubg-nn')} on the seed it was selected on",
-         f"{n(games('dmp_512x2x256_vs_gnubg-nn'))} duplicate games; "
-         + seeds_cell("dmp_512x2x256.pt", "dmp_512x2x256_vs_gnubg-nn")],
-        ["cubeless money", "[`cubeless_512x2x256.pt`](best_models/cubeless_512x2x256.pt)",
-         f"{fresh_figure('cubeless_512x2x256.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
-         f"{meq('cubeless_512x2x256_vs_gnubg-nn')} on the seed it was selected on",
-         f"{n(games('cubeless_512x2x256_vs_gnubg-nn'))} duplicate games; "
-         + seeds_cell("cubeless_512x2x256.pt", "cubeless_512x2x256_vs_gnubg-nn")],
+        ["DMP (single games, P(win))", "[`dmp_256x3.pt`](best_models/dmp_256x3.pt)",
+         f"{fresh_figure('dmp_256x3.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
+         f"{pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')} on the seed it was selected on "
+         f"(`dmp_512x2x256`, the release before it: {fresh_figure('dmp_512x2x256.pt')})",
+         f"{n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} duplicate games; "
+         + seeds_cell("dmp_256x3.pt", "dmp_256x3_vs_gnubg-nn_seed2301")],
+        ["cubeless money", "[`cubeless_256x3.pt`](best_models/cubeless_256x3.pt)",
+         f"{fresh_figure('cubeless_256x3.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
+         f"{meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')} on seed 1001, before the release "
+         f"(`cubeless_512x2x256`, the release before it: {fresh_figure('cubeless_512x2x256.pt')})",
+         f"{n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} duplicate games; "
+         + seeds_cell("cubeless_256x3.pt", "cubeless_256x3_vs_gnubg-nn_seed2302")],
         ["cubeful money", "[`cubeful_512x2x256.pt`](best_models/cubeful_512x2x256.pt)",
          f"{fresh_figure('cubeful_512x2x256.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
          f"{meq('cubeful_512x2x256_vs_gnubg-ext')} on the seed it was selected on",
