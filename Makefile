@@ -9,7 +9,7 @@ CORE_SO := c_engine/.built
 
 .PHONY: setup setup-ray test test-all bench clean gnubg demo
 
-DEMO_MODEL ?= best_models/dmp_512x2x256.pt
+DEMO_MODEL ?= best_models/dmp_256x3.pt
 
 setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move c_inference/tdbg_play
 
