@@ -267,9 +267,11 @@ def best_models_table() -> str:
                    f"**{pct('dmp_256x3_vs_gnubg-nn_seed2301')}** ({n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} games "
                    f"on fresh dice; on the selection seed {pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}, "
                    f"paired vs s3's end there "
-                   f"{paired(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001', f'{STRENGTH}/s3_256x3_vs_gnubg-nn_seed1001')})",
+                   f"{paired(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001', f'{STRENGTH}/s3_256x3_vs_gnubg-nn_seed1001')}; "
+                   f"head to head vs `dmp_512x2x256`: {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')})",
                    rate("dmp_256x3_vs_pubeval_seed2301"), "n/a (DMP)",
-                   seed_files=("dmp_256x3_vs_gnubg-nn_seed2301", "dmp_256x3_vs_pubeval_seed2301")),
+                   seed_files=("dmp_256x3_vs_gnubg-nn_seed2301", "dmp_256x3_vs_pubeval_seed2301",
+                               "dmp_256x3_vs_dmp_512x2x256_seed2311")),
         _model_row("dmp_512x2x256.pt", "DMP, P(win)",
                    "196-[512,512,256]-1 (`dmp_s4` at 554k annealed (e), Net2Net to [512,512] (g), then a 256-unit layer "
                    "appended, function-preserving (j, `--expand-depth-size 256`), 357,400 episodes of 0-ply at Adam "
@@ -292,9 +294,11 @@ def best_models_table() -> str:
                    "`strength_money.sh` m1, 2M episodes, Adam 1e-4 -> 1e-5)", 182273, "7,800,000",
                    "7.17 (4.27 + 2.90)",
                    f"**{meq('cubeless_256x3_vs_gnubg-nn_seed2302')}** ({n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} "
-                   f"games on fresh dice; on seed 1001: {meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')})",
+                   f"games on fresh dice; on seed 1001: {meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
+                   f"head to head vs `cubeless_512x2x256`: {meq('cubeless_256x3_vs_cubeless_512x2x256_seed2312')})",
                    eq("cubeless_256x3_vs_pubeval_seed2302"), "n/a (cubeless)",
-                   seed_files=("cubeless_256x3_vs_gnubg-nn_seed2302", "cubeless_256x3_vs_pubeval_seed2302")),
+                   seed_files=("cubeless_256x3_vs_gnubg-nn_seed2302", "cubeless_256x3_vs_pubeval_seed2302",
+                               "cubeless_256x3_vs_cubeless_512x2x256_seed2312")),
         _model_row("cubeless_512x2x256.pt", "cubeless money, equity",
                    "196-[512,512,256]-1 (`--warm-start-equity` from `dmp_512x2x256`; `big_legs.sh` b1, Adam 2e-4 -> "
                    "5e-5 planned over 400k episodes, ended at 203,800)", 495105, "2,355,400", "5.16 (4.38 + 0.78)",
@@ -486,13 +490,15 @@ def summary_table() -> str:
         ["DMP (single games, P(win))", "[`dmp_256x3.pt`](best_models/dmp_256x3.pt)",
          f"{fresh_figure('dmp_256x3.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
          f"{pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')} on the seed it was selected on "
-         f"(`dmp_512x2x256`, the release before it: {fresh_figure('dmp_512x2x256.pt')})",
+         f"(`dmp_512x2x256`, the release before it: {fresh_figure('dmp_512x2x256.pt')}; head to head, "
+         f"`dmp_256x3` wins {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')} of 10,000 duplicate games, seed 2311)",
          f"{n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} duplicate games; "
          + seeds_cell("dmp_256x3.pt", "dmp_256x3_vs_gnubg-nn_seed2301")],
         ["cubeless money", "[`cubeless_256x3.pt`](best_models/cubeless_256x3.pt)",
          f"{fresh_figure('cubeless_256x3.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
          f"{meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')} on seed 1001, before the release "
-         f"(`cubeless_512x2x256`, the release before it: {fresh_figure('cubeless_512x2x256.pt')})",
+         f"(`cubeless_512x2x256`, the release before it: {fresh_figure('cubeless_512x2x256.pt')}; head to "
+         f"head {meq('cubeless_256x3_vs_cubeless_512x2x256_seed2312')} for `cubeless_256x3`, seed 2312)",
          f"{n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} duplicate games; "
          + seeds_cell("cubeless_256x3.pt", "cubeless_256x3_vs_gnubg-nn_seed2302")],
         ["cubeful money", "[`cubeful_512x2x256.pt`](best_models/cubeful_512x2x256.pt)",
