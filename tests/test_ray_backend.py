@@ -5,12 +5,14 @@ The Ray tests share one two-node cluster on this machine (ray.cluster_utils.Clus
 one CPU per node, so two workers land one on each node).  Nothing is timed: the only
 timeout used is one no job can meet."""
 import csv
+import glob
 import importlib.util
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -224,6 +226,7 @@ def test_a_signal_inside_ray_deserialisation_reaches_the_training_loop(cluster):
 @needs_ray
 def test_ctrl_c_on_ray_saves_counts_and_weights_that_agree(cluster, tmp_path):
     path = tmp_path / "c.pt"
+    folders = set(glob.glob(os.path.join(tempfile.gettempdir(), "tdbg_ray_*")))
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train_prob5.py"), *TINY, "--num-episodes", "100000",
                              "--workers", "2", "--save", str(path), "--backend", "ray", "--ray-address",
                              cluster.address], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -237,3 +240,5 @@ def test_ctrl_c_on_ray_saves_counts_and_weights_that_agree(cluster, tmp_path):
     _, meta, ts = _weights(path)
     assert meta["output_mode"] == "prob5"
     assert meta["episodes"] == ts["stage"]["episodes_done"] and meta["episodes"] % 20 == 0 and meta["episodes"] >= 20
+    # the actors were ended busy; training ships them no files, so they made no folder to leave behind
+    assert set(glob.glob(os.path.join(tempfile.gettempdir(), "tdbg_ray_*"))) == folders

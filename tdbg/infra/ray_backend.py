@@ -92,11 +92,13 @@ class _Runner:
     def __init__(self):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
         torch.set_num_threads(1)
-        self.files = tempfile.mkdtemp(prefix="tdbg_ray_")
+        self.files = None  # made at the first shipped file: an actor killed busy cannot remove it
 
     def _local(self, value):
         if not isinstance(value, _File):
             return value
+        if self.files is None:
+            self.files = tempfile.mkdtemp(prefix="tdbg_ray_")
         digest = hashlib.sha256(value.data).hexdigest()[:16]
         path = os.path.join(self.files, digest, value.name)
         if not os.path.exists(path):
@@ -113,7 +115,8 @@ class _Runner:
         return os.getpid(), ray.get_runtime_context().get_node_id()
 
     def close(self) -> None:
-        shutil.rmtree(self.files, ignore_errors=True)
+        if self.files:
+            shutil.rmtree(self.files, ignore_errors=True)
 
 
 class RayPool:
