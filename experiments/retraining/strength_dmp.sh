@@ -19,6 +19,14 @@
 #   whether a larger step lets the 1-ply targets move the net somewhere better)
 #   (STOP_AFTER_S5=1 ends after s5's point, e.g. where s5 already reached the goal or the
 #   CPU-hour budget is spent)
+#   s8  the third cycle (added in the seventh session, after s7's point): exact 1-ply targets,
+#       no move filter, Adam 1e-5 -> 5e-6 (PureTD's 1-ply LR),                300,000 episodes
+#   s9  polish as s7, Adam 5e-6 -> 1e-6,                                      500,000 episodes
+#   (why: two 1-ply stages through the filter (K=3) moved the 0-ply net by nothing measurable,
+#   s3 -> s7 +0.60 [-0.28, +1.47] points in all, while the filter's own paired check leaned to a
+#   loss against exact targets, -0.45 [-0.95, +0.06]; exact 1-ply is the one part of PureTD's
+#   route this lineage has not run.  It costs about 2.6x the filter's episodes per CPU-second:
+#   about 8 CPU-hours for s8 on this machine.  STOP_AFTER_S7=1 ends before it.)
 # 0-ply in all: 6.3M episodes through s5, 6.8M with s7.  Why these numbers: PureTD's logs show
 # [256,256] plateauing near 48% against gnubg and parity needing a deeper net, millions of 0-ply
 # episodes at 5e-5 -> 5e-6, then a long 1-ply refinement and a low-LR polish; our own earlier
@@ -79,3 +87,6 @@ cycle() {
 cycle 4 "$D/s3_256x3.pt" 1e-5 5e-6 5e-6 2e-6
 [ "${STOP_AFTER_S5:-0}" = 1 ] && exit 0
 cycle 6 "$D/s5_256x3_polish.pt" 3e-5 1e-5 5e-6 1e-6
+[ "${STOP_AFTER_S7:-0}" = 1 ] && exit 0
+ONEPLY_FLAGS=--oneply   # exact: every candidate's 21 replies, whatever ONEPLY_FLAGS the run was given
+cycle 8 "$D/s7_256x3_polish.pt" 1e-5 5e-6 5e-6 1e-6
