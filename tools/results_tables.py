@@ -170,6 +170,8 @@ def n(x: int) -> str:
 SELECTION = {
     "dmp_256x3.pt": ("1001", "the ends of s3-s7 of strength_dmp.sh, 10,000 games each on seed 1001"),
     "cubeless_256x3.pt": (None, "the only candidate: m1 of strength_money.sh"),
+    "cubeful_256x3.pt": ("1001", "m2, m3 and m4 of strength_money.sh, 10,000 games each against gnubg-nn-cubeful "
+                                 "on seed 1001, capped mEq/game"),
     "dmp_512x2x256.pt": ("21", "about 20 DMP candidates of experiments/retraining/README.md were compared on seed 21"),
     "dmp_256x2_1ply.pt": (None, "planned stage 3 of dmp_leg.sh"),
     "dmp_256x2.pt": (None, "planned stage 2 of dmp_leg.sh"),
@@ -199,6 +201,7 @@ def _match_rate(name: str) -> str:
 FRESH = {
     "dmp_256x3.pt": ("dmp_256x3_vs_gnubg-nn_seed2301", pct, "games", ""),
     "cubeless_256x3.pt": ("cubeless_256x3_vs_gnubg-nn_seed2302", meq, "games", ""),
+    "cubeful_256x3.pt": ("cubeful_256x3_vs_gnubg-ext_seed2303", meq, "games", ""),
     "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", pct, "games", ""),
     "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", meq, "games", ""),
     "cubeful_512x2x256.pt": ("cubeful_512x2x256_vs_gnubg-ext_seed2203", meq, "games", ""),
@@ -311,6 +314,16 @@ def best_models_table() -> str:
                    116481, "1,200,000", "1.15 (0.97 + 0.18)", eq("cubeless_256x2_vs_gnubg-nn"),
                    eq("cubeless_256x2_vs_pubeval"), "n/a (cubeless)",
                    seed_files=("cubeless_256x2_vs_gnubg-nn", "cubeless_256x2_vs_pubeval")),
+        _model_row("cubeful_256x3.pt", "cubeful money, equity / cube",
+                   "200-[256,256,256]-1 (`--warm-start-cubeful` from `cubeless_256x3`; `strength_money.sh` m4: 1M "
+                   "episodes trained without the Jacoby rule, Adam 5e-5 -> 5e-6)", 183297, "8,800,000",
+                   "8.84 (7.17 + 1.67)", "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
+                   f"**{meq('cubeful_256x3_vs_gnubg-ext_seed2303')}** {ext} "
+                   f"({n(games('cubeful_256x3_vs_gnubg-ext_seed2303'))} games on fresh dice"
+                   f"{'; capped = uncapped' if capped_equal('cubeful_256x3_vs_gnubg-ext_seed2303') else ''}); on the "
+                   f"selection seed 1001 vs gnubg-nn-cubeful, capped: "
+                   f"{meq(f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}",
+                   seed_files=("cubeful_256x3_vs_gnubg-ext_seed2303",)),
         _model_row("cubeful_512x2x256.pt", "cubeful money, equity / cube",
                    "200-[512,512,256]-1 (`--warm-start-cubeful` from `cubeless_512x2x256`; `big_legs.sh` b2, 150k "
                    "episodes, Adam 1e-4 -> 3e-5)", 497153, "2,505,400", "5.65 (5.16 + 0.49)",
