@@ -322,8 +322,10 @@ def best_models_table() -> str:
                    f"({n(games('cubeful_256x3_vs_gnubg-ext_seed2303'))} games on fresh dice"
                    f"{'; capped = uncapped' if capped_equal('cubeful_256x3_vs_gnubg-ext_seed2303') else ''}); on the "
                    f"selection seed 1001 vs gnubg-nn-cubeful, capped: "
-                   f"{meq(f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}",
-                   seed_files=("cubeful_256x3_vs_gnubg-ext_seed2303",)),
+                   f"{meq(f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}"
+                   f"; head to head vs `cubeful_512x2x256` (duplicate): "
+                   f"{meq('cubeful_256x3_vs_cubeful_512x2x256_seed2313', 'capped_meq_per_game')} capped",
+                   seed_files=("cubeful_256x3_vs_gnubg-ext_seed2303", "cubeful_256x3_vs_cubeful_512x2x256_seed2313")),
         _model_row("cubeful_512x2x256.pt", "cubeful money, equity / cube",
                    "200-[512,512,256]-1 (`--warm-start-cubeful` from `cubeless_512x2x256`; `big_legs.sh` b2, 150k "
                    "episodes, Adam 1e-4 -> 3e-5)", 497153, "2,505,400", "5.65 (5.16 + 0.49)",
@@ -514,11 +516,15 @@ def summary_table() -> str:
          f"head {meq('cubeless_256x3_vs_cubeless_512x2x256_seed2312')} for `cubeless_256x3`, seed 2312)",
          f"{n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} duplicate games; "
          + seeds_cell("cubeless_256x3.pt", "cubeless_256x3_vs_gnubg-nn_seed2302")],
-        ["cubeful money", "[`cubeful_512x2x256.pt`](best_models/cubeful_512x2x256.pt)",
-         f"{fresh_figure('cubeful_512x2x256.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
-         f"{meq('cubeful_512x2x256_vs_gnubg-ext')} on the seed it was selected on",
-         f"{n(games('cubeful_512x2x256_vs_gnubg-ext'))} games on gnubg's dice; "
-         + seeds_cell("cubeful_512x2x256.pt", "cubeful_512x2x256_vs_gnubg-ext")],
+        ["cubeful money", "[`cubeful_256x3.pt`](best_models/cubeful_256x3.pt)",
+         f"{fresh_figure('cubeful_256x3.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
+         f"{meq(f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')} "
+         f"(capped) against gnubg-nn-cubeful on the seed it was selected on (`cubeful_512x2x256`, the release "
+         f"before it: {fresh_figure('cubeful_512x2x256.pt')}; head to head "
+         f"{meq('cubeful_256x3_vs_cubeful_512x2x256_seed2313', 'capped_meq_per_game')} capped for "
+         f"`cubeful_256x3`, duplicate, seed 2313)",
+         f"{n(games('cubeful_256x3_vs_gnubg-ext_seed2303'))} games on gnubg's dice; "
+         + seeds_cell("cubeful_256x3.pt", "cubeful_256x3_vs_gnubg-ext_seed2303")],
         ["7-point matches", "[`match_512x2x256_hold2.pt`](best_models/match_512x2x256_hold2.pt)",
          f"{fresh_figure('match_512x2x256_hold2.pt')} of matches vs the gnubg binary 1.08.003 on fresh dice; "
          f"ours at 1-ply over its 8 best moves: {pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')} "
