@@ -25,8 +25,9 @@
 #   (why: two 1-ply stages through the filter (K=3) moved the 0-ply net by nothing measurable,
 #   s3 -> s7 +0.60 [-0.28, +1.47] points in all, while the filter's own paired check leaned to a
 #   loss against exact targets, -0.45 [-0.95, +0.06]; exact 1-ply is the one part of PureTD's
-#   route this lineage has not run.  It costs about 2.6x the filter's episodes per CPU-second:
-#   about 8 CPU-hours for s8 on this machine.  STOP_AFTER_S7=1 ends before it.)
+#   route this lineage has not run.  Planned from the filter check's 2.6x cost at about 8
+#   CPU-hours; with AMX bf16 collection its first 68,720 episodes ran at 14-35 episodes per
+#   second (0.93 CPU-hours), so about 3-4 CPU-hours for s8.  STOP_AFTER_S7=1 ends before it.)
 # 0-ply in all: 6.3M episodes through s5, 6.8M with s7.  Why these numbers: PureTD's logs show
 # [256,256] plateauing near 48% against gnubg and parity needing a deeper net, millions of 0-ply
 # episodes at 5e-5 -> 5e-6, then a long 1-ply refinement and a low-LR polish; our own earlier
