@@ -23,7 +23,7 @@ OUTPUT_FLAGS = {"--save", "--log", "--json", "--csv", "--games-csv", "--save-gam
 # every script that writes files; stdout-only tools (analyse, rollout, take_points, describe_model) have none
 SCRIPTS = ["train_batch.py", "train_online.py", "train_prob5.py", "play_models.py", "gnubg_eval.py",
            "tools/export_weights.py", "tools/average_checkpoints.py", "tools/cubeless_as_cubeful.py",
-           "tools/dice_file.py", "tools/plot_training.py", "tools/plot_eval_curve.py", "tools/compare_results.py"]
+           "tools/repair_twins.py", "tools/dice_file.py", "tools/plot_training.py", "tools/plot_eval_curve.py", "tools/compare_results.py"]
 STDOUT_ONLY = ["tools/analyse.py", "tools/rollout.py", "tools/take_points.py", "tools/describe_model.py"]
 
 
@@ -53,6 +53,7 @@ def cases(ck, log, results, tmp):
         ("tools/export_weights.py", "output", "weights", [ck, "{OUT}"]),
         ("tools/average_checkpoints.py", "-o", "checkpoint", ["-o", "{OUT}", ck, ck]),
         ("tools/cubeless_as_cubeful.py", "output", "checkpoint", [ck, "{OUT}"]),
+        ("tools/repair_twins.py", "-o", "checkpoint", [ck, "-o", "{OUT}"]),
         ("tools/dice_file.py", "output", "text", ["--games", "2", "{OUT}"]),
         ("tools/plot_training.py", "-o", "png", [log, "-o", "{OUT}"]),
         ("tools/plot_eval_curve.py", "-o", "png", ["-o", "{OUT}", log]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Print what a checkpoint is: architecture, parameters, encoder, output and game mode,
-its move filter if it has one, episodes trained, lineage and md5.
+"""Print what a checkpoint is: architecture, distinct hidden units, parameters, encoder,
+output and game mode, its move filter if it has one, episodes trained, lineage and md5.
 
     python tools/describe_model.py models/dmp.pt [--json]
 """
@@ -15,6 +15,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tdbg.app import cli  # noqa: E402
 from tdbg.infra import fileio  # noqa: E402
 from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of  # noqa: E402
+from tdbg.net.twins import TWIN_COSINE, distinct_units  # noqa: E402
 
 
 def shape(net) -> str:
@@ -34,6 +35,8 @@ def describe(path: str) -> dict:
         "md5": md5,
         "architecture": shape(model),
         "hidden": model.hidden,
+        # units per hidden layer once twins (incoming weights and bias at cosine > 0.95) count as one
+        "distinct_units": distinct_units(model),
         "activation": model.activation,
         "parameters": model.num_parameters(),
         "encoder": meta.get("encoder"),
@@ -62,6 +65,9 @@ def main() -> None:
     print(f"file          {d['file']}")
     print(f"md5           {d['md5']}")
     print(f"architecture  {d['architecture']} ({d['activation']} hidden units)")
+    hidden = ",".join(map(str, d["hidden"]))
+    print(f"distinct      [{','.join(map(str, d['distinct_units']))}] of [{hidden}] hidden units "
+          f"(twins, at cosine > {TWIN_COSINE}, counted once)")
     print(f"parameters    {d['parameters']:,}")
     print(f"encoder       {d['encoder']}")
     print(f"output mode   {d['output_mode']}")

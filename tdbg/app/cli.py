@@ -150,6 +150,10 @@ def _bounded_int(low: int, high: int, what: str):
     return parse
 
 
+# a random seed: numpy's generators take 0 .. 2**32 - 1
+seed_arg = _bounded_int(0, 2**32 - 1, "(seeds are 0 to 4,294,967,295)")
+
+
 def workers_arg(text: str) -> int:
     """--workers: 1 .. MAX_WORKERS_PER_CORE x the cores this process may use."""
     high = MAX_WORKERS_PER_CORE * cores()

@@ -35,6 +35,7 @@ from tdbg.learn.selfplay import Acting
 from tdbg.learn.trainer import OPTIMIZERS
 from tdbg.net.losses import LOSSES
 from tdbg.net.model import ACTIVATIONS
+from tdbg.net.net_growth import GROWTHS
 from tdbg.net.scoring import FIRST_LAYER_MODES
 from tdbg.play.agents import REFERENCE_AGENTS
 
@@ -53,8 +54,13 @@ class ModelSpec:
               "--expand-depth-size)", type="hidden_arg")
     expand_depth_size: int | None = option(
         None, "append a hidden layer of N units (after any --expand), function-preserving: as wide as the last "
-              "one or wider: identity weights; narrower: its units carry the head's positive and negative parts "
+              "one or wider: identity weights plus noise of std 1e-4; narrower: its units carry the head's positive and negative parts "
               "(N >= 2 x outputs); ReLU nets only", type="positive_int", metavar="N", record=True)
+    growth: str = option(
+        "fresh", "how --expand makes new units: fresh (random incoming weights, zero outgoing weights: the "
+                 "function is unchanged and the new units differ from the old) or net2net (copies of existing "
+                 "units with their outgoing weights shared out; the copies stay near-identical twins under "
+                 "low-LR training)", choices=GROWTHS)
     board_features: bool = option(
         False, "the network also reads the 20 hand-made board features of features.py (hitting chances, escapes, "
                "primes...): a new one from the start, a loaded one that lacks them gets them with zero weights "

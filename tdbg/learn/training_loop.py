@@ -121,7 +121,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             meta = {**meta, "n_inputs": model.n_inputs, "encoder": new_metadata(model, mode.name)["encoder"]}
         target = grown_hidden(spec, model, trainer_state)
         if target != list(model.hidden):  # already that size: a resumed stage
-            model = net_growth.expand(model, target, seed=seed)
+            model = net_growth.expand(model, target, seed=seed, growth=spec.growth)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
         mode.check_model(model.output_mode, model.n_inputs)

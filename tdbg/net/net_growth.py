@@ -1,13 +1,24 @@
 """Growing and re-purposing trained networks without losing what they know.
 
-* Net2Net width expansion: a new unit copies an existing unit's incoming weights;
-  the copies' outgoing weights share the original's out of random fractions that
-  sum to one.  The function is unchanged, and unequal shares break the symmetry
-  between copies so they can learn different things.
+* Width expansion, two ways (``GROWTHS``):
+  - ``fresh`` (the default, as PureTD grows its nets): each new unit gets random incoming
+    weights (twins.fresh_rows) and zero outgoing weights, so the function is unchanged
+    exactly and the new units start different from every existing one.  Their outgoing
+    weights get gradient at once (the units are active on about half the inputs), and
+    their incoming weights follow as the outgoing ones move away from zero.
+  - ``net2net``: a new unit copies an existing unit's incoming weights, and the copies'
+    outgoing weights share the original's out of random fractions that sum to one.  The
+    function is unchanged, but the copies are *twins* (twins.py): under low-LR TD they
+    stay parallel, so a net widened this way is narrower than it looks (a [128,128] net
+    widened to [256,256,256] and trained 7M episodes kept about [176, 213, 256] distinct
+    units).  Kept for comparison and to read old lineages.
 * Depth expansion appends layers after the last hidden layer h (ReLU nets only:
   the constructions rest on ReLU(z) = z for z >= 0, and h >= 0).
-  - As wide as h (or wider): identity weights, zero bias, so ReLU(I h) = h
-    (a wider one is then widened by Net2Net as above).
+  - As wide as h (or wider): identity weights plus small noise (``DEEPEN_NOISE``, so
+    no two of the new layer's units start as exact pass-throughs of the same scale),
+    zero bias, so ReLU((I + E) h) is close to h: a trained [128,128] net grown to
+    [256,256,256] moves its P(win) by 1e-4 on average, at most 1e-3 (a wider one is
+    then widened as above).
   - Narrower (e.g. [512,512] -> [512,512,256]): the head is linear in h, so each
     output o is a sum of a positive and a negative part, w_o.h = P_o - N_o with
     P_o = sum of w_oi h_i over w_oi > 0 and N_o = sum of |w_oi| h_i over w_oi < 0,
@@ -32,6 +43,7 @@ from torch import nn
 from tdbg.game.encoding import BASE_WIDTHS, NUM_BOARD_FEATURES, reads_board_features
 from tdbg.game.heads import EquityHead, MwcHead, MwcOutcomesHead, ProbabilityHead, output_head
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
+from tdbg.net.twins import fresh_rows
 
 
 def _base_inputs(model: TDNetwork) -> int:
@@ -57,6 +69,8 @@ def _copy_model(model: TDNetwork, n_inputs=None, hidden=None, output_mode=None) 
 
 
 NARROW_BIAS = 0.01  # eps: keeps a narrowed layer's units above ReLU's kink (see the module notes)
+DEEPEN_NOISE = 1e-4  # std of the noise added to a new identity layer's weights
+GROWTHS = ("fresh", "net2net")  # how widening makes its new units (see the module notes)
 
 
 def plan_expansion(old: list[int], new: list[int], activation: str = "relu", n_outputs: int = 1) -> None:
@@ -78,29 +92,35 @@ def plan_expansion(old: list[int], new: list[int], activation: str = "relu", n_o
 
 
 @torch.no_grad()
-def expand(model: TDNetwork, new_hidden: list[int], seed: int = 0) -> TDNetwork:
-    """A function-preserving copy of ``model`` with hidden sizes ``new_hidden``; its move
-    filter (model.py), if any, rides along unchanged (it reads the same inputs and does not
-    depend on the main network's widths)."""
-    grown = _expand(model, new_hidden, seed)
+def expand(model: TDNetwork, new_hidden: list[int], seed: int = 0, growth: str = "fresh") -> TDNetwork:
+    """A copy of ``model`` with hidden sizes ``new_hidden``, its function preserved (exactly
+    by widening, within about 1e-3 by an added identity layer); ``growth``
+    says how new units are made (GROWTHS).  Its move filter (model.py), if any, rides
+    along unchanged (it reads the same inputs and does not depend on the main network's
+    widths)."""
+    if growth not in GROWTHS:
+        raise ValueError(f"unknown growth {growth!r}; choose one of {', '.join(GROWTHS)}")
+    grown = _expand(model, new_hidden, seed, growth)
     set_move_filter(grown, move_filter_of(model))
     return grown
 
 
 @torch.no_grad()
-def _expand(model: TDNetwork, new_hidden: list[int], seed: int = 0) -> TDNetwork:
+def _expand(model: TDNetwork, new_hidden: list[int], seed: int, growth: str) -> TDNetwork:
     old_hidden = list(model.hidden)
     plan_expansion(old_hidden, new_hidden, model.activation, model.n_outputs)
     rng = np.random.default_rng(seed)
     widths = new_hidden[: len(old_hidden)]
     if len(new_hidden) > len(old_hidden):  # widen first, then one new layer at a time
-        model = _expand(model, widths, seed)
+        model = _expand(model, widths, seed, growth)
         for k, width in enumerate(new_hidden[len(old_hidden):]):
             last = model.hidden[-1]
             model = _append_layer(model, min(width, last), rng)
             if width > last:
-                model = _expand(model, model.hidden[:-1] + [width], seed + 1 + k)
+                model = _expand(model, model.hidden[:-1] + [width], seed + 1 + k, growth)
         return model
+    if growth == "fresh":
+        return _widen_fresh(model, widths, seed)
     grown = _copy_model(model, hidden=widths)
 
     # weights as (out, in) matrices, layer by layer, head last
@@ -128,6 +148,25 @@ def _expand(model: TDNetwork, new_hidden: list[int], seed: int = 0) -> TDNetwork
 
 
 @torch.no_grad()
+def _widen_fresh(model: TDNetwork, widths: list[int], seed: int) -> TDNetwork:
+    """``model`` widened to ``widths``: the old units keep their weights, each new unit
+    gets random incoming weights (from every unit of the layer below, new ones too) and
+    zero outgoing weights."""
+    grown = _copy_model(model, hidden=widths)
+    generator = torch.Generator().manual_seed(seed)
+    old = [layer for layer in model.layers] + [model.head]
+    new = [layer for layer in grown.layers] + [grown.head]
+    for k, (dst, src) in enumerate(zip(new, old)):
+        dst.weight.zero_()
+        dst.weight[: src.out_features, : src.in_features].copy_(src.weight)
+        dst.bias.zero_()
+        dst.bias[: src.out_features].copy_(src.bias)
+        if k < len(widths):
+            fresh_rows(dst, range(src.out_features, dst.out_features), generator)
+    return grown
+
+
+@torch.no_grad()
 def _append_layer(model: TDNetwork, width: int, rng: np.random.Generator) -> TDNetwork:
     """``model`` with a ReLU layer of ``width`` <= the last hidden width appended before the
     head, the function unchanged (the module notes say how)."""
@@ -137,7 +176,8 @@ def _append_layer(model: TDNetwork, width: int, rng: np.random.Generator) -> TDN
         dst.load_state_dict(src.state_dict())
     new, head = grown.layers[-1], grown.head
     if width == last:
-        new.weight.copy_(torch.eye(last))
+        noise = torch.from_numpy(rng.normal(0.0, DEEPEN_NOISE, (last, last))).to(new.weight.dtype)
+        new.weight.copy_(torch.eye(last) + noise)
         new.bias.zero_()
         head.load_state_dict(model.head.state_dict())
         return grown

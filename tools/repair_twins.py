@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Fold a checkpoint's twin hidden units (units whose incoming weights and bias point the
+same way, cosine > 0.95) into one each and make the freed units fresh: random incoming
+weights, zero outgoing weights (tdbg/net/twins.py says how).  The function is kept up to
+the twins' departure from exact proportionality; this prints how far, measured on every
+legal play of the decisions of greedy self-play games of the original model.
+
+    python tools/repair_twins.py best_models/dmp_256x3.pt -o repaired.pt
+
+The result keeps the input's metadata, with a lineage entry naming the input and its md5,
+and no trainer state (a new stage starts from it).  Prints a summary, or JSON with --json.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+from tdbg.app import cli  # noqa: E402
+from tdbg.infra import fileio  # noqa: E402
+from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
+from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
+from tdbg.net.twins import TWIN_COSINE, repair_twins  # noqa: E402
+
+
+def real_positions(model, game_mode_name: str, games: int, seed: int):
+    """(scorer, decisions' boards, their dice, encoded positions): the decisions of ``games``
+    greedy self-play games of ``model``, and every position reached by a legal play from
+    them (each with its side on roll), encoded for the network (at most FIT_ROWS of them)."""
+    import numpy as np
+    import torch
+    from tdbg.game.modes import game_mode
+    from tdbg.net.scoring import Scorer, greedy_game_decisions
+    scorer = Scorer(model.eval(), game_mode(game_mode_name), backend="c")
+    rng = np.random.default_rng(seed)
+    boards, dice = greedy_game_decisions(scorer, games, rng)
+    after, _, _, _ = scorer.score(boards, dice)
+    states = np.concatenate([boards, after[:, ::-1]])
+    states = states[rng.permutation(len(states))[:FIT_ROWS]]
+    return scorer, boards, dice, torch.from_numpy(scorer.encode_states(states))
+
+
+FIT_ROWS = 50_000  # positions the folds are fitted on
+
+
+def output_change(before, repaired, boards, dice) -> dict:
+    """How the repair moved the outputs: over every candidate of the decisions (``before``
+    scores the original model), the largest and mean change of the value the mover
+    maximises, and the share of decisions with a choice whose chosen play changed."""
+    import numpy as np
+    from tdbg.net.scoring import Scorer, segment_argmax
+    after = Scorer(repaired.eval(), before.mode, backend="c")
+    _, offsets, _, old = before.score(boards, dice)
+    _, _, _, new = after.score(boards, dice)
+    diff = np.abs(np.asarray(new, dtype=np.float64) - np.asarray(old, dtype=np.float64))
+    choice = np.diff(offsets) > 1
+    old_rows, _ = segment_argmax(old, offsets)
+    new_rows, _ = segment_argmax(new, offsets)
+    return {"decisions": int(len(dice)), "candidates": int(len(old)),
+            "max_abs_change": float(diff.max()), "mean_abs_change": float(diff.mean()),
+            "decisions_with_a_choice": int(choice.sum()),
+            "choices_changed": int((old_rows != new_rows)[choice].sum())}
+
+
+def main() -> None:
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("checkpoint")
+    p.add_argument("-o", "--output", required=True, help="the repaired checkpoint")
+    p.add_argument("--seed", type=cli.seed_arg, default=0,
+                   help="seed of the fresh units' weights and of the measuring games' dice")
+    p.add_argument("--threshold", type=float, default=TWIN_COSINE,
+                   help="cosine above which two units are twins (default: %(default)s)")
+    p.add_argument("--games", type=cli.positive_int, default=200,
+                   help="greedy self-play games whose decisions measure the change (default: %(default)s)")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing checkpoint")
+    args = p.parse_args()
+    if not 0.0 < args.threshold < 1.0:
+        raise cli.UsageError(f"--threshold must be between 0 and 1, got {args.threshold}")
+    check_outputs([Output("--output", args.output, "checkpoint")], args.overwrite, {"checkpoint": args.checkpoint})
+    try:
+        model, meta, _ = load_checkpoint(args.checkpoint)
+    except CheckpointError as exc:
+        raise cli.UsageError(str(exc)) from None
+    import torch
+    torch.set_num_threads(1)
+    scorer, boards, dice, inputs = real_positions(model, meta.get("game_mode", "dmp"), args.games, args.seed)
+    repaired, report = repair_twins(model, seed=args.seed, threshold=args.threshold, inputs=inputs)
+    report["output_change"] = {"games": args.games, "seed": args.seed, "fit_rows": len(inputs),
+                               **output_change(scorer, repaired, boards, dice)}
+    md5 = hashlib.md5(open(args.checkpoint, "rb").read()).hexdigest()
+    meta = dict(meta)
+    meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {
+        "repaired_twins": f"{args.checkpoint} (md5 {md5})", **{k: report[k] for k in ("distinct_before",
+                                                                                      "distinct_after", "freed")}})]
+    save_checkpoint(args.output, repaired, meta)
+    report = {"input": args.checkpoint, "md5": md5, "output": args.output, **report}
+    if args.json:
+        print(fileio.json_text(report, indent=2))
+        return
+    change = report["output_change"]
+    print(f"distinct units per layer: {report['distinct_before']} -> {report['distinct_after']} "
+          f"(cosine > {args.threshold}; units freed {report['freed']})")
+    print(f"output change on {change['candidates']:,} plays of {change['decisions']:,} decisions "
+          f"({change['games']} greedy games, seed {change['seed']}): max {change['max_abs_change']:.2e}, "
+          f"mean {change['mean_abs_change']:.2e}; chosen play changed in {change['choices_changed']} of "
+          f"{change['decisions_with_a_choice']:,} decisions with a choice")
+    print(args.output)
+
+
+if __name__ == "__main__":
+    cli.run_main(main)
