@@ -126,7 +126,9 @@ def test_narrow_depth_expansion_preserves_trained_nets(path, new, positions):
     if model.n_inputs == 196:
         x = torch.from_numpy(Scorer(model, game_mode(meta["game_mode"])).encode_states(positions))
     with torch.no_grad():
-        assert (grown(x) - model(x)).abs().max() < 1e-5
+        # exact for a narrower layer; [256,256,2,40] also adds a 2-wide identity layer (before
+        # widening it to 40), whose weights carry DEEPEN_NOISE (std 1e-4): about 1.5e-5 here
+        assert (grown(x) - model(x)).abs().max() < (1e-4 if new[-1] > new[-2] else 1e-5)
         # every new unit starts active (above ReLU's kink), so all of them get gradients
         a = x
         for layer in grown.layers[:len(model.hidden) + 1]:
