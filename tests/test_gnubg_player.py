@@ -113,7 +113,9 @@ def test_it_answers_until_stopped_then_frees_the_port(sig):
     port = _free_port()
     proc = _start(CUBEFUL, port)
     try:
-        for line in (OPENING_SEAT1, SEAT0):   # 21 from the start as seat 1; 55 as seat 0
+        match7 = OPENING_SEAT1.split(":")
+        match7[3] = "7"   # a 7-point match: the money model plays it by its money rules
+        for line in (OPENING_SEAT1, SEAT0, ":".join(match7)):   # 21 from the start as seat 1; 55 as seat 0
             q = parse_board_string(as_player_one(line))
             reply = _ask(port, line)
             assert reply in {be.format_move(q.board, m) for m, _ in be.legal_moves(q.board, *q.dice)}, reply
