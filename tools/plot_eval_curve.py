@@ -154,11 +154,12 @@ def _place_labels(fig, notes: list, bars: list) -> None:
 
 def plot(points: list[dict], out: str, title: str, target: float | None, finals=(), unit: str = "result") -> dict:
     """Draw the chain; returns what the plot shows (also stored in the PNG as ``tdbg:curve``)."""
-    import json
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import matplotlib.ticker
+
+    from tdbg.infra.fileio import json_text   # strict JSON (tests/test_strict_json_everywhere.py)
     scale, ylabel_fmt, label_fmt = UNITS[unit]
     opponents = list(dict.fromkeys(p["opponent"] for p in points if p["opponent"]))
     opponents += [f["opponent"] for f in finals if f["opponent"] and f["opponent"] not in opponents]
@@ -228,7 +229,7 @@ def plot(points: list[dict], out: str, title: str, target: float | None, finals=
         shown["label_boxes"][label] = [[round(v, 1) for v in n.get_window_extent(renderer).extents]
                                        for n in notes[label]]
     with atomic_write(out, "wb") as fh:
-        fig.savefig(fh, format="png", dpi=110, metadata={"tdbg:curve": json.dumps(shown, sort_keys=True)})
+        fig.savefig(fh, format="png", dpi=110, metadata={"tdbg:curve": json_text(shown, sort_keys=True)})
     plt.close(fig)
     return shown
 
