@@ -24,7 +24,8 @@ OUTPUT_FLAGS = {"--save", "--log", "--json", "--csv", "--games-csv", "--save-gam
 SCRIPTS = ["train_batch.py", "train_online.py", "train_prob5.py", "play_models.py", "gnubg_eval.py",
            "tools/export_weights.py", "tools/average_checkpoints.py", "tools/cubeless_as_cubeful.py",
            "tools/repair_twins.py", "tools/dice_file.py", "tools/plot_training.py", "tools/plot_eval_curve.py", "tools/compare_results.py"]
-STDOUT_ONLY = ["tools/analyse.py", "tools/rollout.py", "tools/take_points.py", "tools/describe_model.py"]
+STDOUT_ONLY = ["tools/analyse.py", "tools/rollout.py", "tools/take_points.py", "tools/describe_model.py",
+               "tools/gnubg_player.py"]
 
 
 def cases(ck, log, results, tmp):

@@ -53,7 +53,7 @@ def _path(rel: str) -> str:
 _cache: dict = {}
 
 
-STRENGTH = "experiments/retraining/strength/eval"          # issue 33's stage ends on the selection seed
+STRENGTH = "experiments/retraining/strength/eval"          # the strength lineage's stage ends on the selection seed
 STRENGTH_MONEY = "experiments/retraining/strength_money/eval"
 
 
@@ -168,10 +168,12 @@ def n(x: int) -> str:
 # says which runs were compared); report: the seed of the figure in the table (read from its file).
 
 SELECTION = {
-    "dmp_256x3.pt": ("1001", "the ends of s3-s7 of strength_dmp.sh, 10,000 games each on seed 1001"),
-    "cubeless_256x3.pt": (None, "the only candidate: m1 of strength_money.sh"),
-    "cubeful_256x3.pt": ("1001", "m2, m3 and m4 of strength_money.sh, 10,000 games each against gnubg-nn-cubeful "
-                                 "on seed 1001, capped mEq/game"),
+    "dmp_256x3.pt": ("1001", "the ends of strength_dmp.sh's five stages after growth (s3-s7: 0-ply training, then 1-ply "
+                                "refinements and low-LR polishes), 10,000 games each on seed 1001"),
+    "cubeless_256x3.pt": (None, "the only candidate: strength_money.sh's cubeless stage (m1)"),
+    "cubeful_256x3.pt": ("1001", "strength_money.sh's three cubeful stages (m2 trained under the Jacoby "
+                                 "rule, m3 its 1-ply refinement, m4 trained without Jacoby), 10,000 games each against "
+                                 "gnubg-nn-cubeful on seed 1001, capped mEq/game"),
     "dmp_512x2x256.pt": ("21", "about 20 DMP candidates of experiments/retraining/README.md were compared on seed 21"),
     "dmp_256x2_1ply.pt": (None, "planned stage 3 of dmp_leg.sh"),
     "dmp_256x2.pt": (None, "planned stage 2 of dmp_leg.sh"),
@@ -181,7 +183,9 @@ SELECTION = {
     "cubeful_512x2x256.pt": ("61", "the only candidate; compared with the [256,256] cubeful models on seed 61"),
     "cubeful_256x2_1ply.pt": (None, "planned leg of all_legs.sh"),
     "cubeful_256x2.pt": (None, "planned leg of all_legs.sh"),
-    "match_512x2x256_hold2.pt": ("31, 41, 51", "b5, b6, b7 ranked on seeds 31 and 41 (luck-adjusted), b5 and b6 at 1-ply on seed 51"),
+    "match_512x2x256_hold2.pt": ("31, 41, 51", "three continuations of `match_512x2x256` in big_legs.sh (b5 with cube "
+                                             "exploration, b6 with 300k episodes more of it, b7 with 1-ply targets) ranked on seeds 31 and 41 "
+                                             "(luck-adjusted), b5 and b6 at 1-ply on seed 51"),
     "match_512x2x256.pt": (None, "planned leg b3 of big_legs.sh"),
     "match_256x2_lambda.pt": (None, "s10, chosen over its TD(0) control s9 by cube-decision measures, not by games"),
     "match_256x2_outcomes.pt": ("31, 32", "match_leg.sh s7, chosen over s6 and s8 on seeds 31 and 32"),
@@ -261,7 +265,7 @@ def best_models_table() -> str:
     ext = "vs gnubg-ext 1.08.003 0-ply"
     rows = [
         _model_row("dmp_256x3.pt", "DMP, P(win)",
-                   "196-[256,256,256]-1 (issue 33's lineage, `strength_dmp.sh`: [128,128] from scratch (s1), Net2Net "
+                   "196-[256,256,256]-1 (the strength lineage, `strength_dmp.sh`: [128,128] from scratch (s1), Net2Net "
                    "to [256,256,256] (s2, s2b), 0-ply to 5.8M episodes (s3), 300k episodes of 1-ply targets through "
                    "the move filter (s4), a polish (s5), 300k more of 1-ply at 3x the LR (s6), a polish at 5e-6 -> "
                    "1e-6 (s7); experiments/retraining/README.md)", 182273, "7,400,000",

@@ -2,9 +2,11 @@
 # gnubg's own error rates of the cubeful models (gnubg_eval.py: self-play, cubeful money, 1,000
 # games, seed 91, analysis at 0-ply), judged by 1.08.003 (make gnubg) and by Debian 12's 1.07.001.
 # Our players are deterministic and roll our dice, so both judges analyse the same .mat files.
-# Run from the repository root of a clean checkout:  experiments/gnubg_eval/run.sh [OUT_DIR]
+# Runs only from a clean checkout (the JSONs name their commit):  experiments/gnubg_eval/run.sh [OUT_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. experiments/require_clean_tree.sh
+require_clean_tree
 PY=${PY:-.venv/bin/python}
 OUT=${1:-experiments/gnubg_eval}
 G108=${G108:-.gnubg/1.08.003/bin/gnubg}

@@ -2,11 +2,13 @@
 # Every published head-to-head number, with the seeds and game counts of best_models/README.md:
 # duplicate-dice games that our engine replays exactly, then the games against the gnubg
 # binary (GNUBG_EXT=0 skips those; DUPLICATE=0 skips the duplicate-dice games).
-# Run it from a clean checkout: each CSV header records the commit it was made at.
+# It runs only from a clean checkout (each CSV header records the commit it was made at).
 #   experiments/head_to_head/remeasure.sh [OUT_DIR]   (default: experiments/head_to_head/results)
 # About 20 minutes on 2 idle cores, plus the gnubg-ext games.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. experiments/require_clean_tree.sh
+require_clean_tree
 PY=${PY:-.venv/bin/python}
 OUT=${1:-experiments/head_to_head/results}
 mkdir -p "$OUT"

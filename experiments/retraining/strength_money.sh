@@ -14,8 +14,8 @@
 #       (--no-jacoby), evaluated like m2 under Jacoby,                         1,000,000 episodes
 #       (added in the sixth session, after m2's point: m2 lost ~120 mEq/game in its cube and as
 #       much in chequer play that had become worse than m1's; under Jacoby every self-play game
-#       whose cube stays centred counts a gammon once, and PureTD's cubeful training commands
-#       leave out the --jacoby flag its evaluations pass.  Quick checks against gnubg-nn-cubeful:
+#       whose cube stays centred counts a gammon once (as in PureTD's cubeful training, whose
+#       script defaults --jacoby to on).  Quick checks against gnubg-nn-cubeful:
 #       cubeful money, as the stage trains it, without Jacoby.)
 # 3M money episodes of 0-ply in all, then the 1-ply refinement the issue asks for.  Why these numbers: the earlier [256,256] money legs (money_legs.sh,
 # 200k each at 5e-4 / 2e-4) stopped at -137 (cubeless) and -245 mEq/game (cubeful) against gnubg;

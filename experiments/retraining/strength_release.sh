@@ -20,9 +20,12 @@
 #   experiments/retraining/strength_release.sh            # everything not yet measured
 #   DRY=1 experiments/retraining/strength_release.sh      # print the choices and the commands only
 # Rerunning skips every result file already written.  Runs one process at a time (WORKERS=1);
-# the gnubg binary must be built (make gnubg).
+# the gnubg binary must be built (make gnubg).  It refuses to start from a tree with uncommitted
+# changes to tracked files (the figures name their commit); DRY=1, which writes nothing, may.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+. experiments/require_clean_tree.sh
+[ "${DRY:-0}" = 1 ] || require_clean_tree
 PY=${PY:-.venv/bin/python}
 W=${WORKERS:-1}
 S=experiments/retraining/strength

@@ -318,11 +318,8 @@ class GnubgSession:
             self._match = None
 
     def _state(self, game: _Game, owner: int) -> np.ndarray:
-        """The cube state our agent sees (mover's view): the owner, or in match play the
-        packed match state (matchplay.py)."""
-        if not self.mode.is_match:
-            return np.array([owner])
-        return np.array([pack(owner, int(game.cube).bit_length() - 1, game.crawford, *game.away)])
+        """The cube state our agent sees (mover's view), from our record of the game."""
+        return agent_state(self.mode, owner, game.cube, game.crawford, game.away)
 
     def _our_view_of_gnubg_win(self, game) -> float:
         """Points (negative) gnubg scores when its last move ends the game, from our last position."""
@@ -375,20 +372,21 @@ class GnubgSession:
 
     def _answer(self, q: Question, game) -> str:
         b = q.board
+        try:
+            text, after = answer(self.agent, self.mode, q, self._state(game, game.owner))
+        except ProtocolError as exc:
+            raise ProtocolError(f"game {game.index}: {exc}") from None
         if q.kind == "cube":
-            double = bool(self.agent.double_decisions(b[None], self._state(game, game.owner))[0])
+            double = text == "double"
             if double:
                 game.doubles[0] += 1
             # after our cube action the same position comes back as a move question
             # (or, if gnubg drops, the next game starts)
             game.expected = _keys(b)
             game.pending_double = double
-            return "double" if double else "roll"
-        if q.kind == "take":
-            # gnubg doubled: the doubler is on turn; decide from its view
+        elif q.kind == "take":
             game.doubles[1] += 1
-            take = bool(self.agent.take_decisions(be.swap(b)[None], self.mode.for_opponent(self._state(game, game.owner)))[0])
-            if take:
+            if text == "take":
                 game.takes[0] += 1
                 game.cube *= 2
                 game.owner = CUBE_MINE
@@ -398,20 +396,43 @@ class GnubgSession:
                 game.drops[0] += 1
                 game.our_record = -float(game.cube)
                 game.expected = set()
-            return "take" if take else "drop"
-        after = self.agent.choose_moves(b[None], np.array([q.dice]), self._state(game, game.owner))[0]
-        move = be.move_for_result(b, *q.dice, after)
-        if move is None:
-            raise ProtocolError(f"game {game.index}: our agent chose an illegal move in {be.position_id(b)}")
-        game.plies += 1
-        game.our_after = after
-        result = be.game_result(after)
-        if result:
-            game.our_record = float(self.mode.points(result, game.owner)) * game.cube
-            game.expected = set()
         else:
-            game.expected = gnubg_replies(after)
-        return be.format_move(b, move)
+            game.plies += 1
+            game.our_after = after
+            result = be.game_result(after)
+            if result:
+                game.our_record = float(self.mode.points(result, game.owner)) * game.cube
+                game.expected = set()
+            else:
+                game.expected = gnubg_replies(after)
+        return text
+
+
+def agent_state(mode: GameMode, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)) -> np.ndarray:
+    """The cube state our agent sees as the mover: the cube's owner (money), or in match play the
+    packed match state (matchplay.py) from the cube, the Crawford flag and the points each
+    side needs (ours first)."""
+    if not mode.is_match:
+        return np.array([owner])
+    return np.array([pack(owner, int(cube).bit_length() - 1, crawford, *away)])
+
+
+def answer(agent, mode: GameMode, q: Question, state: np.ndarray) -> tuple[str, np.ndarray | None]:
+    """Our reply to one of gnubg's questions, decided by ``agent`` in ``mode`` with the cube
+    state ``state`` (agent_state, our view): ("roll" or "double", None) to a cube question,
+    ("take" or "drop", None) to gnubg's double, else the move in gnubg's notation and the
+    position it leaves.  ProtocolError if the agent's move is not legal (a bug, not gnubg's)."""
+    b = q.board
+    if q.kind == "cube":
+        return ("double" if agent.double_decisions(b[None], state)[0] else "roll"), None
+    if q.kind == "take":
+        # the doubler is on turn: decide from its view
+        return ("take" if agent.take_decisions(be.swap(b)[None], mode.for_opponent(state))[0] else "drop"), None
+    after = agent.choose_moves(b[None], np.array([q.dice]), state)[0]
+    move = be.move_for_result(b, *q.dice, after)
+    if move is None:
+        raise ProtocolError(f"our agent chose an illegal move in {be.position_id(b)}")
+    return be.format_move(b, move), after
 
 
 

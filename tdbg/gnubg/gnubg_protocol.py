@@ -86,6 +86,34 @@ def parse_board_string(line: str) -> Question:
     return Question(kind, board, dice, val(37), owner, line.strip(), val(3), scores, val(52) == 0)
 
 
+def as_player_one(line: str) -> str:
+    """A board string asked of either seat, rewritten as if the asked player sat in seat 1
+    (gnubg writes every board from seat 1's side): parse_board_string reads the result as it
+    reads our questions in a session we drive (us = seat 1).  The asked player is the one on
+    turn, or in a take question the one the doubler faces; for seat 0 the points are mirrored
+    (point k <-> 25 - k, signs swapped), the bars, the borne-off counts, the may-double flags,
+    the names and the scores exchanged, and the turn negated."""
+    f = line.strip().split(":")
+    if len(f) < 53 or f[0] != "board":
+        raise ProtocolError(f"cannot parse board string from gnubg: {line[:120]!r}")
+    try:
+        turn, doubled = int(f[32]), int(f[40]) == 1
+        cells = [int(x) for x in f[6:32]]
+    except ValueError:
+        raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}") from None
+    if (-turn if doubled else turn) > 0:
+        return line.strip()
+    g = list(f)
+    g[1], g[2], g[4], g[5] = f[2], f[1], f[5], f[4]
+    for j in range(1, 25):
+        g[6 + j] = str(-cells[25 - j])
+    g[31], g[6] = str(abs(cells[0])), str(-abs(cells[25]))
+    g[32] = str(-turn)
+    g[38], g[39] = f[39], f[38]
+    g[45], g[46] = f[46], f[45]
+    return ":".join(g)
+
+
 def _keys(boards) -> set:
     return set(be.position_keys(np.asarray(boards).reshape(-1, 2, 25)).tolist())
 

@@ -7,8 +7,11 @@
 #
 # DATA defaults to experiments/benchmarks/decisions/decisions.json, RESULTS to
 # experiments/benchmarks/decisions/results.jsonl (replaced when every player is done).
+# Runs only from a clean checkout: the published table names the commit of each line.
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
+. experiments/require_clean_tree.sh
+require_clean_tree
 DATA=${1:-experiments/benchmarks/decisions/decisions.json}
 RESULTS=${2:-experiments/benchmarks/decisions/results.jsonl}
 PYTHON=${PYTHON:-python}

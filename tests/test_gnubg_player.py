@@ -1,0 +1,207 @@
+"""tools/gnubg_player.py: a checkpoint served as GNU Backgammon's external player.
+
+Without the binary: the seat-0 board strings read as the asked player sees them, bad input,
+the `Error:` reply to a game the model does not play, and a clean stop on Ctrl-C or SIGTERM
+that frees the port.  With the binary (`make gnubg`): gnubg plays money games against the
+released cubeful model in either seat and a short match against the released match model,
+and gnubg's own record of those games (its .mat export, replayed by our engine) shows every
+move of ours legal and every pass forced (gnubg plays a move it cannot read as no move)."""
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from helpers import ROOT, assert_one_line_error, run
+from tdbg.game import backgammon_engine as be
+from tdbg.gnubg.gnubg_binary import installed_binaries
+from tdbg.gnubg.gnubg_protocol import as_player_one, parse_board_string
+from tdbg.play.matfile import read_mat
+
+TOOL = "tools/gnubg_player.py"
+CUBEFUL = "best_models/cubeful_256x3.pt"   # the released cubeful money model
+MATCH = "best_models/match_512x2x256_hold2.pt"   # the released match model
+# the protocol notes' seat-0 question (gnubg-external-player.md, section 9): seat 1 opened 53
+# (8/3 6/3), seat 0 ("extzero", our seat) is to play 55 from the starting position
+SEAT0 = ("board:extzero:root:0:0:0:0:-2:0:2:0:0:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:5:5:5:5:1:1:1:0:1:"
+         "-1:0:25:0:0:0:0:0:0:0:1")
+# seat 0 doubles (2 -> 4) and asks seat 1: written from seat 1's side already
+TAKE_SEAT1 = ("board:extbot:gnubg:0:0:0:0:3:1:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:-2:-1:0:-1:0:0:0:0:2:0:1:1:1:-1:"
+              "0:25:11:12:0:0:0:0:0:1")
+OPENING_SEAT1 = ("board:gnubg:td:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:2:1:2:1:1:1:1:0:1:"
+                 "-1:0:25:0:0:0:0:0:0:0:1")
+
+
+def test_a_seat0_question_reads_as_that_player_sees_it():
+    q = parse_board_string(as_player_one(SEAT0))
+    assert q.kind == "move" and q.dice == (5, 5) and q.cube == 1 and q.length == 0
+    assert (q.board[1] == be.initial_board()[1]).all()          # we have not moved yet
+    theirs = np.zeros(25, dtype=int)
+    theirs[[2, 5, 7, 12, 23]] = [2, 4, 2, 5, 2]                   # their 3, 6, 8, 13 and 24 points
+    assert q.board[0].tolist() == theirs.tolist()
+    assert as_player_one(TAKE_SEAT1) == TAKE_SEAT1 and as_player_one(OPENING_SEAT1) == OPENING_SEAT1
+    # the mirror is its own inverse: seat 1's question written for seat 0 and back
+    f = OPENING_SEAT1.split(":")
+    f[32] = "-1"
+    mirrored = as_player_one(":".join(f))
+    g = mirrored.split(":")
+    g[32] = "-1"
+    assert as_player_one(":".join(g)).split(":")[6:32] == OPENING_SEAT1.split(":")[6:32]
+
+
+@pytest.mark.parametrize("args, words", [
+    (["best_models/missing.pt", "--port", "31999"], "no such checkpoint"),
+    (["best_models/dmp_256x3.pt", "--port", "31999"], "serves the models that make cube decisions"),
+    ([CUBEFUL], "--port"),
+    ([CUBEFUL, "--port", "0"], "at least 1"),
+    ([CUBEFUL, "--port", "70000"], "65,535"),
+    ([CUBEFUL, "--port", "x"], "whole number"),
+    ([CUBEFUL, "--port", "31999", "--oneply-k", "8"], "--oneply-k needs --oneply"),
+])
+def test_bad_input_is_one_error_line(args, words):
+    assert_one_line_error(run(TOOL, *args), words)
+
+
+def test_a_port_in_use_is_one_error_line():
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen(1)
+        port = busy.getsockname()[1]
+        assert_one_line_error(run(TOOL, CUBEFUL, "--port", port), "cannot listen")
+
+
+def _ask(port: int, line: str) -> str:
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as c:
+        c.sendall(line.encode() + b"\n\x00")
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = c.recv(4096)
+            assert chunk, "the player closed the connection without answering"
+            buf += chunk
+    return buf.decode().strip()
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _start(model: str, port: int) -> subprocess.Popen:
+    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, TOOL), model, "--port", str(port)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "OMP_NUM_THREADS": "1"})
+    line = proc.stdout.readline()   # printed once the port is open
+    assert line.startswith(f"serving {model}") and f"set player 0 external localhost:{port}" in line, \
+        (line, proc.stderr.read() if proc.poll() is not None else "")
+    return proc
+
+
+def _stop(proc: subprocess.Popen, sig=signal.SIGINT) -> tuple[int, str, str]:
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_it_answers_until_stopped_then_frees_the_port(sig):
+    port = _free_port()
+    proc = _start(CUBEFUL, port)
+    try:
+        match7 = OPENING_SEAT1.split(":")
+        match7[3] = "7"   # a 7-point match: the money model plays it by its money rules
+        for line in (OPENING_SEAT1, SEAT0, ":".join(match7)):   # 21 from the start as seat 1; 55 as seat 0
+            q = parse_board_string(as_player_one(line))
+            reply = _ask(port, line)
+            assert reply in {be.format_move(q.board, m) for m, _ in be.legal_moves(q.board, *q.dice)}, reply
+    finally:
+        rc, out, err = _stop(proc, sig)
+    assert rc == 0 and out.strip().endswith("stopped; port released"), (rc, out, err)
+    assert "Traceback" not in err
+    with socket.socket() as again:   # the port is free at once
+        again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        again.bind(("127.0.0.1", port))
+
+
+def test_a_game_the_model_does_not_play_gets_an_error_reply():
+    # a match model asked about a money game: gnubg prints the `Error:` reply; the player goes on
+    port = _free_port()
+    proc = _start("best_models/match_256x2_outcomes.pt", port)
+    try:
+        reply = _ask(port, OPENING_SEAT1)
+        assert reply.startswith("Error: this player is a match model"), reply
+        match7 = OPENING_SEAT1.split(":")
+        match7[3] = "7"
+        assert "/" in _ask(port, ":".join(match7))   # a 7-point match it plays
+    finally:
+        rc, out, err = _stop(proc)
+    assert rc == 0 and "warning: this player is a match model" in err
+
+
+# ---- with the real binary -------------------------------------------------------------------
+
+BINARIES = installed_binaries()
+needs_gnubg = pytest.mark.skipif(not BINARIES and not os.environ.get("CI"),
+                                 reason="GNU Backgammon binary not installed (make gnubg)")
+
+
+def _script(port: int, ours: int, mat: str, games: int = 3, match: int = 0) -> str:
+    """gnubg's commands, as a person would type them (docs/gnubg_player.md), with gnubg 0-ply
+    in the other seat and the session exported at the end."""
+    other = 1 - ours
+    names = {ours: "td", other: "gnubg"}
+    lines = ["set sound enable off", f"set defaultnames {names[0]} {names[1]}",
+             f"set player {other} name gnubg", f"set player {other} gnubg",
+             f"set player {other} chequerplay evaluation plies 0", f"set player {other} cubedecision evaluation plies 0",
+             f"set player {ours} name td", f"set player {ours} external localhost:{port}",
+             "set jacoby on", "set beavers 0", "set display off", "set seed 11"]
+    if match:
+        lines += ["set automatic game on", f"new match {match}"]
+    else:
+        lines += ["set automatic game off", "new session"] + ["new game"] * (games - 1)
+    return "\n".join(lines + ["show score", f"export match mat {mat}"]) + "\n"
+
+
+def _check_our_moves(mat: str, results: int) -> int:
+    """Replay gnubg's record (our engine refuses an illegal move); every empty move of ours must
+    be a forced pass.  Returns how many moves of ours were checked."""
+    games = read_mat(mat)
+    assert len(games) == results > 0
+    checked = 0
+    for g in games:
+        ours = g["names"].index("td")
+        for seat, dice, event, before, after in g["turns"]:
+            if seat != ours or event != "move":
+                continue
+            checked += 1
+            if (before == after).all():
+                assert [m for m, _ in be.legal_moves(before, *dice)] == [()], (dice, be.position_id(before))
+    return checked
+
+
+@needs_gnubg
+@pytest.mark.parametrize("model, ours, match", [(CUBEFUL, 0, 0), (CUBEFUL, 1, 0), (MATCH, 0, 3)],
+                         ids=["cubeful-seat0-money", "cubeful-seat1-money", "match-seat0-3pt"])
+def test_gnubg_plays_the_served_model(tmp_path, model, ours, match):
+    port = _free_port()
+    mat = tmp_path / "games.mat"
+    proc = _start(model, port)
+    try:
+        g = subprocess.run([BINARIES[0], "-t", "-q", "-r"], input=_script(port, ours, str(mat), match=match),
+                           capture_output=True, text=True, timeout=600)
+    finally:
+        rc, out, err = _stop(proc)
+    assert rc == 0, err
+    results = [ln for ln in g.stdout.splitlines() if " wins a" in ln and " point" in ln]
+    assert "warning" not in err and "Error" not in g.stdout, (err, g.stdout[-2000:])
+    assert "gnubg connected" in err   # it was our player that gnubg asked, not a human seat
+    if match:
+        assert any("has won the match" in ln for ln in g.stdout.splitlines()), g.stdout[-2000:]
+    else:
+        assert len(results) == 3, g.stdout[-2000:]
+    assert _check_our_moves(str(mat), len(results)) >= 5
