@@ -5,7 +5,7 @@
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-CORE_SO := c_engine/.built
+CORE_SO := tdbg/game/.built
 
 .PHONY: setup setup-ray test test-all bench clean gnubg demo
 
@@ -51,5 +51,5 @@ bench: setup
 	$(PY) experiments/benchmarks/movegen.py
 
 clean:
-	rm -f c_engine/_bgcore.c c_engine/*.o c_engine/*.so $(CORE_SO)
+	rm -f tdbg/game/_bgcore.c tdbg/game/*.o tdbg/game/*.so c_engine/*.o $(CORE_SO)
 	$(MAKE) -C c_inference clean

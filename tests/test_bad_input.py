@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import c_engine
+from tdbg.game import c_engine
 from tdbg.game import backgammon_engine as be, movegen
 
 START = be.initial_board()

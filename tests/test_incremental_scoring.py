@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-import c_engine
+from tdbg.game import c_engine
 from helpers import ROOT
 from tdbg.game import backgammon_engine as be, encoding
 from tdbg.game.dice import ALL_ROLLS

@@ -19,7 +19,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "tdbg")
 SCRIPTS = ("train_batch", "train_online", "train_prob5", "play_models", "gnubg_eval")
 # may be missing, or are slow to load and needed by one path: imported where they are used
-OPTIONAL = ("ray", "gnubg_nn", "torch.utils.tensorboard", "tensorboard", "c_engine", "tdbg.infra.ray_backend")
+OPTIONAL = ("ray", "gnubg_nn", "torch.utils.tensorboard", "tensorboard",
+            "tdbg.game.c_engine", "tdbg.game._bgcore", "tdbg.infra.ray_backend")
 
 
 def module_files() -> dict[str, str]:
@@ -124,6 +125,25 @@ def test_layers_hold():
     files = module_files()
     assert len(files) > 60
     assert problems(files) == []
+
+
+def test_c_engine_is_inside_the_layers(tmp_path):
+    """The C move generator's Python side is a game module the check reads (it may import
+    only infra and game); c_engine/ holds the C sources and their build script, which
+    import nothing of ours, so no import runs from a folder outside the order into tdbg."""
+    files = module_files()
+    assert files["tdbg.game.c_engine"] == os.path.join(PACKAGE, "game", "c_engine.py")
+    folder = os.path.join(ROOT, "c_engine")
+    assert not os.path.exists(os.path.join(folder, "__init__.py"))
+    scripts = [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".py")]
+    assert scripts
+    for path in scripts:
+        ours = [t for t, _, _ in imports(path, set(files)) if t.split(".")[0] in ("tdbg", "c_engine")]
+        assert ours == [], (path, ours)
+    bad = tmp_path / "c_engine.py"
+    bad.write_text(open(files["tdbg.game.c_engine"]).read() + "from tdbg.net import model\n")
+    found = problems({**files, "tdbg.game.c_engine": str(bad)})
+    assert any("net is above game" in p for p in found), found
 
 
 def test_top_level_stays_small():

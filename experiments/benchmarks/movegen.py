@@ -19,7 +19,7 @@ import gnubg_nn  # noqa: E402
 import numpy as np  # noqa: E402
 
 from tdbg.game import backgammon_engine as be  # noqa: E402
-import c_engine  # noqa: E402
+from tdbg.game import c_engine  # noqa: E402
 from tdbg.infra.fileio import json_text  # noqa: E402
 
 

@@ -120,7 +120,7 @@ def gemm_peak_kernel(model, kernel: str, seconds: float = 1.0) -> float:
 
 def instruction_peak(kernel: str, seconds: float = 0.5) -> float:
     """multiply-adds per CPU second of the precision's instruction alone (mlp_lowp.c lp_peak_loop)."""
-    from c_engine._bgcore import lib
+    from tdbg.game._bgcore import lib
     path = {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8}.get(kernel)
     if path is None:   # bf16-amx: oneDNN's tiles, no loop of ours to time
         return float("nan")

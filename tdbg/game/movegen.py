@@ -20,7 +20,7 @@ _warned = False
 
 def c_available() -> bool:
     try:
-        import c_engine  # noqa: F401
+        from tdbg.game import c_engine  # noqa: F401
     except ImportError:
         return False
     return True
@@ -47,13 +47,13 @@ def resolve_backend(backend: str = "auto") -> str:
 def legal_moves_fn(backend: str = "auto"):
     """The ``legal_moves(board, die1, die2)`` function of the chosen engine."""
     if resolve_backend(backend) == "c":
-        import c_engine
+        from tdbg.game import c_engine
         return c_engine.legal_moves
     return backgammon_engine.legal_moves
 
 
 class PythonExpander:
-    """Same interface as :class:`c_engine.Expander`, built on the reference engine."""
+    """Same interface as :class:`tdbg.game.c_engine.Expander`, built on the reference engine."""
 
     def __init__(self, width: int = encoding.NUM_FEATURES, on_roll_row: int = 0):
         self.width = width
@@ -81,7 +81,7 @@ class PythonExpander:
 def make_expander(backend: str = "auto", width: int = encoding.NUM_FEATURES, on_roll_row: int = 0):
     """An expander (``.expand(boards, dice, encode=True) -> (boards, features, offsets)``)."""
     if resolve_backend(backend) == "c":
-        import c_engine
+        from tdbg.game import c_engine
         return c_engine.Expander(width=width, on_roll_row=on_roll_row)
     return PythonExpander(width=width, on_roll_row=on_roll_row)
 
@@ -89,6 +89,6 @@ def make_expander(backend: str = "auto", width: int = encoding.NUM_FEATURES, on_
 def encode_on_roll(boards, backend: str = "auto") -> np.ndarray:
     """(N, 196) inputs of boards whose row 1 is on roll (pre-roll positions)."""
     if resolve_backend(backend) == "c":
-        import c_engine
+        from tdbg.game import c_engine
         return c_engine.encode_batch(boards, on_roll_row=1)
     return encoding.encode_batch(boards)
