@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import subprocess
 
 import pytest
 
@@ -144,6 +145,19 @@ def test_c_engine_is_inside_the_layers(tmp_path):
     bad.write_text(open(files["tdbg.game.c_engine"]).read() + "from tdbg.net import model\n")
     found = problems({**files, "tdbg.game.c_engine": str(bad)})
     assert any("net is above game" in p for p in found), found
+
+
+def test_nothing_patches_sys_path():
+    """The package is installed (make setup: pip install -e .), so no script, tool or
+    experiment puts the repository on sys.path by hand.  The one insert left is the test
+    helper that runs a script in-process: it does what `python script.py` does itself."""
+    files = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert "train_batch.py" in files
+    found = [f for f in files if f != "tests/helpers.py" and f != "tests/test_layers.py"
+             and ("sys.path.insert" in open(os.path.join(ROOT, f)).read()
+                  or "sys.path.append" in open(os.path.join(ROOT, f)).read())]
+    assert found == []
 
 
 def test_top_level_stays_small():

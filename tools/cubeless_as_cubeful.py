@@ -11,18 +11,13 @@ cubeful model must beat.
 """
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.net import net_growth  # noqa: E402
-from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
-from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
-from tdbg.game.modes import MODES  # noqa: E402
-from tdbg.game.modes.cubeful_money import CubefulMoney  # noqa: E402
-from tdbg.game.modes.cubeless_money import CubelessMoney  # noqa: E402
+from tdbg.app import cli
+from tdbg.net import net_growth
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
+from tdbg.game.modes import MODES
+from tdbg.game.modes.cubeful_money import CubefulMoney
+from tdbg.game.modes.cubeless_money import CubelessMoney
 
 
 def main() -> None:

@@ -13,16 +13,12 @@ and no trainer state (a new stage starts from it).  Prints a summary, or JSON wi
 from __future__ import annotations
 
 import hashlib
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
-from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
-from tdbg.net.twins import TWIN_COSINE, repair_twins  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
+from tdbg.net.twins import TWIN_COSINE, repair_twins
 
 
 def real_positions(model, game_mode_name: str, games: int, seed: int):

@@ -17,21 +17,17 @@ thread.  Prints one JSON object last.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.net.scoring import CPU_BLOCK, Scorer  # noqa: E402
-from tdbg.learn.selfplay import SelfPlay  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game import backgammon_engine as be
+from tdbg.net.model import TDNetwork, parse_hidden
+from tdbg.game.modes import game_mode
+from tdbg.net.scoring import CPU_BLOCK, Scorer
+from tdbg.learn.selfplay import SelfPlay
+from tdbg.infra.fileio import json_text
 
 
 def random_positions(n: int, rng: np.random.Generator) -> np.ndarray:

@@ -18,23 +18,20 @@ from __future__ import annotations
 
 import argparse
 import copy
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.learn import filter_training  # noqa: E402
-from tdbg.learn.selfplay import Collector  # noqa: E402
-from tdbg.learn.trainer import Trainer  # noqa: E402
-from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter  # noqa: E402
-from tdbg.net.move_filter import FILTER_HIDDEN, new_filter  # noqa: E402
-from tdbg.play.players import checkpoint_mode_name  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game.modes import game_mode
+from tdbg.learn import filter_training
+from tdbg.learn.selfplay import Collector
+from tdbg.learn.trainer import Trainer
+from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter
+from tdbg.net.move_filter import FILTER_HIDDEN, new_filter
+from tdbg.play.players import checkpoint_mode_name
+from tdbg.infra.fileio import json_text
 
 
 def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp32") -> dict:

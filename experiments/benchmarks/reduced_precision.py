@@ -38,16 +38,14 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.net import lowp  # noqa: E402
-from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.learn.selfplay import SelfPlay  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.net import lowp
+from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import SelfPlay
+from tdbg.infra.fileio import json_text
 
 ARMS = ("fp32", "fp32-c", "bf16", "int8")
 AMX_ARMS = ARMS + ("bf16-amx",)   # on a CPU with AMX-BF16

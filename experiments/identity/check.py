@@ -33,11 +33,10 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, ROOT)
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+import numpy as np
+import torch
+from tdbg.infra.fileio import json_text
 
 RESULTS = os.path.join(ROOT, "experiments", "head_to_head", "results")
 # (stored CSV, play_models.py flags): every mode, every head, 0-ply and 1-ply, cube actions

@@ -11,19 +11,15 @@ choices without a measured gain moved the net sideways.  DMP checkpoints, 0-ply,
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import torch
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
-from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.game.modes import game_mode
+from tdbg.net.model import CheckpointError, load_checkpoint
+from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax
 
 
 def build_parser() -> cli.Parser:
