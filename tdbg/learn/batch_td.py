@@ -33,7 +33,8 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 
 
 class BatchLearner:
-    """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection."""
+    """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
+    (a learner.Learner)."""
     log_fields = LOG_FIELDS
 
     def __init__(self, stage: BatchStage, model, mode):
@@ -158,7 +159,7 @@ class BatchLearner:
     def _size(self, done: int) -> int:
         return min(self.stage.schedule.episodes_per_round, self.stage.schedule.num_episodes - done)
 
-    def play_round(self, k: int, n: int, done: int, signals, count, finish) -> None:
+    def play_round(self, k: int, n: int, done: int, signals, progress) -> None:
         """Collect round k's ``n`` episodes, then train on them, count and finish the round
         under one guard (a signal waits until the round is trained, counted and saved)."""
         stage = self.stage
@@ -186,8 +187,8 @@ class BatchLearner:
                          "round_seconds": secs,
                          "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
                          "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
-            count(n, st.get("cpu_seconds", 0.0))
-            finish(n)
+            progress.count(n, st.get("cpu_seconds", 0.0))
+            progress.finish(n)
 
     def row(self, n: int) -> dict:
         return self._row

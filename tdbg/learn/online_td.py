@@ -110,7 +110,7 @@ class OnlineSelfPlay:
 
 
 class OnlineLearner:
-    """train_online.py's learner for training_loop.run_stage (its settings: an
+    """train_online.py's learner (a learner.Learner) for training_loop.run_stage (its settings: an
     ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each
     under its own guard (a signal waits for the game's end)."""
 
@@ -124,6 +124,11 @@ class OnlineLearner:
         self.play = OnlineSelfPlay(model, mode, lam, lr, backend=stage.run.engine)
         self.lr, self.last_loss = lr, float("nan")
         self.block = {}
+
+    @staticmethod
+    def prepare(stage: OnlineStage, model, unfinished: dict | None) -> OnlineStage:
+        """Nothing to make concrete: the stage's settings as given."""
+        return stage
 
     @staticmethod
     def settings(stage: OnlineStage, mode) -> dict:
@@ -148,25 +153,28 @@ class OnlineLearner:
         self.lr = lr
         self.play.set_lr(lr)
 
-    def open(self, game_seed, seed_root) -> None:
-        self.game_seed = game_seed  # game k of the stage: its own dice stream
+    def open(self, round_seed, seed_root) -> None:
+        self.game_seed = round_seed  # game k of the stage: its own dice stream (a round of one game)
+
+    def segment_info(self) -> dict:
+        return {}
 
     def close(self) -> None:
         pass
 
-    def play_round(self, k: int, n: int, done: int, signals, count, finish) -> None:
+    def play_round(self, k: int, n: int, done: int, signals, progress) -> None:
         self.block = {"t0": time.time(), "sq": 0.0, "plies": 0, "games": 0}
         for g in range(done, done + n):
             with signals.guard():  # a signal waits for the game's end: weights and count agree
                 st = self.play.play_game(np.random.default_rng(self.game_seed(g)))
                 self.block.update(sq=self.block["sq"] + st["sq_err"], plies=self.block["plies"] + st["plies"],
                                   games=self.block["games"] + 1)
-                count(1)
+                progress.count(1)
         self.last_loss = self.block["sq"] / max(self.block["plies"], 1)
         check_finite(self.model, self.last_loss, f"episodes {done + 1}-{done + n}", self.lr, self.stage.run.save,
                      done)
         with signals.guard():
-            finish(n)
+            progress.finish(n)
 
     def row(self, n: int) -> dict:
         b = self.block
