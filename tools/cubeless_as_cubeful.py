@@ -34,7 +34,7 @@ def main() -> None:
         cubeful = net_growth.warm_start_cubeful(model)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
-    meta = {**meta, "n_inputs": 200, "encoder": "tesauro196+cube4", "game_mode": CubefulMoney.name,
+    meta = {**meta, "n_inputs": 200, "encoder": CubefulMoney.layout, "game_mode": CubefulMoney.name,
             "lineage": list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})]}
     save_checkpoint(args.output, cubeful, meta)
     print(args.output)

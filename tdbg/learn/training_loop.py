@@ -116,7 +116,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
                                  f"(the activation is chosen when a network is made)")
             meta = {**meta, "n_inputs": model.n_inputs, "hidden": list(model.hidden),
                     "output_mode": model.output_mode, "activation": model.activation, "game_mode": mode.name,
-                    "encoder": new_metadata(model, mode.name)["encoder"]}
+                    "encoder": None}  # the mode's input layout, once the model is checked against it
         if spec.keep_output_layer and not spec.warm_start_equity:
             raise InputError("--keep-output-layer goes with --warm-start-equity")
         if spec.match_head and not spec.warm_start_match:
@@ -124,13 +124,14 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
         if spec.board_features and not reads_board_features(model.n_inputs):
             model = net_growth.add_board_features(model)
             trainer_state = None  # optimizer moments no longer fit the first layer
-            meta = {**meta, "n_inputs": model.n_inputs, "encoder": new_metadata(model, mode.name)["encoder"]}
+            meta = {**meta, "n_inputs": model.n_inputs}
         target = grown_hidden(spec, model, trainer_state)
         if target != list(model.hidden):  # already that size: a resumed stage
             model = net_growth.expand(model, target, seed=seed, growth=spec.growth)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
         mode.check_model(model.output_mode, model.n_inputs)
+        meta["encoder"] = mode.input_layout(model.n_inputs)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode
