@@ -76,4 +76,4 @@ def test_large_counts_do_not_wrap_in_int8():
 
 def test_unknown_backend():
     with pytest.raises(ValueError, match="unknown engine"):
-        movegen.resolve_backend("fortran")
+        movegen.resolve_engine("fortran")

@@ -29,7 +29,7 @@ def real_positions(model, game_mode_name: str, games: int, seed: int):
     import torch
     from tdbg.game.modes import game_mode
     from tdbg.net.scoring import Scorer, greedy_game_decisions
-    scorer = Scorer(model.eval(), game_mode(game_mode_name), backend="c")
+    scorer = Scorer(model.eval(), game_mode(game_mode_name), engine="c")
     rng = np.random.default_rng(seed)
     boards, dice = greedy_game_decisions(scorer, games, rng)
     after, _, _, _ = scorer.score(boards, dice)
@@ -47,7 +47,7 @@ def output_change(before, repaired, boards, dice) -> dict:
     maximises, and the share of decisions with a choice whose chosen play changed."""
     import numpy as np
     from tdbg.net.scoring import Scorer, segment_argmax
-    after = Scorer(repaired.eval(), before.mode, backend="c")
+    after = Scorer(repaired.eval(), before.mode, engine="c")
     _, offsets, _, old = before.score(boards, dice)
     _, _, _, new = after.score(boards, dice)
     diff = np.abs(np.asarray(new, dtype=np.float64) - np.asarray(old, dtype=np.float64))

@@ -22,7 +22,7 @@ from tdbg.game.features import board_features
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.net.net_growth import add_board_features
-from tdbg.learn.selfplay import Collector
+from tdbg.learn.selfplay import Collector, Play
 from tdbg.infra.fileio import json_text
 
 
@@ -38,7 +38,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     raw = TDNetwork(196, parse_hidden(args.hidden), "probability")
     models = {"raw": raw, "features": add_board_features(raw)}
-    collector = Collector(args.workers, game_mode("dmp"), False, "c", 100)
+    collector = Collector(Play(game_mode("dmp"), False, "c", 100), args.workers)
     acc = {k: {"episodes": 0, "seconds": 0.0, "evaluations": 0} for k in models}
     try:
         collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers

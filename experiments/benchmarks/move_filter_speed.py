@@ -26,7 +26,8 @@ import torch
 
 from tdbg.game.modes import game_mode
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Collector
+from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.settings import Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter
 from tdbg.net.move_filter import FILTER_HIDDEN, new_filter
@@ -39,9 +40,9 @@ def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp
     model = copy.deepcopy(base)
     set_move_filter(model, copy.deepcopy(move_filter_of(base)))
     rng = np.random.default_rng(seed)
-    trainer = Trainer(model, "adam", 1e-4, 256)
+    trainer = Trainer(model, Optimisation(batch_size=256), 1e-4)
     ftrainer = filter_training.FilterTrainer(move_filter_of(model), rng) if k else None
-    collector = Collector(1, mode, True, "auto", 128, filter_k=k, precision=precision)
+    collector = Collector(Play(mode, True, "auto", 128, filter_k=k, precision=precision), 1)
     t0, c0 = time.perf_counter(), time.process_time()
     model.eval()
     data = collector.collect(model, episodes, np.random.SeedSequence(seed))
@@ -85,7 +86,7 @@ def main() -> None:
     model.eval()
     if move_filter_of(model) is None:
         set_move_filter(model, new_filter(model, args.filter_hidden))
-        warm = Collector(1, mode, False, "auto", 128, record_filter=True)
+        warm = Collector(Play(mode, False, "auto", 128, record_filter=True), 1)
         note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]),
                                        filter_training.FilterTrainer(move_filter_of(model),
                                                                      np.random.default_rng(args.seed)))

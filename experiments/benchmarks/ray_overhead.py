@@ -23,7 +23,7 @@ from tdbg.infra.backends import open_pool
 from tdbg.infra.provenance import git_commit
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Collector
+from tdbg.learn.selfplay import Collector, Play
 from tdbg.infra.fileio import json_text
 
 
@@ -67,7 +67,7 @@ def main() -> None:
     mode = game_mode("dmp")
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
-    collectors = {b: Collector(args.workers, mode, False, "auto", args.parallel_games, "auto", pool_backend=b)
+    collectors = {b: Collector(Play(mode, False, "auto", args.parallel_games, "auto"), args.workers, pool_backend=b)
                   for b in ("local", "ray")}
     seconds, episodes, same = {"local": 0.0, "ray": 0.0}, {"local": 0, "ray": 0}, True
     # inside the workers: wall seconds of collection (summed over workers) and their CPU seconds

@@ -44,7 +44,7 @@ import torch
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import SelfPlay
+from tdbg.learn.selfplay import Play, SelfPlay
 from tdbg.infra.fileio import json_text
 
 ARMS = ("fp32", "fp32-c", "bf16", "int8")
@@ -57,7 +57,7 @@ def macs_per_row(model) -> int:
 
 
 def collect(model, mode, precision: str, oneply: bool, episodes: int, seed: int) -> dict:
-    sp = SelfPlay(model, mode, oneply, "c", 128, first_layer="incremental", precision=precision)
+    sp = SelfPlay(model, Play(mode, oneply, "c", 128, first_layer="incremental", precision=precision))
     t0, c0 = time.perf_counter(), time.process_time()
     out = sp.collect(episodes, np.random.default_rng(seed))
     st = out["stats"]

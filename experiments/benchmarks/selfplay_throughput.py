@@ -19,7 +19,7 @@ import torch
 
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import GAME_MODES, game_mode
-from tdbg.learn.selfplay import Collector
+from tdbg.learn.selfplay import Collector, Play
 from tdbg.infra.workers import WorkerPool
 from tdbg.infra.fileio import json_text
 
@@ -77,7 +77,7 @@ def main() -> None:
     # barrier at the end of a round (waiting for the longest game) stays small
     per_call = args.episodes_per_call or (32 if args.oneply else 128) * args.workers
 
-    collector = Collector(args.workers, mode, args.oneply, "c", args.parallel_games)
+    collector = Collector(Play(mode, args.oneply, "c", args.parallel_games), args.workers)
     try:
         collector.collect(model, args.workers, np.random.SeedSequence(args.seed))  # start the workers
         episodes = evals = samples = 0
@@ -120,7 +120,7 @@ def online(args, mode, hidden, output_mode) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, hidden, output_mode)
-    learner = OnlineSelfPlay(model, mode, lam=0.7, alpha=0.01, backend="c")
+    learner = OnlineSelfPlay(model, mode, lam=0.7, alpha=0.01, engine="c")
     rng = np.random.default_rng(args.seed)
     learner.play_game(rng)
     episodes = plies = 0

@@ -28,8 +28,8 @@ mode = game_mode(mode_name)
 torch.manual_seed(0)
 big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()
 if kind == "selfplay":
-    from tdbg.learn.selfplay import SelfPlay
-    sp = SelfPlay(big, mode, False, backend="c", parallel_games=128)
+    from tdbg.learn.selfplay import Play, SelfPlay
+    sp = SelfPlay(big, Play(mode, False, engine="c", parallel_games=128))
     sp.collect(16, np.random.default_rng(0))  # warm-up
     t = time.process_time()
     sp.collect(256, np.random.default_rng(1))

@@ -71,14 +71,14 @@ def digest(*arrays) -> str:
 def selfplay_prints() -> dict:
     from tdbg.net.model import TDNetwork
     from tdbg.game.modes import game_mode
-    from tdbg.learn.selfplay import SelfPlay
+    from tdbg.learn.selfplay import Play, SelfPlay
     out = {}
     for mode_name, head in KINDS:
         mode = game_mode(mode_name)
         for oneply in (False, True):
             torch.manual_seed(3)
             model = TDNetwork(mode.n_inputs, [24], head).eval()
-            data = SelfPlay(model, mode, oneply, backend="c", parallel_games=16).collect(
+            data = SelfPlay(model, Play(mode, oneply, engine="c", parallel_games=16)).collect(
                 8 if oneply else 40, np.random.default_rng(5))
             st = {k: v for k, v in data["stats"].items() if not k.endswith("seconds")}
             out[f"selfplay/{mode_name}/{head}/{'oneply' if oneply else 'sampled'}"] = {
@@ -94,7 +94,7 @@ def online_prints() -> dict:
     for mode_name, head in KINDS[:2]:
         torch.manual_seed(4)
         model = TDNetwork(196, [16], head)
-        learner = OnlineSelfPlay(model, game_mode(mode_name), 0.7, 0.1, backend="c")
+        learner = OnlineSelfPlay(model, game_mode(mode_name), 0.7, 0.1, engine="c")
         stats = [learner.play_game(np.random.default_rng([9, k])) for k in range(4)]
         out[f"online/{mode_name}"] = {
             "weights": digest(*[p.detach().numpy() for p in model.parameters()]),

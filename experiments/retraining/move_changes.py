@@ -46,7 +46,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(1)
     mode = game_mode("dmp")
     nets = {path: load_dmp(path) for path in [a.base, *a.others]}
-    base = Scorer(nets[a.base], mode, backend="c")
+    base = Scorer(nets[a.base], mode, engine="c")
     boards, dice = greedy_game_decisions(base, a.games, np.random.default_rng(a.seed))
     _, offsets, _, values = base.score(boards, dice)
     choice = np.diff(offsets) > 1
@@ -54,7 +54,7 @@ def main(argv=None) -> None:
     rows, _ = segment_argmax(values, offsets)
     result = {"base": a.base, "games": a.games, "seed": a.seed, "decisions_with_a_choice": n_choices, "others": {}}
     for path in a.others:
-        _, off, _, v = Scorer(nets[path], mode, backend="c").score(boards, dice)
+        _, off, _, v = Scorer(nets[path], mode, engine="c").score(boards, dice)
         r, _ = segment_argmax(v, off)
         changed = int(((r != rows) & choice).sum())
         entry = result["others"][path] = {

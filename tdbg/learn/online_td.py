@@ -68,7 +68,7 @@ class TDLambda:
 class OnlineSelfPlay:
     """Plays games one at a time through the shared turn loop, learning after every move."""
 
-    def __init__(self, model, mode: GameMode, lam: float, alpha: float, backend: str = "auto"):
+    def __init__(self, model, mode: GameMode, lam: float, alpha: float, engine: str = "auto"):
         if output_head(model.output_mode).width != 1 or mode.cubeful:
             raise ValueError("online TD(lambda) trains scalar models in dmp or cubeless-money")
         self.model = model
@@ -76,7 +76,7 @@ class OnlineSelfPlay:
         self.td = TDLambda(model, lam, alpha)
         # dense: the weights change after every move, and rebuilding the incremental path's
         # W1^T each time cost as much as it saved (measured ~5% slower with [256,256,256])
-        self.scorer = Scorer(model, mode, backend=backend, first_layer="dense")
+        self.scorer = Scorer(model, mode, engine=engine, first_layer="dense")
 
     def set_lr(self, alpha: float) -> None:
         self.td.alpha = alpha
@@ -121,7 +121,7 @@ class OnlineLearner:
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"--lambda must be between 0 and 1, got {lam}")
         self.stage, self.model = stage, model
-        self.play = OnlineSelfPlay(model, mode, lam, lr, backend=stage.run.engine)
+        self.play = OnlineSelfPlay(model, mode, lam, lr, engine=stage.run.engine)
         self.lr, self.last_loss = lr, float("nan")
         self.block = {}
 
