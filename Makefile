@@ -1,11 +1,12 @@
-# make setup: idempotent set-up on a fresh machine (.venv, pinned packages, C build)
+# make setup: idempotent set-up on a fresh machine (.venv, pinned packages, the package itself
+#             in editable mode with its console commands (pyproject.toml), C build)
 # make test:  setup, then the test suite without the tests marked slow (long oracle and learning runs)
 # make test-all: setup, then every test (what .ci/run runs)
 # make setup-ray: optional, Ray for --backend ray (requirements-ray.txt)
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
-CORE_SO := c_engine/.built
+CORE_SO := tdbg/game/.built
 
 .PHONY: setup setup-ray test test-all bench clean gnubg demo
 
@@ -13,9 +14,10 @@ DEMO_MODEL ?= best_models/dmp_256x3.pt
 
 setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move c_inference/tdbg_play
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check -e .
 	touch $@
 
 setup-ray: setup $(VENV)/.ray-installed
@@ -51,5 +53,5 @@ bench: setup
 	$(PY) experiments/benchmarks/movegen.py
 
 clean:
-	rm -f c_engine/_bgcore.c c_engine/*.o c_engine/*.so $(CORE_SO)
+	rm -f tdbg/game/_bgcore.c tdbg/game/*.o tdbg/game/*.so c_engine/*.o $(CORE_SO)
 	$(MAKE) -C c_inference clean

@@ -18,7 +18,7 @@ from tdbg.app.head_to_head import GNUBG_LEVELS, format_table, run_against_gnubg,
 from tdbg.play.players import checkpoint_game_mode
 from tdbg.app.match_series import run_matches
 from tdbg.game.modes import GAME_MODES, game_mode
-from tdbg.game.movegen import BACKENDS
+from tdbg.game.movegen import ENGINES as BACKENDS
 from tdbg.gnubg.gnubg_binary import describe, preflight
 from tdbg.infra import fileio, workers
 from tdbg.infra.fileio import Output, check_outputs

@@ -1,4 +1,5 @@
-"""Compile the C move generator into the cffi extension ``c_engine._bgcore``.
+"""Compile the C move generator into the cffi extension ``tdbg.game._bgcore``
+(its Python side is ``tdbg/game/c_engine.py``).
 
 Run from the repository root (``make setup`` does): ``python c_engine/build_cffi.py``.
 """
@@ -29,7 +30,7 @@ def main() -> None:
     ffi.cdef(cdef_from_header(os.path.join(HERE, "bgcore.h")))
     ffi.cdef(cdef_from_header(os.path.join(HERE, "mlp_lowp.h")))  # reduced-precision forward (lowp.py)
     ffi.set_source(
-        "c_engine._bgcore",
+        "tdbg.game._bgcore",
         '#include "bgcore.h"\n#include "mlp_lowp.h"',
         sources=[os.path.relpath(os.path.join(HERE, f), ROOT) for f in ("bgcore.c", "mlp_lowp.c")],
         include_dirs=[os.path.relpath(HERE, ROOT)],
@@ -37,7 +38,7 @@ def main() -> None:
     )
     os.chdir(ROOT)
     ffi.compile(verbose=False, tmpdir=".")
-    print("built c_engine/_bgcore")
+    print("built tdbg/game/_bgcore")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ it is written; tests/test_layers.py enforces it):
 
     infra   errors, files and the output policy, worker processes, backends, Ray, run logs,
             statistics, provenance, settings fields: no backgammon
-    game    rules (engine, C move generator, dice), network inputs (encoding, features),
+    game    rules (engine, C move generator c_engine, dice), network inputs (encoding, features),
             position IDs, bear-off, cube state, output heads, the turn loop, game modes
             (modes/, one module per mode), match equity tables: numpy only
     net     the network and its checkpoints, growth, losses, batched scoring, search: torch
@@ -20,7 +20,8 @@ it is written; tests/test_layers.py enforces it):
             flags, the training scripts' parsers, head to head, match series
 
 learn and gnubg sit side by side: neither imports the other.  Imports inside functions
-are only for optional dependencies (ray, gnubg_nn, tensorboard, the built C engine).
+are only for optional dependencies (ray, gnubg_nn, tensorboard, the built C engine:
+game.c_engine and its extension game._bgcore).
 The scripts at the top level (train_*.py, play_models.py, gnubg_eval.py) and tools/
 parse flags and call into this package.
 """

@@ -55,7 +55,7 @@ def _run_in_process(path, args):
     try:
         os.chdir(ROOT)
         sys.argv = [path, *args]
-        sys.path.insert(0, os.path.dirname(path))   # as `python path` puts the script's folder first
+        sys.path.insert(0, os.path.dirname(path))   # what `python path` itself does: the script's folder first
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 runpy.run_path(path, run_name="__main__")

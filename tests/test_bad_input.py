@@ -2,7 +2,7 @@
 import numpy as np
 import pytest
 
-import c_engine
+from tdbg.game import c_engine
 from tdbg.game import backgammon_engine as be, movegen
 
 START = be.initial_board()
@@ -76,4 +76,4 @@ def test_large_counts_do_not_wrap_in_int8():
 
 def test_unknown_backend():
     with pytest.raises(ValueError, match="unknown engine"):
-        movegen.resolve_backend("fortran")
+        movegen.resolve_engine("fortran")

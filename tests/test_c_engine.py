@@ -2,7 +2,7 @@ import threading
 
 import numpy as np
 
-import c_engine
+from tdbg.game import c_engine
 from oracle_positions import result_keys
 from tdbg.game import backgammon_engine as be
 

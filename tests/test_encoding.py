@@ -1,6 +1,6 @@
 import numpy as np
 
-import c_engine
+from tdbg.game import c_engine
 from tdbg.game import backgammon_engine as be, encoding, movegen
 
 

@@ -7,7 +7,7 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import c_engine
+from tdbg.game import c_engine
 from oracle_positions import ALL_ROLLS, gnubg_keys, key_set, result_keys
 from tdbg.game import backgammon_engine as be
 

@@ -4,7 +4,7 @@ import gnubg_nn
 import numpy as np
 import pytest
 
-import c_engine
+from tdbg.game import c_engine
 from helpers import board
 from oracle_positions import gnubg_keys, result_keys
 from tdbg.game import backgammon_engine as be

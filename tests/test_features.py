@@ -173,7 +173,7 @@ def test_warm_starts_carry_the_features_weights():
 
 def test_c_engine_features_equal_the_numpy_reference(positions_20k):
     """The C engine computes the same numbers as the numpy reference, for either row on roll."""
-    import c_engine
+    from tdbg.game import c_engine
     boards = positions_20k
     want = F.board_features_numpy(boards)
     assert np.abs(c_engine.board_features(boards) - want).max() <= 1e-6

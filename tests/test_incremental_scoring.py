@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-import c_engine
+from tdbg.game import c_engine
 from helpers import ROOT
 from tdbg.game import backgammon_engine as be, encoding
 from tdbg.game.dice import ALL_ROLLS
@@ -63,8 +63,8 @@ def test_candidate_values_match_dense_forward(positions_20k, mode_name, output, 
     mode = game_mode(mode_name)
     model = _model(trained, output, n_inputs, path)
     dice, owner = _inputs(positions_20k, mode, seed=n_inputs)
-    inc = Scorer(model, mode, backend="c", first_layer="incremental")
-    dense = Scorer(model, mode, backend="c", first_layer="dense")
+    inc = Scorer(model, mode, engine="c", first_layer="incremental")
+    dense = Scorer(model, mode, engine="c", first_layer="dense")
     assert (inc.first_layer, dense.first_layer) == ("incremental", "dense")
     a_inc, o_inc, v_inc, s_inc = (x.copy() for x in inc.score(positions_20k, dice, owner))
     a_dense, o_dense, v_dense, s_dense = dense.score(positions_20k, dice, owner)
@@ -119,9 +119,9 @@ def test_python_engine_falls_back_to_dense_and_agrees(positions_20k, mode_name, 
     model = _model(False, output, n_inputs, path)
     boards = positions_20k[:300]  # the reference engine is slow
     dice, owner = _inputs(boards, mode, seed=3)
-    slow = Scorer(model, mode, backend="python", first_layer="incremental")
+    slow = Scorer(model, mode, engine="python", first_layer="incremental")
     assert slow.first_layer == "dense"
-    inc = Scorer(model, mode, backend="c", first_layer="incremental")
+    inc = Scorer(model, mode, engine="c", first_layer="incremental")
     _, o_py, v_py, s_py = slow.score(boards, dice, owner)
     _, o_c, v_c, s_c = inc.score(boards, dice, owner)
     assert np.array_equal(o_py, o_c)  # (the candidate order may differ between engines)
@@ -154,7 +154,7 @@ def test_first_layer_modes():
     mode = game_mode("dmp")
     assert Scorer(model, mode).first_layer == "incremental"  # auto on a CPU with the C engine
     assert Scorer(model, mode, first_layer="dense").first_layer == "dense"
-    assert Scorer(model, mode, backend="python").first_layer == "dense"
+    assert Scorer(model, mode, engine="python").first_layer == "dense"
     with pytest.raises(ValueError, match="first-layer mode"):
         Scorer(model, mode, first_layer="sparse")
     with pytest.raises(ValueError, match="w1t"):

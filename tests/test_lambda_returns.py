@@ -7,7 +7,7 @@ import torch
 from helpers import assert_one_line_error, run
 from tdbg.game.modes import game_mode
 from tdbg.learn.lambda_returns import lambda_returns
-from tdbg.learn.selfplay import Acting, SelfPlay
+from tdbg.learn.selfplay import Acting, Play, SelfPlay
 from tdbg.net.model import TDNetwork
 
 mwc_flip = lambda v: 1.0 - v  # noqa: E731
@@ -46,7 +46,7 @@ def _one_game(mode_name, seed, lam=1.0, hidden=(16,), output="probability"):
     mode = game_mode(mode_name, False)
     torch.manual_seed(seed)
     model = TDNetwork(mode.n_inputs, list(hidden), output).eval()
-    sp = SelfPlay(model, mode, parallel_games=1, acting=Acting(td_lambda=lam))
+    sp = SelfPlay(model, Play(mode, parallel_games=1, acting=Acting(td_lambda=lam)))
     return sp.collect(1, np.random.default_rng(seed))
 
 
@@ -88,7 +88,7 @@ def test_exploratory_moves_cut_the_trace():
     model = TDNetwork(mode.n_inputs, [16], "probability").eval()
     got = {}
     for lam in (0.0, 1.0):
-        sp = SelfPlay(model, mode, parallel_games=1, acting=Acting(boltzmann_temp=0.05, td_lambda=lam))
+        sp = SelfPlay(model, Play(mode, parallel_games=1, acting=Acting(boltzmann_temp=0.05, td_lambda=lam)))
         got[lam] = sp.collect(1, np.random.default_rng(9))["targets"]
     t, g = got[0.0], got[1.0]                       # the same game: lambda changes no move
     assert g[-1] == t[-1] == 1.0

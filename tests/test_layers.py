@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import subprocess
 
 import pytest
 
@@ -19,7 +20,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = os.path.join(ROOT, "tdbg")
 SCRIPTS = ("train_batch", "train_online", "train_prob5", "play_models", "gnubg_eval")
 # may be missing, or are slow to load and needed by one path: imported where they are used
-OPTIONAL = ("ray", "gnubg_nn", "torch.utils.tensorboard", "tensorboard", "c_engine", "tdbg.infra.ray_backend")
+OPTIONAL = ("ray", "gnubg_nn", "torch.utils.tensorboard", "tensorboard",
+            "tdbg.game.c_engine", "tdbg.game._bgcore", "tdbg.infra.ray_backend")
 
 
 def module_files() -> dict[str, str]:
@@ -124,6 +126,67 @@ def test_layers_hold():
     files = module_files()
     assert len(files) > 60
     assert problems(files) == []
+
+
+def test_c_engine_is_inside_the_layers(tmp_path):
+    """The C move generator's Python side is a game module the check reads (it may import
+    only infra and game); c_engine/ holds the C sources and their build script, which
+    import nothing of ours, so no import runs from a folder outside the order into tdbg."""
+    files = module_files()
+    assert files["tdbg.game.c_engine"] == os.path.join(PACKAGE, "game", "c_engine.py")
+    folder = os.path.join(ROOT, "c_engine")
+    assert not os.path.exists(os.path.join(folder, "__init__.py"))
+    scripts = [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".py")]
+    assert scripts
+    for path in scripts:
+        ours = [t for t, _, _ in imports(path, set(files)) if t.split(".")[0] in ("tdbg", "c_engine")]
+        assert ours == [], (path, ours)
+    bad = tmp_path / "c_engine.py"
+    bad.write_text(open(files["tdbg.game.c_engine"]).read() + "from tdbg.net import model\n")
+    found = problems({**files, "tdbg.game.c_engine": str(bad)})
+    assert any("net is above game" in p for p in found), found
+
+
+def test_nothing_patches_sys_path():
+    """The package is installed (make setup: pip install -e .), so no script, tool or
+    experiment puts the repository on sys.path by hand.  The one insert left is the test
+    helper that runs a script in-process: it does what `python script.py` does itself."""
+    files = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True,
+                           check=True).stdout.split()
+    assert "train_batch.py" in files
+    found = [f for f in files if f != "tests/helpers.py" and f != "tests/test_layers.py"
+             and ("sys.path.insert" in open(os.path.join(ROOT, f)).read()
+                  or "sys.path.append" in open(os.path.join(ROOT, f)).read())]
+    assert found == []
+
+
+# the training side's layers: settings travel whole (dataclasses), so no function there takes
+# more than MAX_PARAMETERS (self and cls not counted)
+MAX_PARAMETERS = 7
+LONG_SIGNATURES = {   # function -> why it may take more
+    "tdbg/game/backgammon_engine.py:_search": "the reference engine's recursive move search: its state per level",
+}
+
+
+def test_no_long_parameter_lists_on_the_training_side():
+    found = []
+    for layer in ("infra", "game", "net", "learn"):
+        for folder, _, names in os.walk(os.path.join(PACKAGE, layer)):
+            for name in names:
+                if not name.endswith(".py"):
+                    continue
+                path = os.path.join(folder, name)
+                for node in ast.walk(ast.parse(open(path).read())):
+                    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        continue
+                    a = node.args
+                    params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
+                    params = params[1:] if params[:1] in (["self"], ["cls"]) else params
+                    count = len(params) + (a.vararg is not None) + (a.kwarg is not None)
+                    where = f"{os.path.relpath(path, ROOT)}:{node.name}"
+                    if count > MAX_PARAMETERS and where not in LONG_SIGNATURES:
+                        found.append(f"{where} takes {count}")
+    assert found == []
 
 
 def test_top_level_stays_small():

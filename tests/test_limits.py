@@ -1,8 +1,8 @@
 """The DMP diagnostics of experiments/limits: gnubg-nn's self-play decisions against
 gnubg-nn's own evaluation, and the fitting script's run and refusals."""
+import importlib.util
 import json
 import os
-import sys
 
 import numpy as np
 import pytest
@@ -10,12 +10,19 @@ import pytest
 from helpers import ROOT, assert_one_line_error, run
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
-sys.path.insert(0, os.path.join(ROOT, "experiments", "limits"))
+
+
+def dmp_decisions(*args):
+    """experiments/limits/gnubg_selfplay.py's dmp_decisions, the module loaded from its file."""
+    spec = importlib.util.spec_from_file_location(
+        "gnubg_selfplay", os.path.join(ROOT, "experiments", "limits", "gnubg_selfplay.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.dmp_decisions(*args)
 
 
 def test_selfplay_decisions_carry_gnubgs_own_win_chances():
     import gnubg_nn
-    from gnubg_selfplay import dmp_decisions
     seen = 0
     for game, after, win in dmp_decisions(40, np.random.default_rng(3)):
         assert len(after) == len(win) >= 2 and game >= 0
@@ -79,7 +86,6 @@ def test_distill_with_board_features_and_loss_by_class(tmp_path):
     # time (the opponent on roll; a mover who bore off has won), classes from gnubg_nn.classify
     import gnubg_nn
     import torch
-    from gnubg_selfplay import dmp_decisions
     from tdbg.game import backgammon_engine as be
     from tdbg.game.encoding import encode
     net, _, _ = load_checkpoint(str(start))

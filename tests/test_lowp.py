@@ -110,9 +110,9 @@ def test_unsupported_models_and_modes():
         lowp.LowpMLP(TDNetwork(196, [40, 20], "probability"), "bf16")
     model = TDNetwork(196, [32, 32], "probability")
     with pytest.raises(ValueError, match="incremental"):
-        Scorer(model, game_mode("dmp"), backend="c", first_layer="dense", precision="bf16")
+        Scorer(model, game_mode("dmp"), engine="c", first_layer="dense", precision="bf16")
     with pytest.raises(ValueError, match="unknown precision"):
-        Scorer(model, game_mode("dmp"), backend="c", precision="fp8")
+        Scorer(model, game_mode("dmp"), engine="c", precision="fp8")
 
 
 def test_weights_refresh_when_they_change():
@@ -147,7 +147,7 @@ def real_decisions():
     contact, race and bear-off, scored by float32."""
     model = load_checkpoint(f"{ROOT}/best_models/dmp_512x2x256.pt")[0].eval()
     mode = game_mode("dmp")
-    s32 = Scorer(model, mode, backend="c")
+    s32 = Scorer(model, mode, engine="c")
     boards, dice = greedy_game_decisions(s32, 400, np.random.default_rng(1))
     _, offsets, _, scalar = s32.score(boards, dice)
     return model, mode, boards, dice, offsets, scalar.copy()
@@ -162,7 +162,7 @@ def test_same_moves_as_float32_on_real_games(real_decisions, kernel, bar, monkey
         monkeypatch.setenv("TDBG_LOWP_AMX", "0")   # the C kernel, also where bf16 would run on AMX
     model, mode, boards, dice, offsets, s32 = real_decisions
     assert len(boards) >= 20_000
-    _, off, _, s = Scorer(model, mode, backend="c", precision=kernel).score(boards, dice)
+    _, off, _, s = Scorer(model, mode, engine="c", precision=kernel).score(boards, dice)
     assert (off == offsets).all()
     rows32, best32 = segment_argmax(s32, offsets)
     rows, _ = segment_argmax(s, offsets)

@@ -65,7 +65,6 @@ def cases(ck, log, results, tmp):
 DRIVER = r'''
 import contextlib, io, json, os, runpy, sys, warnings
 warnings.simplefilter("ignore")
-sys.path.insert(0, os.getcwd())
 job, res = sys.argv[1:3]
 out = []
 for script, argv in json.load(open(job)):

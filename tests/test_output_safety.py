@@ -102,15 +102,14 @@ def _run_readonly(folder, cases):
     namespace: nothing leaks): one child for all of them, which runs each script in-process
     (helpers.run); a CompletedProcess per case."""
     driver = ("import json, sys\n"
-              "sys.path.insert(0, 'tests')\n"
-              "from helpers import run\n"
+              "from helpers import run\n"   # python -c puts its folder (tests/) first
               "print(json.dumps([(p.returncode, p.stdout, p.stderr) for p in "
               "(run(*c) for c in json.loads(sys.argv[1]))]))\n")
     cmd = " ".join(f"'{a}'" for a in (sys.executable, "-c", driver.replace("'", '"'),
                                          json.dumps([[str(a) for a in c] for c in cases])))
     proc = subprocess.run(["unshare", "-rm", "sh", "-c",
                            f'mount --bind "{folder}" "{folder}" && mount -o remount,bind,ro "{folder}" && '
-                           f'exec {cmd}'], capture_output=True, text=True, cwd=ROOT, timeout=HANG_GUARD,
+                           f'exec {cmd}'], capture_output=True, text=True, cwd=os.path.join(ROOT, "tests"), timeout=HANG_GUARD,
                           env=dict(os.environ, TDBG_TEST_SUBPROCESS="0"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return [subprocess.CompletedProcess(c, code, out, err) for c, (code, out, err) in

@@ -94,8 +94,8 @@ def _tiny_model(output_mode="probability"):
 
 
 def _collect(pool_backend, kill_one=False):
-    from tdbg.learn.selfplay import Collector
-    collector = Collector(2, game_mode("dmp"), False, "auto", 8, "auto", pool_backend=pool_backend)
+    from tdbg.learn.selfplay import Collector, Play
+    collector = Collector(Play(game_mode("dmp"), False, "auto", 8, "auto"), 2, pool_backend=pool_backend)
     try:
         where = collector.pool.where() if pool_backend == "ray" else []  # (pid, node) of each actor
         pending = collector.submit(_tiny_model(), 41, np.random.SeedSequence([3, 1, 0]))

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import SelfPlay
+from tdbg.learn.selfplay import Play, SelfPlay
 from tdbg.net.model import TDNetwork
 
 KEYS = [("dmp", "probability", False), ("dmp", "probability", True), ("cubeless-money", "equity", False),
@@ -24,7 +24,7 @@ def _collect(mode_name, head, oneply, backend):
     mode = game_mode(mode_name)
     torch.manual_seed(7)
     model = TDNetwork(mode.n_inputs, [8], head).eval()
-    return SelfPlay(model, mode, oneply, backend=backend, parallel_games=4).collect(2 if oneply else 6,
+    return SelfPlay(model, Play(mode, oneply, engine=backend, parallel_games=4)).collect(2 if oneply else 6,
                                                                                   np.random.default_rng(11))
 
 

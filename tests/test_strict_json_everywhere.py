@@ -15,7 +15,7 @@ ALLOWED = {
     # code that runs inside gnubg's embedded Python, which cannot import tdbg; what it prints is
     # gnubg's own figures (finite), read back by analyse_files
     "tdbg/gnubg/gnubg_analysis.py": "GNUBG_PY and the rating script run inside the gnubg binary",
-    # times another checkout given on its command line (sys.path points there), which may
+    # times another checkout given on its command line (PYTHONPATH points there), which may
     # predate json_text
     "experiments/identity/ab_speed.py": "imports from another tree that may lack fileio.json_text",
 }

@@ -9,7 +9,8 @@ import torch.nn.functional as F
 from helpers import ROOT, assert_one_line_error, board, brute_value, run
 from oracle_positions import oracle_positions
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Acting, SelfPlay, _Recorder
+from tdbg.learn.selfplay import Acting, Play, SelfPlay, _Recorder
+from tdbg.learn.settings import Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.net import net_growth
 from tdbg.net.losses import prob5_loss
@@ -51,7 +52,7 @@ def test_segment_sample_follows_the_softmax():
 
 
 def _recorder(model, mode, acting, oneply=False, seed=3):
-    sp = SelfPlay(model, mode, oneply, backend="c", acting=acting)
+    sp = SelfPlay(model, Play(mode, oneply, engine="c", acting=acting))
     rec = _Recorder(sp, None, np.random.default_rng(seed))
     return sp, rec
 
@@ -195,7 +196,7 @@ def test_grad_clip_and_momentum_by_hand():
     x, y = torch.rand(8, 196), torch.full((8,), 5.0)
     model = _net(output="equity", hidden=(6,))
     start = [p.detach().clone() for p in model.parameters()]
-    tr = Trainer(model, "sgd", lr=0.1, batch_size=8, grad_clip=1e-3)
+    tr = Trainer(model, Optimisation(optimizer="sgd", batch_size=8, grad_clip=1e-3), lr=0.1)
     tr.train_epoch(x.numpy(), y.numpy(), np.random.default_rng(0))
     step = float(torch.sqrt(sum(((p.detach() - s) ** 2).sum() for p, s in zip(model.parameters(), start))))
     assert abs(step / (0.1 * 1e-3) - 1) < 1e-3  # the clipped gradient has norm 1e-3 (unclipped: ~10)
@@ -214,12 +215,12 @@ def test_grad_clip_and_momentum_by_hand():
     p1 = [p - 0.01 * g for p, g in zip(p0, g1)]
     g2 = grad(p1)
     want = [p - 0.01 * (b + 0.9 * a) for p, a, b in zip(p1, g1, g2)]
-    tr = Trainer(model, "sgd", lr=0.01, batch_size=8, momentum=0.9)
+    tr = Trainer(model, Optimisation(optimizer="sgd", batch_size=8, momentum=0.9), lr=0.01)
     for _ in range(2):
         tr.train_epoch(x.numpy(), y.numpy(), np.random.default_rng(0))
     assert all(torch.allclose(p, w, atol=1e-6) for p, w in zip(model.parameters(), want))
     with pytest.raises(ValueError, match="sgd"):
-        Trainer(model, "adam", momentum=0.5)
+        Trainer(model, Optimisation(optimizer="adam", momentum=0.5))
 
 
 def test_prob5_losses_by_hand():

@@ -14,13 +14,8 @@ match-winning chances at that score.
 """
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
 
 
 def dice_arg(text: str) -> tuple[int, int]:

@@ -12,14 +12,11 @@ md5, and no trainer state (a new stage starts from it).  Prints the output path.
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
-from tdbg.net.model import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.net.model import CheckpointError, load_checkpoint, save_checkpoint
 
 
 def average(paths: list[str]):

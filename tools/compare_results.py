@@ -14,15 +14,10 @@ files (one entry per match), unless --metric says otherwise.
 """
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.infra.stats import ci_text  # noqa: E402
-from tdbg.play.results_file import ResultsFileError, compare, read_results  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.infra.stats import ci_text
+from tdbg.play.results_file import ResultsFileError, compare, read_results
 
 
 def build_parser() -> cli.Parser:

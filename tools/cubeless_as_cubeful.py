@@ -11,18 +11,13 @@ cubeful model must beat.
 """
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.net import net_growth  # noqa: E402
-from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
-from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
-from tdbg.game.modes import MODES  # noqa: E402
-from tdbg.game.modes.cubeful_money import CubefulMoney  # noqa: E402
-from tdbg.game.modes.cubeless_money import CubelessMoney  # noqa: E402
+from tdbg.app import cli
+from tdbg.net import net_growth
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
+from tdbg.game.modes import MODES
+from tdbg.game.modes.cubeful_money import CubefulMoney
+from tdbg.game.modes.cubeless_money import CubelessMoney
 
 
 def main() -> None:
@@ -39,7 +34,7 @@ def main() -> None:
         cubeful = net_growth.warm_start_cubeful(model)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
-    meta = {**meta, "n_inputs": 200, "encoder": "tesauro196+cube4", "game_mode": CubefulMoney.name,
+    meta = {**meta, "n_inputs": 200, "encoder": CubefulMoney.layout, "game_mode": CubefulMoney.name,
             "lineage": list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})]}
     save_checkpoint(args.output, cubeful, meta)
     print(args.output)

@@ -7,15 +7,11 @@ output and game mode, its move filter if it has one, episodes trained, lineage a
 from __future__ import annotations
 
 import hashlib
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of  # noqa: E402
-from tdbg.net.twins import TWIN_COSINE, distinct_units  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of
+from tdbg.net.twins import TWIN_COSINE, distinct_units
 
 
 def shape(net) -> str:

@@ -13,15 +13,10 @@ the even games and model B in the odd ones.
 """
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
-from tdbg.game.dice import DiceStream  # noqa: E402
-from tdbg.game.turns import MAX_PLIES  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra.fileio import Output, atomic_write, check_outputs
+from tdbg.game.dice import DiceStream
+from tdbg.game.turns import MAX_PLIES
 
 MAX_GAMES = 1_000_000  # about 3 kB per game with the default rolls
 

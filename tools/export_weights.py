@@ -27,18 +27,14 @@ P(wbg|wg), P(lg|lose), P(lbg|lg), multiplied out as model.prob5_from_conditional
 """
 from __future__ import annotations
 
-import os
 import struct
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.game.encoding import reads_board_features  # noqa: E402
-from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
-from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
+from tdbg.app import cli
+from tdbg.game.encoding import reads_board_features
+from tdbg.infra.fileio import Output, atomic_write, check_outputs
+from tdbg.net.model import CheckpointError, load_checkpoint
 
 MAGIC = b"TDBGNET1"
 VERSION = 2

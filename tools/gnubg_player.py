@@ -21,13 +21,11 @@ import socket
 import sys
 import threading
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.gnubg.gnubg_external import agent_state, answer  # noqa: E402
-from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string  # noqa: E402
-from tdbg.play.players import build_agent, checkpoint_game_mode  # noqa: E402
+from tdbg.app import cli
+from tdbg.game.modes import game_mode
+from tdbg.gnubg.gnubg_external import agent_state, answer
+from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
+from tdbg.play.players import build_agent, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
 

@@ -28,14 +28,11 @@ committed plot against its data.
 from __future__ import annotations
 
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
-from tdbg.play.results_file import ResultsFileError, default_metric, read_results  # noqa: E402
-from tdbg.infra.stats import bootstrap_ci, pair_means  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra.fileio import Output, atomic_write, check_outputs
+from tdbg.play.results_file import ResultsFileError, default_metric, read_results
+from tdbg.infra.stats import bootstrap_ci, pair_means
 
 
 def base_cpu_hours(paths: list[str]) -> float:

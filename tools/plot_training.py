@@ -12,14 +12,11 @@ sizes), when there is one.
 from __future__ import annotations
 
 import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
-from tdbg.game.modes import MODES  # noqa: E402
-from tdbg.play.agents import CUBE_REFERENCE_AGENTS  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra.fileio import Output, atomic_write, check_outputs
+from tdbg.game.modes import MODES
+from tdbg.play.agents import CUBE_REFERENCE_AGENTS
 
 
 def read_log(path: str) -> list[dict]:

@@ -13,16 +13,12 @@ and no trainer state (a new stage starts from it).  Prints a summary, or JSON wi
 from __future__ import annotations
 
 import hashlib
-import os
-import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.infra.fileio import Output, check_outputs  # noqa: E402
-from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint  # noqa: E402
-from tdbg.net.twins import TWIN_COSINE, repair_twins  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
+from tdbg.net.twins import TWIN_COSINE, repair_twins
 
 
 def real_positions(model, game_mode_name: str, games: int, seed: int):
@@ -33,7 +29,7 @@ def real_positions(model, game_mode_name: str, games: int, seed: int):
     import torch
     from tdbg.game.modes import game_mode
     from tdbg.net.scoring import Scorer, greedy_game_decisions
-    scorer = Scorer(model.eval(), game_mode(game_mode_name), backend="c")
+    scorer = Scorer(model.eval(), game_mode(game_mode_name), engine="c")
     rng = np.random.default_rng(seed)
     boards, dice = greedy_game_decisions(scorer, games, rng)
     after, _, _, _ = scorer.score(boards, dice)
@@ -51,7 +47,7 @@ def output_change(before, repaired, boards, dice) -> dict:
     maximises, and the share of decisions with a choice whose chosen play changed."""
     import numpy as np
     from tdbg.net.scoring import Scorer, segment_argmax
-    after = Scorer(repaired.eval(), before.mode, backend="c")
+    after = Scorer(repaired.eval(), before.mode, engine="c")
     _, offsets, _, old = before.score(boards, dice)
     _, _, _, new = after.score(boards, dice)
     diff = np.abs(np.asarray(new, dtype=np.float64) - np.asarray(old, dtype=np.float64))

@@ -32,10 +32,9 @@ import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
-sys.path.insert(0, ROOT)
 
-from tdbg.infra.fileio import atomic_write  # noqa: E402
-from tdbg.play.results_file import compare, read_results  # noqa: E402
+from tdbg.infra.fileio import atomic_write
+from tdbg.play.results_file import compare, read_results
 
 H2H = "experiments/head_to_head/results"
 LUCK = "experiments/gnubg_eval"

@@ -12,14 +12,9 @@ Values are from the side on roll: P(win) in DMP, cubeless equity in money play.
 """
 from __future__ import annotations
 
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tools.analyse import dice_arg  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tools.analyse import dice_arg
 
 
 def build_parser() -> cli.Parser:

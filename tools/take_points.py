@@ -18,17 +18,12 @@ Each (position, score, cube) is checked at 0-ply (the network's own values) and 
 """
 from __future__ import annotations
 
-import os
-import sys
+import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-
-import numpy as np  # noqa: E402
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.game.bearoff import exact_win_probability  # noqa: E402
-from tdbg.game.encoding import CUBE_CENTERED  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.game.bearoff import exact_win_probability
+from tdbg.game.encoding import CUBE_CENTERED
 
 DOUBLER_HOMES = [{6: 1, 5: 1}, {6: 2}, {5: 2}, {4: 2}, {6: 1, 1: 1}, {5: 1, 4: 1}, {3: 2}, {6: 1, 3: 1},
                  {4: 1, 2: 1}, {2: 2}, {6: 1}, {5: 1, 2: 1}, {6: 1, 4: 1}, {5: 1, 3: 1}, {6: 1, 2: 1}]

@@ -12,22 +12,18 @@ per board.  Prints one JSON object last; compare the ratio, not the rates.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.game.features import board_features  # noqa: E402
-from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.net.net_growth import add_board_features  # noqa: E402
-from tdbg.learn.selfplay import Collector  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game import backgammon_engine as be
+from tdbg.game.features import board_features
+from tdbg.net.model import TDNetwork, parse_hidden
+from tdbg.game.modes import game_mode
+from tdbg.net.net_growth import add_board_features
+from tdbg.learn.selfplay import Collector, Play
+from tdbg.infra.fileio import json_text
 
 
 def main() -> None:
@@ -42,7 +38,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     raw = TDNetwork(196, parse_hidden(args.hidden), "probability")
     models = {"raw": raw, "features": add_board_features(raw)}
-    collector = Collector(args.workers, game_mode("dmp"), False, "c", 100)
+    collector = Collector(Play(game_mode("dmp"), False, "c", 100), args.workers)
     acc = {k: {"episodes": 0, "seconds": 0.0, "evaluations": 0} for k in models}
     try:
         collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers

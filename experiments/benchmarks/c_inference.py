@@ -17,6 +17,7 @@ beside the wall-clock ones: on a busy machine they say more about the code.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import resource
 import subprocess
@@ -24,25 +25,32 @@ import sys
 import tempfile
 import time
 
+import gnubg_nn
+import numpy as np
+import torch
+
+from tdbg.game import backgammon_engine as be
+from tdbg.play.match import play_games
+from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
+from tdbg.game.modes import game_mode
+from tdbg.play.players import load_player
+from tdbg.play.td_agent import TDAgent
+from tools.dice_file import dice_lines
+from tools.export_weights import version1_bytes
+from tdbg.infra.fileio import json_text
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
 
-import gnubg_nn  # noqa: E402
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
 
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.play.match import play_games  # noqa: E402
-from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.play.players import load_player  # noqa: E402
-from tdbg.play.td_agent import TDAgent  # noqa: E402
-from tools.dice_file import dice_lines  # noqa: E402
-from tools.export_weights import version1_bytes  # noqa: E402
+def _tests_module(name: str):
+    """A module of tests/ (the gnubg-drawn positions), loaded from its file."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, "tests", name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-sys.path.insert(0, os.path.join(ROOT, "tests"))
-from oracle_positions import oracle_positions  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+
+oracle_positions = _tests_module("oracle_positions").oracle_positions
 
 BASELINE = "da33cb2"  # c_inference before the matrix path (one candidate at a time, SSE2)
 

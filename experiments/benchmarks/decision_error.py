@@ -18,14 +18,12 @@ the error that comes from such choices is reported.  Prints one JSON object last
 from __future__ import annotations
 
 import os
-import sys
 import time
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
 
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra.fileio import json_text
 
 ONEPLY_BLOCK = 32  # decisions per 1-ply pass: a few hundred MB of replies
 DEFAULT_DATA = os.path.join(ROOT, "experiments", "benchmarks", "decisions", "decisions.json")

@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import torch
 
-import torch  # noqa: E402
-
-from tdbg.play.agents import GnubgNNAgent  # noqa: E402
-from tdbg.app.head_to_head import run_head_to_head  # noqa: E402
-from tdbg.play.match import play_games  # noqa: E402
-from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.play.players import load_player  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.play.agents import GnubgNNAgent
+from tdbg.app.head_to_head import run_head_to_head
+from tdbg.play.match import play_games
+from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
+from tdbg.game.modes import game_mode
+from tdbg.play.players import load_player
+from tdbg.infra.fileio import json_text
 
 
 def main() -> None:

@@ -19,20 +19,18 @@ from __future__ import annotations
 
 import argparse
 import copy
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.learn.selfplay import Collector  # noqa: E402
-from tdbg.learn.trainer import Trainer  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.settings import Optimisation
+from tdbg.learn.trainer import Trainer
+from tdbg.infra.fileio import json_text
 
 MODES = ("incremental", "dense")
 
@@ -68,7 +66,7 @@ def measure(collector: Collector, hidden, oneply: bool, args, seed: int) -> dict
             # both modes play from the same weights and seeds, so the same games (ties
             # aside: game lengths vary a lot), and train a copy of those weights
             trained = copy.deepcopy(model)
-            trainer = Trainer(trained, "adam", 1e-4, 256, "cpu")
+            trainer = Trainer(trained, Optimisation(batch_size=256), 1e-4, "cpu")
             t0 = time.perf_counter()  # one train_batch round: collect, then an epoch of training
             data = collector.collect(model, round_size, np.random.SeedSequence([seed, rep]))
             t1 = time.perf_counter()
@@ -102,7 +100,7 @@ def main() -> None:
     args = ap.parse_args()
     torch.set_num_threads(args.train_threads)
     plies = [int(p) for p in args.plies.split(",")]
-    collector = Collector(args.workers, game_mode("dmp"), False, "c", 128)
+    collector = Collector(Play(game_mode("dmp"), False, "c", 128), args.workers)
     results = []
     try:
         collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers

@@ -17,21 +17,17 @@ thread.  Prints one JSON object last.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.net.scoring import CPU_BLOCK, Scorer  # noqa: E402
-from tdbg.learn.selfplay import SelfPlay  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game import backgammon_engine as be
+from tdbg.net.model import TDNetwork, parse_hidden
+from tdbg.game.modes import game_mode
+from tdbg.net.scoring import CPU_BLOCK, Scorer
+from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.infra.fileio import json_text
 
 
 def random_positions(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -63,7 +59,7 @@ def main() -> None:
     mode = game_mode("dmp")
     model = TDNetwork(196, hidden, "probability").eval()
     # realistic rows: first-layer activations of positions met in self-play
-    games = SelfPlay(model, mode, backend="c", parallel_games=32).collect(40, np.random.default_rng(1))
+    games = SelfPlay(model, Play(mode, engine="c", parallel_games=32)).collect(40, np.random.default_rng(1))
     feats = torch.from_numpy(games["features"][:args.rows])
     with torch.inference_mode():
         rows32 = torch.relu(model.layers[0](feats))

@@ -20,24 +20,21 @@ the main network valued.  Last line: one JSON object.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS  # noqa: E402
-from tdbg.learn import filter_training  # noqa: E402
-from tdbg.learn.selfplay import Collector  # noqa: E402
-from tdbg.net.model import load_checkpoint, move_filter_of, set_move_filter  # noqa: E402
-from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, new_filter  # noqa: E402
-from tdbg.net.scoring import Scorer, greedy_game_positions, segment_argmax  # noqa: E402
-from tdbg.play.players import checkpoint_mode_name  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
+from tdbg.learn import filter_training
+from tdbg.learn.selfplay import Collector, Play
+from tdbg.net.model import load_checkpoint, move_filter_of, set_move_filter
+from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, new_filter
+from tdbg.net.scoring import Scorer, greedy_game_positions, segment_argmax
+from tdbg.play.players import checkpoint_mode_name
+from tdbg.game.modes import game_mode
+from tdbg.infra.fileio import json_text
 
 BLOCK = 128  # positions per pass (as Scorer.lookahead's blocks)
 
@@ -88,7 +85,7 @@ def main() -> None:
         filt = new_filter(model, args.filter_hidden)
         set_move_filter(model, filt)
         trainer = filter_training.FilterTrainer(filt, np.random.default_rng(args.seed))
-        warm = Collector(1, mode, False, "auto", 128, record_filter=True)
+        warm = Collector(Play(mode, False, "auto", 128, record_filter=True), 1)
         warm_note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]), trainer)
         warm.close()
     warm_seconds = time.perf_counter() - t0

@@ -18,23 +18,21 @@ from __future__ import annotations
 
 import argparse
 import copy
-import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.learn import filter_training  # noqa: E402
-from tdbg.learn.selfplay import Collector  # noqa: E402
-from tdbg.learn.trainer import Trainer  # noqa: E402
-from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter  # noqa: E402
-from tdbg.net.move_filter import FILTER_HIDDEN, new_filter  # noqa: E402
-from tdbg.play.players import checkpoint_mode_name  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game.modes import game_mode
+from tdbg.learn import filter_training
+from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.settings import Optimisation
+from tdbg.learn.trainer import Trainer
+from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter
+from tdbg.net.move_filter import FILTER_HIDDEN, new_filter
+from tdbg.play.players import checkpoint_mode_name
+from tdbg.infra.fileio import json_text
 
 
 def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp32") -> dict:
@@ -42,9 +40,9 @@ def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp
     model = copy.deepcopy(base)
     set_move_filter(model, copy.deepcopy(move_filter_of(base)))
     rng = np.random.default_rng(seed)
-    trainer = Trainer(model, "adam", 1e-4, 256)
+    trainer = Trainer(model, Optimisation(batch_size=256), 1e-4)
     ftrainer = filter_training.FilterTrainer(move_filter_of(model), rng) if k else None
-    collector = Collector(1, mode, True, "auto", 128, filter_k=k, precision=precision)
+    collector = Collector(Play(mode, True, "auto", 128, filter_k=k, precision=precision), 1)
     t0, c0 = time.perf_counter(), time.process_time()
     model.eval()
     data = collector.collect(model, episodes, np.random.SeedSequence(seed))
@@ -88,7 +86,7 @@ def main() -> None:
     model.eval()
     if move_filter_of(model) is None:
         set_move_filter(model, new_filter(model, args.filter_hidden))
-        warm = Collector(1, mode, False, "auto", 128, record_filter=True)
+        warm = Collector(Play(mode, False, "auto", 128, record_filter=True), 1)
         note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]),
                                        filter_training.FilterTrainer(move_filter_of(model),
                                                                      np.random.default_rng(args.seed)))

@@ -9,18 +9,14 @@ run: these machines are noisy.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import gnubg_nn
+import numpy as np
 
-import gnubg_nn  # noqa: E402
-import numpy as np  # noqa: E402
-
-from tdbg.game import backgammon_engine as be  # noqa: E402
-import c_engine  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game import backgammon_engine as be
+from tdbg.game import c_engine
+from tdbg.infra.fileio import json_text
 
 
 def sample_inputs(n: int, seed: int):

@@ -14,20 +14,17 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.infra.backends import open_pool  # noqa: E402
-from tdbg.infra.provenance import git_commit  # noqa: E402
-from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.learn.selfplay import Collector  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.infra.backends import open_pool
+from tdbg.infra.provenance import git_commit
+from tdbg.net.model import TDNetwork, parse_hidden
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import Collector, Play
+from tdbg.infra.fileio import json_text
 
 
 def _load_state(job: dict) -> int:
@@ -70,7 +67,7 @@ def main() -> None:
     mode = game_mode("dmp")
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
-    collectors = {b: Collector(args.workers, mode, False, "auto", args.parallel_games, "auto", pool_backend=b)
+    collectors = {b: Collector(Play(mode, False, "auto", args.parallel_games, "auto"), args.workers, pool_backend=b)
                   for b in ("local", "ray")}
     seconds, episodes, same = {"local": 0.0, "ray": 0.0}, {"local": 0, "ray": 0}, True
     # inside the workers: wall seconds of collection (summed over workers) and their CPU seconds

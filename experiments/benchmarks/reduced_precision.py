@@ -38,16 +38,14 @@ import os
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.net import lowp  # noqa: E402
-from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.learn.selfplay import SelfPlay  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.net import lowp
+from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden
+from tdbg.game.modes import game_mode
+from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.infra.fileio import json_text
 
 ARMS = ("fp32", "fp32-c", "bf16", "int8")
 AMX_ARMS = ARMS + ("bf16-amx",)   # on a CPU with AMX-BF16
@@ -59,7 +57,7 @@ def macs_per_row(model) -> int:
 
 
 def collect(model, mode, precision: str, oneply: bool, episodes: int, seed: int) -> dict:
-    sp = SelfPlay(model, mode, oneply, "c", 128, first_layer="incremental", precision=precision)
+    sp = SelfPlay(model, Play(mode, oneply, "c", 128, first_layer="incremental", precision=precision))
     t0, c0 = time.perf_counter(), time.process_time()
     out = sp.collect(episodes, np.random.default_rng(seed))
     st = out["stats"]
@@ -120,7 +118,7 @@ def gemm_peak_kernel(model, kernel: str, seconds: float = 1.0) -> float:
 
 def instruction_peak(kernel: str, seconds: float = 0.5) -> float:
     """multiply-adds per CPU second of the precision's instruction alone (mlp_lowp.c lp_peak_loop)."""
-    from c_engine._bgcore import lib
+    from tdbg.game._bgcore import lib
     path = {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8}.get(kernel)
     if path is None:   # bf16-amx: oneDNN's tiles, no loop of ours to time
         return float("nan")

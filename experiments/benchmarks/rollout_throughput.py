@@ -10,17 +10,14 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import torch
 
-import torch  # noqa: E402
-
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.play.rollers import make_roller  # noqa: E402
-from tdbg.play.rollout import rollout_outcomes, summarize  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.game import backgammon_engine as be
+from tdbg.play.rollers import make_roller
+from tdbg.play.rollout import rollout_outcomes, summarize
+from tdbg.infra.fileio import json_text
 
 
 def main() -> None:

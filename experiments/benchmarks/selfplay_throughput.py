@@ -12,20 +12,16 @@ throughput that self-play turns into evaluations.  Prints one JSON object last.
 from __future__ import annotations
 
 import argparse
-import os
-import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
+import numpy as np
+import torch
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-
-from tdbg.net.model import TDNetwork, parse_hidden  # noqa: E402
-from tdbg.game.modes import GAME_MODES, game_mode  # noqa: E402
-from tdbg.learn.selfplay import Collector  # noqa: E402
-from tdbg.infra.workers import WorkerPool  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.net.model import TDNetwork, parse_hidden
+from tdbg.game.modes import GAME_MODES, game_mode
+from tdbg.learn.selfplay import Collector, Play
+from tdbg.infra.workers import WorkerPool
+from tdbg.infra.fileio import json_text
 
 
 def _forward_rate(job) -> float:
@@ -81,7 +77,7 @@ def main() -> None:
     # barrier at the end of a round (waiting for the longest game) stays small
     per_call = args.episodes_per_call or (32 if args.oneply else 128) * args.workers
 
-    collector = Collector(args.workers, mode, args.oneply, "c", args.parallel_games)
+    collector = Collector(Play(mode, args.oneply, "c", args.parallel_games), args.workers)
     try:
         collector.collect(model, args.workers, np.random.SeedSequence(args.seed))  # start the workers
         episodes = evals = samples = 0
@@ -124,7 +120,7 @@ def online(args, mode, hidden, output_mode) -> None:
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, hidden, output_mode)
-    learner = OnlineSelfPlay(model, mode, lam=0.7, alpha=0.01, backend="c")
+    learner = OnlineSelfPlay(model, mode, lam=0.7, alpha=0.01, engine="c")
     rng = np.random.default_rng(args.seed)
     learner.play_game(rng)
     episodes = plies = 0

@@ -3,14 +3,19 @@ machine (interleave them; process time is less sensitive to the load than wall t
 
     for t in OLD_TREE NEW_TREE; do nice -n 19 .venv/bin/python experiments/identity/ab_speed.py $t selfplay dmp; done
 
+The library is imported from TREE: the script runs itself again with PYTHONPATH=TREE, which
+comes before the installed (editable) package.
+
 ``selfplay``: 256 episodes of a fresh [256,256,256] net, 128 games at a time;
 ``match``: 400 games of a fresh [256,256,256] TDAgent against a [128,128] one."""
 import json
+import os
 import sys
 import time
 
 tree, kind, mode_name = sys.argv[1:4]
-sys.path.insert(0, tree)
+if os.environ.get("PYTHONPATH") != tree:
+    os.execve(sys.executable, [sys.executable, *sys.argv], {**os.environ, "PYTHONPATH": tree})
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -23,8 +28,8 @@ mode = game_mode(mode_name)
 torch.manual_seed(0)
 big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()
 if kind == "selfplay":
-    from tdbg.learn.selfplay import SelfPlay
-    sp = SelfPlay(big, mode, False, backend="c", parallel_games=128)
+    from tdbg.learn.selfplay import Play, SelfPlay
+    sp = SelfPlay(big, Play(mode, False, engine="c", parallel_games=128))
     sp.collect(16, np.random.default_rng(0))  # warm-up
     t = time.process_time()
     sp.collect(256, np.random.default_rng(1))

@@ -33,11 +33,10 @@ import sys
 import tempfile
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, ROOT)
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+import numpy as np
+import torch
+from tdbg.infra.fileio import json_text
 
 RESULTS = os.path.join(ROOT, "experiments", "head_to_head", "results")
 # (stored CSV, play_models.py flags): every mode, every head, 0-ply and 1-ply, cube actions
@@ -72,14 +71,14 @@ def digest(*arrays) -> str:
 def selfplay_prints() -> dict:
     from tdbg.net.model import TDNetwork
     from tdbg.game.modes import game_mode
-    from tdbg.learn.selfplay import SelfPlay
+    from tdbg.learn.selfplay import Play, SelfPlay
     out = {}
     for mode_name, head in KINDS:
         mode = game_mode(mode_name)
         for oneply in (False, True):
             torch.manual_seed(3)
             model = TDNetwork(mode.n_inputs, [24], head).eval()
-            data = SelfPlay(model, mode, oneply, backend="c", parallel_games=16).collect(
+            data = SelfPlay(model, Play(mode, oneply, engine="c", parallel_games=16)).collect(
                 8 if oneply else 40, np.random.default_rng(5))
             st = {k: v for k, v in data["stats"].items() if not k.endswith("seconds")}
             out[f"selfplay/{mode_name}/{head}/{'oneply' if oneply else 'sampled'}"] = {
@@ -95,7 +94,7 @@ def online_prints() -> dict:
     for mode_name, head in KINDS[:2]:
         torch.manual_seed(4)
         model = TDNetwork(196, [16], head)
-        learner = OnlineSelfPlay(model, game_mode(mode_name), 0.7, 0.1, backend="c")
+        learner = OnlineSelfPlay(model, game_mode(mode_name), 0.7, 0.1, engine="c")
         stats = [learner.play_game(np.random.default_rng([9, k])) for k in range(4)]
         out[f"online/{mode_name}"] = {
             "weights": digest(*[p.detach().numpy() for p in model.parameters()]),

@@ -11,17 +11,11 @@ each --below threshold.
 """
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
-
-from tdbg.app import cli  # noqa: E402
-from gnubg_selfplay import dmp_decisions  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.app import cli
+from gnubg_selfplay import dmp_decisions
+from tdbg.infra.fileio import json_text
 
 
 def build_parser() -> cli.Parser:

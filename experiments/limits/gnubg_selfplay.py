@@ -5,12 +5,7 @@ DMP; dice come from the caller's generator, so a run is repeatable by its seed.
 """
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 
 def dmp_decisions(n: int, rng: np.random.Generator):

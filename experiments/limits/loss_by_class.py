@@ -24,12 +24,9 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
-
-from tdbg.app import cli  # noqa: E402
-from gnubg_selfplay import dmp_decisions  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.app import cli
+from gnubg_selfplay import dmp_decisions
+from tdbg.infra.fileio import json_text
 
 CLASS_NAMES = {"c_over": "over", "c_bearoff": "bearoff", "c_race": "race", "c_crashed": "crashed",
                "c_contact": "contact"}

@@ -13,7 +13,6 @@ import sys
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
 import gnubg_nn
 from tdbg.game import backgammon_engine as be
 from tdbg.play.players import build_agent

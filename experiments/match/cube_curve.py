@@ -13,11 +13,8 @@ import glob
 import os
 import sys
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-sys.path.insert(0, os.path.join(HERE, "..", ".."))
-from tdbg.net.model import load_checkpoint  # noqa: E402
-from take_vs_gnubg import agreement, benchmark_boards, gnubg_cube_evals  # noqa: E402
+from tdbg.net.model import load_checkpoint
+from take_vs_gnubg import agreement, benchmark_boards, gnubg_cube_evals  # beside this script
 
 
 def stage_episodes(path: str) -> int:

@@ -17,17 +17,15 @@ Prints one JSON line per folder: games, matches, mean luck per game and per matc
 import argparse
 import glob
 import os
-import sys
 from types import SimpleNamespace
 
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
-from tdbg.play.luck import CheckpointReference, game_luck  # noqa: E402
-from tdbg.net.model import CheckpointError  # noqa: E402
-from tdbg.play.matfile import read_mat  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.play.luck import CheckpointReference, game_luck
+from tdbg.net.model import CheckpointError
+from tdbg.play.matfile import read_mat
+from tdbg.infra.fileio import json_text
 
 
 def folder_luck(folder: str, judge: CheckpointReference, player: str) -> dict:

@@ -14,18 +14,16 @@ drops gnubg's doubles.
 import argparse
 import json
 import os
-import sys
 
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
-import gnubg_nn  # noqa: E402
-from tdbg.game import backgammon_engine as be  # noqa: E402
-from tdbg.game.encoding import CUBE_CENTERED  # noqa: E402
-from tdbg.play.players import build_agent  # noqa: E402
-from tdbg.game.modes.matchplay import MatchPlay, pack  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+import gnubg_nn
+from tdbg.game import backgammon_engine as be
+from tdbg.game.encoding import CUBE_CENTERED
+from tdbg.play.players import build_agent
+from tdbg.game.modes.matchplay import MatchPlay, pack
+from tdbg.infra.fileio import json_text
 
 SCORES = [(7, 7), (5, 5), (3, 3), (4, 2), (2, 4), (5, 3), (3, 5), (6, 4), (4, 6)]  # (doubler, taker) away
 

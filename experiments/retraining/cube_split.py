@@ -15,25 +15,19 @@ Jacoby).  Last line: one JSON object.
 """
 from __future__ import annotations
 
-import os
-import sys
-
 import numpy as np
 import torch
 from tqdm import tqdm
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.infra.stats import CAP, pair_means, summary_ci  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
-from tdbg.play.agents import Agent  # noqa: E402
-from tdbg.play.gnubg_cube_agent import GnubgNNCubefulAgent  # noqa: E402
-from tdbg.play.match import play_games  # noqa: E402
-from tdbg.play.td_agent import TDAgent  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.infra.stats import CAP, pair_means, summary_ci
+from tdbg.game.modes import game_mode
+from tdbg.net.model import CheckpointError, load_checkpoint
+from tdbg.play.agents import Agent
+from tdbg.play.gnubg_cube_agent import GnubgNNCubefulAgent
+from tdbg.play.match import play_games
+from tdbg.play.td_agent import TDAgent
 
 CHUNK = 500  # games per play_games call (the dice follow the game index, so chunks change nothing)
 

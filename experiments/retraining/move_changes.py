@@ -11,19 +11,15 @@ choices without a measured gain moved the net sideways.  DMP checkpoints, 0-ply,
 from __future__ import annotations
 
 import os
-import sys
 
 import numpy as np
 import torch
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-sys.path.insert(0, ROOT)
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra import fileio  # noqa: E402
-from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.net.model import CheckpointError, load_checkpoint  # noqa: E402
-from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra import fileio
+from tdbg.game.modes import game_mode
+from tdbg.net.model import CheckpointError, load_checkpoint
+from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax
 
 
 def build_parser() -> cli.Parser:
@@ -50,7 +46,7 @@ def main(argv=None) -> None:
     torch.set_num_threads(1)
     mode = game_mode("dmp")
     nets = {path: load_dmp(path) for path in [a.base, *a.others]}
-    base = Scorer(nets[a.base], mode, backend="c")
+    base = Scorer(nets[a.base], mode, engine="c")
     boards, dice = greedy_game_decisions(base, a.games, np.random.default_rng(a.seed))
     _, offsets, _, values = base.score(boards, dice)
     choice = np.diff(offsets) > 1
@@ -58,7 +54,7 @@ def main(argv=None) -> None:
     rows, _ = segment_argmax(values, offsets)
     result = {"base": a.base, "games": a.games, "seed": a.seed, "decisions_with_a_choice": n_choices, "others": {}}
     for path in a.others:
-        _, off, _, v = Scorer(nets[path], mode, backend="c").score(boards, dice)
+        _, off, _, v = Scorer(nets[path], mode, engine="c").score(boards, dice)
         r, _ = segment_argmax(v, off)
         changed = int(((r != rows) & choice).sum())
         entry = result["others"][path] = {

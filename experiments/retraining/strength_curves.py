@@ -16,10 +16,9 @@ import os
 import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-sys.path.insert(0, ROOT)
 
-from tdbg.app import cli  # noqa: E402
-from tools import plot_eval_curve  # noqa: E402
+from tdbg.app import cli
+from tools import plot_eval_curve
 
 S = "experiments/retraining/strength"
 M = "experiments/retraining/strength_money"

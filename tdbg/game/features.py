@@ -181,6 +181,6 @@ def board_features_numpy(boards, on_roll_row: int = 1) -> np.ndarray:
 def board_features(boards, on_roll_row: int = 1) -> np.ndarray:
     """As ``board_features_numpy``, by the C engine when it is built (about 40x faster)."""
     if movegen.c_available():
-        import c_engine
+        from tdbg.game import c_engine
         return c_engine.board_features(boards, on_roll_row)
     return board_features_numpy(boards, on_roll_row)

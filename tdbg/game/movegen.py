@@ -2,7 +2,7 @@
 
 The one primitive self-play, 1-ply targets and agents share: for many (board,
 dice) inputs, every legal resulting board and its network inputs, with offsets
-saying which rows belong to which input.  ``backend="c"`` uses the C engine,
+saying which rows belong to which input.  ``engine="c"`` uses the C engine,
 ``"python"`` the reference engine (slow, always available), ``"auto"`` the C
 engine when it is built and otherwise the Python one with a one-line warning.
 """
@@ -14,28 +14,28 @@ import numpy as np
 
 from tdbg.game import backgammon_engine, encoding
 
-BACKENDS = ("auto", "c", "python")
+ENGINES = ("auto", "c", "python")
 _warned = False
 
 
 def c_available() -> bool:
     try:
-        import c_engine  # noqa: F401
+        from tdbg.game import c_engine  # noqa: F401
     except ImportError:
         return False
     return True
 
 
-def resolve_backend(backend: str = "auto") -> str:
-    """'c' or 'python' for a requested backend name; ValueError for an unknown one."""
+def resolve_engine(engine: str = "auto") -> str:
+    """'c' or 'python' for a requested engine name; ValueError for an unknown one."""
     global _warned
-    if backend not in BACKENDS:
-        raise ValueError(f"unknown engine {backend!r}; choose one of {', '.join(BACKENDS)}")
-    if backend == "python":
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; choose one of {', '.join(ENGINES)}")
+    if engine == "python":
         return "python"
     if c_available():
         return "c"
-    if backend == "c":
+    if engine == "c":
         raise ImportError("the C engine is not built; run `make setup`")
     if not _warned:
         print("warning: C engine not built (run `make setup`); using the slow Python engine",
@@ -44,16 +44,16 @@ def resolve_backend(backend: str = "auto") -> str:
     return "python"
 
 
-def legal_moves_fn(backend: str = "auto"):
+def legal_moves_fn(engine: str = "auto"):
     """The ``legal_moves(board, die1, die2)`` function of the chosen engine."""
-    if resolve_backend(backend) == "c":
-        import c_engine
+    if resolve_engine(engine) == "c":
+        from tdbg.game import c_engine
         return c_engine.legal_moves
     return backgammon_engine.legal_moves
 
 
 class PythonExpander:
-    """Same interface as :class:`c_engine.Expander`, built on the reference engine."""
+    """Same interface as :class:`tdbg.game.c_engine.Expander`, built on the reference engine."""
 
     def __init__(self, width: int = encoding.NUM_FEATURES, on_roll_row: int = 0):
         self.width = width
@@ -78,17 +78,17 @@ class PythonExpander:
         return out_b, feats, np.array(offsets, dtype=np.int32)
 
 
-def make_expander(backend: str = "auto", width: int = encoding.NUM_FEATURES, on_roll_row: int = 0):
+def make_expander(engine: str = "auto", width: int = encoding.NUM_FEATURES, on_roll_row: int = 0):
     """An expander (``.expand(boards, dice, encode=True) -> (boards, features, offsets)``)."""
-    if resolve_backend(backend) == "c":
-        import c_engine
+    if resolve_engine(engine) == "c":
+        from tdbg.game import c_engine
         return c_engine.Expander(width=width, on_roll_row=on_roll_row)
     return PythonExpander(width=width, on_roll_row=on_roll_row)
 
 
-def encode_on_roll(boards, backend: str = "auto") -> np.ndarray:
+def encode_on_roll(boards, engine: str = "auto") -> np.ndarray:
     """(N, 196) inputs of boards whose row 1 is on roll (pre-roll positions)."""
-    if resolve_backend(backend) == "c":
-        import c_engine
+    if resolve_engine(engine) == "c":
+        from tdbg.game import c_engine
         return c_engine.encode_batch(boards, on_roll_row=1)
     return encoding.encode_batch(boards)

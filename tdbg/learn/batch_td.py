@@ -17,7 +17,7 @@ import torch
 
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Collector
+from tdbg.learn.selfplay import Collector, Play
 from tdbg.learn.settings import BatchStage, recorded
 from tdbg.learn.trainer import Trainer
 from tdbg.learn.training_loop import check_finite
@@ -33,7 +33,8 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 
 
 class BatchLearner:
-    """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection."""
+    """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
+    (a learner.Learner)."""
     log_fields = LOG_FIELDS
 
     def __init__(self, stage: BatchStage, model, mode):
@@ -53,8 +54,7 @@ class BatchLearner:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
         self.filter_trainer = None
         self.continuing = False
-        self.trainer = Trainer(model, opt.optimizer, stage.schedule.lr, opt.batch_size, run.device, opt.momentum,
-                               opt.grad_clip, loss)
+        self.trainer = Trainer(model, opt, stage.schedule.lr, run.device, loss)
         self.collector = None
         self.pending = None
         self.last_loss = float("nan")
@@ -109,9 +109,8 @@ class BatchLearner:
         col, engine = self.stage.collection, self.stage.run.engine
         self.round_seed = round_seed
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
-        self.collector = Collector(col.workers, self.mode, col.oneply, engine, col.parallel_games, col.scoring,
-                                   acting=self.acting, pool_backend=self.stage.where.backend,
-                                   precision=col.collect_precision, filter_k=self.filter_k)
+        self.collector = Collector(Play.for_stage(col, self.acting, self.mode, engine), col.workers,
+                                   self.stage.where.backend)
         if self.filter_k:
             self._open_filter(seed_root.spawn(1)[0])
         if self.collector.precision != "fp32":
@@ -141,8 +140,9 @@ class BatchLearner:
             set_move_filter(self.model, filt)
         self.filter_trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), engine)
         if fresh or not self.continuing:
-            warm = Collector(col.workers, self.mode, False, engine, col.parallel_games, col.scoring,
-                             pool_backend=self.stage.where.backend, record_filter=True)
+            play = Play(self.mode, engine=engine, parallel_games=col.parallel_games, first_layer=col.scoring,
+                        record_filter=True)   # 0-ply, greedy, fp32: the filter's rows
+            warm = Collector(play, col.workers, self.stage.where.backend)
             try:
                 note = filter_training.warm_up(self.model, warm, col.filter_warmup, warm_seed, self.filter_trainer,
                                                fresh)
@@ -158,7 +158,7 @@ class BatchLearner:
     def _size(self, done: int) -> int:
         return min(self.stage.schedule.episodes_per_round, self.stage.schedule.num_episodes - done)
 
-    def play_round(self, k: int, n: int, done: int, signals, count, finish) -> None:
+    def play_round(self, k: int, n: int, done: int, signals, progress) -> None:
         """Collect round k's ``n`` episodes, then train on them, count and finish the round
         under one guard (a signal waits until the round is trained, counted and saved)."""
         stage = self.stage
@@ -186,8 +186,8 @@ class BatchLearner:
                          "round_seconds": secs,
                          "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
                          "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
-            count(n, st.get("cpu_seconds", 0.0))
-            finish(n)
+            progress.count(n, st.get("cpu_seconds", 0.0))
+            progress.finish(n)
 
     def row(self, n: int) -> dict:
         return self._row

@@ -34,9 +34,9 @@ ROUND_SHARE = 0.25   # of a round's rows the filter trains on (a 500-episode rou
 class FilterTrainer:
     """Adam on the filter's weights (its own optimizer; the main network's never sees them)."""
 
-    def __init__(self, filt: TDNetwork, rng: np.random.Generator, backend: str = "auto", lr: float = FILTER_LR,
+    def __init__(self, filt: TDNetwork, rng: np.random.Generator, engine: str = "auto", lr: float = FILTER_LR,
                  batch_size: int = FILTER_BATCH):
-        self.filter, self.rng, self.backend, self.batch_size = filt, rng, backend, batch_size
+        self.filter, self.rng, self.engine, self.batch_size = filt, rng, engine, batch_size
         self.opt = torch.optim.Adam(filt.parameters(), lr=lr)
         self.board_features = reads_board_features(filt.n_inputs)
 
@@ -57,7 +57,7 @@ class FilterTrainer:
             for s in range(0, n, self.batch_size):
                 idx = np.sort(order[s:s + self.batch_size])
                 x = encode_after_states(rows["after"][idx], None if rows["cube"] is None else rows["cube"][idx],
-                                        filt.n_inputs, self.backend, self.board_features)
+                                        filt.n_inputs, self.engine, self.board_features)
                 y = torch.from_numpy(rows["raw"][idx])
                 pred = filt(torch.from_numpy(x))
                 loss = torch.mean((pred - y) ** 2)

@@ -68,7 +68,7 @@ class TDLambda:
 class OnlineSelfPlay:
     """Plays games one at a time through the shared turn loop, learning after every move."""
 
-    def __init__(self, model, mode: GameMode, lam: float, alpha: float, backend: str = "auto"):
+    def __init__(self, model, mode: GameMode, lam: float, alpha: float, engine: str = "auto"):
         if output_head(model.output_mode).width != 1 or mode.cubeful:
             raise ValueError("online TD(lambda) trains scalar models in dmp or cubeless-money")
         self.model = model
@@ -76,7 +76,7 @@ class OnlineSelfPlay:
         self.td = TDLambda(model, lam, alpha)
         # dense: the weights change after every move, and rebuilding the incremental path's
         # W1^T each time cost as much as it saved (measured ~5% slower with [256,256,256])
-        self.scorer = Scorer(model, mode, backend=backend, first_layer="dense")
+        self.scorer = Scorer(model, mode, engine=engine, first_layer="dense")
 
     def set_lr(self, alpha: float) -> None:
         self.td.alpha = alpha
@@ -110,7 +110,7 @@ class OnlineSelfPlay:
 
 
 class OnlineLearner:
-    """train_online.py's learner for training_loop.run_stage (its settings: an
+    """train_online.py's learner (a learner.Learner) for training_loop.run_stage (its settings: an
     ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each
     under its own guard (a signal waits for the game's end)."""
 
@@ -121,9 +121,14 @@ class OnlineLearner:
         if not 0.0 <= lam <= 1.0:
             raise ValueError(f"--lambda must be between 0 and 1, got {lam}")
         self.stage, self.model = stage, model
-        self.play = OnlineSelfPlay(model, mode, lam, lr, backend=stage.run.engine)
+        self.play = OnlineSelfPlay(model, mode, lam, lr, engine=stage.run.engine)
         self.lr, self.last_loss = lr, float("nan")
         self.block = {}
+
+    @staticmethod
+    def prepare(stage: OnlineStage, model, unfinished: dict | None) -> OnlineStage:
+        """Nothing to make concrete: the stage's settings as given."""
+        return stage
 
     @staticmethod
     def settings(stage: OnlineStage, mode) -> dict:
@@ -148,25 +153,28 @@ class OnlineLearner:
         self.lr = lr
         self.play.set_lr(lr)
 
-    def open(self, game_seed, seed_root) -> None:
-        self.game_seed = game_seed  # game k of the stage: its own dice stream
+    def open(self, round_seed, seed_root) -> None:
+        self.game_seed = round_seed  # game k of the stage: its own dice stream (a round of one game)
+
+    def segment_info(self) -> dict:
+        return {}
 
     def close(self) -> None:
         pass
 
-    def play_round(self, k: int, n: int, done: int, signals, count, finish) -> None:
+    def play_round(self, k: int, n: int, done: int, signals, progress) -> None:
         self.block = {"t0": time.time(), "sq": 0.0, "plies": 0, "games": 0}
         for g in range(done, done + n):
             with signals.guard():  # a signal waits for the game's end: weights and count agree
                 st = self.play.play_game(np.random.default_rng(self.game_seed(g)))
                 self.block.update(sq=self.block["sq"] + st["sq_err"], plies=self.block["plies"] + st["plies"],
                                   games=self.block["games"] + 1)
-                count(1)
+                progress.count(1)
         self.last_loss = self.block["sq"] / max(self.block["plies"], 1)
         check_finite(self.model, self.last_loss, f"episodes {done + 1}-{done + n}", self.lr, self.stage.run.save,
                      done)
         with signals.guard():
-            finish(n)
+            progress.finish(n)
 
     def row(self, n: int) -> dict:
         b = self.block

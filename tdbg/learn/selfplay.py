@@ -107,23 +107,44 @@ class Acting:
             raise ValueError(f"--cube-start applies to match play, not {mode.name}")
 
 
+@dataclass(frozen=True)
+class Play:
+    """What self-play plays, besides the network: one value, sent whole to each worker (the
+    stage's ``Collection`` and ``Acting`` settings and its move generator, ``for_stage``)."""
+    mode: GameMode
+    oneply: bool = False          # exact 1-ply targets (all 21 rolls)
+    engine: str = "auto"          # the move generator (movegen.ENGINES)
+    parallel_games: int = 128     # games advanced together per process
+    first_layer: str = "auto"     # Scorer's first layer: auto | incremental | dense
+    acting: Acting = Acting()
+    precision: str = "fp32"       # the candidates' layers after the first (lowp.py): fp32 | bf16 | ...
+    filter_k: int = 0             # --oneply-filter K: 1-ply over the move filter's K best candidates a roll
+    record_filter: bool = False   # 0-ply play keeps the thrown roll's candidates as the filter's rows
+    device: str | None = None     # default: the model's
+
+    @classmethod
+    def for_stage(cls, collection, acting: Acting, mode: GameMode, engine: str) -> "Play":
+        """Self-play as a stage's settings say (learn.settings.Collection, its Acting and
+        Run.engine)."""
+        return cls(mode, collection.oneply, engine, collection.parallel_games, collection.scoring, acting,
+                   collection.collect_precision, collection.oneply_filter)
+
+
 class SelfPlay:
     """Plays ``n_episodes`` games of a model against itself and returns (features, targets)."""
 
-    def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
-                 parallel_games: int = 128, device: str | None = None, first_layer: str = "auto",
-                 acting: Acting = Acting(), precision: str = "fp32", filter_k: int = 0, record_filter: bool = False):
-        acting.check(mode)
-        self.scorer = Scorer(model, mode, backend=backend, device=device, first_layer=first_layer,
-                             precision=precision)
-        self.mode = mode
-        self.oneply = oneply
+    def __init__(self, model, play: Play):
+        play.acting.check(play.mode)
+        self.scorer = Scorer(model, play.mode, engine=play.engine, device=play.device, first_layer=play.first_layer,
+                             precision=play.precision)
+        self.mode = play.mode
+        self.oneply = play.oneply
         # --oneply-filter K: 1-ply targets over the model's move filter's K best candidates a roll
         # (move_filter.py); record_filter: 0-ply play keeps the thrown roll's candidates as filter rows
-        self.filtered = FilteredOnePly(self.scorer, k=filter_k) if oneply and filter_k else None
-        self.record_filter = record_filter
-        self.acting = acting
-        self.parallel_games = parallel_games
+        self.filtered = FilteredOnePly(self.scorer, k=play.filter_k) if play.oneply and play.filter_k else None
+        self.record_filter = play.record_filter
+        self.acting = play.acting
+        self.parallel_games = play.parallel_games
 
     def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
         scorer = self.scorer
@@ -296,7 +317,10 @@ _WORKER_CACHE: dict = {}
 
 
 def _collect_job(job: dict) -> dict:
-    key = (job["n_inputs"], tuple(job["hidden"]), job["output_mode"], job.get("activation", "relu"))
+    """One worker's share: ``job`` holds the network (``net``: its shape, ``state``: its
+    weights, ``filter``: its move filter or None), the ``play`` settings whole, and the
+    share's ``episodes`` and ``seed``."""
+    key = job["net"]
     model = _WORKER_CACHE.get(key)
     if model is None:
         model = _WORKER_CACHE[key] = TDNetwork(*key)
@@ -309,10 +333,7 @@ def _collect_job(job: dict) -> dict:
         filt.load_state_dict({k: torch.tensor(v) for k, v in f["state"].items()})
         filt.eval()
     set_move_filter(model, filt)
-    sp = SelfPlay(model, job["mode"], job["oneply"], job["backend"], job["parallel_games"],
-                  first_layer=job["first_layer"], acting=job.get("acting", Acting()),
-                  precision=job.get("precision", "fp32"), filter_k=job.get("filter_k", 0),
-                  record_filter=job.get("record_filter", False))
+    sp = SelfPlay(model, job["play"])
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
@@ -331,17 +352,12 @@ def worker_shares(n_episodes: int, seed_seq: np.random.SeedSequence, workers: in
 
 
 class Collector:
-    """Self-play over ``workers`` workers of ``pool_backend`` (backends.py; local with one
-    worker: in this process)."""
+    """Self-play as ``play`` says over ``workers`` workers of ``pool_backend`` (backends.py;
+    local with one worker: in this process)."""
 
-    def __init__(self, workers: int, mode: GameMode, oneply: bool, backend: str, parallel_games: int,
-                 first_layer: str = "auto", acting: Acting = Acting(), pool_backend: str = "local",
-                 precision: str = "fp32", filter_k: int = 0, record_filter: bool = False):
-        self.workers, self.acting = workers, acting
-        self.filter_k, self.record_filter = filter_k, record_filter  # move_filter.py (SelfPlay)
-        self.precision = precision  # the candidates' hidden layers (lowp.py): fp32 | bf16 | int8
-        self.mode, self.oneply, self.backend, self.parallel_games = mode, oneply, backend, parallel_games
-        self.first_layer = first_layer  # Scorer's first_layer: auto | incremental | dense
+    def __init__(self, play: Play, workers: int = 1, pool_backend: str = "local"):
+        self.play, self.workers = play, workers
+        self.precision = play.precision  # the candidates' hidden layers (lowp.py): fp32 | bf16 | int8
         self.pool = open_pool(pool_backend, workers, "self-play worker")
 
     def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
@@ -352,23 +368,15 @@ class Collector:
         waits for it.  With worker processes the caller can train meanwhile (--overlap)."""
         if self.pool is None:
             model.eval()
-            sp = SelfPlay(model, self.mode, self.oneply, self.backend, self.parallel_games,
-                          first_layer=self.first_layer, acting=self.acting, precision=self.precision,
-                          filter_k=self.filter_k, record_filter=self.record_filter)
-            out = sp.collect(n_episodes, np.random.default_rng(seed_seq))
+            out = SelfPlay(model, self.play).collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             return out
         state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
-        filt = move_filter_of(model) if self.filter_k and self.oneply else None
+        filt = move_filter_of(model) if self.play.filter_k and self.play.oneply else None
         filt = None if filt is None else {"hidden": list(filt.hidden), "state": {
             k: v.detach().cpu().numpy().copy() for k, v in filt.state_dict().items()}}
-        jobs = [{"n_inputs": model.n_inputs, "hidden": model.hidden, "output_mode": model.output_mode,
-                 "activation": model.activation, "acting": self.acting, "state": state, "mode": self.mode,
-                 "oneply": self.oneply, "backend": self.backend,
-                 "parallel_games": self.parallel_games, "first_layer": self.first_layer,
-                 "precision": self.precision, "filter": filt, "filter_k": self.filter_k,
-                 "record_filter": self.record_filter,
-                 "episodes": share, "seed": seed}
+        net = (model.n_inputs, tuple(model.hidden), model.output_mode, model.activation)
+        jobs = [{"net": net, "state": state, "filter": filt, "play": self.play, "episodes": share, "seed": seed}
                 for share, seed in worker_shares(n_episodes, seed_seq, self.workers) if share > 0]
         return [self.pool.submit(_collect_job, job) for job in jobs]
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 
 from tdbg.game.modes import GAME_MODES, MODES
-from tdbg.game.movegen import BACKENDS as ENGINES
+from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
 from tdbg.infra.settings import derived, option, variant
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE

@@ -35,8 +35,10 @@ def mse_loss(model, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 class Trainer:
     """Holds the optimizer for one model; ``train_epoch`` runs one pass over a round's samples."""
 
-    def __init__(self, model, optimizer: str = "adam", lr: float = 1e-3, batch_size: int = 256,
-                 device: str = "cpu", momentum: float = 0.0, grad_clip: float | None = None, loss=None):
+    def __init__(self, model, optimisation, lr: float = 1e-3, device: str = "cpu", loss=None):
+        """``optimisation``: the stage's learn.settings.Optimisation (its optimizer, momentum,
+        grad_clip and batch_size)."""
+        optimizer, momentum = optimisation.optimizer, optimisation.momentum
         if optimizer not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
         if momentum and optimizer != "sgd":
@@ -45,8 +47,8 @@ class Trainer:
             raise ValueError(f"--momentum must be in [0, 1), got {momentum}")
         self.model = model
         self.device = torch.device(device)
-        self.batch_size = batch_size
-        self.grad_clip = grad_clip
+        self.batch_size = optimisation.batch_size
+        self.grad_clip = optimisation.grad_clip
         self.loss = loss or mse_loss
         params = model.parameters()
         self.optimizer = (torch.optim.Adam(params, lr=lr) if optimizer == "adam"

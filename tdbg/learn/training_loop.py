@@ -10,24 +10,29 @@ a new stage on its weights.  Either way one line says which.
 The learner does the work of a round (batch_td.BatchLearner: collect episodes, then
 train on them; online_td.OnlineLearner: games with an update after every move) and
 says which of it a signal must not cut (``signals.guard()``); this module does
-everything around it.  A signal (SIGTERM, Ctrl-C) stops the run between training
+everything around it (``StageProgress``: the count, log, evaluation and saves).  A signal (SIGTERM, Ctrl-C) stops the run between training
 steps, never inside one, so the saved weights and episode counts always agree; a
 loss that is not finite stops the run and leaves the last good checkpoint as it was.
 
 The stage's settings are a dataclass of learn.settings (``BatchStage``, ``OnlineStage``):
 this module reads its ``model`` (settings.ModelSpec), ``schedule``, ``run`` and
-``evaluation``, the learner the rest.  A learner class is made with ``(stage, model,
-mode)`` and has ``settings(stage, mode)`` (the stage's settings as stored in the
-checkpoint, compared on resume) and ``round_episodes(stage)``; an instance has ``log_fields``, ``set_lr``,
-``state_dict``/``load_state_dict`` (optimizer state), ``open(seeds)``/``close()``,
-``play_round(round_index, n, signals, count, finish)`` and ``row(n)`` (the round's
-log numbers).
+``evaluation``, the learner the rest.  What run_stage asks of a learner is written once,
+as the typed protocol ``learner.Learner`` (tests/test_learner.py checks that both learners
+conform): on the class, the constructor ``(stage, model, mode)``, ``prepare`` (settings
+made concrete for the model), ``settings`` (as the checkpoint records them, compared on
+resume), ``round_episodes``, ``eval_due``, ``eval_seed`` and ``where``; on an instance,
+``open(round_seed, seed_root)`` ... ``close()``, ``segment_info``, ``set_lr``,
+``state_dict``/``load_state_dict`` (optimizer state), ``play_round(k, n, done,
+signals, progress)`` (which calls ``progress.count`` and ``progress.finish``: the
+``StageProgress`` here, learner.Progress), ``row(n)`` (the round's log numbers),
+``postfix``, ``log_fields`` and ``last_loss``.
 """
 from __future__ import annotations
 
 import math
 import os
 import time
+from contextlib import ExitStack
 
 import numpy as np
 import torch
@@ -43,6 +48,7 @@ from tdbg.infra.provenance import cpu_name, provenance
 from tdbg.infra.runlog import CsvLog
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
+from tdbg.learn.learner import Learner
 from tdbg.learn.run_control import (Interrupted, StopSignals, check_run_outputs, log_path, plan_stage,
                                     resumes_itself, snapshot_path)
 from tdbg.learn.settings import Evaluation, ModelSpec
@@ -110,7 +116,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
                                  f"(the activation is chosen when a network is made)")
             meta = {**meta, "n_inputs": model.n_inputs, "hidden": list(model.hidden),
                     "output_mode": model.output_mode, "activation": model.activation, "game_mode": mode.name,
-                    "encoder": new_metadata(model, mode.name)["encoder"]}
+                    "encoder": None}  # the mode's input layout, once the model is checked against it
         if spec.keep_output_layer and not spec.warm_start_equity:
             raise InputError("--keep-output-layer goes with --warm-start-equity")
         if spec.match_head and not spec.warm_start_match:
@@ -118,13 +124,14 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
         if spec.board_features and not reads_board_features(model.n_inputs):
             model = net_growth.add_board_features(model)
             trainer_state = None  # optimizer moments no longer fit the first layer
-            meta = {**meta, "n_inputs": model.n_inputs, "encoder": new_metadata(model, mode.name)["encoder"]}
+            meta = {**meta, "n_inputs": model.n_inputs}
         target = grown_hidden(spec, model, trainer_state)
         if target != list(model.hidden):  # already that size: a resumed stage
             model = net_growth.expand(model, target, seed=seed, growth=spec.growth)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
         mode.check_model(model.output_mode, model.n_inputs)
+        meta["encoder"] = mode.input_layout(model.n_inputs)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode
@@ -157,145 +164,168 @@ def check_finite(model, loss: float, where: str, lr: float, save: str, done: int
                    f"({done:,} episodes of this stage); try a smaller --lr")
 
 
-def default_evaluate(evaluation: Evaluation):
-    """The quick evaluation against --eval-opponent (evaluation.quick_eval)."""
+def default_evaluate(evaluation: Evaluation, mode):
+    """The quick evaluation against --eval-opponent (evaluation.quick_eval); an opponent that
+    cannot play the mode's game fails now, not at the first evaluation."""
+    if evaluation.eval_every:
+        try:
+            quick_eval_game(mode, evaluation.eval_opponent)
+        except ValueError as exc:
+            raise InputError(f"--eval-opponent {evaluation.eval_opponent}: {exc}") from None
+
     def evaluate(model, mode, games, seed):
         return quick_eval(model, mode, games, seed, evaluation.eval_opponent)
     return evaluate
 
 
-def run_stage(stage_settings, learner_class, output_mode: str | None = None, evaluate=None) -> dict:
+def run_stage(stage_settings, learner_class: type[Learner], output_mode: str | None = None, evaluate=None) -> dict:
     """Run one stage as ``stage_settings`` (learn.settings: BatchStage, OnlineStage...) say;
     returns a summary dict.  ``evaluate(model, mode, games, seed)`` -> (opponent, result,
     low, high) runs the periodic quick evaluation (default: against --eval-opponent)."""
-    spec, schedule, run, ev = (stage_settings.model, stage_settings.schedule, stage_settings.run,
-                               stage_settings.evaluation)
+    spec, run = stage_settings.model, stage_settings.run
     check_run_outputs(run, spec)
     torch.manual_seed(run.weights_seed())  # before any network is built: fresh weights follow the seed
     if run.device == "cuda" and not torch.cuda.is_available():
         raise InputError("--device cuda asked for, but no CUDA device is available")
     model, meta, trainer_state, mode = build_model(spec, run.weights_seed(), output_mode)
-    if ev.eval_every and evaluate is None:   # an opponent that cannot play the game fails now, not at the first check
-        try:
-            quick_eval_game(mode, ev.eval_opponent)
-        except ValueError as exc:
-            raise InputError(f"--eval-opponent {ev.eval_opponent}: {exc}") from None
+    evaluate = evaluate or default_evaluate(stage_settings.evaluation, mode)
     model.to(run.device)
     stage = (trainer_state or {}).get("stage")
-    if hasattr(learner_class, "prepare"):   # settings that depend on the model or the stage it continues
-        unfinished = (stage if stage and not spec.new_stage
-                      and stage["episodes_done"] < stage["settings"].get("num_episodes", 0) else None)
-        stage_settings = learner_class.prepare(stage_settings, model, unfinished)
+    unfinished = (stage if stage and not spec.new_stage
+                  and stage["episodes_done"] < stage["settings"].get("num_episodes", 0) else None)
+    # settings that depend on the model or the stage it continues
+    stage_settings = learner_class.prepare(stage_settings, model, unfinished)
     try:
         learner = learner_class(stage_settings, model, mode)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    settings = learner_class.settings(stage_settings, mode)
-    continuing = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
-    size = learner_class.round_episodes(stage_settings)
-    if continuing:
-        done = stage["episodes_done"]
-        if schedule.num_episodes <= done:  # ended early (plan_stage): it now reads as finished; its LR
-            # schedule ran towards the planned count, kept beside the new one
-            planned = stage["settings"]["num_episodes"]
-            stage["settings"] = meta["lineage"][-1]["stage"] = {**settings, "planned_episodes": planned}
-        round_index = stage.get("rounds_done", done // size)
-        if trainer_state:
-            learner.load_state_dict(trainer_state)
-    else:
-        done, round_index = 0, 0
-        meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
-        stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0}
-    total_rounds = -(-schedule.num_episodes // size)
-    evaluate = evaluate or default_evaluate(ev)
-    log = CsvLog(log_path(run), learner.log_fields + EVAL_FIELDS, append=resumes_itself(spec.resume, run.save),
-                 tensorboard=run.tensorboard)
-    started = time.time()
-    # CPU time of this stage: this process plus the workers' collection time; carried over on resume
-    cpu_seconds = float(stage.get("cpu_seconds", 0.0)) if continuing else 0.0
-    cpu_mark = time.process_time()
-    logged = done  # episodes already in the log
+    progress = StageProgress(stage_settings, learner, model, meta, mode)
+    progress.plan(learner_class, stage, trainer_state)
+    return progress.run(evaluate)
 
-    def save(path=None):
-        stage.update(episodes_done=done, rounds_done=round_index, cpu_seconds=cpu_seconds)
-        meta["lineage"][-1]["episodes"] = done
-        save_checkpoint(path or run.save, model, meta, {**learner.state_dict(), "stage": stage})
 
-    def count(n: int, worker_cpu_seconds: float = 0.0) -> None:
+class StageProgress:
+    """A running stage's state (episodes and rounds done, CPU time, what is logged) and what
+    the learner reports to it: ``count`` and ``finish`` (learner.Progress)."""
+
+    def __init__(self, stage_settings, learner: Learner, model, meta: dict, mode):
+        self.settings, self.learner, self.model, self.meta, self.mode = stage_settings, learner, model, meta, mode
+        self.stage: dict = {}
+        self.done = self.round_index = self.logged = 0
+        self.size = 1
+        self.cpu_seconds = 0.0
+
+    def plan(self, learner_class: type[Learner], stage: dict | None, trainer_state: dict | None) -> None:
+        """Continue the checkpoint's unfinished ``stage`` or start a new one (run_control.plan_stage)."""
+        spec, schedule = self.settings.model, self.settings.schedule
+        settings = learner_class.settings(self.settings, self.mode)
+        continuing = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
+        self.size = learner_class.round_episodes(self.settings)
+        if continuing:
+            self.done = stage["episodes_done"]
+            if schedule.num_episodes <= self.done:  # ended early (plan_stage): it now reads as finished; its LR
+                # schedule ran towards the planned count, kept beside the new one
+                planned = stage["settings"]["num_episodes"]
+                stage["settings"] = self.meta["lineage"][-1]["stage"] = {**settings, "planned_episodes": planned}
+            self.round_index = stage.get("rounds_done", self.done // self.size)
+            if trainer_state:
+                self.learner.load_state_dict(trainer_state)
+            # CPU time of this stage: this process plus the workers' collection time; carried over on resume
+            self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
+        else:
+            self.meta["lineage"] = list(self.meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
+            stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0}
+        self.stage = stage
+        self.logged = self.done  # episodes already in the log
+
+    def run(self, evaluate) -> dict:
+        """The rounds, between the learner's open and close, under the stop signals."""
+        run, schedule, learner, meta = self.settings.run, self.settings.schedule, self.learner, self.meta
+        total_rounds = -(-schedule.num_episodes // self.size)
+        self.evaluate = evaluate
+        self.log = CsvLog(log_path(run), learner.log_fields + EVAL_FIELDS,
+                          append=resumes_itself(self.settings.model.resume, run.save), tensorboard=run.tensorboard)
+        self.started, self.cpu_mark = time.time(), time.process_time()
+        interrupted = None
+        with ExitStack() as stack:   # left in this order: signals, bar, learner, log
+            stack.callback(self.log.close)
+            stack.callback(learner.close)
+            self.bar = tqdm(total=schedule.num_episodes, initial=self.done, unit="ep",
+                            desc=os.path.basename(run.save), dynamic_ncols=True, disable=run.quiet)
+            stack.callback(self.bar.close)
+            signals = stack.enter_context(StopSignals())
+            try:
+                learner.open(lambda k: np.random.SeedSequence([run.seed, len(meta["lineage"]), k]),
+                             np.random.SeedSequence([run.weights_seed(), len(meta["lineage"])]))
+                # each start or restart of the stage: its lineage entry names only the first, and a stage
+                # continued elsewhere (another commit, CPU or collection kernel) runs otherwise unrecorded
+                meta["lineage"][-1].setdefault("segments", []).append(
+                    {"from_episode": self.done, **provenance(), "cpu": cpu_name(), **learner.segment_info()})
+                while self.done < schedule.num_episodes:
+                    # to the next round boundary, so a run resumed mid-round keeps the same rounds
+                    n = min(self.size - self.done % self.size, schedule.num_episodes - self.done)
+                    learner.set_lr(scheduled_lr(self.round_index, total_rounds, schedule.lr, schedule.end_lr,
+                                                schedule.warmup_cycles))
+                    learner.play_round(self.round_index, n, self.done, signals, self)
+            except (KeyboardInterrupt, Interrupted) as exc:
+                interrupted = str(exc) or "SIGINT"
+                self.bar.write(f"interrupted ({interrupted}): saving {run.save} at {self.done} episodes")
+                if self.done > self.logged:  # a round cut short: its episodes so far
+                    self.log_row(self.done - self.logged, False, then=self.save)
+                else:
+                    self.save()
+            except WorkerError as exc:
+                kept = (f"{run.save} keeps the last checkpoint" if os.path.exists(run.save)
+                        else "no checkpoint was written")
+                raise RunError(f"{exc}; {kept} ({self.done:,} episodes of this stage)") from None
+        if not interrupted:
+            self.save()
+        return {"save": run.save, "log": self.log.path, "episodes": self.done, "total_episodes": meta["episodes"],
+                "loss": learner.last_loss if math.isfinite(learner.last_loss) else None,  # None: no round ran
+                "seconds": time.time() - self.started, "interrupted": interrupted}
+
+    def save(self, path: str | None = None) -> None:
+        self.stage.update(episodes_done=self.done, rounds_done=self.round_index, cpu_seconds=self.cpu_seconds)
+        self.meta["lineage"][-1]["episodes"] = self.done
+        save_checkpoint(path or self.settings.run.save, self.model, self.meta,
+                        {**self.learner.state_dict(), "stage": self.stage})
+
+    def count(self, n: int, worker_cpu_seconds: float = 0.0) -> None:
         """The learner finished ``n`` episodes (inside its guard: weights and count agree)."""
-        nonlocal done, cpu_seconds, cpu_mark
         now = time.process_time()
-        cpu_seconds += now - cpu_mark + worker_cpu_seconds
-        cpu_mark = now
-        done += n
-        meta["episodes"] = int(meta.get("episodes", 0)) + n
-        bar.update(n)
+        self.cpu_seconds += now - self.cpu_mark + worker_cpu_seconds
+        self.cpu_mark = now
+        self.done += n
+        self.meta["episodes"] = int(self.meta.get("episodes", 0)) + n
+        self.bar.update(n)
 
-    def log_row(n: int, with_eval: bool, then=None) -> None:
+    def log_row(self, n: int, with_eval: bool, then=None) -> None:
         """Log ``n`` more episodes; ``then()`` (the save) runs between making the row and
         writing it, so a save that fails (a full disk) leaves no row for itself."""
-        nonlocal logged
-        row = {**learner.row(n), "stage_episodes": done, "episodes": done, "total_episodes": meta["episodes"],
-               "round": round_index, "elapsed_seconds": time.time() - started, "cpu_hours": cpu_seconds / 3600}
+        done, ev = self.done, self.settings.evaluation
+        row = {**self.learner.row(n), "stage_episodes": done, "episodes": done,
+               "total_episodes": self.meta["episodes"], "round": self.round_index,
+               "elapsed_seconds": time.time() - self.started, "cpu_hours": self.cpu_seconds / 3600}
         if with_eval:
-            opp, res, lo, hi = evaluate(model, mode, ev.eval_games,
-                                        learner.eval_seed(stage_settings, round_index, done))
+            opp, res, lo, hi = self.evaluate(self.model, self.mode, ev.eval_games,
+                                             self.learner.eval_seed(self.settings, self.round_index, done))
             row.update(eval_opponent=opp, eval_games=ev.eval_games, eval_result=res, eval_ci_low=lo,
                        eval_ci_high=hi)
             ci = ci_text({"ci_low": lo, "ci_high": hi, "ci_reason": "no interval: fewer than 2 duplicate pairs"},
                          "{:.4f}", template="[{low}, {high}]")
-            bar.write(f"{learner.where(round_index, done)}: vs {opp} {res:.4f} {ci}")
+            self.bar.write(f"{self.learner.where(self.round_index, done)}: vs {opp} {res:.4f} {ci}")
         if then is not None:
             then()
-        log.write(row)
-        logged = done
+        self.log.write(row)
+        self.logged = done
 
-    def finish(n: int) -> None:
+    def finish(self, n: int) -> None:
         """End of a round (the learner calls it where a signal must not cut it): log, evaluate, save."""
-        nonlocal round_index
-        round_index += 1
-        due = bool(ev.eval_every) and (learner.eval_due(stage_settings, round_index, done, n)
-                                       or done >= schedule.num_episodes)
-        log_row(n, due, then=save)
-        if run.save_every and round_index % run.save_every == 0:
-            save(snapshot_path(run.save, round_index))
-        bar.set_postfix(learner.postfix())
-
-    signals = StopSignals().__enter__()
-    bar = tqdm(total=schedule.num_episodes, initial=done, unit="ep", desc=os.path.basename(run.save),
-               dynamic_ncols=True, disable=run.quiet)
-    interrupted = None
-    try:
-        learner.open(lambda k: np.random.SeedSequence([run.seed, len(meta["lineage"]), k]),
-                     np.random.SeedSequence([run.weights_seed(), len(meta["lineage"])]))
-        # each start or restart of the stage: its lineage entry names only the first, and a stage
-        # continued elsewhere (another commit, CPU or collection kernel) runs otherwise unrecorded
-        meta["lineage"][-1].setdefault("segments", []).append(
-            {"from_episode": done, **provenance(), "cpu": cpu_name(),
-             **(learner.segment_info() if hasattr(learner, "segment_info") else {})})
-        while done < schedule.num_episodes:
-            # to the next round boundary, so a run resumed mid-round keeps the same rounds
-            n = min(size - done % size, schedule.num_episodes - done)
-            learner.set_lr(scheduled_lr(round_index, total_rounds, schedule.lr, schedule.end_lr,
-                                        schedule.warmup_cycles))
-            learner.play_round(round_index, n, done, signals, count, finish)
-    except (KeyboardInterrupt, Interrupted) as exc:
-        interrupted = str(exc) or "SIGINT"
-        bar.write(f"interrupted ({interrupted}): saving {run.save} at {done} episodes")
-        if done > logged:  # a round cut short: its episodes so far
-            log_row(done - logged, False, then=save)
-        else:
-            save()
-    except WorkerError as exc:
-        kept = f"{run.save} keeps the last checkpoint" if os.path.exists(run.save) else "no checkpoint was written"
-        raise RunError(f"{exc}; {kept} ({done:,} episodes of this stage)") from None
-    finally:
-        signals.__exit__()
-        bar.close()
-        learner.close()
-        log.close()
-    if not interrupted:
-        save()
-    return {"save": run.save, "log": log.path, "episodes": done, "total_episodes": meta["episodes"],
-            "loss": learner.last_loss if math.isfinite(learner.last_loss) else None,  # None: no round ran
-            "seconds": time.time() - started, "interrupted": interrupted}
+        ev, run = self.settings.evaluation, self.settings.run
+        self.round_index += 1
+        due = bool(ev.eval_every) and (self.learner.eval_due(self.settings, self.round_index, self.done, n)
+                                       or self.done >= self.settings.schedule.num_episodes)
+        self.log_row(n, due, then=self.save)
+        if run.save_every and self.round_index % run.save_every == 0:
+            self.save(snapshot_path(run.save, self.round_index))
+        self.bar.set_postfix(self.learner.postfix())

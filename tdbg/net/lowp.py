@@ -49,7 +49,7 @@ _INSTRUCTIONS = {"bf16": "AVX512_BF16 vdpbf16ps", "int8": "AVX512_VNNI vpdpbusd"
 
 
 def _lib():
-    from c_engine._bgcore import ffi, lib
+    from tdbg.game._bgcore import ffi, lib
     return ffi, lib
 
 

@@ -35,15 +35,18 @@ import os
 import torch
 from torch import nn
 
-from tdbg.game.encoding import MATCH_PAYOFFS
+from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES
 from tdbg.game.heads import OUTPUT_MODES, output_head
+from tdbg.game.modes import MODES, MatchPlay, mode_class
 from tdbg.infra.fileio import KIND_NAMES, atomic_write, file_kind
 from tdbg.infra.provenance import command, git_commit, utc_now
 
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1
-ENCODERS = {196: "tesauro196", 200: "tesauro196+cube4", 208: "tesauro196+cube4+match8"}
-ENCODERS.update({n + 20: name + "+board20" for n, name in list(ENCODERS.items())})  # features.py
+# every input layout a mode names (game.modes: raw, and with the board features of features.py),
+# by input count: the counts a network may have, and the name of a checkpoint made with no mode
+ENCODERS = {n: cls.input_layout(n) for cls in (*MODES.values(), MatchPlay)
+            for n in (cls.n_inputs, cls.n_inputs + NUM_BOARD_FEATURES)}
 ACTIVATIONS = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
                "leaky_relu": torch.nn.functional.leaky_relu}  # name -> function (hidden units)
 
@@ -174,12 +177,14 @@ def lineage_entry(episodes: int, extra: dict | None = None) -> dict:
 
 
 def new_metadata(model: TDNetwork, game_mode: str) -> dict:
+    """A new checkpoint's metadata; its ``encoder`` is the input layout ``game_mode`` names
+    for the model's inputs (ValueError when they do not fit the mode)."""
     return {
         "n_inputs": model.n_inputs,
         "hidden": list(model.hidden),
         "output_mode": model.output_mode,
         "activation": model.activation,
-        "encoder": ENCODERS[model.n_inputs],
+        "encoder": mode_class(game_mode).input_layout(model.n_inputs),
         "game_mode": game_mode,
         "episodes": 0,
         "lineage": [],

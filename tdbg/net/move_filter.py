@@ -99,13 +99,13 @@ def join_rows(parts: list) -> dict | None:
             "raw": np.concatenate([p["raw"] for p in parts])}
 
 
-def encode_after_states(after: np.ndarray, cube: np.ndarray | None, n_inputs: int, backend: str = "auto",
+def encode_after_states(after: np.ndarray, cube: np.ndarray | None, n_inputs: int, engine: str = "auto",
                         with_board_features: bool = False) -> np.ndarray:
     """The network's inputs of after-states (mover in row 1; the opponent, on roll next, is
     the encoded side), as the expander encodes them: the 196 board inputs, the reply cube
     inputs, then the board features when the model reads them."""
     feats = np.zeros((len(after), n_inputs), dtype=np.float32)
-    feats[:, :NUM_FEATURES] = movegen.encode_on_roll(np.ascontiguousarray(after[:, ::-1]), backend)
+    feats[:, :NUM_FEATURES] = movegen.encode_on_roll(np.ascontiguousarray(after[:, ::-1]), engine)
     if cube is not None:
         feats[:, NUM_FEATURES:NUM_FEATURES + cube.shape[1]] = cube
     if with_board_features:

@@ -63,23 +63,23 @@ def segment_sample(values: np.ndarray, offsets: np.ndarray, temp: float, rng: np
     return np.clip(np.searchsorted(cum, u, side="right"), starts, offsets[1:] - 1)
 
 
-def resolve_first_layer(first_layer: str, backend: str, device: torch.device) -> str:
+def resolve_first_layer(first_layer: str, engine: str, device: torch.device) -> str:
     """'incremental' or 'dense' for a requested first-layer mode (see the module notes)."""
     if first_layer not in FIRST_LAYER_MODES:
         raise ValueError(f"unknown first-layer mode {first_layer!r}; choose one of {', '.join(FIRST_LAYER_MODES)}")
-    if backend != "c":
+    if engine != "c":
         return "dense"  # only the C engine computes the deltas
     if first_layer == "auto":
         return "incremental" if device.type == "cpu" else "dense"
     return first_layer
 
 
-def check_first_layer(first_layer: str, backend: str) -> None:
-    """errors.InputError, before any game, for a first layer that ``backend`` cannot run:
+def check_first_layer(first_layer: str, engine: str) -> None:
+    """errors.InputError, before any game, for a first layer that ``engine`` cannot run:
     only the C engine computes the incremental sums, so "incremental" with the Python engine
     (asked for, or the only one built) would run dense."""
-    if first_layer == "incremental" and (backend == "python" or (backend == "auto" and not movegen.c_available())):
-        why = "--engine python" if backend == "python" else "the C engine is not built (run `make setup`)"
+    if first_layer == "incremental" and (engine == "python" or (engine == "auto" and not movegen.c_available())):
+        why = "--engine python" if engine == "python" else "the C engine is not built (run `make setup`)"
         raise InputError(f"--scoring incremental needs the C engine, and {why}: use --scoring dense or auto "
                          "(both dense with the Python engine)")
 
@@ -96,7 +96,7 @@ def _lowp_mlp(model, precision: str, first_layer: str, device: torch.device):
 class Scorer:
     """Evaluates positions and after-states for one model in one game mode."""
 
-    def __init__(self, model, mode: GameMode, backend: str = "auto", device: str | None = None,
+    def __init__(self, model, mode: GameMode, engine: str = "auto", device: str | None = None,
                  first_layer: str = "auto", precision: str = "fp32"):
         self.model = model
         self.mode = mode
@@ -107,9 +107,9 @@ class Scorer:
         # each board, after the 196 raw inputs and the mode's cube inputs (which end at base_inputs)
         self.board_features = reads_board_features(model.n_inputs)
         self.base_inputs = model.n_inputs - (NUM_BOARD_FEATURES if self.board_features else 0)
-        self.expander = movegen.make_expander(backend, width=model.n_inputs, on_roll_row=0)
-        self.backend = movegen.resolve_backend(backend)
-        self.first_layer = resolve_first_layer(first_layer, self.backend, self.device)
+        self.expander = movegen.make_expander(engine, width=model.n_inputs, on_roll_row=0)
+        self.engine = movegen.resolve_engine(engine)
+        self.first_layer = resolve_first_layer(first_layer, self.engine, self.device)
         self._relu = getattr(model, "activation", "relu") == "relu"  # else the C engine gives pre-activations
         # the layers after an incremental first layer in reduced precision (lowp.py); fp32: torch
         self.lowp = None if precision == "fp32" else _lowp_mlp(model, precision, self.first_layer, self.device)
@@ -152,7 +152,7 @@ class Scorer:
     def encode_states(self, boards: np.ndarray, owner=None, cube_action=None) -> np.ndarray:
         """Inputs for positions with row 1 on roll (pre-roll states)."""
         feats = np.zeros((len(boards), self.n_inputs), dtype=np.float32)
-        feats[:, :NUM_FEATURES] = movegen.encode_on_roll(boards, self.backend)
+        feats[:, :NUM_FEATURES] = movegen.encode_on_roll(boards, self.engine)
         cube = self.mode.cube_inputs(owner, cube_action)
         if cube is not None:
             feats[:, NUM_FEATURES:self.base_inputs] = cube

@@ -31,7 +31,7 @@ class NetRoller:
         model.eval()
         self.model, self.mode, self.ply = model, mode, ply
         self.head = output_head(model.output_mode)
-        self.scorer = Scorer(model, mode, backend=backend)
+        self.scorer = Scorer(model, mode, engine=backend)
         self.plays_own_0ply = ply == 0
         self.agent = checkpoint_agent(model, mode, oneply=True, backend=backend) if ply == 1 else None
         self.name = f"td[{','.join(map(str, model.hidden))}]"

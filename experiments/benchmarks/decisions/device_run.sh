@@ -35,7 +35,7 @@ else  # no pip: a wheel is a zip of the installed files
 fi
 export PYTHONPATH=/tmp/site
 $PYTHON c_engine/build_cffi.py > "$OUT/build.log" 2>&1 || { cat "$OUT/build.log"; echo "error: C engine build failed" >&2; exit 1; }
-$PYTHON -c "import gnubg_nn, numpy, torch, tqdm; from c_engine import _bgcore; print('gnubg-nn, numpy, torch, tqdm, C engine: ok')"
+$PYTHON -c "import gnubg_nn, numpy, torch, tqdm; from tdbg.game import _bgcore; print('gnubg-nn, numpy, torch, tqdm, C engine: ok')"
 
 mkdir -p /tmp/decision_chunks
 if [[ -f .whl/decision_chunks.tar.gz ]]; then

@@ -22,10 +22,8 @@ import shlex
 import sys
 import time
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."))
-
-from tdbg.app import cli  # noqa: E402
-from tdbg.infra.fileio import json_text  # noqa: E402
+from tdbg.app import cli
+from tdbg.infra.fileio import json_text
 
 
 def mix_arg(text: str) -> dict:

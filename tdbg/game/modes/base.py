@@ -40,6 +40,7 @@ class GameMode:
     is_match = False       # the cube-owner slot holds a whole match state (matchplay.py)
     take_scale = 1.0       # a value after a take, in the units of the value before it (lambda_returns.py)
     n_inputs = 196
+    layout = "tesauro196"  # the inputs' layout, as checkpoints name it (encoding.py); n_inputs of them
     outputs: tuple = ()    # output heads that can play this mode; the first is the default
     metric = "points_per_game"   # the summary's headline number
     result_metric = "points"     # results_file's metric for this mode
@@ -144,6 +145,18 @@ class GameMode:
         """The mode a model with this head plays this mode's games in (itself, or DMP
         for a P(win) model in cubeless money: it ignores gammons)."""
         return self
+
+    @classmethod
+    def input_layout(cls, n_inputs: int) -> str:
+        """The layout of a network of this mode with ``n_inputs`` inputs: the mode's own,
+        "+board20" when it also reads the board features (features.py) after them;
+        ValueError for a count that fits neither."""
+        if n_inputs == cls.n_inputs:
+            return cls.layout
+        if n_inputs == cls.n_inputs + NUM_BOARD_FEATURES:
+            return cls.layout + "+board20"
+        raise ValueError(f"{cls.name} needs a {cls.n_inputs}-input model (or {cls.n_inputs + NUM_BOARD_FEATURES} "
+                         f"with board features), this one has {n_inputs}")
 
     def check_model(self, output_mode: str, n_inputs: int) -> None:
         """ValueError when a network of this kind cannot play or train this mode."""

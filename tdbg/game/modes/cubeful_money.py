@@ -14,6 +14,7 @@ class CubefulMoney(CubelessMoney):
     name = "cubeful-money"
     cubeful = True
     n_inputs = 200
+    layout = "tesauro196+cube4"
     outputs = ("equity",)
     take_scale = 2.0       # values are normalised to the cube: after a take, one unit is two before
 

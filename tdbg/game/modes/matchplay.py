@@ -61,6 +61,7 @@ class MatchPlay(CubefulMoney):
     name = "match"
     money = False
     n_inputs = MATCH_INPUTS
+    layout = "tesauro196+cube4+match8"
     outputs = ("mwc", "mwc-outcomes")
     metric = "match_win_rate"
     result_metric = "win"         # results_file: one entry per match, the match-win rate

@@ -1,4 +1,5 @@
-"""The C move generator (``_bgcore``, built by ``make setup``) behind a numpy interface.
+"""The C move generator (``c_engine/bgcore.c``, built by ``make setup`` into the extension
+``tdbg.game._bgcore``) behind a numpy interface.
 
 ``legal_moves`` mirrors :func:`backgammon_engine.legal_moves`; ``expand_batch``
 turns many (board, dice) inputs into all their resulting boards and encodings in
@@ -9,9 +10,9 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from c_engine._bgcore import ffi, lib
+    from tdbg.game._bgcore import ffi, lib
 except ImportError as exc:  # pragma: no cover - exercised only without a build
-    raise ImportError("c_engine is not built; run `make setup` (or "
+    raise ImportError("the C engine is not built; run `make setup` (or "
                       "`python c_engine/build_cffi.py`)") from exc
 
 from tdbg.game.backgammon_engine import check_batch, check_board, check_dice
