@@ -13,7 +13,6 @@ the logs and the eval JSON files.
 from __future__ import annotations
 
 import os
-import sys
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
