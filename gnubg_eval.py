@@ -38,7 +38,7 @@ import tempfile
 
 from tdbg.app import cli
 from tdbg.app.head_to_head import run_head_to_head
-from tdbg.play.players import checkpoint_game_mode
+from tdbg.play.players import Player, checkpoint_game_mode
 from tdbg.app.match_series import run_matches
 from tdbg.game.modes import GAME_MODES, game_mode, mode_class
 from tdbg.gnubg.gnubg_analysis import (analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted,
@@ -131,6 +131,8 @@ def main() -> None:
         raise cli.UsageError(str(exc)) from None
     mode = game_mode(mode_name, args.jacoby, (args.match_length or 7) if mode_class(mode_name).is_match else 0)
     opponent = args.model if args.opponent == "self" else args.opponent
+    # the opponent looks ahead as our model does only when it is our model
+    players = (Player(args.model, oneply=args.oneply), Player(opponent, oneply=args.oneply and args.opponent == "self"))
     out_dir = args.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(args.out or args.keep_files)
     os.makedirs(out_dir, exist_ok=True)
@@ -159,8 +161,7 @@ def main() -> None:
 
     if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
         try:
-            played = run_matches(args.model, opponent, args.games, mode.match_length, args.oneply,
-                                 args.oneply and args.opponent == "self", args.seed, args.workers,
+            played = run_matches(players, args.games, mode.match_length, args.seed, args.workers,
                                  progress=not args.quiet, record=True)
         except InputError as exc:
             raise cli.UsageError(str(exc)) from None
@@ -172,8 +173,7 @@ def main() -> None:
         records_played = len([m for m in played if m.winner >= 0])
     else:
         records_played = args.games
-        run_head_to_head(args.model, opponent, args.games, mode_name, args.jacoby, args.oneply,
-                         args.oneply and args.opponent == "self", args.seed, args.workers, record=True,
+        run_head_to_head(players, args.games, mode_name, args.jacoby, args.seed, args.workers, record=True,
                          progress=not args.quiet, on_records=saver)
     files.sort()
     gnubg_workers = args.gnubg_workers or args.workers

@@ -15,7 +15,7 @@ import os
 
 from tdbg.app import backend_flags, cli
 from tdbg.app.head_to_head import GNUBG_LEVELS, format_table, run_against_gnubg, run_head_to_head, summarize_games
-from tdbg.play.players import checkpoint_game_mode
+from tdbg.play.players import Player, checkpoint_game_mode
 from tdbg.app.match_series import run_matches
 from tdbg.game.modes import GAME_MODES, game_mode
 from tdbg.game.movegen import BACKENDS
@@ -25,7 +25,8 @@ from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra.provenance import file_md5, provenance
 from tdbg.infra.stats import ci_text
 from tdbg.net.search import DEFAULT_K1, DEFAULT_K2
-from tdbg.play.agents import GNUBG_NN_PLIES, REFERENCE_AGENTS
+from tdbg.play import opponents
+from tdbg.play.agents import GNUBG_NN_PLIES
 from tdbg.play.luck import format_luck, luck_summary
 from tdbg.play.matches import format_matches, matches_csv_lines, summarize_matches
 from tdbg.play.matfile import write_mat
@@ -50,7 +51,7 @@ def check_play_outputs(args, model2: str, games_csv: str | None = None) -> None:
 
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--model1", required=True, help=f"checkpoint or {'|'.join(REFERENCE_AGENTS)}")
+    p.add_argument("--model1", required=True, help=f"checkpoint or {'|'.join(opponents.NAMES)}")
     p.add_argument("--model2", help="checkpoint, a named opponent, or gnubg-ext / gnubg-ext-full (the real binary)")
     p.add_argument("--gnubg-nn", action="store_true", help="shortcut for --model2 gnubg-nn")
     p.add_argument("--games", type=cli.count_arg(MAX_GAMES, "games (each game's result is kept for the summary)"),
@@ -165,24 +166,19 @@ def main() -> None:
         for rec in records:  # written: only the result stays in memory
             rec.turns = []
 
-    search = {"twoply1": (args.twoply_k1, args.twoply_k2) if args.twoply1 else None,
-              "twoply2": (args.twoply_k1, args.twoply_k2) if args.twoply2 else None, "oneply_k": args.oneply_k,
-              "oneply_filter": args.oneply_filter}
-    search.update(plies1=args.plies if args.model1.startswith("gnubg-nn") else None,
-                  plies2=args.plies if model2.startswith("gnubg-nn") else None)
-    if args.plies is not None and not (search["plies1"] is not None or search["plies2"] is not None):
+    players = the_players(args, model2, gnubg_depth=True)
+    if args.plies is not None and all(p.plies is None for p in players):
         raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
     saving = bool(args.save_games or args.save_extreme_games)
-    records = run_head_to_head(args.model1, model2, args.games, mode_name, args.jacoby, args.oneply1,
-                               args.oneply2, args.seed, args.workers, record=saving, backend=args.engine,
-                               progress=not args.quiet, on_records=saver if saving else None, luck=args.luck,
-                               search=search, pool_backend=args.backend)
+    records = run_head_to_head(players, args.games, mode_name, args.jacoby, args.seed, args.workers,
+                               record=saving, progress=not args.quiet, on_records=saver if saving else None,
+                               luck=args.luck, pool_backend=args.backend)
     summary = summarize_games(records, mode_name, args.jacoby, args.seed, args.n_bootstrap)
     if args.luck:
         summary["luck_adjusted"] = luck_summary(records, mode, args.luck, args.seed)
     summary.update(model1=args.model1, model2=model2, oneply1=args.oneply1, oneply2=args.oneply2,
-                   oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, twoply1=search["twoply1"],
-                   twoply2=search["twoply2"], plies=args.plies, jacoby=args.jacoby, **provenance(), **args.model_md5)
+                   oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, twoply1=players[0].twoply,
+                   twoply2=players[1].twoply, plies=args.plies, jacoby=args.jacoby, **provenance(), **args.model_md5)
     print(format_table(summary, args.model1, model2))
     if args.luck:
         print(format_luck(summary["luck_adjusted"]))
@@ -190,6 +186,17 @@ def main() -> None:
         fileio.write_json(args.json, summary)
     if args.csv:
         write_results_csv(args.csv, summary, records)
+
+
+def the_players(args, model2: str, gnubg_depth: bool = False) -> tuple[Player, Player]:
+    """The two players the flags describe; ``gnubg_depth``: --plies goes to a gnubg-nn player
+    (match play takes no --plies)."""
+    twoply = (args.twoply_k1, args.twoply_k2)
+    return tuple(Player(spec, oneply=oneply, twoply=twoply if two else None,
+                        plies=args.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
+                        oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, engine=args.engine)
+                 for spec, oneply, two in ((args.model1, args.oneply1, args.twoply1),
+                                           (model2, args.oneply2, args.twoply2)))
 
 
 def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:
@@ -210,10 +217,8 @@ def play_matches(args, model2: str, mode) -> None:
     if args.backend != "local":
         raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(args, model2)
-    twoply = [(args.twoply_k1, args.twoply_k2) if on else None for on in (args.twoply1, args.twoply2)]
-    records = run_matches(args.model1, model2, args.games, mode.length, args.oneply1, args.oneply2, args.seed,
-                          args.workers, args.engine, not args.quiet, met=args.met, twoply=twoply,
-                          oneply_k=args.oneply_k, oneply_filter=args.oneply_filter)
+    records = run_matches(the_players(args, model2), args.games, mode.length, args.seed, args.workers,
+                          not args.quiet, met=args.met)
     summary = summarize_matches(records, args.seed, args.n_bootstrap)
     summary.update(game_mode=mode.name, seed=args.seed, model1=args.model1, model2=model2, oneply1=args.oneply1,
                    oneply2=args.oneply2, oneply_k=args.oneply_k, oneply_filter=args.oneply_filter, met=mode.met.name,
@@ -239,11 +244,10 @@ def matches_against_gnubg(args, level: str) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     if args.save_games:
         os.makedirs(args.save_games, exist_ok=True)
-    records, errors, matches = run_against_gnubg(args.model1, level, args.games, "match", False, args.oneply1,
-                                                 args.seed, args.workers, csv_path, args.engine, not args.quiet,
+    records, errors, matches = run_against_gnubg(the_players(args, level)[0], level, args.games, "match", False,
+                                                 args.seed, args.workers, csv_path, not args.quiet,
                                                  args.gnubg_timeout, binary=args.gnubg, match_length=length,
-                                                 met=args.met, save_mats=args.save_games, oneply_k=args.oneply_k,
-                                                 oneply_filter=args.oneply_filter)
+                                                 met=args.met, save_mats=args.save_games)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not matches:
@@ -303,10 +307,9 @@ def against_gnubg(args, level: str) -> None:
         "runs", f"gnubg_{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{args.seed}.csv")
     check_play_outputs(args, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    records, errors, _ = run_against_gnubg(args.model1, level, args.games, mode_name, args.jacoby, args.oneply1,
-                                        args.seed, args.workers, csv_path, args.engine, not args.quiet,
-                                        args.gnubg_timeout, luck=args.luck, binary=args.gnubg, oneply_k=args.oneply_k,
-                                        oneply_filter=args.oneply_filter)
+    records, errors, _ = run_against_gnubg(the_players(args, level)[0], level, args.games, mode_name, args.jacoby,
+                                           args.seed, args.workers, csv_path, not args.quiet, args.gnubg_timeout,
+                                           luck=args.luck, binary=args.gnubg)
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
     if not records:

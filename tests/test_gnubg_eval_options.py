@@ -96,11 +96,12 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     analyses them all."""
     from gnubg_python import run_gnubg_python
     from tdbg.app.match_series import run_matches
+    from tdbg.play.players import Player
     model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
     out, js = tmp_path / "mats", tmp_path / "r.json"
     run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
         "--out", out, "--json", js, check=True)
-    ours = run_matches(model, model, 6, 7, seed=0, progress=False, record=True)
+    ours = run_matches((Player(model), Player(model)), 6, 7, seed=0, progress=False, record=True)
     assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
     finished = {m.index: m for m in ours if m.winner >= 0}
 
@@ -268,7 +269,7 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
     class Asked(Exception):
         pass
 
-    def runner(model, opponent, games, mode_name, jacoby, *args, **kwargs):
+    def runner(players, games, mode_name, jacoby, *args, **kwargs):
         raise Asked(mode_name, jacoby)
     monkeypatch.setattr(gnubg_eval, "preflight", lambda binary: {"binary": "gnubg"})
     monkeypatch.setattr(gnubg_eval, "gnubg_ratings", lambda rates, binary: ["Awful!"])

@@ -19,7 +19,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from tdbg.app import cli  # noqa: E402
 from tdbg.infra.fileio import Output, atomic_write, check_outputs  # noqa: E402
 from tdbg.game.modes import MODES  # noqa: E402
-from tdbg.play.agents import CUBE_REFERENCE_AGENTS  # noqa: E402
+from tdbg.play import opponents  # noqa: E402
 
 
 def read_log(path: str) -> list[dict]:
@@ -73,7 +73,7 @@ def eval_label(rows, info) -> tuple[str, float]:
     opp = next((r.get("eval_opponent") for r in rows if r.get("eval_opponent")), "the opponent")
     mode = MODES.get((info or {}).get("game_mode"))
     if mode:
-        return mode().eval_label(opp, opp in CUBE_REFERENCE_AGENTS)
+        return mode().eval_label(opp, opp in opponents.CUBE_NAMES)
     return f"result vs {opp} (DMP: win rate; money: points/game)", None
 
 

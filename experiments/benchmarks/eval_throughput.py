@@ -24,7 +24,7 @@ from tdbg.app.head_to_head import run_head_to_head  # noqa: E402
 from tdbg.play.match import play_games  # noqa: E402
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
-from tdbg.play.players import load_player  # noqa: E402
+from tdbg.play.players import Player, load_player  # noqa: E402
 from tdbg.infra.fileio import json_text  # noqa: E402
 
 
@@ -48,7 +48,7 @@ def main() -> None:
     mode = game_mode("dmp")
 
     t0 = time.perf_counter()
-    records = run_head_to_head(path, "gnubg-nn", args.games, "dmp", seed=args.seed, workers=args.workers,
+    records = run_head_to_head((Player(path), Player("gnubg-nn")), args.games, "dmp", seed=args.seed, workers=args.workers,
                                progress=False)
     parallel = time.perf_counter() - t0
 

@@ -23,7 +23,7 @@ sys.path.insert(0, ROOT)
 import gnubg_nn  # noqa: E402
 from tdbg.game import backgammon_engine as be  # noqa: E402
 from tdbg.game.encoding import CUBE_CENTERED  # noqa: E402
-from tdbg.play.players import build_agent  # noqa: E402
+from tdbg.play.players import Player, build_agent  # noqa: E402
 from tdbg.game.modes.matchplay import MatchPlay, pack  # noqa: E402
 from tdbg.infra.fileio import json_text  # noqa: E402
 
@@ -50,7 +50,7 @@ def gnubg_cube_evals(boards) -> dict:
 def agreement(model: str, boards, evals: dict, oneply: bool = False) -> dict:
     """The model's cube decisions and values against gnubg's (the module notes)."""
     mode = MatchPlay(length=7)
-    agent = build_agent(model, mode)
+    agent = build_agent(Player(model), mode)
     rows, total = [], {"gnubg_doubles": 0, "take_agrees": 0, "we_drop_its_takes": 0, "we_take_its_drops": 0,
                        "gnubg_takes": 0, "double_agrees": 0, "positions": 0}
     for a, b in SCORES:

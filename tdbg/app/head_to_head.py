@@ -2,6 +2,7 @@
 games over worker processes, and summarise them (the library behind play_models.py)."""
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import os
 import shutil
@@ -22,7 +23,7 @@ from tdbg.infra.workers import WorkerPool
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
 from tdbg.play.match import play_games
-from tdbg.play.players import build_agent
+from tdbg.play.players import Player, build_agent
 
 # games per job: many games advance together (one forward pass per step for all of
 # them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
@@ -32,44 +33,37 @@ MIN_CHUNK, MAX_CHUNK = 50, 1000
 def _job(job: dict):
     torch.set_num_threads(1)
     mode = game_mode(job["mode"], job["jacoby"])
-    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job.get("twoply1"),
-                    job.get("plies1"), job.get("oneply_k"), job.get("oneply_filter"))
-    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job.get("twoply2"),
-                    job.get("plies2"), job.get("oneply_k"), job.get("oneply_filter"))
+    a = build_agent(job["player1"].seeded(job["seed"]), mode)
+    b = build_agent(job["player2"].seeded(job["seed"] + 1), mode)
     records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
     if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
         add_luck(records, job["luck"], mode, keep_turns=job["record"])
     return records
 
 
-def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby: bool = True,
-                     oneply1: bool = False, oneply2: bool = False, seed: int = 0, workers: int = 1,
-                     record: bool = False, backend: str = "auto", progress: bool = True, on_records=None,
-                     luck: str | None = None, search: dict | None = None, pool_backend: str = "local"):
-    """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
+def run_head_to_head(players: tuple[Player, Player], games: int, mode_name: str, jacoby: bool = True,
+                     seed: int = 0, workers: int = 1, record: bool = False, progress: bool = True,
+                     on_records=None, luck: str | None = None, pool_backend: str = "local"):
+    """Play ``games`` games (duplicate pairs) between ``players`` and return the GameRecords,
+    in game order (each player plays with the job's seed, the second with seed + 1).
     ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
-    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  ``search``:
-    twoply1/twoply2 ((k1, k2) or None), plies1/plies2 (gnubg-nn's depth or None), oneply_k
-    (a 1-ply player's candidates by 0-ply, or None) and oneply_filter (a 1-ply or 2-ply player's
-    replies per roll by its move filter, or None).  The
+    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  The
     games run on ``workers`` workers of ``pool_backend`` (backends.py); the records are the
     same whichever runs them."""
     mode = game_mode(mode_name, jacoby)
-    search = search or {}
-    # build once here so that a bad spec fails before any worker starts
-    for k, (spec, oneply) in enumerate(((spec1, oneply1), (spec2, oneply2)), 1):
-        agent = build_agent(spec, mode, oneply, seed, backend, search.get(f"twoply{k}"), search.get(f"plies{k}"),
-                            search.get("oneply_k"), search.get("oneply_filter"))
+    # build once here so that a bad player fails before any worker starts
+    for player in players:
+        agent = build_agent(player.seeded(seed), mode)
         try:
             mode.check_agent(agent)
         except ValueError as exc:
             raise InputError(str(exc) + ("; against gnubg use the real binary (gnubg-ext)"
-                                         if spec.startswith("gnubg-nn") else "")) from None
+                                         if player.name.startswith("gnubg-nn") else "")) from None
     size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
     chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
-    base = {"spec1": spec1, "spec2": spec2, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1,
-            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record, "luck": luck, **search}
+    base = {"player1": players[0], "player2": players[1], "mode": mode_name, "jacoby": jacoby, "seed": seed,
+            "record": record, "luck": luck}
     records = []
     bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
     pool = open_pool(pool_backend, workers, "game-playing worker")
@@ -77,8 +71,10 @@ def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby:
         if pool is None:
             finished = (_job({**base, "games": chunk}) for chunk in chunks)
         else:  # checkpoints travel with the jobs (a Ray node may not have the files)
-            base.update({k: pool.ship_file(base[k]) for k in ("spec1", "spec2", "luck")
-                         if base[k] and os.path.isfile(base[k])})
+            base.update({k: dataclasses.replace(base[k], name=pool.ship_file(base[k].name))
+                         for k in ("player1", "player2") if os.path.isfile(base[k].name)})
+            if luck and os.path.isfile(luck):
+                base["luck"] = pool.ship_file(luck)
             finished = (got for _, got in pool.as_completed([pool.submit(_job, {**base, "games": chunk})
                                                               for chunk in chunks]))
         for got in finished:
@@ -118,8 +114,7 @@ def _gnubg_job(job: dict, report=None):
     """``report(n)``: n more games (matches) finished; by default the worker's progress queue."""
     torch.set_num_threads(1)
     mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
-    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], oneply_k=job.get("oneply_k"),
-                        oneply_filter=job.get("oneply_filter"))
+    agent = build_agent(job["player"].seeded(job["seed"]), mode)
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") or job.get("save_mats") else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
@@ -158,13 +153,11 @@ def _gnubg_job(job: dict, report=None):
     return done, session.matches, None
 
 
-def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
-                      oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
-                      backend: str = "auto", progress: bool = True, timeout: float = 60.0,
-                      luck: str | None = None, binary: str | None = None, match_length: int = 0,
-                      met: str | None = None, save_mats: str | None = None, oneply_k: int | None = None,
-                      oneply_filter: int | None = None):
-    """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
+def run_against_gnubg(player: Player, level: str, games: int, mode_name: str, jacoby: bool = True,
+                      seed: int = 0, workers: int = 1, csv_path: str | None = None, progress: bool = True,
+                      timeout: float = 60.0, luck: str | None = None, binary: str | None = None,
+                      match_length: int = 0, met: str | None = None, save_mats: str | None = None):
+    """Games of ``player`` against the real gnubg binary (one gnubg process per worker).
     Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
     With ``luck`` each record's luck is judged from gnubg's exported record of the games.
     In match play ``games`` counts matches, and ``matches`` holds their MatchRecords;
@@ -177,7 +170,7 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
         binary = preflight(binary, timeout=timeout)["binary"]
     except GnubgError as exc:
         raise InputError(str(exc)) from None
-    agent = build_agent(spec1, mode, oneply1, seed, backend, oneply_k=oneply_k, oneply_filter=oneply_filter)
+    agent = build_agent(player.seeded(seed), mode)
     try:
         mode.check_agent(agent)
     except ValueError as exc:
@@ -189,10 +182,10 @@ def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby
     jobs, first = [], 0
     for k, n in enumerate(shares):
         if n:
-            jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
-                         "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
+            jobs.append({"player": player, "mode": mode_name, "jacoby": jacoby, "level": level,
+                         "seed": seed * 1000 + k, "games": n, "first": first, "csv": csv_path,
                          "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
-                         "met": met, "save_mats": save_mats, "oneply_k": oneply_k, "oneply_filter": oneply_filter})
+                         "met": met, "save_mats": save_mats})
         first += n
     records, errors, matches = [], [], []
     bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)
