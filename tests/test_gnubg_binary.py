@@ -163,10 +163,10 @@ def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
     assert len(stats) == 12 and all(np.isfinite(g["stats"][s]["chequer"]) for g in stats for s in "XO")
     # gnubg's count of each side's moves and unforced moves (more than one distinct legal
     # play) equals ours, from the same games replayed with their turns by the Python engine
-    from tdbg.app.head_to_head import run_head_to_head
+    from tdbg.play.series import Series, Table, play_series
     from tdbg.game import backgammon_engine as be
-    records = run_head_to_head((Player(cubeful_ckpt), Player(cubeful_ckpt)), 12, "cubeful-money", progress=False,
-                               record=True)
+    records = play_series(Series((Player(cubeful_ckpt), Player(cubeful_ckpt)), Table("cubeful-money"), 12,
+                                 record=True), progress=False)
     for g, rec in zip(stats, records):
         ours = {"X": [0, 0], "O": [0, 0]}   # X: seat 0 (model1)
         for mover, dice, event, before, _ in rec.turns:
@@ -403,8 +403,8 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
         def close(self):
             pass
     monkeypatch.setattr(head_to_head, "tqdm", Bar)
-    _, errors, matches = head_to_head.run_against_gnubg(Player(str(ckpt)), "gnubg-ext", 4, "match", False, workers=workers,
-                                                        binary=gnubg_bin, match_length=1)
+    _, errors, matches = head_to_head.run_against_gnubg(Player(str(ckpt)), "gnubg-ext", 4, "match", False,
+                                                        workers=workers, binary=gnubg_bin, match_length=1)
     assert errors == [] and len(matches) == 4
     assert [k for k in steps if k] == [1, 1, 1, 1]
 

@@ -95,13 +95,14 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     back every game at the score we played it, with the winner and points we recorded, and
     analyses them all."""
     from gnubg_python import run_gnubg_python
-    from tdbg.app.match_series import run_matches
     from tdbg.play.players import Player
+    from tdbg.play.series import Series, Table, play_series
     model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
     out, js = tmp_path / "mats", tmp_path / "r.json"
     run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
         "--out", out, "--json", js, check=True)
-    ours = run_matches((Player(model), Player(model)), 6, 7, seed=0, progress=False, record=True)
+    ours = play_series(Series((Player(model), Player(model)), Table("match", match_length=7), 6, seed=0, record=True),
+                       progress=False)
     assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
     finished = {m.index: m for m in ours if m.winner >= 0}
 
@@ -203,7 +204,7 @@ def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
     def no_games(*args, **kwargs):
         raise AssertionError("games were played before the rating was checked")
     monkeypatch.setattr(eval_command, "gnubg_ratings", no_rating)
-    monkeypatch.setattr(eval_command, "run_head_to_head", no_games)
+    monkeypatch.setattr(eval_command, "play_series", no_games)
     monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", CUBEFUL, "--games", "2"])
     with pytest.raises(cli.UsageError, match="no rating"):
         gnubg_eval.main()
@@ -270,11 +271,11 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
     class Asked(Exception):
         pass
 
-    def runner(players, games, mode_name, jacoby, *args, **kwargs):
-        raise Asked(mode_name, jacoby)
+    def runner(series, *args, **kwargs):
+        raise Asked(series.table.mode, series.table.jacoby)
     monkeypatch.setattr(eval_command, "preflight", lambda binary: {"binary": "gnubg"})
     monkeypatch.setattr(eval_command, "gnubg_ratings", lambda rates, binary: ["Awful!"])
-    monkeypatch.setattr(eval_command, "run_head_to_head", runner)
+    monkeypatch.setattr(eval_command, "play_series", runner)
     dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
     for extra, want in (([], ("cubeful-money", True)), (["--no-jacoby"], ("cubeful-money", False))):
         monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", dmp, "--cubeful", "--games", "2", *extra])

@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", ".."))
 import torch  # noqa: E402
 
 from tdbg.play.agents import GnubgNNAgent  # noqa: E402
-from tdbg.app.head_to_head import run_head_to_head  # noqa: E402
+from tdbg.play.series import Series, Table, play_series  # noqa: E402
 from tdbg.play.match import play_games  # noqa: E402
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
@@ -48,8 +48,8 @@ def main() -> None:
     mode = game_mode("dmp")
 
     t0 = time.perf_counter()
-    records = run_head_to_head((Player(path), Player("gnubg-nn")), args.games, "dmp", seed=args.seed, workers=args.workers,
-                               progress=False)
+    records = play_series(Series((Player(path), Player("gnubg-nn")), Table("dmp"), args.games, seed=args.seed,
+                                 workers=args.workers), progress=False)
     parallel = time.perf_counter() - t0
 
     torch.set_num_threads(1)

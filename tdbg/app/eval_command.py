@@ -10,8 +10,6 @@ import tempfile
 from tdbg.app import cli
 from tdbg.app.eval_report import analyse_folder, report
 from tdbg.app.eval_settings import EvalSettings
-from tdbg.app.head_to_head import run_head_to_head
-from tdbg.app.match_series import run_matches
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
@@ -20,6 +18,7 @@ from tdbg.infra.fileio import Output, check_outputs
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import write_mat
 from tdbg.play.players import Player, checkpoint_game_mode
+from tdbg.play.series import Series, Table, play_series
 
 PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
              "game 2k)")
@@ -98,16 +97,16 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> int:
     players = (Player(s.model, oneply=s.oneply), Player(opponent, oneply=s.oneply and s.opponent == "self"))
     if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
         try:
-            played = run_matches(players, s.games, mode.match_length, s.seed, s.workers, progress=not s.quiet,
-                                 record=True)
+            played = play_series(Series(players, Table("match", match_length=mode.match_length), s.games, s.seed,
+                                        s.workers, record=True), progress=not s.quiet)
         except InputError as exc:
             raise cli.UsageError(str(exc)) from None
         # (an abandoned match, a game over the ply limit, has no file gnubg could finish)
         finished = [m for m in played if m.winner >= 0]
         files.add_matches(finished, mode.match_length)
         return len(finished)
-    run_head_to_head(players, s.games, mode.name, s.jacoby, s.seed, s.workers, record=True,
-                     progress=not s.quiet, on_records=lambda batch: files.add_games(batch, mode.match_length))
+    play_series(Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers, record=True),
+                progress=not s.quiet, on_records=lambda batch: files.add_games(batch, mode.match_length))
     return s.games
 
 

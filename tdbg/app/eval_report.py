@@ -107,7 +107,8 @@ def report(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...
         print(f"  {label:42s} {d['mean']:8.2f}  {ci_text(d)}")
     errs = {k: v for k, v in r["cube_errors"].items() if v["count"]}
     if errs:
-        print("  cube errors (count, total m): " + ", ".join(f"{k} {v['count']} ({v['error']:.0f})" for k, v in errs.items()))
+        print("  cube errors (count, total m): "
+              + ", ".join(f"{k} {v['count']} ({v['error']:.0f})" for k, v in errs.items()))
     if r.get("doubles_by_score"):
         worst = list(r["doubles_by_score"].items())[:6]
         print("  doubles by score (doubler-opponent away: doubles, below gnubg's doubling point, their cost in mMWC), "

@@ -1,8 +1,8 @@
-"""Head-to-head evaluation: build agents from names or checkpoints, play duplicate
-games over worker processes, and summarise them (the library behind play_models.py)."""
+"""Games against the gnubg binary (it rolls its own dice: no duplicate pairs) over worker
+processes, and the summary and table of a series of games (the library behind play_models.py;
+series on our dice are tdbg.play.series')."""
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing as mp
 import os
 import shutil
@@ -16,79 +16,12 @@ from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
-from tdbg.infra.backends import open_pool
 from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
-from tdbg.play.match import play_games
 from tdbg.play.players import Player, build_agent
-
-# games per job: many games advance together (one forward pass per step for all of
-# them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
-MIN_CHUNK, MAX_CHUNK = 50, 1000
-
-
-def _job(job: dict):
-    torch.set_num_threads(1)
-    mode = game_mode(job["mode"], job["jacoby"])
-    a = build_agent(job["player1"].seeded(job["seed"]), mode)
-    b = build_agent(job["player2"].seeded(job["seed"] + 1), mode)
-    records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
-    if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
-        add_luck(records, job["luck"], mode, keep_turns=job["record"])
-    return records
-
-
-def run_head_to_head(players: tuple[Player, Player], games: int, mode_name: str, jacoby: bool = True,
-                     seed: int = 0, workers: int = 1, record: bool = False, progress: bool = True,
-                     on_records=None, luck: str | None = None, pool_backend: str = "local"):
-    """Play ``games`` games (duplicate pairs) between ``players`` and return the GameRecords,
-    in game order (each player plays with the job's seed, the second with seed + 1).
-    ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
-    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  The
-    games run on ``workers`` workers of ``pool_backend`` (backends.py); the records are the
-    same whichever runs them."""
-    mode = game_mode(mode_name, jacoby)
-    # build once here so that a bad player fails before any worker starts
-    for player in players:
-        agent = build_agent(player.seeded(seed), mode)
-        try:
-            mode.check_agent(agent)
-        except ValueError as exc:
-            raise InputError(str(exc) + ("; against gnubg use the real binary (gnubg-ext)"
-                                         if player.name.startswith("gnubg-nn") else "")) from None
-    size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
-    size += size % 2  # keep duplicate pairs in one job
-    chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
-    base = {"player1": players[0], "player2": players[1], "mode": mode_name, "jacoby": jacoby, "seed": seed,
-            "record": record, "luck": luck}
-    records = []
-    bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
-    pool = open_pool(pool_backend, workers, "game-playing worker")
-    try:
-        if pool is None:
-            finished = (_job({**base, "games": chunk}) for chunk in chunks)
-        else:  # checkpoints travel with the jobs (a Ray node may not have the files)
-            base.update({k: dataclasses.replace(base[k], name=pool.ship_file(base[k].name))
-                         for k in ("player1", "player2") if os.path.isfile(base[k].name)})
-            if luck and os.path.isfile(luck):
-                base["luck"] = pool.ship_file(luck)
-            finished = (got for _, got in pool.as_completed([pool.submit(_job, {**base, "games": chunk})
-                                                              for chunk in chunks]))
-        for got in finished:
-            records += got
-            bar.update(len(got))
-            if on_records:
-                on_records(got)
-    finally:
-        if pool is not None:
-            pool.close()
-        bar.close()
-    records.sort(key=lambda r: r.index)
-    return records
-
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
 GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
@@ -130,7 +63,7 @@ def _gnubg_job(job: dict, report=None):
         done.append(rec)
         if job["csv"]:
             _append_game_row(job["csv"], rec)
-        finished = len(session.matches) if mode.is_match else len(done)
+        finished = session.units_done(done)
         if report and finished > reported[0]:
             report(finished - reported[0])
             reported[0] = finished
@@ -188,7 +121,7 @@ def run_against_gnubg(player: Player, level: str, games: int, mode_name: str, ja
                          "met": met, "save_mats": save_mats})
         first += n
     records, errors, matches = [], [], []
-    bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)
+    bar = tqdm(total=games, unit=mode.series_unit, disable=not progress, dynamic_ncols=True)
     try:
         if len(jobs) == 1:
             results = [_gnubg_job(jobs[0], report=bar.update)]

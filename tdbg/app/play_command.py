@@ -7,8 +7,7 @@ import datetime
 import os
 
 from tdbg.app import backend_flags, cli
-from tdbg.app.head_to_head import GNUBG_LEVELS, format_table, run_against_gnubg, run_head_to_head, summarize_games
-from tdbg.app.match_series import run_matches
+from tdbg.app.head_to_head import GNUBG_LEVELS, format_table, run_against_gnubg, summarize_games
 from tdbg.app.play_settings import PlaySettings
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import describe, preflight
@@ -20,6 +19,7 @@ from tdbg.play.matches import format_matches, summarize_matches
 from tdbg.play.matfile import write_mat
 from tdbg.play.players import Player, checkpoint_game_mode
 from tdbg.play.results_file import write_games, write_matches
+from tdbg.play.series import Series, Table, play_series
 
 
 def is_match(mode_name: str | None) -> bool:
@@ -111,9 +111,9 @@ def play_games(s: PlaySettings, model2: str, mode, md5: dict) -> None:
     if s.plies is not None and all(p.plies is None for p in players):
         raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
     saving = bool(s.save_games or s.save_extreme_games)
-    records = run_head_to_head(players, s.games, mode.name, s.jacoby, s.seed, s.workers, record=saving,
-                               progress=not s.quiet, on_records=saver if saving else None, luck=s.luck,
-                               pool_backend=s.where.backend)
+    series = Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers, record=saving, luck=s.luck,
+                    pool=s.where.backend)
+    records = play_series(series, progress=not s.quiet, on_records=saver if saving else None)
     summary = summarize_games(records, mode.name, s.jacoby, s.seed, s.n_bootstrap)
     if s.luck:
         summary["luck_adjusted"] = luck_summary(records, mode, s.luck, s.seed)
@@ -147,7 +147,9 @@ def play_matches(s: PlaySettings, model2: str, mode, md5: dict) -> None:
     if s.where.backend != "local":
         raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(s, model2)
-    records = run_matches(the_players(s, model2), s.games, mode.length, s.seed, s.workers, not s.quiet, met=s.met)
+    series = Series(the_players(s, model2), Table("match", match_length=mode.length, met=s.met), s.games, s.seed,
+                    s.workers)
+    records = play_series(series, progress=not s.quiet)
     summary = summarize_matches(records, s.seed, s.n_bootstrap)
     summary.update(game_mode=mode.name, seed=s.seed, model1=s.model1, model2=model2, oneply1=s.oneply1,
                    oneply2=s.oneply2, oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, met=mode.met.name,
