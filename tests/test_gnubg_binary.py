@@ -384,6 +384,7 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
     worker processes alike (it used to move only when a worker had played all its matches)."""
     from tdbg.app import head_to_head
     from tdbg.game.modes.matchplay import MATCH_INPUTS
+    from tdbg.play.series import Series, Table
     torch.manual_seed(5)
     m = TDNetwork(MATCH_INPUTS, [8], "mwc")
     ckpt = tmp_path / "match.pt"
@@ -403,8 +404,8 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
         def close(self):
             pass
     monkeypatch.setattr(head_to_head, "tqdm", Bar)
-    _, errors, matches = head_to_head.run_against_gnubg(Player(str(ckpt)), "gnubg-ext", 4, "match", False,
-                                                        workers=workers, binary=gnubg_bin, match_length=1)
+    series = Series((Player(str(ckpt)), Player("gnubg-ext")), Table("match", False, 1), 4, workers=workers)
+    _, errors, matches = head_to_head.run_against_gnubg(series, head_to_head.GnubgSide("gnubg-ext", gnubg_bin))
     assert errors == [] and len(matches) == 4
     assert [k for k in steps if k] == [1, 1, 1, 1]
 

@@ -3,11 +3,13 @@ processes, and the summary and table of a series of games (the library behind pl
 series on our dice are tdbg.play.series')."""
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import os
 import shutil
 import tempfile
 import threading
+from dataclasses import dataclass
 
 import torch
 from tqdm import tqdm
@@ -21,7 +23,8 @@ from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
-from tdbg.play.players import Player, build_agent
+from tdbg.play.players import build_agent
+from tdbg.play.series import Series
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
 GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
@@ -43,82 +46,93 @@ def _set_progress_queue(queue) -> None:
     _progress_queue = queue
 
 
+@dataclass(frozen=True)
+class GnubgSide:
+    """The gnubg binary as the opponent: its ``level`` (GNUBG_LEVELS), the binary, how long to
+    wait for it, and what of the series to keep: ``csv``, one row per game appended as each
+    ends; ``save_mats`` (match play), a folder for gnubg's own record of each match."""
+    level: str
+    binary: str | None = None
+    timeout: float = 60.0
+    csv: str | None = None
+    save_mats: str | None = None
+
+
 def _gnubg_job(job: dict, report=None):
-    """``report(n)``: n more games (matches) finished; by default the worker's progress queue."""
+    """One worker's share: ``job`` holds the series, the gnubg side, the worker's seed, its
+    first index and how many games (matches).  ``report(n)``: n more games (matches)
+    finished; by default the worker's progress queue."""
     torch.set_num_threads(1)
-    mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
-    agent = build_agent(job["player"].seeded(job["seed"]), mode)
-    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") or job.get("save_mats") else None
+    series, gnubg = job["series"], job["gnubg"]
+    mode = series.table.build()
+    agent = build_agent(series.players[0].seeded(job["seed"]), mode)
+    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_mats else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
-                 if job.get("save_mats") else None)
-    session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
-                           first_index=job["first"], binary=job.get("binary"),
-                           mat_path=os.path.join(mat_dir, "session.mat") if job.get("luck") else None,
+                 if gnubg.save_mats else None)
+    session = GnubgSession(agent, gnubg.level, mode, seed=job["seed"], timeout=gnubg.timeout,
+                           first_index=job["first"], binary=gnubg.binary,
+                           mat_path=os.path.join(mat_dir, "session.mat") if series.luck else None,
                            match_mat_paths=per_match)
     done, reported = [], [0]
     report = report or (_progress_queue.put if _progress_queue is not None else None)
 
     def on_game(rec):
         done.append(rec)
-        if job["csv"]:
-            _append_game_row(job["csv"], rec)
+        if gnubg.csv:
+            _append_game_row(gnubg.csv, rec)
         finished = session.units_done(done)
         if report and finished > reported[0]:
             report(finished - reported[0])
             reported[0] = finished
     try:
         session.play(job["games"], on_game)
-        if job.get("luck"):  # luck needs gnubg's dice, which only its exported record holds
+        if series.luck:  # luck needs gnubg's dice, which only its exported record holds
             for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
                 rec.turns = turns
-            add_luck(done, job["luck"], mode)
+            add_luck(done, series.luck, mode)
     except Exception as exc:  # report, but keep the games (and matches) already finished
         return done, session.matches, f"{type(exc).__name__}: {exc}"
     finally:
         if mat_dir:
             for path in per_match or ():
                 if os.path.exists(path):  # the matches that finished, even when gnubg failed later
-                    dest = os.path.join(job["save_mats"], os.path.basename(path))
+                    dest = os.path.join(gnubg.save_mats, os.path.basename(path))
                     shutil.copyfile(path, dest + ".part")  # the temporary folder may be another file system
                     os.replace(dest + ".part", dest)
             shutil.rmtree(mat_dir, ignore_errors=True)
     return done, session.matches, None
 
 
-def run_against_gnubg(player: Player, level: str, games: int, mode_name: str, jacoby: bool = True,
-                      seed: int = 0, workers: int = 1, csv_path: str | None = None, progress: bool = True,
-                      timeout: float = 60.0, luck: str | None = None, binary: str | None = None,
-                      match_length: int = 0, met: str | None = None, save_mats: str | None = None):
-    """Games of ``player`` against the real gnubg binary (one gnubg process per worker).
-    Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
-    With ``luck`` each record's luck is judged from gnubg's exported record of the games.
-    In match play ``games`` counts matches, and ``matches`` holds their MatchRecords;
-    ``save_mats``: a folder that receives gnubg's own record of each match (match_NNNNNN.mat)."""
-    mode = game_mode(mode_name, jacoby, match_length, met)
+def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
+    """The series' first player against the real gnubg binary, on gnubg's dice (one gnubg
+    process per worker; worker k plays with seed ``series.seed`` x 1000 + k).  Returns
+    (records, errors, matches); each game is appended to ``gnubg.csv`` as it ends.  With
+    ``series.luck`` each record's luck is judged from gnubg's exported record of the games.
+    In match play ``series.count`` counts matches, and ``matches`` holds their MatchRecords."""
+    mode = series.table.build()
     if not (mode.money or mode.is_match):
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")
     try:
-        binary = preflight(binary, timeout=timeout)["binary"]
+        gnubg = dataclasses.replace(gnubg, binary=preflight(gnubg.binary, timeout=gnubg.timeout)["binary"])
     except GnubgError as exc:
         raise InputError(str(exc)) from None
-    agent = build_agent(player.seeded(seed), mode)
+    games, workers = series.count, series.workers
+    agent = build_agent(series.players[0].seeded(series.seed), mode)
     try:
         mode.check_agent(agent)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
-        with open(csv_path, "w") as fh:
+    if gnubg.csv:  # a new file (the caller checked it may be written): rows are appended as games end
+        with open(gnubg.csv, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
     shares = [games // workers + (k < games % workers) for k in range(workers)]
     jobs, first = [], 0
     for k, n in enumerate(shares):
         if n:
-            jobs.append({"player": player, "mode": mode_name, "jacoby": jacoby, "level": level,
-                         "seed": seed * 1000 + k, "games": n, "first": first, "csv": csv_path,
-                         "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
-                         "met": met, "save_mats": save_mats})
+            jobs.append({"series": series, "gnubg": gnubg, "seed": series.seed * 1000 + k, "games": n,
+                         "first": first})
         first += n
     records, errors, matches = [], [], []
     bar = tqdm(total=games, unit=mode.series_unit, disable=not progress, dynamic_ncols=True)

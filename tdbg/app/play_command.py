@@ -7,7 +7,7 @@ import datetime
 import os
 
 from tdbg.app import backend_flags, cli
-from tdbg.app.head_to_head import GNUBG_LEVELS, format_table, run_against_gnubg, summarize_games
+from tdbg.app.head_to_head import GNUBG_LEVELS, GnubgSide, format_table, run_against_gnubg, summarize_games
 from tdbg.app.play_settings import PlaySettings
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import describe, preflight
@@ -182,9 +182,9 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     csv_path = gnubg_csv_path(s, "")
     check_play_outputs(s, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    records, errors, _ = run_against_gnubg(the_players(s, level)[0], level, s.games, mode_name, s.jacoby, s.seed,
-                                           s.workers, csv_path, not s.quiet, s.gnubg_timeout, luck=s.luck,
-                                           binary=s.gnubg)
+    series = Series(the_players(s, level), Table(mode_name, s.jacoby), s.games, s.seed, s.workers, luck=s.luck)
+    gnubg = GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path)
+    records, errors, _ = run_against_gnubg(series, gnubg, progress=not s.quiet)
     report_errors(errors, records, "game")
     summary = summarize_games(records, mode_name, s.jacoby, s.seed, s.n_bootstrap, paired=False)
     if s.luck:
@@ -224,9 +224,9 @@ def matches_against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     if s.save_games:
         os.makedirs(s.save_games, exist_ok=True)
-    records, errors, matches = run_against_gnubg(the_players(s, level)[0], level, s.games, "match", False, s.seed,
-                                                 s.workers, csv_path, not s.quiet, s.gnubg_timeout, binary=s.gnubg,
-                                                 match_length=length, met=s.met, save_mats=s.save_games)
+    series = Series(the_players(s, level), Table("match", False, length, s.met), s.games, s.seed, s.workers)
+    gnubg = GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, save_mats=s.save_games)
+    records, errors, matches = run_against_gnubg(series, gnubg, progress=not s.quiet)
     report_errors(errors, matches, "match")
     summary = summarize_matches(matches, s.seed, s.n_bootstrap, paired=False)
     mismatches = [r.index for r in records if r.our_record != r.points]
