@@ -11,13 +11,13 @@ it is written; tests/test_layers.py enforces it):
     net     the network and its checkpoints, growth, losses, batched scoring, search: torch
     play    agents (reference, TD, prob5, gnubg-nn), which agent plays a checkpoint
             (players), games and matches, luck, rollouts, decisions, analysis, .mat files,
-            quick evaluations, result files
+            quick evaluations, result files, the series runner
     learn   self-play, lambda returns, trainers, batch and online TD, the stage runner,
             the stage settings
     gnubg   the GNU Backgammon binary: preflight, protocol, external player, analysis
     app     what the scripts share: command-line pieces, flags made from the settings
             dataclasses (below app settings are dataclasses, never argparse), backend
-            flags, the training scripts' parsers, head to head, match series
+            flags, the training scripts' parsers, the play and eval commands, games against gnubg-ext
 
 learn and gnubg sit side by side: neither imports the other.  Imports inside functions
 are only for optional dependencies (ray, gnubg_nn, tensorboard, the built C engine:

@@ -21,7 +21,7 @@ from tdbg.gnubg.gnubg_binary import (LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import ProtocolError, parse_board_string
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
-from tdbg.play.players import load_player
+from tdbg.play.players import Player, load_player
 from tdbg.play.td_agent import TDAgent
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
@@ -163,9 +163,10 @@ def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
     assert len(stats) == 12 and all(np.isfinite(g["stats"][s]["chequer"]) for g in stats for s in "XO")
     # gnubg's count of each side's moves and unforced moves (more than one distinct legal
     # play) equals ours, from the same games replayed with their turns by the Python engine
-    from tdbg.app.head_to_head import run_head_to_head
+    from tdbg.play.series import Series, Table, play_series
     from tdbg.game import backgammon_engine as be
-    records = run_head_to_head(cubeful_ckpt, cubeful_ckpt, 12, "cubeful-money", progress=False, record=True)
+    records = play_series(Series((Player(cubeful_ckpt), Player(cubeful_ckpt)), Table("cubeful-money"), 12,
+                                 record=True), progress=False)
     for g, rec in zip(stats, records):
         ours = {"X": [0, 0], "O": [0, 0]}   # X: seat 0 (model1)
         for mover, dice, event, before, _ in rec.turns:
@@ -383,6 +384,7 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
     worker processes alike (it used to move only when a worker had played all its matches)."""
     from tdbg.app import head_to_head
     from tdbg.game.modes.matchplay import MATCH_INPUTS
+    from tdbg.play.series import Series, Table
     torch.manual_seed(5)
     m = TDNetwork(MATCH_INPUTS, [8], "mwc")
     ckpt = tmp_path / "match.pt"
@@ -402,8 +404,8 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
         def close(self):
             pass
     monkeypatch.setattr(head_to_head, "tqdm", Bar)
-    _, errors, matches = head_to_head.run_against_gnubg(str(ckpt), "gnubg-ext", 4, "match", False, workers=workers,
-                                                        binary=gnubg_bin, match_length=1)
+    series = Series((Player(str(ckpt)), Player("gnubg-ext")), Table("match", False, 1), 4, workers=workers)
+    _, errors, matches = head_to_head.run_against_gnubg(series, head_to_head.GnubgSide("gnubg-ext", gnubg_bin))
     assert errors == [] and len(matches) == 4
     assert [k for k in steps if k] == [1, 1, 1, 1]
 

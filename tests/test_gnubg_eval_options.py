@@ -95,12 +95,14 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     back every game at the score we played it, with the winner and points we recorded, and
     analyses them all."""
     from gnubg_python import run_gnubg_python
-    from tdbg.app.match_series import run_matches
+    from tdbg.play.players import Player
+    from tdbg.play.series import Series, Table, play_series
     model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
     out, js = tmp_path / "mats", tmp_path / "r.json"
     run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
         "--out", out, "--json", js, check=True)
-    ours = run_matches(model, model, 6, 7, seed=0, progress=False, record=True)
+    ours = play_series(Series((Player(model), Player(model)), Table("match", match_length=7), 6, seed=0, record=True),
+                       progress=False)
     assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
     finished = {m.index: m for m in ours if m.winner >= 0}
 
@@ -192,7 +194,7 @@ def test_luck_needs_an_opponent():
 def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
     import sys
 
-    from tdbg.app import cli
+    from tdbg.app import cli, eval_command
     import gnubg_eval
     from tdbg.gnubg.gnubg_binary import GnubgError
 
@@ -201,8 +203,8 @@ def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
 
     def no_games(*args, **kwargs):
         raise AssertionError("games were played before the rating was checked")
-    monkeypatch.setattr(gnubg_eval, "gnubg_ratings", no_rating)
-    monkeypatch.setattr(gnubg_eval, "run_head_to_head", no_games)
+    monkeypatch.setattr(eval_command, "gnubg_ratings", no_rating)
+    monkeypatch.setattr(eval_command, "play_series", no_games)
     monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", CUBEFUL, "--games", "2"])
     with pytest.raises(cli.UsageError, match="no rating"):
         gnubg_eval.main()
@@ -264,15 +266,16 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
     import sys
 
     import gnubg_eval
+    from tdbg.app import eval_command
 
     class Asked(Exception):
         pass
 
-    def runner(model, opponent, games, mode_name, jacoby, *args, **kwargs):
-        raise Asked(mode_name, jacoby)
-    monkeypatch.setattr(gnubg_eval, "preflight", lambda binary: {"binary": "gnubg"})
-    monkeypatch.setattr(gnubg_eval, "gnubg_ratings", lambda rates, binary: ["Awful!"])
-    monkeypatch.setattr(gnubg_eval, "run_head_to_head", runner)
+    def runner(series, *args, **kwargs):
+        raise Asked(series.table.mode, series.table.jacoby)
+    monkeypatch.setattr(eval_command, "preflight", lambda binary: {"binary": "gnubg"})
+    monkeypatch.setattr(eval_command, "gnubg_ratings", lambda rates, binary: ["Awful!"])
+    monkeypatch.setattr(eval_command, "play_series", runner)
     dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
     for extra, want in (([], ("cubeful-money", True)), (["--no-jacoby"], ("cubeful-money", False))):
         monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", dmp, "--cubeful", "--games", "2", *extra])
@@ -333,15 +336,17 @@ def test_self_play_analyses_each_distinct_game_once(monkeypatch, tmp_path):
     import sys
 
     import gnubg_eval
+    from tdbg.app import eval_command, eval_report
     seen = []
 
     def analyse(files, *args, **kwargs):
         seen.extend(os.path.basename(f) for f in files)
         return [_game(os.path.basename(f), 0, 0.01 * (int(os.path.basename(f)[5:12]) + 1), 0.02) | {"file": f}
                 for f in files]
-    monkeypatch.setattr(gnubg_eval, "preflight", lambda binary: {"binary": "gnubg", "version": "stand-in"})
-    monkeypatch.setattr(gnubg_eval, "gnubg_ratings", lambda rates, binary: ["Casual player"] * len(rates))
-    monkeypatch.setattr(gnubg_eval, "analyse_files", analyse)
+    monkeypatch.setattr(eval_command, "preflight", lambda binary: {"binary": "gnubg", "version": "stand-in"})
+    for module in (eval_command, eval_report):   # the check before any game, and the report's rating
+        monkeypatch.setattr(module, "gnubg_ratings", lambda rates, binary: ["Casual player"] * len(rates))
+    monkeypatch.setattr(eval_command, "analyse_files", analyse)
     js = tmp_path / "r.json"
     dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
     monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", dmp, "--games", "4", "--quiet", "--json", str(js)])

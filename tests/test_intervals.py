@@ -58,14 +58,15 @@ def test_game_summaries_of_one_unit():
 
 
 def test_match_summary_of_one_match():
-    from tdbg.play.matches import MatchRecord, format_matches, matches_csv_lines, summarize_matches
+    from tdbg.play.matches import MatchRecord, format_matches, summarize_matches
+    from tdbg.play.results_file import match_lines
     one = [MatchRecord(0, 0, 1, games=[(1, 1, 1, False, 1, 1)])]
     s = summarize_matches(one)
     assert s["match_win_rate"]["mean"] == 1.0 and s["match_win_rate"]["ci_low"] is None
     assert s["match_win_rate"]["ci_reason"].startswith("no interval: 1 unit")
     assert s["points_per_game"]["per_match_mean"] == 1.0 and s["points_per_game"]["ci_high"] is None
     assert "match-win rate: 100.00%  (no interval: 1 unit)" in format_matches(s, "a", "b")
-    assert "# match_win_rate: 1 (no interval: 1 unit)" in matches_csv_lines(s, one)
+    assert "# match_win_rate: 1 (no interval: 1 unit)" in match_lines(s, one)
 
 
 def test_luck_summary_of_one_pair():

@@ -18,7 +18,7 @@ from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.play.agents import RandomAgent
 from tdbg.play.luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
 from tdbg.play.match import GameRecord, play_games
-from tdbg.play.players import load_player
+from tdbg.play.players import Player, load_player
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
@@ -125,8 +125,9 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
     s = summary["luck_adjusted"]
     # the same ten games through the library, each game's luck from game_luck (checked by hand
     # in test_luck_by_hand): the summary's figures are then arithmetic on those games
-    from tdbg.app.head_to_head import run_head_to_head
-    records = run_head_to_head(small_ckpt[0], "pubeval", 10, "dmp", progress=False, record=True)
+    from tdbg.play.series import Series, Table, play_series
+    records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), Table("dmp"), 10, record=True),
+                          progress=False)
     points = np.array([r.points for r in records], dtype=np.float64)
     luck = game_luck(records, CheckpointReference(small_ckpt[0]))
     assert np.abs(luck).max() > 1e-3   # luck was judged, not left at zero

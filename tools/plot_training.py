@@ -16,7 +16,7 @@ import os
 from tdbg.app import cli
 from tdbg.infra.fileio import Output, atomic_write, check_outputs
 from tdbg.game.modes import MODES
-from tdbg.play.agents import CUBE_REFERENCE_AGENTS
+from tdbg.play import opponents
 
 
 def read_log(path: str) -> list[dict]:
@@ -70,7 +70,7 @@ def eval_label(rows, info) -> tuple[str, float]:
     opp = next((r.get("eval_opponent") for r in rows if r.get("eval_opponent")), "the opponent")
     mode = MODES.get((info or {}).get("game_mode"))
     if mode:
-        return mode().eval_label(opp, opp in CUBE_REFERENCE_AGENTS)
+        return mode().eval_label(opp, opp in opponents.CUBE_NAMES)
     return f"result vs {opp} (DMP: win rate; money: points/game)", None
 
 

@@ -16,12 +16,14 @@ import time
 
 import torch
 
+import torch
+
 from tdbg.play.agents import GnubgNNAgent
-from tdbg.app.head_to_head import run_head_to_head
+from tdbg.play.series import Series, Table, play_series
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.play.players import load_player
+from tdbg.play.players import Player, load_player
 from tdbg.infra.fileio import json_text
 
 
@@ -45,8 +47,8 @@ def main() -> None:
     mode = game_mode("dmp")
 
     t0 = time.perf_counter()
-    records = run_head_to_head(path, "gnubg-nn", args.games, "dmp", seed=args.seed, workers=args.workers,
-                               progress=False)
+    records = play_series(Series((Player(path), Player("gnubg-nn")), Table("dmp"), args.games, seed=args.seed,
+                                 workers=args.workers), progress=False)
     parallel = time.perf_counter() - t0
 
     torch.set_num_threads(1)

@@ -23,15 +23,20 @@ def add_backend_args(parser, what: str) -> None:
 
 
 def start(args) -> None:
+    """``start_backend`` for the parsed flags."""
+    start_backend(Backend(getattr(args, "backend", "local"), getattr(args, "ray_address", None),
+                          getattr(args, "ray_timeout", None)), args.workers)
+
+
+def start_backend(where: Backend, workers: int) -> None:
     """Connect to Ray (or start it) when --backend ray; InputError (before any work) when
     Ray is missing, --ray-address cannot be reached or the cluster has fewer CPUs than
     --workers, or (local) when --workers is more than this machine's cores allow."""
-    backend = getattr(args, "backend", "local")
-    if backend != "ray":
-        if getattr(args, "ray_address", None):
+    if where.backend != "ray":
+        if where.ray_address:
             raise InputError("--ray-address applies to --backend ray")
         try:
-            cli.workers_arg(str(args.workers))
+            cli.workers_arg(str(workers))
         except cli.argparse.ArgumentTypeError as exc:
             raise InputError(f"argument --workers: {exc}") from None
         return
@@ -40,4 +45,4 @@ def start(args) -> None:
     except ImportError:
         raise InputError(f"--backend ray needs Ray, which is not installed: {RAY_INSTALL}") from None
     from tdbg.infra import ray_backend  # imports Ray
-    ray_backend.connect(args.ray_address, args.workers, args.ray_timeout)
+    ray_backend.connect(where.ray_address, workers, where.ray_timeout)

@@ -1,12 +1,15 @@
-"""Head-to-head evaluation: build agents from names or checkpoints, play duplicate
-games over worker processes, and summarise them (the library behind play_models.py)."""
+"""Games against the gnubg binary (it rolls its own dice: no duplicate pairs) over worker
+processes, and the summary and table of a series of games (the library behind play_models.py;
+series on our dice are tdbg.play.series')."""
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing as mp
 import os
 import shutil
 import tempfile
 import threading
+from dataclasses import dataclass
 
 import torch
 from tqdm import tqdm
@@ -15,84 +18,13 @@ from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
-from tdbg.infra.backends import open_pool
 from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
-from tdbg.play.match import play_games
 from tdbg.play.players import build_agent
-
-# games per job: many games advance together (one forward pass per step for all of
-# them), so bigger jobs are faster; four jobs per worker keep the progress bar moving
-MIN_CHUNK, MAX_CHUNK = 50, 1000
-
-
-def _job(job: dict):
-    torch.set_num_threads(1)
-    mode = game_mode(job["mode"], job["jacoby"])
-    a = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], job.get("twoply1"),
-                    job.get("plies1"), job.get("oneply_k"), job.get("oneply_filter"))
-    b = build_agent(job["spec2"], mode, job["oneply2"], job["seed"] + 1, job["backend"], job.get("twoply2"),
-                    job.get("plies2"), job.get("oneply_k"), job.get("oneply_filter"))
-    records = play_games(a, b, job["games"], mode, job["seed"], record=job["record"] or bool(job.get("luck")))
-    if job.get("luck"):  # judged here, in the worker, a whole chunk of games at once
-        add_luck(records, job["luck"], mode, keep_turns=job["record"])
-    return records
-
-
-def run_head_to_head(spec1: str, spec2: str, games: int, mode_name: str, jacoby: bool = True,
-                     oneply1: bool = False, oneply2: bool = False, seed: int = 0, workers: int = 1,
-                     record: bool = False, backend: str = "auto", progress: bool = True, on_records=None,
-                     luck: str | None = None, search: dict | None = None, pool_backend: str = "local"):
-    """Play ``games`` games (duplicate pairs) and return the GameRecords, in game order.
-    ``on_records(records)`` sees each finished batch, e.g. to write .mat files as they come.
-    ``luck`` (gnubg-nn or a checkpoint) sets each record's ``luck`` (luck.py).  ``search``:
-    twoply1/twoply2 ((k1, k2) or None), plies1/plies2 (gnubg-nn's depth or None), oneply_k
-    (a 1-ply player's candidates by 0-ply, or None) and oneply_filter (a 1-ply or 2-ply player's
-    replies per roll by its move filter, or None).  The
-    games run on ``workers`` workers of ``pool_backend`` (backends.py); the records are the
-    same whichever runs them."""
-    mode = game_mode(mode_name, jacoby)
-    search = search or {}
-    # build once here so that a bad spec fails before any worker starts
-    for k, (spec, oneply) in enumerate(((spec1, oneply1), (spec2, oneply2)), 1):
-        agent = build_agent(spec, mode, oneply, seed, backend, search.get(f"twoply{k}"), search.get(f"plies{k}"),
-                            search.get("oneply_k"), search.get("oneply_filter"))
-        try:
-            mode.check_agent(agent)
-        except ValueError as exc:
-            raise InputError(str(exc) + ("; against gnubg use the real binary (gnubg-ext)"
-                                         if spec.startswith("gnubg-nn") else "")) from None
-    size = min(MAX_CHUNK, max(MIN_CHUNK, games // (4 * max(workers, 1))))
-    size += size % 2  # keep duplicate pairs in one job
-    chunks = [list(range(s, min(s + size, games))) for s in range(0, games, size)]
-    base = {"spec1": spec1, "spec2": spec2, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1,
-            "oneply2": oneply2, "seed": seed, "backend": backend, "record": record, "luck": luck, **search}
-    records = []
-    bar = tqdm(total=games, unit="game", disable=not progress, dynamic_ncols=True)
-    pool = open_pool(pool_backend, workers, "game-playing worker")
-    try:
-        if pool is None:
-            finished = (_job({**base, "games": chunk}) for chunk in chunks)
-        else:  # checkpoints travel with the jobs (a Ray node may not have the files)
-            base.update({k: pool.ship_file(base[k]) for k in ("spec1", "spec2", "luck")
-                         if base[k] and os.path.isfile(base[k])})
-            finished = (got for _, got in pool.as_completed([pool.submit(_job, {**base, "games": chunk})
-                                                              for chunk in chunks]))
-        for got in finished:
-            records += got
-            bar.update(len(got))
-            if on_records:
-                on_records(got)
-    finally:
-        if pool is not None:
-            pool.close()
-        bar.close()
-    records.sort(key=lambda r: r.index)
-    return records
-
+from tdbg.play.series import Series
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
 GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
@@ -114,88 +46,96 @@ def _set_progress_queue(queue) -> None:
     _progress_queue = queue
 
 
+@dataclass(frozen=True)
+class GnubgSide:
+    """The gnubg binary as the opponent: its ``level`` (GNUBG_LEVELS), the binary, how long to
+    wait for it, and what of the series to keep: ``csv``, one row per game appended as each
+    ends; ``save_mats`` (match play), a folder for gnubg's own record of each match."""
+    level: str
+    binary: str | None = None
+    timeout: float = 60.0
+    csv: str | None = None
+    save_mats: str | None = None
+
+
 def _gnubg_job(job: dict, report=None):
-    """``report(n)``: n more games (matches) finished; by default the worker's progress queue."""
+    """One worker's share: ``job`` holds the series, the gnubg side, the worker's seed, its
+    first index and how many games (matches).  ``report(n)``: n more games (matches)
+    finished; by default the worker's progress queue."""
     torch.set_num_threads(1)
-    mode = game_mode(job["mode"], job["jacoby"], job["match_length"], job["met"])
-    agent = build_agent(job["spec1"], mode, job["oneply1"], job["seed"], job["backend"], oneply_k=job.get("oneply_k"),
-                        oneply_filter=job.get("oneply_filter"))
-    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if job.get("luck") or job.get("save_mats") else None
+    series, gnubg = job["series"], job["gnubg"]
+    mode = series.table.build()
+    agent = build_agent(series.players[0].seeded(job["seed"]), mode)
+    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_mats else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
-                 if job.get("save_mats") else None)
-    session = GnubgSession(agent, job["level"], mode, seed=job["seed"], timeout=job["timeout"],
-                           first_index=job["first"], binary=job.get("binary"),
-                           mat_path=os.path.join(mat_dir, "session.mat") if job.get("luck") else None,
+                 if gnubg.save_mats else None)
+    session = GnubgSession(agent, gnubg.level, mode, seed=job["seed"], timeout=gnubg.timeout,
+                           first_index=job["first"], binary=gnubg.binary,
+                           mat_path=os.path.join(mat_dir, "session.mat") if series.luck else None,
                            match_mat_paths=per_match)
     done, reported = [], [0]
     report = report or (_progress_queue.put if _progress_queue is not None else None)
 
     def on_game(rec):
         done.append(rec)
-        if job["csv"]:
-            _append_game_row(job["csv"], rec)
-        finished = len(session.matches) if mode.is_match else len(done)
+        if gnubg.csv:
+            _append_game_row(gnubg.csv, rec)
+        finished = session.units_done(done)
         if report and finished > reported[0]:
             report(finished - reported[0])
             reported[0] = finished
     try:
         session.play(job["games"], on_game)
-        if job.get("luck"):  # luck needs gnubg's dice, which only its exported record holds
+        if series.luck:  # luck needs gnubg's dice, which only its exported record holds
             for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
                 rec.turns = turns
-            add_luck(done, job["luck"], mode)
+            add_luck(done, series.luck, mode)
     except Exception as exc:  # report, but keep the games (and matches) already finished
         return done, session.matches, f"{type(exc).__name__}: {exc}"
     finally:
         if mat_dir:
             for path in per_match or ():
                 if os.path.exists(path):  # the matches that finished, even when gnubg failed later
-                    dest = os.path.join(job["save_mats"], os.path.basename(path))
+                    dest = os.path.join(gnubg.save_mats, os.path.basename(path))
                     shutil.copyfile(path, dest + ".part")  # the temporary folder may be another file system
                     os.replace(dest + ".part", dest)
             shutil.rmtree(mat_dir, ignore_errors=True)
     return done, session.matches, None
 
 
-def run_against_gnubg(spec1: str, level: str, games: int, mode_name: str, jacoby: bool = True,
-                      oneply1: bool = False, seed: int = 0, workers: int = 1, csv_path: str | None = None,
-                      backend: str = "auto", progress: bool = True, timeout: float = 60.0,
-                      luck: str | None = None, binary: str | None = None, match_length: int = 0,
-                      met: str | None = None, save_mats: str | None = None, oneply_k: int | None = None,
-                      oneply_filter: int | None = None):
-    """Games of ``spec1`` against the real gnubg binary (one gnubg process per worker).
-    Returns (records, errors, matches); each game is appended to ``csv_path`` as it ends.
-    With ``luck`` each record's luck is judged from gnubg's exported record of the games.
-    In match play ``games`` counts matches, and ``matches`` holds their MatchRecords;
-    ``save_mats``: a folder that receives gnubg's own record of each match (match_NNNNNN.mat)."""
-    mode = game_mode(mode_name, jacoby, match_length, met)
+def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
+    """The series' first player against the real gnubg binary, on gnubg's dice (one gnubg
+    process per worker; worker k plays with seed ``series.seed`` x 1000 + k).  Returns
+    (records, errors, matches); each game is appended to ``gnubg.csv`` as it ends.  With
+    ``series.luck`` each record's luck is judged from gnubg's exported record of the games.
+    In match play ``series.count`` counts matches, and ``matches`` holds their MatchRecords."""
+    mode = series.table.build()
     if not (mode.money or mode.is_match):
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")
     try:
-        binary = preflight(binary, timeout=timeout)["binary"]
+        gnubg = dataclasses.replace(gnubg, binary=preflight(gnubg.binary, timeout=gnubg.timeout)["binary"])
     except GnubgError as exc:
         raise InputError(str(exc)) from None
-    agent = build_agent(spec1, mode, oneply1, seed, backend, oneply_k=oneply_k, oneply_filter=oneply_filter)
+    games, workers = series.count, series.workers
+    agent = build_agent(series.players[0].seeded(series.seed), mode)
     try:
         mode.check_agent(agent)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    if csv_path:  # a new file (the caller checked it may be written): rows are appended as games end
-        with open(csv_path, "w") as fh:
+    if gnubg.csv:  # a new file (the caller checked it may be written): rows are appended as games end
+        with open(gnubg.csv, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
     shares = [games // workers + (k < games % workers) for k in range(workers)]
     jobs, first = [], 0
     for k, n in enumerate(shares):
         if n:
-            jobs.append({"spec1": spec1, "mode": mode_name, "jacoby": jacoby, "oneply1": oneply1, "level": level,
-                         "seed": seed * 1000 + k, "backend": backend, "games": n, "first": first, "csv": csv_path,
-                         "timeout": timeout, "luck": luck, "binary": binary, "match_length": match_length,
-                         "met": met, "save_mats": save_mats, "oneply_k": oneply_k, "oneply_filter": oneply_filter})
+            jobs.append({"series": series, "gnubg": gnubg, "seed": series.seed * 1000 + k, "games": n,
+                         "first": first})
         first += n
     records, errors, matches = [], [], []
-    bar = tqdm(total=games, unit="match" if mode.is_match else "game", disable=not progress, dynamic_ncols=True)
+    bar = tqdm(total=games, unit=mode.series_unit, disable=not progress, dynamic_ncols=True)
     try:
         if len(jobs) == 1:
             results = [_gnubg_job(jobs[0], report=bar.update)]

@@ -66,7 +66,7 @@ def add_arguments(parser, cls, skip=(), hide=(), what: str | None = None) -> Non
             kwargs["default"] = meta.get("shown", f.default)
             if "type" in meta:
                 kwargs["type"] = parser_type(meta["type"])
-            kwargs.update({k: meta[k] for k in ("choices", "metavar", "required") if k in meta})
+            kwargs.update({k: meta[k] for k in ("choices", "metavar", "required", "nargs", "const") if k in meta})
         parser.add_argument(meta.get("flag") or "--" + f.name.replace("_", "-"), **kwargs)
 
 

@@ -212,13 +212,14 @@ class GnubgSession:
         if m:
             self._match_winners.append(m.group(1))
 
-    def _done(self, records) -> int:
+    def units_done(self, records) -> int:
+        """What a series of this mode counts, finished so far: matches, or the games ``records``."""
         return len(self.matches) if self.mode.is_match else len(records)
 
     def _serve(self, conn, n_games, results, records, on_game, proc, out_lines) -> None:
         buf = b""
         game = self._new_game(self.first_index)
-        while self._done(records) < n_games:
+        while self.units_done(records) < n_games:
             try:
                 chunk = conn.recv(4096)
             except socket.timeout:
@@ -229,7 +230,7 @@ class GnubgSession:
             if not chunk:
                 self._wait_results(results, len(records) + 1, 5.0)
                 game = self._close_finished(game, results, records, on_game, require=False)
-                if self._done(records) >= n_games:
+                if self.units_done(records) >= n_games:
                     return
                 code = proc.poll()
                 tail = " | ".join(out_lines[-3:])

@@ -10,7 +10,7 @@ besides its default, what its flag needs in ``metadata``:
   parser in tdbg.app (cli's ``"positive_int"``, settings' ``"hidden_arg"``), or (name,
   arguments...) for one of cli's made with arguments (``("count_arg", 20_000, "games")``);
   none for text and switches;
-* ``choices``, ``metavar``, ``required``: as argparse takes them;
+* ``choices``, ``metavar``, ``required``, ``nargs``, ``const``: as argparse takes them;
 * ``flag``: the flag's spelling when it is not the field's name with dashes
   (``lam`` is ``--lambda``); ``negatable``: a switch with a ``--no-`` form;
 * ``shown``: the default as written on the command line, where the value reads

@@ -37,7 +37,7 @@ from tdbg.net.losses import LOSSES
 from tdbg.net.model import ACTIVATIONS
 from tdbg.net.net_growth import GROWTHS
 from tdbg.net.scoring import FIRST_LAYER_MODES
-from tdbg.play.agents import REFERENCE_AGENTS
+from tdbg.play import opponents
 
 MAX_EPISODES_PER_ROUND = 20_000  # a round's samples are held in memory: about 90 kB per episode
 SCALAR_MODES = tuple(name for name, cls in MODES.items() if not cls.cubeful)  # online TD plays without a cube
@@ -188,7 +188,7 @@ class Evaluation:
     """The quick evaluation every so often during the stage (evaluation.quick_eval)."""
     eval_every: int = option(0, "rounds between quick evals (0: off)", type="non_negative_int")
     eval_games: int = option(200, "games per quick eval", type=("count_arg", 1_000_000, "games"))
-    eval_opponent: str = option("pubeval", "quick-eval opponent", choices=REFERENCE_AGENTS)
+    eval_opponent: str = option("pubeval", "quick-eval opponent", choices=opponents.NAMES)
 
 
 @dataclass(frozen=True)

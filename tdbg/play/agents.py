@@ -16,6 +16,7 @@ Reference opponents: ``random``, ``pubeval`` (gnubg-nn's ``pub_best_move``),
 gnubg-nn package, playing the game mode's objective: P(win) in DMP, cubeless
 equity in money).  None of them makes cube decisions except ``gnubg-nn-cubeful``
 (gnubg_cube_agent.py: gnubg-nn's match cube decisions at 0-0 in a long match).
+Their names are registered in tdbg.play.opponents.
 """
 from __future__ import annotations
 
@@ -27,8 +28,6 @@ from tdbg.game import backgammon_engine as be, movegen
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 
-REFERENCE_AGENTS = ("random", "pubeval", "gnubg-nn", "gnubg-nn-1ply", "gnubg-nn-cubeful")
-CUBE_REFERENCE_AGENTS = ("gnubg-nn-cubeful",)   # those that make cube decisions
 GNUBG_NN_PLIES = (0, 1, 2)
 
 

@@ -6,9 +6,9 @@ import numpy as np
 
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.stats import pair_means, summary_ci
-from tdbg.play.agents import CUBE_REFERENCE_AGENTS
+from tdbg.play import opponents
 from tdbg.play.match import play_games
-from tdbg.play.players import checkpoint_agent, make_reference_agent
+from tdbg.play.players import Player, checkpoint_agent, make_reference_agent
 
 
 def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired: bool = True) -> dict:
@@ -33,8 +33,8 @@ def quick_eval_game(mode: GameMode, opponent: str, seed: int = 0):
     ``opponent``: cubeful money against gnubg-nn-cubeful, the only one with a cube; otherwise
     the game with the cube left centred (GameMode.eval_mode).  ValueError when the agent
     cannot play that game (gnubg-nn-cubeful in DMP), so a stage can refuse it before it starts."""
-    play_mode = mode.eval_mode(opponent in CUBE_REFERENCE_AGENTS)
-    agent = make_reference_agent(opponent, play_mode, seed)
+    play_mode = mode.eval_mode(opponent in opponents.CUBE_NAMES)
+    agent = make_reference_agent(Player(opponent, seed=seed), play_mode)
     play_mode.check_agent(agent)
     return play_mode, agent
 

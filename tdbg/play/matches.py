@@ -189,18 +189,3 @@ def format_matches(summary: dict, name1: str, name2: str) -> str:
     if summary["abandoned"]:
         lines.append(f"  abandoned matches: {summary['abandoned']}")
     return "\n".join(lines)
-
-
-def matches_csv_lines(summary: dict, records: list[MatchRecord]) -> list[str]:
-    """One row per game (its match, the score before it, A's points) under a provenance header."""
-    head = [f"# {k}: {summary.get(k)}" for k in ("command", "commit", "date", "seed", "matches", "match_length",
-                                                  "met", "model1", "model1_md5", "model2", "model2_md5", "oneply1",
-                                                  "oneply2", "oneply_k", "oneply_filter",
-                                                  "n_bootstrap", "resample_unit")]
-    w = summary["match_win_rate"]
-    head.append(f"# match_win_rate: {w['mean']:.6g} ({ci_text(w, '{:.6g}', template=MATCH_CI)})")
-    rows = ["match,winner,game,away_1,away_2,crawford,points_1,result,cube"]
-    for r in records:
-        for j, (pts, result, cube, crawford, a, b) in enumerate(r.games):
-            rows.append(f"{r.index},{r.winner},{j},{a},{b},{int(crawford)},{pts},{result},{cube}")
-    return head + rows

@@ -1,7 +1,9 @@
-"""The one way from a player's name to its agent: a reference name (random, pubeval,
-gnubg-nn, ...) or a checkpoint path, and how an agent sits at a game mode's table.
+"""A player, and the one way from a player to its agent: what plays (a built-in opponent's
+name, tdbg.play.opponents, or a checkpoint path) and how it searches, and how an agent
+sits at a game mode's table.
 
-* ``build_agent(spec, mode)``: the agent that plays ``mode``'s games (head to head,
+* ``Player``: one frozen value, sent whole to worker processes;
+* ``build_agent(player, mode)``: the agent that plays ``mode``'s games (head to head,
   matches, the gnubg bridge);
 * ``load_player(path)``: a checkpoint's agent in the mode it was trained for
   (``load_checkpoint_mode``: the model and that mode, for luck and rollouts);
@@ -14,6 +16,7 @@ plays by its money rules (matches.MoneyInMatch).
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 
 from tdbg.game.heads import output_head
@@ -22,11 +25,33 @@ from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError
 from tdbg.net.model import CheckpointError, load_checkpoint
-from tdbg.play.agents import GNUBG_NN_PLIES, REFERENCE_AGENTS, Agent, GnubgNNAgent, PubevalAgent, RandomAgent
-from tdbg.play.gnubg_cube_agent import GnubgNNCubefulAgent
+from tdbg.play import opponents
+from tdbg.play.agents import GNUBG_NN_PLIES, Agent
 from tdbg.play.matches import MoneyInMatch
 from tdbg.play.prob_agent import ProbAgent
 from tdbg.play.td_agent import TDAgent
+
+
+@dataclasses.dataclass(frozen=True)
+class Player:
+    """What plays and how it searches.  ``name``: a built-in opponent's name or a checkpoint
+    path.  A checkpoint looks ``oneply`` 1 ply ahead (from its ``oneply_k`` best candidates
+    by 0-ply, or all) or searches 2 plies, ``twoply`` = (k1, k2); ``oneply_filter``: its
+    lookahead values only each roll's K best replies by its move filter (0-ply players
+    ignore both).  ``plies``: the depth of an opponent that takes one (gnubg-nn).  ``seed``:
+    a random player's; ``engine``: the move generator (movegen.ENGINES)."""
+    name: str
+    oneply: bool = False
+    twoply: tuple[int, int] | None = None
+    plies: int | None = None
+    oneply_k: int | None = None
+    oneply_filter: int | None = None
+    seed: int = 0
+    engine: str = "auto"
+
+    def seeded(self, seed: int) -> "Player":
+        """The same player with another seed (each worker's, each seat's)."""
+        return dataclasses.replace(self, seed=seed)
 
 
 def checkpoint_mode_name(model, meta: dict) -> str:
@@ -66,16 +91,16 @@ def seat(mode: GameMode, agent: Agent) -> Agent:
 
 def check_spec(spec: str) -> None:
     """InputError unless ``spec`` is a named opponent or an existing file."""
-    if spec not in REFERENCE_AGENTS and not os.path.isfile(spec):
+    if opponents.get(spec) is None and not os.path.isfile(spec):
         if spec.endswith(".pt") or os.sep in spec:
             raise InputError(f"{spec}: no such checkpoint file")
-        raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
+        raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(opponents.NAMES)}")
 
 
 def checkpoint_game_mode(spec: str) -> str | None:
     """The game mode a checkpoint was trained for, or None for a named opponent."""
     check_spec(spec)
-    if spec in REFERENCE_AGENTS:
+    if opponents.get(spec) is not None:
         return None
     try:
         _, meta, _ = load_checkpoint(spec)
@@ -84,22 +109,17 @@ def checkpoint_game_mode(spec: str) -> str | None:
     return meta.get("game_mode")
 
 
-def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: str = "auto",
-                twoply: tuple[int, int] | None = None, plies: int | None = None, oneply_k: int | None = None,
-                oneply_filter: int | None = None):
-    """An agent from a reference name or a checkpoint path; InputError when it cannot play ``mode``.
-    ``twoply`` = (k1, k2): a checkpoint searches 2 plies; ``plies``: gnubg-nn's depth;
-    ``oneply_k``: a 1-ply checkpoint looks ahead from its k best candidates only;
-    ``oneply_filter``: a 1-ply or 2-ply checkpoint's lookahead values only each roll's K best
-    replies by its move filter (ignored for 0-ply players)."""
-    if spec in REFERENCE_AGENTS:
-        if oneply or twoply:
+def build_agent(player: Player, mode) -> Agent:
+    """The agent ``player`` plays ``mode``'s games with; InputError when it cannot play them."""
+    spec = player.name
+    if opponents.get(spec) is not None:
+        if player.oneply or player.twoply:
             raise InputError(f"--oneply/--twoply apply to checkpoints, not to {spec}")
         try:
-            return make_reference_agent(spec, mode, seed, backend, plies)
+            return make_reference_agent(player, mode)
         except ValueError as exc:
             raise InputError(str(exc)) from None
-    if plies is not None:
+    if player.plies is not None:
         raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
     check_spec(spec)
     try:
@@ -112,31 +132,26 @@ def build_agent(spec: str, mode, oneply: bool = False, seed: int = 0, backend: s
         raise InputError(str(exc)) from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
+    looks_ahead = player.oneply or player.twoply
     try:
-        agent = checkpoint_agent(model, agent_mode, oneply=oneply, backend=backend, name=spec,
-                                 twoply=twoply, oneply_k=oneply_k if oneply else None,
-                                 oneply_filter=oneply_filter if (oneply or twoply) else None)
+        agent = checkpoint_agent(model, agent_mode, oneply=player.oneply, backend=player.engine, name=spec,
+                                 twoply=player.twoply, oneply_k=player.oneply_k if player.oneply else None,
+                                 oneply_filter=player.oneply_filter if looks_ahead else None)
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
     return seat(mode, agent)
 
 
-def make_reference_agent(name: str, mode: GameMode, seed: int = 0, backend: str = "auto",
-                         plies: int | None = None) -> Agent:
-    """A named opponent for games of ``mode`` (gnubg-nn plays that mode's objective, looking
-    ``plies`` ahead: 0, 1 or 2; gnubg-nn-1ply is gnubg-nn at 1 ply)."""
-    if plies is not None and (not name.startswith("gnubg-nn") or plies not in GNUBG_NN_PLIES):
-        raise ValueError(f"--plies {plies}: only gnubg-nn looks ahead, at {', '.join(map(str, GNUBG_NN_PLIES))} plies")
-    if name == "gnubg-nn-1ply" and plies not in (None, 1):
-        raise ValueError(f"gnubg-nn-1ply with --plies {plies}: use --model2 gnubg-nn --plies {plies}")
-    if name == "random":
-        return RandomAgent(seed, backend)
-    if name == "pubeval":
-        return PubevalAgent()
-    if name == "gnubg-nn":
-        return GnubgNNAgent(mode, plies or 0)
-    if name == "gnubg-nn-cubeful":
-        return GnubgNNCubefulAgent(mode, plies or 0)
-    if name == "gnubg-nn-1ply":
-        return GnubgNNAgent(mode, 1)
-    raise ValueError(f"unknown opponent {name!r}; choose a checkpoint path or one of {', '.join(REFERENCE_AGENTS)}")
+def make_reference_agent(player: Player | str, mode: GameMode) -> Agent:
+    """A built-in opponent for games of ``mode`` (a name stands for its Player with the
+    defaults).  ValueError when it is none, or takes no ``plies`` of that depth."""
+    if isinstance(player, str):
+        player = Player(player)
+    found = opponents.get(player.name)
+    if player.plies is not None and (found is None or not found.plies or player.plies not in GNUBG_NN_PLIES):
+        raise ValueError(f"--plies {player.plies}: only gnubg-nn looks ahead, at "
+                         f"{', '.join(map(str, GNUBG_NN_PLIES))} plies")
+    if found is None:
+        raise ValueError(f"unknown opponent {player.name!r}; choose a checkpoint path or one of "
+                         f"{', '.join(opponents.NAMES)}")
+    return found.make(mode, player)

@@ -1,5 +1,5 @@
-"""Per-game result files (written by ``play_models.py --csv``) and the differences
-between two of them.
+"""Per-game result files (``play_models.py --csv``): their writers (``write_games``,
+``write_matches``), their reader and the differences between two of them.
 
 A file is '# key: value' provenance lines (command, commit, seed, games, game
 mode, players), then one row per game.  Two files made with the same seed and game
@@ -26,13 +26,57 @@ from dataclasses import dataclass
 import numpy as np
 
 from tdbg.game.modes import game_mode
-from tdbg.infra.stats import CAP, bootstrap_ci, has_interval, no_interval_reason, pair_means
+from tdbg.infra import fileio
+from tdbg.infra.stats import CAP, bootstrap_ci, ci_text, has_interval, no_interval_reason, pair_means
+from tdbg.play.matches import MATCH_CI
 
 UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
 
 PAIRED_UNIT = "duplicate pairs (entries 2k and 2k+1 of both files share their dice): A - B per pair"
 OWN_PAIRS = "duplicate pairs (entries 2k and 2k+1 share their dice)"
 OWN_SINGLES = "single entries (the opponent rolled its own dice: no duplicate pairs)"
+
+
+GAME_HEADER = ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model1_md5", "model2",
+               "model2_md5", "oneply1", "oneply2", "oneply_k", "oneply_filter", "twoply1", "twoply2", "plies",
+               "jacoby", "n_bootstrap", "resample_unit")
+MATCH_HEADER = ("command", "commit", "date", "seed", "matches", "match_length", "met", "model1", "model1_md5",
+                "model2", "model2_md5", "oneply1", "oneply2", "oneply_k", "oneply_filter", "n_bootstrap",
+                "resample_unit")
+
+
+def write_games(path: str, summary: dict, records, gnubg: str | None = None) -> None:
+    """Per-game results with the provenance of the run in '#' header lines; ``gnubg``: the
+    binary that played (gnubg_binary.describe), against gnubg-ext."""
+    head = {k: summary.get(k) for k in GAME_HEADER if k in summary}
+    if gnubg is not None:
+        head["gnubg"] = gnubg
+    lines = [f"# {k}: {v}" for k, v in head.items()]
+    for key in ("win_rate", "meq_per_game", "capped_meq_per_game"):
+        if key in summary:
+            d = summary[key]
+            lines.append(f"# {key}: {d['mean']:.6g} ({ci_text(d, '{:.6g}', template='95% CI {low} .. {high}')})")
+    lines.append("game,first,points,result,cube,plies,doubles_1,doubles_2,takes_1,takes_2,drops_1,drops_2")
+    for r in records:
+        lines.append(",".join(str(x) for x in (r.index, r.first, r.points, r.result, r.cube, r.plies,
+                                                 *r.doubles, *r.takes, *r.drops)))
+    fileio.write_atomic(path, "\n".join(lines) + "\n")
+
+
+def match_lines(summary: dict, records) -> list[str]:
+    """One row per game (its match, the score before it, A's points) under a provenance header."""
+    head = [f"# {k}: {summary.get(k)}" for k in MATCH_HEADER]
+    w = summary["match_win_rate"]
+    head.append(f"# match_win_rate: {w['mean']:.6g} ({ci_text(w, '{:.6g}', template=MATCH_CI)})")
+    rows = ["match,winner,game,away_1,away_2,crawford,points_1,result,cube"]
+    for r in records:
+        for j, (pts, result, cube, crawford, a, b) in enumerate(r.games):
+            rows.append(f"{r.index},{r.winner},{j},{a},{b},{int(crawford)},{pts},{result},{cube}")
+    return head + rows
+
+
+def write_matches(path: str, summary: dict, records) -> None:
+    fileio.write_atomic(path, "\n".join(match_lines(summary, records)) + "\n")
 
 
 class ResultsFileError(ValueError):

@@ -46,6 +46,7 @@ class GameMode:
     result_metric = "points"     # results_file's metric for this mode
     match_length = 0             # .mat files: 0 = a money session
     analysis_units = "EMG"
+    series_unit = "game"         # what a series of this mode counts (tdbg.play.series)
 
     def __init__(self, jacoby: bool = True):
         self.jacoby = jacoby

@@ -68,6 +68,7 @@ class MatchPlay(CubefulMoney):
     is_match = True
     take_scale = 1.0       # match-winning chances are not normalised to the cube
     analysis_units = "MWC"
+    series_unit = "match"         # a series counts whole matches
 
     def __init__(self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None):
         """``met``: a table, a MET file (METError if missing or malformed), or None for the

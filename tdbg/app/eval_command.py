@@ -1,0 +1,184 @@
+"""gnubg_eval.py's run: the model plays (itself or an opponent), the games or matches are
+written as .mat files, and the gnubg binary analyses them (eval_report reports the result);
+or, with --from-mat, files already played are analysed."""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+from tdbg.app import cli
+from tdbg.app.eval_report import analyse_folder, report
+from tdbg.app.eval_settings import EvalSettings
+from tdbg.game.modes import game_mode, mode_class
+from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.play.match import mirror_key
+from tdbg.play.matfile import write_mat
+from tdbg.play.players import Player, checkpoint_game_mode
+from tdbg.play.series import Series, Table, play_series
+
+PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
+             "game 2k)")
+
+
+def run(s: EvalSettings) -> None:
+    """The whole of gnubg_eval.py after its flags are parsed."""
+    if s.from_mat:
+        return analyse_folder(s)
+    mode_name, info = checked_start(s)
+    mode = game_mode(mode_name, s.jacoby, (s.match_length or 7) if mode_class(mode_name).is_match else 0)
+    out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
+    keep = bool(s.out or s.keep_files)
+    os.makedirs(out_dir, exist_ok=True)
+    files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
+    records_played = play(s, mode, files)
+    gnubg_workers = s.gnubg_workers or s.workers
+    if s.export_only:
+        write_scripts(files.paths, s.ply, s.jacoby, info["binary"], out_dir, s.chunk_size, gnubg_workers, s.luck)
+        print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
+              f"{os.path.join(out_dir, 'analyse.sh')}")
+        return
+    try:
+        games = analyse_files(files.paths, s.ply, s.jacoby, info["binary"], gnubg_workers, s.chunk_size,
+                              out_dir if keep else None, s.luck)
+    except GnubgError as exc:
+        raise cli.UsageError(str(exc)) from None
+    finally:
+        if not keep:
+            shutil.rmtree(out_dir, ignore_errors=True)
+    sides = ("X", "O") if s.opponent == "self" else ("X",)
+    pairs = [files.record_of(g) // 2 for g in games]
+    report(s, info, games, sides, mode.analysis_units, out_dir if keep else None,
+           {"model": s.model, "opponent": s.opponent, "game_mode": mode_name,
+            "records_played": records_played, "mirrored_records_skipped": files.mirrored.skipped,
+            "resample_unit": PAIR_UNIT}, pairs)
+
+
+def checked_start(s: EvalSettings) -> tuple[str, dict]:
+    """(the game mode's name, the gnubg binary's preflight) once the flags are consistent
+    and the binary rates: UsageError before any game otherwise."""
+    if not s.model:
+        raise cli.UsageError("give --model (a checkpoint to play and analyse) or --from-mat DIR")
+    game_mode_name = s.game_mode
+    if s.cubeful:  # PureTD's name for cubeful money play
+        if s.game_mode not in (None, "cubeful-money"):
+            raise cli.UsageError(f"--cubeful is --game-mode cubeful-money: not with --game-mode {s.game_mode}")
+        game_mode_name = "cubeful-money"
+    if s.self_play and s.opponent != "self":
+        raise cli.UsageError("--self-play and --opponent name different opponents")
+    if s.luck and s.opponent == "self":
+        raise cli.UsageError("--luck rates one player against another: give --opponent, or --from-mat DIR "
+                             "(in self-play the luck-adjusted result is even by symmetry)")
+    if s.export_only and not s.out:
+        raise cli.UsageError("--export-only needs --out DIR for the files")
+    check_outputs([Output("--out", s.out, "folder"), Output("--json", s.json, "json")], s.overwrite,
+                  {"--model": s.model})
+    # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
+    # error on a machine with or without gnubg
+    mode_name = game_mode_name or checkpoint_game_mode(s.model) or "dmp"
+    if s.match_length is not None and not mode_class(mode_name).is_match:
+        raise cli.UsageError("--match-length applies to --game-mode match only")
+    try:
+        info = preflight(s.gnubg)
+        if not s.export_only:
+            gnubg_ratings([0.0], info["binary"])   # the rating the report ends with works, before any game
+    except GnubgError as exc:
+        raise cli.UsageError(str(exc)) from None
+    return mode_name, info
+
+
+def play(s: EvalSettings, mode, files: "MatFiles") -> int:
+    """Play the games (matches) into ``files``; the number of records played."""
+    opponent = s.model if s.opponent == "self" else s.opponent
+    # the opponent looks ahead as our model does only when it is our model
+    players = (Player(s.model, oneply=s.oneply), Player(opponent, oneply=s.oneply and s.opponent == "self"))
+    if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
+        try:
+            played = play_series(Series(players, Table("match", match_length=mode.match_length), s.games, s.seed,
+                                        s.workers, record=True), progress=not s.quiet)
+        except InputError as exc:
+            raise cli.UsageError(str(exc)) from None
+        # (an abandoned match, a game over the ply limit, has no file gnubg could finish)
+        finished = [m for m in played if m.winner >= 0]
+        files.add_matches(finished, mode.match_length)
+        return len(finished)
+    play_series(Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers, record=True),
+                progress=not s.quiet, on_records=lambda batch: files.add_games(batch, mode.match_length))
+    return s.games
+
+
+class MatFiles:
+    """The .mat files written for gnubg, and the record(s) each holds by index: the
+    bootstrap's unit is the duplicate pair (index // 2)."""
+
+    def __init__(self, folder: str, names: tuple[str, str], self_play: bool):
+        self.folder, self.names = folder, names
+        self.held: dict[str, list[int]] = {}
+        # self-play: the same deterministic player in both seats makes record 2k+1 replay 2k with the
+        # seats swapped; such a record is the same game again, so it is neither written nor analysed
+        self.mirrored = Mirrors(self_play)
+
+    @property
+    def paths(self) -> list[str]:
+        return sorted(self.held)
+
+    def add_games(self, batch, match_length: int) -> None:
+        """A finished batch of games (duplicate pairs stay in one batch): a DMP game is a
+        1-point match, one file each; money games 100 to a file."""
+        records = self.mirrored.distinct(sorted(batch, key=lambda r: r.index))
+        if match_length:
+            for rec in records:
+                self._write(f"game_{rec.index:07d}.mat", [rec], match_length, [rec.index])
+        else:
+            for k in range(0, len(records), 100):
+                chunk = records[k:k + 100]
+                self._write(f"games_{chunk[0].index:07d}.mat", chunk, 0, [r.index for r in chunk])
+        for rec in batch:   # only the results stay in memory
+            rec.turns = []
+
+    def add_matches(self, matches, match_length: int) -> None:
+        """One file a match, at its length; every game of the match is the match's."""
+        for m in self.mirrored.distinct(matches):
+            self._write(f"match_{m.index:07d}.mat", m.game_records, match_length, [m.index])
+
+    def _write(self, name: str, records, match_length: int, indices: list[int]) -> None:
+        path = os.path.join(self.folder, name)
+        write_mat(path, records, self.names, match_length)
+        self.held[path] = indices
+
+    def record_of(self, g: dict) -> int:
+        """The record an analysed game belongs to: a match file's games all belong to its one
+        record; a session's are its records in order."""
+        recs = {os.path.abspath(f): rec for f, rec in self.held.items()}[os.path.abspath(g["file"])]
+        if len(recs) > 1 and g["game"] >= len(recs):
+            raise cli.UsageError(f"gnubg read {g['game'] + 1}+ games in {g['file']}, where {len(recs)} were written")
+        return recs[g["game"]] if len(recs) > 1 else recs[0]
+
+
+class Mirrors:
+    """Self-play with the same deterministic player in both seats: record 2k+1 (a game, or a
+    match) replays record 2k with the seats swapped, move for move (match.mirror_key, from our
+    own records: gnubg's figures for the two differ in float32's last digits, and before the
+    .mat fix a drop in the left column made gnubg read another game).  ``distinct`` keeps 2k
+    and drops such a 2k+1, counting it; a 2k+1 that differs (a player with randomness) stays,
+    as does any record outside self-play."""
+
+    def __init__(self, active: bool):
+        self.active, self.skipped, self._keys = active, 0, {}
+
+    def distinct(self, records: list) -> list:
+        if not self.active:
+            return records
+        out = []
+        for rec in records:
+            key = mirror_key(rec.game_records if hasattr(rec, "game_records") else rec)
+            if rec.index % 2 == 0:
+                self._keys[rec.index] = key
+            elif self._keys.pop(rec.index - 1, None) == key:
+                self.skipped += 1
+                continue
+            out.append(rec)
+        return out

@@ -1,0 +1,130 @@
+"""gnubg_eval.py's report (the error rates of the analysed games, gnubg's rating of them,
+the luck-adjusted result) and its --from-mat run over .mat files already played."""
+from __future__ import annotations
+
+import os
+import re
+import sys
+
+from tdbg.app import cli
+from tdbg.app.eval_settings import EvalSettings
+from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted
+from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.infra import fileio
+from tdbg.infra.fileio import KIND_NAMES, Output, check_outputs, file_kind
+from tdbg.infra.provenance import provenance
+from tdbg.infra.stats import ci_text
+
+
+def analyse_folder(s: EvalSettings) -> None:
+    """--from-mat: gnubg's analysis of saved .mat files, rating the player named --player."""
+    if s.model or s.opponent != "self" or s.self_play or s.out or s.export_only or s.cubeful:
+        raise cli.UsageError("--from-mat analyses saved files: it takes no --model, --opponent, --self-play, "
+                             "--out, --export-only or --cubeful (the files say how they were played)")
+    if not os.path.isdir(s.from_mat):
+        raise cli.UsageError(f"--from-mat {s.from_mat}: no such folder")
+    files = sorted(os.path.join(s.from_mat, n) for n in os.listdir(s.from_mat) if n.endswith(".mat"))
+    if not files:
+        raise cli.UsageError(f"--from-mat {s.from_mat}: no .mat files there")
+    for path in files:  # before gnubg: it would read an unreadable file as a match of no games
+        check_mat_file(path)
+    check_outputs([Output("--json", s.json, "json")], s.overwrite, {})
+    try:
+        info = preflight(s.gnubg)
+        gnubg_ratings([0.0], info["binary"])
+        games = as_player_x(analyse_files(files, s.ply, s.jacoby, info["binary"], s.gnubg_workers or s.workers,
+                                          s.chunk_size, luck=s.luck), s.player)
+    except GnubgError as exc:
+        raise cli.UsageError(str(exc)) from None
+    opponents = sorted({g["names"]["O"] for g in games})
+    units = "MWC" if any(g.get("length") for g in games) else "EMG"
+    # the games of one match are not independent (the score, the cube's value to each side): a
+    # match is the unit; money games (one file may hold a session) each stand alone
+    resample = [g["file"] if g.get("length") else f"{g['file']}#{g['game']}" for g in games]
+    report(s, info, games, ("X",), units, s.from_mat,
+           {"model": None, "player": s.player, "opponent": ", ".join(opponents), "files": len(files),
+            "game_mode": "match" if units == "MWC" else "money",
+            "resample_unit": "matches (a file's games)" if units == "MWC" else "games"}, resample)
+
+
+def check_mat_file(path: str) -> None:
+    """UsageError unless ``path`` can be read and looks like a .mat match (text with a
+    "N point match" line)."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(1 << 20)
+    except OSError as exc:
+        raise cli.UsageError(f"--from-mat: cannot read {path}: {exc.strerror}") from None
+    kind = file_kind(path)
+    if kind not in ("text", "json"):
+        raise cli.UsageError(f"--from-mat: {path} is {KIND_NAMES.get(kind, 'empty')}, not a .mat match (text)")
+    if not re.search(rb"^\s*\d+ point match\s*$", data, re.M):
+        raise cli.UsageError(f"--from-mat: {path} is not a .mat match (no 'N point match' line)")
+
+
+def rate(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...], units: str, resample: list) -> dict:
+    """The error rates of ``sides``, gnubg's ratings of them and (--luck) the luck-adjusted
+    result; the CIs resample the independent units ``resample`` names (one key a game)."""
+    result = error_rates(games, sides, s.seed, units=resample)
+    # gnubg's 'Overall rating' and 'Chequerplay rating' rows; a higher error rate is a lower
+    # rating, so the CI's ends swap
+    rated = [result[k] for k in ("overall_memg_per_decision", "chequer_memg_per_move")]
+    values = [d[k] for d in rated for k in ("mean", "ci_high", "ci_low")]
+    try:   # no interval (fewer than 2 units): no rating of its ends either
+        got = iter(gnubg_ratings([v for v in values if v is not None], info["binary"]))
+        rating = [None if v is None else next(got) for v in values]
+    except GnubgError as exc:   # checked before any game, so unexpected: keep the analysed rates
+        print(f"gnubg_eval.py: warning: {exc}; the rates are reported without gnubg's rating", file=sys.stderr)
+        rating = ["n/a"] * 6
+    if s.luck:
+        try:
+            result["luck"] = luck_adjusted(games, units == "MWC", s.seed)
+        except GnubgError as exc:
+            raise cli.UsageError(str(exc)) from None
+    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3]))
+    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
+    return result
+
+
+def report(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...], units: str, mat_folder,
+           about: dict, resample: list) -> None:
+    """Print and (--json) write the error rates of ``sides`` in the analysed ``games``."""
+    if not games:
+        raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
+    r = rate(s, info, games, sides, units, resample)
+    r.update(about)
+    r.update(ply=s.ply, seed=s.seed, units=units, gnubg=info, mat_folder=mat_folder, **provenance())
+    who = r["model"] or f"{r['player']} in {s.from_mat}"
+    print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {r['games']} games, "
+          f"gnubg {info['version']} analysis at {s.ply}-ply")
+    skipped = f"{r['mirrored_records_skipped']} mirrored records not analysed again; " \
+        if r.get("mirrored_records_skipped") else ""
+    print(f"  {skipped}CIs resample {r['bootstrap_units']} {r['resample_unit']}")
+    for key, label in (("chequer_memg_per_move", "chequer error rate (m per unforced move)"),
+                       ("overall_memg_per_decision", "overall error rate (m per decision)"),
+                       ("snowie_error_rate", "Snowie error rate")):
+        d = r[key]
+        print(f"  {label:42s} {d['mean']:8.2f}  {ci_text(d)}")
+    errs = {k: v for k, v in r["cube_errors"].items() if v["count"]}
+    if errs:
+        print("  cube errors (count, total m): "
+              + ", ".join(f"{k} {v['count']} ({v['error']:.0f})" for k, v in errs.items()))
+    if r.get("doubles_by_score"):
+        worst = list(r["doubles_by_score"].items())[:6]
+        print("  doubles by score (doubler-opponent away: doubles, below gnubg's doubling point, their cost in mMWC), "
+              "most costly first: "
+              + ", ".join(f"{k}: {v['doubles']}, {v['wrong']}, {v['error']:.0f}" for k, v in worst))
+    if "luck" in r:
+        lk = r["luck"]
+        for key, label in (("actual", f"actual {lk['measure']}"), ("luck_adjusted", f"luck-adjusted {lk['measure']}"),
+                           ("luck", "net luck (MWC)" if units == "MWC" else "net luck")):
+            d = lk[key]
+            print(f"  {label:42s} {d['mean']:8.4f}  {ci_text(d, '{:.4f}')}  "
+                  f"({lk['n']} {lk['units']})")
+    for key, label in (("gnubg_rating", "gnubg rating (of the overall rate)"),
+                       ("gnubg_chequer_rating", "gnubg chequerplay rating")):
+        g = r[key]
+        ends = f"95% CI: {g['ci_low']} to {g['ci_high']}" if g["ci_low"] is not None else "no interval"
+        print(f"  {label:42s} {g['mean']}  ({ends})")
+    if s.json:
+        fileio.write_json(s.json, r)

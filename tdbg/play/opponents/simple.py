@@ -1,0 +1,15 @@
+"""random and pubeval: opponents with no search of their own."""
+from __future__ import annotations
+
+from tdbg.play.agents import PubevalAgent, RandomAgent
+from tdbg.play.opponents import register
+
+
+@register("random", rank=0)
+def random_agent(mode, player):
+    return RandomAgent(player.seed, player.engine)
+
+
+@register("pubeval", rank=1)
+def pubeval(mode, player):
+    return PubevalAgent()
