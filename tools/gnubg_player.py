@@ -25,7 +25,7 @@ from tdbg.app import cli
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
-from tdbg.play.players import build_agent, checkpoint_game_mode
+from tdbg.play.players import Player, build_agent, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
 
@@ -34,7 +34,7 @@ class Stop(Exception):
     """SIGTERM: stop serving as Ctrl-C does."""
 
 
-class Player:
+class GnubgPlayer:
     """The model's answers to gnubg's questions, one agent per kind of game asked for."""
 
     def __init__(self, model: str, jacoby: bool = True, oneply: bool = False, oneply_k: int | None = None):
@@ -43,7 +43,7 @@ class Player:
             raise cli.UsageError(f"{model} is a {kind or 'DMP'} model; gnubg_player.py serves the models that make "
                                  f"cube decisions: cubeful money (money games with the cube) and match play")
         self.model, self.kind, self.jacoby = model, kind, jacoby
-        self.search = dict(oneply=oneply, oneply_k=oneply_k)
+        self.player = Player(model, oneply=oneply, oneply_k=oneply_k)
         self._agents = {}
         self._lock = threading.Lock()
         self.agent_for(0 if kind == "cubeful-money" else 7)   # load (and check) the checkpoint now
@@ -55,7 +55,7 @@ class Player:
                                 "not a money session")
         if length not in self._agents:
             mode = game_mode("match", match_length=length) if length else game_mode("cubeful-money", self.jacoby)
-            self._agents[length] = (build_agent(self.model, mode, **self.search), mode)
+            self._agents[length] = (build_agent(self.player, mode), mode)
         return self._agents[length]
 
     def reply(self, line: str) -> str:
@@ -151,7 +151,7 @@ def main() -> None:
     args = build_parser().parse_args()
     if args.oneply_k is not None and not args.oneply:
         raise cli.UsageError("--oneply-k needs --oneply")
-    player = Player(args.model, args.jacoby, args.oneply, args.oneply_k)
+    player = GnubgPlayer(args.model, args.jacoby, args.oneply, args.oneply_k)
     sock = listen(args.host, args.port)
     prog = os.path.basename(sys.argv[0])
 
@@ -174,6 +174,11 @@ def main() -> None:
         sock.close()
         signal.signal(signal.SIGTERM, old)
     print("stopped; port released", flush=True)
+    sys.stderr.flush()
+    # exit at once: the connection threads' native state (torch's, from agents built in them)
+    # can abort the interpreter's shutdown ("terminate called without an active exception",
+    # SIGABRT) after everything is done; nothing is left to write
+    os._exit(0)
 
 
 if __name__ == "__main__":
