@@ -82,14 +82,18 @@ UNITS = {
 }
 
 
-def _job(job: tuple[Series, list[int]]):
-    """One worker job: the series and the indices of its units to play."""
-    series, indices = job
+def _job(job: dict):
+    """One worker job: the series, the indices of its units to play, and the files its players
+    and luck read (``name1``, ``name2``, ``luck``: the paths as this worker finds them; the pool
+    resolves shipped files given as a job's top-level values, not ones inside the series)."""
+    series = job["series"]
+    players = tuple(dataclasses.replace(p, name=n) for p, n in zip(series.players, (job["name1"], job["name2"])))
+    series = dataclasses.replace(series, players=players, luck=job["luck"])
     torch.set_num_threads(1)
     mode = series.table.build()
     a = build_agent(series.players[0].seeded(series.seed), mode)
     b = build_agent(series.players[1].seeded(series.seed + 1), mode)
-    return UNITS[mode.series_unit].play(a, b, indices, mode, series)
+    return UNITS[mode.series_unit].play(a, b, job["indices"], mode, series)
 
 
 def play_series(series: Series, progress: bool = True, on_records=None) -> list:
@@ -112,10 +116,13 @@ def play_series(series: Series, progress: bool = True, on_records=None) -> list:
     pool = open_pool(series.pool, series.workers, f"{mode.series_unit}-playing worker")
     try:
         if pool is None:
-            finished = (_job((series, chunk)) for chunk in chunks)
+            local = {"series": series, "name1": series.players[0].name, "name2": series.players[1].name,
+                     "luck": series.luck}
+            finished = (_job({**local, "indices": chunk}) for chunk in chunks)
         else:  # checkpoints travel with the jobs (a Ray node may not have the files)
             shipped = _shipped(series, pool)
-            finished = (got for _, got in pool.as_completed([pool.submit(_job, (shipped, chunk)) for chunk in chunks]))
+            finished = (got for _, got in pool.as_completed([pool.submit(_job, {**shipped, "indices": chunk})
+                                                             for chunk in chunks]))
         for got in finished:
             records += got
             bar.update(len(got))
@@ -129,9 +136,10 @@ def play_series(series: Series, progress: bool = True, on_records=None) -> list:
     return records
 
 
-def _shipped(series: Series, pool) -> Series:
-    """The series with its checkpoint files as the pool's workers find them."""
+def _shipped(series: Series, pool) -> dict:
+    """A job's common part: the series, and its checkpoint files as the pool's workers find
+    them, each a top-level value (``name1``, ``name2``, ``luck``) so the pool can resolve it."""
     def ship(path):
         return pool.ship_file(path) if path and os.path.isfile(path) else path
-    players = tuple(dataclasses.replace(p, name=ship(p.name)) for p in series.players)
-    return dataclasses.replace(series, players=players, luck=ship(series.luck))
+    names = [ship(p.name) for p in series.players]
+    return {"series": series, "name1": names[0], "name2": names[1], "luck": ship(series.luck)}
