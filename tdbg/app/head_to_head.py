@@ -24,7 +24,7 @@ from tdbg.infra.workers import WorkerPool
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
 from tdbg.play.players import build_agent
-from tdbg.play.series import Series
+from tdbg.play.series import Series, pinned_series
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
 GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
@@ -90,7 +90,7 @@ def _gnubg_job(job: dict, report=None):
         if series.luck:  # luck needs gnubg's dice, which only its exported record holds
             for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
                 rec.turns = turns
-            add_luck(done, series.luck, mode)
+            add_luck(done, series.luck, mode, data=series.luck_data)
     except Exception as exc:  # report, but keep the games (and matches) already finished
         return done, session.matches, f"{type(exc).__name__}: {exc}"
     finally:
@@ -110,6 +110,7 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     (records, errors, matches); each game is appended to ``gnubg.csv`` as it ends.  With
     ``series.luck`` each record's luck is judged from gnubg's exported record of the games.
     In match play ``series.count`` counts matches, and ``matches`` holds their MatchRecords."""
+    series = pinned_series(series)  # the checkpoints read once: every worker plays these bytes
     mode = series.table.build()
     if not (mode.money or mode.is_match):
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "

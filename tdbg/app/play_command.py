@@ -3,6 +3,7 @@ game), then a series of games or matches between the two players on our dice, or
 the gnubg binary on its dice, with the summary printed and the result files written."""
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 
@@ -13,11 +14,11 @@ from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import describe, preflight
 from tdbg.infra import fileio
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.infra.provenance import file_md5, provenance
-from tdbg.play.luck import format_luck, luck_summary
+from tdbg.infra.provenance import provenance
+from tdbg.play.luck import format_luck, luck_summary, read_reference
 from tdbg.play.matches import format_matches, summarize_matches
 from tdbg.play.matfile import write_mat
-from tdbg.play.players import Player, checkpoint_game_mode
+from tdbg.play.players import Player, checkpoint_game_mode, pinned
 from tdbg.play.results_file import write_games, write_matches
 from tdbg.play.series import Series, Table, play_series
 
@@ -33,24 +34,27 @@ def run(s: PlaySettings) -> None:
     model2 = s.opponent
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
-    # before any game: the files that play, should their paths be overwritten later
-    md5 = {"model1_md5": file_md5(s.model1), "model2_md5": file_md5(model2)}
     check_usage(s)
+    # before anything else: the checkpoints that play (and judge the luck), read once; the games
+    # play these bytes and the md5s recorded are theirs, whatever replaces the files meanwhile
+    pins = Pins({spec: pinned(Player(spec)).data for spec in (s.model1, model2) if spec not in GNUBG_LEVELS},
+               read_reference(s.luck) if s.luck else None)
     if model2 in GNUBG_LEVELS:
         if s.where.backend != "local":
             raise cli.UsageError(f"{model2} games run on this machine (its gnubg binary): use --backend local")
         backend_flags.start_backend(s.where, s.workers)
-        return against_gnubg(s, model2, md5)
+        return against_gnubg(s, model2, pins)
     if s.gnubg:
         raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
                              f"{model2} is not the gnubg binary")
     mode_name = s.game_mode
     if mode_name is None:
-        mode_name = checkpoint_game_mode(s.model1) or checkpoint_game_mode(model2) or "dmp"
+        mode_name = (checkpoint_game_mode(s.model1, pins.get(s.model1)) or checkpoint_game_mode(model2, pins.get(model2))
+                     or "dmp")
     mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, s.match_length or 7, s.met))
     if mode.is_match:
-        return play_matches(s, model2, mode, md5)
-    return play_games(s, model2, mode, md5)
+        return play_matches(s, model2, mode, pins)
+    return play_games(s, model2, mode, pins)
 
 
 def check_usage(s: PlaySettings) -> None:
@@ -63,10 +67,24 @@ def check_usage(s: PlaySettings) -> None:
         raise cli.UsageError("--oneply-k filters a 1-ply player's candidates: use it with --oneply1 or --oneply2")
     if s.oneply_filter is not None and not (s.oneply1 or s.oneply2 or s.twoply1 or s.twoply2):
         raise cli.UsageError("--oneply-filter prunes a lookahead's replies: use it with --oneplyN or --twoplyN")
-    if s.luck and s.luck != "gnubg-nn" and is_match(checkpoint_game_mode(s.luck)):  # fails before any game
-        raise cli.UsageError(f"{s.luck} is a match-play model: it cannot judge the luck of single games")
     if (s.match_length is not None or s.met) and not is_match(s.game_mode or checkpoint_game_mode(s.model1)):
         raise cli.UsageError("--match-length and --met apply to --game-mode match only")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pins:
+    """The bytes of each checkpoint that plays, by its path (a named opponent has none), read
+    once at the start, and the luck judge's."""
+    data: dict
+    luck: bytes | None = None
+
+    def get(self, spec: str) -> bytes | None:
+        return self.data.get(spec)
+
+    def md5s(self, model1: str, model2: str) -> dict:
+        """The summary's md5s: of the bytes that played."""
+        return {"model1_md5": Player(model1, data=self.get(model1)).md5,
+                "model2_md5": Player(model2, data=self.get(model2)).md5}
 
 
 def check_play_outputs(s: PlaySettings, model2: str, games_csv: str | None = None) -> None:
@@ -79,17 +97,17 @@ def check_play_outputs(s: PlaySettings, model2: str, games_csv: str | None = Non
                   {k: v for k, v in inputs.items() if v and os.path.isfile(v)})
 
 
-def the_players(s: PlaySettings, model2: str, gnubg_depth: bool = False) -> tuple[Player, Player]:
-    """The two players the flags describe; ``gnubg_depth``: --plies goes to a gnubg-nn player
-    (match play takes no --plies)."""
+def the_players(s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = False) -> tuple[Player, Player]:
+    """The two players the flags describe, each playing its checkpoint's bytes of ``pins``;
+    ``gnubg_depth``: --plies goes to a gnubg-nn player (match play takes no --plies)."""
     twoply = (s.twoply_k1, s.twoply_k2)
     return tuple(Player(spec, oneply=oneply, twoply=twoply if two else None,
                         plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
-                        oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, engine=s.engine)
+                        oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, engine=s.engine, data=pins.get(spec))
                  for spec, oneply, two in ((s.model1, s.oneply1, s.twoply1), (model2, s.oneply2, s.twoply2)))
 
 
-def play_games(s: PlaySettings, model2: str, mode, md5: dict) -> None:
+def play_games(s: PlaySettings, model2: str, mode, pins: Pins) -> None:
     """Single games in duplicate pairs on our dice."""
     check_play_outputs(s, model2)
     backend_flags.start_backend(s.where, s.workers)
@@ -107,19 +125,19 @@ def play_games(s: PlaySettings, model2: str, mode, md5: dict) -> None:
         for rec in records:  # written: only the result stays in memory
             rec.turns = []
 
-    players = the_players(s, model2, gnubg_depth=True)
+    players = the_players(s, model2, pins, gnubg_depth=True)
     if s.plies is not None and all(p.plies is None for p in players):
         raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
     saving = bool(s.save_games or s.save_extreme_games)
     series = Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers, record=saving, luck=s.luck,
-                    pool=s.where.backend)
+                    pool=s.where.backend, luck_data=pins.luck)
     records = play_series(series, progress=not s.quiet, on_records=saver if saving else None)
     summary = summarize_games(records, mode.name, s.jacoby, s.seed, s.n_bootstrap)
     if s.luck:
         summary["luck_adjusted"] = luck_summary(records, mode, s.luck, s.seed)
     summary.update(model1=s.model1, model2=model2, oneply1=s.oneply1, oneply2=s.oneply2, oneply_k=s.oneply_k,
                    oneply_filter=s.oneply_filter, twoply1=players[0].twoply, twoply2=players[1].twoply,
-                   plies=s.plies, jacoby=s.jacoby, **provenance(), **md5)
+                   plies=s.plies, jacoby=s.jacoby, **provenance(), **pins.md5s(s.model1, model2))
     print(format_table(summary, s.model1, model2))
     if s.luck:
         print(format_luck(summary["luck_adjusted"]))
@@ -140,20 +158,20 @@ def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False
         write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
 
 
-def play_matches(s: PlaySettings, model2: str, mode, md5: dict) -> None:
+def play_matches(s: PlaySettings, model2: str, mode, pins: Pins) -> None:
     """--game-mode match: whole matches in duplicate pairs, the match-win rate with its CI."""
     if s.save_games or s.save_extreme_games or s.luck:
         raise cli.UsageError("--save-games, --save-extreme-games and --luck are not available for match play yet")
     if s.where.backend != "local":
         raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(s, model2)
-    series = Series(the_players(s, model2), Table("match", match_length=mode.length, met=s.met), s.games, s.seed,
+    series = Series(the_players(s, model2, pins), Table("match", match_length=mode.length, met=s.met), s.games, s.seed,
                     s.workers)
     records = play_series(series, progress=not s.quiet)
     summary = summarize_matches(records, s.seed, s.n_bootstrap)
     summary.update(game_mode=mode.name, seed=s.seed, model1=s.model1, model2=model2, oneply1=s.oneply1,
                    oneply2=s.oneply2, oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, met=mode.met.name,
-                   **provenance(), **md5)
+                   **provenance(), **pins.md5s(s.model1, model2))
     print(format_matches(summary, s.model1, model2))
     if s.json:
         fileio.write_json(s.json, summary)
@@ -167,22 +185,23 @@ def gnubg_csv_path(s: PlaySettings, what: str) -> str:
         "runs", f"gnubg_{what}{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{s.seed}.csv")
 
 
-def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
+def against_gnubg(s: PlaySettings, level: str, pins: Pins) -> None:
     """--model2 gnubg-ext / gnubg-ext-full: money games (or matches) against the real binary."""
     if s.oneply2 or s.twoply2 or s.plies is not None:
         raise cli.UsageError("--oneply2, --twoply2 and --plies do not apply to gnubg-ext (it plays at its own level)")
     if s.twoply1:
         raise cli.UsageError("--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply")
-    mode_name = s.game_mode or checkpoint_game_mode(s.model1) or "cubeful-money"
+    mode_name = s.game_mode or checkpoint_game_mode(s.model1, pins.get(s.model1)) or "cubeful-money"
     if is_match(mode_name):
-        return matches_against_gnubg(s, level, md5)
+        return matches_against_gnubg(s, level, pins)
     if s.save_games or s.save_extreme_games:
         raise cli.UsageError("--save-games and --save-extreme-games apply against gnubg-ext in match play only (gnubg "
                              "keeps its own record of a money session)")
     csv_path = gnubg_csv_path(s, "")
     check_play_outputs(s, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    series = Series(the_players(s, level), Table(mode_name, s.jacoby), s.games, s.seed, s.workers, luck=s.luck)
+    series = Series(the_players(s, level, pins), Table(mode_name, s.jacoby), s.games, s.seed, s.workers,
+                    luck=s.luck, luck_data=pins.luck)
     gnubg = GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path)
     records, errors, _ = run_against_gnubg(series, gnubg, progress=not s.quiet)
     report_errors(errors, records, "game")
@@ -195,7 +214,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(model1=s.model1, model2=level, oneply1=s.oneply1, oneply_k=s.oneply_k,
                    oneply_filter=s.oneply_filter, jacoby=s.jacoby,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **md5,
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **pins.md5s(s.model1, model2),
                    duplicate=False, gnubg=preflight(s.gnubg, quiet=True),
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single games")
     print(format_table(summary, s.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
@@ -211,7 +230,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
         cli.sys.exit(1)
 
 
-def matches_against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
+def matches_against_gnubg(s: PlaySettings, level: str, pins: Pins) -> None:
     """--game-mode match against the binary: gnubg plays its own cube by match equity."""
     if s.luck or s.save_extreme_games:
         raise cli.UsageError("--luck and --save-extreme-games do not apply to matches against gnubg-ext")
@@ -224,7 +243,7 @@ def matches_against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     if s.save_games:
         os.makedirs(s.save_games, exist_ok=True)
-    series = Series(the_players(s, level), Table("match", False, length, s.met), s.games, s.seed, s.workers)
+    series = Series(the_players(s, level, pins), Table("match", False, length, s.met), s.games, s.seed, s.workers)
     gnubg = GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, save_mats=s.save_games)
     records, errors, matches = run_against_gnubg(series, gnubg, progress=not s.quiet)
     report_errors(errors, matches, "match")
@@ -232,7 +251,7 @@ def matches_against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=s.seed, model1=s.model1, model2=level, oneply1=s.oneply1,
                    oneply_k=s.oneply_k, oneply_filter=s.oneply_filter,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **md5,
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **pins.md5s(s.model1, model2),
                    duplicate=False, gnubg=preflight(s.gnubg, quiet=True),
                    met="Kazaross-XG2 (ours and gnubg's default)",
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single matches")

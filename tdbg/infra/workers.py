@@ -76,6 +76,29 @@ def _sigint_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+JOIN_LIMIT = 5.0  # seconds to wait for a killed worker, or the pool's manager thread, to end
+
+
+def _release_manager(manager, call_queue, result_queue) -> None:
+    """Let the executor's manager thread end once its workers are killed.  It may be blocked
+    reading a result a killed worker had begun to send (the pipe stays open: this process
+    holds its write end too), or joining its queue's feeder, which writes jobs to a pipe no
+    one reads any more.  Closing this process's ends of both pipes turns each wait into an
+    end of file or a broken pipe, which the thread handles; it is then joined with a limit,
+    and the feeder is not joined at exit.  Without this the interpreter's exit joins the
+    manager thread with no limit: the `interrupted` line printed, and the process never ending."""
+    if call_queue is not None:
+        with contextlib.suppress(OSError, AttributeError):
+            call_queue.cancel_join_thread()
+        with contextlib.suppress(OSError, AttributeError):
+            call_queue._reader.close()
+    if result_queue is not None:
+        with contextlib.suppress(OSError, AttributeError):
+            result_queue._writer.close()
+    if manager is not None:
+        manager.join(timeout=JOIN_LIMIT)
+
+
 class Task:
     def __init__(self, fn, job, retries: int):
         self.fn, self.job, self.retries = fn, job, retries
@@ -159,14 +182,18 @@ class WorkerPool:
         if abandon is None:
             abandon = sys.exc_info()[0] is not None
         if abandon:
-            procs = list((getattr(self.executor, "_processes", None) or {}).values())
-            self.executor.shutdown(wait=False, cancel_futures=True)
+            executor = self.executor
+            procs = list((getattr(executor, "_processes", None) or {}).values())
+            manager = getattr(executor, "_executor_manager_thread", None)
+            pipes = (getattr(executor, "_call_queue", None), getattr(executor, "_result_queue", None))
+            executor.shutdown(wait=False, cancel_futures=True)
             for proc in procs:
                 with contextlib.suppress(OSError, ValueError):
                     proc.kill()
             for proc in procs:
                 with contextlib.suppress(OSError, ValueError, AssertionError):
-                    proc.join()
+                    proc.join(timeout=JOIN_LIMIT)
+            _release_manager(manager, *pipes)
         else:
             self.executor.shutdown(cancel_futures=True)
         self.executor = None

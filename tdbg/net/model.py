@@ -70,14 +70,23 @@ class TDNetwork(nn.Module):
             raise ValueError(f"hidden sizes must be positive whole numbers, got {hidden}")
         if n_inputs not in ENCODERS:
             raise ValueError(f"n_inputs must be one of {sorted(ENCODERS)}, got {n_inputs}")
+        sizes = [n_inputs] + hidden + [5]
+        weights = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+        if weights * 4 > physical_memory():  # refused before torch tries (and the machine swaps or kills)
+            raise ValueError(f"hidden sizes {hidden} make {weights:,} weights ({weights * 4 / 2**30:.1f} GiB), "
+                             f"more than this machine's memory ({physical_memory() / 2**30:.1f} GiB)")
         self.n_inputs = n_inputs
         self.hidden = hidden
         self.output_mode = output_mode
         self.activation = activation
         self.act = ACTIVATIONS[activation]
         sizes = [n_inputs] + hidden
-        self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
-        self.head = nn.Linear(hidden[-1], output_head(output_mode).net_outputs)
+        try:
+            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+            self.head = nn.Linear(hidden[-1], output_head(output_mode).net_outputs)
+        except (MemoryError, RuntimeError) as exc:  # torch's allocator fails with a RuntimeError
+            raise ValueError(f"hidden sizes {hidden}: cannot allocate the network "
+                             f"({(str(exc).splitlines() or [type(exc).__name__])[0][:120]})") from None
         self.reads_payoffs = output_head(output_mode).reads_payoffs
 
     @property
@@ -244,15 +253,68 @@ def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict
         fh.write(buf.getbuffer())
 
 
-def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, dict, dict | None]:
-    """(model, metadata, trainer_state) from a checkpoint; CheckpointError with the reason otherwise."""
+# the metadata a checkpoint must or may hold, and the type each must have (a crafted or
+# foreign file with a string where a count belongs is refused here, not met as a traceback later)
+META_TYPES = {"n_inputs": int, "hidden": list, "output_mode": str}
+OPTIONAL_META_TYPES = {"activation": str, "encoder": (str, type(None)), "game_mode": (str, type(None)),
+                       "episodes": int, "lineage": list}
+
+
+def check_metadata(meta, where: str) -> None:
+    """CheckpointError unless ``meta`` is a dict whose known keys hold values of their types."""
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{where}: its metadata is {type(meta).__name__}, not a dict")
+    for key, kind in [*META_TYPES.items(), *OPTIONAL_META_TYPES.items()]:
+        if key not in meta:
+            if key in META_TYPES:
+                raise CheckpointError(f"{where}: its metadata has no {key!r}")
+            continue
+        value = meta[key]
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise CheckpointError(f"{where}: its metadata's {key!r} is {type(value).__name__} {value!r:.40}, "
+                                  f"not {getattr(kind, '__name__', 'text or none')}")
+    if any(isinstance(h, bool) or not isinstance(h, int) for h in meta["hidden"]):
+        raise CheckpointError(f"{where}: its metadata's 'hidden' holds {meta['hidden']!r:.60}, not whole numbers")
+    if meta.get("episodes", 0) < 0:
+        raise CheckpointError(f"{where}: its metadata's 'episodes' is negative")
+    if any(not isinstance(e, dict) for e in meta.get("lineage", [])):
+        raise CheckpointError(f"{where}: its metadata's 'lineage' holds entries that are not dicts")
+
+
+def read_checkpoint(path: str) -> bytes:
+    """The bytes of the checkpoint at ``path``, read once: a model loaded from them
+    (``load_checkpoint(path, data=...)``) and an md5 taken of them describe the same model,
+    whatever replaces the file later (a training run's next save).  CheckpointError for a
+    file that is missing or not a checkpoint."""
     if not os.path.isfile(path):
         raise CheckpointError(f"{path}: no such checkpoint file")
     kind = file_kind(path)
     if kind not in ("checkpoint", "empty"):
         raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")
     try:
-        payload = torch.load(path, map_location=map_location, weights_only=True)
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise CheckpointError(f"{path}: cannot read it ({exc.strerror})") from None
+
+
+def physical_memory() -> int:
+    """Bytes of memory this machine has (an upper bound on what a network may take)."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return 1 << 62
+
+
+def load_checkpoint(path: str, map_location: str = "cpu",
+                    data: bytes | None = None) -> tuple[TDNetwork, dict, dict | None]:
+    """(model, metadata, trainer_state) from a checkpoint: from ``data`` (its bytes, read_checkpoint's)
+    when given, ``path`` then only naming it in messages; else from the file, read once.
+    CheckpointError with the reason otherwise."""
+    if data is None:
+        data = read_checkpoint(path)
+    try:
+        payload = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     except Exception as exc:  # torch raises many kinds for truncated or foreign files
         # (its weights_only advice is not for us: a checkpoint holds tensors and plain data only)
         reason = str(exc).splitlines()[0] if str(exc) and "weights_only" not in str(exc) else "corrupt or truncated"
@@ -262,7 +324,8 @@ def load_checkpoint(path: str, map_location: str = "cpu") -> tuple[TDNetwork, di
     if payload.get("version") != CHECKPOINT_VERSION:
         raise CheckpointError(f"{path}: checkpoint version {payload.get('version')} is not supported "
                               f"(this code reads version {CHECKPOINT_VERSION})")
-    meta = payload.get("meta") or {}
+    meta = payload.get("meta")
+    check_metadata(meta, path)
     try:
         model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu"))
         model.load_state_dict(payload["state_dict"])

@@ -15,14 +15,19 @@ of every position of a batch of games in one Scorer pass).
 """
 from __future__ import annotations
 
+import os
+
 import numpy as np
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes.base import GameMode
+from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text, has_interval, pair_means, summary_ci
 from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.net.model import CheckpointError, read_checkpoint
+from tdbg.play import opponents
 from tdbg.play.players import load_checkpoint_mode
 from tdbg.play.rollers import GnubgNNRoller
 
@@ -31,8 +36,8 @@ from tdbg.play.rollers import GnubgNNRoller
 class CheckpointReference:
     """A trained network judging every roll's best move (its own 0-ply choice)."""
 
-    def __init__(self, path: str):
-        model, _, self.mode = load_checkpoint_mode(path)
+    def __init__(self, path: str, data: bytes | None = None):
+        model, _, self.mode = load_checkpoint_mode(path, data=data)
         model.eval()
         if self.mode.is_match:
             raise ValueError(f"{path} is a match-play model: it cannot judge the luck of single games")
@@ -69,8 +74,28 @@ class GnubgNNReference:
         return self.roller.all_rolls(boards)[0]
 
 
-def make_reference(spec: str, mode: GameMode):
-    return GnubgNNReference(mode) if spec == "gnubg-nn" else CheckpointReference(spec)
+def make_reference(spec: str, mode: GameMode, data: bytes | None = None):
+    """The judge ``spec`` names: gnubg-nn, or a checkpoint (from ``data``, its bytes, when given)."""
+    return GnubgNNReference(mode) if spec == "gnubg-nn" else CheckpointReference(spec, data)
+
+
+def read_reference(spec: str) -> bytes | None:
+    """Before any game: the bytes of the checkpoint ``spec`` names (None for gnubg-nn), read
+    once; InputError for a spec that is neither gnubg-nn nor a checkpoint that can judge
+    single games (a named opponent such as pubeval plays, it does not evaluate every roll)."""
+    if spec == "gnubg-nn":
+        return None
+    if opponents.get(spec) is not None:
+        raise InputError(f"--luck {spec}: the judge is gnubg-nn or a checkpoint file ({spec} plays; it does not "
+                         f"value every roll)")
+    if not os.path.isfile(spec):
+        raise InputError(f"--luck {spec}: no such checkpoint file (the judge is gnubg-nn or a checkpoint)")
+    try:
+        data = read_checkpoint(spec)
+        CheckpointReference(spec, data)
+    except (CheckpointError, ValueError) as exc:
+        raise InputError(str(exc) if str(exc).startswith(spec) else f"{spec}: {exc}") from None
+    return data
 
 
 def _rolls_of(records):
@@ -114,9 +139,9 @@ def game_luck(records, reference) -> np.ndarray:
     return luck
 
 
-def add_luck(records, spec: str, mode: GameMode, keep_turns: bool = False) -> None:
+def add_luck(records, spec: str, mode: GameMode, keep_turns: bool = False, data: bytes | None = None) -> None:
     """Set ``record.luck`` on each record (and drop the per-turn record unless asked)."""
-    luck = game_luck(records, make_reference(spec, mode))
+    luck = game_luck(records, make_reference(spec, mode, data))
     for rec, x in zip(records, luck):
         rec.luck = float(x)
         if not keep_turns:

@@ -2,7 +2,9 @@
 name, tdbg.play.opponents, or a checkpoint path) and how it searches, and how an agent
 sits at a game mode's table.
 
-* ``Player``: one frozen value, sent whole to worker processes;
+* ``Player``: one frozen value, sent whole to worker processes; ``pinned(player)`` reads its
+  checkpoint once, and every agent built from the pinned value plays those bytes (the md5 a
+  result records is theirs, whatever replaces the file during the run);
 * ``build_agent(player, mode)``: the agent that plays ``mode``'s games (head to head,
   matches, the gnubg bridge);
 * ``load_player(path)``: a checkpoint's agent in the mode it was trained for
@@ -17,6 +19,7 @@ plays by its money rules (matches.MoneyInMatch).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import os
 
 from tdbg.game.heads import output_head
@@ -24,7 +27,7 @@ from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError
-from tdbg.net.model import CheckpointError, load_checkpoint
+from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
 from tdbg.play import opponents
 from tdbg.play.agents import GNUBG_NN_PLIES, Agent
 from tdbg.play.matches import MoneyInMatch
@@ -39,7 +42,8 @@ class Player:
     by 0-ply, or all) or searches 2 plies, ``twoply`` = (k1, k2); ``oneply_filter``: its
     lookahead values only each roll's K best replies by its move filter (0-ply players
     ignore both).  ``plies``: the depth of an opponent that takes one (gnubg-nn).  ``seed``:
-    a random player's; ``engine``: the move generator (movegen.ENGINES)."""
+    a random player's; ``engine``: the move generator (movegen.ENGINES).  ``data``: the
+    checkpoint's bytes once pinned (``pinned``): what a worker loads instead of the file."""
     name: str
     oneply: bool = False
     twoply: tuple[int, int] | None = None
@@ -48,10 +52,28 @@ class Player:
     oneply_filter: int | None = None
     seed: int = 0
     engine: str = "auto"
+    data: bytes | None = dataclasses.field(default=None, repr=False, compare=False)
+
+    @property
+    def md5(self) -> str | None:
+        """The md5 of the checkpoint bytes this player plays (None: a named opponent, or not pinned)."""
+        return hashlib.md5(self.data).hexdigest() if self.data is not None else None
 
     def seeded(self, seed: int) -> "Player":
         """The same player with another seed (each worker's, each seat's)."""
         return dataclasses.replace(self, seed=seed)
+
+
+def pinned(player: Player) -> Player:
+    """``player`` with its checkpoint read now, once (``data``); a named opponent, a name that
+    is no file (build_agent says what is wrong with it) or a player already pinned, as it is.
+    InputError for a checkpoint that cannot be read."""
+    if player.data is not None or opponents.get(player.name) is not None or not os.path.isfile(player.name):
+        return player
+    try:
+        return dataclasses.replace(player, data=read_checkpoint(player.name))
+    except CheckpointError as exc:
+        raise InputError(str(exc)) from None
 
 
 def checkpoint_mode_name(model, meta: dict) -> str:
@@ -60,10 +82,11 @@ def checkpoint_mode_name(model, meta: dict) -> str:
 
 
 def load_checkpoint_mode(path: str, mode_name: str | None = None, jacoby: bool = True, match_length: int = 0,
-                         met: str | None = None):
-    """(model, meta, mode): the checkpoint and the game mode it plays, ``mode_name`` or its own;
-    CheckpointError for a file that is not one, ValueError for a bad mode."""
-    model, meta, _ = load_checkpoint(path)
+                         met: str | None = None, data: bytes | None = None):
+    """(model, meta, mode): the checkpoint (from ``data``, its bytes, when given) and the game
+    mode it plays, ``mode_name`` or its own; CheckpointError for a file that is not one,
+    ValueError for a bad mode."""
+    model, meta, _ = load_checkpoint(path, data=data)
     return model, meta, game_mode(mode_name or checkpoint_mode_name(model, meta), jacoby, match_length, met)
 
 
@@ -97,13 +120,15 @@ def check_spec(spec: str) -> None:
         raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(opponents.NAMES)}")
 
 
-def checkpoint_game_mode(spec: str) -> str | None:
-    """The game mode a checkpoint was trained for, or None for a named opponent."""
-    check_spec(spec)
+def checkpoint_game_mode(spec: str, data: bytes | None = None) -> str | None:
+    """The game mode a checkpoint (``data``, its bytes, when given) was trained for, or None
+    for a named opponent."""
     if opponents.get(spec) is not None:
         return None
+    if data is None:
+        check_spec(spec)
     try:
-        _, meta, _ = load_checkpoint(spec)
+        _, meta, _ = load_checkpoint(spec, data=data)
     except CheckpointError as exc:
         raise InputError(str(exc)) from None
     return meta.get("game_mode")
@@ -121,9 +146,10 @@ def build_agent(player: Player, mode) -> Agent:
             raise InputError(str(exc)) from None
     if player.plies is not None:
         raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
-    check_spec(spec)
+    if player.data is None:
+        check_spec(spec)
     try:
-        model, _, _ = load_checkpoint(spec)
+        model, _, _ = load_checkpoint(spec, data=player.data)
         # the mode the model plays in: a DMP model can still play cubeless money games, maximising
         # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
         agent_mode = mode.mode_for(model.output_mode)

@@ -9,7 +9,6 @@ runs), sent to the workers job by job.  What a series counts is the mode's
 from __future__ import annotations
 
 import dataclasses
-import os
 from dataclasses import dataclass
 from typing import Callable
 
@@ -20,10 +19,10 @@ from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.backends import open_pool
 from tdbg.infra.errors import InputError
-from tdbg.play.luck import add_luck
+from tdbg.play.luck import add_luck, read_reference
 from tdbg.play.match import play_games
 from tdbg.play.matches import play_matches
-from tdbg.play.players import Player, build_agent
+from tdbg.play.players import Player, build_agent, pinned
 
 
 @dataclass(frozen=True)
@@ -43,7 +42,8 @@ class Series:
     """``count`` games (matches, in match play) between ``players``, the first with the
     job's seed, the second with seed + 1.  ``record``: keep every game's turns; ``luck``
     (gnubg-nn or a checkpoint): judge each game's luck (luck.py); ``pool``: where the
-    workers run (backends.py): the records are the same whichever runs them."""
+    workers run (backends.py): the records are the same whichever runs them.  ``luck_data``:
+    the luck checkpoint's bytes (``pinned_series``)."""
     players: tuple[Player, Player]
     table: Table
     count: int
@@ -52,6 +52,7 @@ class Series:
     record: bool = False
     luck: str | None = None
     pool: str = "local"
+    luck_data: bytes | None = dataclasses.field(default=None, repr=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -65,7 +66,7 @@ class Unit:
 def _play_games(a, b, indices, mode, series: Series):
     records = play_games(a, b, indices, mode, series.seed, record=series.record or bool(series.luck))
     if series.luck:  # judged here, in the worker, a whole chunk of games at once
-        add_luck(records, series.luck, mode, keep_turns=series.record)
+        add_luck(records, series.luck, mode, keep_turns=series.record, data=series.luck_data)
     return records
 
 
@@ -83,12 +84,9 @@ UNITS = {
 
 
 def _job(job: dict):
-    """One worker job: the series, the indices of its units to play, and the files its players
-    and luck read (``name1``, ``name2``, ``luck``: the paths as this worker finds them; the pool
-    resolves shipped files given as a job's top-level values, not ones inside the series)."""
+    """One worker job: the series (its checkpoints travel inside it as bytes, so a worker
+    needs no file and plays what was read at the start) and the indices of its units."""
     series = job["series"]
-    players = tuple(dataclasses.replace(p, name=n) for p, n in zip(series.players, (job["name1"], job["name2"])))
-    series = dataclasses.replace(series, players=players, luck=job["luck"])
     torch.set_num_threads(1)
     mode = series.table.build()
     a = build_agent(series.players[0].seeded(series.seed), mode)
@@ -96,10 +94,23 @@ def _job(job: dict):
     return UNITS[mode.series_unit].play(a, b, job["indices"], mode, series)
 
 
+def pinned_series(series: Series) -> Series:
+    """The series with every checkpoint it plays or judges luck with read once, now (players.pinned,
+    luck.read_reference): a file replaced during the run changes nothing of it.  InputError
+    for a checkpoint that cannot be read, or a luck judge that is neither gnubg-nn nor a
+    checkpoint."""
+    luck_data = series.luck_data
+    if series.luck and luck_data is None:
+        luck_data = read_reference(series.luck)
+    return dataclasses.replace(series, players=tuple(pinned(p) for p in series.players), luck_data=luck_data)
+
+
 def play_series(series: Series, progress: bool = True, on_records=None) -> list:
     """Play the series and return its records (GameRecords, or MatchRecords), in order;
     InputError before any unit when a player cannot play the mode.  ``on_records(records)``
-    sees each finished batch, e.g. to write .mat files as they come."""
+    sees each finished batch, e.g. to write .mat files as they come.  The checkpoints are read
+    once, here, unless the series comes pinned (pinned_series)."""
+    series = pinned_series(series)
     mode = series.table.build()
     unit = UNITS[mode.series_unit]
     for player in series.players:  # built once here, so that a bad player fails before any worker starts
@@ -116,12 +127,10 @@ def play_series(series: Series, progress: bool = True, on_records=None) -> list:
     pool = open_pool(series.pool, series.workers, f"{mode.series_unit}-playing worker")
     try:
         if pool is None:
-            local = {"series": series, "name1": series.players[0].name, "name2": series.players[1].name,
-                     "luck": series.luck}
-            finished = (_job({**local, "indices": chunk}) for chunk in chunks)
-        else:  # checkpoints travel with the jobs (a Ray node may not have the files)
-            shipped = _shipped(series, pool)
-            finished = (got for _, got in pool.as_completed([pool.submit(_job, {**shipped, "indices": chunk})
+            finished = (_job({"series": series, "indices": chunk}) for chunk in chunks)
+        else:  # the series, weights included, is shared once (with Ray: put in the object store)
+            shared = pool.share(series)
+            finished = (got for _, got in pool.as_completed([pool.submit(_job, {"series": shared, "indices": chunk})
                                                              for chunk in chunks]))
         for got in finished:
             records += got
@@ -134,12 +143,3 @@ def play_series(series: Series, progress: bool = True, on_records=None) -> list:
         bar.close()
     records.sort(key=lambda r: r.index)
     return records
-
-
-def _shipped(series: Series, pool) -> dict:
-    """A job's common part: the series, and its checkpoint files as the pool's workers find
-    them, each a top-level value (``name1``, ``name2``, ``luck``) so the pool can resolve it."""
-    def ship(path):
-        return pool.ship_file(path) if path and os.path.isfile(path) else path
-    names = [ship(p.name) for p in series.players]
-    return {"series": series, "name1": names[0], "name2": names[1], "luck": ship(series.luck)}
