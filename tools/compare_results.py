@@ -27,7 +27,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--metric", choices=("win", "points", "capped"), default=None,
                    help="win rate, points per game, or points capped at +-128 (default: win in DMP, else points)")
     p.add_argument("--unpaired", action="store_true", help="ignore the pairing even where the dice are the same")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: 0)")
+    p.add_argument("--seed", type=cli.seed_arg, default=0, help="bootstrap seed (default: 0)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing JSON file at --json")
     return p

@@ -35,7 +35,7 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("output", help="dice file (text, written atomically)")
     p.add_argument("--games", type=cli.count_arg(MAX_GAMES, "games"), default=1000, help="games (lines)")
-    p.add_argument("--seed", type=int, default=0, help="play_models.py's --seed")
+    p.add_argument("--seed", type=cli.seed_arg, default=0, help="play_models.py's --seed")
     p.add_argument("--rolls", type=cli.count_arg(MAX_PLIES, "rolls per game (match.MAX_PLIES)"), default=600,
                    help="rolls per game; tdbg_play stops with an error if a game needs more")
     p.add_argument("--no-duplicate", action="store_true", help="every game its own dice (no pairs)")

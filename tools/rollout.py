@@ -32,7 +32,7 @@ def build_parser() -> cli.Parser:
                    help="game mode (default: the checkpoint's; gnubg-nn: dmp)")
     p.add_argument("--no-luck", action="store_true", help="skip the luck adjustment (21 times cheaper per ply)")
     p.add_argument("--workers", type=cli.workers_arg, default=1, help="processes sharing the trials")
-    p.add_argument("--seed", type=int, default=0, help="dice seed")
+    p.add_argument("--seed", type=cli.seed_arg, default=0, help="dice seed")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     return p

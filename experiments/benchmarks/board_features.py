@@ -11,12 +11,12 @@ per board.  Prints one JSON object last; compare the ratio, not the rates.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
 from tdbg.game.features import board_features
 from tdbg.net.model import TDNetwork, parse_hidden
@@ -27,13 +27,12 @@ from tdbg.infra.fileio import json_text
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--hidden", default="512,512,256")
-    ap.add_argument("--workers", type=int, default=1)
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--round", type=int, default=200)
-    ap.add_argument("--seed", type=int, default=0)
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hidden", type=cli.hidden_text, default="512,512,256")
+    ap.add_argument("--workers", type=cli.workers_arg, default=1)
+    ap.add_argument("--reps", type=cli.positive_int, default=3)
+    ap.add_argument("--round", type=cli.positive_int, default=200)
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     torch.manual_seed(args.seed)
     raw = TDNetwork(196, parse_hidden(args.hidden), "probability")
@@ -65,4 +64,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

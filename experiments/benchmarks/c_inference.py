@@ -16,7 +16,6 @@ beside the wall-clock ones: on a busy machine they say more about the code.
 """
 from __future__ import annotations
 
-import argparse
 import importlib.util
 import os
 import resource
@@ -29,6 +28,7 @@ import gnubg_nn
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
@@ -159,15 +159,14 @@ def games(model, binf: str, args, tmp: str) -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--decisions", type=int, default=3000)
-    ap.add_argument("--single", type=int, default=1000, help="decisions timed one per td_agent call")
-    ap.add_argument("--hidden", nargs="+", default=["256,256", "512,512,256,256"])
-    ap.add_argument("--games", type=int, default=0, help="also time this many self-play games (0: none)")
-    ap.add_argument("--reps", type=int, default=2, help="best of this many runs for the C programs and the batch")
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--decisions", type=cli.positive_int, default=3000)
+    ap.add_argument("--single", type=cli.positive_int, default=1000, help="decisions timed one per td_agent call")
+    ap.add_argument("--hidden", type=cli.hidden_text, nargs="+", default=["256,256", "512,512,256,256"])
+    ap.add_argument("--games", type=cli.non_negative_int, default=0, help="also time this many self-play games (0: none)")
+    ap.add_argument("--reps", type=cli.positive_int, default=2, help="best of this many runs for the C programs and the batch")
     ap.add_argument("--baseline", default=BASELINE, help="git commit of the baseline C program")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
     tmp = tempfile.mkdtemp()
@@ -184,4 +183,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

@@ -9,7 +9,6 @@ rest is the game loop.  Prints one JSON object as its last line.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import tempfile
 import time
@@ -18,6 +17,7 @@ import torch
 
 import torch
 
+from tdbg.app import cli
 from tdbg.play.agents import GnubgNNAgent
 from tdbg.play.series import Series, Table, play_series
 from tdbg.play.match import play_games
@@ -28,13 +28,12 @@ from tdbg.infra.fileio import json_text
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--games", type=int, default=400)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--hidden", default="256,256,256")
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--games", type=cli.positive_int, default=400)
+    ap.add_argument("--workers", type=cli.workers_arg, default=2)
+    ap.add_argument("--hidden", type=cli.hidden_text, default="256,256,256")
     ap.add_argument("--checkpoint", help="use this DMP checkpoint instead of a fresh network")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
 
     tmp = tempfile.mkdtemp()
@@ -74,4 +73,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

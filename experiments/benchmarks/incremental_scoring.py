@@ -17,7 +17,6 @@ share of a round.  Prints one JSON object last.
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
 import time
@@ -25,6 +24,7 @@ import time
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.learn.selfplay import Collector, Play
@@ -85,18 +85,17 @@ def measure(collector: Collector, hidden, oneply: bool, args, seed: int) -> dict
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--hidden", nargs="+", default=["128,128", "256,256", "256,256,256"])
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hidden", type=cli.hidden_text, nargs="+", default=["128,128", "256,256", "256,256,256"])
     ap.add_argument("--plies", default="0,1", help="0-ply (sampled TD) and/or 1-ply (--oneply) self-play")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--reps", type=int, default=3, help="rounds per mode, alternating")
-    ap.add_argument("--round", type=int, default=500, help="train_batch round, 0-ply (its default)")
-    ap.add_argument("--round-oneply", type=int, default=32, help="train_batch round, 1-ply")
-    ap.add_argument("--train-threads", type=int, default=1,
+    ap.add_argument("--workers", type=cli.workers_arg, default=2)
+    ap.add_argument("--reps", type=cli.positive_int, default=3, help="rounds per mode, alternating")
+    ap.add_argument("--round", type=cli.positive_int, default=500, help="train_batch round, 0-ply (its default)")
+    ap.add_argument("--round-oneply", type=cli.positive_int, default=32, help="train_batch round, 1-ply")
+    ap.add_argument("--train-threads", type=cli.positive_int, default=1,
                     help="torch threads of the training step (train_batch uses torch's default, 2 here; "
                          "on a machine shared with other jobs their spin-waits made that step 5x slower)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     torch.set_num_threads(args.train_threads)
     plies = [int(p) for p in args.plies.split(",")]
@@ -118,4 +117,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

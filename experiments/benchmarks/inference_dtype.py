@@ -16,12 +16,12 @@ thread.  Prints one JSON object last.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
@@ -47,11 +47,11 @@ def _pass(model, rows: torch.Tensor) -> torch.Tensor:
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--hidden", default="512,512,256,256")
-    p.add_argument("--rows", type=int, default=8192, help="candidate rows per timed pass")
-    p.add_argument("--positions", type=int, default=400, help="(board, dice) pairs per scoring pass")
-    p.add_argument("--reps", type=int, default=5)
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--hidden", type=cli.hidden_text, default="512,512,256,256")
+    p.add_argument("--rows", type=cli.positive_int, default=8192, help="candidate rows per timed pass")
+    p.add_argument("--positions", type=cli.positive_int, default=400, help="(board, dice) pairs per scoring pass")
+    p.add_argument("--reps", type=cli.positive_int, default=5)
     args = p.parse_args()
     torch.set_num_threads(1)
     torch.manual_seed(0)
@@ -99,4 +99,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

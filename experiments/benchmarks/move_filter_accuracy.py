@@ -19,13 +19,13 @@ the main network valued.  Last line: one JSON object.
 """
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdbg.learn import filter_training
 from tdbg.learn.selfplay import Collector, Play
@@ -61,16 +61,15 @@ def exact_oneply(scorer, boards):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="experiments/retraining/strength/s2_256x3.pt")
-    ap.add_argument("--games", type=int, default=360, help="greedy games whose positions are measured")
-    ap.add_argument("--max-positions", type=int, default=0, help="keep only this many (an even spread); 0: all")
+    ap.add_argument("--games", type=cli.positive_int, default=360, help="greedy games whose positions are measured")
+    ap.add_argument("--max-positions", type=cli.non_negative_int, default=0, help="keep only this many (an even spread); 0: all")
     ap.add_argument("--ks", default="2,3,4,6,8")
-    ap.add_argument("--warmup", type=int, default=filter_training.DEFAULT_WARMUP_EPISODES,
+    ap.add_argument("--warmup", type=cli.positive_int, default=filter_training.DEFAULT_WARMUP_EPISODES,
                     help="0-ply episodes the filter is warmed up on when the checkpoint has none")
-    ap.add_argument("--filter-hidden", type=int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--filter-hidden", type=cli.positive_int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
+    ap.add_argument("--seed", type=cli.seed_arg, default=1)
     args = ap.parse_args()
     torch.set_num_threads(1)
     ks = [int(k) for k in args.ks.split(",")]
@@ -138,4 +137,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

@@ -16,7 +16,6 @@ episode, where the time went, and the ratios to exact; last line one JSON object
 """
 from __future__ import annotations
 
-import argparse
 import copy
 import sys
 import time
@@ -24,6 +23,7 @@ import time
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.game.modes import game_mode
 from tdbg.learn import filter_training
 from tdbg.learn.selfplay import Collector, Play
@@ -62,19 +62,18 @@ def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="experiments/retraining/strength/s2_256x3.pt",
                     help="a checkpoint, or 'fresh:256,256,256' for untrained DMP weights")
     ap.add_argument("--ks", default="2,4,8")
     ap.add_argument("--precisions", default="fp32",
                     help="collection precisions (train_batch --collect-precision), each with exact and every K")
-    ap.add_argument("--episodes", type=int, default=30, help="episodes per round")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--warmup", type=int, default=200, help="0-ply episodes to warm the filter up on (speed does "
+    ap.add_argument("--episodes", type=cli.positive_int, default=30, help="episodes per round")
+    ap.add_argument("--reps", type=cli.positive_int, default=3)
+    ap.add_argument("--warmup", type=cli.positive_int, default=200, help="0-ply episodes to warm the filter up on (speed does "
                     "not depend on its quality: K rows a roll whatever it ranks)")
-    ap.add_argument("--filter-hidden", type=int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--filter-hidden", type=cli.positive_int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
     if args.model.startswith("fresh:"):
@@ -128,4 +127,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

@@ -8,12 +8,12 @@ run: these machines are noisy.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import gnubg_nn
 import numpy as np
 
+from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
 from tdbg.game import c_engine
 from tdbg.infra.fileio import json_text
@@ -45,11 +45,11 @@ def timed(fn, min_seconds: float = 1.0):
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--positions", type=int, default=20000)
-    ap.add_argument("--python-positions", type=int, default=2000, help="subset for the slow Python engine")
-    ap.add_argument("--chunk", type=int, default=512, help="inputs per batch call (a self-play step)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = cli.Parser(description=__doc__)
+    ap.add_argument("--positions", type=cli.positive_int, default=20000)
+    ap.add_argument("--python-positions", type=cli.positive_int, default=2000, help="subset for the slow Python engine")
+    ap.add_argument("--chunk", type=cli.positive_int, default=512, help="inputs per batch call (a self-play step)")
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
 
     boards, dice = sample_inputs(args.positions, args.seed)
@@ -107,4 +107,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

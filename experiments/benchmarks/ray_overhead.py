@@ -12,13 +12,13 @@ job), both minus an empty job's round trip.  Prints one JSON object last.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.infra.backends import open_pool
 from tdbg.infra.provenance import git_commit
 from tdbg.net.model import TDNetwork, parse_hidden
@@ -50,16 +50,15 @@ def broadcast_seconds(pool, workers: int, state: dict, n_inputs: int, hidden, re
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--hidden", default="256,256", help="self-play network")
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--episodes", type=int, default=200, help="episodes per round")
-    ap.add_argument("--rounds", type=int, default=3, help="timed rounds per backend (after one warm-up)")
-    ap.add_argument("--parallel-games", type=int, default=128)
-    ap.add_argument("--broadcast-hidden", default="512,512,256,256")
-    ap.add_argument("--repeats", type=int, default=5, help="broadcasts timed (median)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hidden", type=cli.hidden_text, default="256,256", help="self-play network")
+    ap.add_argument("--workers", type=cli.workers_arg, default=2)
+    ap.add_argument("--episodes", type=cli.positive_int, default=200, help="episodes per round")
+    ap.add_argument("--rounds", type=cli.positive_int, default=3, help="timed rounds per backend (after one warm-up)")
+    ap.add_argument("--parallel-games", type=cli.positive_int, default=128)
+    ap.add_argument("--broadcast-hidden", type=cli.hidden_text, default="512,512,256,256")
+    ap.add_argument("--repeats", type=cli.positive_int, default=5, help="broadcasts timed (median)")
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
 
     from tdbg.infra import ray_backend
@@ -113,4 +112,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

@@ -33,7 +33,6 @@ Prints one JSON object last.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import time
@@ -41,6 +40,7 @@ import time
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden
 from tdbg.game.modes import game_mode
@@ -173,15 +173,14 @@ def summarise(acc: dict, model, peaks: dict, base: str = "fp32") -> dict:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--hidden", default="256,256,256")
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hidden", type=cli.hidden_text, default="256,256,256")
     ap.add_argument("--model", help="a DMP checkpoint instead of a fresh --hidden net")
-    ap.add_argument("--episodes", type=int, default=300, help="0-ply episodes per arm per round")
-    ap.add_argument("--oneply-episodes", type=int, default=0, help="1-ply episodes per arm per round (0: skip)")
-    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--episodes", type=cli.positive_int, default=300, help="0-ply episodes per arm per round")
+    ap.add_argument("--oneply-episodes", type=cli.non_negative_int, default=0, help="1-ply episodes per arm per round (0: skip)")
+    ap.add_argument("--reps", type=cli.positive_int, default=3)
     ap.add_argument("--arms", default=",".join(AMX_ARMS if lowp.amx_present() else ARMS))
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
     os.environ["TDBG_LOWP_AMX"] = "0"   # the arm bf16 is the C kernel; bf16-amx is asked for by name
@@ -213,4 +212,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

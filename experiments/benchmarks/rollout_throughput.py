@@ -8,12 +8,12 @@ one JSON object as its last line.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import time
 
 import torch
 
+from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
 from tdbg.play.rollers import make_roller
 from tdbg.play.rollout import rollout_outcomes, summarize
@@ -21,14 +21,13 @@ from tdbg.infra.fileio import json_text
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default=os.path.join(os.path.dirname(__file__), "..", "..", "best_models",
                                                     "dmp_256x2.pt"))
-    ap.add_argument("--trials", type=int, default=144)
-    ap.add_argument("--truncate", type=int, default=0)
-    ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--trials", type=cli.positive_int, default=144)
+    ap.add_argument("--truncate", type=cli.non_negative_int, default=0)
+    ap.add_argument("--workers", type=cli.workers_arg, default=2)
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     torch.set_num_threads(1)
     roller = make_roller(args.model)
@@ -49,4 +48,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

@@ -11,12 +11,12 @@ throughput that self-play turns into evaluations.  Prints one JSON object last.
 """
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
 import torch
 
+from tdbg.app import cli
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import GAME_MODES, game_mode
 from tdbg.learn.selfplay import Collector, Play
@@ -48,20 +48,19 @@ def ceiling(workers: int, n_inputs: int, hidden, output_mode: str, seconds: floa
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    ap.add_argument("--hidden", default="256,256,256")
-    ap.add_argument("--workers", type=int, default=2)
+    ap = cli.Parser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--hidden", type=cli.hidden_text, default="256,256,256")
+    ap.add_argument("--workers", type=cli.workers_arg, default=2)
     ap.add_argument("--oneply", action="store_true")
     ap.add_argument("--game-mode", choices=GAME_MODES, default="dmp")
     ap.add_argument("--output", choices=("default", "prob5"), default="default")
     ap.add_argument("--prob5", action="store_true", help="same as --output prob5 (cubeless money)")
     ap.add_argument("--trainer", choices=("batch", "online"), default="batch",
                     help="online: TD(lambda) in one process, learning after every move")
-    ap.add_argument("--seconds", type=float, default=30.0)
-    ap.add_argument("--parallel-games", type=int, default=128)
-    ap.add_argument("--episodes-per-call", type=int, default=0, help="0: 128 x workers (1-ply: 32 x workers)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seconds", type=cli.positive_float, default=30.0)
+    ap.add_argument("--parallel-games", type=cli.positive_int, default=128)
+    ap.add_argument("--episodes-per-call", type=cli.non_negative_int, default=0, help="0: 128 x workers (1-ply: 32 x workers)")
+    ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
 
     if args.prob5:
@@ -143,4 +142,4 @@ def online(args, mode, hidden, output_mode) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

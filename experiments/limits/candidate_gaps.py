@@ -21,7 +21,7 @@ from tdbg.infra.fileio import json_text
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--decisions", type=cli.positive_int, default=20000)
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--seed", type=cli.seed_arg, default=7)
     p.add_argument("--below", type=cli.positive_float, nargs="+", default=[0.01, 0.018])
     return p
 

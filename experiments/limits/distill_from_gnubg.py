@@ -56,7 +56,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--epochs", type=cli.positive_int, default=4)
     p.add_argument("--lr", type=cli.positive_float, default=1e-4, help="Adam, decayed linearly to a tenth")
     p.add_argument("--batch", type=cli.positive_int, default=256)
-    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--seed", type=cli.seed_arg, default=1)
     p.add_argument("--save", required=True, help="checkpoint to write (a diagnostic; never a best model)")
     p.add_argument("--overwrite", action="store_true", help="replace --save if it exists")
     return p

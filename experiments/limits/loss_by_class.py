@@ -36,7 +36,7 @@ def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("models", nargs="+", help="DMP P(win) checkpoints")
     p.add_argument("--decisions", type=cli.positive_int, default=20000)
-    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--seed", type=cli.seed_arg, default=7)
     return p
 
 

@@ -54,7 +54,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("model", help="the cubeful money checkpoint")
     p.add_argument("--cubeless", help="a cubeless money checkpoint: its chequer play with the model's cube")
     p.add_argument("--games", type=cli.positive_int, default=10000, help="games per player (even: duplicate pairs)")
-    p.add_argument("--seed", type=int, default=1001, help="the dice")
+    p.add_argument("--seed", type=cli.seed_arg, default=1001, help="the dice")
     p.add_argument("--n-bootstrap", type=cli.positive_int, default=2000)
     p.add_argument("--quiet", action="store_true")
     return p

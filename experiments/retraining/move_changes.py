@@ -27,7 +27,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("base", help="the DMP checkpoint whose games and choices are the reference")
     p.add_argument("others", nargs="+", help="DMP checkpoints compared with it")
     p.add_argument("--games", type=cli.positive_int, default=300, help="greedy games of the base model")
-    p.add_argument("--seed", type=int, default=5, help="their dice")
+    p.add_argument("--seed", type=cli.seed_arg, default=5, help="their dice")
     return p
 
 

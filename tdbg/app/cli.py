@@ -13,6 +13,7 @@ import warnings
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError, cores
+from tdbg.net.model import parse_hidden
 
 
 class UsageError(InputError):
@@ -152,6 +153,16 @@ def _bounded_int(low: int, high: int, what: str):
 
 # a random seed: numpy's generators take 0 .. 2**32 - 1
 seed_arg = _bounded_int(0, 2**32 - 1, "(seeds are 0 to 4,294,967,295)")
+
+
+def hidden_text(text: str) -> str:
+    """A --hidden given as text ("512,512,256"): checked as the network will read it
+    (model.parse_hidden), kept as written."""
+    try:
+        parse_hidden(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def workers_arg(text: str) -> int:

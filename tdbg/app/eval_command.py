@@ -43,7 +43,7 @@ def run(s: EvalSettings) -> None:
         return
     try:
         games = analyse_files(files.paths, s.ply, s.jacoby, info["binary"], gnubg_workers, s.chunk_size,
-                              out_dir if keep else None, s.luck)
+                              out_dir if keep else None, s.luck, timeout=s.gnubg_timeout)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     finally:
@@ -82,9 +82,9 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
     if s.match_length is not None and not mode_class(mode_name).is_match:
         raise cli.UsageError("--match-length applies to --game-mode match only")
     try:
-        info = preflight(s.gnubg)
+        info = preflight(s.gnubg, timeout=s.gnubg_timeout)
         if not s.export_only:
-            gnubg_ratings([0.0], info["binary"])   # the rating the report ends with works, before any game
+            gnubg_ratings([0.0], info["binary"], s.gnubg_timeout)   # the rating the report ends with works, before any game
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     return mode_name, info

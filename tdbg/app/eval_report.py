@@ -30,10 +30,10 @@ def analyse_folder(s: EvalSettings) -> None:
         check_mat_file(path)
     check_outputs([Output("--json", s.json, "json")], s.overwrite, {})
     try:
-        info = preflight(s.gnubg)
-        gnubg_ratings([0.0], info["binary"])
+        info = preflight(s.gnubg, timeout=s.gnubg_timeout)
+        gnubg_ratings([0.0], info["binary"], s.gnubg_timeout)
         games = as_player_x(analyse_files(files, s.ply, s.jacoby, info["binary"], s.gnubg_workers or s.workers,
-                                          s.chunk_size, luck=s.luck), s.player)
+                                          s.chunk_size, luck=s.luck, timeout=s.gnubg_timeout), s.player)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     opponents = sorted({g["names"]["O"] for g in games})
@@ -71,7 +71,7 @@ def rate(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...],
     rated = [result[k] for k in ("overall_memg_per_decision", "chequer_memg_per_move")]
     values = [d[k] for d in rated for k in ("mean", "ci_high", "ci_low")]
     try:   # no interval (fewer than 2 units): no rating of its ends either
-        got = iter(gnubg_ratings([v for v in values if v is not None], info["binary"]))
+        got = iter(gnubg_ratings([v for v in values if v is not None], info["binary"], s.gnubg_timeout))
         rating = [None if v is None else next(got) for v in values]
     except GnubgError as exc:   # checked before any game, so unexpected: keep the analysed rates
         print(f"gnubg_eval.py: warning: {exc}; the rates are reported without gnubg's rating", file=sys.stderr)

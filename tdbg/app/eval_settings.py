@@ -36,7 +36,7 @@ class EvalSettings:
     oneply: bool = option(False, "our model plays with 1-ply lookahead")
     workers: int = option(1, f"game-playing and gnubg processes (at most {MAX_WORKERS_PER_CORE} per core)",
                           type="workers_arg")
-    seed: int = option(0, "random seed (the dice)", type=int)
+    seed: int = option(0, "random seed (the dice)", type="seed_arg")
     gnubg_workers: int | None = option(None, "gnubg processes analysing at once (default: --workers)",
                                        type="workers_arg")
     chunk_size: int | None = option(None, ".mat files per gnubg process (default: the files split evenly over "
@@ -48,6 +48,9 @@ class EvalSettings:
                                    "after the analysis unless --keep-files)")
     gnubg: str | None = option(None, "the gnubg binary (default: $GNUBG_BINARY, else make gnubg's 1.08.003 build, "
                                      "else gnubg on PATH or /usr/games/gnubg)", metavar="PATH")
+    gnubg_timeout: float = option(600.0, "seconds gnubg may stay silent (its answers to the checks, a file "
+                                         "analysed) before the run stops with an error", type="positive_float",
+                                  metavar="SECONDS")
     json: str | None = option(None, "write the result as JSON", metavar="PATH")
     overwrite: bool = option(False, "allow replacing existing output files of the same kind (--json, the .mat "
                                     "files in --out)")

@@ -9,6 +9,7 @@ import os
 import shutil
 import tempfile
 import threading
+from queue import Empty
 from dataclasses import dataclass
 
 import torch
@@ -142,15 +143,19 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
             results = [_gnubg_job(jobs[0], report=bar.update)]
         else:
             queue = mp.get_context("spawn").Queue()  # the workers' finished games (matches), as they end
-            shown = threading.Thread(target=_show_progress, args=(queue, bar), daemon=True)
+            stop = threading.Event()
+            shown = threading.Thread(target=_show_progress, args=(queue, bar, stop), daemon=True)
             shown.start()
             try:
                 with WorkerPool(len(jobs), _set_progress_queue, (queue,), what="gnubg-playing worker") as pool:
                     # no second try: the games already played are in the CSV
                     results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
             finally:
-                queue.put(None)
-                shown.join()
+                # nothing is sent through the queue to stop the thread: a worker killed while it held
+                # the queue's lock would leave that send, and a join of the thread, waiting forever
+                stop.set()
+                shown.join(timeout=5)
+                queue.cancel_join_thread()
         for got, got_matches, err in results:
             records += got
             matches += got_matches
@@ -164,9 +169,13 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     return records, errors, matches
 
 
-def _show_progress(queue, bar) -> None:
-    for n in iter(queue.get, None):
-        bar.update(n)
+def _show_progress(queue, bar, stop: threading.Event) -> None:
+    """Move the bar by what the workers report until ``stop`` is set."""
+    while not stop.is_set():
+        try:
+            bar.update(queue.get(timeout=0.2))
+        except (Empty, OSError, ValueError, EOFError):
+            continue
 
 
 def player_label(spec: str) -> str:

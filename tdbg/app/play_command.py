@@ -266,8 +266,10 @@ def matches_against_gnubg(s: PlaySettings, level: str, pins: Pins) -> None:
 
 
 def report_errors(errors: list[str], finished: list, what: str) -> None:
-    """gnubg's errors on stderr; UsageError when not one game (match) finished."""
+    """gnubg's errors on stderr beside the games that finished; when not one game (match)
+    finished, one UsageError line that holds the first error (and how many there were)."""
+    if not finished:
+        more = f"; {len(errors) - 1} more worker(s) failed too" if len(errors) > 1 else ""
+        raise cli.UsageError(f"no {what} against gnubg finished: {errors[0] if errors else 'unknown error'}{more}")
     for err in errors:
         print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
-    if not finished:
-        raise cli.UsageError(f"no {what} against gnubg finished ({errors[0] if errors else 'unknown error'})")

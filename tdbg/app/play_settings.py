@@ -50,7 +50,7 @@ class PlaySettings:
                                      "in money)", type=int, choices=GNUBG_NN_PLIES)
     n_bootstrap: int = option(2000, "bootstrap resamples behind each 95%% CI",
                               type=("count_arg", 1_000_000, "bootstrap resamples"))
-    seed: int = option(0, "random seed (the dice)", type=int)
+    seed: int = option(0, "random seed (the dice)", type="seed_arg")
     save_games: str | None = option(None, "write the games as Jellyfish .mat files into this folder (matches "
                                           "against gnubg-ext: gnubg's own record of each match, match_NNNNNN.mat)",
                                     metavar="DIR")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import subprocess
 import tempfile
@@ -19,7 +20,7 @@ import numpy as np
 from tdbg.gnubg.gnubg_binary import GnubgError
 from tdbg.infra.fileio import json_text
 from tdbg.infra.stats import has_interval, interval
-from tdbg.infra.workers import child_dies_with_us
+from tdbg.infra.workers import child_dies_with_us, end_child
 
 GNUBG_PY = r'''
 import json
@@ -74,17 +75,20 @@ RATINGS = ("Awful!", "Beginner", "Casual player", "Intermediate", "Advanced", "E
            "Supernatural")
 
 
-def gnubg_ratings(rates: list[float], binary: str) -> list[str]:
+def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None) -> list[str]:
     """gnubg's verbal rating of each error rate (milli-units per decision, normalised: the
     overall rate), from the binary's own errorrating(), so our reading of its thresholds
-    never stands in for them."""
+    never stands in for them.  ``timeout``: seconds gnubg may take (None: no limit)."""
     with tempfile.TemporaryDirectory(prefix="gnubg_rating_") as tmp:
         script = os.path.join(tmp, "rating.py")
         with open(script, "w") as fh:
             fh.write("import json, gnubg\n"
                      f"print('@@RATING ' + json.dumps([gnubg.errorrating(r / 1000.0) for r in {list(map(float, rates))!r}]))\n")
-        proc = subprocess.run([binary, "-t", "-q", "-r", "-p", script], capture_output=True, text=True,
-                              preexec_fn=child_dies_with_us())
+        try:
+            proc = subprocess.run([binary, "-t", "-q", "-r", "-p", script], capture_output=True, text=True,
+                                  preexec_fn=child_dies_with_us(), timeout=timeout, stdin=subprocess.DEVNULL)
+        except subprocess.TimeoutExpired:
+            raise GnubgError(f"{binary}: no rating within {timeout:g} s (stalled? --gnubg-timeout)") from None
     for line in proc.stdout.splitlines():
         if line.startswith("@@RATING "):
             return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in json.loads(line[9:])]
@@ -113,36 +117,70 @@ def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder:
 
 
 def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers: int = 1,
-                  chunk_size: int | None = None, folder: str | None = None, luck: bool = False) -> list[dict]:
+                  chunk_size: int | None = None, folder: str | None = None, luck: bool = False,
+                  timeout: float | None = None) -> list[dict]:
     """Per-game statistics from gnubg's analysis of the .mat files: chunks of ``chunk_size``
     files, ``workers`` gnubg processes at a time; the scripts go into ``folder``.  ``luck``:
-    gnubg also judges the dice (at the same ply)."""
+    gnubg also judges the dice (at the same ply).  ``timeout``: seconds the gnubg processes
+    may all stay silent (each prints a line per file) before they are ended and GnubgError
+    says so (None: no limit)."""
     tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
     scripts = write_scripts(files, ply, jacoby, binary, tmp, chunk_size, workers, luck)
     games, failures, warnings = [], [], []
-    running, pending = [], list(scripts)
-    while pending or running:
-        while pending and len(running) < workers:
-            running.append(subprocess.Popen([binary, "-t", "-q", "-r", "-p", pending.pop(0)], stdout=subprocess.PIPE,
-                                            stderr=subprocess.PIPE, text=True, preexec_fn=child_dies_with_us()))
-        p = running.pop(0)
-        out, err = p.communicate()
-        for line in out.splitlines():
-            if line.startswith("@@GAME "):
-                games.append(json.loads(line[7:]))
-            elif line.startswith("@@FAIL "):
-                failures.append(json.loads(line[7:]))
-        warnings += [ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()]
-        if p.returncode not in (0, None) and not games:
-            raise GnubgError(f"gnubg analysis failed (exit {p.returncode}): {err.strip().splitlines()[-1:]}")
-    if not folder:
-        shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        for out, err, code in _run_scripts(scripts, binary, workers, timeout):
+            for line in out.splitlines():
+                if line.startswith("@@GAME "):
+                    games.append(json.loads(line[7:]))
+                elif line.startswith("@@FAIL "):
+                    failures.append(json.loads(line[7:]))
+            warnings += [ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()]
+            if code not in (0, None) and not games:
+                raise GnubgError(f"gnubg analysis failed (exit {code}): {err.strip().splitlines()[-1:]}")
+    finally:
+        if not folder:
+            shutil.rmtree(tmp, ignore_errors=True)
     seen = {os.path.abspath(r["file"]) for r in games + failures}
     failures += [{"file": f, "error": "gnubg found no games in it"} for f in files if os.path.abspath(f) not in seen]
     if failures or warnings:
         raise GnubgError(f"gnubg could not import/analyse {len(failures)} file(s): "
                          f"{(failures[:1] or warnings[:1])}")
     return games
+
+
+def _run_scripts(scripts: list[str], binary: str, workers: int, timeout: float | None):
+    """Run gnubg on each script, ``workers`` at a time; yield (stdout, stderr, exit code) of
+    each as it ends.  GnubgError when none of the running gnubg says a word for ``timeout``
+    seconds; every gnubg still running is ended on the way out (an error, Ctrl-C)."""
+    pending, running = list(scripts), {}   # process -> (its output so far, its stderr file)
+    try:
+        while pending or running:
+            while pending and len(running) < workers:
+                err = tempfile.TemporaryFile()  # a file: a chatty stderr can never block gnubg
+                proc = subprocess.Popen([binary, "-t", "-q", "-r", "-p", pending.pop(0)], stdout=subprocess.PIPE,
+                                        stderr=err, stdin=subprocess.DEVNULL, preexec_fn=child_dies_with_us())
+                running[proc] = (bytearray(), err)
+            by_fd = {p.stdout.fileno(): p for p in running}
+            ready, _, _ = select.select(list(by_fd), [], [], timeout)
+            if not ready:
+                raise GnubgError(f"gnubg said nothing for {timeout:g} s while analysing (stalled? --gnubg-timeout)")
+            for fd in ready:
+                proc = by_fd[fd]
+                chunk = os.read(fd, 1 << 16)
+                if chunk:
+                    running[proc][0].extend(chunk)
+                    continue
+                out, err = running.pop(proc)
+                end_child(proc, wait=timeout or 60.0)  # its output is closed: it is ending
+                proc.stdout.close()
+                err.seek(0)
+                yield out.decode(errors="replace"), err.read().decode(errors="replace"), proc.returncode
+                err.close()
+    finally:
+        for proc, (_, err) in running.items():
+            end_child(proc)
+            proc.stdout.close()
+            err.close()
 
 
 def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000,

@@ -38,7 +38,7 @@ from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE,
                                        ProtocolError, Question, _keys, gnubg_replies, opening_positions,
                                        parse_board_string)
-from tdbg.infra.workers import child_dies_with_us
+from tdbg.infra.workers import child_dies_with_us, end_child
 from tdbg.play.match import GameRecord
 from tdbg.play.matches import MatchRecord, Score
 
@@ -159,20 +159,20 @@ class GnubgSession:
         # fills the pipe while gnubg waits on our first move, so a thread feeds it
         feeder = threading.Thread(target=_feed, args=(proc.stdin, self._script(port, n_games).encode()), daemon=True)
         feeder.start()
+        finished = False
         try:
             try:
                 conn, _ = srv.accept()
             except socket.timeout:
-                raise GnubgError(f"gnubg did not connect within {self.timeout:.0f} s") from None
+                raise GnubgError(f"gnubg did not connect within {self.timeout:g} s") from None
             conn.settimeout(self.timeout)
             self._serve(conn, n_games, results, records, on_game, proc, lines)
+            finished = True
         finally:
             srv.close()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            # after the games gnubg ends its script by itself (its record exported); on an error or
+            # Ctrl-C it is ended at once: SIGTERM, then SIGKILL after a second
+            end_child(proc, grace=1.0, wait=self.timeout if finished else 0.0)
             reader.join(timeout=5)
             os.close(master) if _fd_open(master) else None
         if self.mode.is_match:

@@ -17,6 +17,7 @@ import ctypes
 import multiprocessing as mp
 import os
 import signal
+import subprocess
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -50,6 +51,21 @@ def child_dies_with_us():
     """preexec_fn for subprocess.Popen: the child (e.g. a gnubg binary) is killed when this process dies."""
     parent = os.getpid()
     return lambda: die_with_parent(parent)
+
+
+def end_child(proc, grace: float = 1.0, wait: float = 0.0) -> None:
+    """End the child process ``proc`` (a subprocess.Popen, e.g. gnubg): let it exit by itself
+    for up to ``wait`` seconds (0 while an error or Ctrl-C is on its way out), then SIGTERM,
+    then SIGKILL after ``grace`` seconds; it is never waited for without a limit."""
+    for step in ("wait", "terminate", "kill"):
+        if step != "wait":
+            with contextlib.suppress(OSError):
+                getattr(proc, step)()
+        try:
+            proc.wait(timeout=wait if step == "wait" else grace)
+            return
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _init(parent_pid: int, initializer, initargs) -> None:

@@ -163,9 +163,9 @@ class Run:
     engine: str = option("auto", "move generator", choices=ENGINES)
     device: str = option("cpu", "where training runs", choices=("cpu", "cuda"))
     seed: int = option(0, "random seed (dice and exploration; also weights and minibatch order unless "
-                          "--torch-seed)", type=int)
+                          "--torch-seed)", type="seed_arg")
     torch_seed: int | None = option(None, "seed of weight initialisation, growth and minibatch order "
-                                          "(default: --seed)", type=int)
+                                          "(default: --seed)", type="seed_arg")
     save: str | None = option(None, "checkpoint path (written atomically after every round)", required=True)
     save_every: int = option(
         0, "also keep a snapshot every N rounds beside --save, named STEM_rNNNNNN.pt (the round count of the "

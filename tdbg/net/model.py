@@ -38,6 +38,7 @@ from torch import nn
 from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES
 from tdbg.game.heads import OUTPUT_MODES, output_head
 from tdbg.game.modes import MODES, MatchPlay, mode_class
+from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES, atomic_write, file_kind
 from tdbg.infra.provenance import command, git_commit, utc_now
 
@@ -51,8 +52,9 @@ ACTIVATIONS = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
                "leaky_relu": torch.nn.functional.leaky_relu}  # name -> function (hidden units)
 
 
-class CheckpointError(Exception):
-    """A checkpoint that cannot be used: missing, corrupt, truncated or of the wrong kind."""
+class CheckpointError(InputError):
+    """A checkpoint that cannot be used: missing, corrupt, truncated or of the wrong kind (bad
+    input: a script that meets one says so in one line)."""
 
 
 class TDNetwork(nn.Module):

@@ -50,7 +50,7 @@ def build_parser() -> cli.Parser:
     p.add_argument("--top", type=cli.positive_int, default=5, help="candidates at most (by gnubg-nn 1-ply)")
     p.add_argument("--window", type=cli.positive_float, default=0.08,
                    help="candidates within this gnubg-nn 1-ply equity of the best")
-    p.add_argument("--seed", type=cli.non_negative_int, default=0, help="self-play and rollout seed")
+    p.add_argument("--seed", type=cli.seed_arg, default=0, help="self-play and rollout seed")
     p.add_argument("--workers", type=cli.workers_arg, default=1, help="processes, one chunk each at a time")
     p.add_argument("--time-budget", type=cli.positive_float,
                    help="seconds: start no chunk that would not finish within this (finished chunks are kept)")
