@@ -113,3 +113,114 @@ def test_ctrl_c_ends_the_run_when_a_worker_died_half_way_through_sending(tmp_pat
                           timeout=300)
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], proc.stderr
+
+
+# a gnubg that passes the preflight (its version, its weights, its rating) and then neither
+# connects to its external player nor says a word of analysis; like gnubg, Ctrl-C does not
+# end it; SIGTERM does, and it notes that it got one
+FAKE_GNUBG = r'''#!{python}
+import os, signal, sys, time
+MARKS = {marks!r}
+def mark(name):
+    with open(os.path.join(MARKS, name), "a") as fh:
+        fh.write(f"{{os.getpid()}}\n")
+if sys.argv[1:] == ["--version"]:
+    print("GNU Backgammon 1.08.003")
+    sys.exit(0)
+if "-p" in sys.argv:
+    if "errorrating" in open(sys.argv[-1]).read():
+        print("@@RATING [3]")
+        sys.exit(0)
+    role = "analysing"
+else:
+    if sys.stdin.readline().strip() == "show engine":
+        print("installed in:\n - " + MARKS)
+        sys.exit(0)
+    role = "playing"
+signal.signal(signal.SIGINT, signal.SIG_IGN)
+signal.signal(signal.SIGTERM, lambda *_: (mark("terminated"), os._exit(0)))
+mark(role)
+while True:
+    time.sleep(1)
+'''
+
+
+def _fake_gnubg(tmp_path):
+    import sys
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (marks / "gnubg.wd").write_bytes(b"fake weights")
+    fake = tmp_path / "gnubg"
+    fake.write_text(FAKE_GNUBG.format(python=sys.executable, marks=str(marks)))
+    fake.chmod(0o755)
+    return str(fake), marks
+
+
+def _pids(marks, name):
+    path = marks / name
+    return path.read_text().split() if path.exists() else []
+
+
+def _gone(pid: str) -> bool:
+    try:
+        state = open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0]
+    except OSError:
+        return True
+    return state == "Z"
+
+
+def test_a_gnubg_that_never_connects_is_one_line_and_ended(tmp_path):
+    """--gnubg-timeout 3 against a gnubg that passes the preflight and never connects: one
+    line naming the 3 s (not a gnubg-error line and then a second one), and the gnubg is
+    ended (SIGTERM) rather than waited for."""
+    fake, marks = _fake_gnubg(tmp_path)
+    proc = run("play_models.py", "--model1", "pubeval", "--model2", "gnubg-ext", "--gnubg", fake, "--game-mode",
+               "cubeless-money", "--games", "2", "--gnubg-timeout", "3", "--games-csv", tmp_path / "g.csv", "--quiet")
+    assert_one_line_error(proc, "did not connect within 3 s")
+    playing = _pids(marks, "playing")
+    assert len(playing) == 1 and _pids(marks, "terminated") == playing
+
+
+def test_ctrl_c_ends_gnubg_during_games(tmp_path):
+    """Ctrl-C (to the whole process group, as from a terminal) while a game against the gnubg
+    binary is waited for: one `interrupted` line, exit 130, and gnubg, which Ctrl-C itself
+    does not end, is ended by a SIGTERM, not waited for."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from helpers import HANG_GUARD, ROOT
+    fake, marks = _fake_gnubg(tmp_path)
+    proc = subprocess.Popen([sys.executable, "play_models.py", "--model1", "pubeval", "--model2", "gnubg-ext",
+                             "--gnubg", fake, "--game-mode", "cubeless-money", "--games", "2", "--quiet",
+                             "--gnubg-timeout", "600", "--games-csv", tmp_path / "g.csv"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
+    while not _pids(marks, "playing") and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    playing = _pids(marks, "playing")
+    assert len(playing) == 1, proc.communicate(timeout=HANG_GUARD)
+    os.killpg(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=HANG_GUARD)
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], err
+    assert _pids(marks, "terminated") == playing and _gone(playing[0])
+
+
+def test_gnubg_eval_ends_when_the_analysis_stalls(tmp_path):
+    """gnubg_eval.py against a gnubg that passes the preflight and the rating check, then
+    analyses nothing and says nothing: one line after --gnubg-timeout, exit 2, that gnubg
+    ended (before, the run waited for it forever; the subprocess timeout is a hang guard)."""
+    import subprocess
+    import sys
+
+    from helpers import ROOT
+    fake, marks = _fake_gnubg(tmp_path)
+    ck = _net(tmp_path / "m.pt", 4)
+    proc = subprocess.run([sys.executable, "gnubg_eval.py", "--model", ck, "--games", "2", "--gnubg", fake,
+                           "--gnubg-timeout", "3", "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert_one_line_error(proc, "said nothing for 3 s")
+    analysing = _pids(marks, "analysing")
+    assert len(analysing) == 1 and _pids(marks, "terminated") == analysing
