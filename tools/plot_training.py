@@ -19,8 +19,26 @@ from tdbg.game.modes import MODES
 from tdbg.play import opponents
 
 
+# the columns every training script's log has (batch_td.LOG_FIELDS, online_td's log_fields)
+TRAINING_COLUMNS = ("total_episodes", "loss", "lr", "episodes_per_s")
+
+
 def read_log(path: str) -> list[dict]:
-    return cli.read_log(path, "loss")
+    """The rows of a training log; UsageError for a file that is not one (another CSV, a
+    log whose rows were edited into something else)."""
+    rows = cli.read_log(path, "loss")
+    missing = [c for c in TRAINING_COLUMNS if c not in rows[0]]
+    if missing:
+        raise cli.UsageError(f"{path} is not a training log (no {', '.join(missing)} column)")
+    for line, row in enumerate(rows, 2):
+        for key in TRAINING_COLUMNS:
+            try:
+                value = float(row[key]) if row[key] not in ("", None) or key == "total_episodes" else 0.0
+            except (TypeError, ValueError):
+                value = None
+            if value is None or (key == "total_episodes" and not value >= 0):
+                raise cli.UsageError(f"{path}: line {line} is not a training log's row ({key} {row[key]!r})")
+    return rows
 
 
 def _col(rows, key, xkey):

@@ -24,7 +24,6 @@ seed its model was selected on.  A table lives between the marker comments
 """
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
@@ -33,6 +32,7 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
+from tdbg.app import cli
 from tdbg.infra.fileio import atomic_write
 from tdbg.play.results_file import compare, read_results
 
@@ -558,32 +558,40 @@ def render(text: str, name: str, table: str) -> str:
 def update(write: bool = False) -> list[str]:
     """Names of the tables whose committed text differs from what the result files give;
     with ``write``, those tables are rewritten (atomically) to agree."""
-    changed = []
-    for name, make in TABLES.items():
+    changed, texts = [], {}
+    for name, make in TABLES.items():   # every table made before any is written
         path = _path(TARGETS[name])
-        with open(path) as fh:
-            text = fh.read()
-        new = render(text, name, make())
-        if new != text:
-            if write:
-                with atomic_write(path) as fh:
-                    fh.write(new)
+        if path not in texts:
+            with open(path) as fh:
+                texts[path] = fh.read()
+        new = render(texts[path], name, make())
+        if new != texts[path]:
+            texts[path] = new
             changed.append(f"{name} ({TARGETS[name]})")
+    if write:
+        for path in {_path(TARGETS[c.split(' (')[0]]) for c in changed}:
+            with atomic_write(path) as fh:
+                fh.write(texts[path])
     return changed
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a committed table differs")
     args = p.parse_args()
+    try:   # a result file missing, or edited so that it no longer reads: one line, before anything is written
+        bad = update(write=not args.check)
+    except OSError as exc:
+        raise cli.UsageError(f"{exc.filename or 'a result file'}: {exc.strerror or exc}") from None
+    except (ValueError, KeyError, TypeError, IndexError, json.JSONDecodeError) as exc:
+        what = f"no {exc} entry" if isinstance(exc, KeyError) else str(exc)
+        raise cli.UsageError(f"a result file the tables are made from does not read: {what}") from None
     if args.check:
-        bad = update()
         for b in bad:
             print(f"differs from the result files: {b}")
         sys.exit(1 if bad else 0)
-    changed = update(write=True)
-    print("rewritten: " + (", ".join(changed) if changed else "nothing (every table is up to date)"))
+    print("rewritten: " + (", ".join(bad) if bad else "nothing (every table is up to date)"))
 
 
 if __name__ == "__main__":
-    main()
+    cli.run_main(main)

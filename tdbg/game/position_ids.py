@@ -108,6 +108,10 @@ def check_context(s: GameState, where: str) -> GameState:
         if s.cube != 1 or s.doubled:
             raise ValueError(f"{where}: the cube is not turned in the Crawford game (cube {s.cube}"
                              f"{', a double pending' if s.doubled else ''})")
+    if s.owner != CUBE_CENTERED and s.cube == 1:   # (a cube above 1 may be centred: automatic doubles)
+        raise ValueError(f"{where}: an owned cube at 1: a side owns the cube once it took a double (2 or more)")
+    if s.doubled and s.owner == CUBE_THEIRS:
+        raise ValueError(f"{where}: a double is pending from the side on roll, but the cube is its opponent's")
     return s
 
 
@@ -189,14 +193,17 @@ def parse_xgid(text: str) -> GameState:
     fields = body.split(":")
     if len(fields) != 10:
         raise ValueError(f"an XGID has 10 ':'-separated fields, got {len(fields)} in {text!r}")
-    pos, cube_log2, owner, turn, dice, s_bottom, s_top, rules, length, _max_cube = fields
+    pos, cube_log2, owner, turn, dice, s_bottom, s_top, rules, length, max_cube = fields
     if len(pos) != 26:
         raise ValueError(f"an XGID position is 26 characters, got {len(pos)}")
     try:
-        cube_log2, owner, turn, s_bottom, s_top, rules, length = (
-            int(x) for x in (cube_log2, owner, turn, s_bottom, s_top, rules, length))
+        cube_log2, owner, turn, s_bottom, s_top, rules, length, max_cube = (
+            int(x) for x in (cube_log2, owner, turn, s_bottom, s_top, rules, length, max_cube))
     except ValueError:
-        raise ValueError(f"XGID {text!r}: cube, owner, turn, scores, rules and match length must be whole numbers") from None
+        raise ValueError(f"XGID {text!r}: cube, owner, turn, scores, rules, match length and maximum cube must be "
+                         f"whole numbers") from None
+    if max_cube < 0:
+        raise ValueError(f"XGID maximum cube field {max_cube} is negative")
     board = np.zeros((2, 25), dtype=np.int64)   # row 1 = bottom player
     for i, ch in enumerate(pos):
         bottom, top = _xg_count(ch)

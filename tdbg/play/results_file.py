@@ -21,6 +21,7 @@ match-win rate.
 from __future__ import annotations
 
 import csv
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -127,12 +128,31 @@ def read_results(path: str) -> Results:
     try:
         for r in reader:
             rows.append((int(r["game"]), float(r["points"])))
+            if not math.isfinite(rows[-1][1]):
+                raise ValueError
     except (TypeError, ValueError):
-        raise ResultsFileError(f"{path}: malformed row {reader.line_num}") from None
+        raise ResultsFileError(f"{path}: malformed row {reader.line_num} (a game's number and its points, a "
+                               f"finite number, are needed)") from None
     if not rows:
         raise ResultsFileError(f"{path}: no games")
+    _check_entries(path, header, "games", [g for g, _ in rows])
     g, p = np.array(rows).T
     return Results(path, header, g.astype(np.int64), p)
+
+
+def _check_entries(path: str, header: dict, what: str, indices: list[int]) -> None:
+    """ResultsFileError unless the rows are what the header says: as many ``what`` (games,
+    matches) as its count, each numbered once from 0."""
+    if len(set(indices)) != len(indices) or min(indices) < 0:
+        raise ResultsFileError(f"{path}: a {what[:-1]} number is negative or repeated (an edited or joined file?)")
+    if what in header:
+        try:
+            count = int(header[what])
+        except ValueError:
+            raise ResultsFileError(f"{path}: its header's {what} is {header[what]!r}, not a count") from None
+        if count != len(indices) or max(indices) >= count:
+            raise ResultsFileError(f"{path}: its header says {count} {what}, its rows hold {len(indices)} numbered "
+                                   f"{min(indices)} to {max(indices)} (an edited or joined file?)")
 
 
 def _read_matches(path: str, header: dict, reader) -> Results:
@@ -141,10 +161,13 @@ def _read_matches(path: str, header: dict, reader) -> Results:
     try:
         for r in reader:
             winners[int(r["match"])] = int(r["winner"])
+            if winners[int(r["match"])] not in (-1, 0, 1) or not math.isfinite(float(r.get("points_1") or 0)):
+                raise ValueError
     except (TypeError, ValueError):
         raise ResultsFileError(f"{path}: malformed row {reader.line_num}") from None
     if not winners:
         raise ResultsFileError(f"{path}: no matches")
+    _check_entries(path, header, "matches", list(winners))
     header.setdefault("game_mode", "match")
     idx = np.array(sorted(winners), dtype=np.int64)
     won = np.array([{0: 1.0, 1: -1.0}.get(winners[i], 0.0) for i in idx])
