@@ -67,13 +67,31 @@ static int parse_dice(const char *a, const char *b, int *d1, int *d2) {
     return (*d1 >= 1 && *d1 <= 6 && *d2 >= 1 && *d2 <= 6) ? 0 : -1;
 }
 
-static int decide(const tdnet_t *net, const char *pid, const char *da, const char *db, int owner, long line) {
-    int8_t board[50];
-    int d1, d2;
+/* The board of a Position ID (0), or 2 after one error line: not an ID, or a finished game
+   (a side with no checkers left has borne off: there is no move to choose or value to give). */
+static int read_board(const char *pid, int8_t *board, long line) {
     if (tdnet_board_from_id(pid, board) != 0) {
         fprintf(stderr, "tdbg_move: error: line %ld: %s is not a valid Position ID\n", line, pid);
         return 2;
     }
+    for (int row = 0; row < 2; row++) {
+        int n = 0;
+        for (int i = 0; i < 25; i++)
+            n += board[25 * row + i];
+        if (n == 0) {
+            fprintf(stderr, "tdbg_move: error: line %ld: %s: %s has no checkers left: the game is over\n", line, pid,
+                    row ? "the side on roll" : "the opponent");
+            return 2;
+        }
+    }
+    return 0;
+}
+
+static int decide(const tdnet_t *net, const char *pid, const char *da, const char *db, int owner, long line) {
+    int8_t board[50];
+    int d1, d2;
+    if (read_board(pid, board, line) != 0)
+        return 2;
     if (parse_dice(da, db, &d1, &d2) != 0) {
         fprintf(stderr, "tdbg_move: error: line %ld: dice must be two numbers from 1 to 6\n", line);
         return 2;
@@ -96,10 +114,8 @@ static int decide(const tdnet_t *net, const char *pid, const char *da, const cha
 
 static int evaluate(const tdnet_t *net, const char *pid, int owner, int cube_action, long line) {
     int8_t board[50];
-    if (tdnet_board_from_id(pid, board) != 0) {
-        fprintf(stderr, "tdbg_move: error: line %ld: %s is not a valid Position ID\n", line, pid);
+    if (read_board(pid, board, line) != 0)
         return 2;
-    }
     int width = tdnet_inputs(net), outs = tdnet_outputs(net);
     float feats[200] = {0}, out[5], scratch[2 * TDNET_MAX_WIDTH];
     bg_encode_batch(board, 1, feats, width, 1);

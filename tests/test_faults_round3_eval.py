@@ -224,3 +224,167 @@ def test_gnubg_eval_ends_when_the_analysis_stalls(tmp_path):
     assert_one_line_error(proc, "said nothing for 3 s")
     analysing = _pids(marks, "analysing")
     assert len(analysing) == 1 and _pids(marks, "terminated") == analysing
+
+
+# --- kind 8: one error line where a traceback was ------------------------------------------
+
+def _crafted(path, **meta_changes) -> str:
+    """A checkpoint whose metadata was edited by hand (``meta_changes``), weights intact."""
+    src = _net(path, 5)
+    payload = torch.load(src, weights_only=True)
+    payload["meta"].update(meta_changes)
+    torch.save(payload, src)
+    return src
+
+
+@pytest.mark.parametrize("change, words", [
+    ({"episodes": "many"}, "'episodes' is str"), ({"hidden": ["8"]}, "'hidden' holds"),
+    ({"game_mode": 5}, "'game_mode' is int"), ({"lineage": "none"}, "'lineage' is str"),
+    ({"n_inputs": True}, "'n_inputs' is bool"), ({"lineage": [3]}, "not dicts"),
+])
+def test_checkpoint_metadata_of_the_wrong_type_is_one_line(tmp_path, change, words):
+    ck = _crafted(tmp_path / "c.pt", **change)
+    for script, args in (("tools/describe_model.py", [ck]),
+                         ("play_models.py", ["--model1", ck, "--model2", "random", "--games", "2"])):
+        assert_one_line_error(run(script, *args), words)
+
+
+def test_hidden_sizes_this_machine_cannot_hold_are_one_line():
+    """Each size passes the flag's own check (1..65536), together they need far more memory
+    than the machine has: refused before torch allocates anything."""
+    proc = run("train_batch.py", "--hidden", "65536,65536,65536", "--num-episodes", "20", "--save", "/tmp/never.pt",
+               "--quiet")
+    assert_one_line_error(proc, "more than this machine's memory")
+    assert not os.path.exists("/tmp/never.pt")
+
+
+ALLOCATION_FAILS = r'''
+import resource, runpy, sys
+import torch  # loaded first: the limit below leaves room for what is loaded, not for the network
+vm = int([l for l in open("/proc/self/status") if l.startswith("VmSize")][0].split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), resource.RLIM_INFINITY))
+sys.argv = ["train_batch.py", "--hidden", "30000,30000", "--num-episodes", "20", "--save", sys.argv[1], "--quiet"]
+runpy.run_path("train_batch.py", run_name="__main__")
+'''
+
+
+def test_an_allocation_that_fails_is_one_line(tmp_path):
+    """A network that fits the machine's memory but not the process's limit (ulimit -v): torch's
+    allocator fails (a RuntimeError), and that is one line too."""
+    import subprocess
+    import sys
+
+    from helpers import HANG_GUARD, ROOT
+    proc = subprocess.run([sys.executable, "-c", ALLOCATION_FAILS, str(tmp_path / "n.pt")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG_GUARD)
+    assert_one_line_error(proc, "cannot allocate the network")
+
+
+def test_standard_output_on_a_full_device_is_one_line(tmp_path):
+    import subprocess
+    import sys
+
+    from helpers import HANG_GUARD, ROOT
+    ck = _net(tmp_path / "c.pt", 6)
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "tools/describe_model.py", ck], cwd=ROOT, stdout=full,
+                              stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 1 and len(lines) == 1 and "cannot write standard output" in lines[0], proc.stderr
+
+
+def test_a_name_that_is_not_utf8_is_refused_before_the_games(tmp_path):
+    """A result file names its outputs and players; a path with a byte that is not UTF-8 could
+    not be written there, and was found only after all the games."""
+    bad = os.fsdecode(bytes(tmp_path / "r") + b"\xff.csv")
+    proc = run("play_models.py", "--model1", "pubeval", "--model2", "random", "--games", "2", "--csv", bad)
+    assert_one_line_error(proc, "not UTF-8")
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_luck_judge_that_is_a_player_is_refused_before_the_games(tmp_path):
+    proc = run("play_models.py", "--model1", "pubeval", "--model2", "random", "--games", "200", "--luck", "pubeval",
+               "--save-games", tmp_path / "g")
+    assert_one_line_error(proc, "the judge is gnubg-nn or a checkpoint")
+    assert not (tmp_path / "g").exists()
+
+
+# --- the input part of kind 10: bad input accepted -----------------------------------------
+
+def _result_file(tmp_path, name="r.csv", games=4):
+    path = tmp_path / name
+    run("play_models.py", "--model1", "pubeval", "--model2", "random", "--games", str(games), "--csv", path,
+        check=True)
+    return path
+
+
+@pytest.mark.parametrize("edit, words", [
+    (lambda t: t.replace("\n1,", "\nnan_row,", 1), "malformed row"),
+    (lambda t: _points(t, "nan"), "finite"), (lambda t: _points(t, "inf"), "finite"),
+    (lambda t: _points(t, "-inf"), "finite"),
+    (lambda t: t.replace("# games: 4", "# games: 6"), "header says 6 games"),
+    (lambda t: t + t.splitlines()[-1] + "\n", "repeated"),
+])
+def test_compare_results_refuses_what_no_run_writes(tmp_path, edit, words):
+    a = _result_file(tmp_path)
+    b = tmp_path / "b.csv"
+    b.write_text(edit(a.read_text()))
+    assert_one_line_error(run("tools/compare_results.py", a, b), words)
+
+
+def _points(text: str, value: str) -> str:
+    """The last game's points replaced by ``value``."""
+    lines = text.splitlines()
+    cells = lines[-1].split(",")
+    cells[2] = value
+    return "\n".join(lines[:-1] + [",".join(cells)]) + "\n"
+
+
+def test_plot_training_refuses_a_file_that_is_not_a_training_log(tmp_path):
+    not_a_log = tmp_path / "x.csv"
+    not_a_log.write_text("name,loss\nalice,3\nbob,4\n")      # a CSV with a loss column, nothing more
+    assert_one_line_error(run("tools/plot_training.py", not_a_log), "not a training log")
+    edited = tmp_path / "e.csv"
+    edited.write_text("round,total_episodes,loss,lr,episodes_per_s\n1,20,0.1,0.1,5\n2,forty,0.1,0.1,5\n")
+    assert_one_line_error(run("tools/plot_training.py", edited), "line 3")
+    assert not (tmp_path / "x.png").exists() and not (tmp_path / "e.png").exists()
+
+
+@pytest.mark.parametrize("state, words", [
+    (dict(cube=1, owner=1), "owned cube at 1"), (dict(cube=1, owner=2), "owned cube at 1"),
+    (dict(cube=2, owner=2, doubled=True), "the cube is its opponent's"),
+])
+def test_match_id_fields_no_game_reaches_are_refused(state, words):
+    import numpy as np
+
+    from tdbg.game.position_ids import GameState, match_id, parse_position
+    text = "4HPwATDgc/ABMA:" + match_id(GameState(np.zeros((2, 25), dtype=np.int64), **state))
+    with pytest.raises(ValueError, match=words):
+        parse_position(text)
+    assert_one_line_error(run("tools/analyse.py", _net_path(), text), words)
+
+
+def _net_path() -> str:
+    import tempfile
+    folder = tempfile.mkdtemp(prefix="round3_")
+    return _net(os.path.join(folder, "n.pt"), 7)
+
+
+def test_tdbg_move_refuses_a_finished_game(tmp_path):
+    import subprocess
+
+    import numpy as np
+
+    from helpers import ROOT
+    from tdbg.game import backgammon_engine as be
+    subprocess.run(["make", "-s", "-C", f"{ROOT}/c_inference"], check=True, capture_output=True)
+    weights = tmp_path / "n.bin"
+    run("tools/export_weights.py", _net(tmp_path / "n.pt", 8), weights, check=True)
+    board = np.zeros((2, 25), dtype=np.int64)
+    board[0, 5] = 3   # the opponent has three checkers left; the side on roll has borne off all of its
+    pid = be.position_id(board)
+    for args, stdin in (([pid, "3", "1"], ""), ([], f"{pid} 3 1\n"), (["--eval", pid], "")):
+        proc = subprocess.run([f"{ROOT}/c_inference/tdbg_move", str(weights), *args], input=stdin,
+                              capture_output=True, text=True)
+        assert_one_line_error(proc, "the game is over")
+        assert proc.stdout == ""

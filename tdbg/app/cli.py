@@ -50,6 +50,27 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):  # noqa: D401 - argparse hook
         fail(message, self.prog)
 
+    def parse_known_args(self, args=None, namespace=None):
+        """argparse's, then a check that every text given can be written as UTF-8: a path or
+        name with a byte that is not (it reaches Python as a lone surrogate) would otherwise
+        be found only when a result file or a line naming it is written, after the work."""
+        parsed, rest = super().parse_known_args(args, namespace)
+        for key, value in vars(parsed).items():
+            for text in value if isinstance(value, (list, tuple)) else [value]:
+                if isinstance(text, str) and not _utf8(text):
+                    shown = text.encode("utf-8", "backslashreplace").decode()
+                    self.error(f"argument --{key.replace('_', '-')}: {shown!r} is not UTF-8 text (result files "
+                               f"and messages name it); rename the file or give another name")
+        return parsed, rest
+
+
+def _utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+        return True
+    except UnicodeEncodeError:
+        return False
+
 
 def fail(message: str, prog: str | None = None, code: int = 2) -> None:
     """One ``prog: error: message`` line on stderr (a message of several lines is joined
@@ -71,6 +92,31 @@ def _stdout_closed() -> None:
         os.dup2(devnull, sys.stdout.fileno())
 
 
+class _WatchedStdout:
+    """sys.stdout as it was, noting a write or flush that failed (``> /dev/full``, a full
+    disk under a redirect), so that the error can be told from one of another file."""
+
+    def __init__(self, stream):
+        self.stream, self.failed = stream, False
+
+    def write(self, text):
+        try:
+            return self.stream.write(text)
+        except OSError:
+            self.failed = True
+            raise
+
+    def flush(self):
+        try:
+            return self.stream.flush()
+        except OSError:
+            self.failed = True
+            raise
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
 def run_main(main) -> None:
     """Call ``main()``, turning bad input (the library's InputError, a script's UsageError)
     or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
@@ -78,6 +124,7 @@ def run_main(main) -> None:
     line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
     printed before an error line are held back: the error line is the whole story."""
     held: list = []
+    watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
         with warnings.catch_warnings(record=True) as held:
             main()
@@ -92,9 +139,15 @@ def run_main(main) -> None:
     except KeyboardInterrupt:
         fail("interrupted (Ctrl-C); nothing was written after the interrupt", code=INTERRUPTED)
     except OSError as exc:
+        if watched.failed:   # e.g. > /dev/full: the output cannot be written
+            _stdout_closed()
+            fail(f"cannot write standard output ({exc.strerror or exc})", code=1)
         if exc.filename is None:
             raise
         fail(f"{exc.filename}: {exc.strerror}", code=1)
+    finally:
+        if sys.stdout is watched:
+            sys.stdout = watched.stream
     for w in held:  # no error: the warnings are shown as they would have been
         warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
