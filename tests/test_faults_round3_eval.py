@@ -388,3 +388,66 @@ def test_tdbg_move_refuses_a_finished_game(tmp_path):
                               capture_output=True, text=True)
         assert_one_line_error(proc, "the game is over")
         assert proc.stdout == ""
+
+
+def _results_tables(monkeypatch, replace):
+    """tools/results_tables.py --check with the first result CSV it reads replaced by
+    ``replace(path)``'s path: (exit code, stderr lines)."""
+    import contextlib
+    import importlib.util
+    import io
+    import sys
+
+    from helpers import ROOT
+    spec = importlib.util.spec_from_file_location("results_tables_probe", f"{ROOT}/tools/results_tables.py")
+    tables = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tables)
+    real, swapped = tables._path, []
+
+    def path(rel):
+        if rel.endswith(".csv") and not swapped:
+            swapped.append(rel)
+            return replace(real(rel))
+        return real(rel)
+    monkeypatch.setattr(tables, "_path", path)
+    monkeypatch.setattr(sys, "argv", ["results_tables.py", "--check"])
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
+            pytest.raises(SystemExit) as done:
+        tables.cli.run_main(tables.main)
+    return done.value.code, [ln for ln in err.getvalue().splitlines() if ln.strip()], swapped
+
+
+def test_results_tables_on_a_missing_or_edited_result_file_is_one_line(tmp_path, monkeypatch):
+    code, lines, swapped = _results_tables(monkeypatch, lambda p: str(tmp_path / "gone.csv"))
+    assert code == 2 and len(lines) == 1 and "gone.csv" in lines[0], (lines, swapped)
+
+    def edited(p):
+        text = open(p).read()
+        out = tmp_path / "edited.csv"
+        out.write_text(_points(text, "abc"))
+        return str(out)
+    code, lines, _ = _results_tables(monkeypatch, edited)
+    assert code == 2 and len(lines) == 1 and "malformed row" in lines[0], lines
+
+
+@pytest.mark.parametrize("script, args, words", [
+    ("experiments/benchmarks/eval_throughput.py", ["--games", "0"], "--games"),
+    ("experiments/benchmarks/eval_throughput.py", ["--hidden", "abc"], "--hidden"),
+    ("experiments/benchmarks/selfplay_throughput.py", ["--seconds", "nan"], "--seconds"),
+    ("experiments/benchmarks/rollout_throughput.py", ["--workers", "0"], "--workers"),
+    ("experiments/benchmarks/movegen.py", ["--chunk", "-5"], "--chunk"),
+    ("experiments/benchmarks/eval_throughput.py", ["--checkpoint", "/nonexistent/x.pt", "--games", "2"],
+     "no such checkpoint"),
+])
+def test_the_benchmarks_answer_bad_flags_in_one_line(script, args, words):
+    assert_one_line_error(run(script, *args), words)
+
+
+@pytest.mark.parametrize("script, args", [
+    ("play_models.py", ["--model1", "pubeval", "--model2", "random", "--games", "4"]),
+    ("train_batch.py", ["--hidden", "8", "--num-episodes", "20", "--episodes-per-round", "20", "--parallel-games", "8"]),
+])
+def test_the_largest_seed_runs(tmp_path, script, args):
+    extra = ["--save", tmp_path / "s.pt"] if script.startswith("train") else []
+    run(script, *args, *extra, "--seed", str(2 ** 32 - 1), "--quiet", check=True)

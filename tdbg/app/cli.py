@@ -133,6 +133,16 @@ def run_main(main) -> None:
         fail(str(exc))
     except (RunError, WorkerError) as exc:
         fail(str(exc), code=1)
+    except SystemExit:   # a script's own exit (--help, --check's verdict): what it printed must be written
+        try:                 # (argparse's help swallows a failed write: the watch has noted it)
+            sys.stdout.flush()
+            reason = "the write failed" if watched.failed else None
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+        if reason:
+            _stdout_closed()
+            fail(f"cannot write standard output ({reason})", code=1)
+        raise
     except BrokenPipeError:
         _stdout_closed()
         fail("standard output was closed before the output was written (broken pipe)", code=1)
