@@ -273,8 +273,8 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
 
     def runner(series, *args, **kwargs):
         raise Asked(series.table.mode, series.table.jacoby)
-    monkeypatch.setattr(eval_command, "preflight", lambda binary: {"binary": "gnubg"})
-    monkeypatch.setattr(eval_command, "gnubg_ratings", lambda rates, binary: ["Awful!"])
+    monkeypatch.setattr(eval_command, "preflight", lambda binary, timeout=None: {"binary": "gnubg"})
+    monkeypatch.setattr(eval_command, "gnubg_ratings", lambda rates, binary, timeout=None: ["Awful!"])
     monkeypatch.setattr(eval_command, "play_series", runner)
     dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
     for extra, want in (([], ("cubeful-money", True)), (["--no-jacoby"], ("cubeful-money", False))):
@@ -343,9 +343,10 @@ def test_self_play_analyses_each_distinct_game_once(monkeypatch, tmp_path):
         seen.extend(os.path.basename(f) for f in files)
         return [_game(os.path.basename(f), 0, 0.01 * (int(os.path.basename(f)[5:12]) + 1), 0.02) | {"file": f}
                 for f in files]
-    monkeypatch.setattr(eval_command, "preflight", lambda binary: {"binary": "gnubg", "version": "stand-in"})
+    monkeypatch.setattr(eval_command, "preflight",
+                        lambda binary, timeout=None: {"binary": "gnubg", "version": "stand-in"})
     for module in (eval_command, eval_report):   # the check before any game, and the report's rating
-        monkeypatch.setattr(module, "gnubg_ratings", lambda rates, binary: ["Casual player"] * len(rates))
+        monkeypatch.setattr(module, "gnubg_ratings", lambda rates, binary, timeout=None: ["Casual player"] * len(rates))
     monkeypatch.setattr(eval_command, "analyse_files", analyse)
     js = tmp_path / "r.json"
     dmp = os.path.join(ROOT, "best_models", "dmp_128x2.pt")

@@ -101,7 +101,7 @@ MATCHES = (
 )
 # sha256 of --help at COLUMNS=120
 HELP = {"play_models.py": "edb7af494e62a8765120a830bbc9730ca0af4f84d0e5140d2082d27c189171bd",
-        "gnubg_eval.py": "58e775a1d0cce95709a8c387393200601b68b29be473eb5e4ff62d4658b19f36"}
+        "gnubg_eval.py": "c8754a3bb4d01ca51216be8456919a1aec9bd57c303671e1fbe337affc325225"}
 
 
 def without_run_lines(path) -> str:
