@@ -48,7 +48,7 @@ def main() -> None:
 
     t0 = time.perf_counter()
     records = play_series(Series((Player(path), Player("gnubg-nn")), Table("dmp"), args.games, seed=args.seed,
-                                 workers=args.workers), progress=False)
+                                 workers=args.workers), progress=False).records
     parallel = time.perf_counter() - t0
 
     torch.set_num_threads(1)

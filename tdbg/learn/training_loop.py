@@ -74,8 +74,10 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
 
     def mode_named(name):
         mode = game_mode(name, spec.jacoby, match_length or 0, spec.met)
-        if (match_length is not None or spec.met) and not mode.is_match:
-            raise InputError("--match-length and --met apply to --game-mode match only")
+        try:
+            mode.length_of(match_length, spec.met)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
         return mode
 
     trainer_state = None

@@ -175,9 +175,14 @@ def summarize_matches(records: list[MatchRecord], seed: int = 0, n_boot: int = 2
     return out
 
 
-def format_matches(summary: dict, name1: str, name2: str) -> str:
+def dice_text(paired: bool) -> str:
+    """How a summary's first line says whose dice were rolled."""
+    return "in duplicate pairs" if paired else "(gnubg's dice)"
+
+
+def format_matches(summary: dict, name1: str, name2: str, paired: bool = True) -> str:
     w, p = summary["match_win_rate"], summary["points_per_game"]
-    lines = [f"{summary['matches']} {summary['match_length']}-point matches in duplicate pairs "
+    lines = [f"{summary['matches']} {summary['match_length']}-point matches {dice_text(paired)} "
              f"({summary['games']} games, {summary['games_per_match']:.2f} per match)",
              f"  {name1} vs {name2}",
              f"  match-win rate: {100 * w['mean']:.2f}%  ({ci_text(w, '{:.2f}', 100, template=MATCH_CI)})",

@@ -69,6 +69,25 @@ class MatchPlay(CubefulMoney):
     take_scale = 1.0       # match-winning chances are not normalised to the cube
     analysis_units = "MWC"
     series_unit = "match"         # a series counts whole matches
+    gnubg_plays = True
+    value_units = "MWC"
+
+    @classmethod
+    def length_of(cls, match_length, met=None):
+        return 7 if match_length is None else match_length
+
+    @classmethod
+    def position_length(cls, match_length):
+        if not match_length:
+            raise ValueError("a match-play model analyses a match position")
+        return match_length
+
+    @classmethod
+    def check_luck_reference(cls, name):
+        raise ValueError(f"{name} is a match-play model: it cannot judge the luck of single games")
+
+    def mover_state(self, owner, cube, crawford=False, away=(0, 0)):
+        return np.array([pack(owner, int(cube).bit_length() - 1, crawford, *away)])
 
     def __init__(self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None):
         """``met``: a table, a MET file (METError if missing or malformed), or None for the
