@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tdbg.game.dice import DiceStream
-from tdbg.game.modes.matchplay import MatchPlay, unpack
+from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.game.turns import ABANDONED, Ended, Table
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.match import Seats
@@ -60,25 +60,6 @@ class Score:
         self.away[winner] -= won
         self.crawford = not past and not self.over and 1 in self.away
         return won
-
-
-class MoneyInMatch:
-    """A cubeful money agent seated at a match table: it sees only the cube's owner and
-    plays by its money rules, blind to the score (the baseline a match model must beat)."""
-    match_capable = True
-    cube_capable = True
-
-    def __init__(self, agent):
-        self.agent, self.name = agent, agent.name
-
-    def choose_moves(self, boards, dice, owner=None):
-        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
-
-    def double_decisions(self, boards, owner):
-        return self.agent.double_decisions(boards, unpack(owner)[0])
-
-    def take_decisions(self, boards, owner):
-        return self.agent.take_decisions(boards, unpack(owner)[0])
 
 
 def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on_done=None,

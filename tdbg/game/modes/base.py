@@ -68,6 +68,10 @@ class GameMode:
     def check_luck_reference(cls, name: str) -> None:
         """ValueError unless a model of this mode can judge the luck of single games."""
 
+    def seat(self, agent):
+        """``agent`` as it sits at this mode's table (match play adapts a money agent)."""
+        return agent
+
     def mover_state(self, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)) -> np.ndarray:
         """The cube state an agent of this mode sees as the mover, from the cube's owner (its
         view), the cube, and in match play the Crawford flag and the points each side needs

@@ -56,6 +56,25 @@ def unpack(state):
     return s % 3, (s // 3) % 7, (s // 21) % 2, (s // 42) % 25 + 1, s // 1050 + 1
 
 
+class MoneyInMatch:
+    """A cubeful money agent seated at a match table: it sees only the cube's owner and
+    plays by its money rules, blind to the score (the baseline a match model must beat)."""
+    match_capable = True
+    cube_capable = True
+
+    def __init__(self, agent):
+        self.agent, self.name = agent, agent.name
+
+    def choose_moves(self, boards, dice, owner=None):
+        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
+
+    def double_decisions(self, boards, owner):
+        return self.agent.double_decisions(boards, unpack(owner)[0])
+
+    def take_decisions(self, boards, owner):
+        return self.agent.take_decisions(boards, unpack(owner)[0])
+
+
 class MatchPlay(CubefulMoney):
     """``length``-point matches (1-25); ``length`` 0 is the training spread of scores."""
     name = "match"
@@ -81,6 +100,12 @@ class MatchPlay(CubefulMoney):
         if not match_length:
             raise ValueError("a match-play model analyses a match position")
         return match_length
+
+    def seat(self, agent):
+        """A cubeful money agent that does not read the match score plays by its money rules."""
+        if not getattr(agent, "match_capable", False) and agent.cube_capable:
+            return MoneyInMatch(agent)
+        return agent
 
     @classmethod
     def check_luck_reference(cls, name):
@@ -243,7 +268,7 @@ class MatchPlay(CubefulMoney):
         return DMP()
 
     def mode_for(self, output_mode):
-        """A cubeful money model plays a match by its money rules (matches.MoneyInMatch)."""
+        """A cubeful money model plays a match by its money rules (MoneyInMatch)."""
         return CubefulMoney(jacoby=False) if output_mode == "equity" else self
 
     def _hint(self, output_mode):
