@@ -101,7 +101,6 @@ class GnubgSession:
         self.info = preflight(binary, quiet=True, timeout=timeout)
         self.log = log
         self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
-        self.plays_matches = mode.is_match  # gnubg plays whole matches, one game after another
         if match_mat_paths is not None and not self.plays_matches:
             raise ValueError("match_mat_paths: only match play exports one record per match")
         if any(any(c.isspace() for c in p) for p in match_mat_paths or ()):
@@ -112,6 +111,11 @@ class GnubgSession:
         self._match = None
         self._match_winners = []  # match play: who gnubg says won each match
         self._accepted = False    # the game about to be scored ended by an accepted resignation
+
+    @property
+    def plays_matches(self) -> bool:
+        """Whether gnubg plays whole matches, one game after another (else a money session)."""
+        return self.mode.is_match
 
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
