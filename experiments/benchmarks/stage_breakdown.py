@@ -17,13 +17,14 @@ Each share is CPU seconds (every process and thread of the stage) over the capac
 * kernel: the hidden layers after the first and the head (lowp.py's kernel, or torch's
   forward at fp32; with ``--scoring dense`` it holds the first layer too);
 * python_glue: the rest of collection (turn loop, numpy bookkeeping, the samples' inputs);
-* transfer: weights out to the workers and samples back (pickling on both sides, the
-  workers installing the weights and building their scorer), and joining the shares;
+* transfer: weights out to the workers and samples back (pickling on both sides, each
+  worker installing a round's weights and building its scorer), and joining the shares;
 * train_forward, train_backward, train_optimizer: the training step's minibatch forward
   and loss, zero_grad and backward, gradient clipping and the optimizer's step;
 * trainer_other: the rest of the trainer process (checkpoint and log every round, the
   epoch's shuffling, start and end of the stage);
-* worker_start: the workers' start (spawn, imports), once per stage;
+* worker_start_stop: the workers' start (spawn, imports, their first network and scorer)
+  and their exit (with the last round's samples), once per stage;
 * idle: capacity not used by the stage (idle cores, or other programs' share of them).
 
 ``collection`` gives the first four as shares of collection's CPU alone.  The kernel's
@@ -61,7 +62,7 @@ from tdbg.net.model import TDNetwork, load_checkpoint
 from tdbg.net.scoring import CPU_BLOCK, Scorer, greedy_game_decisions
 
 SHARES = ("movegen", "first_layer", "kernel", "python_glue", "transfer", "train_forward", "train_backward",
-          "train_optimizer", "trainer_other", "worker_start", "idle")
+          "train_optimizer", "trainer_other", "worker_start_stop", "idle")
 PEAK_ROWS = 960   # cache-resident rows for the C kernel's peak (as reduced_precision.py)
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -158,17 +159,18 @@ def breakdown(run: dict, n_cores: int, split: float | None, peak: float) -> dict
     get = lambda name: c.get(name, 0.0)   # noqa: E731
     engine, kernel, collect = get("engine"), get("kernel"), get("collect")
     collect_in_workers = collect - get("collect_in_trainer")
+    worker_transfer = get("worker_job_setup") + get("worker_between_jobs")
     train = {k: get(k) for k in ("train_forward", "train_backward", "train_optimizer")}
     total_cpu = run["trainer_cpu"] + run["workers_cpu"]
     capacity = max(run["wall"] * n_cores, total_cpu)
     gen = engine * (1.0 if split is None else split)
     cpu = {
         "movegen": gen, "first_layer": engine - gen, "kernel": kernel, "python_glue": collect - engine - kernel,
-        "transfer": get("transfer_trainer") + run["workers_cpu"] - get("worker_start") - collect_in_workers,
+        "transfer": get("transfer_trainer") + worker_transfer,
         **train,
         "trainer_other": run["trainer_cpu"] - sum(train.values()) - get("transfer_trainer")
         - get("collect_in_trainer"),
-        "worker_start": get("worker_start"),
+        "worker_start_stop": run["workers_cpu"] - worker_transfer - collect_in_workers,
     }
     cpu["idle"] = capacity - total_cpu
     rate = get("kernel_macs") / kernel if kernel > 0 else float("nan")

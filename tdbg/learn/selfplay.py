@@ -318,16 +318,25 @@ class _Recorder:
 # --------------------------------------------------------------------------- worker processes
 
 _WORKER_CACHE: dict = {}
-_WORKER_STARTED: list = []   # profiling: this worker's start (spawn, imports) is counted once
+_WORKER_CPU: dict = {}   # profiling: this worker's CPU clock at the end of its last job
+
+
+def _profile_setup(job_start: float) -> None:
+    """Profiling: a worker's first job counts its CPU so far (spawn, imports, the first
+    network and scorer) as its start; later ones their CPU since the last job ended (that
+    job's samples pickled, this one's weights unpickled) and their setup as transfer."""
+    if "end" in _WORKER_CPU:
+        profiling.count("worker_between_jobs", job_start - _WORKER_CPU["end"])
+        profiling.add("worker_job_setup", job_start)
+    else:
+        profiling.count("worker_start", profiling.clock())
 
 
 def _collect_job(job: dict) -> dict:
     """One worker's share: ``job`` holds the network (``net``: its shape, ``state``: its
     weights, ``filter``: its move filter or None), the ``play`` settings whole, and the
     share's ``episodes`` and ``seed``."""
-    if profiling.ENABLED and not _WORKER_STARTED:
-        profiling.count("worker_start", profiling.clock())   # this process's CPU before its first job
-        _WORKER_STARTED.append(True)
+    job_start = profiling.clock() if profiling.ENABLED else 0.0
     key = job["net"]
     model = _WORKER_CACHE.get(key)
     if model is None:
@@ -342,11 +351,14 @@ def _collect_job(job: dict) -> dict:
         filt.eval()
     set_move_filter(model, filt)
     sp = SelfPlay(model, job["play"])
+    if profiling.ENABLED:
+        _profile_setup(job_start)
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
     if profiling.ENABLED:
         out["profile"] = profiling.take()
+        _WORKER_CPU["end"] = profiling.clock()
     return out
 
 
