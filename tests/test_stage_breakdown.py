@@ -37,7 +37,7 @@ def test_shares_by_hand():
     # generation, kernel 3, so glue 2), transfer 0.5 + 0.3, so 1.2 start and stop.  Idle 20 - 15.
     run_ = {"wall": 10.0, "trainer_cpu": 6.0, "workers_cpu": 9.0, "episodes": 100, "kernel": "bf16",
             "counters": {"engine": 2.0, "kernel": 3.0, "collect": 7.0, "worker_job_setup": 0.5,
-                         "worker_between_jobs": 0.3, "transfer_trainer": 0.2, "train_forward": 1.0,
+                         "worker_between_jobs": 0.3, "transfer_trainer": 0.2, "train_forward": 1.0, "score": 5.5,
                          "train_backward": 1.5, "train_optimizer": 0.5, "kernel_macs": 3e9, "kernel_rows": 10}}
     out = bench().breakdown(run_, 2, 0.25, 2e9)
     assert out["shares"] == {"movegen": 0.025, "first_layer": 0.075, "kernel": 0.15, "python_glue": 0.1,
@@ -46,6 +46,7 @@ def test_shares_by_hand():
                              "idle": 0.25}
     assert out["collection"] == {"movegen": round(0.5 / 7, 4), "first_layer": round(1.5 / 7, 4),
                                  "kernel": round(3 / 7, 4), "python_glue": round(2 / 7, 4)}
+    assert out["python_glue_split"] == {"in_scorer": round(0.5 / 7, 4), "elsewhere": round(1.5 / 7, 4)}
     assert out["kernel_gmacs_per_cpu_s"] == 1.0 and out["kernel_fraction_of_peak"] == 0.5
     assert out["episodes_per_s"] == 10.0
 
@@ -77,6 +78,9 @@ def test_tiny_run(tmp_path):
         assert sum(shares.values()) == pytest.approx(1.0, abs=1e-3)   # 11 shares rounded to 4 places
         assert all(v >= 0 for v in stage["collection"].values())
         assert sum(stage["collection"].values()) == pytest.approx(1.0, abs=5e-4)
+        glue = stage["python_glue_split"]
+        assert min(glue.values()) >= 0 and sum(glue.values()) == pytest.approx(stage["collection"]["python_glue"],
+                                                                                 abs=5e-4)
         assert stage["kernel_rows"] > 0 and stage["kernel_fraction_of_peak"] > 0
     # the counters are off again once the script is done (it ran in this process)
     assert not profiling.ENABLED and profiling.ENV not in os.environ

@@ -27,7 +27,8 @@ Each share is CPU seconds (every process and thread of the stage) over the capac
   and their exit (with the last round's samples), once per stage;
 * idle: capacity not used by the stage (idle cores, or other programs' share of them).
 
-``collection`` gives the first four as shares of collection's CPU alone.  The kernel's
+``collection`` gives the first four as shares of collection's CPU alone, and
+``python_glue_split`` its glue inside the scorer (around the C calls) and elsewhere.  The kernel's
 rate is its multiply-adds per CPU second in the stage against the best per CPU second of
 a tight loop of the same kernel on the same shapes (960 rows; torch: 512) in this process
 after the stages.  Prints one JSON object last.
@@ -174,14 +175,20 @@ def breakdown(run: dict, n_cores: int, split: float | None, peak: float) -> dict
     }
     cpu["idle"] = capacity - total_cpu
     rate = get("kernel_macs") / kernel if kernel > 0 else float("nan")
+
+    def of_collection(seconds):
+        return round(seconds / collect, 4) if collect > 0 else None
     return {
         "episodes": run["episodes"], "collect_kernel": run["kernel"],
         "first_layer_in_kernel": split is None,
         "wall_seconds": round(run["wall"], 2), "episodes_per_s": round(run["episodes"] / run["wall"], 2),
         "cpu_seconds": {"trainer": round(run["trainer_cpu"], 2), "workers": round(run["workers_cpu"], 2)},
         "shares": {k: round(cpu[k] / capacity, 4) for k in SHARES},
-        "collection": {k: round(cpu[k] / collect, 4) if collect > 0 else None
-                       for k in ("movegen", "first_layer", "kernel", "python_glue")},
+        "collection": {k: of_collection(cpu[k]) for k in ("movegen", "first_layer", "kernel", "python_glue")},
+        # python_glue in two: numpy and torch around the C calls inside Scorer.score (the head, conversions,
+        # finished games' values), and the rest (turn loop, 1-ply's roll means, the samples' inputs)
+        "python_glue_split": {"in_scorer": of_collection(get("score") - engine - kernel),
+                              "elsewhere": of_collection(collect - get("score"))},
         "movegen_fraction_of_engine": None if split is None else round(split, 4),
         "kernel_rows": int(get("kernel_rows")),
         "kernel_gmacs_per_cpu_s": round(rate / 1e9, 3),
@@ -191,7 +198,8 @@ def breakdown(run: dict, n_cores: int, split: float | None, peak: float) -> dict
 
 def main() -> None:
     ap = cli.Parser(description=__doc__.split("\n\n")[0], allow_abbrev=False)   # (other flags: train_batch's)
-    ap.add_argument("--model", default=os.path.join(ROOT, "best_models", "dmp_256x3.pt"), help="checkpoint: a new stage on its weights")
+    ap.add_argument("--model", default=os.path.join(ROOT, "best_models", "dmp_256x3.pt"),
+                    help="checkpoint: a new stage on its weights")
     ap.add_argument("--hidden", help="a fresh DMP net of these hidden sizes instead of --model (e.g. 256,256,256)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--episodes", type=int, default=3000, help="0-ply stage episodes (0: skip)")

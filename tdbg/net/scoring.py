@@ -236,7 +236,10 @@ class Scorer:
             results = be.game_results(after[won])
             own = None if owner is None else np.repeat(np.asarray(owner), counts)[won]
             values[won] = self.mode.terminal_values(self.values, results, own)
-        return after, offsets, values, self.values.scalar(values)
+        scalar = self.values.scalar(values)
+        if profiling.ENABLED:
+            profiling.add("score", c0)   # the C call, the network and the numpy around them
+        return after, offsets, values, scalar
 
     def _first_layer_weights(self) -> tuple[np.ndarray, np.ndarray]:
         """W1 transposed and b1 as float32 numpy arrays for the C engine, recomputed only
