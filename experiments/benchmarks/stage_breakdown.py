@@ -90,7 +90,8 @@ def timed_stage(train_args: list[str]) -> dict:
     segment = meta["lineage"][-1]["segments"][-1]
     return {"wall": wall, "trainer_cpu": trainer_cpu, "workers_cpu": workers_cpu, "counters": counters,
             "model": model.eval(), "kernel": segment["collect_kernel"], "episodes": summary["episodes"],
-            "scoring": stage.collection.scoring, "engine": stage.run.engine}
+            "scoring": stage.collection.scoring, "engine": stage.run.engine,
+            "trainer_threads": torch.get_num_threads()}   # as the stage left them (--overlap: 1)
 
 
 def best_cpu_seconds(fn, reps: int) -> float:
@@ -181,7 +182,7 @@ def breakdown(run: dict, n_cores: int, split: float | None, peak: float) -> dict
     return {
         "episodes": run["episodes"], "collect_kernel": run["kernel"],
         "first_layer_in_kernel": split is None,
-        "wall_seconds": round(run["wall"], 2), "episodes_per_s": round(run["episodes"] / run["wall"], 2),
+        "trainer_torch_threads": run.get("trainer_threads"), "wall_seconds": round(run["wall"], 2), "episodes_per_s": round(run["episodes"] / run["wall"], 2),
         "cpu_seconds": {"trainer": round(run["trainer_cpu"], 2), "workers": round(run["workers_cpu"], 2)},
         "shares": {k: round(cpu[k] / capacity, 4) for k in SHARES},
         "collection": {k: of_collection(cpu[k]) for k in ("movegen", "first_layer", "kernel", "python_glue")},
