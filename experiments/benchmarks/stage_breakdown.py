@@ -198,19 +198,20 @@ def breakdown(run: dict, n_cores: int, split: float | None, peak: float) -> dict
 
 
 def main() -> None:
-    ap = cli.Parser(description=__doc__.split("\n\n")[0], allow_abbrev=False)   # (other flags: train_batch's)
+    ap = cli.Parser(description=__doc__.split("\n\n")[0], allow_abbrev=False,
+                    epilog="Other flags go to train_batch.py's parser for both stages.")
     ap.add_argument("--model", default=os.path.join(ROOT, "best_models", "dmp_256x3.pt"),
                     help="checkpoint: a new stage on its weights")
     ap.add_argument("--hidden", help="a fresh DMP net of these hidden sizes instead of --model (e.g. 256,256,256)")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="self-play worker processes (train_batch's --workers)")
     ap.add_argument("--episodes", type=int, default=3000, help="0-ply stage episodes (0: skip)")
-    ap.add_argument("--episodes-per-round", type=int, default=200)
+    ap.add_argument("--episodes-per-round", type=int, default=200, help="0-ply stage's rounds")
     ap.add_argument("--oneply-episodes", type=int, default=240, help="exact 1-ply stage episodes (0: skip)")
-    ap.add_argument("--oneply-episodes-per-round", type=int, default=40)
+    ap.add_argument("--oneply-episodes-per-round", type=int, default=40, help="1-ply stage's rounds")
     ap.add_argument("--cores", type=int, default=cores(), help="capacity: wall time x this many cores")
     ap.add_argument("--peak-seconds", type=float, default=2.0, help="time for the kernel's peak loop")
     ap.add_argument("--split-games", type=int, default=40, help="greedy games for the movegen / first-layer split")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="train_batch's --seed, and the split's games")
     args, train_extra = ap.parse_known_args()
     if args.cores < 1:
         ap.error("--cores must be at least 1")
