@@ -11,13 +11,13 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
-import torch
 from tqdm import tqdm
 
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
+from tdbg.infra import threads
 from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerPool
@@ -62,7 +62,6 @@ def _gnubg_job(job: dict, report=None):
     """One worker's share: ``job`` holds the series, the gnubg side, the worker's seed, its
     first index and how many games (matches).  ``report(n)``: n more games (matches)
     finished; by default the worker's progress queue."""
-    torch.set_num_threads(1)
     series, gnubg = job["series"], job["gnubg"]
     mode = series.table.build()
     agent = build_agent(series.players[0].seeded(job["seed"]), mode)
@@ -177,7 +176,7 @@ def format_table(summary: dict, name1: str, name2: str) -> str:
     s = summary
     a, b = player_label(name1), player_label(name2)
     lines = [f"{name1}  vs  {name2}",
-             f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}"]
+             f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}{threads.text(s)}"]
 
     def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):   # "no interval: 1 unit" where the summary has none
         return f"{fmt.format(d['mean'] * scale)}{unit}  {ci_text(d, fmt, scale, unit)}"

@@ -11,7 +11,7 @@ from tdbg.app.head_to_head import GNUBG_LEVELS, GnubgSide, format_table, run_aga
 from tdbg.app.play_settings import PlaySettings
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import describe, preflight
-from tdbg.infra import fileio
+from tdbg.infra import fileio, threads
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra.provenance import file_md5, provenance
 from tdbg.play.luck import format_luck, luck_summary
@@ -33,14 +33,15 @@ def run(s: PlaySettings) -> None:
     model2 = s.opponent
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
-    # before any game: the files that play, should their paths be overwritten later
-    md5 = {"model1_md5": file_md5(s.model1), "model2_md5": file_md5(model2)}
+    # before any game: the files that play, should their paths be overwritten later, and this
+    # process's threads (it plays in-process with one worker): what the summary records of the run
+    noted = {"model1_md5": file_md5(s.model1), "model2_md5": file_md5(model2), **threads.use(s.threads)}
     check_usage(s)
     if model2 in GNUBG_LEVELS:
         if s.where.backend != "local":
             raise cli.UsageError(f"{model2} games run on this machine (its gnubg binary): use --backend local")
         backend_flags.start_backend(s.where, s.workers)
-        return against_gnubg(s, model2, md5)
+        return against_gnubg(s, model2, noted)
     if s.gnubg:
         raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
                              f"{model2} is not the gnubg binary")
@@ -49,8 +50,8 @@ def run(s: PlaySettings) -> None:
         mode_name = checkpoint_game_mode(s.model1) or checkpoint_game_mode(model2) or "dmp"
     mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, s.match_length or 7, s.met))
     if mode.is_match:
-        return play_matches(s, model2, mode, md5)
-    return play_games(s, model2, mode, md5)
+        return play_matches(s, model2, mode, noted)
+    return play_games(s, model2, mode, noted)
 
 
 def check_usage(s: PlaySettings) -> None:
@@ -89,7 +90,7 @@ def the_players(s: PlaySettings, model2: str, gnubg_depth: bool = False) -> tupl
                  for spec, oneply, two in ((s.model1, s.oneply1, s.twoply1), (model2, s.oneply2, s.twoply2)))
 
 
-def play_games(s: PlaySettings, model2: str, mode, md5: dict) -> None:
+def play_games(s: PlaySettings, model2: str, mode, noted: dict) -> None:
     """Single games in duplicate pairs on our dice."""
     check_play_outputs(s, model2)
     backend_flags.start_backend(s.where, s.workers)
@@ -119,7 +120,7 @@ def play_games(s: PlaySettings, model2: str, mode, md5: dict) -> None:
         summary["luck_adjusted"] = luck_summary(records, mode, s.luck, s.seed)
     summary.update(model1=s.model1, model2=model2, oneply1=s.oneply1, oneply2=s.oneply2, oneply_k=s.oneply_k,
                    oneply_filter=s.oneply_filter, twoply1=players[0].twoply, twoply2=players[1].twoply,
-                   plies=s.plies, jacoby=s.jacoby, **provenance(), **md5)
+                   plies=s.plies, jacoby=s.jacoby, **provenance(), **noted)
     print(format_table(summary, s.model1, model2))
     if s.luck:
         print(format_luck(summary["luck_adjusted"]))
@@ -140,7 +141,7 @@ def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False
         write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
 
 
-def play_matches(s: PlaySettings, model2: str, mode, md5: dict) -> None:
+def play_matches(s: PlaySettings, model2: str, mode, noted: dict) -> None:
     """--game-mode match: whole matches in duplicate pairs, the match-win rate with its CI."""
     if s.save_games or s.save_extreme_games or s.luck:
         raise cli.UsageError("--save-games, --save-extreme-games and --luck are not available for match play yet")
@@ -153,7 +154,7 @@ def play_matches(s: PlaySettings, model2: str, mode, md5: dict) -> None:
     summary = summarize_matches(records, s.seed, s.n_bootstrap)
     summary.update(game_mode=mode.name, seed=s.seed, model1=s.model1, model2=model2, oneply1=s.oneply1,
                    oneply2=s.oneply2, oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, met=mode.met.name,
-                   **provenance(), **md5)
+                   **provenance(), **noted)
     print(format_matches(summary, s.model1, model2))
     if s.json:
         fileio.write_json(s.json, summary)
@@ -167,7 +168,7 @@ def gnubg_csv_path(s: PlaySettings, what: str) -> str:
         "runs", f"gnubg_{what}{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{s.seed}.csv")
 
 
-def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
+def against_gnubg(s: PlaySettings, level: str, noted: dict) -> None:
     """--model2 gnubg-ext / gnubg-ext-full: money games (or matches) against the real binary."""
     if s.oneply2 or s.twoply2 or s.plies is not None:
         raise cli.UsageError("--oneply2, --twoply2 and --plies do not apply to gnubg-ext (it plays at its own level)")
@@ -175,7 +176,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
         raise cli.UsageError("--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply")
     mode_name = s.game_mode or checkpoint_game_mode(s.model1) or "cubeful-money"
     if is_match(mode_name):
-        return matches_against_gnubg(s, level, md5)
+        return matches_against_gnubg(s, level, noted)
     if s.save_games or s.save_extreme_games:
         raise cli.UsageError("--save-games and --save-extreme-games apply against gnubg-ext in match play only (gnubg "
                              "keeps its own record of a money session)")
@@ -195,7 +196,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(model1=s.model1, model2=level, oneply1=s.oneply1, oneply_k=s.oneply_k,
                    oneply_filter=s.oneply_filter, jacoby=s.jacoby,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **md5,
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **noted,
                    duplicate=False, gnubg=preflight(s.gnubg, quiet=True),
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single games")
     print(format_table(summary, s.model1, level).replace("in duplicate pairs", "(gnubg's dice)"))
@@ -211,7 +212,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
         cli.sys.exit(1)
 
 
-def matches_against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
+def matches_against_gnubg(s: PlaySettings, level: str, noted: dict) -> None:
     """--game-mode match against the binary: gnubg plays its own cube by match equity."""
     if s.luck or s.save_extreme_games:
         raise cli.UsageError("--luck and --save-extreme-games do not apply to matches against gnubg-ext")
@@ -232,7 +233,7 @@ def matches_against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     mismatches = [r.index for r in records if r.our_record != r.points]
     summary.update(game_mode="match", seed=s.seed, model1=s.model1, model2=level, oneply1=s.oneply1,
                    oneply_k=s.oneply_k, oneply_filter=s.oneply_filter,
-                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **md5,
+                   games_csv=csv_path, errors=errors, record_mismatches=mismatches, **provenance(), **noted,
                    duplicate=False, gnubg=preflight(s.gnubg, quiet=True),
                    met="Kazaross-XG2 (ours and gnubg's default)",
                    note="gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single matches")

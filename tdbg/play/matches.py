@@ -18,6 +18,7 @@ import numpy as np
 from tdbg.game.dice import DiceStream
 from tdbg.game.modes.matchplay import MatchPlay, unpack
 from tdbg.game.turns import ABANDONED, Ended, Table
+from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.match import Seats
 
@@ -178,7 +179,7 @@ def summarize_matches(records: list[MatchRecord], seed: int = 0, n_boot: int = 2
 def format_matches(summary: dict, name1: str, name2: str) -> str:
     w, p = summary["match_win_rate"], summary["points_per_game"]
     lines = [f"{summary['matches']} {summary['match_length']}-point matches in duplicate pairs "
-             f"({summary['games']} games, {summary['games_per_match']:.2f} per match)",
+             f"({summary['games']} games, {summary['games_per_match']:.2f} per match{threads.text(summary)})",
              f"  {name1} vs {name2}",
              f"  match-win rate: {100 * w['mean']:.2f}%  ({ci_text(w, '{:.2f}', 100, template=MATCH_CI)})",
              f"  points/game:    {p['mean']:+.4f}  (per-match mean {p['per_match_mean']:+.4f}, "
