@@ -13,6 +13,7 @@ from tdbg.app.eval_settings import EvalSettings
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.infra import threads
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import write_mat
@@ -25,6 +26,7 @@ PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 
 
 def run(s: EvalSettings) -> None:
     """The whole of gnubg_eval.py after its flags are parsed."""
+    threads.use(s.threads)   # this process plays the games when --workers is 1
     if s.from_mat:
         return analyse_folder(s)
     mode_name, info = checked_start(s)

@@ -13,6 +13,7 @@ from tdbg.game.modes import game_mode, mode_class
 from tdbg.game.modes.base import GameMode
 from tdbg.gnubg.gnubg_series import GNUBG_LEVELS, GnubgSide
 from tdbg.infra.fileio import Output, check_outputs
+from tdbg.infra import threads
 from tdbg.infra.provenance import file_md5
 from tdbg.play.players import Player, checkpoint_game_mode
 from tdbg.play.series import Series, Table
@@ -37,8 +38,9 @@ def plan(s: PlaySettings) -> Plan:
     model2 = s.opponent
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
-    # before any game: the files that play, should their paths be overwritten later
-    md5 = {"model1_md5": file_md5(s.model1), "model2_md5": file_md5(model2)}
+    # before any game: the files that play, should their paths be overwritten later, and this
+    # process's threads (it plays in-process with one worker): what the summary records of the run
+    md5 = {"model1_md5": file_md5(s.model1), "model2_md5": file_md5(model2), **threads.use(s.threads)}
     check_usage(s)
     if model2 in GNUBG_LEVELS:
         if s.where.backend != "local":

@@ -12,7 +12,6 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
-import torch
 from tqdm import tqdm
 
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
@@ -71,7 +70,6 @@ def _gnubg_job(job: dict, report=None):
     """One worker's share: ``job`` holds the series, the gnubg side, the worker's seed, its
     first index and how many games (matches).  ``report(n)``: n more games (matches)
     finished; by default the worker's progress queue."""
-    torch.set_num_threads(1)
     series, gnubg = job["series"], job["gnubg"]
     mode = series.table.build()
     agent = build_agent(series.players[0].seeded(job["seed"]), mode)

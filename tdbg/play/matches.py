@@ -18,6 +18,7 @@ import numpy as np
 from tdbg.game.dice import DiceStream
 from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.game.turns import ABANDONED, Ended, Table
+from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.match import Seats
 
@@ -164,7 +165,7 @@ def dice_text(paired: bool) -> str:
 def format_matches(summary: dict, name1: str, name2: str, paired: bool = True) -> str:
     w, p = summary["match_win_rate"], summary["points_per_game"]
     lines = [f"{summary['matches']} {summary['match_length']}-point matches {dice_text(paired)} "
-             f"({summary['games']} games, {summary['games_per_match']:.2f} per match)",
+             f"({summary['games']} games, {summary['games_per_match']:.2f} per match{threads.text(summary)})",
              f"  {name1} vs {name2}",
              f"  match-win rate: {100 * w['mean']:.2f}%  ({ci_text(w, '{:.2f}', 100, template=MATCH_CI)})",
              f"  points/game:    {p['mean']:+.4f}  (per-match mean {p['per_match_mean']:+.4f}, "

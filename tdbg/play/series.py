@@ -16,7 +16,6 @@ import os
 from dataclasses import dataclass, field
 from typing import Protocol
 
-import torch
 from tqdm import tqdm
 
 from tdbg.game.modes import game_mode
@@ -91,8 +90,7 @@ def _job(job: dict):
     series = job["series"]
     players = tuple(dataclasses.replace(p, name=n) for p, n in zip(series.players, (job["name1"], job["name2"])))
     series = dataclasses.replace(series, players=players, luck=job["luck"])
-    torch.set_num_threads(1)
-    mode = series.table.build()
+    mode = series.table.build()   # threads: a pool's worker set one (threads.WORKER); in this process, the run's choice
     a = build_agent(series.players[0].seeded(series.seed), mode)
     b = build_agent(series.players[1].seeded(series.seed + 1), mode)
     return UNITS[mode.series_unit].play(a, b, job["indices"], mode, series)

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
+from tdbg.infra import threads
 from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text
 from tdbg.play.evaluation import summarize
@@ -62,7 +63,7 @@ def player_label(spec: str) -> str:
 
 def format_games(s: dict, name1: str, name2: str, paired: bool = True) -> str:
     a, b = player_label(name1), player_label(name2)
-    lines = [f"{name1}  vs  {name2}", f"mode {s['game_mode']}, {s['games']} games {dice_text(paired)}, seed {s['seed']}"]
+    lines = [f"{name1}  vs  {name2}", f"mode {s['game_mode']}, {s['games']} games {dice_text(paired)}, seed {s['seed']}{threads.text(s)}"]
 
     def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):   # "no interval: 1 unit" where the summary has none
         return f"{fmt.format(d['mean'] * scale)}{unit}  {ci_text(d, fmt, scale, unit)}"
