@@ -38,7 +38,7 @@ def test_no_script_writes_over_a_checkpoint(tmp_path, ckpt, victim):
         ("gnubg_eval.py", ["--model", ckpt, "--json", victim]),
     ]
     log = tmp_path / "log.csv"
-    log.write_text("round,total_episodes,loss,lr\n1,20,0.01,0.001\n")
+    log.write_text("round,total_episodes,loss,lr,episodes_per_s\n1,20,0.01,0.001,150.0\n")  # a training log's columns
     cases.append(("tools/plot_training.py", [log, "-o", victim, "--overwrite"]))
     for script, args in cases:
         proc = run(script, *args)
@@ -125,7 +125,7 @@ def test_unwritable_outputs_fail_before_any_work(tmp_path, ckpt):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     log = tmp_path / "log.csv"
-    log.write_text("round,total_episodes,loss,lr\n1,20,0.01,0.001\n")
+    log.write_text("round,total_episodes,loss,lr,episodes_per_s\n1,20,0.01,0.001,150.0\n")  # a training log's columns
     play = ["play_models.py", "--model1", "pubeval", "--model2", "random", "--games", "2000000"]
     cases = lambda d: [  # noqa: E731
         [*play, "--json", d / "r.json"],

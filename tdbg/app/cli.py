@@ -12,7 +12,9 @@ import warnings
 
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
-from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError, cores
+from tdbg.infra import threads
+from tdbg.infra.threads import cores
+from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError
 from tdbg.net.model import parse_hidden
 
 
@@ -122,11 +124,14 @@ def run_main(main) -> None:
     or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
     write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
     line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
-    printed before an error line are held back: the error line is the whole story."""
+    printed before an error line are held back: the error line is the whole story.
+    Every script starts on one torch thread (or TDBG_THREADS, OMP_NUM_THREADS: threads.py);
+    one that learns how big its work is chooses again."""
     held: list = []
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
         with warnings.catch_warnings(record=True) as held:
+            threads.use()
             main()
             sys.stdout.flush()
     except (InputError, OutputError) as exc:

@@ -32,15 +32,13 @@ from tdbg.play.players import load_checkpoint_mode
 from tdbg.play.rollers import GnubgNNRoller
 
 
-
 class CheckpointReference:
     """A trained network judging every roll's best move (its own 0-ply choice)."""
 
     def __init__(self, path: str, data: bytes | None = None):
         model, _, self.mode = load_checkpoint_mode(path, data=data)
         model.eval()
-        if self.mode.is_match:
-            raise ValueError(f"{path} is a match-play model: it cannot judge the luck of single games")
+        self.mode.check_luck_reference(path)
         self.scorer = Scorer(model, self.mode)
         self.name = path
 
