@@ -54,7 +54,7 @@ from tdbg.game.modes import game_mode
 from tdbg.infra import profiling
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import json_text
-from tdbg.infra.workers import cores
+from tdbg.infra.threads import cores
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.settings import BatchStage
 from tdbg.learn.training_loop import run_stage
