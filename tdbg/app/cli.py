@@ -10,6 +10,7 @@ import os
 import sys
 import warnings
 
+from tdbg.infra import run_outputs
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError, cores
@@ -75,10 +76,11 @@ def run_main(main) -> None:
     or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
     write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
     line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
-    printed before an error line are held back: the error line is the whole story."""
+    printed before an error line are held back: the error line is the whole story.  The
+    run's hold on its outputs (locks, old files it replaces) ends with it, however it ends."""
     held: list = []
     try:
-        with warnings.catch_warnings(record=True) as held:
+        with warnings.catch_warnings(record=True) as held, run_outputs.run():
             main()
             sys.stdout.flush()
     except (InputError, OutputError) as exc:

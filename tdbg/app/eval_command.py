@@ -31,8 +31,7 @@ def run(s: EvalSettings) -> None:
     mode_name, info = checked_start(s)
     mode = game_mode(mode_name, s.jacoby, (s.match_length or 7) if mode_class(mode_name).is_match else 0)
     out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
-    keep = bool(s.out or s.keep_files)
-    os.makedirs(out_dir, exist_ok=True)
+    keep = bool(s.out or s.keep_files)   # --out is made with its first file (nothing is made before then)
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
     records_played = play(s, mode, files)
     gnubg_workers = s.gnubg_workers or s.workers

@@ -11,7 +11,7 @@ from tdbg.app.head_to_head import GNUBG_LEVELS, GnubgSide, format_table, run_aga
 from tdbg.app.play_settings import PlaySettings
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import describe, preflight
-from tdbg.infra import fileio
+from tdbg.infra import fileio, run_outputs
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra.provenance import file_md5, provenance
 from tdbg.play.luck import format_luck, luck_summary
@@ -93,9 +93,6 @@ def play_games(s: PlaySettings, model2: str, mode, md5: dict) -> None:
     """Single games in duplicate pairs on our dice."""
     check_play_outputs(s, model2)
     backend_flags.start_backend(s.where, s.workers)
-    for folder in (s.save_games, s.save_extreme_games):
-        if folder:
-            os.makedirs(folder, exist_ok=True)
     names = (os.path.basename(s.model1), os.path.basename(model2))
 
     def saver(records):  # written as each batch finishes, so a crash keeps them
@@ -222,8 +219,7 @@ def matches_against_gnubg(s: PlaySettings, level: str, md5: dict) -> None:
     csv_path = gnubg_csv_path(s, f"match{length}_")
     check_play_outputs(s, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    if s.save_games:
-        os.makedirs(s.save_games, exist_ok=True)
+    run_outputs.claim()   # gnubg writes the match files (into --save-games, made with the first): old ones go now
     series = Series(the_players(s, level), Table("match", False, length, s.met), s.games, s.seed, s.workers)
     gnubg = GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, save_mats=s.save_games)
     records, errors, matches = run_against_gnubg(series, gnubg, progress=not s.quiet)
