@@ -112,8 +112,9 @@ def atomic_write(path: str, mode: str = "w"):
     except BaseException as exc:
         if tmp and os.path.exists(tmp):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.errno and exc.filename in (None, tmp, folder):
-            raise OSError(exc.errno, exc.strerror, path) from None  # e.g. ENOSPC: the file asked for, not the temporary
+        if isinstance(exc, OSError) and exc.errno and (exc.filename in (None, folder) or os.path.basename(
+                os.fsdecode(exc.filename)).startswith(".tmp-")):  # e.g. ENOSPC: the file asked for, not the temporary
+            raise OSError(exc.errno, exc.strerror, path) from None
         raise
 
 
@@ -170,23 +171,23 @@ def check_name(path: str, label: str) -> None:
     try:
         os.fsencode(path).decode("utf-8")
     except UnicodeDecodeError:
-        raise OutputError(f"{label}: the name is not UTF-8 text (it is written into the run's records); "
+        shown = label.replace(path, os.fsencode(path).decode("utf-8", "backslashreplace"))
+        raise OutputError(f"{shown}: the name is not UTF-8 text (it is written into the run's records); "
                           f"choose a name of UTF-8 characters") from None
-    base = os.path.basename(os.path.abspath(path))
-    temp = run_outputs.temp_prefix(path) + "X" * 8 + os.path.splitext(path)[1]
     where = _existing_ancestor(os.path.dirname(os.path.abspath(path)))
     try:
         name_max, path_max = os.pathconf(where, "PC_NAME_MAX"), os.pathconf(where, "PC_PATH_MAX")
     except (OSError, ValueError):
         name_max, path_max = 255, 4096
-    longest = max(len(os.fsencode(base)), len(os.fsencode(temp)))
-    if longest > name_max:
-        raise OutputError(f"{label}: the name is too long ({len(os.fsencode(base))} bytes, and {len(temp)} for the "
-                          f"temporary file written beside it; at most {name_max} here)")
-    full = len(os.fsencode(os.path.join(os.path.dirname(os.path.abspath(path)), temp)))
+    name = len(os.fsencode(os.path.basename(os.path.abspath(path))))
+    if name > name_max:
+        raise OutputError(f"{label}: the name is too long ({name} bytes; at most {name_max} here)")
+    temp = run_outputs.temp_prefix(path) + "X" * run_outputs.TEMP_TAIL + os.path.splitext(path)[1]
+    full = max(len(os.fsencode(os.path.abspath(path))),
+               len(os.fsencode(os.path.join(os.path.dirname(os.path.abspath(path)), temp))))
     if full >= path_max:
-        raise OutputError(f"{label}: the path is too long ({full} bytes with the temporary name; at most "
-                          f"{path_max - 1} here)")
+        raise OutputError(f"{label}: the path is too long ({full} bytes with the temporary name written beside "
+                          f"it; at most {path_max - 1} here)")
 
 
 def check_folder(folder: str, label: str) -> None:

@@ -22,7 +22,6 @@ import atexit
 import contextlib
 import errno
 import fcntl
-import glob
 import hashlib
 import os
 import tempfile
@@ -40,16 +39,41 @@ def lock_path(real: str) -> str:
     return os.path.join(folder, hashlib.sha256(os.fsencode(real)).hexdigest()[:32] + ".lock")
 
 
+TEMP_TAIL = 8   # the random characters mkstemp puts between a temporary name's prefix and its extension
+_NAME_MAX = 255
+
+
 def temp_prefix(path: str) -> str:
-    """The start of the name of ``path``'s temporary files (fileio.atomic_write)."""
-    return ".tmp-" + os.path.basename(path) + "-"
+    """The start of the name of ``path``'s temporary files (fileio.atomic_write):
+    ``.tmp-NAME-``, then mkstemp's characters and the extension; NAME is cut short where
+    the whole would be longer than a file name can be."""
+    name, ext = os.path.basename(path), os.path.splitext(path)[1]
+    room = _NAME_MAX - len(".tmp--") - TEMP_TAIL - len(os.fsencode(ext))
+    while len(os.fsencode(name)) > room and name:
+        name = name[:-1]
+    return ".tmp-" + name + "-"
 
 
-def temp_glob(path: str) -> str:
-    """The temporary files of ``path``: the prefix, mkstemp's 8 characters, the extension."""
-    folder = os.path.dirname(os.path.abspath(path))
-    ext = os.path.splitext(path)[1]
-    return os.path.join(glob.escape(folder), glob.escape(temp_prefix(path)) + "?" * 8 + glob.escape(ext))
+def remove_stale_temps(paths: list[str]) -> None:
+    """Remove the temporary files of ``paths`` (one look at each folder): left by a run
+    killed during a save, and written by no one else while this run holds the outputs."""
+    by_folder: dict[str, dict[str, str]] = {}
+    for path in paths:
+        folder = os.path.dirname(os.path.abspath(path))
+        by_folder.setdefault(folder, {})[temp_prefix(path)] = os.path.splitext(path)[1]
+    for folder, prefixes in by_folder.items():
+        try:
+            entries = os.listdir(folder)
+        except OSError:
+            continue
+        for entry in entries:
+            if not entry.startswith(".tmp-"):
+                continue
+            for ext in set(prefixes.values()):
+                head = entry[:len(entry) - len(ext) - TEMP_TAIL]
+                if entry.endswith(ext) and prefixes.get(head) == ext:
+                    remove(os.path.join(folder, entry))
+                    break
 
 
 class _State:
@@ -98,8 +122,7 @@ def hold(path: str, label: str) -> None:
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode() + os.fsencode(real) + b"\n")
     _state.locks[real] = (fd, where)
-    for stale in glob.glob(temp_glob(real)):
-        remove(stale)
+    remove_stale_temps([real])
 
 
 def _inode(path: str) -> tuple[int, int] | None:

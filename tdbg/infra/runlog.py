@@ -51,7 +51,13 @@ class CsvLog:
         self.append = append
         self.started = False
         self.before = None   # the file's size before the last row written
-        self.tb = open_tensorboard(tensorboard) if tensorboard else None
+        self.tb = None
+        self.open_tensorboard(tensorboard)
+
+    def open_tensorboard(self, folder: str | None) -> None:
+        """The same numbers for TensorBoard, in ``folder`` (None: none)."""
+        if folder:
+            self.tb = open_tensorboard(folder)
 
     def _text(self, rows: list[dict], header: bool) -> str:
         buf = io.StringIO()
@@ -61,30 +67,46 @@ class CsvLog:
         writer.writerows({k: _fmt(r.get(k, "")) for k in self.fields} for r in rows)
         return buf.getvalue()
 
-    def check_continues(self, last: dict) -> None:
+    def check_continues(self, last: dict) -> str | None:
         """InputError unless the log this run appends to is its own: the header is this
-        run's fields and the last row, whole, has the values in ``last`` (what the checkpoint
-        holds: its episodes...).  A missing or empty log is started afresh."""
+        run's fields and the last whole row has the values in ``last`` (what the checkpoint
+        holds: its episodes...).  One row beyond them, after a row that has them, is a row
+        whose save never finished (the run was killed during it): it is taken back, and
+        the line returned says so.  A missing or empty log is started afresh."""
         if not (self.append and os.path.isfile(self.path) and os.path.getsize(self.path)):
-            return
+            return None
         fix = "give another --log for the rows from here, or resume from the checkpoint that wrote it"
         try:
-            with open(self.path, newline="", encoding="utf-8") as fh:
-                text = fh.read()
-            rows = list(csv.reader(io.StringIO(text)))
+            with open(self.path, "rb") as fh:
+                lines = fh.read().decode("utf-8").splitlines(keepends=True)
+            rows = list(csv.reader(lines))
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
             raise InputError(f"{self.path}: cannot read the log this run appends to ({exc}); {fix}") from None
+        if len(rows) != len(lines):
+            raise InputError(f"{self.path} is not a log of one row a line; {fix}")
         if rows[0] != self.fields:
             raise InputError(f"{self.path} is not this run's log (its columns are not this run's: "
                              f"{','.join(rows[0])[:80]}); {fix}")
-        if not text.endswith("\n"):
+        if not lines[-1].endswith("\n"):
             raise InputError(f"{self.path}: its last row is cut short; {fix}")
-        got = dict(zip(rows[0], rows[-1])) if len(rows) > 1 else {}
-        for key, want in last.items():
-            if key in self.fields and got.get(key) != str(want):
-                found = f"{key} {got[key]}" if key in got else "no rows"
-                raise InputError(f"{self.path} is not this checkpoint's log (its last row has {found}, the "
-                                 f"checkpoint {key} {want}); {fix}")
+
+        def mismatch(row: list[str]) -> str | None:
+            got = dict(zip(rows[0], row))
+            for key, want in last.items():
+                if key in self.fields and got.get(key) != str(want):
+                    return f"{key} {got[key]}" if key in got else "no rows"
+            return None
+        found = mismatch(rows[-1]) if len(rows) > 1 else "no rows"
+        if found is None:
+            return None
+        episodes = last.get("total_episodes")
+        if (len(rows) > 2 and mismatch(rows[-2]) is None and episodes is not None
+                and int(dict(zip(rows[0], rows[-1])).get("total_episodes") or 0) > episodes):
+            truncate(self.path, sum(len(ln.encode("utf-8")) for ln in lines[:-1]))
+            return f"{self.path}: its last row was never saved (a save cut short); taken back"
+        want = "; ".join(f"{k} {v}" for k, v in last.items() if k in self.fields)
+        raise InputError(f"{self.path} is not this checkpoint's log (its last row has {found}, the checkpoint "
+                         f"{want}); {fix}")
 
     def write(self, row: dict) -> None:
         fresh = not self.started and (not self.append or not os.path.exists(self.path)

@@ -7,7 +7,6 @@ from __future__ import annotations
 import glob
 import os
 import signal
-import sys
 import uuid
 
 from tdbg.infra import run_outputs
@@ -60,7 +59,7 @@ def check_run_outputs(run: Run, spec: ModelSpec) -> None:
                    Output("--log" if run.log else "the log", log_path(run), "text", appends_log(run, spec)),
                    Output("--json", run.json, "json")], run.overwrite, inputs)
     if run.save_every:  # the longest snapshot name it may write (the snapshots themselves: check_snapshots)
-        check_name(snapshot_path(run.save, 10 ** 6), f"--save-every's snapshot of --save {run.save}")
+        check_name(snapshot_path(run.save, 1), f"--save-every's snapshot of --save {run.save}")
     if run.tensorboard:  # a folder of event files, added to (never replaced)
         require_tensorboard()
         check_folder(run.tensorboard, f"--tensorboard {run.tensorboard}")
@@ -116,10 +115,8 @@ def check_snapshots(run: Run, stage_id: str, first: int, last: int) -> None:
         raise OutputError(f"{others[0]} exists (a snapshot of another stage or run, {len(others)} in all); pass "
                           f"--overwrite to replace them, or choose another --save")
     run_outputs.replace_at_start(others)
-    folder, base = os.path.split(os.path.abspath(stem))
-    for stale in glob.glob(os.path.join(glob.escape(folder), ".tmp-" + glob.escape(base) + "_r" + "[0-9]" * 6
-                                        + glob.escape(ext) + "-" + "?" * 8 + glob.escape(ext))):
-        run_outputs.remove(stale)
+    run_outputs.remove_stale_temps([snapshot_path(run.save, k)
+                                    for k in range(run.save_every, last + 1, run.save_every)])
 
 
 def unfinished_stage(done: int, total: int) -> str:
@@ -128,41 +125,35 @@ def unfinished_stage(done: int, total: int) -> str:
 
 
 def plan_stage(resume: str | None, new_stage: bool, num_episodes: int, stage: dict | None,
-               settings: dict) -> bool:
-    """True to continue the checkpoint's unfinished stage (``stage``, from the checkpoint
-    ``resume``) with ``settings``.  Says in one line what happens; InputError when an
-    unfinished stage with other settings would be left without --new-stage.
+               settings: dict) -> tuple[bool, str | None]:
+    """(True to continue the checkpoint's unfinished stage (``stage``, from the checkpoint
+    ``resume``) with ``settings``, the line that says what happens: printed once the run's
+    outputs are checked too); InputError when an unfinished stage with other settings would
+    be left without --new-stage.
     The same settings with --num-episodes at or below what the stage has done end it there
     (continuing it with nothing left to run), so a script can stop a stage early and go on."""
     if not resume:
-        return False
+        return False, None
     if not stage:
-        print(f"{resume}: starting a new stage on its weights", file=sys.stderr)
-        return False
+        return False, f"{resume}: starting a new stage on its weights"
     done, total = stage["episodes_done"], stage["settings"].get("num_episodes", 0)
     if done >= total:
-        print(f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
-              file=sys.stderr)
-        return False
+        return False, f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights"
     old = stage["settings"]
     if (not new_stage and num_episodes <= done
             and all(old.get(k) == settings.get(k) for k in set(old) | set(settings) if k != "num_episodes")):
         # the stage is cut short where it stands: nothing is left to run, its weights are kept as they are
-        print(f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})",
-              file=sys.stderr)
-        return True
+        return True, f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})"
     diff = "; ".join(f"{k.replace('_', '-')} {old.get(k)} -> {settings.get(k)}"
                      for k in sorted(set(old) | set(settings)) if old.get(k) != settings.get(k))
     where = unfinished_stage(done, total)
     if not diff and not new_stage:
-        print(f"{resume}: continuing {where}", file=sys.stderr)
-        return True
+        return True, f"{resume}: continuing {where}"
     if not new_stage:
         raise InputError(f"{resume}: {where} has other settings ({diff}); give the same settings to continue "
                          f"it, or --new-stage to start a new stage on its weights")
-    print(f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
-          f"{total:,} episodes)", file=sys.stderr)
-    return False
+    return False, (f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
+                   f"{total:,} episodes)")
 
 
 class StopSignals:

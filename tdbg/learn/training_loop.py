@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from contextlib import ExitStack
 
@@ -219,7 +220,7 @@ class StageProgress:
         """Continue the checkpoint's unfinished ``stage`` or start a new one (run_control.plan_stage)."""
         spec, schedule = self.settings.model, self.settings.schedule
         settings = learner_class.settings(self.settings, self.mode)
-        continuing = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
+        continuing, note = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
         self.size = learner_class.round_episodes(self.settings)
         # where the checkpoint stands, which the last row of the log this run appends to must agree with
         self.resumed_at = {"total_episodes": int(self.meta.get("episodes", 0)),
@@ -240,7 +241,14 @@ class StageProgress:
             self.meta["lineage"] = list(self.meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
             stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0, "id": new_stage_id()}
         self.stage = stage
-        check_snapshots(self.settings.run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
+        run = self.settings.run
+        check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
+        self.log = CsvLog(log_path(run), self.learner.log_fields + EVAL_FIELDS, append=appends_log(run, spec))
+        repaired = self.log.check_continues(self.resumed_at)
+        for line in (note, repaired):   # once every check passed: what this run does
+            if line:
+                print(line, file=sys.stderr)
+        self.log.open_tensorboard(run.tensorboard)
         self.logged = self.done  # episodes already in the log
 
     def run(self, evaluate) -> dict:
@@ -248,9 +256,6 @@ class StageProgress:
         run, schedule, learner, meta = self.settings.run, self.settings.schedule, self.learner, self.meta
         total_rounds = -(-schedule.num_episodes // self.size)
         self.evaluate = evaluate
-        self.log = CsvLog(log_path(run), learner.log_fields + EVAL_FIELDS,
-                          append=appends_log(run, self.settings.model), tensorboard=run.tensorboard)
-        self.log.check_continues(self.resumed_at)
         self.started, self.cpu_mark = time.time(), time.process_time()
         interrupted = None
         with ExitStack() as stack:   # left in this order: signals, bar, learner, log
