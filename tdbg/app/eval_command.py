@@ -73,7 +73,8 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
                              "(in self-play the luck-adjusted result is even by symmetry)")
     if s.export_only and not s.out:
         raise cli.UsageError("--export-only needs --out DIR for the files")
-    check_outputs([Output("--out", s.out, "folder"), Output("--json", s.json, "json")], s.overwrite,
+    check_outputs([Output("--out", s.out, "folder", files=("*.mat", "cfg*.json", "analyse*.py", "analyse.sh")),
+                   Output("--json", s.json, "json")], s.overwrite,
                   {"--model": s.model})
     # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
     # error on a machine with or without gnubg

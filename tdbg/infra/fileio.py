@@ -219,19 +219,24 @@ def check_file(path: str, kind: str, label: str, overwrite: bool = False, own: b
     check_folder(os.path.dirname(os.path.abspath(path)), label)
 
 
-def check_games_folder(path: str, label: str, overwrite: bool = False, pattern: str = "*.mat") -> list[str]:
-    """OutputError unless ``path`` can be a folder of new ``pattern`` files; the old ones
-    (which --overwrite replaces: all of them, so old and new are never mixed)."""
+def check_games_folder(path: str, label: str, overwrite: bool = False, files: tuple = ("*.mat",)) -> list[str]:
+    """OutputError unless ``path`` can be a folder of new files named as ``files`` (patterns);
+    the old ones, which --overwrite replaces: all of them, so old and new are never mixed
+    (each a text file: a file of another kind is never replaced)."""
     if os.path.lexists(path) and not os.path.isdir(path):
         raise OutputError(f"{label} is a file, not a folder")
     old = []
     if os.path.isdir(path):
-        old = [os.path.join(path, n) for n in sorted(os.listdir(path)) if fnmatch.fnmatch(n, pattern)]
+        old = [os.path.join(path, n) for n in sorted(os.listdir(path)) if any(fnmatch.fnmatch(n, f) for f in files)]
+        names = " / ".join(files)
         if old and not overwrite:
-            raise OutputError(f"{label} already holds {len(old)} {pattern} file(s); pass --overwrite to replace "
+            raise OutputError(f"{label} already holds {len(old)} {names} file(s); pass --overwrite to replace "
                               f"them, or choose another folder")
-        if any(not os.path.isfile(p) or os.path.islink(p) for p in old):
-            raise OutputError(f"{label} holds a {pattern} entry that is not a regular file; refusing to replace it")
+        for p in old:
+            kind = file_kind(p) if os.path.isfile(p) and not os.path.islink(p) else "other"
+            if kind not in ("text", "json", "empty"):
+                raise OutputError(f"{label}: {os.path.basename(p)} is {KIND_NAMES[kind]}, not one of this run's "
+                                  f"files; refusing to replace it")
     check_folder(path, label)
     return old
 
@@ -254,10 +259,11 @@ def check_cleared(path: str) -> None:
 
 class Output:
     """One output of a run: the flag that names it, its path, its kind (see KIND_NAMES, or
-    "folder" for a folder of .mat games), and whether it is the run's own file."""
+    "folder" for a folder of games: ``files``, the patterns of the names the run writes in
+    it), and whether it is the run's own file."""
 
-    def __init__(self, flag: str, path: str | None, kind: str, own: bool = False):
-        self.flag, self.path, self.kind, self.own = flag, path, kind, own
+    def __init__(self, flag: str, path: str | None, kind: str, own: bool = False, files: tuple = ("*.mat",)):
+        self.flag, self.path, self.kind, self.own, self.files = flag, path, kind, own, files
 
 
 def label_of(flag: str, path: str) -> str:
@@ -281,7 +287,7 @@ def check_outputs(outputs: list[Output], overwrite: bool = False, inputs: dict |
         seen[real] = out.flag
         check_name(out.path, label)
         if out.kind == "folder":
-            replaced += check_games_folder(out.path, label, overwrite)
+            replaced += check_games_folder(out.path, label, overwrite, out.files)
         else:
             check_file(out.path, out.kind, label, overwrite, out.own)
     for out in outputs:
