@@ -303,3 +303,5 @@ def hold(path: str, label: str) -> None:
         run_outputs.hold(path, label)
     except run_outputs.LockedError as exc:
         raise OutputError(str(exc)) from None
+    except OSError as exc:   # e.g. no lock folder can be made under the temporary folder
+        raise OutputError(f"{label}: cannot take the run's lock on it ({exc.filename}: {exc.strerror})") from None

@@ -27,7 +27,6 @@ import os
 import tempfile
 
 
-
 class LockedError(Exception):
     """Another run holds an output; the message names it (fileio turns it into an OutputError)."""
 
