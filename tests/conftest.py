@@ -2,6 +2,11 @@ import pytest
 
 from helpers import QUICK_TRAIN, run
 from oracle_positions import oracle_positions
+from tdbg.infra import threads
+
+# the library code the tests call directly runs on the threads a script would choose (one,
+# or TDBG_THREADS / OMP_NUM_THREADS), not torch's thread per core
+threads.use()
 
 
 @pytest.fixture(scope="session")

@@ -74,7 +74,7 @@ def _run_in_process(path, args):
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
         os.chdir(saved_cwd)
-        torch.set_num_threads(saved_threads)         # scripts and workers set 1 for themselves
+        torch.set_num_threads(saved_threads)         # each script sets its own (tdbg.infra.threads)
         os.environ.clear()
         os.environ.update(saved_env)
     return subprocess.CompletedProcess([path, *args], code, out.getvalue(), err.getvalue())

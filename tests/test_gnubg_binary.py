@@ -166,7 +166,7 @@ def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
     from tdbg.play.series import Series, Table, play_series
     from tdbg.game import backgammon_engine as be
     records = play_series(Series((Player(cubeful_ckpt), Player(cubeful_ckpt)), Table("cubeful-money"), 12,
-                                 record=True), progress=False)
+                                 record=True), progress=False).records
     for g, rec in zip(stats, records):
         ours = {"X": [0, 0], "O": [0, 0]}   # X: seat 0 (model1)
         for mover, dice, event, before, _ in rec.turns:
@@ -382,7 +382,7 @@ def test_matches_against_gnubg(tmp_path, gnubg_bin):
 def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch, workers):
     """Against the binary the bar moves one match at a time, in the main process and from
     worker processes alike (it used to move only when a worker had played all its matches)."""
-    from tdbg.app import head_to_head
+    from tdbg.gnubg import gnubg_series
     from tdbg.game.modes.matchplay import MATCH_INPUTS
     from tdbg.play.series import Series, Table
     torch.manual_seed(5)
@@ -403,9 +403,9 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
 
         def close(self):
             pass
-    monkeypatch.setattr(head_to_head, "tqdm", Bar)
+    monkeypatch.setattr(gnubg_series, "tqdm", Bar)
     series = Series((Player(str(ckpt)), Player("gnubg-ext")), Table("match", False, 1), 4, workers=workers)
-    _, errors, matches = head_to_head.run_against_gnubg(series, head_to_head.GnubgSide("gnubg-ext", gnubg_bin))
+    matches, _, errors = gnubg_series.GnubgSide("gnubg-ext", gnubg_bin).play(series)
     assert errors == [] and len(matches) == 4
     assert [k for k in steps if k] == [1, 1, 1, 1]
 

@@ -102,7 +102,7 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
         "--out", out, "--json", js, check=True)
     ours = play_series(Series((Player(model), Player(model)), Table("match", match_length=7), 6, seed=0, record=True),
-                       progress=False)
+                       progress=False).records
     assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
     finished = {m.index: m for m in ours if m.winner >= 0}
 

@@ -39,7 +39,7 @@ def _games(points):
 
 
 def test_game_summaries_of_one_unit():
-    from tdbg.app.head_to_head import format_table
+    from tdbg.play.units import format_games
     from tdbg.play.evaluation import summarize
     # two games in one duplicate pair: won one, lost one (by 2 points, cube 2)
     s = summarize(_games([1.0, -2.0]), game_mode("cubeful-money"))
@@ -52,7 +52,7 @@ def test_game_summaries_of_one_unit():
     # (resampled win rates 0, 1/2, 1 with chances 1/4, 1/2, 1/4: the ends are 0 and 1)
     single = summarize(_games([1.0, -2.0]), game_mode("cubeful-money"), paired=False)
     assert (single["win_rate"]["ci_low"], single["win_rate"]["ci_high"]) == (0.0, 1.0)
-    text = format_table({**s, "seed": 0}, "a.pt", "b.pt")
+    text = format_games({**s, "seed": 0}, "a.pt", "b.pt")
     assert "win rate (a.pt): 50.00%  no interval: 1 unit" in text
     assert "mEq/game (a.pt): -500.0  no interval: 1 unit" in text
 

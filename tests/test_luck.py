@@ -127,7 +127,7 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
     # in test_luck_by_hand): the summary's figures are then arithmetic on those games
     from tdbg.play.series import Series, Table, play_series
     records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), Table("dmp"), 10, record=True),
-                          progress=False)
+                          progress=False).records
     points = np.array([r.points for r in records], dtype=np.float64)
     luck = game_luck(records, CheckpointReference(small_ckpt[0]))
     assert np.abs(luck).max() > 1e-3   # luck was judged, not left at zero

@@ -85,11 +85,15 @@ def test_games_against_gnubgs_dice_resample_single_games():
     the 2.5% tail, and all wins likewise: CI [0, 1]."""
     from types import SimpleNamespace
 
-    from tdbg.app.head_to_head import summarize_games
+    from tdbg.game.modes import game_mode
+    from tdbg.play.players import Player
+    from tdbg.play.series import Series, Table
+    from tdbg.play.units import summarize_games
     games = [SimpleNamespace(index=i, points=p, result=1) for i, p in enumerate([1.0, -1.0, 1.0, -1.0])]
-    paired = summarize_games(games, "dmp", True, 3)
+    series = Series((Player("random"), Player("pubeval")), Table("dmp"), 4, seed=3)
+    paired = summarize_games(games, game_mode("dmp"), series)
     assert paired["win_rate"] == {"mean": 0.5, "ci_low": 0.5, "ci_high": 0.5}
     assert paired["resample_unit"].startswith("duplicate pairs")
-    single = summarize_games(games, "dmp", True, 3, paired=False)
+    single = summarize_games(games, game_mode("dmp"), series, paired=False)
     assert single["win_rate"] == {"mean": 0.5, "ci_low": 0.0, "ci_high": 1.0}
     assert single["resample_unit"].startswith("single games") and single["n_bootstrap"] == 2000

@@ -47,9 +47,9 @@ def test_one_factory_builds_checkpoints_and_opponents():
 
 def test_a_series_of_games_or_matches_is_one_runner():
     players = (Player(DMP), Player("pubeval"))
-    games = play_series(Series(players, Table("dmp"), 4, seed=1), progress=False)
+    games = play_series(Series(players, Table("dmp"), 4, seed=1), progress=False).records
     assert [r.index for r in games] == [0, 1, 2, 3]
     match = os.path.join(ROOT, "best_models", "match_256x2.pt")
     matches = play_series(Series((Player(match), Player(match)), Table("match", match_length=1), 2, seed=1),
-                          progress=False)
+                          progress=False).records
     assert [m.index for m in matches] == [0, 1] and all(m.length == 1 for m in matches)

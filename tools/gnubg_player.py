@@ -22,7 +22,7 @@ import sys
 import threading
 
 from tdbg.app import cli
-from tdbg.game.modes import game_mode
+from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
 from tdbg.play.players import Player, build_agent, checkpoint_game_mode
@@ -46,11 +46,12 @@ class GnubgPlayer:
         self.player = Player(model, oneply=oneply, oneply_k=oneply_k)
         self._agents = {}
         self._lock = threading.Lock()
-        self.agent_for(0 if kind == "cubeful-money" else 7)   # load (and check) the checkpoint now
+        self.default_length = mode_class(kind).length_of(None)   # 0: money games; a match model's 7
+        self.agent_for(self.default_length)   # load (and check) the checkpoint now
 
     def agent_for(self, length: int):
         """(agent, mode) for a money game (length 0) or a match of ``length`` points."""
-        if length == 0 and self.kind == "match":
+        if length == 0 and self.default_length:
             raise ProtocolError("this player is a match model: start a match in gnubg (new match 7), "
                                 "not a money session")
         if length not in self._agents:

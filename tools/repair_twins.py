@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 
 from tdbg.app import cli
-from tdbg.infra import fileio
+from tdbg.infra import fileio, threads
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
 from tdbg.net.twins import TWIN_COSINE, repair_twins
@@ -80,8 +80,7 @@ def main() -> None:
         model, meta, _ = load_checkpoint(args.checkpoint)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
-    import torch
-    torch.set_num_threads(1)
+    threads.use()   # scoring a few positions at a time: the library's default (one)
     scorer, boards, dice, inputs = real_positions(model, meta.get("game_mode", "dmp"), args.games, args.seed)
     repaired, report = repair_twins(model, seed=args.seed, threshold=args.threshold, inputs=inputs)
     report["output_change"] = {"games": args.games, "seed": args.seed, "fit_rows": len(inputs),

@@ -23,6 +23,7 @@ from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.net.net_growth import add_board_features
 from tdbg.learn.selfplay import Collector, Play
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
@@ -38,6 +39,8 @@ def main() -> None:
     torch.manual_seed(args.seed)
     raw = TDNetwork(196, parse_hidden(args.hidden), "probability")
     models = {"raw": raw, "features": add_board_features(raw)}
+    # what train_batch.py gets by default with these workers and this net (tdbg.infra.threads)
+    chosen = threads.use(None, args.workers if args.workers > 1 else 0, sum(p.numel() for p in raw.parameters()))
     collector = Collector(Play(game_mode("dmp"), False, "c", 100), args.workers)
     acc = {k: {"episodes": 0, "seconds": 0.0, "evaluations": 0} for k in models}
     try:
@@ -57,7 +60,7 @@ def main() -> None:
     per_board = (time.perf_counter() - t0) / len(boards)
     rates = {k: {"episodes_per_s": round(a["episodes"] / a["seconds"], 2),
                  "evals_per_s": round(a["evaluations"] / a["seconds"])} for k, a in acc.items()}
-    print(json_text({"benchmark": "board_features", "hidden": args.hidden, "workers": args.workers,
+    print(json_text({**chosen, "benchmark": "board_features", "hidden": args.hidden, "workers": args.workers,
                      "reps": args.reps, "round": args.round, "rates": rates,
                      "features_over_raw_episodes": round(rates["features"]["episodes_per_s"]
                                                          / rates["raw"]["episodes_per_s"], 3),

@@ -37,6 +37,7 @@ from tdbg.play.players import load_player
 from tdbg.play.td_agent import TDAgent
 from tools.dice_file import dice_lines
 from tools.export_weights import version1_bytes
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -169,12 +170,12 @@ def main() -> None:
     ap.add_argument("--baseline", default=BASELINE, help="git commit of the baseline C program")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
     tmp = tempfile.mkdtemp()
     subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "c_inference")], check=True, capture_output=True)
     baseline_exe = build_baseline(args.baseline, tempfile.mkdtemp())
     results = [decisions(parse_hidden(h), args, baseline_exe, tmp) for h in args.hidden]
-    print(json_text({
+    print(json_text({**chosen,
         "benchmark": "c_inference", "decisions": args.decisions, "threads": 1, "baseline": args.baseline,
         "results": results,
         "note": "C program times include process start and loading the weights; best of "

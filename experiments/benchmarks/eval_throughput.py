@@ -16,7 +16,6 @@ import time
 
 import torch
 
-import torch
 
 from tdbg.play.agents import GnubgNNAgent
 from tdbg.play.series import Series, Table, play_series
@@ -24,6 +23,7 @@ from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
 from tdbg.play.players import Player, load_player
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
@@ -48,17 +48,17 @@ def main() -> None:
 
     t0 = time.perf_counter()
     records = play_series(Series((Player(path), Player("gnubg-nn")), Table("dmp"), args.games, seed=args.seed,
-                                 workers=args.workers), progress=False)
+                                 workers=args.workers), progress=False).records
     parallel = time.perf_counter() - t0
 
-    torch.set_num_threads(1)
+    chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
     ours, theirs = load_player(path), GnubgNNAgent(mode, 0)
     t0 = time.perf_counter()
     single = play_games(ours, theirs, range(args.games), mode, args.seed)
     total = time.perf_counter() - t0
     net, engine, gnubg = ours.scorer.net_seconds, ours.scorer.engine_seconds, theirs.seconds
     plies = sum(r.plies for r in single)
-    print(json_text({
+    print(json_text({**chosen,
         "benchmark": "eval_throughput",
         "checkpoint": args.checkpoint or f"fresh [{args.hidden}]",
         "hidden": ours.model.hidden,

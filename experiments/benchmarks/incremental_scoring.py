@@ -30,6 +30,7 @@ from tdbg.game.modes import game_mode
 from tdbg.learn.selfplay import Collector, Play
 from tdbg.learn.settings import Optimisation
 from tdbg.learn.trainer import Trainer
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 MODES = ("incremental", "dense")
@@ -93,12 +94,12 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=3, help="rounds per mode, alternating")
     ap.add_argument("--round", type=int, default=500, help="train_batch round, 0-ply (its default)")
     ap.add_argument("--round-oneply", type=int, default=32, help="train_batch round, 1-ply")
-    ap.add_argument("--train-threads", type=int, default=1,
-                    help="torch threads of the training step (train_batch uses torch's default, 2 here; "
-                         "on a machine shared with other jobs their spin-waits made that step 5x slower)")
+    ap.add_argument("--train-threads", type=int, default=None,
+                    help="torch threads of the training step (default: train_batch.py's, tdbg.infra.threads: "
+                         "one for these nets)")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    torch.set_num_threads(args.train_threads)
+    chosen = threads.use(args.train_threads, args.workers if args.workers > 1 else 0, None)
     plies = [int(p) for p in args.plies.split(",")]
     collector = Collector(Play(game_mode("dmp"), False, "c", 128), args.workers)
     results = []
@@ -111,7 +112,7 @@ def main() -> None:
                 results.append(res)
     finally:
         collector.close()
-    print(json_text({"benchmark": "incremental_scoring", "workers": args.workers,
+    print(json_text({**chosen, "benchmark": "incremental_scoring", "workers": args.workers,
                      "train_threads": args.train_threads,
                      "reps": args.reps, "round": args.round, "round_oneply": args.round_oneply,
                      "torch_threads_per_worker": 1, "results": results}))

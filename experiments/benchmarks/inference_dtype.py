@@ -27,6 +27,7 @@ from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.net.scoring import CPU_BLOCK, Scorer
 from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
@@ -53,7 +54,7 @@ def main() -> None:
     p.add_argument("--positions", type=int, default=400, help="(board, dice) pairs per scoring pass")
     p.add_argument("--reps", type=int, default=5)
     args = p.parse_args()
-    torch.set_num_threads(1)
+    chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
     torch.manual_seed(0)
     hidden = parse_hidden(args.hidden)
     mode = game_mode("dmp")
@@ -93,7 +94,7 @@ def main() -> None:
         act[activation] = {"incremental_per_s": round(args.reps * len(boards) / t["incremental"], 1),
                            "dense_per_s": round(args.reps * len(boards) / t["dense"], 1),
                            "dense_over_incremental_time": round(t["dense"] / t["incremental"], 3)}
-    print(json_text({"hidden": hidden, "rows": len(rows32), "reps": args.reps,
+    print(json_text({**chosen, "hidden": hidden, "rows": len(rows32), "reps": args.reps,
                      "rows_per_s": dtype, "fp32_over_bf16_time": round(sum(times["fp32"]) / sum(times["bf16"]), 3),
                      "bf16_max_abs_diff": diff, "decisions_per_s_by_activation": act}))
 

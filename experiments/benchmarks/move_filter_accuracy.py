@@ -24,7 +24,6 @@ import sys
 import time
 
 import numpy as np
-import torch
 
 from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdbg.learn import filter_training
@@ -34,6 +33,7 @@ from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, new_filter
 from tdbg.net.scoring import Scorer, greedy_game_positions, segment_argmax
 from tdbg.play.players import checkpoint_mode_name
 from tdbg.game.modes import game_mode
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 BLOCK = 128  # positions per pass (as Scorer.lookahead's blocks)
@@ -72,7 +72,7 @@ def main() -> None:
     ap.add_argument("--filter-hidden", type=int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
     ks = [int(k) for k in args.ks.split(",")]
     model, meta, _ = load_checkpoint(args.model)
     model.eval()
@@ -130,7 +130,7 @@ def main() -> None:
                       "seconds": round(secs, 1), "by_class": by_class}
         print(json_text({"k": k, **{a: b for a, b in results[k].items() if a != "by_class"}}), file=sys.stderr,
               flush=True)
-    print(json_text({"benchmark": "move_filter_accuracy", "model": args.model, "game_mode": mode.name,
+    print(json_text({**chosen, "benchmark": "move_filter_accuracy", "model": args.model, "game_mode": mode.name,
                       "hidden": model.hidden, "filter": move_filter_of(model).hidden, "warmup_episodes": args.warmup,
                       "warmup": warm_note, "warmup_seconds": round(warm_seconds, 1), "games": args.games,
                       "positions": len(boards), "classes": counts, "exact_seconds": round(exact_seconds, 1),

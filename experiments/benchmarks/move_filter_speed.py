@@ -32,6 +32,7 @@ from tdbg.learn.trainer import Trainer
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter
 from tdbg.net.move_filter import FILTER_HIDDEN, new_filter
 from tdbg.play.players import checkpoint_mode_name
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
@@ -76,7 +77,6 @@ def main() -> None:
     ap.add_argument("--filter-hidden", type=int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    torch.set_num_threads(1)
     if args.model.startswith("fresh:"):
         torch.manual_seed(args.seed)
         model, mode = TDNetwork(196, parse_hidden(args.model[6:]), "probability"), game_mode("dmp")
@@ -84,6 +84,8 @@ def main() -> None:
         model, meta, _ = load_checkpoint(args.model)
         mode = game_mode(checkpoint_mode_name(model, meta))
     model.eval()
+    # what train_batch.py with one worker gets by default for this net (tdbg.infra.threads)
+    chosen = threads.use(None, 0, sum(p.numel() for p in model.parameters()))
     if move_filter_of(model) is None:
         set_move_filter(model, new_filter(model, args.filter_hidden))
         warm = Collector(Play(mode, False, "auto", 128, record_filter=True), 1)
@@ -121,7 +123,7 @@ def main() -> None:
     for name, v in out.items():
         v["speedup"] = v["episodes_per_s"] / base
         v["speedup_cpu"] = v["episodes_per_cpu_s"] / base_cpu   # the figure to quote on a shared machine
-    print(json_text({"benchmark": "move_filter_speed", "model": args.model, "hidden": list(model.hidden),
+    print(json_text({**chosen, "benchmark": "move_filter_speed", "model": args.model, "hidden": list(model.hidden),
                       "filter": list(move_filter_of(model).hidden),
                       "episodes_per_round": args.episodes, "reps": args.reps, "threads": 1,
                       "arms": {n: {a: round(b, 4) for a, b in v.items()} for n, v in out.items()}}))

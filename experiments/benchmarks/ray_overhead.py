@@ -8,7 +8,7 @@ worker the weights of a --broadcast-hidden network, Ray (ray.put once, each acto
 fetches and loads them) against the local backend (the weights pickled into each
 job), both minus an empty job's round trip.  Prints one JSON object last.
 
-    OMP_NUM_THREADS=1 python experiments/benchmarks/ray_overhead.py --hidden 256,256 --workers 2 --episodes 200 --rounds 3
+    python experiments/benchmarks/ray_overhead.py --hidden 256,256 --workers 2 --episodes 200 --rounds 3
 """
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from tdbg.infra.provenance import git_commit
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.learn.selfplay import Collector, Play
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
@@ -67,6 +68,7 @@ def main() -> None:
     mode = game_mode("dmp")
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
+    chosen = threads.use(None, args.workers, sum(p.numel() for p in model.parameters()))  # train_batch.py's default
     collectors = {b: Collector(Play(mode, False, "auto", args.parallel_games, "auto"), args.workers, pool_backend=b)
                   for b in ("local", "ray")}
     seconds, episodes, same = {"local": 0.0, "ray": 0.0}, {"local": 0, "ray": 0}, True
@@ -102,7 +104,7 @@ def main() -> None:
         finally:
             pool.close()
         broadcast[name] = {"seconds": full, "empty_job_seconds": empty, "weights_seconds": full - empty}
-    print(json_text({
+    print(json_text({**chosen,
         "benchmark": "ray_overhead", "commit": git_commit(), "workers": args.workers, "hidden": args.hidden,
         "episodes_per_round": args.episodes, "rounds": args.rounds, "cores": os.cpu_count(),
         "episodes_per_s": rate, "ray_over_local": rate["ray"] / rate["local"], "identical_data": same,

@@ -45,6 +45,7 @@ from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 ARMS = ("fp32", "fp32-c", "bf16", "int8")
@@ -183,7 +184,6 @@ def main() -> None:
     ap.add_argument("--arms", default=",".join(AMX_ARMS if lowp.amx_present() else ARMS))
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    torch.set_num_threads(1)
     os.environ["TDBG_LOWP_AMX"] = "0"   # the arm bf16 is the C kernel; bf16-amx is asked for by name
     mode = game_mode("dmp")
     if args.model:
@@ -191,6 +191,8 @@ def main() -> None:
     else:
         torch.manual_seed(args.seed)
         model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
+    # what train_batch.py with one worker gets by default for this net (tdbg.infra.threads)
+    chosen = threads.use(None, 0, sum(p.numel() for p in model.parameters()))
     arms = [a for a in args.arms.split(",") if a]
     runs = dict(lowp.available(), **{"bf16-amx": lowp.amx_present()})
     print(json_text({"kernels": runs, "lines": {a: lowp.describe(a) for a in arms if a != "fp32"}}),
@@ -200,7 +202,7 @@ def main() -> None:
         if args.oneply_episodes else None
     sizes = list(model.hidden)
     peaks = measure_peaks(model, arms)
-    result = {
+    result = {**chosen,
         "benchmark": "reduced_precision", "hidden": sizes, "model": args.model, "output_mode": model.output_mode,
         "episodes_per_round": args.episodes, "oneply_episodes_per_round": args.oneply_episodes, "reps": args.reps,
         "torch_threads": 1, "kernels_available": runs, "macs_per_row": macs_per_row(model),

@@ -12,11 +12,11 @@ import argparse
 import os
 import time
 
-import torch
 
 from tdbg.game import backgammon_engine as be
 from tdbg.play.rollers import make_roller
 from tdbg.play.rollout import rollout_outcomes, summarize
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
@@ -30,10 +30,10 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
     roller = make_roller(args.model)
     start = be.initial_board()[None]
-    out = {"model": os.path.basename(args.model), "trials": args.trials, "truncate": args.truncate}
+    out = {**chosen, "model": os.path.basename(args.model), "trials": args.trials, "truncate": args.truncate}
     for name, luck, workers in (("plain_1proc", False, 1), ("luck_1proc", True, 1), ("luck_workers", True, args.workers)):
         t0 = time.perf_counter()
         o = rollout_outcomes(args.model, roller.mode.name, 0, start, None, args.trials, args.truncate, args.seed,

@@ -21,6 +21,7 @@ from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import GAME_MODES, game_mode
 from tdbg.learn.selfplay import Collector, Play
 from tdbg.infra.workers import WorkerPool
+from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
@@ -117,7 +118,7 @@ def online(args, mode, hidden, output_mode) -> None:
     """Online TD(lambda) throughput: one process (it is sequential by nature), one thread.
     Evaluations count the after-states scored plus the one forward/backward per move."""
     from tdbg.learn.online_td import OnlineSelfPlay
-    torch.set_num_threads(1)
+    threads.use(None, 0, None)   # online TD's default (tdbg.infra.threads): nothing batched
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, hidden, output_mode)
     learner = OnlineSelfPlay(model, mode, lam=0.7, alpha=0.01, engine="c")

@@ -20,10 +20,11 @@ if os.environ.get("PYTHONPATH") != tree:
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
+from tdbg.infra import threads  # noqa: E402
 from tdbg.net.model import TDNetwork  # noqa: E402
 from tdbg.game.modes import game_mode  # noqa: E402
 
-torch.set_num_threads(1)
+threads.use()
 mode = game_mode(mode_name)
 torch.manual_seed(0)
 big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()

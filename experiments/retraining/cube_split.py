@@ -16,11 +16,10 @@ Jacoby).  Last line: one JSON object.
 from __future__ import annotations
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from tdbg.app import cli
-from tdbg.infra import fileio
+from tdbg.infra import fileio, threads
 from tdbg.infra.stats import CAP, pair_means, summary_ci
 from tdbg.game.modes import game_mode
 from tdbg.net.model import CheckpointError, load_checkpoint
@@ -74,7 +73,7 @@ def main(argv=None) -> None:
     a = build_parser().parse_args(argv)
     if a.games % 2:
         raise cli.UsageError("--games must be even (duplicate pairs)")
-    torch.set_num_threads(1)
+    threads.use()
     mode = game_mode("cubeful-money")
     ours = TDAgent(load(a.model, "cubeful-money"), mode)
     gnubg = GnubgNNCubefulAgent(mode)

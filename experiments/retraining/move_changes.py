@@ -13,10 +13,9 @@ from __future__ import annotations
 import os
 
 import numpy as np
-import torch
 
 from tdbg.app import cli
-from tdbg.infra import fileio
+from tdbg.infra import fileio, threads
 from tdbg.game.modes import game_mode
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax
@@ -43,7 +42,7 @@ def load_dmp(path: str):
 
 def main(argv=None) -> None:
     a = build_parser().parse_args(argv)
-    torch.set_num_threads(1)
+    threads.use()
     mode = game_mode("dmp")
     nets = {path: load_dmp(path) for path in [a.base, *a.others]}
     base = Scorer(nets[a.base], mode, engine="c")

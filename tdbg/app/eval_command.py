@@ -13,7 +13,7 @@ from tdbg.app.eval_settings import EvalSettings
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
-from tdbg.infra.errors import InputError
+from tdbg.infra import threads
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import write_mat
@@ -26,10 +26,11 @@ PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 
 
 def run(s: EvalSettings) -> None:
     """The whole of gnubg_eval.py after its flags are parsed."""
+    threads.use(s.threads)   # this process plays the games when --workers is 1
     if s.from_mat:
         return analyse_folder(s)
     mode_name, info = checked_start(s)
-    mode = game_mode(mode_name, s.jacoby, (s.match_length or 7) if mode_class(mode_name).is_match else 0)
+    mode = game_mode(mode_name, s.jacoby, mode_class(mode_name).length_of(s.match_length))
     out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(s.out or s.keep_files)   # --out is made with its first file (nothing is made before then)
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
@@ -79,8 +80,10 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
     # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
     # error on a machine with or without gnubg
     mode_name = game_mode_name or checkpoint_game_mode(s.model) or "dmp"
-    if s.match_length is not None and not mode_class(mode_name).is_match:
-        raise cli.UsageError("--match-length applies to --game-mode match only")
+    try:
+        mode_class(mode_name).length_of(s.match_length)
+    except ValueError:
+        raise cli.UsageError("--match-length applies to --game-mode match only") from None
     try:
         info = preflight(s.gnubg)
         if not s.export_only:
@@ -95,19 +98,10 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> int:
     opponent = s.model if s.opponent == "self" else s.opponent
     # the opponent looks ahead as our model does only when it is our model
     players = (Player(s.model, oneply=s.oneply), Player(opponent, oneply=s.oneply and s.opponent == "self"))
-    if mode.is_match:  # one .mat file a match, at its length: gnubg analyses each game at its score
-        try:
-            played = play_series(Series(players, Table("match", match_length=mode.match_length), s.games, s.seed,
-                                        s.workers, record=True), progress=not s.quiet)
-        except InputError as exc:
-            raise cli.UsageError(str(exc)) from None
-        # (an abandoned match, a game over the ply limit, has no file gnubg could finish)
-        finished = [m for m in played if m.winner >= 0]
-        files.add_matches(finished, mode.match_length)
-        return len(finished)
-    play_series(Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers, record=True),
-                progress=not s.quiet, on_records=lambda batch: files.add_games(batch, mode.match_length))
-    return s.games
+    add = {"game": files.add_games, "match": files.add_matches}[mode.series_unit]
+    play_series(Series(players, Table(mode.name, s.jacoby, mode.match_length), s.games, s.seed, s.workers,
+                       record=True), progress=not s.quiet, on_records=lambda batch: add(batch, mode.match_length))
+    return files.played
 
 
 class MatFiles:
@@ -120,6 +114,7 @@ class MatFiles:
         # self-play: the same deterministic player in both seats makes record 2k+1 replay 2k with the
         # seats swapped; such a record is the same game again, so it is neither written nor analysed
         self.mirrored = Mirrors(self_play)
+        self.played = 0   # the records played that gnubg can analyse
 
     @property
     def paths(self) -> list[str]:
@@ -138,10 +133,14 @@ class MatFiles:
                 self._write(f"games_{chunk[0].index:07d}.mat", chunk, 0, [r.index for r in chunk])
         for rec in batch:   # only the results stay in memory
             rec.turns = []
+        self.played += len(batch)
 
     def add_matches(self, matches, match_length: int) -> None:
-        """One file a match, at its length; every game of the match is the match's."""
-        for m in self.mirrored.distinct(matches):
+        """One file a match, at its length; every game of the match is the match's (an
+        abandoned match, a game over the ply limit, has no file gnubg could finish)."""
+        finished = [m for m in matches if m.winner >= 0]
+        self.played += len(finished)
+        for m in self.mirrored.distinct(finished):
             self._write(f"match_{m.index:07d}.mat", m.game_records, match_length, [m.index])
 
     def _write(self, name: str, records, match_length: int, indices: list[int]) -> None:

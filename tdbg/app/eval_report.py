@@ -10,7 +10,7 @@ from tdbg.app import cli
 from tdbg.app.eval_settings import EvalSettings
 from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
-from tdbg.infra import fileio
+from tdbg.infra import fileio, threads
 from tdbg.infra.fileio import KIND_NAMES, Output, check_outputs, file_kind
 from tdbg.infra.provenance import provenance
 from tdbg.infra.stats import ci_text
@@ -93,10 +93,11 @@ def report(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...
         raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
     r = rate(s, info, games, sides, units, resample)
     r.update(about)
-    r.update(ply=s.ply, seed=s.seed, units=units, gnubg=info, mat_folder=mat_folder, **provenance())
+    r.update(ply=s.ply, seed=s.seed, units=units, gnubg=info, mat_folder=mat_folder, **threads.current(),
+             **provenance())
     who = r["model"] or f"{r['player']} in {s.from_mat}"
     print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {r['games']} games, "
-          f"gnubg {info['version']} analysis at {s.ply}-ply")
+          f"gnubg {info['version']} analysis at {s.ply}-ply{threads.text(r)}")
     skipped = f"{r['mirrored_records_skipped']} mirrored records not analysed again; " \
         if r.get("mirrored_records_skipped") else ""
     print(f"  {skipped}CIs resample {r['bootstrap_units']} {r['resample_unit']}")

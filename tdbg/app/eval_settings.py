@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from tdbg.game.modes import GAME_MODES
 from tdbg.gnubg.gnubg_protocol import OUR_NAME
 from tdbg.infra.settings import option
+from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 
 
@@ -36,6 +37,7 @@ class EvalSettings:
     oneply: bool = option(False, "our model plays with 1-ply lookahead")
     workers: int = option(1, f"game-playing and gnubg processes (at most {MAX_WORKERS_PER_CORE} per core)",
                           type="workers_arg")
+    threads: int | None = threads_option()
     seed: int = option(0, "random seed (the dice)", type=int)
     gnubg_workers: int | None = option(None, "gnubg processes analysing at once (default: --workers)",
                                        type="workers_arg")

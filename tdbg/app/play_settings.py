@@ -8,6 +8,7 @@ from tdbg.game.modes import GAME_MODES
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
 from tdbg.infra.settings import option
+from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 from tdbg.net.search import DEFAULT_K1, DEFAULT_K2
 from tdbg.play import opponents
@@ -25,6 +26,7 @@ class PlaySettings:
                               "as one game, not as a pair)",
                         type=("count_arg", MAX_GAMES, "games (each game's result is kept for the summary)"))
     workers: int = option(1, f"game-playing processes (at most {MAX_WORKERS_PER_CORE} per core)", type="workers_arg")
+    threads: int | None = threads_option()
     game_mode: str | None = option(None, "default: model1's mode, else dmp", choices=GAME_MODES)
     match_length: int | None = option(None, "--game-mode match: points per match (1-25; default 7); --games then "
                                             "counts matches", type="match_length_arg")

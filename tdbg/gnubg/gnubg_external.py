@@ -33,7 +33,6 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeful_money import CubefulMoney
-from tdbg.game.modes.matchplay import pack
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE,
                                        ProtocolError, Question, _keys, gnubg_replies, opening_positions,
@@ -94,7 +93,7 @@ class GnubgSession:
         mode = mode or CubefulMoney()
         if level not in LEVELS:
             raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
-        if not (mode.money or mode.is_match):
+        if not mode.gnubg_plays:
             raise ValueError(f"games against the gnubg binary are money games or matches, not {mode.name}")
         mode.check_agent(agent)
         self.agent, self.level, self.mode = agent, level, mode
@@ -102,7 +101,7 @@ class GnubgSession:
         self.info = preflight(binary, quiet=True, timeout=timeout)
         self.log = log
         self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
-        if match_mat_paths is not None and not mode.is_match:
+        if match_mat_paths is not None and not self.plays_matches:
             raise ValueError("match_mat_paths: only match play exports one record per match")
         if any(any(c.isspace() for c in p) for p in match_mat_paths or ()):
             raise ValueError("gnubg's export command takes a path without blanks")
@@ -113,9 +112,14 @@ class GnubgSession:
         self._match_winners = []  # match play: who gnubg says won each match
         self._accepted = False    # the game about to be scored ended by an accepted resignation
 
+    @property
+    def plays_matches(self) -> bool:
+        """Whether gnubg plays whole matches, one game after another (else a money session)."""
+        return self.mode.is_match
+
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
-        match = self.mode.is_match
+        match = self.plays_matches
         lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
                  f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
                  f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
@@ -175,7 +179,7 @@ class GnubgSession:
                 proc.wait()
             reader.join(timeout=5)
             os.close(master) if _fd_open(master) else None
-        if self.mode.is_match:
+        if self.plays_matches:
             ours = [OUR_NAME if m.winner == 0 else GNUBG_NAME for m in self.matches]
             if ours != self._match_winners[:len(ours)]:
                 raise ProtocolError(f"our record of the match winners ({', '.join(ours)}) differs from gnubg's "
@@ -214,7 +218,7 @@ class GnubgSession:
 
     def units_done(self, records) -> int:
         """What a series of this mode counts, finished so far: matches, or the games ``records``."""
-        return len(self.matches) if self.mode.is_match else len(records)
+        return len(self.matches) if self.plays_matches else len(records)
 
     def _serve(self, conn, n_games, results, records, on_game, proc, out_lines) -> None:
         buf = b""
@@ -284,7 +288,7 @@ class GnubgSession:
         rec.our_record = game.our_record
         rec.resigned = resigned
         records.append(rec)
-        if self.mode.is_match:  # first, so that on_game sees the match it may have ended in self.matches
+        if self.plays_matches:  # first, so that on_game sees the match it may have ended in self.matches
             self._score_game(game, rec)
         if self.log:
             self.log(rec)
@@ -297,7 +301,7 @@ class GnubgSession:
     def _new_game(self, index: int) -> _Game:
         game = _Game(index)
         game.expected = set(self._openings)
-        if self.mode.is_match:
+        if self.plays_matches:
             if self._match is None:  # a match begins (we are side 0 of the score, gnubg side 1)
                 self._match = MatchRecord(self.first_index + len(self.matches), -1, self.mode.length)
                 self._score = Score(self.mode.length)
@@ -359,7 +363,7 @@ class GnubgSession:
             raise ProtocolError(f"game {game.index}: gnubg says the cube is {q.cube}, we have {game.cube}\n  {q.raw}")
         if q.kind != "take" and self.mode.cubeful and q.owner != game.owner:
             raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
-        if self.mode.is_match:
+        if self.plays_matches:
             ours = (q.length, q.scores, q.crawford)
             want = (self.mode.length, tuple(self.mode.length - a for a in game.away), game.crawford)
             if ours != want:
@@ -413,9 +417,7 @@ def agent_state(mode: GameMode, owner: int, cube: int, crawford: bool = False, a
     """The cube state our agent sees as the mover: the cube's owner (money), or in match play the
     packed match state (matchplay.py) from the cube, the Crawford flag and the points each
     side needs (ours first)."""
-    if not mode.is_match:
-        return np.array([owner])
-    return np.array([pack(owner, int(cube).bit_length() - 1, crawford, *away)])
+    return mode.mover_state(owner, cube, crawford, away)
 
 
 def answer(agent, mode: GameMode, q: Question, state: np.ndarray) -> tuple[str, np.ndarray | None]:

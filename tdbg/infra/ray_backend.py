@@ -31,7 +31,8 @@ import torch
 from ray.exceptions import ObjectLostError, RayActorError, RayError, RayTaskError, WorkerCrashedError
 
 from tdbg.infra.errors import InputError
-from tdbg.infra.workers import Task, WorkerError, cores
+from tdbg.infra.threads import WORKER, cores
+from tdbg.infra.workers import Task, WorkerError
 
 LOST = (RayActorError, WorkerCrashedError, ObjectLostError)  # the job's actor (or node) is gone: run it again
 _settings = {"timeout": 3600.0}
@@ -91,7 +92,7 @@ class _Runner:
 
     def __init__(self):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
-        torch.set_num_threads(1)
+        torch.set_num_threads(WORKER)
         self.files = None  # made at the first shipped file: an actor killed busy cannot remove it
 
     def _local(self, value):

@@ -23,12 +23,10 @@ from concurrent.futures.process import BrokenProcessPool
 
 import torch
 
+from tdbg.infra import threads
+
 PR_SET_PDEATHSIG = 1
 MAX_WORKERS_PER_CORE = 4   # --workers at most this many per core the process may use
-
-
-def cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 class WorkerError(RuntimeError):
@@ -55,7 +53,7 @@ def child_dies_with_us():
 def _init(parent_pid: int, initializer, initargs) -> None:
     die_with_parent(parent_pid)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C
-    torch.set_num_threads(1)
+    torch.set_num_threads(threads.WORKER)
     if initializer is not None:
         initializer(*initargs)
 

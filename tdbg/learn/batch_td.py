@@ -13,7 +13,6 @@ import time
 from dataclasses import replace
 
 import numpy as np
-import torch
 
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
@@ -94,6 +93,14 @@ class BatchLearner:
     def round_episodes(stage: BatchStage) -> int:
         return stage.schedule.episodes_per_round
 
+    @staticmethod
+    def thread_work(stage: BatchStage, model) -> tuple[int, int | None]:
+        """Self-play workers run beside this process unless one local worker plays here;
+        both self-play and training score in batches."""
+        col = stage.collection
+        in_process = col.workers == 1 and stage.where.backend == "local"
+        return (0 if in_process else col.workers), sum(p.numel() for p in model.parameters())
+
     def state_dict(self) -> dict:
         return self.trainer.state_dict()
 
@@ -115,10 +122,6 @@ class BatchLearner:
             self._open_filter(seed_root.spawn(1)[0])
         if self.collector.precision != "fp32":
             print(lowp.describe(self.collector.precision), file=sys.stderr, flush=True)
-        if col.overlap:
-            # the workers keep the cores busy while we train: more torch threads here would
-            # oversubscribe them (measured 3x slower with the default two)
-            torch.set_num_threads(1)
 
     def segment_info(self) -> dict:
         """What the checkpoint records of this start of the stage besides commit and CPU: the

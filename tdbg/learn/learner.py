@@ -60,6 +60,12 @@ class Learner(Protocol):
         """The seed of that evaluation's games."""
 
     @staticmethod
+    def thread_work(stage: Any, model: Any) -> tuple[int, int | None]:
+        """What sets this process's torch threads (tdbg.infra.threads.choose): (worker
+        processes of the learner running beside it, parameters of the net it runs in batches;
+        None when its network work is not batched)."""
+
+    @staticmethod
     def where(round_index: int, done: int) -> str:
         """How the progress line names the point reached ("round 3", "200 episodes")."""
 

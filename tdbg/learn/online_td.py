@@ -143,6 +143,11 @@ class OnlineLearner:
     def round_episodes(stage: OnlineStage) -> int:
         return stage.online.log_every
 
+    @staticmethod
+    def thread_work(stage: OnlineStage, model) -> tuple[int, int | None]:
+        """No workers, and one position at a time: nothing a second thread could share."""
+        return 0, None
+
     def state_dict(self) -> dict:
         return {}
 

@@ -42,6 +42,7 @@ import torch
 from tdbg.game.dice import roll_dice, roll_index
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import DROPPED, Ended, Table
+from tdbg.infra import profiling
 from tdbg.infra.backends import open_pool
 from tdbg.infra.settings import option
 from tdbg.learn.lambda_returns import lambda_returns
@@ -147,6 +148,7 @@ class SelfPlay:
         self.parallel_games = play.parallel_games
 
     def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
+        c0 = profiling.clock() if profiling.ENABLED else 0.0
         scorer = self.scorer
         g = max(1, min(self.parallel_games, n_episodes))
         table = Table(self.mode, g)
@@ -187,6 +189,8 @@ class SelfPlay:
         out_t = players.returns() if self.acting.td_lambda > 0 else np.concatenate(players.targets)
         out_t = out_t.astype(np.float32)
         filter_parts = players.filter_parts + ([self.filtered.take_rows()] if self.filtered is not None else [])
+        if profiling.ENABLED:
+            profiling.add("collect", c0)
         return {
             "features": np.concatenate(players.feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
@@ -314,12 +318,25 @@ class _Recorder:
 # --------------------------------------------------------------------------- worker processes
 
 _WORKER_CACHE: dict = {}
+_WORKER_CPU: dict = {}   # profiling: this worker's CPU clock at the end of its last job
+
+
+def _profile_setup(job_start: float) -> None:
+    """Profiling: a worker's first job counts its CPU so far (spawn, imports, the first
+    network and scorer) as its start; later ones their CPU since the last job ended (that
+    job's samples pickled, this one's weights unpickled) and their setup as transfer."""
+    if "end" in _WORKER_CPU:
+        profiling.count("worker_between_jobs", job_start - _WORKER_CPU["end"])
+        profiling.add("worker_job_setup", job_start)
+    else:
+        profiling.count("worker_start", profiling.clock())
 
 
 def _collect_job(job: dict) -> dict:
     """One worker's share: ``job`` holds the network (``net``: its shape, ``state``: its
     weights, ``filter``: its move filter or None), the ``play`` settings whole, and the
     share's ``episodes`` and ``seed``."""
+    job_start = profiling.clock() if profiling.ENABLED else 0.0
     key = job["net"]
     model = _WORKER_CACHE.get(key)
     if model is None:
@@ -334,9 +351,14 @@ def _collect_job(job: dict) -> dict:
         filt.eval()
     set_move_filter(model, filt)
     sp = SelfPlay(model, job["play"])
+    if profiling.ENABLED:
+        _profile_setup(job_start)
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
     out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
+    if profiling.ENABLED:
+        out["profile"] = profiling.take()
+        _WORKER_CPU["end"] = profiling.clock()
     return out
 
 
@@ -366,10 +388,13 @@ class Collector:
     def submit(self, model, n_episodes: int, seed_seq: np.random.SeedSequence):
         """Start collecting with a snapshot of the model's current weights; ``result``
         waits for it.  With worker processes the caller can train meanwhile (--overlap)."""
+        c0 = profiling.clock() if profiling.ENABLED else 0.0
         if self.pool is None:
             model.eval()
             out = SelfPlay(model, self.play).collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
+            if profiling.ENABLED:
+                profiling.add("collect_in_trainer", c0)
             return out
         state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
         filt = move_filter_of(model) if self.play.filter_k and self.play.oneply else None
@@ -378,18 +403,27 @@ class Collector:
         net = (model.n_inputs, tuple(model.hidden), model.output_mode, model.activation)
         jobs = [{"net": net, "state": state, "filter": filt, "play": self.play, "episodes": share, "seed": seed}
                 for share, seed in worker_shares(n_episodes, seed_seq, self.workers) if share > 0]
-        return [self.pool.submit(_collect_job, job) for job in jobs]
+        tasks = [self.pool.submit(_collect_job, job) for job in jobs]
+        if profiling.ENABLED:
+            profiling.add("transfer_trainer", c0)   # the weights out to the workers
+        return tasks
 
     def result(self, pending) -> dict:
         """The round's samples; workers.WorkerError if a share could not be collected."""
         if isinstance(pending, dict):
             return pending
+        c0 = profiling.clock() if profiling.ENABLED else 0.0
         parts = self.pool.results(pending)
         stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"]}
-        return {"features": np.concatenate([p["features"] for p in parts]),
-                "targets": np.concatenate([p["targets"] for p in parts]),
-                "filter": join_rows([p.get("filter") for p in parts]),
-                "stats": stats}
+        out = {"features": np.concatenate([p["features"] for p in parts]),
+               "targets": np.concatenate([p["targets"] for p in parts]),
+               "filter": join_rows([p.get("filter") for p in parts]),
+               "stats": stats}
+        if profiling.ENABLED:   # the samples back (the pool's threads unpickle them while this one waits)
+            profiling.add("transfer_trainer", c0)
+            for p in parts:
+                profiling.merge(p.get("profile"))
+        return out
 
     def close(self) -> None:
         if self.pool is not None:

@@ -29,6 +29,7 @@ from tdbg.game.modes import GAME_MODES, MODES
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
 from tdbg.infra.settings import derived, option, variant
+from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 from tdbg.learn.filter_training import DEFAULT_WARMUP_EPISODES
 from tdbg.learn.selfplay import Acting
@@ -162,6 +163,8 @@ class Run:
     """Seeds, where the work runs, and the stage's outputs (run_control.py)."""
     engine: str = option("auto", "move generator", choices=ENGINES)
     device: str = option("cpu", "where training runs", choices=("cpu", "cuda"))
+    threads: int | None = threads_option(
+        "1, or for a batch-trained net of 2M parameters or more the cores left free by the self-play workers")
     seed: int = option(0, "random seed (dice and exploration; also weights and minibatch order unless "
                           "--torch-seed)", type=int)
     torch_seed: int | None = option(None, "seed of weight initialisation, growth and minibatch order "

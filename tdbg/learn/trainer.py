@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from tdbg.infra import profiling
+
 OPTIMIZERS = ("adam", "sgd")
 
 
@@ -67,13 +69,20 @@ class Trainer:
         order = torch.from_numpy(rng.permutation(len(x_all))).to(self.device)
         total, count = 0.0, 0
         for start in range(0, len(order), self.batch_size):
+            c = profiling.clock() if profiling.ENABLED else 0.0
             batch = order[start:start + self.batch_size]
             loss = self.loss(self.model, x_all[batch], y_all[batch])
+            if profiling.ENABLED:
+                c = profiling.add("train_forward", c)
             self.optimizer.zero_grad(set_to_none=True)
             loss.backward()
+            if profiling.ENABLED:
+                c = profiling.add("train_backward", c)
             if self.grad_clip:
                 torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.grad_clip)
             self.optimizer.step()
+            if profiling.ENABLED:
+                profiling.add("train_optimizer", c)
             total += float(loss.detach()) * len(batch)
             count += len(batch)
         self.model.eval()

@@ -47,6 +47,7 @@ from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.provenance import cpu_name, provenance
 from tdbg.infra.runlog import CsvLog
+from tdbg.infra import threads
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
 from tdbg.learn.learner import Learner
@@ -75,8 +76,10 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
 
     def mode_named(name):
         mode = game_mode(name, spec.jacoby, match_length or 0, spec.met)
-        if (match_length is not None or spec.met) and not mode.is_match:
-            raise InputError("--match-length and --met apply to --game-mode match only")
+        try:
+            mode.length_of(match_length, spec.met)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
         return mode
 
     trainer_state = None
@@ -196,13 +199,14 @@ def run_stage(stage_settings, learner_class: type[Learner], output_mode: str | N
                   and stage["episodes_done"] < stage["settings"].get("num_episodes", 0) else None)
     # settings that depend on the model or the stage it continues
     stage_settings = learner_class.prepare(stage_settings, model, unfinished)
+    chosen = threads.use(run.threads, *learner_class.thread_work(stage_settings, model))
     try:
         learner = learner_class(stage_settings, model, mode)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     progress = StageProgress(stage_settings, learner, model, meta, mode)
     progress.plan(learner_class, stage, trainer_state)
-    return progress.run(evaluate)
+    return {**progress.run(evaluate), **chosen}
 
 
 class StageProgress:

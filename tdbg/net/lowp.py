@@ -37,6 +37,7 @@ import os
 import numpy as np
 import torch
 
+from tdbg.infra import profiling
 from tdbg.infra.errors import InputError
 
 # --collect-precision; fp32 is torch's float32 forward, fp32-c the same arithmetic in our C kernel
@@ -107,6 +108,13 @@ def describe(precision: str) -> str:
         return (f"collect precision {precision}: this CPU lacks {_INSTRUCTIONS[precision].split()[0]}; "
                 f"float32 C fallback ({fp32})")
     return f"collect precision {precision}: C kernel with {_INSTRUCTIONS[precision] if runs != 'fp32-c' else fp32}"
+
+
+def macs_per_row(model) -> int:
+    """Multiply-adds of one row through the layers after the first and the head (what
+    LowpMLP computes): sum of h_i x h_(i+1), plus h_last x outputs."""
+    sizes = list(model.hidden)
+    return sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) + sizes[-1] * model.head.out_features
 
 
 def supports(model) -> str | None:
@@ -247,13 +255,24 @@ class LowpMLP:
         """The head's raw outputs (N, n_outputs) float32 from the first hidden layer's
         activations (N, hidden[0])."""
         self.refresh()
-        ffi, lib = _lib()
         h1 = np.ascontiguousarray(h1, dtype=np.float32)
         n = len(h1)
         if h1.shape[1:] != (self.model.hidden[0],):
             raise ValueError(f"rows of {self.model.hidden[0]} first-layer activations expected, got {h1.shape}")
+        c0 = profiling.clock() if profiling.ENABLED else 0.0
         if self.kernel == "bf16-amx":
-            return self._logits_amx(h1) if n else np.empty((0, self.model.head.out_features), dtype=np.float32)
+            out = self._logits_amx(h1) if n else np.empty((0, self.model.head.out_features), dtype=np.float32)
+        else:
+            out = self._logits_c(h1)
+        if profiling.ENABLED:
+            profiling.add("kernel", c0)
+            profiling.count("kernel_rows", n)
+            profiling.count("kernel_macs", n * macs_per_row(self.model))
+        return out
+
+    def _logits_c(self, h1: np.ndarray) -> np.ndarray:
+        ffi, lib = _lib()
+        n = len(h1)
         out = np.empty((n, self._hw.shape[0]), dtype=np.float32)
         if n:
             rc = lib.lp_forward(self.path_id, ffi.cast("float *", ffi.from_buffer(h1)), n, self._n_layers,

@@ -32,6 +32,7 @@ from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES, NUM_FEATURES, 
 from tdbg.game.features import board_features
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
+from tdbg.infra import profiling
 from tdbg.infra.errors import InputError
 from tdbg.net import lowp
 
@@ -130,6 +131,7 @@ class Scorer:
         with ``first_hidden``, the rows' payoff inputs for a head that reads them."""
         self.evaluations += len(features)
         t0 = time.perf_counter()
+        c0 = profiling.clock() if profiling.ENABLED else 0.0
         rows = [torch.from_numpy(features)]   # with the payoffs, when given: sliced and moved together
         forward = self.model
         if first_hidden:
@@ -145,6 +147,11 @@ class Scorer:
             out = forward(*rows)
         else:
             out = torch.cat([forward(*(r[s:s + CPU_BLOCK] for r in rows)) for s in range(0, n, CPU_BLOCK)])
+        if profiling.ENABLED and not (first_hidden and self.lowp is not None):   # (lowp.py times its own)
+            profiling.add("kernel", c0)
+            profiling.count("kernel_rows", n)
+            dense = 0 if first_hidden else self.n_inputs * self.model.hidden[0]   # dense: the first layer too
+            profiling.count("kernel_macs", n * (lowp.macs_per_row(self.model) + dense))
         out = out.numpy().astype(np.float64)
         self.net_seconds += time.perf_counter() - t0
         return out
@@ -200,10 +207,13 @@ class Scorer:
         finished games); ``scalar`` is what the mover maximises.  ``owner`` is the
         cube owner from each mover's view (read by modes with a cube)."""
         t0 = time.perf_counter()
+        c0 = profiling.clock() if profiling.ENABLED else 0.0
         cube = self.mode.reply_cube_inputs(owner)  # the cube as the opponent, on roll next, sees it
         if self.first_layer == "incremental":
             after, hidden1, offsets = self.expand_first_layer(boards, dice, cube, *self._first_layer_weights())
             self.engine_seconds += time.perf_counter() - t0
+            if profiling.ENABLED:
+                profiling.add("engine", c0)   # move generation and the first layer (one C call)
             payoffs = None
             if getattr(self.model, "reads_payoffs", False):  # the head reads each row's payoffs: its board's, repeated
                 payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],
@@ -212,6 +222,8 @@ class Scorer:
         else:
             after, feats, offsets = self.expander.expand(boards, dice)
             self.engine_seconds += time.perf_counter() - t0
+            if profiling.ENABLED:
+                profiling.add("engine", c0)   # move generation and encoding
             if cube is not None:
                 feats[:, NUM_FEATURES:self.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
             if self.board_features:   # the opponent is on roll in each after-state
@@ -224,7 +236,10 @@ class Scorer:
             results = be.game_results(after[won])
             own = None if owner is None else np.repeat(np.asarray(owner), counts)[won]
             values[won] = self.mode.terminal_values(self.values, results, own)
-        return after, offsets, values, self.values.scalar(values)
+        scalar = self.values.scalar(values)
+        if profiling.ENABLED:
+            profiling.add("score", c0)   # the C call, the network and the numpy around them
+        return after, offsets, values, scalar
 
     def _first_layer_weights(self) -> tuple[np.ndarray, np.ndarray]:
         """W1 transposed and b1 as float32 numpy arrays for the C engine, recomputed only

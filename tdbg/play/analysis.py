@@ -34,11 +34,12 @@ def load_agent(path: str, plies: int = 0, match_length: int = 0):
     it was trained for (a match model: in ``match_length``-point matches)."""
     model, meta, _ = load_checkpoint(path)
     name = checkpoint_mode_name(model, meta)
-    is_match = mode_class(name).is_match
-    if is_match and not match_length:
+    try:
+        length = mode_class(name).position_length(match_length)
+    except ValueError:
         raise CheckpointError(f"{path} is a match-play model: give a match position (a Match ID or an XGID "
-                              "with the match length and score)")
-    mode = game_mode(name, match_length=match_length if is_match else 0)
+                              "with the match length and score)") from None
+    mode = game_mode(name, match_length=length)
     return checkpoint_agent(model, mode, oneply=plies == 1, name=path)
 
 
@@ -178,7 +179,7 @@ def cube_decision(agent, board, owner: int = 0) -> dict:
     return {"no_double": no_double, "double_take": double_take, "double_pass": double_pass,
             "proper": float(rule.value[0]), "action": action, "take": bool(take),
             "taker_take": float(flip(np.array(double_take))), "taker_pass": float(flip(np.array(double_pass))),
-            "units": "MWC" if agent.mode.is_match else "equity normalised to the cube"}
+            "units": agent.mode.value_units}
 
 
 def format_cube(c: dict, plies: int) -> str:

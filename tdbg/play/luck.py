@@ -34,8 +34,7 @@ class CheckpointReference:
     def __init__(self, path: str):
         model, _, self.mode = load_checkpoint_mode(path)
         model.eval()
-        if self.mode.is_match:
-            raise ValueError(f"{path} is a match-play model: it cannot judge the luck of single games")
+        self.mode.check_luck_reference(path)
         self.scorer = Scorer(model, self.mode)
         self.name = path
 

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tdbg.game.dice import DiceStream
-from tdbg.game.modes.matchplay import MatchPlay, unpack
+from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.game.turns import ABANDONED, Ended, Table
+from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.match import Seats
 
@@ -60,25 +61,6 @@ class Score:
         self.away[winner] -= won
         self.crawford = not past and not self.over and 1 in self.away
         return won
-
-
-class MoneyInMatch:
-    """A cubeful money agent seated at a match table: it sees only the cube's owner and
-    plays by its money rules, blind to the score (the baseline a match model must beat)."""
-    match_capable = True
-    cube_capable = True
-
-    def __init__(self, agent):
-        self.agent, self.name = agent, agent.name
-
-    def choose_moves(self, boards, dice, owner=None):
-        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
-
-    def double_decisions(self, boards, owner):
-        return self.agent.double_decisions(boards, unpack(owner)[0])
-
-    def take_decisions(self, boards, owner):
-        return self.agent.take_decisions(boards, unpack(owner)[0])
 
 
 def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on_done=None,
@@ -175,10 +157,15 @@ def summarize_matches(records: list[MatchRecord], seed: int = 0, n_boot: int = 2
     return out
 
 
-def format_matches(summary: dict, name1: str, name2: str) -> str:
+def dice_text(paired: bool) -> str:
+    """How a summary's first line says whose dice were rolled."""
+    return "in duplicate pairs" if paired else "(gnubg's dice)"
+
+
+def format_matches(summary: dict, name1: str, name2: str, paired: bool = True) -> str:
     w, p = summary["match_win_rate"], summary["points_per_game"]
-    lines = [f"{summary['matches']} {summary['match_length']}-point matches in duplicate pairs "
-             f"({summary['games']} games, {summary['games_per_match']:.2f} per match)",
+    lines = [f"{summary['matches']} {summary['match_length']}-point matches {dice_text(paired)} "
+             f"({summary['games']} games, {summary['games_per_match']:.2f} per match{threads.text(summary)})",
              f"  {name1} vs {name2}",
              f"  match-win rate: {100 * w['mean']:.2f}%  ({ci_text(w, '{:.2f}', 100, template=MATCH_CI)})",
              f"  points/game:    {p['mean']:+.4f}  (per-match mean {p['per_match_mean']:+.4f}, "

@@ -12,7 +12,7 @@ sits at a game mode's table.
 A checkpoint plays the mode it names (its output head's default for one that does not
 say); its output head chooses the agent class (a head with ``five_outcomes`` plays
 through ProbAgent, every other through TDAgent); a cubeful money agent at a match table
-plays by its money rules (matches.MoneyInMatch).
+plays by its money rules (matchplay.MoneyInMatch).
 """
 from __future__ import annotations
 
@@ -22,12 +22,10 @@ import os
 from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
-from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.play import opponents
 from tdbg.play.agents import GNUBG_NN_PLIES, Agent
-from tdbg.play.matches import MoneyInMatch
 from tdbg.play.prob_agent import ProbAgent
 from tdbg.play.td_agent import TDAgent
 
@@ -84,9 +82,7 @@ def checkpoint_agent(model, mode: GameMode, **kw) -> TDAgent:
 def seat(mode: GameMode, agent: Agent) -> Agent:
     """``agent`` adapted to ``mode``'s table: at a match table a cubeful money agent that
     does not read the match score plays by its money rules."""
-    if isinstance(mode, MatchPlay) and not getattr(agent, "match_capable", False) and agent.cube_capable:
-        return MoneyInMatch(agent)
-    return agent
+    return mode.seat(agent)
 
 
 def check_spec(spec: str) -> None:

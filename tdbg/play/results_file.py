@@ -34,6 +34,7 @@ UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
 
 PAIRED_UNIT = "duplicate pairs (entries 2k and 2k+1 of both files share their dice): A - B per pair"
 OWN_PAIRS = "duplicate pairs (entries 2k and 2k+1 share their dice)"
+ENTRIES = {"game": "games", "match": "matches"}   # what a file's entries are, by the mode's series unit
 OWN_SINGLES = "single entries (the opponent rolled its own dice: no duplicate pairs)"
 
 
@@ -75,8 +76,19 @@ def match_lines(summary: dict, records) -> list[str]:
     return head + rows
 
 
-def write_matches(path: str, summary: dict, records) -> None:
+def write_matches(path: str, summary: dict, records, gnubg: str | None = None) -> None:
+    """One row per game under its match (``gnubg``: not recorded in a matches file)."""
     fileio.write_atomic(path, "\n".join(match_lines(summary, records)) + "\n")
+
+
+WRITERS = {"game": write_games, "match": write_matches}   # by the series' unit (GameMode.series_unit)
+
+
+def write_results(path: str, summary, records, gnubg: str | None = None) -> None:
+    """The one writer: ``summary`` (summary.Summary) and its records, a games file or a
+    matches file as the series counted; ``gnubg``: the binary that played, a games file's
+    header line."""
+    WRITERS[summary.unit](path, summary.fields, records, gnubg)
 
 
 class ResultsFileError(ValueError):
@@ -205,7 +217,7 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
     paired = can_pair if paired is None else paired
     va, vb = a.metric(metric), b.metric(metric)
     out = {"metric": metric, "paired": bool(paired), "a": a.path, "b": b.path,
-           "entries": "matches" if getattr(_mode(a.game_mode), "is_match", False) else "games",
+           "entries": ENTRIES[getattr(_mode(a.game_mode), "series_unit", "game")],
            "games_a": len(va), "games_b": len(vb), "mean_a": float(va.mean()), "mean_b": float(vb.mean())}
     if paired:
         ia, ib = np.argsort(a.games), np.argsort(b.games)

@@ -25,7 +25,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from tdbg.game import backgammon_engine as be
@@ -132,7 +131,6 @@ def _concat(parts: list[Outcome]) -> Outcome:
 
 
 def _chunk_job(job: dict) -> list[Outcome]:
-    torch.set_num_threads(1)
     roller = make_roller(job["roller"], job["mode"], job["ply"])
     return rollout_positions(roller, job["boards"], job["trials"], job["truncate"], job["seed"], job["signs"],
                              job["luck"], trial_range=job["range"])

@@ -1,29 +1,29 @@
-"""One series runner: games, or whole matches, between two players in duplicate pairs on
-our dice, over worker processes (games against the gnubg binary, which rolls its own dice,
-are tdbg.app.head_to_head's).
+"""The one series runner: games, or whole matches, between two players, in duplicate pairs
+on our dice over worker processes, or against an opponent that rolls its own dice (the
+gnubg binary, tdbg.gnubg.gnubg_series.GnubgSide); either way it returns the records and
+one Summary (summary.py).
 
 A ``Series`` is one frozen value (the players, the table, how many, the seed, where it
 runs), sent to the workers job by job.  What a series counts is the mode's
-(``GameMode.series_unit``): games, or matches; ``UNITS`` says how each is played.
+(``GameMode.series_unit``): games, or matches; units.UNITS says how each is played and
+summarized.
 """
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
-from dataclasses import dataclass
-from typing import Callable
+from dataclasses import dataclass, field
+from typing import Protocol
 
-import torch
 from tqdm import tqdm
 
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.backends import open_pool
-from tdbg.infra.errors import InputError
-from tdbg.play.luck import add_luck
-from tdbg.play.match import play_games
-from tdbg.play.matches import play_matches
 from tdbg.play.players import Player, build_agent
+from tdbg.play.summary import Summary
+from tdbg.play.units import UNITS
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,8 @@ class Series:
     """``count`` games (matches, in match play) between ``players``, the first with the
     job's seed, the second with seed + 1.  ``record``: keep every game's turns; ``luck``
     (gnubg-nn or a checkpoint): judge each game's luck (luck.py); ``pool``: where the
-    workers run (backends.py): the records are the same whichever runs them."""
+    workers run (backends.py): the records are the same whichever runs them;
+    ``n_bootstrap``: the resamples behind each interval of the summary."""
     players: tuple[Player, Player]
     table: Table
     count: int
@@ -52,34 +53,34 @@ class Series:
     record: bool = False
     luck: str | None = None
     pool: str = "local"
+    n_bootstrap: int = 2000
 
 
-@dataclass(frozen=True)
-class Unit:
-    """How a series of one kind of unit is played."""
-    play: Callable      # (agent_a, agent_b, indices, mode, series) -> records
-    chunk: tuple[int, int]   # the fewest and most units a job plays
-    refused: Callable   # (player, error) -> the InputError for a player that cannot play
+class OwnDice(Protocol):
+    """An opponent that rolls its own dice and plays the series' first player itself."""
+    def play(self, series: Series, progress: bool) -> tuple[list, list, list]:
+        """(units, games, errors): the series' units played, every game's record, errors."""
 
 
-def _play_games(a, b, indices, mode, series: Series):
-    records = play_games(a, b, indices, mode, series.seed, record=series.record or bool(series.luck))
-    if series.luck:  # judged here, in the worker, a whole chunk of games at once
-        add_luck(records, series.luck, mode, keep_turns=series.record)
-    return records
+@dataclass
+class Played:
+    """A series played: its units' records (GameRecords, or MatchRecords) in order, every
+    game's record against an opponent that rolls its own dice (there the games of matches
+    too), and its errors; ``summary``, made when first asked for (None when not one unit
+    finished)."""
+    series: Series
+    records: list
+    paired: bool = True
+    games: list = field(default_factory=list)
+    errors: list = field(default_factory=list)
 
-
-def _play_matches(a, b, indices, mode, series: Series):
-    return play_matches(a, b, indices, mode, series.seed, record=series.record)
-
-
-UNITS = {
-    # many games advance together (one forward pass per step for all of them), so bigger jobs
-    # are faster; four jobs per worker keep the progress bar moving
-    "game": Unit(_play_games, (50, 1000), lambda player, exc: InputError(
-        str(exc) + ("; against gnubg use the real binary (gnubg-ext)" if player.name.startswith("gnubg-nn") else ""))),
-    "match": Unit(_play_matches, (10, 200), lambda player, exc: InputError(f"{player.name}: {exc}")),
-}
+    @functools.cached_property
+    def summary(self) -> Summary | None:
+        if not self.records:
+            return None
+        mode = self.series.table.build()
+        fields = UNITS[mode.series_unit].summarize(self.records, mode, self.series, self.paired)
+        return Summary(mode.series_unit, fields, self.paired)
 
 
 def _job(job: dict):
@@ -89,19 +90,22 @@ def _job(job: dict):
     series = job["series"]
     players = tuple(dataclasses.replace(p, name=n) for p, n in zip(series.players, (job["name1"], job["name2"])))
     series = dataclasses.replace(series, players=players, luck=job["luck"])
-    torch.set_num_threads(1)
-    mode = series.table.build()
+    mode = series.table.build()   # threads: a pool's worker set one (threads.WORKER); in this process, the run's choice
     a = build_agent(series.players[0].seeded(series.seed), mode)
     b = build_agent(series.players[1].seeded(series.seed + 1), mode)
     return UNITS[mode.series_unit].play(a, b, job["indices"], mode, series)
 
 
-def play_series(series: Series, progress: bool = True, on_records=None) -> list:
-    """Play the series and return its records (GameRecords, or MatchRecords), in order;
-    InputError before any unit when a player cannot play the mode.  ``on_records(records)``
-    sees each finished batch, e.g. to write .mat files as they come."""
+def play_series(series: Series, progress: bool = True, on_records=None, against: OwnDice | None = None) -> Played:
+    """Play the series, on our dice or, ``against`` an opponent that rolls its own, between
+    its first player and that opponent; InputError before any unit when a player cannot play
+    the mode.  ``on_records(records)`` sees each finished batch on our dice, e.g. to write
+    .mat files as they come."""
     mode = series.table.build()
     unit = UNITS[mode.series_unit]
+    if against is not None:
+        records, games, errors = against.play(series, progress)
+        return Played(series, records, False, games, errors)
     for player in series.players:  # built once here, so that a bad player fails before any worker starts
         try:
             mode.check_agent(build_agent(player.seeded(series.seed), mode))
@@ -133,7 +137,7 @@ def play_series(series: Series, progress: bool = True, on_records=None) -> list:
             pool.close()
         bar.close()
     records.sort(key=lambda r: r.index)
-    return records
+    return Played(series, records)
 
 
 def _shipped(series: Series, pool) -> dict:

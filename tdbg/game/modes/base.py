@@ -47,6 +47,36 @@ class GameMode:
     match_length = 0             # .mat files: 0 = a money session
     analysis_units = "EMG"
     series_unit = "game"         # what a series of this mode counts (tdbg.play.series)
+    gnubg_plays = True           # the gnubg binary plays it (money sessions, matches; not DMP)
+    value_units = "equity normalised to the cube"   # what the analysis of a position reports
+
+    @classmethod
+    def length_of(cls, match_length: int | None, met: str | None = None) -> int:
+        """The match length this mode plays given --match-length (None: not given) and --met:
+        0 for single games, which take neither (ValueError)."""
+        if match_length is not None or met:
+            raise ValueError("--match-length and --met apply to --game-mode match only")
+        return 0
+
+    @classmethod
+    def position_length(cls, match_length: int) -> int:
+        """The match length a model of this mode analyses a position of a ``match_length``-point
+        match at (0: a position out of a match); single games ignore the match."""
+        return 0
+
+    @classmethod
+    def check_luck_reference(cls, name: str) -> None:
+        """ValueError unless a model of this mode can judge the luck of single games."""
+
+    def seat(self, agent):
+        """``agent`` as it sits at this mode's table (match play adapts a money agent)."""
+        return agent
+
+    def mover_state(self, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)) -> np.ndarray:
+        """The cube state an agent of this mode sees as the mover, from the cube's owner (its
+        view), the cube, and in match play the Crawford flag and the points each side needs
+        (the mover's first)."""
+        return np.array([owner])
 
     def __init__(self, jacoby: bool = True):
         self.jacoby = jacoby

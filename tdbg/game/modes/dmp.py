@@ -15,6 +15,7 @@ class DMP(GameMode):
     result_metric = "win"
     match_length = 1
     analysis_units = "MWC (1-point matches)"
+    gnubg_plays = False   # gnubg has no DMP session
 
     def objective(self, probs):
         return np.asarray(probs, dtype=np.float64)[..., 0]

@@ -56,6 +56,25 @@ def unpack(state):
     return s % 3, (s // 3) % 7, (s // 21) % 2, (s // 42) % 25 + 1, s // 1050 + 1
 
 
+class MoneyInMatch:
+    """A cubeful money agent seated at a match table: it sees only the cube's owner and
+    plays by its money rules, blind to the score (the baseline a match model must beat)."""
+    match_capable = True
+    cube_capable = True
+
+    def __init__(self, agent):
+        self.agent, self.name = agent, agent.name
+
+    def choose_moves(self, boards, dice, owner=None):
+        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
+
+    def double_decisions(self, boards, owner):
+        return self.agent.double_decisions(boards, unpack(owner)[0])
+
+    def take_decisions(self, boards, owner):
+        return self.agent.take_decisions(boards, unpack(owner)[0])
+
+
 class MatchPlay(CubefulMoney):
     """``length``-point matches (1-25); ``length`` 0 is the training spread of scores."""
     name = "match"
@@ -69,6 +88,31 @@ class MatchPlay(CubefulMoney):
     take_scale = 1.0       # match-winning chances are not normalised to the cube
     analysis_units = "MWC"
     series_unit = "match"         # a series counts whole matches
+    gnubg_plays = True
+    value_units = "MWC"
+
+    @classmethod
+    def length_of(cls, match_length, met=None):
+        return 7 if match_length is None else match_length
+
+    @classmethod
+    def position_length(cls, match_length):
+        if not match_length:
+            raise ValueError("a match-play model analyses a match position")
+        return match_length
+
+    def seat(self, agent):
+        """A cubeful money agent that does not read the match score plays by its money rules."""
+        if not getattr(agent, "match_capable", False) and agent.cube_capable:
+            return MoneyInMatch(agent)
+        return agent
+
+    @classmethod
+    def check_luck_reference(cls, name):
+        raise ValueError(f"{name} is a match-play model: it cannot judge the luck of single games")
+
+    def mover_state(self, owner, cube, crawford=False, away=(0, 0)):
+        return np.array([pack(owner, int(cube).bit_length() - 1, crawford, *away)])
 
     def __init__(self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None):
         """``met``: a table, a MET file (METError if missing or malformed), or None for the
@@ -224,7 +268,7 @@ class MatchPlay(CubefulMoney):
         return DMP()
 
     def mode_for(self, output_mode):
-        """A cubeful money model plays a match by its money rules (matches.MoneyInMatch)."""
+        """A cubeful money model plays a match by its money rules (MoneyInMatch)."""
         return CubefulMoney(jacoby=False) if output_mode == "equity" else self
 
     def _hint(self, output_mode):

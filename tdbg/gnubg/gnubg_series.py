@@ -1,6 +1,7 @@
-"""Games against the gnubg binary (it rolls its own dice: no duplicate pairs) over worker
-processes, and the summary and table of a series of games (the library behind play_models.py;
-series on our dice are tdbg.play.series')."""
+"""A series against the gnubg binary: it rolls its own dice (no duplicate pairs), one gnubg
+process per worker.  ``GnubgSide`` is the opponent as a value; tdbg.play.series.play_series
+plays a series against it (``against=``) as it plays one on our dice, and returns the same
+summary."""
 from __future__ import annotations
 
 import dataclasses
@@ -11,22 +12,19 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
-import torch
 from tqdm import tqdm
 
-from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import atomic_write
 from tdbg.infra.runlog import append_line
-from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerPool
-from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck
 from tdbg.play.players import build_agent
 from tdbg.play.series import Series
+from tdbg.play.units import UNITS
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
 GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
@@ -58,12 +56,21 @@ class GnubgSide:
     csv: str | None = None
     save_mats: str | None = None
 
+    def play(self, series: Series, progress: bool = True):
+        """The series' first player against the real gnubg binary, on gnubg's dice (one gnubg
+        process per worker; worker k plays with seed ``series.seed`` x 1000 + k).  Returns
+        (units, games, errors): the series' units (games, or in match play whole matches:
+        ``series.count`` counts them), every game's record (each appended to ``self.csv``
+        as it ends) and the workers' errors.  With ``series.luck`` each game's luck is judged
+        from gnubg's exported record of the games."""
+        return run_against_gnubg(series, self, progress)
+
+
 
 def _gnubg_job(job: dict, report=None):
     """One worker's share: ``job`` holds the series, the gnubg side, the worker's seed, its
     first index and how many games (matches).  ``report(n)``: n more games (matches)
     finished; by default the worker's progress queue."""
-    torch.set_num_threads(1)
     series, gnubg = job["series"], job["gnubg"]
     mode = series.table.build()
     agent = build_agent(series.players[0].seeded(job["seed"]), mode)
@@ -106,14 +113,14 @@ def _gnubg_job(job: dict, report=None):
     return done, session.matches, None
 
 
+def _show_progress(queue, bar) -> None:
+    for n in iter(queue.get, None):
+        bar.update(n)
+
+
 def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
-    """The series' first player against the real gnubg binary, on gnubg's dice (one gnubg
-    process per worker; worker k plays with seed ``series.seed`` x 1000 + k).  Returns
-    (records, errors, matches); each game is appended to ``gnubg.csv`` as it ends.  With
-    ``series.luck`` each record's luck is judged from gnubg's exported record of the games.
-    In match play ``series.count`` counts matches, and ``matches`` holds their MatchRecords."""
     mode = series.table.build()
-    if not (mode.money or mode.is_match):
+    if not mode.gnubg_plays:
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")
     try:
@@ -157,54 +164,10 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
             matches += got_matches
             if err:
                 errors.append(err)
-        bar.update((len(matches) if mode.is_match else len(records)) - bar.n)
+        records.sort(key=lambda r: r.index)
+        matches.sort(key=lambda r: r.index)
+        units = UNITS[mode.series_unit].of_gnubg(records, matches)
+        bar.update(len(units) - bar.n)
     finally:
         bar.close()
-    records.sort(key=lambda r: r.index)
-    matches.sort(key=lambda r: r.index)
-    return records, errors, matches
-
-
-def _show_progress(queue, bar) -> None:
-    for n in iter(queue.get, None):
-        bar.update(n)
-
-
-def player_label(spec: str) -> str:
-    """A short, whole name for a player: the checkpoint's file name, or the opponent's name."""
-    return os.path.splitext(os.path.basename(spec))[0] if os.path.isfile(spec) else spec
-
-
-def format_table(summary: dict, name1: str, name2: str) -> str:
-    s = summary
-    a, b = player_label(name1), player_label(name2)
-    lines = [f"{name1}  vs  {name2}",
-             f"mode {s['game_mode']}, {s['games']} games in duplicate pairs, seed {s['seed']}"]
-
-    def ci(d, scale=1.0, fmt="{:+.1f}", unit=""):   # "no interval: 1 unit" where the summary has none
-        return f"{fmt.format(d['mean'] * scale)}{unit}  {ci_text(d, fmt, scale, unit)}"
-
-    lines.append(f"  win rate ({a}): {ci(s['win_rate'], 100, '{:.2f}', '%')}")
-    if "points_per_game" in s:
-        lines.append(f"  mEq/game ({a}): {ci(s['points_per_game'], 1000)}")
-        lines.append(f"  gammons / backgammons: {100 * s['gammon_rate']:.2f}% / "
-                     f"{100 * s['backgammon_rate']:.2f}% of games")
-    if "capped_meq_per_game" in s:
-        lines.append(f"  capped +-128 mEq/game ({a}): {ci(s['capped_meq_per_game'])}")
-        for key in ("doubles", "takes", "drops"):
-            d = s[f"{key}_per_game"]
-            lines.append(f"  {key} per game: {a} {d['a']:.3f}, {b} {d['b']:.3f}")
-    if s.get("abandoned"):
-        lines.append(f"  abandoned games (over the ply limit): {s['abandoned']}")
-    return "\n".join(lines)
-
-
-def summarize_games(records, mode_name: str, jacoby: bool, seed: int, n_boot: int = 2000,
-                    paired: bool = True) -> dict:
-    """evaluation.summarize, recording the resamples and their unit (``paired``: duplicate pairs;
-    else single games, against an opponent that rolls its own dice)."""
-    out = summarize(records, game_mode(mode_name, jacoby), seed, n_boot, paired)
-    out.update(seed=seed, n_bootstrap=n_boot,
-               resample_unit="duplicate pairs (games 2k and 2k+1 share their dice)" if paired
-               else "single games (each game rolls its own dice)")
-    return out
+    return units, records, errors

@@ -1,0 +1,166 @@
+"""play_models.py's settings made into the series to play: the checks of the flags (each
+misuse one error line, before any game and before any output is written), the two players,
+the Series value and, against the gnubg binary, its side."""
+from __future__ import annotations
+
+import datetime
+import os
+from dataclasses import dataclass
+
+from tdbg.app import backend_flags, cli
+from tdbg.app.play_settings import PlaySettings
+from tdbg.game.modes import game_mode, mode_class
+from tdbg.game.modes.base import GameMode
+from tdbg.gnubg.gnubg_series import GNUBG_LEVELS, GnubgSide
+from tdbg.infra.fileio import Output, check_outputs
+from tdbg.infra import run_outputs, threads
+from tdbg.infra.provenance import file_md5
+from tdbg.play.players import Player, checkpoint_game_mode
+from tdbg.play.series import Series, Table
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The series to play, and what the report needs besides its results: the opponent's
+    name, the md5 of both players' files (read before any game), the game mode, and against
+    the gnubg binary its side (None on our dice)."""
+    series: Series
+    model2: str
+    md5: dict
+    mode: GameMode
+    gnubg: GnubgSide | None = None
+
+
+def plan(s: PlaySettings) -> Plan:
+    """The series the flags describe; UsageError (InputError) for the first misuse."""
+    if s.gnubg_nn and s.model2 and s.model2 != "gnubg-nn":
+        raise cli.UsageError("--gnubg-nn and --model2 name different opponents")
+    model2 = s.opponent
+    if not model2:
+        raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
+    # before any game: the files that play, should their paths be overwritten later, and this
+    # process's threads (it plays in-process with one worker): what the summary records of the run
+    md5 = {"model1_md5": file_md5(s.model1), "model2_md5": file_md5(model2), **threads.use(s.threads)}
+    check_usage(s)
+    if model2 in GNUBG_LEVELS:
+        if s.where.backend != "local":
+            raise cli.UsageError(f"{model2} games run on this machine (its gnubg binary): use --backend local")
+        backend_flags.start_backend(s.where, s.workers)
+        return against_gnubg(s, model2, md5)
+    if s.gnubg:
+        raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
+                             f"{model2} is not the gnubg binary")
+    mode_name = s.game_mode or checkpoint_game_mode(s.model1) or checkpoint_game_mode(model2) or "dmp"
+    mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, s.match_length or 7, s.met))
+    series = ON_OUR_DICE[mode.series_unit](s, model2, mode)
+    return Plan(series, model2, md5, mode)
+
+
+def check_usage(s: PlaySettings) -> None:
+    """The flags' consistency, whatever the opponent."""
+    if bool(s.save_extreme_games) != (s.extreme_threshold is not None):
+        raise cli.UsageError("--save-extreme-games DIR and --extreme-threshold X go together")
+    if (s.oneply1 and s.twoply1) or (s.oneply2 and s.twoply2):
+        raise cli.UsageError("a player looks 1 ply or 2 plies ahead, not both (--oneplyN or --twoplyN)")
+    if s.oneply_k is not None and not (s.oneply1 or s.oneply2):
+        raise cli.UsageError("--oneply-k filters a 1-ply player's candidates: use it with --oneply1 or --oneply2")
+    if s.oneply_filter is not None and not (s.oneply1 or s.oneply2 or s.twoply1 or s.twoply2):
+        raise cli.UsageError("--oneply-filter prunes a lookahead's replies: use it with --oneplyN or --twoplyN")
+    if s.luck and s.luck != "gnubg-nn":  # fails before any game
+        cli.checked(lambda: mode_class(checkpoint_game_mode(s.luck) or "dmp").check_luck_reference(s.luck))
+    if s.match_length is not None or s.met:
+        mode_name = s.game_mode or checkpoint_game_mode(s.model1) or "dmp"
+        cli.checked(lambda: mode_class(mode_name).length_of(s.match_length, s.met))
+
+
+def check_play_outputs(s: PlaySettings, model2: str, games_csv: str | None = None) -> None:
+    """fileio's output policy for every file this run writes, before any game is played."""
+    inputs = {"--model1": s.model1, "--model2": model2}
+    check_outputs([Output("--json", s.json, "json"), Output("--csv", s.csv, "text"),
+                   Output("--games-csv" if s.games_csv else "the games CSV", games_csv, "text"),
+                   Output("--save-games", s.save_games, "folder"),
+                   Output("--save-extreme-games", s.save_extreme_games, "folder")], s.overwrite,
+                  {k: v for k, v in inputs.items() if v and os.path.isfile(v)})
+
+
+def the_players(s: PlaySettings, model2: str, gnubg_depth: bool = False) -> tuple[Player, Player]:
+    """The two players the flags describe; ``gnubg_depth``: --plies goes to a gnubg-nn player
+    (match play takes no --plies)."""
+    twoply = (s.twoply_k1, s.twoply_k2)
+    return tuple(Player(spec, oneply=oneply, twoply=twoply if two else None,
+                        plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
+                        oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, engine=s.engine)
+                 for spec, oneply, two in ((s.model1, s.oneply1, s.twoply1), (model2, s.oneply2, s.twoply2)))
+
+
+def games_on_our_dice(s: PlaySettings, model2: str, mode: GameMode) -> Series:
+    """Single games in duplicate pairs."""
+    check_play_outputs(s, model2)
+    backend_flags.start_backend(s.where, s.workers)
+    players = the_players(s, model2, gnubg_depth=True)
+    if s.plies is not None and all(p.plies is None for p in players):
+        raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
+    return Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers,
+                  record=bool(s.save_games or s.save_extreme_games), luck=s.luck, pool=s.where.backend,
+                  n_bootstrap=s.n_bootstrap)
+
+
+def matches_on_our_dice(s: PlaySettings, model2: str, mode: GameMode) -> Series:
+    """Whole matches in duplicate pairs."""
+    if s.save_games or s.save_extreme_games or s.luck:
+        raise cli.UsageError("--save-games, --save-extreme-games and --luck are not available for match play yet")
+    if s.where.backend != "local":
+        raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
+    check_play_outputs(s, model2)
+    return Series(the_players(s, model2), Table("match", match_length=mode.length, met=s.met), s.games, s.seed,
+                  s.workers, n_bootstrap=s.n_bootstrap)
+
+
+ON_OUR_DICE = {"game": games_on_our_dice, "match": matches_on_our_dice}
+
+
+def gnubg_csv_path(s: PlaySettings, what: str) -> str:
+    """--games-csv, or runs/gnubg_<what><time>_seed<seed>.csv."""
+    return s.games_csv or os.path.join(
+        "runs", f"gnubg_{what}{datetime.datetime.now().strftime('%Y%m%d_%H%M%S')}_seed{s.seed}.csv")
+
+
+def gnubg_games(s: PlaySettings, length: int) -> str:
+    """Money games against the binary: the checks; the default CSV name's part."""
+    if s.save_games or s.save_extreme_games:
+        raise cli.UsageError("--save-games and --save-extreme-games apply against gnubg-ext in match play only (gnubg "
+                             "keeps its own record of a money session)")
+    return ""
+
+
+def gnubg_matches(s: PlaySettings, length: int) -> str:
+    """Matches against the binary (gnubg plays its own cube by match equity): the checks; the
+    default CSV name's part."""
+    if s.luck or s.save_extreme_games:
+        raise cli.UsageError("--luck and --save-extreme-games do not apply to matches against gnubg-ext")
+    if s.save_games and any(c.isspace() for c in os.path.abspath(s.save_games)):
+        raise cli.UsageError(f"--save-games {s.save_games!r}: gnubg's export needs a path without blanks")
+    return f"match{length}_"
+
+
+AGAINST_GNUBG = {"game": gnubg_games, "match": gnubg_matches}
+
+
+def against_gnubg(s: PlaySettings, level: str, md5: dict) -> Plan:
+    """--model2 gnubg-ext / gnubg-ext-full: money games (or matches) against the real binary."""
+    if s.oneply2 or s.twoply2 or s.plies is not None:
+        raise cli.UsageError("--oneply2, --twoply2 and --plies do not apply to gnubg-ext (it plays at its own level)")
+    if s.twoply1:
+        raise cli.UsageError("--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply")
+    mode_name = s.game_mode or checkpoint_game_mode(s.model1) or "cubeful-money"
+    cls = mode_class(mode_name)
+    length = cls.length_of(s.match_length)
+    what = AGAINST_GNUBG[cls.series_unit](s, length)
+    mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, length, s.met))  # a bad --met before gnubg starts
+    csv_path = gnubg_csv_path(s, what)
+    check_play_outputs(s, level, csv_path)
+    os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
+    run_outputs.claim()   # gnubg writes the match files (into --save-games, made with the first): old ones go now
+    series = Series(the_players(s, level), Table(mode_name, s.jacoby, mode.match_length, s.met), s.games, s.seed,
+                    s.workers, luck=s.luck, n_bootstrap=s.n_bootstrap)
+    return Plan(series, level, md5, mode, GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, s.save_games))

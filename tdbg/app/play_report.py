@@ -1,0 +1,106 @@
+"""What play_models.py shows and keeps of a series played: the summary printed, the --json
+and --csv files, the games as .mat files as they finish, gnubg's errors."""
+from __future__ import annotations
+
+import os
+
+from tdbg.app import cli
+from tdbg.app.play_plan import Plan
+from tdbg.app.play_settings import PlaySettings
+from tdbg.gnubg.gnubg_binary import describe, preflight
+from tdbg.infra import fileio
+from tdbg.infra.provenance import provenance
+from tdbg.play.matfile import write_mat
+from tdbg.play.results_file import write_results
+from tdbg.play.series import Played
+
+NOTE = "gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single {}"
+
+
+def game_fields(s: PlaySettings, plan: Plan, played: Played) -> dict:
+    """The settings a games summary records, after its numbers."""
+    players = plan.series.players
+    ours = {} if plan.gnubg else {"oneply2": s.oneply2}
+    fields = dict(model1=s.model1, model2=plan.model2, oneply1=s.oneply1, **ours, oneply_k=s.oneply_k,
+                  oneply_filter=s.oneply_filter)
+    if not plan.gnubg:
+        fields.update(twoply1=players[0].twoply, twoply2=players[1].twoply, plies=s.plies)
+    fields["jacoby"] = s.jacoby
+    return fields
+
+
+def match_fields(s: PlaySettings, plan: Plan, played: Played) -> dict:
+    """The settings a matches summary records, after its numbers."""
+    ours = {} if plan.gnubg else {"oneply2": s.oneply2}
+    fields = dict(game_mode=plan.mode.name, seed=s.seed, model1=s.model1, model2=plan.model2, oneply1=s.oneply1,
+                  **ours, oneply_k=s.oneply_k, oneply_filter=s.oneply_filter)
+    if not plan.gnubg:
+        fields["met"] = plan.mode.met.name
+    return fields
+
+
+FIELDS = {"game": (game_fields, None, "games"),
+          "match": (match_fields, "Kazaross-XG2 (ours and gnubg's default)", "matches")}
+
+
+def report(s: PlaySettings, plan: Plan, played: Played) -> None:
+    """Print the summary and write the result files; against gnubg its errors go to stderr
+    (UsageError when not one unit finished, exit status 1 after the report when some failed)."""
+    unit = plan.mode.series_unit
+    settings_of, gnubg_met, units = FIELDS[unit]
+    if plan.gnubg:
+        for err in played.errors:
+            print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
+        if not played.records:
+            raise cli.UsageError(f"no {unit} against gnubg finished "
+                                 f"({played.errors[0] if played.errors else 'unknown error'})")
+    summary = played.summary
+    summary.fields.update(settings_of(s, plan, played))
+    if plan.gnubg:
+        mismatches = [r.index for r in played.games if r.our_record != r.points]
+        summary.fields.update(games_csv=plan.gnubg.csv, errors=played.errors, record_mismatches=mismatches,
+                              **provenance(), **plan.md5, duplicate=False, gnubg=preflight(s.gnubg, quiet=True))
+        if gnubg_met:
+            summary.fields["met"] = gnubg_met
+        summary.fields["note"] = NOTE.format(units)
+    else:
+        summary.fields.update(**provenance(), **plan.md5)
+    print(summary.text(s.model1, plan.model2))
+    if plan.gnubg:
+        print(f"  per-game results: {plan.gnubg.csv}; our record disagrees with gnubg's in {len(mismatches)} games")
+    if s.json:
+        fileio.write_json(s.json, summary.fields)
+    if s.csv:
+        write_results(s.csv, summary, played.records, describe(summary.fields["gnubg"]) if plan.gnubg else None)
+    if played.errors:
+        cli.sys.exit(1)
+
+
+def mat_saver(s: PlaySettings, plan: Plan):
+    """On our dice with --save-games / --save-extreme-games: what writes each finished batch
+    of games as .mat files (so a crash keeps them), None otherwise."""
+    if plan.gnubg or not (s.save_games or s.save_extreme_games):
+        return None
+    # each folder is made with its first file (nothing is made before then)
+    names = (os.path.basename(s.model1), os.path.basename(plan.model2))
+
+    def save(records):
+        if s.save_games:
+            save_mat_games(s.save_games, records, names, plan.mode)
+        if s.save_extreme_games:
+            save_mat_games(s.save_extreme_games, [r for r in records if abs(r.points) >= s.extreme_threshold],
+                           names, plan.mode, one_per_game=True)
+        for rec in records:  # written: only the result stays in memory
+            rec.turns = []
+    return save
+
+
+def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:
+    """Games as Jellyfish .mat files: a DMP game is a 1-point match (one file each), money
+    games share a session file per batch unless ``one_per_game``."""
+    if mode.match_length or one_per_game:
+        for rec in records:
+            write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mode.match_length)
+    elif records:
+        first, last = records[0].index, records[-1].index
+        write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)
