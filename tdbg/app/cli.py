@@ -10,9 +10,9 @@ import os
 import sys
 import warnings
 
+from tdbg.infra import run_outputs, threads
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
-from tdbg.infra import threads
 from tdbg.infra.threads import cores
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError
 
@@ -77,12 +77,13 @@ def run_main(main) -> None:
     or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
     write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
     line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
-    printed before an error line are held back: the error line is the whole story.
+    printed before an error line are held back: the error line is the whole story.  The
+    run's hold on its outputs (locks, old files it replaces) ends with it, however it ends.
     Every script starts on one torch thread (or TDBG_THREADS, OMP_NUM_THREADS: threads.py);
     one that learns how big its work is chooses again."""
     held: list = []
     try:
-        with warnings.catch_warnings(record=True) as held:
+        with warnings.catch_warnings(record=True) as held, run_outputs.run():
             threads.use()
             main()
             sys.stdout.flush()
