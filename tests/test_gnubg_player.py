@@ -76,7 +76,7 @@ def test_a_port_in_use_is_one_error_line():
 
 
 def _ask(port: int, line: str) -> str:
-    with socket.create_connection(("127.0.0.1", port), timeout=60) as c:
+    with socket.create_connection(("127.0.0.1", port), timeout=300) as c:
         c.sendall(line.encode() + b"\n\x00")
         buf = b""
         while not buf.endswith(b"\n"):
@@ -104,7 +104,7 @@ def _start(model: str, port: int) -> subprocess.Popen:
 
 def _stop(proc: subprocess.Popen, sig=signal.SIGINT) -> tuple[int, str, str]:
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=60)
+    out, err = proc.communicate(timeout=300)
     return proc.returncode, out, err
 
 

@@ -1,6 +1,7 @@
 """Issue 37: every script's documented outputs (the output flags its --help lists, and
-positional outputs) against an existing checkpoint, a file of unknown kind and a folder
-it cannot write: each is one error line, exit 2, and the file is left as it was.
+positional outputs) against an existing checkpoint, a file of unknown kind, a folder it
+cannot write and a name it cannot write (not UTF-8, too long): each is one error line,
+exit 2, and the file is left as it was.
 
 All cases run in one Python process per setting (runpy, as ``python script.py`` would),
 since each fails before any work; the read-only folder is a read-only bind mount in a
@@ -174,3 +175,19 @@ def test_no_output_goes_to_a_read_only_folder(tmp_path, inputs):
     for (script, flag, _, _), got in zip(table, _drive(tmp_path, runs, readonly=ro)):
         _check(script, flag, got, ["cannot write"])
     assert os.listdir(ro) == []
+
+
+@pytest.mark.parametrize("name, words", [(b"out\xff", "not UTF-8 text"), (b"o" * 256, "the name is too long")])
+def test_no_output_takes_a_name_that_cannot_be_written(tmp_path, inputs, name, words):
+    """A name with a byte that is not UTF-8, or longer than a file name can be: one error line
+    before any work, naming the path as given (never a temporary name), and nothing made."""
+    ck, log, results = inputs
+    table = cases(ck, log, results, tmp_path)
+    folder = tmp_path / "outs"
+    folder.mkdir()
+    runs = [[script, [os.fsdecode(os.fsencode(str(folder / f"d{i}")) + b"/" + name) if a == "{OUT}" else str(a)
+                      for a in argv]] for i, (script, _, _, argv) in enumerate(table)]
+    for (script, flag, _, _), got in zip(table, _drive(tmp_path, runs)):
+        _check(script, flag, got, [words])
+        assert ".tmp-" not in got[1], (script, flag, got[1])
+    assert os.listdir(folder) == []

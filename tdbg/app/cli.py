@@ -10,9 +10,9 @@ import os
 import sys
 import warnings
 
+from tdbg.infra import run_outputs, threads
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
-from tdbg.infra import threads
 from tdbg.infra.threads import cores
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError
 from tdbg.net.model import parse_hidden
@@ -60,9 +60,9 @@ class Parser(argparse.ArgumentParser):
         for key, value in vars(parsed).items():
             for text in value if isinstance(value, (list, tuple)) else [value]:
                 if isinstance(text, str) and not _utf8(text):
-                    shown = text.encode("utf-8", "backslashreplace").decode()
-                    self.error(f"argument --{key.replace('_', '-')}: {shown!r} is not UTF-8 text (result files "
-                               f"and messages name it); rename the file or give another name")
+                    # worded as the output policy words it (fileio.check_name), the bytes shown as given
+                    self.error(f"argument --{key.replace('_', '-')}: {_shown(text)}: the name is not UTF-8 text "
+                               f"(result files and messages name it); choose a name of UTF-8 characters")
         return parsed, rest
 
 
@@ -72,6 +72,14 @@ def _utf8(text: str) -> bool:
         return True
     except UnicodeEncodeError:
         return False
+
+
+def _shown(text: str) -> str:
+    """``text`` printable: a byte that is not UTF-8 as ``\\xff``, as the command line gave it."""
+    try:
+        return os.fsencode(text).decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:   # a lone surrogate that no byte stands for
+        return text.encode("utf-8", "backslashreplace").decode()
 
 
 def fail(message: str, prog: str | None = None, code: int = 2) -> None:
@@ -124,13 +132,14 @@ def run_main(main) -> None:
     or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
     write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
     line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
-    printed before an error line are held back: the error line is the whole story.
+    printed before an error line are held back: the error line is the whole story.  The
+    run's hold on its outputs (locks, old files it replaces) ends with it, however it ends.
     Every script starts on one torch thread (or TDBG_THREADS, OMP_NUM_THREADS: threads.py);
     one that learns how big its work is chooses again."""
     held: list = []
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
-        with warnings.catch_warnings(record=True) as held:
+        with warnings.catch_warnings(record=True) as held, run_outputs.run():
             threads.use()
             main()
             sys.stdout.flush()

@@ -32,8 +32,7 @@ def run(s: EvalSettings) -> None:
     mode_name, info = checked_start(s)
     mode = game_mode(mode_name, s.jacoby, mode_class(mode_name).length_of(s.match_length))
     out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
-    keep = bool(s.out or s.keep_files)
-    os.makedirs(out_dir, exist_ok=True)
+    keep = bool(s.out or s.keep_files)   # --out is made with its first file (nothing is made before then)
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
     records_played = play(s, mode, files)
     gnubg_workers = s.gnubg_workers or s.workers
@@ -75,7 +74,8 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
                              "(in self-play the luck-adjusted result is even by symmetry)")
     if s.export_only and not s.out:
         raise cli.UsageError("--export-only needs --out DIR for the files")
-    check_outputs([Output("--out", s.out, "folder"), Output("--json", s.json, "json")], s.overwrite,
+    check_outputs([Output("--out", s.out, "folder", files=("*.mat", "cfg*.json", "analyse*.py", "analyse.sh")),
+                   Output("--json", s.json, "json")], s.overwrite,
                   {"--model": s.model})
     # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
     # error on a machine with or without gnubg

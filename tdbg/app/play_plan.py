@@ -13,7 +13,7 @@ from tdbg.game.modes import game_mode, mode_class
 from tdbg.game.modes.base import GameMode
 from tdbg.gnubg.gnubg_series import GNUBG_LEVELS, GnubgSide
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.infra import threads
+from tdbg.infra import run_outputs, threads
 from tdbg.play.luck import read_reference
 from tdbg.play.players import Player, checkpoint_game_mode, pinned
 from tdbg.play.series import Series, Table
@@ -179,8 +179,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
     csv_path = gnubg_csv_path(s, what)
     check_play_outputs(s, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
-    if s.save_games:
-        os.makedirs(s.save_games, exist_ok=True)
+    run_outputs.claim()   # gnubg writes the match files (into --save-games, made with the first): old ones go now
     series = Series(the_players(s, level, pins), Table(mode_name, s.jacoby, mode.match_length, s.met), s.games,
                     s.seed, s.workers, luck=s.luck, n_bootstrap=s.n_bootstrap, luck_data=pins.luck)
     return Plan(series, level, md5, mode, GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, s.save_games))

@@ -87,9 +87,7 @@ def mat_saver(s: PlaySettings, plan: Plan):
     of games as .mat files (so a crash keeps them), None otherwise."""
     if plan.gnubg or not (s.save_games or s.save_extreme_games):
         return None
-    for folder in (s.save_games, s.save_extreme_games):
-        if folder:
-            os.makedirs(folder, exist_ok=True)
+    # each folder is made with its first file (nothing is made before then)
     names = (os.path.basename(s.model1), os.path.basename(plan.model2))
 
     def save(records):

@@ -19,6 +19,8 @@ from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_external import GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
 from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import atomic_write
+from tdbg.infra.runlog import append_line
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.luck import add_luck
 from tdbg.play.players import build_agent
@@ -33,8 +35,7 @@ GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "d
 def _append_game_row(path: str, rec) -> None:
     row = [rec.index, rec.points, rec.our_record, rec.cube, rec.result, rec.plies, *rec.doubles, *rec.takes, *rec.drops,
            int(getattr(rec, "resigned", False))]
-    with open(path, "a") as fh:  # one short append per game: safe from several processes
-        fh.write(",".join(str(x) for x in row) + "\n")
+    append_line(path, ",".join(str(x) for x in row) + "\n")  # whole rows: safe from several processes
 
 
 _progress_queue = None  # in a gnubg-playing worker: where it reports each finished game or match
@@ -104,9 +105,10 @@ def _gnubg_job(job: dict, report=None):
         if mat_dir:
             for path in per_match or ():
                 if os.path.exists(path):  # the matches that finished, even when gnubg failed later
-                    dest = os.path.join(gnubg.save_mats, os.path.basename(path))
-                    shutil.copyfile(path, dest + ".part")  # the temporary folder may be another file system
-                    os.replace(dest + ".part", dest)
+                    # copied, not moved: the temporary folder may be another file system
+                    with open(path, "rb") as src, atomic_write(os.path.join(gnubg.save_mats,
+                                                                            os.path.basename(path)), "wb") as dst:
+                        shutil.copyfileobj(src, dst)
             shutil.rmtree(mat_dir, ignore_errors=True)
     return done, session.matches, None
 

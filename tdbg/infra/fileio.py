@@ -9,9 +9,17 @@ The policy (``check_outputs``, called by each script before any work starts):
   replaced, not even with ``--overwrite``: a checkpoint is only ever replaced by a
   checkpoint save;
 * the folder must exist or be creatable, and be writable; a path under a regular
-  file, a folder given as a file, or one path given for two outputs is refused.
+  file, a folder given as a file, or one path given for two outputs is refused, and so is
+  a name that is not UTF-8 text or too long for the file system (with the temporary name
+  written beside it);
+* a folder of games given with ``--overwrite`` loses its old games when the run starts
+  writing (run_outputs.claim): old and new games are never mixed;
+* the run holds a lock on each output until it ends: a second run on the same output is
+  refused (run_outputs).
 
-Readers of a file written by ``atomic_write`` see the old file or the whole new one.
+Readers of a file written by ``atomic_write`` see the old file or the whole new one; its
+temporary file, ``.tmp-NAME-XXXXXXXX.ext`` beside it, is removed on any error, and one left
+by a killed run is removed by the next run on that output.
 """
 from __future__ import annotations
 
@@ -23,6 +31,8 @@ import math
 import os
 import tempfile
 import zipfile
+
+from tdbg.infra import run_outputs
 
 
 class OutputError(Exception):
@@ -86,10 +96,13 @@ def atomic_write(path: str, mode: str = "w"):
     """Open a temporary file beside ``path``; on success flush, fsync and rename it over
     ``path`` (mode 0666 less the umask, as open() would give); on any error remove it and
     leave ``path`` untouched."""
+    run_outputs.claim()   # the run's first write: the old files it replaces go now
     folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=os.path.splitext(path)[1], dir=folder)
+    tmp = None
     try:
+        os.makedirs(folder, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=run_outputs.temp_prefix(path), suffix=os.path.splitext(path)[1],
+                                   dir=folder)
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, mode) as fh:
             yield fh
@@ -97,9 +110,10 @@ def atomic_write(path: str, mode: str = "w"):
             os.fsync(fh.fileno())
         os.replace(tmp, path)
     except BaseException as exc:
-        if os.path.exists(tmp):
+        if tmp and os.path.exists(tmp):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.filename is None and exc.errno:  # e.g. ENOSPC: name the file
+        if isinstance(exc, OSError) and exc.errno and (exc.filename in (None, folder) or os.path.basename(
+                os.fsdecode(exc.filename)).startswith(".tmp-")):  # e.g. ENOSPC: the file asked for, not the temporary
             raise OSError(exc.errno, exc.strerror, path) from None
         raise
 
@@ -143,15 +157,43 @@ def write_json(path: str, obj) -> None:
     write_atomic(path, json_text(obj, indent=2) + "\n")
 
 
+def _existing_ancestor(path: str) -> str:
+    probe = os.path.abspath(path)
+    while not os.path.exists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    return probe
+
+
+def check_name(path: str, label: str) -> None:
+    """OutputError unless ``path`` can be a name here: UTF-8 text (it is written into the
+    run's records and messages), and short enough for the file system with the temporary
+    name written beside it (.tmp-NAME-XXXXXXXX.ext)."""
+    try:
+        os.fsencode(path).decode("utf-8")
+    except UnicodeDecodeError:
+        shown = label.replace(path, os.fsencode(path).decode("utf-8", "backslashreplace"))
+        raise OutputError(f"{shown}: the name is not UTF-8 text (it is written into the run's records); "
+                          f"choose a name of UTF-8 characters") from None
+    where = _existing_ancestor(os.path.dirname(os.path.abspath(path)))
+    try:
+        name_max, path_max = os.pathconf(where, "PC_NAME_MAX"), os.pathconf(where, "PC_PATH_MAX")
+    except (OSError, ValueError):
+        name_max, path_max = 255, 4096
+    name = len(os.fsencode(os.path.basename(os.path.abspath(path))))
+    if name > name_max:
+        raise OutputError(f"{label}: the name is too long ({name} bytes; at most {name_max} here)")
+    temp = run_outputs.temp_prefix(path) + "X" * run_outputs.TEMP_TAIL + os.path.splitext(path)[1]
+    full = max(len(os.fsencode(os.path.abspath(path))),
+               len(os.fsencode(os.path.join(os.path.dirname(os.path.abspath(path)), temp))))
+    if full >= path_max:
+        raise OutputError(f"{label}: the path is too long ({full} bytes with the temporary name written beside "
+                          f"it; at most {path_max - 1} here)")
+
+
 def check_folder(folder: str, label: str) -> None:
     """OutputError unless ``folder`` exists or can be made, and files can be created in it."""
     folder = os.path.abspath(folder)
-    probe = folder
-    while not os.path.exists(probe):
-        parent = os.path.dirname(probe)
-        if parent == probe:
-            break
-        probe = parent
+    probe = _existing_ancestor(folder)
     if not os.path.isdir(probe):
         raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a file")
     try:  # really create a file: os.access says yes to root even where a write fails
@@ -177,16 +219,26 @@ def check_file(path: str, kind: str, label: str, overwrite: bool = False, own: b
     check_folder(os.path.dirname(os.path.abspath(path)), label)
 
 
-def check_games_folder(path: str, label: str, overwrite: bool = False, pattern: str = "*.mat") -> None:
-    """OutputError unless ``path`` can be a folder of new ``pattern`` files."""
+def check_games_folder(path: str, label: str, overwrite: bool = False, files: tuple = ("*.mat",)) -> list[str]:
+    """OutputError unless ``path`` can be a folder of new files named as ``files`` (patterns);
+    the old ones, which --overwrite replaces: all of them, so old and new are never mixed
+    (each a text file: a file of another kind is never replaced)."""
     if os.path.lexists(path) and not os.path.isdir(path):
         raise OutputError(f"{label} is a file, not a folder")
-    if os.path.isdir(path) and not overwrite:
-        old = [n for n in os.listdir(path) if fnmatch.fnmatch(n, pattern)]
-        if old:
-            raise OutputError(f"{label} already holds {len(old)} {pattern} file(s); pass --overwrite to replace "
+    old = []
+    if os.path.isdir(path):
+        old = [os.path.join(path, n) for n in sorted(os.listdir(path)) if any(fnmatch.fnmatch(n, f) for f in files)]
+        names = " / ".join(files)
+        if old and not overwrite:
+            raise OutputError(f"{label} already holds {len(old)} {names} file(s); pass --overwrite to replace "
                               f"them, or choose another folder")
+        for p in old:
+            kind = file_kind(p) if os.path.isfile(p) and not os.path.islink(p) else "other"
+            if kind not in ("text", "json", "empty"):
+                raise OutputError(f"{label}: {os.path.basename(p)} is {KIND_NAMES[kind]}, not one of this run's "
+                                  f"files; refusing to replace it")
     check_folder(path, label)
+    return old
 
 
 # what check_outputs cleared in this process (real paths of files and folders)
@@ -207,26 +259,49 @@ def check_cleared(path: str) -> None:
 
 class Output:
     """One output of a run: the flag that names it, its path, its kind (see KIND_NAMES, or
-    "folder" for a folder of .mat games), and whether it is the run's own file."""
+    "folder" for a folder of games: ``files``, the patterns of the names the run writes in
+    it), and whether it is the run's own file."""
 
-    def __init__(self, flag: str, path: str | None, kind: str, own: bool = False):
-        self.flag, self.path, self.kind, self.own = flag, path, kind, own
+    def __init__(self, flag: str, path: str | None, kind: str, own: bool = False, files: tuple = ("*.mat",)):
+        self.flag, self.path, self.kind, self.own, self.files = flag, path, kind, own, files
+
+
+def label_of(flag: str, path: str) -> str:
+    """How a message names an output: its flag and the path as the user gave it."""
+    return f"{flag} {path}" if flag.startswith("-") else path
 
 
 def check_outputs(outputs: list[Output], overwrite: bool = False, inputs: dict | None = None) -> None:
-    """Apply the policy to every output before any work starts; ``inputs`` ({flag: path})
-    are files the run reads, which no output may name."""
+    """Apply the policy to every output before any work starts, then lock them for the run
+    (run_outputs.hold); ``inputs`` ({flag: path}) are files the run reads, which no output
+    may name."""
     seen = {os.path.realpath(p): flag for flag, p in (inputs or {}).items() if p}
+    replaced = []
     for out in outputs:
         if not out.path:
             continue
-        label = f"{out.flag} {out.path}" if out.flag.startswith("-") else out.path
+        label = label_of(out.flag, out.path)
         real = os.path.realpath(out.path)
         if real in seen and not out.own:
             raise OutputError(f"{label}: the same file as {seen[real]}")
         seen[real] = out.flag
+        check_name(out.path, label)
         if out.kind == "folder":
-            check_games_folder(out.path, label, overwrite)
+            replaced += check_games_folder(out.path, label, overwrite, out.files)
         else:
             check_file(out.path, out.kind, label, overwrite, out.own)
+    for out in outputs:
+        if out.path:
+            hold(out.path, label_of(out.flag, out.path))
+    run_outputs.replace_at_start(replaced)
     _cleared.update(os.path.realpath(out.path) for out in outputs if out.path)
+
+
+def hold(path: str, label: str) -> None:
+    """Lock ``path`` for this run (run_outputs.hold); OutputError when another run holds it."""
+    try:
+        run_outputs.hold(path, label)
+    except run_outputs.LockedError as exc:
+        raise OutputError(str(exc)) from None
+    except OSError as exc:   # e.g. no lock folder can be made under the temporary folder
+        raise OutputError(f"{label}: cannot take the run's lock on it ({exc.filename}: {exc.strerror})") from None

@@ -1,18 +1,20 @@
 """What a training run settles before it starts and keeps while it runs: its outputs
-(fileio's policy for the checkpoint, the log and --json), whether ``--resume``
-continues the checkpoint's stage or starts a new one (said in one line), and signals
-that stop it only between training steps."""
+(fileio's policy for the checkpoint, the log, --json and --save-every's snapshots),
+whether ``--resume`` continues the checkpoint's stage or starts a new one (said in one
+line), and signals that stop it only between training steps."""
 from __future__ import annotations
 
 import glob
 import os
 import signal
-import sys
+import uuid
 
+from tdbg.infra import run_outputs
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import Output, check_folder, check_outputs
+from tdbg.infra.fileio import KIND_NAMES, Output, OutputError, check_folder, check_name, check_outputs, file_kind
 from tdbg.infra.runlog import require_tensorboard
 from tdbg.learn.settings import ModelSpec, Run
+from tdbg.net.model import CheckpointError, load_checkpoint
 
 
 class Interrupted(BaseException):
@@ -39,26 +41,82 @@ def resumes_itself(resume: str | None, save: str) -> bool:
     return bool(resume) and os.path.realpath(resume) == os.path.realpath(save)
 
 
+def appends_log(run: Run, spec: ModelSpec) -> bool:
+    """--resume X --save X with X's own log (X.csv): the run adds its rows to that log; a
+    --log elsewhere is a new log (replaced only with --overwrite)."""
+    return (resumes_itself(spec.resume, run.save)
+            and os.path.realpath(log_path(run)) == os.path.realpath(os.path.splitext(run.save)[0] + ".csv"))
+
+
 def check_run_outputs(run: Run, spec: ModelSpec) -> None:
     """fileio's output policy for --save, the log and --json, before any work starts.
     With --resume X --save X only X and X's own log (X.csv, the log that run wrote) are
     the run's own; --json, or a --log elsewhere, is checked as for any run.  Every source
     the run reads (--resume, any --warm-start-*) is an input no output may name."""
     own = resumes_itself(spec.resume, run.save)
-    own_log = own and os.path.realpath(log_path(run)) == os.path.realpath(os.path.splitext(run.save)[0] + ".csv")
     inputs = {f"--{k.replace('_', '-')}": v for k, v in spec.sources().items()}
     check_outputs([Output("--save", run.save, "checkpoint", own),
-                   Output("--log" if run.log else "the log", log_path(run), "text", own_log),
+                   Output("--log" if run.log else "the log", log_path(run), "text", appends_log(run, spec)),
                    Output("--json", run.json, "json")], run.overwrite, inputs)
-    if run.save_every and not own and not run.overwrite:
-        stem, ext = os.path.splitext(run.save)
-        old = sorted(glob.glob(glob.escape(stem) + "_r" + "[0-9]" * 6 + (ext or ".pt")))
-        if old:
-            raise InputError(f"{old[0]} exists (a snapshot of another run, {len(old)} in all); use --overwrite "
-                             f"to replace such files, or another --save")
+    if run.save_every:  # the longest snapshot name it may write (the snapshots themselves: check_snapshots)
+        check_name(snapshot_path(run.save, 1), f"--save-every's snapshot of --save {run.save}")
     if run.tensorboard:  # a folder of event files, added to (never replaced)
         require_tensorboard()
         check_folder(run.tensorboard, f"--tensorboard {run.tensorboard}")
+
+
+def stage_identity(meta: dict, stage: dict) -> str:
+    """What names a stage in its checkpoints and snapshots: the id given when it started
+    (a stage started before ids: its lineage entry's place, date and command)."""
+    if stage.get("id"):
+        return stage["id"]
+    lineage = meta.get("lineage") or [{}]
+    return f"{len(lineage)}|{lineage[-1].get('date')}|{lineage[-1].get('command')}"
+
+
+def new_stage_id() -> str:
+    return uuid.uuid4().hex
+
+
+def _snapshot_stage(path: str) -> str | None:
+    """The stage the snapshot at ``path`` belongs to; None when it is no checkpoint of a stage."""
+    try:
+        _, meta, trainer_state = load_checkpoint(path)
+    except CheckpointError:
+        return None
+    stage = (trainer_state or {}).get("stage")
+    return stage_identity(meta, stage) if isinstance(stage, dict) else None
+
+
+def check_snapshots(run: Run, stage_id: str, first: int, last: int) -> None:
+    """fileio's policy for --save-every's snapshots (checked before any work): this run writes
+    those of rounds ``first``+1 .. ``last``.  A snapshot of this stage (``stage_id``: a resume
+    that continues it) is the run's own; one of any other stage is replaced only with
+    --overwrite, and then every such snapshot goes when the run starts writing (run_outputs),
+    so two stages' snapshots are never mixed; a file of another kind at a name the run
+    writes is never replaced.  Stale temporary files of snapshots (a killed save) go now."""
+    if not run.save_every:
+        return
+    stem, ext = os.path.splitext(run.save)
+    ext = ext or ".pt"
+    name = glob.escape(stem) + "_r" + "[0-9]" * 6 + glob.escape(ext)
+    writes = {os.path.realpath(snapshot_path(run.save, k))
+              for k in range(first + 1, last + 1) if k % run.save_every == 0}
+    others = []
+    for path in sorted(glob.glob(name)):
+        kind = file_kind(path)
+        if kind not in ("checkpoint", "empty"):
+            if os.path.realpath(path) in writes:
+                raise OutputError(f"{path} (a --save-every snapshot name) is {KIND_NAMES.get(kind, kind)}; refusing "
+                                  f"to replace it with a checkpoint")
+        elif _snapshot_stage(path) != stage_id:
+            others.append(path)
+    if others and not run.overwrite:
+        raise OutputError(f"{others[0]} exists (a snapshot of another stage or run, {len(others)} in all); pass "
+                          f"--overwrite to replace them, or choose another --save")
+    run_outputs.replace_at_start(others)
+    run_outputs.remove_stale_temps([snapshot_path(run.save, k)
+                                    for k in range(run.save_every, last + 1, run.save_every)])
 
 
 def unfinished_stage(done: int, total: int) -> str:
@@ -67,41 +125,35 @@ def unfinished_stage(done: int, total: int) -> str:
 
 
 def plan_stage(resume: str | None, new_stage: bool, num_episodes: int, stage: dict | None,
-               settings: dict) -> bool:
-    """True to continue the checkpoint's unfinished stage (``stage``, from the checkpoint
-    ``resume``) with ``settings``.  Says in one line what happens; InputError when an
-    unfinished stage with other settings would be left without --new-stage.
+               settings: dict) -> tuple[bool, str | None]:
+    """(True to continue the checkpoint's unfinished stage (``stage``, from the checkpoint
+    ``resume``) with ``settings``, the line that says what happens: printed once the run's
+    outputs are checked too); InputError when an unfinished stage with other settings would
+    be left without --new-stage.
     The same settings with --num-episodes at or below what the stage has done end it there
     (continuing it with nothing left to run), so a script can stop a stage early and go on."""
     if not resume:
-        return False
+        return False, None
     if not stage:
-        print(f"{resume}: starting a new stage on its weights", file=sys.stderr)
-        return False
+        return False, f"{resume}: starting a new stage on its weights"
     done, total = stage["episodes_done"], stage["settings"].get("num_episodes", 0)
     if done >= total:
-        print(f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
-              file=sys.stderr)
-        return False
+        return False, f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights"
     old = stage["settings"]
     if (not new_stage and num_episodes <= done
             and all(old.get(k) == settings.get(k) for k in set(old) | set(settings) if k != "num_episodes")):
         # the stage is cut short where it stands: nothing is left to run, its weights are kept as they are
-        print(f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})",
-              file=sys.stderr)
-        return True
+        return True, f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})"
     diff = "; ".join(f"{k.replace('_', '-')} {old.get(k)} -> {settings.get(k)}"
                      for k in sorted(set(old) | set(settings)) if old.get(k) != settings.get(k))
     where = unfinished_stage(done, total)
     if not diff and not new_stage:
-        print(f"{resume}: continuing {where}", file=sys.stderr)
-        return True
+        return True, f"{resume}: continuing {where}"
     if not new_stage:
         raise InputError(f"{resume}: {where} has other settings ({diff}); give the same settings to continue "
                          f"it, or --new-stage to start a new stage on its weights")
-    print(f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
-          f"{total:,} episodes)", file=sys.stderr)
-    return False
+    return False, (f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
+                   f"{total:,} episodes)")
 
 
 class StopSignals:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 import time
 from contextlib import ExitStack
 
@@ -50,8 +51,8 @@ from tdbg.infra import threads
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
 from tdbg.learn.learner import Learner
-from tdbg.learn.run_control import (Interrupted, StopSignals, check_run_outputs, log_path, plan_stage,
-                                    resumes_itself, snapshot_path)
+from tdbg.learn.run_control import (Interrupted, StopSignals, appends_log, check_run_outputs, check_snapshots,
+                                    log_path, new_stage_id, plan_stage, snapshot_path, stage_identity)
 from tdbg.learn.settings import Evaluation, ModelSpec
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
@@ -223,8 +224,11 @@ class StageProgress:
         """Continue the checkpoint's unfinished ``stage`` or start a new one (run_control.plan_stage)."""
         spec, schedule = self.settings.model, self.settings.schedule
         settings = learner_class.settings(self.settings, self.mode)
-        continuing = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
+        continuing, note = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
         self.size = learner_class.round_episodes(self.settings)
+        # where the checkpoint stands, which the last row of the log this run appends to must agree with
+        self.resumed_at = {"total_episodes": int(self.meta.get("episodes", 0)),
+                           **({"round": stage["rounds_done"]} if stage and "rounds_done" in stage else {})}
         if continuing:
             self.done = stage["episodes_done"]
             if schedule.num_episodes <= self.done:  # ended early (plan_stage): it now reads as finished; its LR
@@ -236,10 +240,19 @@ class StageProgress:
                 self.learner.load_state_dict(trainer_state)
             # CPU time of this stage: this process plus the workers' collection time; carried over on resume
             self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
+            stage["id"] = stage_identity(self.meta, stage)   # its snapshots so far are this run's own
         else:
             self.meta["lineage"] = list(self.meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
-            stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0}
+            stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0, "id": new_stage_id()}
         self.stage = stage
+        run = self.settings.run
+        check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
+        self.log = CsvLog(log_path(run), self.learner.log_fields + EVAL_FIELDS, append=appends_log(run, spec))
+        repaired = self.log.check_continues(self.resumed_at)
+        for line in (note, repaired):   # once every check passed: what this run does
+            if line:
+                print(line, file=sys.stderr)
+        self.log.open_tensorboard(run.tensorboard)
         self.logged = self.done  # episodes already in the log
 
     def run(self, evaluate) -> dict:
@@ -247,8 +260,6 @@ class StageProgress:
         run, schedule, learner, meta = self.settings.run, self.settings.schedule, self.learner, self.meta
         total_rounds = -(-schedule.num_episodes // self.size)
         self.evaluate = evaluate
-        self.log = CsvLog(log_path(run), learner.log_fields + EVAL_FIELDS,
-                          append=resumes_itself(self.settings.model.resume, run.save), tensorboard=run.tensorboard)
         self.started, self.cpu_mark = time.time(), time.process_time()
         interrupted = None
         with ExitStack() as stack:   # left in this order: signals, bar, learner, log
@@ -304,8 +315,9 @@ class StageProgress:
         self.bar.update(n)
 
     def log_row(self, n: int, with_eval: bool, then=None) -> None:
-        """Log ``n`` more episodes; ``then()`` (the save) runs between making the row and
-        writing it, so a save that fails (a full disk) leaves no row for itself."""
+        """Log ``n`` more episodes, then ``then()`` (the save); a save that fails (a full disk)
+        takes its row back, and a row that cannot be written (the log's disk full) is never
+        saved: the checkpoint and the log always end at the same round."""
         done, ev = self.done, self.settings.evaluation
         row = {**self.learner.row(n), "stage_episodes": done, "episodes": done,
                "total_episodes": self.meta["episodes"], "round": self.round_index,
@@ -318,9 +330,13 @@ class StageProgress:
             ci = ci_text({"ci_low": lo, "ci_high": hi, "ci_reason": "no interval: fewer than 2 duplicate pairs"},
                          "{:.4f}", template="[{low}, {high}]")
             self.bar.write(f"{self.learner.where(self.round_index, done)}: vs {opp} {res:.4f} {ci}")
-        if then is not None:
-            then()
         self.log.write(row)
+        if then is not None:
+            try:
+                then()
+            except BaseException:
+                self.log.withdraw()
+                raise
         self.logged = done
 
     def finish(self, n: int) -> None:
