@@ -92,9 +92,12 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _start(model: str, port: int) -> subprocess.Popen:
+def _start(model: str, port: int, sigint_ignored: bool = False) -> subprocess.Popen:
+    """``sigint_ignored``: started as a shell's background job is, with SIGINT ignored (Python
+    then installs no KeyboardInterrupt handler of its own)."""
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
     proc = subprocess.Popen([sys.executable, os.path.join(ROOT, TOOL), model, "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ignore,
                             env={**os.environ, "OMP_NUM_THREADS": "1"})
     line = proc.stdout.readline()   # printed once the port is open
     assert line.startswith(f"serving {model}") and f"set player 0 external localhost:{port}" in line, \
@@ -104,14 +107,20 @@ def _start(model: str, port: int) -> subprocess.Popen:
 
 def _stop(proc: subprocess.Popen, sig=signal.SIGINT) -> tuple[int, str, str]:
     proc.send_signal(sig)
-    out, err = proc.communicate(timeout=300)
+    try:
+        out, err = proc.communicate(timeout=300)
+    except subprocess.TimeoutExpired:
+        proc.kill()   # a hang fails the test, and leaves nothing running
+        proc.communicate()
+        raise
     return proc.returncode, out, err
 
 
-@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_it_answers_until_stopped_then_frees_the_port(sig):
+@pytest.mark.parametrize("sig, sigint_ignored", [(signal.SIGINT, False), (signal.SIGTERM, False),
+                                                  (signal.SIGINT, True)])
+def test_it_answers_until_stopped_then_frees_the_port(sig, sigint_ignored):
     port = _free_port()
-    proc = _start(CUBEFUL, port)
+    proc = _start(CUBEFUL, port, sigint_ignored)
     try:
         match7 = OPENING_SEAT1.split(":")
         match7[3] = "7"   # a 7-point match: the money model plays it by its money rules

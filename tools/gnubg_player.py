@@ -161,7 +161,9 @@ def main() -> None:
 
     def on_term(signum, frame):
         raise Stop()
-    old = signal.signal(signal.SIGTERM, on_term)
+    # SIGINT too, by hand: a process started with SIGINT ignored (from a background job of a
+    # shell) gets no KeyboardInterrupt from Python, and would keep serving after Ctrl-C or kill -INT
+    old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     stop = threading.Event()
     shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
     print(f"serving {args.model} ({player.kind}) on {args.host}:{args.port}; in gnubg: "
@@ -173,7 +175,8 @@ def main() -> None:
     finally:
         stop.set()
         sock.close()
-        signal.signal(signal.SIGTERM, old)
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
     print("stopped; port released", flush=True)
     sys.stderr.flush()
     # exit at once: the connection threads' native state (torch's, from agents built in them)
