@@ -198,7 +198,7 @@ def test_a_binary_that_cannot_rate_is_refused_before_any_game(monkeypatch):
     import gnubg_eval
     from tdbg.gnubg.gnubg_binary import GnubgError
 
-    def no_rating(rates, binary):
+    def no_rating(rates, binary, timeout=None):
         raise GnubgError("gnubg gave no rating (exit 1)")
 
     def no_games(*args, **kwargs):
