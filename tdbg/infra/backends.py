@@ -4,8 +4,7 @@ ray_backend.RayPool).  Both pools take the same jobs and return the same results
 job's outcome depends only on the job (its seed included), never on where it ran.
 
 A pool has ``share(obj)`` (a value many jobs read, e.g. a round's weights: with Ray
-put in the object store once), ``ship_file(path)`` (a file jobs open, e.g. a
-checkpoint: with Ray sent to nodes that may not have it), ``submit(fn, job)``,
+put in the object store once; a checkpoint travels as its bytes), ``submit(fn, job)``,
 ``as_completed(tasks)``, ``results(tasks)`` and ``close()``.
 
 Ray is optional: nothing here imports it unless ``--backend ray`` is asked for (the flags

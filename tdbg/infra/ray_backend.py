@@ -15,14 +15,11 @@ its own exception here.
 """
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
-import shutil
 import signal
 import socket
 import sys
-import tempfile
 import time
 from collections import deque
 
@@ -77,15 +74,6 @@ def connect(address: str | None, workers: int, timeout: float = 3600.0) -> None:
                          f"give --workers {cpus} or less, or add nodes (ray start --address)")
 
 
-class _File:
-    """A file's name and bytes, for a node that may not have it."""
-
-    def __init__(self, path: str):
-        self.name = os.path.basename(path)
-        with open(path, "rb") as fh:
-            self.data = fh.read()
-
-
 @ray.remote(num_cpus=1, max_restarts=0)
 class _Runner:
     """One worker: runs jobs in its own process, one at a time."""
@@ -93,31 +81,13 @@ class _Runner:
     def __init__(self):
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver handles Ctrl-C
         torch.set_num_threads(WORKER)
-        self.files = None  # made at the first shipped file: an actor killed busy cannot remove it
-
-    def _local(self, value):
-        if not isinstance(value, _File):
-            return value
-        if self.files is None:
-            self.files = tempfile.mkdtemp(prefix="tdbg_ray_")
-        digest = hashlib.sha256(value.data).hexdigest()[:16]
-        path = os.path.join(self.files, digest, value.name)
-        if not os.path.exists(path):
-            os.makedirs(os.path.dirname(path), exist_ok=True)
-            with open(path, "wb") as fh:
-                fh.write(value.data)
-        return path
 
     def run(self, fn, job: dict, keys: tuple, *shared):
         job = {**job, **dict(zip(keys, shared))}  # the object store's values, fetched by Ray
-        return fn({k: self._local(v) for k, v in job.items()})
+        return fn(job)
 
     def where(self) -> tuple:
         return os.getpid(), ray.get_runtime_context().get_node_id()
-
-    def close(self) -> None:
-        if self.files:
-            shutil.rmtree(self.files, ignore_errors=True)
 
 
 class RayPool:
@@ -139,9 +109,6 @@ class RayPool:
     def share(self, obj):
         """Put ``obj`` in the object store once; jobs holding the reference receive the value."""
         return ray.put(obj)
-
-    def ship_file(self, path: str):
-        return ray.put(_File(path))
 
     def submit(self, fn, job: dict, retries: int | None = None) -> Task:
         task = Task(fn, job, self.retries if retries is None else retries)
@@ -224,10 +191,6 @@ class RayPool:
     def close(self) -> None:
         if not self.actors:
             return
-        try:  # idle actors remove their copies of shipped files; busy ones are just ended
-            ray.get([a.close.remote() for a in self.idle], timeout=30)
-        except RayError:
-            pass
         for actor in self.actors:
             ray.kill(actor, no_restart=True)
         self.actors, self.idle, self.running = [], [], {}

@@ -145,9 +145,6 @@ class WorkerPool:
         """A value many jobs read (backends.py): here each job carries its own copy."""
         return obj
 
-    def ship_file(self, path: str) -> str:
-        return path  # the workers share this machine's files
-
     def submit(self, fn, job, retries: int = 1) -> Task:
         """Start ``fn(job)`` on a worker; a job lost with its worker runs again up to ``retries`` times."""
         task = Task(fn, job, retries)
