@@ -23,6 +23,9 @@
 # Run it from a frozen worktree, e.g.
 #   git worktree add --detach /work/lineage3 <commit> && cd /work/lineage3 && make setup
 #   D=/work/main/experiments/retraining/strength_money experiments/retraining/strength_money_e1.sh
+# LEGS picks the legs this run takes (default: all five, in order), so that two runs can share
+# the work on two cores once n1 is done, e.g. LEGS="n2 n5" on one core and LEGS="n3 n4" on the
+# other (n5 needs both n3's and n4's points: without them the run stops there, to be rerun).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=${PY:-.venv/bin/python}
@@ -31,6 +34,8 @@ D=${D:-experiments/retraining/strength_money}
 S=${S:-$(dirname "$D")/strength}
 DMP=${DMP:-$S/e1_256x3_exact1ply_r000250.pt}
 W=${WORKERS:-1}
+LEGS=${LEGS:-n1 n2 n3 n4 n5}
+want() { [[ " $LEGS " == *" $1 "* ]]; }
 mkdir -p "$D/eval"
 stage_eval() {  # checkpoint, game mode, opponent
   local out="$D/eval/$(basename "$1" .pt)_vs_$3_seed1001"
@@ -43,20 +48,33 @@ ZERO="--workers $W --quiet --episodes-per-round 1000 --parallel-games 100 --save
 ONE="--oneply --workers $W --quiet --episodes-per-round 1000 --parallel-games 50 --save-every 50 --eval-every 25
      --eval-games 1000 --collect-precision bf16"
 N1="$D/n1_cubeless_256x3.pt"
-$R train_batch.py "$N1" - --warm-start-equity "$DMP" --num-episodes 3000000 --lr 5e-5 --end-lr 5e-6 \
-   --seed 451 --eval-opponent gnubg-nn $ZERO
-stage_eval "$N1" cubeless-money gnubg-nn
+if want n1; then
+  $R train_batch.py "$N1" - --warm-start-equity "$DMP" --num-episodes 3000000 --lr 5e-5 --end-lr 5e-6 \
+     --seed 451 --eval-opponent gnubg-nn $ZERO
+  stage_eval "$N1" cubeless-money gnubg-nn
+fi
 N2="$D/n2_cubeless_256x3_exact1ply.pt"
-$R train_batch.py "$N2" "$N1" --num-episodes 200000 --lr 1.5e-5 --end-lr 5e-6 --seed 452 \
-   --eval-opponent gnubg-nn $ONE
-stage_eval "$N2" cubeless-money gnubg-nn
+if want n2; then
+  $R train_batch.py "$N2" "$N1" --num-episodes 200000 --lr 1.5e-5 --end-lr 5e-6 --seed 452 \
+     --eval-opponent gnubg-nn $ONE
+  stage_eval "$N2" cubeless-money gnubg-nn
+fi
 N3="$D/n3_cubeful_256x3_jacoby.pt" N4="$D/n4_cubeful_256x3_nojacoby.pt"
-$R train_batch.py "$N3" - --warm-start-cubeful "$N1" --num-episodes 2000000 --lr 5e-5 --end-lr 5e-6 \
-   --seed 453 --eval-opponent gnubg-nn-cubeful $ZERO
-stage_eval "$N3" cubeful-money gnubg-nn-cubeful
-$R train_batch.py "$N4" - --warm-start-cubeful "$N1" --no-jacoby --num-episodes 2000000 --lr 5e-5 \
-   --end-lr 5e-6 --seed 453 --eval-opponent gnubg-nn-cubeful $ZERO
-stage_eval "$N4" cubeful-money gnubg-nn-cubeful
+if want n3; then
+  $R train_batch.py "$N3" - --warm-start-cubeful "$N1" --num-episodes 2000000 --lr 5e-5 --end-lr 5e-6 \
+     --seed 453 --eval-opponent gnubg-nn-cubeful $ZERO
+  stage_eval "$N3" cubeful-money gnubg-nn-cubeful
+fi
+if want n4; then
+  $R train_batch.py "$N4" - --warm-start-cubeful "$N1" --no-jacoby --num-episodes 2000000 --lr 5e-5 \
+     --end-lr 5e-6 --seed 453 --eval-opponent gnubg-nn-cubeful $ZERO
+  stage_eval "$N4" cubeful-money gnubg-nn-cubeful
+fi
+want n5 || exit 0
+points="$D/eval/$(basename "$N3" .pt)_vs_gnubg-nn-cubeful_seed1001.json $D/eval/$(basename "$N4" .pt)_vs_gnubg-nn-cubeful_seed1001.json"
+for p in $points; do   # another run may still be making n3's or n4's point
+  [ -f "$p" ] || { echo "n5 needs $p (n3's and n4's points first); rerun once they are made" >&2; exit 0; }
+done
 # n5 starts from the cubeful stage with the higher point (capped mEq/game; the same seed and dice for both)
 better=$($PY - "$D/eval" "$N3" "$N4" <<'PYEOF'
 import json, os, sys
