@@ -33,57 +33,7 @@ M=experiments/retraining/strength_money
 RES=experiments/head_to_head/results
 DEC=experiments/benchmarks/decisions
 GNUBG=${GNUBG:-.gnubg/1.08.003/bin/gnubg}
-run() { echo "+ $*" >&2; [ "${DRY:-0}" = 1 ] || "$@"; }
-
-# best <metric> <candidate.pt> ...: the candidate whose seed-1001 result file is best (stage_eval
-# named it <eval dir>/<stem>_vs_<opponent>_seed1001.json); a candidate without one is an error,
-# since choosing among a subset would hide the missing comparison.
-best() {
-  local metric=$1; shift
-  $PY - "$metric" "$@" <<'EOF'
-import glob, json, os, sys
-metric, cands = sys.argv[1], sys.argv[2:]
-scores = {}
-for pt in cands:
-    stem = os.path.splitext(os.path.basename(pt))[0]
-    hits = glob.glob(os.path.join(os.path.dirname(pt), "eval", f"{stem}_vs_*_seed1001.json"))
-    if len(hits) != 1:
-        sys.exit(f"error: {pt}: expected one seed-1001 result file beside it, found {len(hits)}")
-    with open(hits[0]) as fh:
-        scores[pt] = json.load(fh)[metric]["mean"]
-    print(f"  {pt}: {metric} {scores[pt]:.4f} (seed 1001)", file=sys.stderr)
-print(max(scores, key=scores.get))
-EOF
-}
-
-release() {  # source checkpoint, released name
-  local src=$1 dst=best_models/$2
-  if [ -f "$dst" ]; then
-    cmp -s "$src" "$dst" || { echo "error: $dst exists and differs from $src; not overwriting" >&2; exit 2; }
-    return 0
-  fi
-  run cp "$src" "$dst.tmp" && run mv "$dst.tmp" "$dst"
-}
-
-report() {  # released name, opponent, game mode, seed
-  local out="$RES/${1%.pt}_vs_$2_seed$4"
-  [ -f "$out.json" ] && return 0
-  local opp=(--model2 "$2"); [ "$2" = gnubg-ext ] && opp+=(--gnubg "$GNUBG")
-  run env OMP_NUM_THREADS=1 $PY play_models.py --model1 "best_models/$1" "${opp[@]}" --game-mode "$3" \
-      --games 10000 --seed "$4" --workers "$W" --quiet --csv "$out.csv" --json "$out.json" --games-csv "$out.games.csv"
-}
-
-decisions() {  # released name: its 0- and 1-ply lines in results.jsonl, replacing any old ones
-  local model=best_models/$1 tmp
-  grep -q "\"model\": \"$model\"" "$DEC/results.jsonl" && return 0
-  tmp=$(mktemp)
-  for ply in 0 1; do
-    run env OMP_NUM_THREADS=1 $PY experiments/benchmarks/decision_error.py "$model" --ply $ply \
-        --data "$DEC/decisions.json" | tail -n 1 >> "$tmp"
-  done
-  [ "${DRY:-0}" = 1 ] || { cat "$DEC/results.jsonl" "$tmp" > "$DEC/results.jsonl.tmp" && mv "$DEC/results.jsonl.tmp" "$DEC/results.jsonl"; }
-  rm -f "$tmp"
-}
+. experiments/retraining/release_lib.sh
 
 echo "DMP candidates:" >&2
 second=()   # the second cycle's stages, where strength_dmp.sh ran them
@@ -93,12 +43,10 @@ echo "DMP release: $dmp" >&2
 release "$dmp" dmp_256x3.pt
 report dmp_256x3.pt gnubg-nn dmp 2301
 report dmp_256x3.pt pubeval dmp 2301
-decisions dmp_256x3.pt
 
 release "$M/m1_cubeless_256x3.pt" cubeless_256x3.pt
 report cubeless_256x3.pt gnubg-nn cubeless-money 2302
 report cubeless_256x3.pt pubeval cubeless-money 2302
-decisions cubeless_256x3.pt
 
 echo "cubeful candidates:" >&2
 nojacoby=()   # m4 (cubeful without Jacoby, from m1), where strength_money.sh ran it
@@ -107,5 +55,5 @@ cubeful=$(best capped_meq_per_game "$M/m2_cubeful_256x3.pt" "$M/m3_cubeful_256x3
 echo "cubeful release: $cubeful" >&2
 release "$cubeful" cubeful_256x3.pt
 report cubeful_256x3.pt gnubg-ext cubeful-money 2303
-decisions cubeful_256x3.pt
+for m in dmp_256x3.pt cubeless_256x3.pt cubeful_256x3.pt; do decisions $m; done   # last: results.jsonl is tracked
 echo "released; now add the rows to tools/results_tables.py and run it" >&2
