@@ -18,11 +18,11 @@ require_clean_tree
 PY=${PY:-.venv/bin/python}
 RES=${RES:-experiments/head_to_head/results}
 OUT=${OUT:-remeasured}
-mkdir -p "$OUT"
 [ $# -gt 0 ] || { echo "error: name at least one result file (a stem under $RES)" >&2; exit 2; }
 for name in "$@"; do
   [ -f "$RES/$name.csv" ] || { echo "error: $RES/$name.csv: no such result file" >&2; exit 2; }
 done
+mkdir -p "$OUT"
 figure() {  # the summary lines of a result file's header, on one line
   grep -E '^# [a-z_]+: -?[0-9.]+ \(95% CI' "$1" | sed 's/^# //' | paste -sd';' - || echo "(no summary line)"
 }

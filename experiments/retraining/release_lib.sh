@@ -1,9 +1,17 @@
-# Sourced by the release scripts (strength_release.sh, strength_release_1ply.sh): choosing a
-# release on the selection seed, copying it into best_models/, and measuring it on fresh seeds.
-# The caller sets PY, W (workers), RES (result folder), DEC (decisions folder), GNUBG and DRY.
-# Every result goes to a new, untracked file, and results.jsonl (tracked) is changed only by
-# `decisions`, which a script calls after its last game: a tracked file changed mid-script
-# would make every later result name a "-dirty" commit.
+# Sourced by the release scripts (strength_release.sh, strength_release_1ply.sh), from the
+# repository's root: choosing a release on the selection seed, copying it into best_models/, and
+# measuring it on fresh seeds.  It refuses a tree with uncommitted changes to tracked files (the
+# figures name their commit) unless DRY=1, which only prints the commands.  WORKERS, PY and GNUBG
+# may be set from outside.  Every result goes to a new, untracked file, and results.jsonl
+# (tracked) is changed only by `decisions`, which a script calls after its last game: a tracked
+# file changed mid-script would make every later result name a "-dirty" commit.
+. experiments/require_clean_tree.sh
+[ "${DRY:-0}" = 1 ] || require_clean_tree
+PY=${PY:-.venv/bin/python}
+W=${WORKERS:-1}
+RES=experiments/head_to_head/results
+DEC=experiments/benchmarks/decisions
+GNUBG=${GNUBG:-.gnubg/1.08.003/bin/gnubg}
 
 run() { echo "+ $*" >&2; [ "${DRY:-0}" = 1 ] || "$@"; }
 
@@ -37,8 +45,8 @@ release() {  # source checkpoint, released name
   run cp "$src" "$dst.tmp" && run mv "$dst.tmp" "$dst"
 }
 
-report() {  # released name, opponent, game mode, seed
-  local out="$RES/${1%.pt}_vs_$2_seed$4"
+report() {  # released name, opponent (a built-in name or a checkpoint), game mode, seed
+  local out="$RES/${1%.pt}_vs_$(basename "${2%.pt}")_seed$4"
   [ -f "$out.json" ] && return 0
   local opp=(--model2 "$2"); [ "$2" = gnubg-ext ] && opp+=(--gnubg "$GNUBG")
   run env OMP_NUM_THREADS=1 $PY play_models.py --model1 "best_models/$1" "${opp[@]}" --game-mode "$3" \
@@ -57,19 +65,13 @@ decisions() {  # released name: its 0- and 1-ply lines in results.jsonl, replaci
   rm -f "$tmp"
 }
 
-
-head_to_head() {  # released name, rival checkpoint, game mode, seed: 10,000 duplicate games
-  local out="$RES/${1%.pt}_vs_$(basename "${2%.pt}")_seed$4"
-  [ -f "$out.json" ] && return 0
-  run env OMP_NUM_THREADS=1 $PY play_models.py --model1 "best_models/$1" --model2 "$2" --game-mode "$3" \
-      --games 10000 --seed "$4" --workers "$W" --quiet --csv "$out.csv" --json "$out.json" --games-csv "$out.games.csv"
-}
-
 distinct_units() {  # released name: no hidden layer may hold twin units (cosine > 0.95)
-  local line
-  line=$($PY tools/describe_model.py "best_models/$1" | grep '^distinct')
-  echo "$1: $line" >&2
-  case $line in *" of "*) ;; *) echo "error: $1: describe_model.py printed no distinct-units line" >&2; exit 2 ;; esac
-  local have=${line#distinct*[} want=${line#* of [}
-  [ "${have%%]*}" = "${want%%]*}" ] || { echo "error: $1 has twin units: $line" >&2; exit 2; }
+  $PY tools/describe_model.py --json "best_models/$1" | $PY -c '
+import json, sys
+d = json.load(sys.stdin)
+have, width = d["distinct_units"], d["hidden"]
+print(f"{sys.argv[1]}: distinct units {have} of {width}", file=sys.stderr)
+if have != width:
+    print(f"error: {sys.argv[1]} has twin units", file=sys.stderr)
+    sys.exit(2)' "$1"
 }

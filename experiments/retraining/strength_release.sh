@@ -24,15 +24,8 @@
 # changes to tracked files (the figures name their commit); DRY=1, which writes nothing, may.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. experiments/require_clean_tree.sh
-[ "${DRY:-0}" = 1 ] || require_clean_tree
-PY=${PY:-.venv/bin/python}
-W=${WORKERS:-1}
 S=experiments/retraining/strength
 M=experiments/retraining/strength_money
-RES=experiments/head_to_head/results
-DEC=experiments/benchmarks/decisions
-GNUBG=${GNUBG:-.gnubg/1.08.003/bin/gnubg}
 . experiments/retraining/release_lib.sh
 
 echo "DMP candidates:" >&2

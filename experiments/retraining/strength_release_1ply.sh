@@ -16,14 +16,7 @@
 # uncommitted changes to tracked files (the figures name their commit); DRY=1 may.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-. experiments/require_clean_tree.sh
-[ "${DRY:-0}" = 1 ] || require_clean_tree
-PY=${PY:-.venv/bin/python}
-W=${WORKERS:-1}
 S=experiments/retraining/strength
-RES=experiments/head_to_head/results
-DEC=experiments/benchmarks/decisions
-GNUBG=${GNUBG:-.gnubg/1.08.003/bin/gnubg}
 . experiments/retraining/release_lib.sh
 
 E1=$S/e1_256x3_exact1ply
@@ -38,6 +31,6 @@ release "$dmp" dmp_256x3_1ply.pt
 [ "${DRY:-0}" = 1 ] || distinct_units dmp_256x3_1ply.pt
 report dmp_256x3_1ply.pt gnubg-nn dmp 2401
 report dmp_256x3_1ply.pt pubeval dmp 2401
-head_to_head dmp_256x3_1ply.pt best_models/dmp_256x3.pt dmp 2411
+report dmp_256x3_1ply.pt best_models/dmp_256x3.pt dmp 2411
 decisions dmp_256x3_1ply.pt   # last: results.jsonl is tracked
 echo "released; now add its rows to tools/results_tables.py and run it" >&2
