@@ -11,7 +11,9 @@ import pytest
 from helpers import ROOT
 
 HELPER = "experiments/require_clean_tree.sh"
-RELEASE_SCRIPTS = ["experiments/retraining/strength_release.sh", "experiments/head_to_head/remeasure.sh",
+SOURCED = [HELPER, "experiments/retraining/release_lib.sh"]   # what the scripts source
+RELEASE_SCRIPTS = ["experiments/retraining/strength_release.sh", "experiments/retraining/strength_release_1ply.sh",
+                   "experiments/head_to_head/remeasure.sh", "experiments/head_to_head/remeasure_dirty.sh",
                    "experiments/gnubg_eval/run.sh", "experiments/benchmarks/decisions/all_models.sh"]
 
 
@@ -23,9 +25,9 @@ def git(repo, *args):
 
 @pytest.fixture
 def scratch(tmp_path):
-    """A committed git repository with the release scripts, the helper and one tracked file."""
+    """A committed git repository with the release scripts, what they source and one tracked file."""
     repo = tmp_path / "repo"
-    for rel in RELEASE_SCRIPTS + [HELPER]:
+    for rel in RELEASE_SCRIPTS + SOURCED:
         (repo / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(os.path.join(ROOT, rel), repo / rel)
     (repo / "tracked.txt").write_text("a\n")
