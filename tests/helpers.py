@@ -81,11 +81,14 @@ def _run_in_process(path, args):
 
 
 def assert_one_line_error(proc, words=""):
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    """One ``error:`` line on stderr, holding ``words``, and exit code 2 (every failure a
+    script reports: bad input, or one met part-way)."""
+    args = getattr(proc, "args", None)
+    assert proc.returncode == 2, (args, proc.returncode, proc.stderr[-2000:])
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert words.lower() in lines[0].lower(), lines[0]
+    assert len(lines) == 1, (args, proc.stderr)
+    assert "Traceback" not in proc.stderr, (args, proc.stderr)
+    assert words.lower() in lines[0].lower(), (args, lines[0])
 
 
 def md5(path):

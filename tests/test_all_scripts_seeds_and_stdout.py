@@ -1,7 +1,7 @@
 """Every script (the top-level ones, tools/ and the benchmarks) against two more kinds of bad
 input: a --seed below 0 or past what the random generators take (one error line and exit 2,
 from the flag's own check), and a standard output that cannot be written (``> /dev/full``:
-one error line and exit 1, where a traceback, or a silent exit 0, was).
+one error line and exit 2, where a traceback, or a silent exit 0, was).
 
 Like test_output_policy_all_scripts.py, all cases run in one Python process (runpy, as
 ``python script.py`` would), since each ends before any work."""
@@ -70,7 +70,7 @@ json.dump(out, open(res, "w"))
 
 
 def test_every_script_says_so_when_standard_output_is_full(tmp_path):
-    """``--help > /dev/full`` for every script: one line and exit 1 (argparse drops a failed
+    """``--help > /dev/full`` for every script: one line and exit 2 (argparse drops a failed
     write of its help, so the run used to end 0 with nothing written)."""
     job, res, drv = tmp_path / "job.json", tmp_path / "res.json", tmp_path / "driver.py"
     job.write_text(json.dumps([[script, ["--help"]] for script in SCRIPTS]))
@@ -79,4 +79,4 @@ def test_every_script_says_so_when_standard_output_is_full(tmp_path):
                    capture_output=True)
     for script, (code, err) in zip(SCRIPTS, json.loads(res.read_text())):
         lines = [ln for ln in err.splitlines() if ln.strip()]
-        assert code == 1 and len(lines) == 1 and "cannot write standard output" in lines[0], (script, code, err)
+        assert code == 2 and len(lines) == 1 and "cannot write standard output" in lines[0], (script, code, err)

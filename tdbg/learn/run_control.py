@@ -23,7 +23,7 @@ class Interrupted(BaseException):
 
     A BaseException, like KeyboardInterrupt, because the signal can land inside code that
     catches Exception: Ray's result deserialisation turns one into a RaySystemError (the
-    run then ended as a worker failure, exit 1, instead of saving and exiting 130), and
+    run then ended as a worker failure, exit 2, instead of saving and exiting 130), and
     head_to_head keeps finished games by catching Exception."""
 
 
