@@ -125,7 +125,7 @@ static int evaluate(const tdnet_t *net, const char *pid, int owner, int cube_act
     }
     if (tdnet_forward(net, feats, 1, out, scratch) != 0) {
         fprintf(stderr, "tdbg_move: error: out of memory\n");
-        return 1;
+        return 2;
     }
     printf("%s", pid);
     for (int k = 0; k < outs; k++)

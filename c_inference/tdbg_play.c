@@ -150,10 +150,8 @@ static int play_game(const tdnet_t *nets[2], long g, const int8_t *rolls, int nr
         int mover = (out->first + ply) % 2;
         tdnet_choice_t c;
         int rc = tdnet_best_result(nets[mover], board, rolls[2 * ply], rolls[2 * ply + 1], TDNET_CUBE_CENTERED, &c);
-        if (rc != 0) {
-            fprintf(stderr, "tdbg_play: error: game %ld move %d: move generation failed (code %d)\n", g, ply, rc);
-            exit(1);
-        }
+        if (rc != 0)
+            die("game %ld move %d: move generation failed (code %d)", g, ply, rc);
         int8_t next[50];
         memcpy(next, c.after + 25, 25);
         memcpy(next + 25, c.after, 25);

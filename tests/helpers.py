@@ -3,6 +3,7 @@ brute-force 1-ply value (one network call per move, Python engine and numpy enco
 import contextlib
 import hashlib
 import io
+import json
 import os
 import runpy
 import subprocess
@@ -80,12 +81,64 @@ def _run_in_process(path, args):
     return subprocess.CompletedProcess([path, *args], code, out.getvalue(), err.getvalue())
 
 
+# runs every (script, argv) of a job file in this one process, as ``python script argv``
+# would, and writes [exit code, stderr] of each; standard output is discarded, or with
+# "full" in the job it is /dev/full (a device whose every write fails)
+SCRIPTS_DRIVER = r'''
+import contextlib, io, json, runpy, sys, warnings
+warnings.simplefilter("ignore")
+job, res = sys.argv[1:3]
+job = json.load(open(job))
+out = []
+for script, argv in job["runs"]:
+    err = io.StringIO()
+    code = 0
+    sys.argv = [script, *argv]
+    stdout = open("/dev/full", "w") if job["full"] else io.StringIO()
+    with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_path(script, run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        except BaseException as exc:
+            code, err = -1, io.StringIO(f"Traceback: {exc!r}")
+    try:
+        stdout.close()
+    except OSError:
+        pass
+    out.append([code, err.getvalue()])
+json.dump(out, open(res, "w"))
+'''
+
+
+def run_scripts(tmp_path, runs, readonly=None, stdout_full=False):
+    """Each (script, argv) of ``runs`` run in one child process, one after the other (each
+    must end before any work: one torch import serves them all), as CompletedProcesses
+    (args, exit code, no stdout, stderr).  ``readonly``: a folder mounted read-only for the
+    whole run (a private mount namespace: it stops root too); ``stdout_full``: standard
+    output is /dev/full."""
+    job, res, drv = tmp_path / "job.json", tmp_path / "res.json", tmp_path / "driver.py"
+    job.write_text(json.dumps({"runs": runs, "full": stdout_full}))
+    drv.write_text(SCRIPTS_DRIVER)
+    cmd = [sys.executable, str(drv), str(job), str(res)]
+    if readonly:
+        quoted = " ".join(f"'{a}'" for a in cmd)
+        cmd = ["unshare", "-rm", "sh", "-c", f'mount --bind "{readonly}" "{readonly}" && '
+               f'mount -o remount,bind,ro "{readonly}" && exec {quoted}']
+    subprocess.run(cmd, cwd=ROOT, timeout=HANG_GUARD, check=True, capture_output=True)
+    return [subprocess.CompletedProcess([script, *argv], code, "", err)
+            for (script, argv), (code, err) in zip(runs, json.loads(res.read_text()))]
+
+
 def assert_one_line_error(proc, words=""):
-    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    """One ``error:`` line on stderr, holding ``words``, and exit code 2 (every failure a
+    script reports: bad input, or one met part-way)."""
+    args = getattr(proc, "args", None)
+    assert proc.returncode == 2, (args, proc.returncode, proc.stderr[-2000:])
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert len(lines) == 1, proc.stderr
-    assert "Traceback" not in proc.stderr
-    assert words.lower() in lines[0].lower(), lines[0]
+    assert len(lines) == 1, (args, proc.stderr)
+    assert "Traceback" not in proc.stderr, (args, proc.stderr)
+    assert words.lower() in lines[0].lower(), (args, lines[0])
 
 
 def md5(path):

@@ -184,16 +184,9 @@ def _run_code(code, *, stdout=None):
                           stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD)
 
 
-def _one_line(proc, code, words):
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == code, (proc.returncode, proc.stderr[-2000:])
-    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
-    assert words.lower() in lines[0].lower(), lines[0]
-
-
 def test_a_full_disk_on_save_is_one_line_and_leaves_no_log_row_for_the_failed_save(tmp_path):
     """The second checkpoint save meets ENOSPC (os.fsync fails as on a full disk): one
-    line, exit 1, the checkpoint of round 1 kept whole, and the log's rows are round 1's."""
+    line, exit 2, the checkpoint of round 1 kept whole, and the log's rows are round 1's."""
     from tdbg.net.model import load_checkpoint
     save = tmp_path / "c.pt"
     code = f"""
@@ -209,7 +202,8 @@ sys.argv = ["train_batch.py", "--hidden", "8", "--num-episodes", "60", "--save",
 runpy.run_path("train_batch.py", run_name="__main__")
 """
     proc = _run_code(code)
-    _one_line(proc, 1, "no space left")
+    assert_one_line_error(proc, "no space left")
+    assert "keeps the last checkpoint (round 1 of this stage)" in proc.stderr, proc.stderr
     _, meta, state = load_checkpoint(str(save))
     assert meta["episodes"] == 20 and state["stage"]["episodes_done"] == 20
     rows = (tmp_path / "c.csv").read_text().splitlines()
@@ -225,7 +219,7 @@ def test_a_closed_stdout_is_one_line(ckpt):
                          f"runpy.run_path('tools/describe_model.py', run_name='__main__')", stdout=w)
     finally:
         os.close(w)
-    _one_line(proc, 1, "broken pipe")
+    assert_one_line_error(proc, "broken pipe")
 
 
 def test_warnings_before_an_error_and_a_two_line_error_give_one_line():
@@ -234,7 +228,7 @@ def test_warnings_before_an_error_and_a_two_line_error_give_one_line():
                      "    warnings.warn('torch says something', UserWarning)\n"
                      "    raise cli.UsageError('first line\\nsecond line')\n"
                      "cli.run_main(main)\n")
-    _one_line(proc, 2, "first line; second line")
+    assert_one_line_error(proc, "first line; second line")
     proc = _run_code("import warnings\nfrom tdbg.app import cli\n"
                      "cli.run_main(lambda: warnings.warn('kept when nothing fails', UserWarning))\n")
     assert proc.returncode == 0 and "kept when nothing fails" in proc.stderr

@@ -289,8 +289,7 @@ def test_standard_output_on_a_full_device_is_one_line(tmp_path):
     with open("/dev/full", "w") as full:
         proc = subprocess.run([sys.executable, "tools/describe_model.py", ck], cwd=ROOT, stdout=full,
                               stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD)
-    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-    assert proc.returncode == 1 and len(lines) == 1 and "cannot write standard output" in lines[0], proc.stderr
+    assert_one_line_error(proc, "cannot write standard output")
 
 
 def test_a_name_that_is_not_utf8_is_refused_before_the_games(tmp_path):

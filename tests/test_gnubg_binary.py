@@ -265,10 +265,11 @@ kill -9 $pid''')
                            "--games", "2000", "--quiet", "--json", str(out), "--games-csv", str(games_csv)],
                           capture_output=True, text=True, env=env_run, cwd=os.path.dirname(os.path.dirname(__file__)),
                           timeout=HANG_GUARD)
-    assert proc.returncode == 1 and "closed the connection" in proc.stderr
+    assert_one_line_error(proc, "closed the connection")
     s = json.loads(out.read_text())
     rows = list(csv.DictReader(open(games_csv)))
     assert 0 < len(rows) == s["games"] < 2000
+    assert f"the {len(rows):,} games that finished are in the summary above" in proc.stderr, proc.stderr
 
 
 class _RecordingAgent:

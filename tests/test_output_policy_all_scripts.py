@@ -3,20 +3,17 @@ positional outputs) against an existing checkpoint, a file of unknown kind, a fo
 cannot write and a name it cannot write (not UTF-8, too long): each is one error line,
 exit 2, and the file is left as it was.
 
-All cases run in one Python process per setting (runpy, as ``python script.py`` would),
-since each fails before any work; the read-only folder is a read-only bind mount in a
-private mount namespace (it stops root too)."""
+All cases run in one Python process per setting (helpers.run_scripts), since each fails
+before any work; the read-only folder is a read-only bind mount in a private mount
+namespace (it stops root too)."""
 import csv
-import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 
 import pytest
 
-from helpers import HANG_GUARD, ROOT, md5, run
+from helpers import assert_one_line_error, md5, run, run_scripts
 
 QUICK = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
 OUTPUT_FLAGS = {"--save", "--log", "--json", "--csv", "--games-csv", "--save-games", "--save-extreme-games", "--out",
@@ -63,42 +60,6 @@ def cases(ck, log, results, tmp):
     ]
 
 
-DRIVER = r'''
-import contextlib, io, json, os, runpy, sys, warnings
-warnings.simplefilter("ignore")
-job, res = sys.argv[1:3]
-out = []
-for script, argv in json.load(open(job)):
-    err = io.StringIO()
-    code = 0
-    sys.argv = [script, *argv]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
-        try:
-            runpy.run_path(script, run_name="__main__")
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else 1
-        except BaseException as exc:
-            code, err = -1, io.StringIO(f"Traceback: {exc!r}")
-    out.append([code, err.getvalue()])
-json.dump(out, open(res, "w"))
-'''
-
-
-def _drive(tmp_path, runs, readonly=None):
-    """[(exit code, stderr)] of each (script, argv), all in one process; ``readonly``: a
-    folder mounted read-only for the whole run."""
-    job, res, drv = tmp_path / "job.json", tmp_path / "res.json", tmp_path / "driver.py"
-    job.write_text(json.dumps(runs))
-    drv.write_text(DRIVER)
-    cmd = [sys.executable, str(drv), str(job), str(res)]
-    if readonly:
-        quoted = " ".join(f"'{a}'" for a in cmd)
-        cmd = ["unshare", "-rm", "sh", "-c", f'mount --bind "{readonly}" "{readonly}" && '
-               f'mount -o remount,bind,ro "{readonly}" && exec {quoted}']
-    subprocess.run(cmd, cwd=ROOT, timeout=HANG_GUARD, check=True, capture_output=True)
-    return json.loads(res.read_text())
-
-
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("in")
@@ -115,13 +76,6 @@ def inputs(tmp_path_factory):
         w.writeheader()
         w.writerows(rows)
     return str(ck), str(tmp / "e.csv"), str(results)
-
-
-def _check(script, flag, got, words):
-    code, err = got
-    lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert code == 2 and len(lines) == 1 and "Traceback" not in err, (script, flag, code, err)
-    assert any(w.lower() in lines[0].lower() for w in words), (script, flag, lines[0])
 
 
 def test_the_table_covers_every_documented_output():
@@ -150,14 +104,14 @@ def test_no_output_replaces_a_checkpoint_or_a_file_of_unknown_kind(tmp_path, inp
             extra = [] if (what == "checkpoint" and kind == "checkpoint") else ["--overwrite"]
             runs.append([script, [str(victim) if a == "{OUT}" else str(a) for a in argv] + extra])
             victims.append((script, flag, kind, what, victim, md5(victim)))
-    for (script, flag, kind, what, victim, before), got in zip(victims, _drive(tmp_path, runs)):
+    for (script, flag, kind, what, victim, before), proc in zip(victims, run_scripts(tmp_path, runs)):
         if kind == "folder":
-            words = ["is a file"]
+            words = "is a file"
         elif what == "checkpoint":
-            words = ["--overwrite"] if kind == "checkpoint" else ["checkpoint"]
+            words = "--overwrite" if kind == "checkpoint" else "checkpoint"
         else:
-            words = ["unknown kind"]
-        _check(script, flag, got, words)
+            words = "unknown kind"
+        assert_one_line_error(proc, words)
         assert md5(victim) == before, (script, flag, what)
     assert not [n for n in os.listdir(tmp_path) if n.startswith("n") and n.endswith(".pt")]
 
@@ -172,8 +126,8 @@ def test_no_output_goes_to_a_read_only_folder(tmp_path, inputs):
     table = cases(ck, log, results, tmp_path)
     runs = [[script, [str(ro / f"out{i}") if a == "{OUT}" else str(a) for a in argv]]
             for i, (script, _, _, argv) in enumerate(table)]
-    for (script, flag, _, _), got in zip(table, _drive(tmp_path, runs, readonly=ro)):
-        _check(script, flag, got, ["cannot write"])
+    for proc in run_scripts(tmp_path, runs, readonly=ro):
+        assert_one_line_error(proc, "cannot write")
     assert os.listdir(ro) == []
 
 
@@ -187,7 +141,7 @@ def test_no_output_takes_a_name_that_cannot_be_written(tmp_path, inputs, name, w
     folder.mkdir()
     runs = [[script, [os.fsdecode(os.fsencode(str(folder / f"d{i}")) + b"/" + name) if a == "{OUT}" else str(a)
                       for a in argv]] for i, (script, _, _, argv) in enumerate(table)]
-    for (script, flag, _, _), got in zip(table, _drive(tmp_path, runs)):
-        _check(script, flag, got, [words])
-        assert ".tmp-" not in got[1], (script, flag, got[1])
+    for proc in run_scripts(tmp_path, runs):
+        assert_one_line_error(proc, words)
+        assert ".tmp-" not in proc.stderr, (proc.args, proc.stderr)
     assert os.listdir(folder) == []

@@ -172,7 +172,7 @@ def test_nan_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path, ckpt):
     # a finished stage: a new one on its weights, with a step size that blows the equity head up
     proc = run("train_batch.py", "--resume", path, "--save", path, "--optimizer", "sgd", "--lr", "100",
                "--num-episodes", "400", *QUICK_TRAIN)
-    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
     assert len(errors) == 1 and "keeps the last good weights" in errors[0], proc.stderr
     from tdbg.net.model import load_checkpoint

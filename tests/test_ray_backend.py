@@ -197,7 +197,7 @@ def test_a_timed_out_round_keeps_the_checkpoint(cluster, trained, tmp_path):
     proc = run("train_batch.py", *TINY, "--resume", path, "--save", path, "--num-episodes", "4000",
                "--episodes-per-round", "4000", *ray_args, "--ray-timeout", "0.001")
     errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
-    assert proc.returncode == 1 and len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 2 and len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
     assert "--ray-timeout" in errors[0] and "keeps the last checkpoint" in errors[0]
     assert md5(path) == before
 

@@ -16,7 +16,6 @@ several games or gnubg processes in turn are fine.  docs/gnubg_player.md has the
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import sys
 import threading
@@ -25,13 +24,14 @@ from tdbg.app import cli
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
+from tdbg.infra.stop_signals import StopSignalHandler
 from tdbg.play.players import Player, build_agent, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
 
 
 class Stop(Exception):
-    """SIGTERM: stop serving as Ctrl-C does."""
+    """SIGTERM or SIGINT: stop serving."""
 
 
 class GnubgPlayer:
@@ -161,22 +161,18 @@ def main() -> None:
 
     def on_term(signum, frame):
         raise Stop()
-    # SIGINT too, by hand: a process started with SIGINT ignored (from a background job of a
-    # shell) gets no KeyboardInterrupt from Python, and would keep serving after Ctrl-C or kill -INT
-    old = {sig: signal.signal(sig, on_term) for sig in (signal.SIGTERM, signal.SIGINT)}
     stop = threading.Event()
     shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
-    print(f"serving {args.model} ({player.kind}) on {args.host}:{args.port}; in gnubg: "
-          f"set player 0 external {shown}:{args.port}   (Ctrl-C stops)", flush=True)
     try:
-        serve(player, sock, log, stop)
+        with StopSignalHandler(on_term):   # SIGINT by hand too (stop_signals says why)
+            print(f"serving {args.model} ({player.kind}) on {args.host}:{args.port}; in gnubg: "
+                  f"set player 0 external {shown}:{args.port}   (Ctrl-C stops)", flush=True)
+            serve(player, sock, log, stop)
     except (KeyboardInterrupt, Stop):
         pass
     finally:
         stop.set()
         sock.close()
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
     print("stopped; port released", flush=True)
     sys.stderr.flush()
     # exit at once: the connection threads' native state (torch's, from agents built in them)

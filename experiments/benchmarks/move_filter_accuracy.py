@@ -77,7 +77,8 @@ def main() -> None:
     model.eval()
     mode = game_mode(checkpoint_mode_name(model, meta))
     if model.output_mode not in ("probability", "equity", "mwc"):
-        raise SystemExit("error: this benchmark reads scalar heads only")
+        raise cli.UsageError(f"{args.model} has a {model.output_mode} head; this benchmark reads scalar heads only "
+                             f"(probability, equity, mwc)")
     t0 = time.perf_counter()
     warm_note = "the checkpoint's own filter"
     if move_filter_of(model) is None:

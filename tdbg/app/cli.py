@@ -1,4 +1,4 @@
-"""What every command-line script shares: one-line errors with exit code 2, limits on
+"""What every command-line script shares: one-line errors with exit code 2 (Ctrl-C: 130), limits on
 numbers, atomic result files (the output policy itself is fileio's; run logs are runlog's)."""
 from __future__ import annotations
 
@@ -82,16 +82,17 @@ def _shown(text: str) -> str:
         return text.encode("utf-8", "backslashreplace").decode()
 
 
-def fail(message: str, prog: str | None = None, code: int = 2) -> None:
+FAILED = 2        # exit code of every failure reported as one error line: bad input or one met part-way
+INTERRUPTED = 130  # exit code after Ctrl-C (128 + SIGINT), as a shell reports it
+
+
+def fail(message: str, prog: str | None = None, code: int = FAILED) -> None:
     """One ``prog: error: message`` line on stderr (a message of several lines is joined
     into one), then exit with ``code``."""
     prog = prog or os.path.basename(sys.argv[0])
     message = "; ".join(ln.strip() for ln in str(message).splitlines() if ln.strip())
     print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
-
-
-INTERRUPTED = 130  # exit code after Ctrl-C (128 + SIGINT), as a shell reports it
 
 
 def _stdout_closed() -> None:
@@ -128,14 +129,16 @@ class _WatchedStdout:
 
 
 def run_main(main) -> None:
-    """Call ``main()``, turning bad input (the library's InputError, a script's UsageError)
-    or an OutputError into one line and exit code 2, a RunError, a lost worker, a failed
-    write (a full disk) or a closed stdout (a reader that stopped: ``| head -1``) into one
-    line and exit code 1, and Ctrl-C into one line and exit code 130.  Warnings (torch's)
-    printed before an error line are held back: the error line is the whole story.  The
-    run's hold on its outputs (locks, old files it replaces) ends with it, however it ends.
-    Every script starts on one torch thread (or TDBG_THREADS, OMP_NUM_THREADS: threads.py);
-    one that learns how big its work is chooses again."""
+    """Call ``main()``, turning every failure it reports into one ``prog: error: ...`` line
+    and exit code 2: bad input (the library's InputError, a script's UsageError), an
+    OutputError, a run that failed part-way (a RunError, a lost worker: the message says
+    what was kept), a failed write (a full disk) and a closed or unwritable stdout (a reader
+    that stopped: ``| head -1``; ``> /dev/full``).  Ctrl-C is one line and exit code 130, as
+    a shell reports a process that SIGINT ended.  Warnings (torch's) printed before an error
+    line are held back: the error line is the whole story.  The run's hold on its outputs
+    (locks, old files it replaces) ends with it, however it ends.  Every script starts on
+    one torch thread (or TDBG_THREADS, OMP_NUM_THREADS: threads.py); one that learns how
+    big its work is chooses again."""
     held: list = []
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
@@ -143,10 +146,8 @@ def run_main(main) -> None:
             threads.use()
             main()
             sys.stdout.flush()
-    except (InputError, OutputError) as exc:
+    except (InputError, OutputError, RunError, WorkerError) as exc:
         fail(str(exc))
-    except (RunError, WorkerError) as exc:
-        fail(str(exc), code=1)
     except SystemExit:   # a script's own exit (--help, --check's verdict): what it printed must be written
         try:                 # (argparse's help swallows a failed write: the watch has noted it)
             sys.stdout.flush()
@@ -155,20 +156,20 @@ def run_main(main) -> None:
             reason = exc.strerror or str(exc)
         if reason:
             _stdout_closed()
-            fail(f"cannot write standard output ({reason})", code=1)
+            fail(f"cannot write standard output ({reason})")
         raise
     except BrokenPipeError:
         _stdout_closed()
-        fail("standard output was closed before the output was written (broken pipe)", code=1)
+        fail("standard output was closed before the output was written (broken pipe)")
     except KeyboardInterrupt:
         fail("interrupted (Ctrl-C); nothing was written after the interrupt", code=INTERRUPTED)
     except OSError as exc:
         if watched.failed:   # e.g. > /dev/full: the output cannot be written
             _stdout_closed()
-            fail(f"cannot write standard output ({exc.strerror or exc})", code=1)
+            fail(f"cannot write standard output ({exc.strerror or exc})")
         if exc.filename is None:
             raise
-        fail(f"{exc.filename}: {exc.strerror}", code=1)
+        fail(f"{exc.filename}: {exc.strerror}")
     finally:
         if sys.stdout is watched:
             sys.stdout = watched.stream

@@ -1,5 +1,5 @@
 """What play_models.py shows and keeps of a series played: the summary printed, the --json
-and --csv files, the games as .mat files as they finish, gnubg's errors."""
+and --csv files, the games as .mat files as they finish, gnubg's errors (one line)."""
 from __future__ import annotations
 
 import os
@@ -44,12 +44,13 @@ FIELDS = {"game": (game_fields, None, "games"),
 
 
 def report(s: PlaySettings, plan: Plan, played: Played) -> None:
-    """Print the summary and write the result files; against gnubg its errors go to stderr
-    (UsageError when not one unit finished, exit status 1 after the report when some failed)."""
+    """Print the summary and write the result files; against gnubg, its errors are one line
+    (a UsageError when not one unit finished; a RunError after the report, which holds the
+    units that finished, when some failed)."""
     unit = plan.mode.series_unit
     settings_of, gnubg_met, units = FIELDS[unit]
-    if plan.gnubg:
-        report_errors(played.errors, played.records, unit)
+    if plan.gnubg and not played.records:
+        raise cli.UsageError(f"no {unit} against gnubg finished: {errors_text(played.errors)}")
     summary = played.summary
     summary.fields.update(settings_of(s, plan, played))
     if plan.gnubg:
@@ -68,18 +69,16 @@ def report(s: PlaySettings, plan: Plan, played: Played) -> None:
         fileio.write_json(s.json, summary.fields)
     if s.csv:
         write_results(s.csv, summary, played.records, describe(summary.fields["gnubg"]) if plan.gnubg else None)
-    if played.errors:
-        cli.sys.exit(1)
+    if plan.gnubg and played.errors:   # (only a series against gnubg has errors)
+        kept = ", ".join(f for f in (s.json, s.csv, plan.gnubg.csv) if f)
+        raise cli.RunError(f"{errors_text(played.errors)}; the {len(played.records):,} {units} that finished "
+                           f"are in the summary above and in {kept} (--json lists every error)")
 
 
-def report_errors(errors: list[str], finished: list, unit: str) -> None:
-    """gnubg's errors on stderr beside the units that finished; when not one finished, one
-    UsageError line that holds the first error (and how many more there were)."""
-    if not finished:
-        more = f"; {len(errors) - 1} more worker(s) failed too" if len(errors) > 1 else ""
-        raise cli.UsageError(f"no {unit} against gnubg finished: {errors[0] if errors else 'unknown error'}{more}")
-    for err in errors:
-        print(f"play_models.py: gnubg error: {err}", file=cli.sys.stderr)
+def errors_text(errors: list[str]) -> str:
+    """The first of gnubg's errors, and how many more there were."""
+    more = f"; {len(errors) - 1} more worker(s) failed too" if len(errors) > 1 else ""
+    return f"{errors[0] if errors else 'unknown error'}{more}"
 
 
 def mat_saver(s: PlaySettings, plan: Plan):

@@ -1,1 +1,1 @@
-"""Errors, files and the output policy, worker processes, backends, Ray, run logs, statistics, provenance: no backgammon."""
+"""Errors, files and the output policy, worker processes, backends, Ray, stop signals, run logs, statistics, provenance: no backgammon."""

@@ -77,24 +77,27 @@ def remove_stale_temps(paths: list[str]) -> None:
 
 class _State:
     """This process's run: its locks {real path: (fd, lock file)}, the old files to remove
-    at its first write [(path, (inode, mtime))], and the process that owns them (a forked
+    at its first write [(path, identity)], and the process that owns them (a forked
     worker inherits the state, and must neither remove nor release anything)."""
 
     def __init__(self):
         self.locks: dict[str, tuple[int, str]] = {}
-        self.pending: list[tuple[str, tuple[int, int]]] = []
+        self.pending: list[tuple[str, tuple[int, int, int]]] = []
         self.pid = os.getpid()
 
 
 _state = _State()
 
 
-def _identity(path: str) -> tuple[int, int] | None:
+def _identity(file: str | int) -> tuple[int, int, int] | None:
+    """(device, inode, modification time) of a path or an open file descriptor, None when
+    there is no such file: an old file is removed only if it is still the one checked, a
+    lock file only if it is still the one locked."""
     try:
-        st = os.stat(path)
+        st = os.stat(file)
     except OSError:
         return None
-    return st.st_ino, st.st_mtime_ns
+    return st.st_dev, st.st_ino, st.st_mtime_ns
 
 
 def hold(path: str, label: str) -> None:
@@ -115,26 +118,13 @@ def hold(path: str, label: str) -> None:
             raise LockedError(f"{label} is being written by another run{_holder(where)}; wait for it to end, "
                               f"or choose another path") from None
         # the lock file may have been removed (its run ended) between open and flock: lock the one there now
-        if _inode_fd(fd) == _inode(where):
+        if _identity(fd) == _identity(where):
             break
         os.close(fd)
     os.ftruncate(fd, 0)
     os.write(fd, f"{os.getpid()}\n".encode() + os.fsencode(real) + b"\n")
     _state.locks[real] = (fd, where)
     remove_stale_temps([real])
-
-
-def _inode(path: str) -> tuple[int, int] | None:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return None
-    return st.st_dev, st.st_ino
-
-
-def _inode_fd(fd: int) -> tuple[int, int]:
-    st = os.fstat(fd)
-    return st.st_dev, st.st_ino
 
 
 def _holder(where: str) -> str:
@@ -174,7 +164,7 @@ def end() -> None:
     global _state
     if os.getpid() == _state.pid:
         for fd, where in _state.locks.values():
-            if _inode(where) == _inode_fd(fd):  # still ours: no later run took it over
+            if _identity(where) == _identity(fd):  # still ours: no later run took it over
                 remove(where)
             os.close(fd)
     _state = _State()

@@ -13,6 +13,7 @@ from tdbg.infra import run_outputs
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES, Output, OutputError, check_folder, check_name, check_outputs, file_kind
 from tdbg.infra.runlog import require_tensorboard
+from tdbg.infra.stop_signals import StopSignalHandler
 from tdbg.learn.settings import ModelSpec, Run
 from tdbg.net.model import CheckpointError, load_checkpoint
 
@@ -22,7 +23,7 @@ class Interrupted(BaseException):
 
     A BaseException, like KeyboardInterrupt, because the signal can land inside code that
     catches Exception: Ray's result deserialisation turns one into a RaySystemError (the
-    run then ended as a worker failure, exit 1, instead of saving and exiting 130), and
+    run then ended as a worker failure, exit 2, instead of saving and exiting 130), and
     head_to_head keeps finished games by catching Exception."""
 
 
@@ -156,11 +157,12 @@ def plan_stage(resume: str | None, new_stage: bool, num_episodes: int, stage: di
                    f"{total:,} episodes)")
 
 
-class StopSignals:
+class StopSignals(StopSignalHandler):
     """SIGTERM and SIGINT raise Interrupted, except inside ``guard()``, where they wait
     until the block is over (so a training step is never cut in half)."""
 
     def __init__(self):
+        super().__init__(self._handler)
         self.deferred, self.inside = None, False
 
     def _handler(self, signum, frame):
@@ -169,14 +171,6 @@ class StopSignals:
             self.deferred = name
         else:
             raise Interrupted(name)
-
-    def __enter__(self):
-        self.old = {s: signal.signal(s, self._handler) for s in (signal.SIGTERM, signal.SIGINT)}
-        return self
-
-    def __exit__(self, *exc):
-        for s, h in self.old.items():
-            signal.signal(s, h)
 
     def guard(self):
         signals = self

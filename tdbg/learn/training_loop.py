@@ -52,7 +52,8 @@ from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
 from tdbg.learn.learner import Learner
 from tdbg.learn.run_control import (Interrupted, StopSignals, appends_log, check_run_outputs, check_snapshots,
-                                    log_path, new_stage_id, plan_stage, snapshot_path, stage_identity)
+                                    log_path, new_stage_id, plan_stage, resumes_itself, snapshot_path,
+                                    stage_identity)
 from tdbg.learn.settings import Evaluation, ModelSpec
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
@@ -219,6 +220,7 @@ class StageProgress:
         self.done = self.round_index = self.logged = 0
         self.size = 1
         self.cpu_seconds = 0.0
+        self.saved_at = None   # where the last checkpoint this run saved stands ("round 3"), None before one
 
     def plan(self, learner_class: type[Learner], stage: dict | None, trainer_state: dict | None) -> None:
         """Continue the checkpoint's unfinished ``stage`` or start a new one (run_control.plan_stage)."""
@@ -290,9 +292,11 @@ class StageProgress:
                 else:
                     self.save()
             except WorkerError as exc:
-                kept = (f"{run.save} keeps the last checkpoint" if os.path.exists(run.save)
-                        else "no checkpoint was written")
-                raise RunError(f"{exc}; {kept} ({self.done:,} episodes of this stage)") from None
+                raise RunError(f"{exc}; {self.kept()}") from None
+            except OSError as exc:   # a checkpoint, snapshot or log row that could not be written (a full disk)
+                if exc.filename is None:
+                    raise
+                raise RunError(f"{exc.filename}: {exc.strerror}; training stopped; {self.kept()}") from None
         if not interrupted:
             self.save()
         return {"save": run.save, "log": self.log.path, "episodes": self.done, "total_episodes": meta["episodes"],
@@ -300,10 +304,24 @@ class StageProgress:
                 "seconds": time.time() - self.started, "interrupted": interrupted}
 
     def save(self, path: str | None = None) -> None:
+        """Save the checkpoint (--save), or a snapshot at ``path``."""
         self.stage.update(episodes_done=self.done, rounds_done=self.round_index, cpu_seconds=self.cpu_seconds)
         self.meta["lineage"][-1]["episodes"] = self.done
         save_checkpoint(path or self.settings.run.save, self.model, self.meta,
                         {**self.learner.state_dict(), "stage": self.stage})
+        if path is None:
+            self.saved_at = self.learner.where(self.round_index, self.done)
+
+    def kept(self) -> str:
+        """What a run stopped by a failure leaves of this stage: the checkpoint of the last
+        round saved, and the log ending at that round (log_row keeps the two together)."""
+        run = self.settings.run
+        if self.saved_at:
+            return (f"{run.save} keeps the last checkpoint ({self.saved_at} of this stage) and {self.log.path} "
+                    f"ends at the same point")
+        if resumes_itself(self.settings.model.resume, run.save):
+            return f"{run.save} keeps the last checkpoint, the one this run started from"
+        return "no checkpoint was written"
 
     def count(self, n: int, worker_cpu_seconds: float = 0.0) -> None:
         """The learner finished ``n`` episodes (inside its guard: weights and count agree)."""
