@@ -154,12 +154,12 @@ def test_cubeless_money_against_gnubg(tmp_path):
 
 
 def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
-    from tdbg.gnubg.gnubg_analysis import analyse_files
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, analyse_files
     games = tmp_path / "mats"
     run("play_models.py", "--model1", cubeful_ckpt, "--model2", cubeful_ckpt, "--games", "12", "--quiet",
         "--save-games", games, check=True)
     files = sorted(str(f) for f in games.iterdir())
-    stats = analyse_files(files, 0, True, gnubg_bin)  # raises on any import warning
+    stats = analyse_files(files, GnubgAnalysis(gnubg_bin, ply=0, jacoby=True))  # raises on any import warning
     assert len(stats) == 12 and all(np.isfinite(g["stats"][s]["chequer"]) for g in stats for s in "XO")
     # gnubg's count of each side's moves and unforced moves (more than one distinct legal
     # play) equals ours, from the same games replayed with their turns by the Python engine
