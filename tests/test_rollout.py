@@ -37,8 +37,8 @@ def test_gnubg_nn_rollout_matches_exact_bearoff():
     pytest.importorskip("gnubg_nn")
     exact = bo.exact_win_probability(BEAROFF)
     roller = make_roller("gnubg-nn", "dmp")
-    s = summarize(rollout_positions(roller, BEAROFF[None], RolloutSettings("gnubg-nn", 216, game_mode="dmp", seed=1))[0],
-                  roller.mode)
+    settings = RolloutSettings("gnubg-nn", 216, game_mode="dmp", seed=1)
+    s = summarize(rollout_positions(roller, BEAROFF[None], settings)[0], roller.mode)
     assert s["finished"] == 216
     assert abs(s["p_win"] - exact) < 3 * s["se"] / 2 + 1e-9
     assert abs(s["p_win_adjusted"] - exact) < 1e-4
