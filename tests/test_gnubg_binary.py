@@ -18,7 +18,7 @@ from helpers import HANG_GUARD, assert_one_line_error, run
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import (LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available,
                                      installed_binaries, preflight)
-from tdbg.gnubg.gnubg_external import GnubgSession
+from tdbg.gnubg.gnubg_external import GnubgOpponent, GnubgSession
 from tdbg.gnubg.gnubg_protocol import ProtocolError, parse_board_string
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.play.players import Player, load_player
@@ -99,7 +99,7 @@ def test_cubeful_games_against_gnubg(tmp_path, gnubg_bin):
 
 def test_full_width_gnubg_plays(cubeful_ckpt, gnubg_bin):
     agent = load_player(cubeful_ckpt)
-    recs = GnubgSession(agent, "gnubg-ext-full", seed=2, binary=gnubg_bin).play(2)
+    recs = GnubgSession(agent, GnubgOpponent("gnubg-ext-full", gnubg_bin), seed=2).play(2)
     assert len(recs) == 2 and all(r.points == r.our_record for r in recs)
 
 
@@ -108,7 +108,7 @@ def test_a_script_longer_than_the_pipe_does_not_block_the_games(cubeful_ckpt, gn
     games' `new game` lines are about 90 kB) must be fed while the games run: written in one
     go before the first game, it filled the pipe while gnubg waited on our first move."""
     agent = load_player(cubeful_ckpt)
-    session = GnubgSession(agent, "gnubg-ext", seed=3, binary=gnubg_bin, timeout=HANG_GUARD)
+    session = GnubgSession(agent, GnubgOpponent("gnubg-ext", gnubg_bin, HANG_GUARD), seed=3)
     script = session._script
     # 160 kB of harmless commands gnubg reaches only after the game: unread while game 1 runs
     monkeypatch.setattr(session, "_script", lambda port, n: script(port, n) + "set display off\n" * 10000)
@@ -154,12 +154,12 @@ def test_cubeless_money_against_gnubg(tmp_path):
 
 
 def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
-    from tdbg.gnubg.gnubg_analysis import analyse_files
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, analyse_files
     games = tmp_path / "mats"
     run("play_models.py", "--model1", cubeful_ckpt, "--model2", cubeful_ckpt, "--games", "12", "--quiet",
         "--save-games", games, check=True)
     files = sorted(str(f) for f in games.iterdir())
-    stats = analyse_files(files, 0, True, gnubg_bin)  # raises on any import warning
+    stats = analyse_files(files, GnubgAnalysis(gnubg_bin, ply=0, jacoby=True))  # raises on any import warning
     assert len(stats) == 12 and all(np.isfinite(g["stats"][s]["chequer"]) for g in stats for s in "XO")
     # gnubg's count of each side's moves and unforced moves (more than one distinct legal
     # play) equals ours, from the same games replayed with their turns by the Python engine
@@ -245,7 +245,7 @@ def test_faults_give_clear_errors(tmp_path, kind, words):
     (tmp_path / "gnubg.wd").write_bytes(b"not real weights")
     agent = TDAgent(TDNetwork(200, [8], "equity"), game_mode("cubeful-money"))
     with pytest.raises(GnubgError, match=words):
-        GnubgSession(agent, binary=fake, timeout=2).play(3)
+        GnubgSession(agent, GnubgOpponent(binary=fake, timeout=2)).play(3)
 
 
 def test_dying_gnubg_keeps_finished_games(tmp_path, cubeful_ckpt, gnubg_bin):
@@ -298,8 +298,8 @@ def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt, gnubg_bi
     model, _, _ = load_checkpoint(cubeful_ckpt)
     agent = _RecordingAgent(TDAgent(model, game_mode("cubeful-money")))
     mat = str(tmp_path / "s.mat")
-    session = GnubgSession(agent, "gnubg-ext", game_mode("cubeful-money"), seed=4, mat_path=mat, timeout=HANG_GUARD,
-                           binary=gnubg_bin)
+    session = GnubgSession(agent, GnubgOpponent("gnubg-ext", gnubg_bin, HANG_GUARD), game_mode("cubeful-money"),
+                           seed=4, mat_path=mat)
     records = session.play(6)
     all_turns = turns_from_mat(mat, records)
     ours = [(t[3], t[1]) for turns in all_turns for t in turns if t[0] == 0 and t[2] == "move"]
@@ -430,7 +430,7 @@ def test_a_game_gnubg_scores_for_us_without_our_last_move_is_its_resignation():
     move did not end (and no drop) can only be gnubg's resignation; its points are the record."""
     from tdbg.gnubg.gnubg_external import _Game
     session = GnubgSession.__new__(GnubgSession)
-    session.mode, session.log, session.first_index = game_mode("cubeful-money"), None, 0
+    session.mode, session.first_index = game_mode("cubeful-money"), 0
     session._openings, session._match, session.matches = set(), None, []
     game = _Game(0)
     game.cube, game.last_board = 4, np.zeros((2, 25), dtype=np.int64)

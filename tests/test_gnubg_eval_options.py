@@ -29,11 +29,12 @@ def test_export_only_then_the_script_and_chunked_workers(tmp_path):
     by_hand = sorted(json.loads(ln[7:])["file"] for ln in text.splitlines() if ln.startswith("@@GAME "))
     assert len(by_hand) == 3   # six self-play games are three, each played from both chairs
     # one gnubg for all files, and files one at a time over two gnubg: the same games, the same errors
-    from tdbg.gnubg.gnubg_analysis import analyse_files
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, analyse_files
     files = sorted(str(out / n) for n in names if n.endswith(".mat"))
     key = lambda g: (g["file"], g["game"])  # noqa: E731
-    one = sorted(analyse_files(files, 0, True, find_gnubg()), key=key)
-    many = sorted(analyse_files(files, 0, True, find_gnubg(), workers=2, chunk_size=1), key=key)
+    one = sorted(analyse_files(files, GnubgAnalysis(find_gnubg(), ply=0, jacoby=True)), key=key)
+    many = sorted(analyse_files(files, GnubgAnalysis(find_gnubg(), ply=0, jacoby=True, workers=2, chunk_size=1)),
+                  key=key)
     assert one == many and len(one) == 3
     # cubeful analysis: some cube decision was analysed, and cube errors are part of the overall rate
     from tdbg.gnubg.gnubg_analysis import error_rates
@@ -55,7 +56,7 @@ def test_gnubg_rating_is_the_binarys_own_verdict(tmp_path):
     """Our rating of each game's and the session's overall rate, per player, equals the
     'Overall rating' row of gnubg's own statistics (its text export after analysis)."""
     import re
-    from tdbg.gnubg.gnubg_analysis import RATINGS, analyse_files, error_rates, gnubg_ratings
+    from tdbg.gnubg.gnubg_analysis import RATINGS, GnubgAnalysis, analyse_files, error_rates, gnubg_ratings
     binary = find_gnubg()
     # gnubg's thresholds (analysis.c, read by hand): 2, 5, 8, 12, 18, 26, 35 mEMG per decision
     edges = [2, 5, 8, 12, 18, 26, 35]
@@ -66,7 +67,7 @@ def test_gnubg_rating_is_the_binarys_own_verdict(tmp_path):
     run("gnubg_eval.py", "--model", CUBEFUL, "--self-play", "--games", 8, "--seed", 3, "--quiet", "--export-only",
         "--out", out, check=True)
     (mat,) = sorted(str(out / n) for n in os.listdir(out) if n.endswith(".mat"))
-    games = sorted(analyse_files([mat], 0, True, binary), key=lambda g: g["game"])
+    games = sorted(analyse_files([mat], GnubgAnalysis(binary, ply=0, jacoby=True)), key=lambda g: g["game"])
     script = tmp_path / "export.py"
     script.write_text("import gnubg\n"
                       "for c in ('set jacoby on', 'set analysis chequerplay evaluation plies 0',\n"
@@ -135,13 +136,13 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     assert r["bootstrap_units"] == len({m.index // 2 for m in distinct})
     # gnubg agrees that a mirrored match is the same match: analysed from the other chair, each
     # side's counts are its partner's exactly and its errors to float32's precision
-    from tdbg.gnubg.gnubg_analysis import analyse_files
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, analyse_files
     from tdbg.play.matfile import write_mat
     k = mirrored[0]
     pair = [str(tmp_path / f"m{i}.mat") for i in (k - 1, k)]
     for path, i in zip(pair, (k - 1, k)):
         write_mat(path, finished[i].game_records, ("model", "model_b"), 7)
-    got = analyse_files(pair, 0, True, find_gnubg())
+    got = analyse_files(pair, GnubgAnalysis(find_gnubg(), ply=0, jacoby=True))
     a = sorted((g for g in got if g["file"].endswith(f"m{k - 1}.mat")), key=lambda g: g["game"])
     b = sorted((g for g in got if g["file"].endswith(f"m{k}.mat")), key=lambda g: g["game"])
     assert len(a) == len(b) == len(finished[k].games)

@@ -160,35 +160,6 @@ def test_nothing_patches_sys_path():
     assert found == []
 
 
-# the training side's layers: settings travel whole (dataclasses), so no function there takes
-# more than MAX_PARAMETERS (self and cls not counted)
-MAX_PARAMETERS = 7
-LONG_SIGNATURES = {   # function -> why it may take more
-    "tdbg/game/backgammon_engine.py:_search": "the reference engine's recursive move search: its state per level",
-}
-
-
-def test_no_long_parameter_lists_on_the_training_side():
-    found = []
-    for layer in ("infra", "game", "net", "learn"):
-        for folder, _, names in os.walk(os.path.join(PACKAGE, layer)):
-            for name in names:
-                if not name.endswith(".py"):
-                    continue
-                path = os.path.join(folder, name)
-                for node in ast.walk(ast.parse(open(path).read())):
-                    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                        continue
-                    a = node.args
-                    params = [p.arg for p in a.posonlyargs + a.args + a.kwonlyargs]
-                    params = params[1:] if params[:1] in (["self"], ["cls"]) else params
-                    count = len(params) + (a.vararg is not None) + (a.kwarg is not None)
-                    where = f"{os.path.relpath(path, ROOT)}:{node.name}"
-                    if count > MAX_PARAMETERS and where not in LONG_SIGNATURES:
-                        found.append(f"{where} takes {count}")
-    assert found == []
-
-
 def test_top_level_stays_small():
     top = [f for f in os.listdir(ROOT) if f.endswith(".py")]
     assert len(top) <= 20, sorted(top)

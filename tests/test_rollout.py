@@ -10,7 +10,7 @@ from helpers import assert_one_line_error, run
 from tdbg.game import backgammon_engine as be, bearoff as bo
 from tdbg.game.dice import RolloutDice
 from tdbg.play.rollers import make_roller
-from tdbg.play.rollout import move_outcomes, rank_moves, rollout_positions, summarize
+from tdbg.play.rollout import RolloutSettings, move_outcomes, rank_moves, rollout_positions, summarize
 
 DMP_MODEL = os.path.join(os.path.dirname(__file__), "..", "best_models", "dmp_128x2.pt")
 # a bear-off with three checkers a side, on roll P(win) = 0.82884...
@@ -37,7 +37,8 @@ def test_gnubg_nn_rollout_matches_exact_bearoff():
     pytest.importorskip("gnubg_nn")
     exact = bo.exact_win_probability(BEAROFF)
     roller = make_roller("gnubg-nn", "dmp")
-    s = summarize(rollout_positions(roller, BEAROFF[None], 216, seed=1)[0], roller.mode)
+    settings = RolloutSettings("gnubg-nn", 216, game_mode="dmp", seed=1)
+    s = summarize(rollout_positions(roller, BEAROFF[None], settings)[0], roller.mode)
     assert s["finished"] == 216
     assert abs(s["p_win"] - exact) < 3 * s["se"] / 2 + 1e-9
     assert abs(s["p_win_adjusted"] - exact) < 1e-4
@@ -47,7 +48,7 @@ def test_gnubg_nn_rollout_matches_exact_bearoff():
 def test_network_rollout_of_bearoff_and_identical_moves():
     exact = bo.exact_win_probability(BEAROFF)
     roller = make_roller(DMP_MODEL)
-    both = rollout_positions(roller, np.stack([BEAROFF, BEAROFF]), 144, seed=2)
+    both = rollout_positions(roller, np.stack([BEAROFF, BEAROFF]), RolloutSettings(DMP_MODEL, 144, seed=2))
     s = summarize(both[0], roller.mode)
     # a trained net plays these bear-offs almost perfectly: its value is at most the exact one
     assert s["p_win_adjusted"] <= exact + 3 * s["se_adjusted"] / 2 and s["p_win_adjusted"] > exact - 0.02
@@ -61,7 +62,7 @@ def test_network_rollout_of_bearoff_and_identical_moves():
 def test_paired_moves_and_truncation():
     roller = make_roller(DMP_MODEL)
     board = be.initial_board()
-    moves, outcomes = move_outcomes(DMP_MODEL, roller, board, (3, 1), trials=36, truncate=4, seed=3, top=3)
+    moves, outcomes = move_outcomes(RolloutSettings(DMP_MODEL, 36, truncate=4, seed=3), roller, board, (3, 1), top=3)
     rows = rank_moves(roller, board, moves, outcomes)
     assert len(rows) == 3 and rows[0]["diff_adjusted"] == 0.0 and rows[0]["diff_se_adjusted"] == 0.0
     assert rows[0]["text"] == "8/5 6/5"  # the opening 31 every strong player makes
@@ -72,7 +73,7 @@ def test_paired_moves_and_truncation():
 def test_move_that_wins_is_exact():
     roller = make_roller(DMP_MODEL)
     board = bo.board_of((1, 1, 0, 0, 0, 0), (0, 0, 0, 0, 0, 3))
-    moves, outcomes = move_outcomes(DMP_MODEL, roller, board, (2, 1), trials=8, seed=0)
+    moves, outcomes = move_outcomes(RolloutSettings(DMP_MODEL, 8, seed=0), roller, board, (2, 1))
     rows = rank_moves(roller, board, moves, outcomes)
     assert rows[0]["text"] == "2/off 1/off" and rows[0]["value"] == 1.0 and rows[0]["se"] == 0.0
 

@@ -61,22 +61,22 @@ def main() -> None:
         raise cli.UsageError(f"a match position (match to {state.match_length}): rollouts here are DMP or money")
     from tdbg.game import backgammon_engine as be
     from tdbg.net.model import CheckpointError
-    from tdbg.play.rollers import make_roller
+    from tdbg.play.rollout import RolloutSettings, move_outcomes, rank_moves, rollout_outcomes, summarize
+    luck = not args.no_luck
+    rollout = RolloutSettings(args.model, args.trials, game_mode=args.game_mode, ply=args.ply, truncate=args.truncate,
+                              seed=args.seed, use_luck=luck, workers=args.workers)
     try:
-        roller = make_roller(args.model, args.game_mode, args.ply)
+        roller = rollout.roller()
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
-    from tdbg.play.rollout import move_outcomes, rank_moves, rollout_outcomes, summarize
     dice = args.dice or state.dice
-    luck = not args.no_luck
     out = {"model": args.model, "game_mode": roller.mode.name, "position_id": be.position_id(state.board),
            "trials": args.trials, "truncate": args.truncate, "ply": args.ply, "seed": args.seed, "luck": luck,
            "dice": list(dice) if dice else None}
     settings = (f"{args.trials} trials, seed {args.seed}, {'truncated at ' + str(args.truncate) + ' plies' if args.truncate else 'played out'}"
                 f", {args.ply}-ply, {'luck-adjusted' if luck else 'no luck adjustment'}")
     if dice:
-        moves, outcomes = move_outcomes(args.model, roller, state.board, dice, args.trials, args.truncate, args.seed,
-                                        args.top, luck, args.workers, not args.quiet)
+        moves, outcomes = move_outcomes(rollout, roller, state.board, dice, args.top, not args.quiet)
         out["moves"] = rank_moves(roller, state.board, moves, outcomes, luck)
         for r in out["moves"]:
             r["move"] = [list(step) for step in r["move"]]
@@ -87,9 +87,7 @@ def main() -> None:
             lines.append(f"{k:>3}. {r['text']:<24} {_fmt(roller.mode, v, se)}"
                          + (f"   ({d * _scale(roller.mode):+.4f} +- {dse * _scale(roller.mode):.4f})" if k > 1 else ""))
     else:
-        o = rollout_outcomes(args.model, roller.mode.name, args.ply, state.board[None], None, args.trials,
-                             args.truncate, args.seed, luck, args.workers, not args.quiet,
-                             roller=roller if args.workers <= 1 else None)[0]
+        o = rollout_outcomes(rollout, state.board[None], progress=not args.quiet, roller=roller)[0]
         out["value"] = summarize(o, roller.mode)
         s = out["value"]
         lines = [f"{args.model}; {out['position_id']}; {settings}",

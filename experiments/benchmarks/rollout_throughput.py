@@ -14,8 +14,7 @@ import time
 
 from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
-from tdbg.play.rollers import make_roller
-from tdbg.play.rollout import rollout_outcomes, summarize
+from tdbg.play.rollout import RolloutSettings, rollout_outcomes, summarize
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
@@ -30,13 +29,14 @@ def main() -> None:
     ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
-    roller = make_roller(args.model)
+    roller = RolloutSettings(args.model, args.trials).roller()
     start = be.initial_board()[None]
     out = {**chosen, "model": os.path.basename(args.model), "trials": args.trials, "truncate": args.truncate}
     for name, luck, workers in (("plain_1proc", False, 1), ("luck_1proc", True, 1), ("luck_workers", True, args.workers)):
         t0 = time.perf_counter()
-        o = rollout_outcomes(args.model, roller.mode.name, 0, start, None, args.trials, args.truncate, args.seed,
-                             luck, workers, roller=roller if workers <= 1 else None)[0]
+        rollout = RolloutSettings(args.model, args.trials, game_mode=roller.mode.name, truncate=args.truncate,
+                                  seed=args.seed, use_luck=luck, workers=workers)
+        o = rollout_outcomes(rollout, start, roller=roller)[0]
         seconds = time.perf_counter() - t0
         out[f"{name}_trials_per_s"] = round(args.trials / seconds, 2)
         if luck and workers == 1:

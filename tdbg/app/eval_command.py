@@ -8,7 +8,7 @@ import shutil
 import tempfile
 
 from tdbg.app import cli
-from tdbg.app.eval_report import analyse_folder, report
+from tdbg.app.eval_report import Analysed, analyse_folder, report
 from tdbg.app.eval_settings import EvalSettings
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
@@ -35,15 +35,13 @@ def run(s: EvalSettings) -> None:
     keep = bool(s.out or s.keep_files)   # --out is made with its first file (nothing is made before then)
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
     records_played = play(s, mode, files)
-    gnubg_workers = s.gnubg_workers or s.workers
     if s.export_only:
-        write_scripts(files.paths, s.ply, s.jacoby, info["binary"], out_dir, s.chunk_size, gnubg_workers, s.luck)
+        write_scripts(files.paths, s.analysis(info["binary"]), out_dir)
         print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
               f"{os.path.join(out_dir, 'analyse.sh')}")
         return
     try:
-        games = analyse_files(files.paths, s.ply, s.jacoby, info["binary"], gnubg_workers, s.chunk_size,
-                              out_dir if keep else None, s.luck, timeout=s.gnubg_timeout)
+        games = analyse_files(files.paths, s.analysis(info["binary"]), out_dir if keep else None)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     finally:
@@ -51,10 +49,10 @@ def run(s: EvalSettings) -> None:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if s.opponent == "self" else ("X",)
     pairs = [files.record_of(g) // 2 for g in games]
-    report(s, info, games, sides, mode.analysis_units, out_dir if keep else None,
+    report(s, info, Analysed(games, sides, mode.analysis_units, pairs), out_dir if keep else None,
            {"model": s.model, "opponent": s.opponent, "game_mode": mode_name,
             "records_played": records_played, "mirrored_records_skipped": files.mirrored.skipped,
-            "resample_unit": PAIR_UNIT}, pairs)
+            "resample_unit": PAIR_UNIT})
 
 
 def checked_start(s: EvalSettings) -> tuple[str, dict]:

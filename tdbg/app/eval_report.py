@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass
 
 from tdbg.app import cli
 from tdbg.app.eval_settings import EvalSettings
@@ -14,6 +15,15 @@ from tdbg.infra import fileio, threads
 from tdbg.infra.fileio import KIND_NAMES, Output, check_outputs, file_kind
 from tdbg.infra.provenance import provenance
 from tdbg.infra.stats import ci_text
+
+
+@dataclass(frozen=True)
+class Analysed:
+    """gnubg's analysis as the report rates it."""
+    games: list[dict]        # analyse_files' per-game statistics
+    sides: tuple[str, ...]   # the rated seats: X, or X and O in self-play
+    units: str               # of the errors: EMG (money) or MWC (match play)
+    resample: list           # the independent unit of each game (one key a game): what the CIs resample
 
 
 def analyse_folder(s: EvalSettings) -> None:
@@ -32,8 +42,7 @@ def analyse_folder(s: EvalSettings) -> None:
     try:
         info = preflight(s.gnubg, timeout=s.gnubg_timeout)
         gnubg_ratings([0.0], info["binary"], s.gnubg_timeout)
-        games = as_player_x(analyse_files(files, s.ply, s.jacoby, info["binary"], s.gnubg_workers or s.workers,
-                                          s.chunk_size, luck=s.luck, timeout=s.gnubg_timeout), s.player)
+        games = as_player_x(analyse_files(files, s.analysis(info["binary"])), s.player)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     opponents = sorted({g["names"]["O"] for g in games})
@@ -41,10 +50,10 @@ def analyse_folder(s: EvalSettings) -> None:
     # the games of one match are not independent (the score, the cube's value to each side): a
     # match is the unit; money games (one file may hold a session) each stand alone
     resample = [g["file"] if g.get("length") else f"{g['file']}#{g['game']}" for g in games]
-    report(s, info, games, ("X",), units, s.from_mat,
+    report(s, info, Analysed(games, ("X",), units, resample), s.from_mat,
            {"model": None, "player": s.player, "opponent": ", ".join(opponents), "files": len(files),
             "game_mode": "match" if units == "MWC" else "money",
-            "resample_unit": "matches (a file's games)" if units == "MWC" else "games"}, resample)
+            "resample_unit": "matches (a file's games)" if units == "MWC" else "games"})
 
 
 def check_mat_file(path: str) -> None:
@@ -62,10 +71,11 @@ def check_mat_file(path: str) -> None:
         raise cli.UsageError(f"--from-mat: {path} is not a .mat match (no 'N point match' line)")
 
 
-def rate(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...], units: str, resample: list) -> dict:
-    """The error rates of ``sides``, gnubg's ratings of them and (--luck) the luck-adjusted
-    result; the CIs resample the independent units ``resample`` names (one key a game)."""
-    result = error_rates(games, sides, s.seed, units=resample)
+def rate(s: EvalSettings, info: dict, analysed: Analysed) -> dict:
+    """The error rates of the analysed sides, gnubg's ratings of them and (--luck) the
+    luck-adjusted result; the CIs resample the independent units ``analysed.resample`` names."""
+    games, units = analysed.games, analysed.units
+    result = error_rates(games, analysed.sides, s.seed, units=analysed.resample)
     # gnubg's 'Overall rating' and 'Chequerplay rating' rows; a higher error rate is a lower
     # rating, so the CI's ends swap
     rated = [result[k] for k in ("overall_memg_per_decision", "chequer_memg_per_move")]
@@ -86,12 +96,13 @@ def rate(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...],
     return result
 
 
-def report(s: EvalSettings, info: dict, games: list[dict], sides: tuple[str, ...], units: str, mat_folder,
-           about: dict, resample: list) -> None:
-    """Print and (--json) write the error rates of ``sides`` in the analysed ``games``."""
-    if not games:
+def report(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: dict) -> None:
+    """Print and (--json) write the error rates of the analysed sides, with ``about`` (what
+    was played or read) among the figures."""
+    if not analysed.games:
         raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
-    r = rate(s, info, games, sides, units, resample)
+    units = analysed.units
+    r = rate(s, info, analysed)
     r.update(about)
     r.update(ply=s.ply, seed=s.seed, units=units, gnubg=info, mat_folder=mat_folder, **threads.current(),
              **provenance())

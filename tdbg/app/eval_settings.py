@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tdbg.game.modes import GAME_MODES
+from tdbg.gnubg.gnubg_analysis import GnubgAnalysis
 from tdbg.gnubg.gnubg_protocol import OUR_NAME
 from tdbg.infra.settings import option
 from tdbg.infra.threads import threads_option
@@ -57,3 +58,9 @@ class EvalSettings:
     overwrite: bool = option(False, "allow replacing existing output files of the same kind (--json, the .mat "
                                     "files in --out)")
     quiet: bool = option(False, "no progress bar")
+
+    def analysis(self, binary: str) -> GnubgAnalysis:
+        """gnubg's analysis as these flags ask for it, run by ``binary`` (preflight's choice)."""
+        return GnubgAnalysis(binary, ply=self.ply, jacoby=self.jacoby, luck=self.luck,
+                             workers=self.gnubg_workers or self.workers, chunk_size=self.chunk_size,
+                             timeout=self.gnubg_timeout)

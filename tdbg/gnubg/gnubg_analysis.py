@@ -14,6 +14,7 @@ import select
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -75,6 +76,19 @@ RATINGS = ("Awful!", "Beginner", "Casual player", "Intermediate", "Advanced", "E
            "Supernatural")
 
 
+@dataclass(frozen=True)
+class GnubgAnalysis:
+    """How the gnubg binary analyses .mat files, built once by the caller (gnubg_eval.py's
+    from its flags: EvalSettings.analysis)."""
+    binary: str                    # the gnubg binary to run (gnubg_binary.preflight's choice)
+    ply: int = 0                   # depth of the chequer, cube and luck analysis
+    jacoby: bool = True            # money games: gammons count only once the cube has been turned
+    luck: bool = False             # gnubg also judges the dice (at the same ply)
+    workers: int = 1               # gnubg processes at a time
+    chunk_size: int | None = None  # .mat files per gnubg process (default: the files split evenly over workers)
+    timeout: float | None = None   # seconds the running gnubg may all stay silent (None: no limit)
+
+
 def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None) -> list[str]:
     """gnubg's verbal rating of each error rate (milli-units per decision, normalised: the
     overall rate), from the binary's own errorrating(), so our reading of its thresholds
@@ -95,11 +109,11 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
     raise GnubgError(f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
 
 
-def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder: str,
-                  chunk_size: int | None = None, workers: int = 1, luck: bool = False) -> list[str]:
-    """gnubg's analysis scripts for the .mat files in chunks (``chunk_size`` files each, else
-    one chunk per worker), and ``analyse.sh`` running them with ``workers`` gnubg at a time."""
-    size = chunk_size or max(1, -(-len(files) // workers))
+def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> list[str]:
+    """gnubg's analysis scripts for the .mat files, written into ``folder``, in chunks
+    (``analysis.chunk_size`` files each, else one chunk per worker), and ``analyse.sh``
+    running them with ``analysis.workers`` gnubg at a time."""
+    size = analysis.chunk_size or max(1, -(-len(files) // analysis.workers))
     scripts = []
     for k, s in enumerate(range(0, len(files), size)):
         cfg = os.path.join(folder, f"cfg{k}.json")
@@ -107,28 +121,27 @@ def write_scripts(files: list[str], ply: int, jacoby: bool, binary: str, folder:
             fh.write(json_text({"files": [os.path.abspath(f) for f in files[s:s + size]]}))
         scripts.append(os.path.join(folder, f"analyse{k}.py"))
         with open(scripts[-1], "w") as fh:
-            fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if jacoby else "off", "ply": ply,
-                                 "cube_kinds": CUBE_KINDS, "luck": "on" if luck else "off"})
+            fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if analysis.jacoby else "off",
+                                 "ply": analysis.ply, "cube_kinds": CUBE_KINDS,
+                                 "luck": "on" if analysis.luck else "off"})
     with open(os.path.join(folder, "analyse.sh"), "w") as fh:
         fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
-                 f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {workers} -I{{}} "
-                 f"{binary} -t -q -r -p {{}}\n")
+                 f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {analysis.workers} -I{{}} "
+                 f"{analysis.binary} -t -q -r -p {{}}\n")
     return scripts
 
 
-def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers: int = 1,
-                  chunk_size: int | None = None, folder: str | None = None, luck: bool = False,
-                  timeout: float | None = None) -> list[dict]:
-    """Per-game statistics from gnubg's analysis of the .mat files: chunks of ``chunk_size``
-    files, ``workers`` gnubg processes at a time; the scripts go into ``folder``.  ``luck``:
-    gnubg also judges the dice (at the same ply).  ``timeout``: seconds the gnubg processes
-    may all stay silent (each prints a line per file) before they are ended and GnubgError
-    says so (None: no limit)."""
+def analyse_files(files: list[str], analysis: GnubgAnalysis, folder: str | None = None) -> list[dict]:
+    """Per-game statistics from gnubg's analysis of the .mat files: chunks of
+    ``analysis.chunk_size`` files, ``analysis.workers`` gnubg processes at a time; the
+    scripts go into ``folder`` (default: a temporary one).  When the gnubg processes all
+    stay silent (each prints a line per file) for ``analysis.timeout`` seconds, they are
+    ended and GnubgError says so."""
     tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
-    scripts = write_scripts(files, ply, jacoby, binary, tmp, chunk_size, workers, luck)
+    scripts = write_scripts(files, analysis, tmp)
     games, failures, warnings = [], [], []
     try:
-        for out, err, code in _run_scripts(scripts, binary, workers, timeout):
+        for out, err, code in _run_scripts(scripts, analysis):
             for line in out.splitlines():
                 if line.startswith("@@GAME "):
                     games.append(json.loads(line[7:]))
@@ -148,10 +161,12 @@ def analyse_files(files: list[str], ply: int, jacoby: bool, binary: str, workers
     return games
 
 
-def _run_scripts(scripts: list[str], binary: str, workers: int, timeout: float | None):
-    """Run gnubg on each script, ``workers`` at a time; yield (stdout, stderr, exit code) of
-    each as it ends.  GnubgError when none of the running gnubg says a word for ``timeout``
-    seconds; every gnubg still running is ended on the way out (an error, Ctrl-C)."""
+def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
+    """Run gnubg on each script, ``analysis.workers`` at a time; yield (stdout, stderr, exit
+    code) of each as it ends.  GnubgError when none of the running gnubg says a word for
+    ``analysis.timeout`` seconds; every gnubg still running is ended on the way out (an
+    error, Ctrl-C)."""
+    binary, workers, timeout = analysis.binary, analysis.workers, analysis.timeout
     pending, running = list(scripts), {}   # process -> (its output so far, its stderr file)
     try:
         while pending or running:

@@ -51,6 +51,15 @@ LEVELS = {
 }
 
 
+@dataclass(frozen=True)
+class GnubgOpponent:
+    """The gnubg binary as our opponent: how it plays (a key of LEVELS), which binary
+    (None: gnubg_binary.preflight's default) and how long we wait for it (seconds)."""
+    level: str = "gnubg-ext"
+    binary: str | None = None
+    timeout: float = 60.0
+
+
 @dataclass
 class _Game:
     index: int
@@ -82,24 +91,25 @@ def _feed(stdin, script: bytes) -> None:
 class GnubgSession:
     """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
 
-    def __init__(self, agent, level: str = "gnubg-ext", mode: GameMode | None = None, seed: int = 0,
-                 timeout: float = 60.0, binary: str | None = None, first_index: int = 0, log=None,
-                 mat_path: str | None = None, match_mat_paths: list[str] | None = None):
-        """``mode``: a money mode (default cubeful money with Jacoby); its points score our
+    def __init__(self, agent, opponent: GnubgOpponent = GnubgOpponent(), mode: GameMode | None = None,
+                 seed: int = 0, first_index: int = 0, mat_path: str | None = None,
+                 match_mat_paths: list[str] | None = None):
+        """``opponent``: the gnubg it runs (a GnubgOpponent, e.g. a series' GnubgSide, whole).
+        ``mode``: a money mode (default cubeful money with Jacoby); its points score our
         record of each game, and the agent decides through the policy interface (agents.py).
+        ``seed``: gnubg's dice; ``first_index``: the index of the first game's record.
         ``mat_path``: gnubg exports the session's record there at the end (a money session;
         in match play only the last match).  ``match_mat_paths``: match play, gnubg exports
         each match's record to the next path as soon as the match ends."""
         mode = mode or CubefulMoney()
-        if level not in LEVELS:
-            raise ValueError(f"unknown gnubg level {level!r}; choose {', '.join(LEVELS)}")
+        if opponent.level not in LEVELS:
+            raise ValueError(f"unknown gnubg level {opponent.level!r}; choose {', '.join(LEVELS)}")
         if not mode.gnubg_plays:
             raise ValueError(f"games against the gnubg binary are money games or matches, not {mode.name}")
         mode.check_agent(agent)
-        self.agent, self.level, self.mode = agent, level, mode
-        self.seed, self.timeout, self.first_index = seed, timeout, first_index
-        self.info = preflight(binary, quiet=True, timeout=timeout)
-        self.log = log
+        self.agent, self.level, self.mode = agent, opponent.level, mode
+        self.seed, self.timeout, self.first_index = seed, opponent.timeout, first_index
+        self.info = preflight(opponent.binary, quiet=True, timeout=opponent.timeout)
         self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
         if match_mat_paths is not None and not self.plays_matches:
             raise ValueError("match_mat_paths: only match play exports one record per match")
@@ -290,8 +300,6 @@ class GnubgSession:
         records.append(rec)
         if self.plays_matches:  # first, so that on_game sees the match it may have ended in self.matches
             self._score_game(game, rec)
-        if self.log:
-            self.log(rec)
         if on_game:
             on_game(rec)
         return self._new_game(game.index + 1)

@@ -16,7 +16,7 @@ from queue import Empty
 from tqdm import tqdm
 
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
-from tdbg.gnubg.gnubg_external import GnubgSession
+from tdbg.gnubg.gnubg_external import GnubgOpponent, GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import atomic_write
@@ -47,13 +47,11 @@ def _set_progress_queue(queue) -> None:
 
 
 @dataclass(frozen=True)
-class GnubgSide:
-    """The gnubg binary as the opponent: its ``level`` (GNUBG_LEVELS), the binary, how long to
-    wait for it, and what of the series to keep: ``csv``, one row per game appended as each
-    ends; ``save_mats`` (match play), a folder for gnubg's own record of each match."""
-    level: str
-    binary: str | None = None
-    timeout: float = 60.0
+class GnubgSide(GnubgOpponent):
+    """The gnubg binary as a series' opponent: the GnubgOpponent each worker's session runs
+    (its ``level``, one of GNUBG_LEVELS, the binary, how long to wait for it), and what of
+    the series to keep: ``csv``, one row per game appended as each ends; ``save_mats``
+    (match play), a folder for gnubg's own record of each match."""
     csv: str | None = None
     save_mats: str | None = None
 
@@ -78,8 +76,7 @@ def _gnubg_job(job: dict, report=None):
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
                  if gnubg.save_mats else None)
-    session = GnubgSession(agent, gnubg.level, mode, seed=job["seed"], timeout=gnubg.timeout,
-                           first_index=job["first"], binary=gnubg.binary,
+    session = GnubgSession(agent, gnubg, mode, seed=job["seed"], first_index=job["first"],
                            mat_path=os.path.join(mat_dir, "session.mat") if series.luck else None,
                            match_mat_paths=per_match)
     done, reported = [], [0]

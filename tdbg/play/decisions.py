@@ -44,12 +44,13 @@ from tdbg.infra.workers import WorkerPool
 from tdbg.play.agents import GnubgNNAgent, mover_probabilities
 from tdbg.play.analysis import gnubg_move_text
 from tdbg.play.rollers import make_roller
-from tdbg.play.rollout import _stats, after_outcomes, summarize
+from tdbg.play.rollout import RolloutSettings, _stats, after_outcomes, summarize
 
 CLASSES = ("contact", "crashed", "race")
 FORMAT = "tdbg-decisions-1"
 OTHERS_FIELDS = ["move", "after_id", "ply1"]
 MAX_PLIES = 1000  # a self-play game this long is a bug; stop it
+ROLLOUT_MODEL, ROLLOUT_MODE = "gnubg-nn", "cubeless-money"  # who rolls out the candidates, in which mode
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,10 @@ class Settings:
     @property
     def chunk_size(self) -> int:
         return sum(self.mix.values())
+
+    def rollout(self, seed: int) -> RolloutSettings:
+        """The rollout of one decision's candidates, on its own dice ``seed``."""
+        return RolloutSettings(ROLLOUT_MODEL, self.trials, game_mode=ROLLOUT_MODE, truncate=self.truncate, seed=seed)
 
     def check(self) -> None:
         if self.trials < 1 or self.truncate < 0 or self.top < 2 or not self.window > 0:
@@ -160,8 +165,7 @@ def roll_out(decision: dict, settings: Settings, roller) -> dict:
     cands = decision.pop("candidates")
     afters = decision.pop("_afters")
     moves = decision.pop("moves")
-    outcomes = after_outcomes("gnubg-nn", roller, afters[cands], settings.trials, settings.truncate,
-                              decision["rollout_seed"], use_luck=True)
+    outcomes = after_outcomes(settings.rollout(decision["rollout_seed"]), roller, afters[cands])
     order = sorted(range(len(cands)), key=lambda j: -outcomes[j].adjusted.mean())
     best = outcomes[order[0]]
     rows = []
@@ -185,7 +189,7 @@ def run_chunk(job: dict) -> dict:
     global _ROLLER
     settings = Settings(**job["settings"])
     t0 = time.process_time()
-    _ROLLER = _ROLLER or make_roller("gnubg-nn", "cubeless-money")
+    _ROLLER = _ROLLER or make_roller(ROLLOUT_MODEL, ROLLOUT_MODE)
     drawn = draw_chunk(settings, job["chunk"])
     out = []
     for d in drawn:

@@ -57,8 +57,8 @@ def mirror_key(records) -> bytes:
 
 
 def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplicate: bool = True,
-               record: bool = False, on_done=None) -> list[GameRecord]:
-    """Play the games numbered ``game_indices``; ``on_done(record)`` is called as each ends."""
+               record: bool = False) -> list[GameRecord]:
+    """Play the games numbered ``game_indices``; their records in index order."""
     for ag in (agent_a, agent_b):
         mode.check_agent(ag)
     games = np.asarray(list(game_indices), dtype=np.int64)
@@ -70,10 +70,7 @@ def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplic
 
     def on_end(ended: Ended) -> None:
         for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
-            rec = seats.game_record(i, int(games[i]), points, result, turn)
-            records.append(rec)
-            if on_done:
-                on_done(rec)
+            records.append(seats.game_record(i, int(games[i]), points, result, turn))
 
     table.play(seats, lambda idx: np.array([streams[i].roll(int(table.ply[i])) for i in idx]), on_end)
     records.sort(key=lambda r: r.index)

@@ -47,6 +47,24 @@ class Outcome:
         return self.points - self.luck
 
 
+@dataclass(frozen=True)
+class RolloutSettings:
+    """One rollout's settings, built once by the caller and sent whole to each worker: who
+    plays (``model``, ``game_mode``, ``ply``: what make_roller takes) and how the trials run."""
+    model: str                    # a checkpoint, or gnubg-nn
+    trials: int                   # per position (each 36 throw every first roll once, each 1,296 every pair)
+    game_mode: str | None = None  # default: the checkpoint's (gnubg-nn: dmp)
+    ply: int = 0                  # the players' move choice: 0 or 1 ply
+    truncate: int = 0             # plies before the roller's value scores a trial (0: played out)
+    seed: int = 0                 # the dice
+    use_luck: bool = True         # the luck adjustment (it judges all 21 rolls at every ply)
+    workers: int = 1              # processes sharing the trials (the same dice: the same result)
+
+    def roller(self):
+        """The player of both sides these settings name (rollers.make_roller)."""
+        return make_roller(self.model, self.game_mode, self.ply)
+
+
 class _Players:
     """The roller playing both sides of every trial, recording each roll's luck."""
 
@@ -69,25 +87,25 @@ class _Players:
         return self.roller.choose(boards, dice)
 
 
-def rollout_positions(roller, boards: np.ndarray, trials: int, truncate: int = 0, seed: int = 0,
-                      root_signs=None, use_luck: bool = True, trial_range=None, progress=None) -> list[Outcome]:
-    """Roll out each of ``boards`` (side on roll in row 1) ``trials`` times, all positions
-    on the same dice; ``root_signs[i]`` = -1 scores position i for the side *not* on roll
-    (a candidate move's after-state seen by the mover).  One Table holds every trial.
-    ``trial_range=(start, stop)`` plays only those trials of the ``trials`` (a worker's
-    share: the dice are those of the whole rollout); ``progress(k)`` is told of k
-    finished trials."""
+def rollout_positions(roller, boards: np.ndarray, settings: RolloutSettings, root_signs=None, trial_range=None,
+                      progress=None) -> list[Outcome]:
+    """Roll out each of ``boards`` (side on roll in row 1) ``settings.trials`` times with
+    ``roller`` (in this process: ``settings.workers`` is not read here), all positions on
+    the same dice; ``root_signs[i]`` = -1 scores position i for the side *not* on roll (a
+    candidate move's after-state seen by the mover).  One Table holds every trial.
+    ``trial_range=(start, stop)`` plays only those trials (a worker's share: the dice are
+    those of the whole rollout); ``progress(k)`` is told of k finished trials."""
     boards = np.asarray(boards, dtype=np.int64)
     n = len(boards)
-    start, stop = trial_range or (0, trials)
-    dice = RolloutDice(trials, seed)
+    start, stop = trial_range or (0, settings.trials)
+    dice = RolloutDice(settings.trials, settings.seed)
     trials = stop - start
     signs_root = np.ones(n) if root_signs is None else np.asarray(root_signs, dtype=np.float64)
-    table = Table(roller.mode, n * trials, max_plies=truncate or 10_000)
+    table = Table(roller.mode, n * trials, max_plies=settings.truncate or 10_000)
     table.boards[:] = np.repeat(boards, trials, axis=0)
     trial_of = np.tile(np.arange(start, stop), n)
     root = np.repeat(signs_root, trials)
-    players = _Players(roller, root.copy(), use_luck)
+    players = _Players(roller, root.copy(), settings.use_luck)
     points = np.full(n * trials, np.nan)
     win = np.full(n * trials, np.nan)
     gammon = np.full(n * trials, np.nan)
@@ -131,27 +149,25 @@ def _concat(parts: list[Outcome]) -> Outcome:
 
 
 def _chunk_job(job: dict) -> list[Outcome]:
-    roller = make_roller(job["roller"], job["mode"], job["ply"])
-    return rollout_positions(roller, job["boards"], job["trials"], job["truncate"], job["seed"], job["signs"],
-                             job["luck"], trial_range=job["range"])
+    settings = job["settings"]
+    return rollout_positions(settings.roller(), job["boards"], settings, job["signs"], trial_range=job["range"])
 
 
-def rollout_outcomes(spec: str, mode_name: str | None, ply: int, boards, root_signs, trials: int, truncate: int,
-                     seed: int, use_luck: bool = True, workers: int = 1, progress: bool = False,
+def rollout_outcomes(settings: RolloutSettings, boards, root_signs=None, progress: bool = False,
                      roller=None) -> list[Outcome]:
-    """rollout_positions over ``workers`` processes, each a share of the trials (the same
-    dice as one process would throw): one Outcome per board."""
+    """rollout_positions over ``settings.workers`` processes, each a share of the trials (the
+    same dice as one process would throw): one Outcome per board.  ``roller``: the one
+    ``settings`` name, already made (one process only; each worker makes its own)."""
     boards = np.asarray(boards, dtype=np.int64)
     if not len(boards):
         return []
+    trials, workers = settings.trials, settings.workers
     if workers <= 1:
-        roller = roller or make_roller(spec, mode_name, ply)
+        roller = roller or settings.roller()
         with tqdm(total=len(boards) * trials, unit="trial", disable=not progress, dynamic_ncols=True) as bar:
-            return rollout_positions(roller, boards, trials, truncate, seed, root_signs, use_luck,
-                                     progress=bar.update)
+            return rollout_positions(roller, boards, settings, root_signs, progress=bar.update)
     cuts = np.linspace(0, trials, min(workers, trials) * 4 + 1).astype(int)  # a few chunks each: even finish
-    jobs = [{"roller": spec, "mode": mode_name, "ply": ply, "boards": boards, "trials": trials, "truncate": truncate,
-             "seed": seed, "signs": root_signs, "luck": use_luck, "range": (int(a), int(b))}
+    jobs = [{"settings": settings, "boards": boards, "signs": root_signs, "range": (int(a), int(b))}
             for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
     with WorkerPool(min(workers, len(jobs)), what="rollout worker") as pool, \
             tqdm(total=len(jobs), unit="chunk", disable=not progress, dynamic_ncols=True) as bar:
@@ -206,25 +222,23 @@ def rank_moves(roller, board, moves, outcomes: list[Outcome], use_luck: bool = T
     return rows
 
 
-def move_outcomes(spec, roller, board, dice, trials, truncate=0, seed=0, top=None, use_luck=True, workers=1,
-                  progress=False):
+def move_outcomes(settings: RolloutSettings, roller, board, dice, top: int | None = None, progress: bool = False):
     """Each candidate's Outcome from the mover's side (see after_outcomes), the candidates
     being the ``top`` moves by the roller's 0-ply."""
     moves, afters = candidate_moves(roller, board, dice, top)
-    return moves, after_outcomes(spec, roller, afters, trials, truncate, seed, use_luck, workers, progress)
+    return moves, after_outcomes(settings, roller, afters, progress)
 
 
-def after_outcomes(spec, roller, afters, trials, truncate=0, seed=0, use_luck=True, workers=1,
-                   progress=False) -> list[Outcome]:
+def after_outcomes(settings: RolloutSettings, roller, afters, progress: bool = False) -> list[Outcome]:
     """The Outcome of each after-state (mover in row 1) from the mover's side, all on the
     same dice: rolled out with the opponent on roll, or its exact result when the move
-    ends the game."""
+    ends the game.  ``roller``: the one ``settings`` name, already made (it scores the games
+    a move ends and plays in this process; each worker makes its own)."""
     afters = np.asarray(afters, dtype=np.int64)
     results = be.game_results(afters)
     live = np.flatnonzero(results == 0)
-    outs = rollout_outcomes(spec, roller.mode.name, getattr(roller, "ply", 0), afters[live][:, ::-1],
-                            -np.ones(len(live)), trials, truncate, seed, use_luck, workers, progress,
-                            roller=roller if workers <= 1 else None)
+    trials = settings.trials
+    outs = rollout_outcomes(settings, afters[live][:, ::-1], -np.ones(len(live)), progress, roller)
     by_index = dict(zip(live.tolist(), outs))
     outcomes = []
     for k in range(len(afters)):
