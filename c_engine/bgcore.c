@@ -484,20 +484,60 @@ int bg_expand_first_layer(const int8_t *boards, const int8_t *dice, int n, const
                                     on_roll_row, offsets, out_cap, where, 1);
 }
 
-BG_VECTOR_CLONES
 int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, const float *extra, int n_extra,
                              const float *w1t, const float *b1, int hidden, int8_t *out_boards,
                              float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where,
                              int relu) {
+    return bg_expand_first_layer_distinct(boards, dice, n, extra, n_extra, w1t, b1, hidden, out_boards, out_act,
+                                          on_roll_row, offsets, out_cap, where, relu, NULL, NULL);
+}
+
+/* The after-states already given a hidden row in the current run of identical inputs (the
+ * 21 rolls of one position): open addressing on hash_pos, a slot live when its stamp is the
+ * run's; it holds the result row whose board is the key. */
+#define SEEN_BITS 13
+#define SEEN_SIZE (1 << SEEN_BITS)
+typedef struct {
+    uint32_t stamp[SEEN_SIZE];
+    int32_t row[SEEN_SIZE];
+    uint32_t now; /* the current run's stamp (0 is never one) */
+    int used;
+} seen_t;
+
+/* The slot of board `ob` (50 bytes, written at result row ob's place in out_boards): found
+ * (*found = 1) or the empty one where it goes.  -1 when the table is half full (no more
+ * sharing in this run: still correct, only less saved). */
+static int seen_slot(const seen_t *t, const pos_t *p, const int8_t *ob, const int8_t *out_boards, int *found) {
+    *found = 0;
+    if (t->used >= SEEN_SIZE / 2)
+        return -1;
+    uint32_t slot = hash_pos(p) & (SEEN_SIZE - 1);
+    while (t->stamp[slot] == t->now) {
+        if (memcmp(out_boards + 50 * (size_t)t->row[slot], ob, 50) == 0) {
+            *found = 1;
+            return (int)slot;
+        }
+        slot = (slot + 1) & (SEEN_SIZE - 1);
+    }
+    return (int)slot;
+}
+
+BG_VECTOR_CLONES
+int bg_expand_first_layer_distinct(const int8_t *boards, const int8_t *dice, int n, const float *extra,
+                                   int n_extra, const float *w1t, const float *b1, int hidden, int8_t *out_boards,
+                                   float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where,
+                                   int relu, int32_t *out_src, int *n_rows) {
     if (n_extra < 0 || n_extra > BG_MAX_EXTRA)
         return BG_ERR_ARGS;
     gen_t *g = gen_new();
     float *base = (float *)malloc(sizeof(float) * (size_t)hidden);
     terms_t *t = (terms_t *)malloc(sizeof(terms_t));
-    if (!g || !base || !t) {
+    seen_t *seen = out_src ? (seen_t *)calloc(1, sizeof(seen_t)) : NULL;
+    if (!g || !base || !t || (out_src && !seen)) {
         free(g);
         free(base);
         free(t);
+        free(seen);
         return BG_ERR_NOMEM;
     }
     int total = offsets[0];
@@ -521,15 +561,41 @@ int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, co
             break; /* caller grows the buffers and resumes at `done` */
         /* the pre-move board as the next side on roll sees it (row 1 is the mover) */
         const int8_t *me0 = on_roll_row ? b + 25 : b, *opp0 = on_roll_row ? b : b + 25;
-        if (!prev || memcmp(prev, b, 50) != 0 ||
-            (n_extra && memcmp(ex - n_extra, ex, sizeof(float) * (size_t)n_extra) != 0))
+        const int fresh = !prev || memcmp(prev, b, 50) != 0 ||
+                          (n_extra && memcmp(ex - n_extra, ex, sizeof(float) * (size_t)n_extra) != 0);
+        if (fresh) {
             base_pre(me0, opp0, ex, n_extra, w1t, b1, hidden, t, base);
+            if (seen) {
+                seen->now++; /* a new run: forget the last one's after-states */
+                seen->used = 0;
+            }
+        }
         prev = b;
+        /* remember this input's after-states only when the run goes on (an input alike follows or
+         * precedes): 0-ply's inputs all differ and pay nothing */
+        const int share = seen && (!fresh || (done + 1 < n && memcmp(b, b + 50, 50) == 0 &&
+                                              (!n_extra || memcmp(ex, ex + n_extra, sizeof(float) * (size_t)n_extra) == 0)));
         float me_off0 = (float)(15 - row_sum(me0)) / 15.0f, opp_off0 = (float)(15 - row_sum(opp0)) / 15.0f;
         for (int k = 0; k < g->n; k++) {
-            int8_t *ob = out_boards + 50 * (size_t)(total + k);
+            const int row = total + k;
+            int8_t *ob = out_boards + 50 * (size_t)row;
             memcpy(ob, g->res[k].opp, 25);
             memcpy(ob + 25, g->res[k].me, 25);
+            int out_row = row;
+            if (out_src) {
+                int found = 0, slot = share ? seen_slot(seen, &g->res[k], ob, out_boards, &found) : -1;
+                if (found) { /* the same after-state from an earlier roll: the same inputs, the same row */
+                    out_src[row] = out_src[seen->row[slot]];
+                    continue;
+                }
+                if (slot >= 0) {
+                    seen->stamp[slot] = seen->now;
+                    seen->row[slot] = row;
+                    seen->used++;
+                }
+                out_row = (*n_rows)++;
+                out_src[row] = out_row;
+            }
             const int8_t *me = on_roll_row ? g->res[k].me : g->res[k].opp;
             const int8_t *opp = on_roll_row ? g->res[k].opp : g->res[k].me;
             t->n = 0;
@@ -539,7 +605,7 @@ int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, co
             scalar_term(me_off0, (float)(15 - row_sum(me)) / 15.0f, 193, t);
             scalar_term((float)opp0[24] * 0.5f, (float)opp[24] * 0.5f, 194, t);
             scalar_term(opp_off0, (float)(15 - row_sum(opp)) / 15.0f, 195, t);
-            apply_terms(out_act + (size_t)hidden * (total + k), base, w1t, t, hidden, relu);
+            apply_terms(out_act + (size_t)hidden * out_row, base, w1t, t, hidden, relu);
         }
         total += g->n;
         offsets[done + 1] = total;
@@ -547,6 +613,7 @@ int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, co
     free(g);
     free(base);
     free(t);
+    free(seen);
     if (err) {
         *where = done;
         return err;

@@ -58,4 +58,13 @@ int bg_expand_first_layer_ex(const int8_t *boards, const int8_t *dice, int n, co
                              const float *w1t, const float *b1, int hidden, int8_t *out_boards,
                              float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where,
                              int relu);
+/* bg_expand_first_layer_ex where a run of identical inputs (board and extra: 1-ply's 21 rolls of
+ * one position) reaches the same after-state more than once: each distinct after-state of the
+ * run gets one hidden row (the same bits every copy would get), rows counted in *n_rows (in: rows
+ * already used, e.g. 0; out: after this call), and out_src[r] (per result row r, like
+ * out_boards) says which.  Results and offsets are as bg_expand_first_layer_ex's. */
+int bg_expand_first_layer_distinct(const int8_t *boards, const int8_t *dice, int n, const float *extra,
+                                   int n_extra, const float *w1t, const float *b1, int hidden, int8_t *out_boards,
+                                   float *out_act, int on_roll_row, int32_t *offsets, int out_cap, int *where,
+                                   int relu, int32_t *out_src, int *n_rows);
 #endif

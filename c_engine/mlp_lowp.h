@@ -34,10 +34,12 @@ int lp_pack(int path, const float *w, int m, int k, void *out, float *scales);
  * sizes[l] -> sizes[l + 1] with packed[l] (lp_pack of the same path), scales[l] (int8) and
  * bias[l]; then the float32 head (n_out x sizes[n_layers], row-major) and head_b.  Activations
  * between layers are rounded to the path's type (bf16: round to nearest even; int8: unsigned
- * 8 bits per row, scale max / 255); sums in float32 (int8: int32).  Returns 0 or an error. */
+ * 8 bits per row, scale max / 255); sums in float32 (int8: int32).  The AVX-512 paths skip the
+ * input steps that are zero in a whole register tile (the same bits: mlp_lowp.c's notes) unless
+ * `every_step`.  Returns 0 or an error. */
 int lp_forward(int path, const float *x, int n, int n_layers, const int *sizes, const void *const *packed,
                const float *const *scales, const float *const *bias, const float *head_w, const float *head_b,
-               int n_out, float *out);
+               int n_out, float *out, int every_step);
 
 /* Peak multiply-adds of `path`'s inner instruction (fp32 FMA, vdpbf16ps, vpdpbusd), 24
  * independent accumulators in registers, `iters` rounds: returns the multiply-adds done

@@ -113,6 +113,34 @@ def test_oneply_targets_match_dense(positions_20k, mode_name, output, n_inputs, 
     assert (rows_inc == rows_dense).mean() > 0.99  # ties aside; checked exactly in the test above
 
 
+@pytest.mark.parametrize("capacity", [1 << 20, 64], ids=["one call", "buffers grown mid-run"])
+def test_distinct_rows_are_the_rows_each_candidate_would_get(positions_20k, capacity):
+    """``distinct``: consecutive identical inputs (board and cube inputs, as 1-ply's 21 rolls
+    of a position) give each distinct after-state one hidden row.  Every candidate's row must
+    be the bits it gets on its own, the boards and offsets unchanged, and (in one call) the
+    rows exactly one per distinct after-state of each run of inputs, counted here with numpy."""
+    model = _model(True, "equity", 200, "best_models/cubeful_256x2.pt")
+    w1t = model.layers[0].weight.detach().t().contiguous().numpy()
+    b1 = model.layers[0].bias.detach().numpy()
+    boards = np.repeat(positions_20k[:40], len(ALL_ROLLS), axis=0)
+    dice = np.tile(ALL_ROLLS, (40, 1))
+    owner = np.repeat(np.arange(40) % 3, len(ALL_ROLLS))
+    owner[5 * 21 + 10:6 * 21] = 2 - owner[5 * 21]   # one position's run split by other cube inputs
+    cube = encoding.cube_features(owner, owner != 1)
+    after, hidden1, offsets = c_engine.Expander(200).expand_first_layer(boards, dice, w1t, b1, cube)
+    after, hidden1 = after.copy(), hidden1.copy()
+    d_after, d_hidden, d_offsets, src = c_engine.Expander(200, capacity=capacity).expand_first_layer(
+        boards, dice, w1t, b1, cube, distinct=True)
+    assert np.array_equal(d_after, after) and np.array_equal(d_offsets, offsets)
+    assert np.array_equal(d_hidden[src].view(np.uint32), hidden1.view(np.uint32))
+    assert src.min() == 0 and src.max() == len(d_hidden) - 1
+    if capacity > len(after):
+        same = np.r_[False, (boards[1:] == boards[:-1]).all(axis=(1, 2)) & (owner[1:] == owner[:-1])]
+        run = np.repeat(np.cumsum(~same), np.diff(offsets))
+        keys = np.concatenate([run[:, None], after.reshape(len(after), -1)], axis=1)
+        assert len(d_hidden) == len(np.unique(keys, axis=0)) < 0.95 * len(after)
+
+
 @pytest.mark.parametrize("mode_name,output,n_inputs,path", KINDS)
 def test_python_engine_falls_back_to_dense_and_agrees(positions_20k, mode_name, output, n_inputs, path):
     mode = game_mode(mode_name)

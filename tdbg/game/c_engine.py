@@ -109,7 +109,9 @@ class Expander:
         # them) and first hidden layers (expand_first_layer)
         self._features = None
         self._hidden1 = None
+        self._src = None   # expand_first_layer(distinct=True): each result's hidden row
         self._where = ffi.new("int *")
+        self._n_rows = ffi.new("int *")
 
     def _grow(self, rows: int) -> None:
         old_b = self._boards
@@ -119,6 +121,8 @@ class Expander:
             self._features = _grown(self._features, rows, np.zeros)
         if self._hidden1 is not None:
             self._hidden1 = _grown(self._hidden1, rows, np.empty)
+        if self._src is not None:
+            self._src = _grown(self._src, rows, np.empty)
 
     def expand(self, boards, dice, encode: bool = True):
         """Every legal result of each (board, dice) input.
@@ -148,10 +152,16 @@ class Expander:
         feats = self._features[:total] if encode else None
         return self._boards[:total], feats, offsets
 
-    def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None, relu: bool = True):
+    def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None, relu: bool = True,
+                           distinct: bool = False):
         """Every legal result of each input with its first hidden layer max(0, W1 x + b1)
         in place of its inputs x: ``(boards, hidden1, offsets)``, views as in :meth:`expand`.
         ``relu`` False: the pre-activations W1 x + b1 (for other hidden activations).
+
+        ``distinct``: consecutive identical inputs (board and extra: 1-ply's 21 rolls of one
+        position) give each distinct after-state one hidden row, shared by every roll that
+        reaches it (the bits it would have had anyway: the same pre-move sums and columns);
+        returns ``(boards, hidden1, offsets, src)``, result r's row being ``hidden1[src[r]]``.
 
         ``w1t``: W1 transposed, float32 C-contiguous, (196 + n_extra, hidden); ``b1``:
         (hidden,) float32; ``extra``: (N, n_extra) inputs past the first 196 (the cube),
@@ -170,16 +180,22 @@ class Expander:
             np.ascontiguousarray(extra, dtype=np.float32).reshape(len(b), n_extra)
         if self._hidden1 is None or self._hidden1.shape != (len(self._boards), hidden):
             self._hidden1 = np.empty((len(self._boards), hidden), dtype=np.float32)
+        if distinct and self._src is None:
+            self._src = np.empty(len(self._boards), dtype=np.int32)
+        self._n_rows[0] = 0
 
         def call(done, offsets):
-            return lib.bg_expand_first_layer_ex(
+            return lib.bg_expand_first_layer_distinct(
                 _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), len(b) - done,
                 _ptr("float *", ex[done:]), n_extra, _ptr("float *", w1t), _ptr("float *", b1), hidden,
                 _ptr("int8_t *", self._boards), _ptr("float *", self._hidden1), self.on_roll_row,
-                _ptr("int32_t *", offsets[done:]), len(self._boards), self._where, int(relu))
+                _ptr("int32_t *", offsets[done:]), len(self._boards), self._where, int(relu),
+                _ptr("int32_t *", self._src) if distinct else ffi.NULL, self._n_rows)
 
         offsets = self._run(call, b)
         total = int(offsets[-1])
+        if distinct:
+            return self._boards[:total], self._hidden1[:self._n_rows[0]], offsets, self._src[:total]
         return self._boards[:total], self._hidden1[:total], offsets
 
     def _run(self, call, b) -> np.ndarray:

@@ -21,6 +21,11 @@ bfloat16 (oneDNN adds it to the float32 accumulator, so that each sum is rounded
 the last hidden layer's outputs reach the head rounded to bfloat16.
 ``TDBG_LOWP_AMX=0`` in the environment keeps the C kernel.
 
+The C kernels skip the input steps (a float32, a bf16 pair, an int8 quad) that are zero in
+every row of a register tile: a trained net's ReLU layers are 70-85% zeros on self-play's
+candidates, so this halves the work or better, and adding +0 to a sum changes no bit
+(c_engine/mlp_lowp.c's notes; tests/test_lowp.py compares with running every step).
+
 The head (the last linear layer and its sigmoids) stays float32.  Weights are
 converted when first used and again whenever a parameter changed (torch bumps a
 tensor's version on every in-place update, so an optimiser step or load_state_dict
@@ -163,9 +168,11 @@ class LowpMLP:
     """The layers after the first of a ReLU TDNetwork, plus its head, in C at ``precision``
     (one of KERNELS; falls back to fp32-c where the CPU lacks the instructions; bf16 runs on
     AMX through torch where the CPU has it).  ``path`` forces a kernel (tests: the portable
-    float32 loops, bf16-amx on any CPU)."""
+    float32 loops, bf16-amx on any CPU).  ``every_step``: the C kernels run every input step,
+    also those that are zero in a whole tile of rows, which they otherwise skip with the same
+    result to the bit (c_engine/mlp_lowp.c; tests and benchmarks compare the two)."""
 
-    def __init__(self, model, precision: str, path: str | None = None):
+    def __init__(self, model, precision: str, path: str | None = None, every_step: bool = False):
         why = supports(model)
         if why:
             raise ValueError(why)
@@ -173,6 +180,7 @@ class LowpMLP:
         self.precision = precision
         self.kernel = path or resolve(precision)
         self.path_id = _path_ids().get(self.kernel)   # None: bf16-amx, which torch runs
+        self.every_step = every_step
         self._key = None
         self.conversions = 0   # how often the weights were converted (tests, benchmarks)
 
@@ -279,14 +287,25 @@ class LowpMLP:
                                 self._sizes, self._packed, self._scales, self._biases,
                                 ffi.cast("float *", ffi.from_buffer(self._hw)),
                                 ffi.cast("float *", ffi.from_buffer(self._hb)), self._hw.shape[0],
-                                ffi.cast("float *", ffi.from_buffer(out)))
+                                ffi.cast("float *", ffi.from_buffer(out)), int(self.every_step))
             if rc != 0:
                 raise RuntimeError(f"lp_forward failed ({rc})")
         return out
 
-    def forward(self, h1: np.ndarray, payoffs: torch.Tensor | None = None) -> torch.Tensor:
-        """model.from_first_hidden(h1, payoffs), the hidden layers at this precision."""
-        return self.model.head_output(torch.from_numpy(self.logits(h1)), payoffs)
+    @property
+    def rows_independent(self) -> bool:
+        """Whether each row's outputs depend on that row alone, to the bit, whatever else is in
+        the batch: true of the C kernels (every row's sums in one fixed order, zero steps skipped
+        without a trace); torch's AMX matmul makes no such promise."""
+        return self.kernel != "bf16-amx"
+
+    def forward(self, h1: np.ndarray, payoffs: torch.Tensor | None = None, rows: np.ndarray | None = None
+                ) -> torch.Tensor:
+        """model.from_first_hidden(h1, payoffs), the hidden layers at this precision.  ``rows``:
+        the head's raw outputs of these rows of h1 (indices, repeats allowed), in that order, go
+        through its nonlinearity (payoffs then one per row of ``rows``)."""
+        logits = self.logits(h1)
+        return self.model.head_output(torch.from_numpy(logits if rows is None else logits[rows]), payoffs)
 
 
 def bf16_round(a: np.ndarray) -> np.ndarray:

@@ -18,6 +18,18 @@ rounding (the sums run in another order; tests/test_incremental_scoring.py), far
 less first-layer arithmetic.  "auto" is incremental with the C engine on a CPU
 device and dense otherwise (the Python engine has no incremental path; on a GPU the
 dense product is cheap).  Online TD asks for dense: its weights change every move.
+
+Shared rows (exact 1-ply): the 21 rolls of one position often reach the same after-state
+(a checker moved 7 pips by 6-1, 5-2 or 4-3; about 12% of the candidates of self-play's
+positions).  The C engine gives each distinct after-state of a position's rolls one first-layer
+row, with the bits every copy would have had (the same pre-move sums plus the same columns),
+and the kernel values it once; the value is copied to every candidate that reaches it before
+the head's nonlinearity, so each value sits where it would have been (torch's sigmoid can
+differ in the last bit with a value's place in its array).  Only with a reduced-precision C
+kernel, whose rows never depend on each other (lowp.LowpMLP.rows_independent): targets and
+moves are then the same to the bit as scoring every candidate
+(tests/test_oneply_real_positions.py); torch's forward passes make no such promise and score
+every candidate.
 """
 from __future__ import annotations
 
@@ -49,6 +61,27 @@ def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray,
     is_max = values >= np.repeat(seg_max, np.diff(offsets))
     rows = np.where(is_max, np.arange(len(values)), len(values))
     return np.minimum.reduceat(rows, starts), seg_max
+
+
+def first_rows(src: np.ndarray) -> np.ndarray:
+    """For rows mapped to shared rows numbered in order of first use (``src``, as
+    c_engine.Expander.expand_first_layer's distinct mode gives), the first row of each."""
+    new = np.empty(len(src), dtype=bool)
+    new[:1] = True
+    new[1:] = src[1:] > np.maximum.accumulate(src)[:-1]
+    return np.flatnonzero(new)
+
+
+def finished_games(boards, after: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Which after-states (mover in row 1) end the game: the mover has no checker left.  A move
+    bears off at most four checkers, so only the candidates of inputs whose mover has four or
+    fewer on the board are looked at (checking every candidate's row cost ~3% of 1-ply)."""
+    won = np.zeros(len(after), dtype=bool)
+    near = np.asarray(boards)[:, 1].sum(axis=1) <= 4
+    if near.any():
+        rows = np.flatnonzero(np.repeat(near, counts))
+        won[rows] = ~after[rows, 1].any(axis=1)
+    return won
 
 
 def segment_sample(values: np.ndarray, offsets: np.ndarray, temp: float, rng: np.random.Generator) -> np.ndarray:
@@ -114,13 +147,17 @@ class Scorer:
         self._relu = getattr(model, "activation", "relu") == "relu"  # else the C engine gives pre-activations
         # the layers after an incremental first layer in reduced precision (lowp.py); fp32: torch
         self.lowp = None if precision == "fp32" else _lowp_mlp(model, precision, self.first_layer, self.device)
+        # 1-ply's rolls that reach the same after-state share its network row (with a kernel whose rows
+        # are independent: the same bits either way); tests and benchmarks turn it off to compare
+        self.share_rows = True
         self._w1 = (None, -1, None, -1, None, None)  # (weight, version, bias, version, W1^T, b1) cache
         self.evaluations = 0  # network rows evaluated, for throughput reports
         self.engine_seconds = 0.0  # time in move generation + encoding (incremental: + first layer)
         self.net_seconds = 0.0  # time in forward passes
 
     @torch.inference_mode()
-    def net(self, features: np.ndarray, first_hidden: bool = False, payoffs: np.ndarray | None = None) -> np.ndarray:
+    def net(self, features: np.ndarray, first_hidden: bool = False, payoffs: np.ndarray | None = None,
+            rows: np.ndarray | None = None) -> np.ndarray:
         """Raw network values (N,) or (N, 5) as float64, side on roll = the encoded side.
         ``first_hidden``: the rows are the C engine's first hidden layer, not inputs: its
         activations for ReLU, its pre-activations W1 x + b1 for other activations (which
@@ -128,25 +165,31 @@ class Scorer:
 
         On the CPU the rows go through in blocks of CPU_BLOCK: a block's activations
         stay in cache, which measured ~35% faster per row than one huge batch.  ``payoffs``:
-        with ``first_hidden``, the rows' payoff inputs for a head that reads them."""
+        with ``first_hidden``, the payoff inputs for a head that reads them, one per value
+        returned.  ``rows`` (with a reduced-precision kernel whose rows are independent): the
+        values of these rows of ``features``, in that order; the head's nonlinearity runs on
+        them as laid out here (torch's sigmoid can differ in the last bit with a value's place
+        in its array, so this keeps each value where it would be without the sharing)."""
         self.evaluations += len(features)
         t0 = time.perf_counter()
         c0 = profiling.clock() if profiling.ENABLED else 0.0
-        rows = [torch.from_numpy(features)]   # with the payoffs, when given: sliced and moved together
+        if rows is not None and not (first_hidden and self.lowp is not None and self.lowp.rows_independent):
+            raise ValueError("rows= needs the first hidden layer and a reduced-precision kernel with independent rows")
+        inputs = [torch.from_numpy(features)]   # with the payoffs, when given: sliced and moved together
         forward = self.model
         if first_hidden:
             forward = self.model.from_first_hidden if self._relu else self.model.from_first_pre
             if payoffs is not None:
-                rows.append(torch.from_numpy(payoffs))
+                inputs.append(torch.from_numpy(payoffs))
         n = len(features)
         if first_hidden and self.lowp is not None:
-            out = self.lowp.forward(features, *rows[1:])
+            out = self.lowp.forward(features, *inputs[1:], rows=rows)
         elif self.device.type != "cpu":
-            out = forward(*(r.to(self.device, non_blocking=True) for r in rows)).float().cpu()
+            out = forward(*(r.to(self.device, non_blocking=True) for r in inputs)).float().cpu()
         elif n <= CPU_BLOCK:
-            out = forward(*rows)
+            out = forward(*inputs)
         else:
-            out = torch.cat([forward(*(r[s:s + CPU_BLOCK] for r in rows)) for s in range(0, n, CPU_BLOCK)])
+            out = torch.cat([forward(*(r[s:s + CPU_BLOCK] for r in inputs)) for s in range(0, n, CPU_BLOCK)])
         if profiling.ENABLED and not (first_hidden and self.lowp is not None):   # (lowp.py times its own)
             profiling.add("kernel", c0)
             profiling.count("kernel_rows", n)
@@ -187,18 +230,21 @@ class Scorer:
             v = self.oneply(both, owners)[0] if oneply else self.state_values(both, owners, np.zeros(2 * n))
         return v[:n], v[n:]
 
-    def expand_first_layer(self, boards, dice, cube, w1t, b1):
+    def expand_first_layer(self, boards, dice, cube, w1t, b1, distinct: bool = False):
         """Every candidate of each (board, dice) with its first hidden layer for the weights
         ``w1t`` (inputs x units) and ``b1``: (after_boards, hidden, offsets).  The C engine sums
-        the raw and cube inputs' columns; numpy adds the board features' (a model that reads them)."""
+        the raw and cube inputs' columns; numpy adds the board features' (a model that reads them).
+        ``distinct``: one hidden row per distinct after-state of consecutive identical inputs
+        (c_engine.Expander.expand_first_layer), and a fourth result, each candidate's row."""
         if not self.board_features:
-            return self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu)
-        after, hidden, offsets = self.expander.expand_first_layer(boards, dice, w1t[:self.base_inputs], b1, cube,
-                                                                  relu=False)
-        hidden = hidden + board_features(after, on_roll_row=0) @ w1t[self.base_inputs:]
+            return self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu, distinct)
+        after, hidden, offsets, *src = self.expander.expand_first_layer(boards, dice, w1t[:self.base_inputs], b1,
+                                                                        cube, False, distinct)
+        hidden = hidden + board_features(after if not distinct else after[first_rows(src[0])],
+                                          on_roll_row=0) @ w1t[self.base_inputs:]
         if self._relu:
             np.maximum(hidden, 0.0, out=hidden)
-        return after, hidden, offsets
+        return (after, hidden, offsets, *src)
 
     def score(self, boards, dice, owner=None):
         """All candidates of each (board, dice): (after_boards, offsets, values, scalar).
@@ -210,7 +256,12 @@ class Scorer:
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         cube = self.mode.reply_cube_inputs(owner)  # the cube as the opponent, on roll next, sees it
         if self.first_layer == "incremental":
-            after, hidden1, offsets = self.expand_first_layer(boards, dice, cube, *self._first_layer_weights())
+            # with a kernel whose rows are independent, one network row per distinct after-state of
+            # each position's rolls (1-ply), its value copied to every candidate that reaches it:
+            # the same inputs, so the same value to the bit, for less work (module notes)
+            distinct = self.share_rows and self.lowp is not None and self.lowp.rows_independent
+            after, hidden1, offsets, *src = self.expand_first_layer(boards, dice, cube,
+                                                                    *self._first_layer_weights(), distinct)
             self.engine_seconds += time.perf_counter() - t0
             if profiling.ENABLED:
                 profiling.add("engine", c0)   # move generation and the first layer (one C call)
@@ -218,7 +269,7 @@ class Scorer:
             if getattr(self.model, "reads_payoffs", False):  # the head reads each row's payoffs: its board's, repeated
                 payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],
                                     np.diff(offsets), axis=0).astype(np.float32)
-            raw = self.net(hidden1, first_hidden=True, payoffs=payoffs)
+            raw = self.net(hidden1, first_hidden=True, payoffs=payoffs, rows=src[0] if src else None)
         else:
             after, feats, offsets = self.expander.expand(boards, dice)
             self.engine_seconds += time.perf_counter() - t0
@@ -231,7 +282,7 @@ class Scorer:
             raw = self.net(feats)
         counts = np.diff(offsets)
         values = self.values.flip(raw)
-        won = after[:, 1].sum(axis=1, dtype=np.int64) == 0
+        won = finished_games(boards, after, counts)
         if won.any():
             results = be.game_results(after[won])
             own = None if owner is None else np.repeat(np.asarray(owner), counts)[won]
