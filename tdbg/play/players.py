@@ -155,7 +155,7 @@ def build_agent(player: Player, mode) -> Agent:
         raise InputError(f"{spec}: {exc}") from None
     looks_ahead = player.oneply or player.twoply
     try:
-        agent = checkpoint_agent(model, agent_mode, oneply=player.oneply, backend=player.engine, name=spec,
+        agent = checkpoint_agent(model, agent_mode, oneply=player.oneply, engine=player.engine, name=spec,
                                  twoply=player.twoply, oneply_k=player.oneply_k if player.oneply else None,
                                  oneply_filter=player.oneply_filter if looks_ahead else None)
     except ValueError as exc:
