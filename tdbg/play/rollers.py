@@ -88,7 +88,7 @@ class GnubgNNRoller:
         finish the game this turn (at most four checkers move), so where gnubg lists two or
         more candidates their values come straight from the listed probabilities, all 21
         rolls in one array, and only the best key becomes a board.  Same values and moves
-        (tests/test_rollout.py compares the two); the other rolls take the exact path."""
+        (tests/play/test_rollout.py compares the two); the other rolls take the exact path."""
         import gnubg_nn
         boards = np.asarray(boards)
         values = np.empty((len(boards), len(ALL_ROLLS)))
