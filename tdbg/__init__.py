@@ -1,7 +1,7 @@
 """The backgammon TD-learning library, in layers.
 
 Each layer imports only from the layers listed before it (this order is the one place
-it is written; tests/test_layers.py enforces it):
+it is written; tests/codebase/test_layers.py enforces it):
 
     infra   errors, files and the output policy, worker processes, backends, Ray, run logs,
             statistics, provenance, settings fields: no backgammon

@@ -156,7 +156,7 @@ def plot(points: list[dict], out: str, title: str, target: float | None, finals=
     import matplotlib.pyplot as plt
     import matplotlib.ticker
 
-    from tdbg.infra.fileio import json_text   # strict JSON (tests/test_strict_json_everywhere.py)
+    from tdbg.infra.fileio import json_text   # strict JSON (tests/codebase/test_strict_json_everywhere.py)
     scale, ylabel_fmt, label_fmt = UNITS[unit]
     opponents = list(dict.fromkeys(p["opponent"] for p in points if p["opponent"]))
     opponents += [f["opponent"] for f in finals if f["opponent"] and f["opponent"] not in opponents]

@@ -7,7 +7,7 @@ mEq/game; cubeful 10,000-game points capped at +-128 a game, as the selection re
 
 Without --out-dir each PNG replaces the committed one beside its logs (this script's own
 output); with it, the PNGs go to DIR under the same relative paths (DIR must not hold them yet).
-tests/test_strength_curves.py reads the committed PNGs' data (tdbg:curve) and checks it against
+tests/experiments/test_strength_curves.py reads the committed PNGs' data (tdbg:curve) and checks it against
 the logs and the eval JSON files.
 """
 from __future__ import annotations

@@ -18,7 +18,7 @@ from tdbg.infra.fileio import Output, check_outputs
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import write_mat
 from tdbg.play.players import Player, checkpoint_game_mode
-from tdbg.play.series import Series, Table, play_series
+from tdbg.play.series import Series, Table, pinned_series, play_series
 
 PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
              "game 2k)")
@@ -97,8 +97,9 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> int:
     # the opponent looks ahead as our model does only when it is our model
     players = (Player(s.model, oneply=s.oneply), Player(opponent, oneply=s.oneply and s.opponent == "self"))
     add = {"game": files.add_games, "match": files.add_matches}[mode.series_unit]
-    play_series(Series(players, Table(mode.name, s.jacoby, mode.match_length), s.games, s.seed, s.workers,
-                       record=True), progress=not s.quiet, on_records=lambda batch: add(batch, mode.match_length))
+    series = pinned_series(Series(players, Table(mode.name, s.jacoby, mode.match_length), s.games, s.seed, s.workers,
+                                  record=True))   # the checkpoints read once: the games play these bytes
+    play_series(series, progress=not s.quiet, on_records=lambda batch: add(batch, mode.match_length))
     return files.played
 
 

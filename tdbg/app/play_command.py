@@ -1,11 +1,15 @@
 """play_models.py's run: the flags made into a series (play_plan: every misuse one error
 line before any game), the series played on our dice or against the gnubg binary on its
-dice (tdbg.play.series), and its summary printed and result files written (play_report)."""
+dice (tdbg.play.series), with --save-games its games written as .mat files as they finish,
+and its summary printed and result files written (play_report)."""
 from __future__ import annotations
 
-from tdbg.app.play_plan import plan
-from tdbg.app.play_report import mat_saver, report
+import os
+
+from tdbg.app.play_plan import Plan, plan
+from tdbg.app.play_report import report
 from tdbg.app.play_settings import PlaySettings
+from tdbg.play.matfile import write_mat
 from tdbg.play.series import play_series
 
 
@@ -15,3 +19,33 @@ def run(s: PlaySettings) -> None:
     played = play_series(planned.series, progress=not s.quiet, on_records=mat_saver(s, planned),
                          against=planned.gnubg)
     report(s, planned, played)
+
+
+def mat_saver(s: PlaySettings, plan: Plan):
+    """On our dice with --save-games / --save-extreme-games: what writes each finished batch
+    of games as .mat files (so a crash keeps them), None otherwise."""
+    if plan.gnubg or not (s.save_games or s.save_extreme_games):
+        return None
+    # each folder is made with its first file (nothing is made before then)
+    names = (os.path.basename(s.model1), os.path.basename(plan.model2))
+
+    def save(records):
+        if s.save_games:
+            save_mat_games(s.save_games, records, names, plan.mode)
+        if s.save_extreme_games:
+            save_mat_games(s.save_extreme_games, [r for r in records if abs(r.points) >= s.extreme_threshold],
+                           names, plan.mode, one_per_game=True)
+        for rec in records:  # written: only the result stays in memory
+            rec.turns = []
+    return save
+
+
+def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:
+    """Games as Jellyfish .mat files: a DMP game is a 1-point match (one file each), money
+    games share a session file per batch unless ``one_per_game``."""
+    if mode.match_length or one_per_game:
+        for rec in records:
+            write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mode.match_length)
+    elif records:
+        first, last = records[0].index, records[-1].index
+        write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)

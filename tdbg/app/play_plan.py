@@ -4,6 +4,7 @@ the Series value and, against the gnubg binary, its side."""
 from __future__ import annotations
 
 import datetime
+import hashlib
 import os
 from dataclasses import dataclass, field
 
@@ -15,24 +16,36 @@ from tdbg.gnubg.gnubg_series import GNUBG_LEVELS, GnubgSide
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra import run_outputs, threads
 from tdbg.play.luck import read_reference
-from tdbg.play.players import Player, checkpoint_game_mode, pinned
+from tdbg.play.players import Player, check_spec, checkpoint_game_mode, pinned
 from tdbg.play.series import Series, Table
 
 
 @dataclass(frozen=True)
 class Pins:
-    """The bytes of each checkpoint that plays, by its path (a named opponent has none), read
-    once at the start, and the luck judge's."""
+    """The bytes of each checkpoint file that plays, by its path (a named opponent has none),
+    read once at the start, and the luck judge's."""
     data: dict = field(default_factory=dict)
     luck: bytes | None = None
+
+    @classmethod
+    def read(cls, specs, luck: str | None) -> "Pins":
+        """The checkpoints among ``specs`` read now (InputError for a file that is not one),
+        and the luck judge ``luck``."""
+        return cls({spec: pinned(Player(spec)).data for spec in specs
+                    if spec not in GNUBG_LEVELS and os.path.isfile(spec)}, read_reference(luck) if luck else None)
 
     def get(self, spec: str) -> bytes | None:
         return self.data.get(spec)
 
     def md5s(self, model1: str, model2: str) -> dict:
         """The summary's md5s: of the bytes that play."""
-        return {"model1_md5": Player(model1, data=self.get(model1)).md5,
-                "model2_md5": Player(model2, data=self.get(model2)).md5}
+        return {f"{key}_md5": hashlib.md5(self.get(spec)).hexdigest() if self.get(spec) is not None else None
+                for key, spec in (("model1", model1), ("model2", model2))}
+
+    def game_mode(self, spec: str) -> str | None:
+        """The game mode the checkpoint ``spec`` names; None for one that names none, or for
+        a name that is no checkpoint file (the_players checks it)."""
+        return checkpoint_game_mode(spec, self.get(spec)) if self.get(spec) is not None else None
 
 
 @dataclass(frozen=True)
@@ -51,14 +64,13 @@ def plan(s: PlaySettings) -> Plan:
     """The series the flags describe; UsageError (InputError) for the first misuse."""
     if s.gnubg_nn and s.model2 and s.model2 != "gnubg-nn":
         raise cli.UsageError("--gnubg-nn and --model2 name different opponents")
-    model2 = s.opponent
+    model2 = "gnubg-nn" if s.gnubg_nn else s.model2
     if not model2:
         raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
     # before anything else: the checkpoints that play (and judge the luck), read once; the games
     # play these bytes and the md5s recorded are theirs, whatever replaces the files meanwhile;
     # and this process's threads (it plays in-process with one worker)
-    pins = Pins({spec: pinned(Player(spec)).data for spec in (s.model1, model2) if spec not in GNUBG_LEVELS},
-                read_reference(s.luck) if s.luck else None)
+    pins = Pins.read((s.model1, model2), s.luck)
     md5 = {**pins.md5s(s.model1, model2), **threads.use(s.threads)}
     check_usage(s, pins)
     if model2 in GNUBG_LEVELS:
@@ -69,8 +81,7 @@ def plan(s: PlaySettings) -> Plan:
     if s.gnubg:
         raise cli.UsageError("--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
                              f"{model2} is not the gnubg binary")
-    mode_name = (s.game_mode or checkpoint_game_mode(s.model1, pins.get(s.model1))
-                 or checkpoint_game_mode(model2, pins.get(model2)) or "dmp")
+    mode_name = s.game_mode or pins.game_mode(s.model1) or pins.game_mode(model2) or "dmp"
     mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, s.match_length or 7, s.met))
     series = ON_OUR_DICE[mode.series_unit](s, model2, mode, pins)
     return Plan(series, model2, md5, mode)
@@ -88,7 +99,7 @@ def check_usage(s: PlaySettings, pins: Pins) -> None:
     if s.oneply_filter is not None and not (s.oneply1 or s.oneply2 or s.twoply1 or s.twoply2):
         raise cli.UsageError("--oneply-filter prunes a lookahead's replies: use it with --oneplyN or --twoplyN")
     if s.match_length is not None or s.met:
-        mode_name = s.game_mode or checkpoint_game_mode(s.model1, pins.get(s.model1)) or "dmp"
+        mode_name = s.game_mode or pins.game_mode(s.model1) or "dmp"
         cli.checked(lambda: mode_class(mode_name).length_of(s.match_length, s.met))
 
 
@@ -104,19 +115,25 @@ def check_play_outputs(s: PlaySettings, model2: str, games_csv: str | None = Non
 
 def the_players(s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = False) -> tuple[Player, Player]:
     """The two players the flags describe, each playing its checkpoint's bytes of ``pins``;
-    ``gnubg_depth``: --plies goes to a gnubg-nn player (match play takes no --plies)."""
+    InputError for a name that is neither a named opponent nor a checkpoint file (nor the
+    gnubg binary's level); ``gnubg_depth``: --plies goes to a gnubg-nn player (match play
+    takes no --plies)."""
     twoply = (s.twoply_k1, s.twoply_k2)
-    return tuple(Player(spec, oneply=oneply, twoply=twoply if two else None,
-                        plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
-                        oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, engine=s.engine, data=pins.get(spec))
-                 for spec, oneply, two in ((s.model1, s.oneply1, s.twoply1), (model2, s.oneply2, s.twoply2)))
+    players = tuple(Player(spec, oneply=oneply, twoply=twoply if two else None,
+                           plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
+                           oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, engine=s.engine, data=pins.get(spec))
+                    for spec, oneply, two in ((s.model1, s.oneply1, s.twoply1), (model2, s.oneply2, s.twoply2)))
+    for player in players:
+        if player.name not in GNUBG_LEVELS:
+            check_spec(player.name)
+    return players
 
 
 def games_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins) -> Series:
     """Single games in duplicate pairs."""
     check_play_outputs(s, model2)
-    backend_flags.start_backend(s.where, s.workers)
     players = the_players(s, model2, pins, gnubg_depth=True)
+    backend_flags.start_backend(s.where, s.workers)
     if s.plies is not None and all(p.plies is None for p in players):
         raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
     return Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers,
@@ -178,8 +195,9 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
     mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, length, s.met))  # a bad --met before gnubg starts
     csv_path = gnubg_csv_path(s, what)
     check_play_outputs(s, level, csv_path)
+    players = the_players(s, level, pins)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     run_outputs.claim()   # gnubg writes the match files (into --save-games, made with the first): old ones go now
-    series = Series(the_players(s, level, pins), Table(mode_name, s.jacoby, mode.match_length, s.met), s.games,
+    series = Series(players, Table(mode_name, s.jacoby, mode.match_length, s.met), s.games,
                     s.seed, s.workers, luck=s.luck, n_bootstrap=s.n_bootstrap, luck_data=pins.luck)
     return Plan(series, level, md5, mode, GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, s.save_games))

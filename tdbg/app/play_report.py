@@ -1,8 +1,6 @@
 """What play_models.py shows and keeps of a series played: the summary printed, the --json
-and --csv files, the games as .mat files as they finish, gnubg's errors (one line)."""
+and --csv files, gnubg's errors (one line)."""
 from __future__ import annotations
-
-import os
 
 from tdbg.app import cli
 from tdbg.app.play_plan import Plan
@@ -10,7 +8,6 @@ from tdbg.app.play_settings import PlaySettings
 from tdbg.gnubg.gnubg_binary import describe, preflight
 from tdbg.infra import fileio
 from tdbg.infra.provenance import provenance
-from tdbg.play.matfile import write_mat
 from tdbg.play.results_file import write_results
 from tdbg.play.series import Played
 
@@ -80,32 +77,3 @@ def errors_text(errors: list[str]) -> str:
     more = f"; {len(errors) - 1} more worker(s) failed too" if len(errors) > 1 else ""
     return f"{errors[0] if errors else 'unknown error'}{more}"
 
-
-def mat_saver(s: PlaySettings, plan: Plan):
-    """On our dice with --save-games / --save-extreme-games: what writes each finished batch
-    of games as .mat files (so a crash keeps them), None otherwise."""
-    if plan.gnubg or not (s.save_games or s.save_extreme_games):
-        return None
-    # each folder is made with its first file (nothing is made before then)
-    names = (os.path.basename(s.model1), os.path.basename(plan.model2))
-
-    def save(records):
-        if s.save_games:
-            save_mat_games(s.save_games, records, names, plan.mode)
-        if s.save_extreme_games:
-            save_mat_games(s.save_extreme_games, [r for r in records if abs(r.points) >= s.extreme_threshold],
-                           names, plan.mode, one_per_game=True)
-        for rec in records:  # written: only the result stays in memory
-            rec.turns = []
-    return save
-
-
-def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:
-    """Games as Jellyfish .mat files: a DMP game is a 1-point match (one file each), money
-    games share a session file per batch unless ``one_per_game``."""
-    if mode.match_length or one_per_game:
-        for rec in records:
-            write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mode.match_length)
-    elif records:
-        first, last = records[0].index, records[-1].index
-        write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)

@@ -76,8 +76,3 @@ class PlaySettings:
                                     "--games-csv, the .mat files in --save-games)")
     quiet: bool = option(False, "no progress bar")
     where: Backend = field(default_factory=Backend)  # --backend and Ray's flags (backend_flags)
-
-    @property
-    def opponent(self) -> str | None:
-        """model2, as --model2 or --gnubg-nn names it."""
-        return "gnubg-nn" if self.gnubg_nn else self.model2

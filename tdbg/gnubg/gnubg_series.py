@@ -120,7 +120,7 @@ def _show_progress(queue, bar, stop: threading.Event) -> None:
 
 
 def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
-    series = pinned_series(series)  # the checkpoints read once (play_series has, unless called directly)
+    series = pinned_series(series)  # the checkpoints read once (unless the series comes pinned)
     mode = series.table.build()
     if not mode.gnubg_plays:
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "

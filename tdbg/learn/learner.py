@@ -4,7 +4,7 @@ run_stage builds or loads the model and does everything around a stage's rounds 
 signals, log, evaluation, saves); the learner does the work of a round.  Two learners
 implement the protocol: ``batch_td.BatchLearner`` (train_batch.py, train_prob5.py: collect
 episodes, then train on them) and ``online_td.OnlineLearner`` (train_online.py: games with
-an update after every move); tests/test_learner.py checks that both conform.
+an update after every move); tests/learn/test_learner.py checks that both conform.
 
 The class-level members work on the stage's settings (a ``learn.settings`` dataclass) before
 any learner exists; an instance is made with ``(stage, model, mode)`` and is then opened, run

@@ -17,7 +17,7 @@ loss that is not finite stops the run and leaves the last good checkpoint as it 
 The stage's settings are a dataclass of learn.settings (``BatchStage``, ``OnlineStage``):
 this module reads its ``model`` (settings.ModelSpec), ``schedule``, ``run`` and
 ``evaluation``, the learner the rest.  What run_stage asks of a learner is written once,
-as the typed protocol ``learner.Learner`` (tests/test_learner.py checks that both learners
+as the typed protocol ``learner.Learner`` (tests/learn/test_learner.py checks that both learners
 conform): on the class, the constructor ``(stage, model, mode)``, ``prepare`` (settings
 made concrete for the model), ``settings`` (as the checkpoint records them, compared on
 resume), ``round_episodes``, ``eval_due``, ``eval_seed`` and ``where``; on an instance,

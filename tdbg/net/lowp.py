@@ -24,7 +24,7 @@ the last hidden layer's outputs reach the head rounded to bfloat16.
 The C kernels skip the input steps (a float32, a bf16 pair, an int8 quad) that are zero in
 every row of a register tile: a trained net's ReLU layers are 70-85% zeros on self-play's
 candidates, so this halves the work or better, and adding +0 to a sum changes no bit
-(c_engine/mlp_lowp.c's notes; tests/test_lowp.py compares with running every step).
+(c_engine/mlp_lowp.c's notes; tests/net/test_lowp.py compares with running every step).
 
 The head (the last linear layer and its sigmoids) stays float32.  Weights are
 converted when first used and again whenever a parameter changed (torch bumps a

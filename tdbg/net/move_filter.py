@@ -25,7 +25,7 @@ fits the filter to them by regression.
 
 With ``k`` at least the largest candidate count the kept rows are all rows, in their
 order, so the targets equal exact 1-ply's bit for bit; with a filter that ranks as the
-main network does, they equal them for any ``k`` >= 1 (tests/test_move_filter.py).
+main network does, they equal them for any ``k`` >= 1 (tests/net/test_move_filter.py).
 The filter rides on the model (model.move_filter_of), is saved in its checkpoint and
 carried through growth (net_growth).
 """

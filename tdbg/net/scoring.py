@@ -14,7 +14,7 @@ by W1.  "incremental" lets the C engine compute W1 x + b1 of the pre-move board 
 per input and add, per candidate, only the weight columns of the ~5 inputs the move
 changed, then the ReLU (for other activations it hands back W1 x + b1 and the model
 applies its own); the network goes on from there.  Same values within float32
-rounding (the sums run in another order; tests/test_incremental_scoring.py), far
+rounding (the sums run in another order; tests/net/test_incremental_scoring.py), far
 less first-layer arithmetic.  "auto" is incremental with the C engine on a CPU
 device and dense otherwise (the Python engine has no incremental path; on a GPU the
 dense product is cheap).  Online TD asks for dense: its weights change every move.
@@ -28,7 +28,7 @@ the head's nonlinearity, so each value sits where it would have been (torch's si
 differ in the last bit with a value's place in its array).  Only with a reduced-precision C
 kernel, whose rows never depend on each other (lowp.LowpMLP.rows_independent): targets and
 moves are then the same to the bit as scoring every candidate
-(tests/test_oneply_real_positions.py); torch's forward passes make no such promise and score
+(tests/net/test_oneply_real_positions.py); torch's forward passes make no such promise and score
 every candidate.
 """
 from __future__ import annotations

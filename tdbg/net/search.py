@@ -17,7 +17,7 @@ batched primitive every player shares (``Scorer.score``: all candidates of many
 So K1 filters our candidates by their 1-ply values and K2 the replies inside the
 search by their 0-ply values (gnubg's own n-ply evaluation keeps one reply per roll,
 K2 = 1).  With K1 and K2 at least the number of legal moves the search is the full
-2-ply expectimax (tests/test_twoply.py checks that against a move-by-move reference).
+2-ply expectimax (tests/net/test_twoply.py checks that against a move-by-move reference).
 As the 1-ply lookahead, the search does not model the cube decisions inside it: a
 cubeful position's value at each node is the network's value of that cube state.
 """

@@ -50,9 +50,9 @@ class RandomAgent(Agent):
 
     name = "random"
 
-    def __init__(self, seed: int = 0, backend: str = "auto"):
+    def __init__(self, seed: int = 0, engine: str = "auto"):
         self.rng = np.random.default_rng(seed)
-        self.expander = movegen.make_expander(backend)
+        self.expander = movegen.make_expander(engine)
 
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         after, _, offsets = self.expander.expand(boards, dice, encode=False)

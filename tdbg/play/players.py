@@ -28,7 +28,7 @@ from tdbg.game.modes.base import GameMode
 from tdbg.infra.errors import InputError
 from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
 from tdbg.play import opponents
-from tdbg.play.agents import GNUBG_NN_PLIES, Agent
+from tdbg.play.agents import Agent
 from tdbg.play.prob_agent import ProbAgent
 from tdbg.play.td_agent import TDAgent
 
@@ -133,11 +133,10 @@ def checkpoint_game_mode(spec: str, data: bytes | None = None) -> str | None:
 def build_agent(player: Player, mode) -> Agent:
     """The agent ``player`` plays ``mode``'s games with; InputError when it cannot play them."""
     spec = player.name
-    if opponents.get(spec) is not None:
-        if player.oneply or player.twoply:
-            raise InputError(f"--oneply/--twoply apply to checkpoints, not to {spec}")
+    found = opponents.get(spec)   # the registry, asked once
+    if found is not None:
         try:
-            return make_reference_agent(player, mode)
+            return found.agent(mode, player)
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if player.plies is not None:
@@ -156,7 +155,7 @@ def build_agent(player: Player, mode) -> Agent:
         raise InputError(f"{spec}: {exc}") from None
     looks_ahead = player.oneply or player.twoply
     try:
-        agent = checkpoint_agent(model, agent_mode, oneply=player.oneply, backend=player.engine, name=spec,
+        agent = checkpoint_agent(model, agent_mode, oneply=player.oneply, engine=player.engine, name=spec,
                                  twoply=player.twoply, oneply_k=player.oneply_k if player.oneply else None,
                                  oneply_filter=player.oneply_filter if looks_ahead else None)
     except ValueError as exc:
@@ -166,14 +165,12 @@ def build_agent(player: Player, mode) -> Agent:
 
 def make_reference_agent(player: Player | str, mode: GameMode) -> Agent:
     """A built-in opponent for games of ``mode`` (a name stands for its Player with the
-    defaults).  ValueError when it is none, or takes no ``plies`` of that depth."""
+    defaults).  ValueError when it is none, or the player's search settings do not apply
+    to it (opponents.Opponent.agent)."""
     if isinstance(player, str):
         player = Player(player)
     found = opponents.get(player.name)
-    if player.plies is not None and (found is None or not found.plies or player.plies not in GNUBG_NN_PLIES):
-        raise ValueError(f"--plies {player.plies}: only gnubg-nn looks ahead, at "
-                         f"{', '.join(map(str, GNUBG_NN_PLIES))} plies")
     if found is None:
         raise ValueError(f"unknown opponent {player.name!r}; choose a checkpoint path or one of "
                          f"{', '.join(opponents.NAMES)}")
-    return found.make(mode, player)
+    return found.agent(mode, player)

@@ -27,13 +27,13 @@ BLOCK = 256  # positions per scoring pass: 256 x 21 rolls x ~20 candidates keeps
 
 
 class NetRoller:
-    def __init__(self, model, mode, ply: int = 0, backend: str = "auto"):
+    def __init__(self, model, mode, ply: int = 0, engine: str = "auto"):
         model.eval()
         self.model, self.mode, self.ply = model, mode, ply
         self.head = output_head(model.output_mode)
-        self.scorer = Scorer(model, mode, engine=backend)
+        self.scorer = Scorer(model, mode, engine=engine)
         self.plays_own_0ply = ply == 0
-        self.agent = checkpoint_agent(model, mode, oneply=True, backend=backend) if ply == 1 else None
+        self.agent = checkpoint_agent(model, mode, oneply=True, engine=engine) if ply == 1 else None
         self.name = f"td[{','.join(map(str, model.hidden))}]"
 
     def all_rolls(self, boards):
@@ -88,7 +88,7 @@ class GnubgNNRoller:
         finish the game this turn (at most four checkers move), so where gnubg lists two or
         more candidates their values come straight from the listed probabilities, all 21
         rolls in one array, and only the best key becomes a board.  Same values and moves
-        (tests/test_rollout.py compares the two); the other rolls take the exact path."""
+        (tests/play/test_rollout.py compares the two); the other rolls take the exact path."""
         import gnubg_nn
         boards = np.asarray(boards)
         values = np.empty((len(boards), len(ALL_ROLLS)))
@@ -157,7 +157,7 @@ class GnubgNNRoller:
         return out
 
 
-def make_roller(spec: str, mode_name: str | None = None, ply: int = 0, backend: str = "auto"):
+def make_roller(spec: str, mode_name: str | None = None, ply: int = 0, engine: str = "auto"):
     """A checkpoint path or ``gnubg-nn`` (which needs ``mode_name``: dmp or cubeless-money)."""
     if spec == "gnubg-nn":
         if ply != 0:
@@ -166,4 +166,4 @@ def make_roller(spec: str, mode_name: str | None = None, ply: int = 0, backend: 
     model, _, mode = load_checkpoint_mode(spec, mode_name)
     if mode.cubeful:
         raise ValueError(f"{spec} is a cubeful model: rollouts here are cubeless, and its inputs need a cube")
-    return NetRoller(model, mode, ply, backend)
+    return NetRoller(model, mode, ply, engine)

@@ -85,14 +85,28 @@ class Played:
         return Summary(mode.series_unit, fields, self.paired)
 
 
+def _agents(series: Series, mode: GameMode) -> tuple:
+    """One job's two agents, built fresh: the first player's with the series' seed, the
+    second's with seed + 1 (a random player's choices restart with each job, so a job plays
+    the same units in whichever process); the unit's InputError when a player cannot play
+    ``mode``'s games."""
+    agents = []
+    for player, seed in zip(series.players, (series.seed, series.seed + 1)):
+        try:
+            agent = build_agent(player.seeded(seed), mode)
+            mode.check_agent(agent)
+        except ValueError as exc:
+            raise UNITS[mode.series_unit].refused(player, exc) from None
+        agents.append(agent)
+    return tuple(agents)
+
+
 def _job(job: dict):
-    """One worker job: the series (its checkpoints travel inside it as bytes, so a worker
-    needs no file and plays what was read at the start) and the indices of its units."""
+    """One worker job: the series (its checkpoints travel inside it as bytes once pinned, so
+    a worker needs no file and plays what was read at the start) and the indices of its units."""
     series = job["series"]
     mode = series.table.build()   # threads: a pool's worker set one (threads.WORKER); in this process, the run's choice
-    a = build_agent(series.players[0].seeded(series.seed), mode)
-    b = build_agent(series.players[1].seeded(series.seed + 1), mode)
-    return UNITS[mode.series_unit].play(a, b, job["indices"], mode, series)
+    return UNITS[mode.series_unit].play(*_agents(series, mode), job["indices"], mode, series)
 
 
 def pinned_series(series: Series) -> Series:
@@ -110,18 +124,17 @@ def play_series(series: Series, progress: bool = True, on_records=None, against:
     """Play the series, on our dice or, ``against`` an opponent that rolls its own, between
     its first player and that opponent; InputError before any unit when a player cannot play
     the mode.  ``on_records(records)`` sees each finished batch on our dice, e.g. to write
-    .mat files as they come."""
-    series = pinned_series(series)   # the checkpoints read once, here (unless the series comes pinned)
+    .mat files as they come.  The series plays what its players hold: pin it first
+    (``pinned_series``) for its checkpoints to be read once, whatever replaces the files
+    during the run (play_models.py's series come pinned)."""
     mode = series.table.build()
     unit = UNITS[mode.series_unit]
     if against is not None:
         records, games, errors = against.play(series, progress)
         return Played(series, records, False, games, errors)
-    for player in series.players:  # built once here, so that a bad player fails before any worker starts
-        try:
-            mode.check_agent(build_agent(player.seeded(series.seed), mode))
-        except ValueError as exc:
-            raise unit.refused(player, exc) from None
+    # the first job's agents, built before any worker starts, so that a player that cannot
+    # play fails first; in this process they play that job
+    first = _agents(series, mode)
     low, high = unit.chunk
     size = min(high, max(low, series.count // (4 * max(series.workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
@@ -130,8 +143,9 @@ def play_series(series: Series, progress: bool = True, on_records=None, against:
     bar = tqdm(total=series.count, unit=mode.series_unit, disable=not progress, dynamic_ncols=True)
     pool = open_pool(series.pool, series.workers, f"{mode.series_unit}-playing worker")
     try:
-        if pool is None:
-            finished = (_job({"series": series, "indices": chunk}) for chunk in chunks)
+        if pool is None:   # the first job plays the agents just built, every later one builds its own
+            finished = (unit.play(*first, chunk, mode, series) if k == 0 else _job({"series": series, "indices": chunk})
+                        for k, chunk in enumerate(chunks))
         else:  # the series, weights included, is shared once (with Ray: put in the object store)
             shared = pool.share(series)
             finished = (got for _, got in pool.as_completed([pool.submit(_job, {"series": shared, "indices": chunk})

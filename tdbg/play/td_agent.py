@@ -31,7 +31,7 @@ from tdbg.play.agents import Agent
 class TDAgent(Agent):
     cube_capable = True
 
-    def __init__(self, model, mode: GameMode, oneply: bool = False, backend: str = "auto",
+    def __init__(self, model, mode: GameMode, oneply: bool = False, engine: str = "auto",
                  device: str | None = None, name: str | None = None, first_layer: str = "auto",
                  twoply: tuple[int, int] | None = None, oneply_k: int | None = None,
                  oneply_filter: int | None = None):
@@ -46,7 +46,7 @@ class TDAgent(Agent):
         self.mode = mode
         self.oneply = oneply
         self.oneply_k = oneply_k
-        self.scorer = Scorer(model, mode, engine=backend, device=device, first_layer=first_layer)
+        self.scorer = Scorer(model, mode, engine=engine, device=device, first_layer=first_layer)
         # ValueError (no move filter in the model, K < 1) before any game
         self.filtered = FilteredOnePly(self.scorer, k=oneply_filter) if oneply_filter is not None else None
         self.twoply = TwoPly(self.scorer, *twoply, lookahead=self._lookahead) if twoply else None

@@ -2,8 +2,9 @@
 it offers (``register``), so adding one is one new module here.
 
 An opponent is made from the game mode and the Player (tdbg.play.players) that names it:
-``make(mode, player)`` returns the Agent, or raises ValueError when the player's settings
-do not apply to it.  ``rank`` orders the names where they are listed (--help, errors).
+``Opponent.agent(mode, player)`` checks that the player's search settings apply to it and
+returns the Agent its ``make(mode, player)`` builds (ValueError otherwise).  ``rank`` orders
+the names where they are listed (--help, errors).
 """
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import dataclasses
 import importlib
 import pkgutil
 from typing import Callable
+
+from tdbg.play.agents import GNUBG_NN_PLIES
 
 
 @dataclasses.dataclass(frozen=True)
@@ -20,6 +23,16 @@ class Opponent:
     rank: int       # its place in the listed names
     cube: bool      # makes cube decisions (quick evaluations give it the cubeful game)
     plies: bool     # takes a search depth (Player.plies)
+
+    def agent(self, mode, player):
+        """The agent ``player`` (which names this opponent) plays ``mode``'s games with;
+        ValueError when its search settings do not apply to this opponent."""
+        if player.oneply or player.twoply:
+            raise ValueError(f"--oneply/--twoply apply to checkpoints, not to {self.name}")
+        if player.plies is not None and (not self.plies or player.plies not in GNUBG_NN_PLIES):
+            raise ValueError(f"--plies {player.plies}: only gnubg-nn looks ahead, at "
+                             f"{', '.join(map(str, GNUBG_NN_PLIES))} plies")
+        return self.make(mode, player)
 
 
 _REGISTERED: dict[str, Opponent] = {}

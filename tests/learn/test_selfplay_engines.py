@@ -20,17 +20,17 @@ KEYS = [("dmp", "probability", False), ("dmp", "probability", True), ("cubeless-
         ("cubeful-money", "equity", False), ("cubeful-money", "equity", True)]
 
 
-def _collect(mode_name, head, oneply, backend):
+def _collect(mode_name, head, oneply, engine):
     mode = game_mode(mode_name)
     torch.manual_seed(7)
     model = TDNetwork(mode.n_inputs, [8], head).eval()
-    return SelfPlay(model, Play(mode, oneply, engine=backend, parallel_games=4)).collect(2 if oneply else 6,
+    return SelfPlay(model, Play(mode, oneply, engine=engine, parallel_games=4)).collect(2 if oneply else 6,
                                                                                   np.random.default_rng(11))
 
 
 @pytest.mark.parametrize("key", KEYS, ids=lambda k: f"{k[0]}-{k[1]}-{'oneply' if k[2] else 'sampled'}")
 def test_c_and_python_engines_play_the_same_selfplay(key):
-    c, py = (_collect(*key, backend) for backend in ("c", "python"))
+    c, py = (_collect(*key, engine) for engine in ("c", "python"))
     assert len(c["targets"]) > 100   # whole games, not a stub
     assert np.array_equal(c["features"], py["features"])
     assert c["targets"].shape == py["targets"].shape and np.abs(c["targets"] - py["targets"]).max() < 1e-6

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import HANG_GUARD, assert_one_line_error, run
+from helpers import HANG_GUARD, ROOT, assert_one_line_error, run
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_binary import (LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5, GnubgError, available,
                                      installed_binaries, preflight)
@@ -263,7 +263,7 @@ kill -9 $pid''')
     import sys
     proc = subprocess.run([sys.executable, "play_models.py", "--model1", cubeful_ckpt, "--model2", "gnubg-ext",
                            "--games", "2000", "--quiet", "--json", str(out), "--games-csv", str(games_csv)],
-                          capture_output=True, text=True, env=env_run, cwd=os.path.dirname(os.path.dirname(__file__)),
+                          capture_output=True, text=True, env=env_run, cwd=ROOT,
                           timeout=HANG_GUARD)
     assert_one_line_error(proc, "closed the connection")
     s = json.loads(out.read_text())

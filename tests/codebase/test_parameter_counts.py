@@ -7,7 +7,8 @@ from __future__ import annotations
 import ast
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from helpers import ROOT
+
 PACKAGE = os.path.join(ROOT, "tdbg")
 MAX_PARAMETERS = 7
 LONG_SIGNATURES = {   # "file:qualified name" -> why it may take more, for now

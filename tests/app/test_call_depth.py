@@ -14,8 +14,6 @@ import dataclasses
 import sys
 from collections import Counter
 
-import pytest
-
 from tdbg.app import play_command
 from tdbg.app.play_settings import PlaySettings
 
@@ -82,10 +80,6 @@ def test_the_path_ends_at_the_first_players_move():
     assert path[-1] == "tdbg.play.agents"   # RandomAgent.choose_moves
 
 
-# Not met yet: the path enters 13 modules, tdbg.play.players 7 times (each player's agent is
-# built twice, once to refuse a player that cannot play before any worker starts and once in
-# the worker, and the opponent registry is asked more than once per build).
-@pytest.mark.xfail(strict=True, reason="the first player's path is not yet within 10 modules, each entered twice")
 def test_the_first_players_path_is_short():
     settings = PlaySettings(model1=FIRST, model2="pubeval", games=2, seed=1, quiet=True)
     path = modules_on_path(lambda: play_command.run(settings))

@@ -199,9 +199,9 @@ def test_incremental_with_the_python_engine_is_refused(monkeypatch):
     from tdbg.net.scoring import check_first_layer
     with pytest.raises(InputError, match="--engine python"):
         check_first_layer("incremental", "python")
-    for first_layer, backend in (("incremental", "c"), ("incremental", "auto"), ("auto", "python"),
+    for first_layer, engine in (("incremental", "c"), ("incremental", "auto"), ("auto", "python"),
                                  ("dense", "python")):
-        check_first_layer(first_layer, backend)
+        check_first_layer(first_layer, engine)
     monkeypatch.setattr(movegen, "c_available", lambda: False)
     with pytest.raises(InputError, match="C engine is not built"):
         check_first_layer("incremental", "auto")

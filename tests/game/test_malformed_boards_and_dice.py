@@ -74,6 +74,6 @@ def test_large_counts_do_not_wrap_in_int8():
         c_engine.legal_moves(b, 3, 1)
 
 
-def test_unknown_backend():
+def test_unknown_engine():
     with pytest.raises(ValueError, match="unknown engine"):
         movegen.resolve_engine("fortran")

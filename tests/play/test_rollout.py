@@ -6,13 +6,13 @@ import os
 import numpy as np
 import pytest
 
-from helpers import assert_one_line_error, run
+from helpers import ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be, bearoff as bo
 from tdbg.game.dice import RolloutDice
 from tdbg.play.rollers import make_roller
 from tdbg.play.rollout import RolloutSettings, move_outcomes, rank_moves, rollout_positions, summarize
 
-DMP_MODEL = os.path.join(os.path.dirname(__file__), "..", "best_models", "dmp_128x2.pt")
+DMP_MODEL = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
 # a bear-off with three checkers a side, on roll P(win) = 0.82884...
 BEAROFF = bo.board_of((0, 1, 1, 0, 1, 0), (1, 0, 1, 0, 0, 1))
 
@@ -106,7 +106,7 @@ def test_cli_bad_input(args, words):
 def test_cli_bad_position_and_model(tmp_path):
     assert_one_line_error(run("tools/rollout.py", DMP_MODEL, "not-an-id"), "position")
     assert_one_line_error(run("tools/rollout.py", str(tmp_path / "missing.pt"), "4HPwATDgc/ABMA"), "missing.pt")
-    cubeful = os.path.join(os.path.dirname(__file__), "..", "best_models", "cubeful_256x2.pt")
+    cubeful = os.path.join(ROOT, "best_models", "cubeful_256x2.pt")
     assert_one_line_error(run("tools/rollout.py", cubeful, "4HPwATDgc/ABMA"), "cubeful")
 
 

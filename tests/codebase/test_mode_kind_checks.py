@@ -11,7 +11,8 @@ import ast
 import glob
 import os
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from helpers import ROOT
+
 KIND_FLAGS = {"is_match", "is_money", "is_cubeful", "is_dmp"}
 MODE_CLASSES = {"GameMode", "DMP", "CubelessMoney", "CubefulMoney", "MatchPlay"}
 MODE_NAMES = {"dmp", "cubeless-money", "cubeful-money", "match"}

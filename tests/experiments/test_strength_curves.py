@@ -11,7 +11,8 @@ import os
 import pytest
 from PIL import Image
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from helpers import ROOT
+
 _spec = importlib.util.spec_from_file_location("strength_curves",
                                                os.path.join(ROOT, "experiments/retraining/strength_curves.py"))
 curves = importlib.util.module_from_spec(_spec)

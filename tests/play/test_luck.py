@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import assert_one_line_error, run
+from helpers import ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.encoding import encode_batch
@@ -20,7 +20,6 @@ from tdbg.play.luck import CheckpointReference, GnubgNNReference, game_luck, luc
 from tdbg.play.match import GameRecord, play_games
 from tdbg.play.players import Player, load_player
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import assert_one_line_error, run
+from helpers import ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, encode_batch, encode_cubeful_batch
 from tdbg.game.position_ids import GameState, gnubg_id
@@ -20,7 +20,6 @@ from tdbg.play import analysis
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
                                  reason="GNU Backgammon binary not installed (make gnubg)")
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CUBEFUL = os.path.join(ROOT, "best_models", "cubeful_256x2.pt")
 
 

@@ -71,7 +71,7 @@ def test_twoply_position_values_equal_brute_force(mode_name, output, owners):
     model = TDNetwork(mode.n_inputs, [16], output).eval()
     ref = Reference(model, mode)
     for k2 in (99, 1):  # unfiltered, and gnubg's one reply per roll
-        agent = TDAgent(model, mode, twoply=(3, k2), backend="python")
+        agent = TDAgent(model, mode, twoply=(3, k2), engine="python")
         for owner in owners:
             own = None if owner is None else np.full(len(SMALL), owner)
             got = agent.twoply.position_values(np.array(SMALL), own)
@@ -89,8 +89,8 @@ def test_twoply_moves_equal_brute_force_and_differ_from_oneply(mode_name, output
     model = TDNetwork(mode.n_inputs, [16], output).eval()
     ref = Reference(model, mode)
     k1 = 2
-    two = TDAgent(model, mode, twoply=(k1, 99), backend="python")
-    one = TDAgent(model, mode, oneply=True, backend="python")
+    two = TDAgent(model, mode, twoply=(k1, 99), engine="python")
+    one = TDAgent(model, mode, oneply=True, engine="python")
     cases = [(b, (d1, d2)) for b in SMALL for d1, d2 in ((6, 1), (4, 2), (5, 3), (2, 1))
              if len(be.legal_moves(b, d1, d2)) > k1]
     boards = np.array([b for b, _ in cases])
@@ -113,7 +113,7 @@ def test_twoply_cube_decisions_use_twoply_values():
     mode = game_mode("cubeful-money")
     model = TDNetwork(mode.n_inputs, [16], "equity").eval()
     ref = Reference(model, mode)
-    agent = TDAgent(model, mode, twoply=(3, 99), backend="python")
+    agent = TDAgent(model, mode, twoply=(3, 99), engine="python")
     boards = np.array(SMALL)
     owner = np.full(len(SMALL), CUBE_CENTERED)
     action = agent.cube_action(boards, owner)
@@ -145,11 +145,11 @@ def test_filtered_oneply_plays_the_best_of_the_k_best_by_zero_ply(mode_name, out
              if len(be.legal_moves(b, d1, d2)) > 2]
     boards, dice = np.array([b for b, _ in cases]), np.array([d for _, d in cases])
     own = None if owner is None else np.full(len(cases), owner)
-    full = TDAgent(model, mode, oneply=True, backend="python").choose_moves(boards, dice, own)
-    zero = TDAgent(model, mode, backend="python").choose_moves(boards, dice, own)
+    full = TDAgent(model, mode, oneply=True, engine="python").choose_moves(boards, dice, own)
+    zero = TDAgent(model, mode, engine="python").choose_moves(boards, dice, own)
     differ = 0
     for k in (1, 2):
-        got = TDAgent(model, mode, oneply=True, oneply_k=k, backend="python").choose_moves(boards, dice, own)
+        got = TDAgent(model, mode, oneply=True, oneply_k=k, engine="python").choose_moves(boards, dice, own)
         for i, (b, (d1, d2)) in enumerate(cases):
             afters = [a for _, a in be.legal_moves(b, d1, d2)]
             v0 = [ref.scalar(ref.after_value(a, owner, 0)) for a in afters]
@@ -167,4 +167,4 @@ def test_oneply_k_needs_a_one_ply_player_and_at_least_one():
     model = TDNetwork(mode.n_inputs, [8], "probability").eval()
     for kw in ({"oneply": True, "oneply_k": 0}, {"oneply_k": 3}):
         with pytest.raises(ValueError, match="oneply-k"):
-            TDAgent(model, mode, backend="python", **kw)
+            TDAgent(model, mode, engine="python", **kw)
