@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Draw the strength lineage's curves from its logs and 10,000-game results:
-strength/curve.png (DMP, win rate in %), strength_money/curve.png and curve_m4.png (money,
-mEq/game; cubeful 10,000-game points capped at +-128 a game, as the selection read them).
+strength/curve.png and curve_e1.png (DMP, win rate in %), strength_money/curve.png,
+curve_m4.png and curve_n1.png (money, mEq/game; cubeful 10,000-game points capped at +-128 a
+game, as the selection read them).
 
     python experiments/retraining/strength_curves.py [--out-dir DIR]
 
@@ -24,6 +25,14 @@ M = "experiments/retraining/strength_money"
 DMP_LOGS = [f"{S}/{x}.csv" for x in ("s1_128x2", "s2_256x3", "s2b_256x3", "s3_256x3", "s4_256x3_1ply",
                                       "s5_256x3_polish", "s6_256x3_1ply", "s7_256x3_polish")]
 BASE_FOR_MONEY = DMP_LOGS[:4]   # the money legs start from s3's end
+E1 = f"{S}/e1_256x3_exact1ply"   # exact 1-ply from s7 with its twin units repaired (s7r)
+N_FROM_E1 = 250_000               # the n-legs (money) start from e1's 250,000-episode snapshot
+
+
+def cpu_hours_at(log: str, stage_episodes: int) -> float:
+    """CPU-hours a stage's log records when it reached ``stage_episodes``."""
+    rows = cli.read_log(os.path.join(ROOT, log), "cpu_hours", "a training log with CPU-hours")
+    return next(float(r["cpu_hours"]) for r in rows if int(r["stage_episodes"]) >= stage_episodes)
 
 
 def _dmp_final(log: str) -> str:
@@ -37,6 +46,19 @@ CURVES = {
         *DMP_LOGS, "--unit", "win-rate", "--target", "0.5",
         "--final-results", *[_dmp_final(x) for x in DMP_LOGS],
         "--title", "strength lineage (DMP) vs gnubg-nn: 1,000-game checks and 10,000-game stage ends (seed 1001)"],
+    f"{S}/curve_e1.png": [
+        DMP_LOGS[-1], f"{E1}.csv", "--unit", "win-rate", "--target", "0.5", "--base-logs", *DMP_LOGS[:-1],
+        "--final-results", _dmp_final(DMP_LOGS[-1]), f"{S}/eval/e1_256x3_exact1ply_vs_gnubg-nn_seed1001.csv",
+        "--checkpoint-results", f"2:100000:{S}/eval/e1_256x3_exact1ply_r000100_vs_gnubg-nn_seed1001.csv",
+        f"2:250000:{S}/eval/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001.csv",
+        "--title", "s7 (0-ply), then e1 (exact 1-ply targets, Adam 1e-4 -> 5e-6) vs gnubg-nn, seed 1001: "
+                   "1,000-game checks, diamonds 10,000 games"],
+    f"{M}/curve_n1.png": [
+        f"{M}/n1_cubeless_256x3.csv", "--unit", "meq", "--target", "-0.06", "--base-logs", *DMP_LOGS,
+        "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
+        "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
+        "--title", "money, n1 (cubeless, from e1 at 250,000 episodes) vs gnubg-nn, seed 1001: "
+                   "1,000-game checks, diamond 10,000 games"],
     f"{M}/curve.png": [
         f"{M}/m1_cubeless_256x3.csv", f"{M}/m2_cubeful_256x3.csv", f"{M}/m3_cubeful_256x3_1ply.csv",
         "--unit", "meq", "--capped", "--target", "-0.06", "--base-logs", *BASE_FOR_MONEY,
