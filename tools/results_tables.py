@@ -167,6 +167,8 @@ def n(x: int) -> str:
 # says which runs were compared); report: the seed of the figure in the table (read from its file).
 
 SELECTION = {
+    "dmp_256x3_1ply.pt": ("1001", "s7 (`dmp_256x3`) and strength_exact1ply.sh's e1 (exact 1-ply targets from s7 with its "
+                                  "twin units repaired) at 100k, 250k and 500k episodes, 10,000 games each on seed 1001"),
     "dmp_256x3.pt": ("1001", "the ends of strength_dmp.sh's five stages after growth (s3-s7: 0-ply training, then 1-ply "
                                 "refinements and low-LR polishes), 10,000 games each on seed 1001"),
     "cubeless_256x3.pt": (None, "the only candidate: strength_money.sh's cubeless stage (m1)"),
@@ -202,6 +204,7 @@ def _match_rate(name: str) -> str:
 
 
 FRESH = {
+    "dmp_256x3_1ply.pt": ("dmp_256x3_1ply_vs_gnubg-nn_seed2401", pct, "games", ""),
     "dmp_256x3.pt": ("dmp_256x3_vs_gnubg-nn_seed2301", pct, "games", ""),
     "cubeless_256x3.pt": ("cubeless_256x3_vs_gnubg-nn_seed2302", meq, "games", ""),
     "cubeful_256x3.pt": ("cubeful_256x3_vs_gnubg-ext_seed2303", meq, "games", ""),
@@ -278,6 +281,19 @@ def best_models_table() -> str:
                    rate("dmp_256x3_vs_pubeval_seed2301"), "n/a (DMP)",
                    seed_files=("dmp_256x3_vs_gnubg-nn_seed2301", "dmp_256x3_vs_pubeval_seed2301",
                                "dmp_256x3_vs_dmp_512x2x256_seed2311")),
+        _model_row("dmp_256x3_1ply.pt", "DMP, P(win)",
+                   "196-[256,256,256]-1 (`dmp_256x3` with its twin units folded into one and the rest freed "
+                   "(`tools/repair_twins.py`), then 250,000 episodes of exact 1-ply targets at Adam 1e-4 -> 5e-6 (e1 "
+                   "of `strength_exact1ply.sh`, its 250k snapshot); all 768 hidden units distinct)", 182273, "7,650,000",
+                   "15.65 (12.68 + 2.97: e1 to 250k)",
+                   f"**{pct('dmp_256x3_1ply_vs_gnubg-nn_seed2401')}** ({n(games('dmp_256x3_1ply_vs_gnubg-nn_seed2401'))} "
+                   f"games on fresh dice; on the selection seed "
+                   f"{pct(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001')}, paired vs `dmp_256x3` (s7) there "
+                   f"{paired(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001', f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}; "
+                   f"head to head vs `dmp_256x3`: {pct('dmp_256x3_1ply_vs_dmp_256x3_seed2411')})",
+                   rate("dmp_256x3_1ply_vs_pubeval_seed2401"), "n/a (DMP)",
+                   seed_files=("dmp_256x3_1ply_vs_gnubg-nn_seed2401", "dmp_256x3_1ply_vs_pubeval_seed2401",
+                               "dmp_256x3_1ply_vs_dmp_256x3_seed2411")),
         _model_row("dmp_512x2x256.pt", "DMP, P(win)",
                    "196-[512,512,256]-1 (`dmp_s4` at 554k annealed (e), Net2Net to [512,512] (g), then a 256-unit layer "
                    "appended, function-preserving (j, `--expand-depth-size 256`), 357,400 episodes of 0-ply at Adam "
