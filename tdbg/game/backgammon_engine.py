@@ -155,6 +155,16 @@ def game_results(boards) -> np.ndarray:
     return out
 
 
+def no_contact(boards) -> np.ndarray:
+    """Per (N, 2, 25) board: True when no checker can meet an opponent's again (a race, a
+    bear-off or a finished game): each side's rearmost checker (the bar counts as its
+    index 24) has passed the other's, i.e. the two rearmost indices sum to less than 23."""
+    b = np.asarray(boards).reshape(-1, 2, 25) > 0
+    # index of each row's rearmost checker, -1 for an empty row
+    rear = np.where(b.any(axis=2), 24 - np.argmax(b[:, :, ::-1], axis=2), -1)
+    return rear[:, 0] + rear[:, 1] < 23
+
+
 def apply_move(board, move) -> np.ndarray:
     """The board after playing ``move``'s steps in order (mover stays in row 1).
 

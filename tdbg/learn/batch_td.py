@@ -51,6 +51,8 @@ class BatchLearner:
         self.filter_k = col.oneply_filter
         if self.filter_k and not col.oneply:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
+        if col.filter_exact_races and not self.filter_k:
+            raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
         self.filter_trainer = None
         self.continuing = False
         self.trainer = Trainer(model, opt, stage.schedule.lr, run.device, loss)

@@ -120,6 +120,7 @@ class Play:
     acting: Acting = Acting()
     precision: str = "fp32"       # the candidates' layers after the first (lowp.py): fp32 | bf16 | ...
     filter_k: int = 0             # --oneply-filter K: 1-ply over the move filter's K best candidates a roll
+    filter_exact_races: bool = False   # --filter-exact-races: every candidate where no contact is left
     record_filter: bool = False   # 0-ply play keeps the thrown roll's candidates as the filter's rows
     device: str | None = None     # default: the model's
 
@@ -128,7 +129,7 @@ class Play:
         """Self-play as a stage's settings say (learn.settings.Collection, its Acting and
         Run.engine)."""
         return cls(mode, collection.oneply, engine, collection.parallel_games, collection.scoring, acting,
-                   collection.collect_precision, collection.oneply_filter)
+                   collection.collect_precision, collection.oneply_filter, collection.filter_exact_races)
 
 
 class SelfPlay:
@@ -142,7 +143,8 @@ class SelfPlay:
         self.oneply = play.oneply
         # --oneply-filter K: 1-ply targets over the model's move filter's K best candidates a roll
         # (move_filter.py); record_filter: 0-ply play keeps the thrown roll's candidates as filter rows
-        self.filtered = FilteredOnePly(self.scorer, k=play.filter_k) if play.oneply and play.filter_k else None
+        self.filtered = FilteredOnePly(self.scorer, k=play.filter_k, exact_races=play.filter_exact_races) \
+            if play.oneply and play.filter_k else None
         self.record_filter = play.record_filter
         self.acting = play.acting
         self.parallel_games = play.parallel_games

@@ -137,6 +137,9 @@ class Collection:
         0, "with --oneply: value only the K best candidates of each roll by the checkpoint's small move filter (a "
            "[64] net trained alongside on the network's own values) with the full network; the roll actually "
            "thrown is valued in full. 0: exact 1-ply", type="non_negative_int", metavar="K", record=True)
+    filter_exact_races: bool = option(
+        False, "with --oneply-filter: value every candidate of positions with no contact left (races and bear-offs, "
+               "where the filter misses most), so that only contact positions are filtered", record=True)
     filter_warmup: int = option(
         DEFAULT_WARMUP_EPISODES, "with --oneply-filter, at the start of a new stage: fit the filter (a new one when "
                                  "the checkpoint has none, else its own, which may be stale) on N episodes of 0-ply "
@@ -173,6 +176,10 @@ class Run:
     save_every: int = option(
         0, "also keep a snapshot every N rounds beside --save, named STEM_rNNNNNN.pt (the round count of the "
            "stage); 0: none", type="non_negative_int", metavar="N")
+    stop_at: int = option(
+        0, "end this run once the stage has N episodes, the stage left unfinished (the same command without it "
+           "continues the stage: its LR schedule runs over the full --num-episodes); 0: at the stage's end",
+        type="non_negative_int", metavar="N")
     overwrite: bool = option(False, "allow replacing existing output files of the same kind (--save, the log, "
                                     "--json)")
     log: str | None = option(None, "CSV log path (default: --save with .csv)")

@@ -278,9 +278,10 @@ class StageProgress:
                 # continued elsewhere (another commit, CPU or collection kernel) runs otherwise unrecorded
                 meta["lineage"][-1].setdefault("segments", []).append(
                     {"from_episode": self.done, **provenance(), "cpu": cpu_name(), **learner.segment_info()})
-                while self.done < schedule.num_episodes:
+                end = min(schedule.num_episodes, run.stop_at or schedule.num_episodes)   # --stop-at: this run's end
+                while self.done < end:
                     # to the next round boundary, so a run resumed mid-round keeps the same rounds
-                    n = min(self.size - self.done % self.size, schedule.num_episodes - self.done)
+                    n = min(self.size - self.done % self.size, end - self.done)
                     learner.set_lr(scheduled_lr(self.round_index, total_rounds, schedule.lr, schedule.end_lr,
                                                 schedule.warmup_cycles))
                     learner.play_round(self.round_index, n, self.done, signals, self)

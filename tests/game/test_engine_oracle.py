@@ -64,3 +64,12 @@ def test_positions_cover_the_hard_cases(positions_20k):
     assert on_bar > 1000 and bearing_off > 500
     passes = sum(1 for b in positions_20k[:2000] for d in ALL_ROLLS if not gnubg_nn.moves(b.tolist(), *d))
     assert passes > 50
+
+
+def test_no_contact_is_gnubg_nns_race_and_bearoff_classes(positions_20k):
+    """backgammon_engine.no_contact against gnubg-nn's own position classes, which it orders
+    game over, bear-off (its two databases), race, crashed, contact: no contact is left exactly
+    below crashed (every class but 'over' occurs in the positions)."""
+    classes = np.array([gnubg_nn.classify([list(b[0]), list(b[1])]) for b in positions_20k])
+    assert {gnubg_nn.c_race, gnubg_nn.c_bearoff, gnubg_nn.c_contact, gnubg_nn.c_crashed} <= set(classes.tolist())
+    assert np.array_equal(be.no_contact(positions_20k), classes < gnubg_nn.c_crashed)

@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from helpers import ROOT, assert_one_line_error, run
+from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS, roll_dice
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes import game_mode
@@ -75,6 +76,30 @@ def test_filter_ranking_as_the_network_gives_exact_targets(mode_name, output, k)
     got, _ = filtered.oneply(boards, owner)
     np.testing.assert_allclose(got, exact, rtol=0, atol=1e-6)
     assert filtered.kept < filtered.candidates / 3
+
+
+def test_exact_races_values_races_in_full():
+    """With ``exact_races`` a position with no contact left gets exact 1-ply's target and
+    each roll's best move whatever the filter ranks (K=1, an untrained filter); contact
+    positions are still filtered."""
+    torch.manual_seed(4)
+    mode = game_mode("dmp")
+    model = TDNetwork(196, [32], "probability").eval()
+    scorer = Scorer(model, mode)
+    boards = _positions(6, np.random.default_rng(9))
+    race = be.no_contact(boards)
+    assert race.any() and not race.all()
+    exact, (after_e, rows_e) = scorer.oneply(boards)
+    want = after_e[rows_e].copy()
+    plain = FilteredOnePly(scorer, new_filter(model), k=1)
+    filtered = FilteredOnePly(scorer, plain.filter, k=1, exact_races=True)
+    got, (after, rows) = filtered.oneply(boards)
+    np.testing.assert_allclose(got[race], exact[race], rtol=0, atol=1e-6)
+    assert np.array_equal(after[rows][race], want[race])
+    pruned, _ = plain.oneply(boards)
+    np.testing.assert_array_equal(got[~race], pruned[~race])    # contact: the same filtered targets
+    assert not np.allclose(pruned[race], exact[race], rtol=0, atol=1e-6)   # (K=1 alone misses in races)
+    assert plain.kept < filtered.kept < filtered.candidates
 
 
 def test_thrown_roll_is_valued_in_full():
@@ -248,6 +273,9 @@ def test_train_batch_oneply_filter(tmp_path):
     assert proc.stderr.count("move filter: the checkpoint's, refitted") == 1
     proc = run("train_batch.py", "--num-episodes", "20", "--oneply-filter", "3", "--save", tmp_path / "g.pt", *QUICK)
     assert_one_line_error(proc, "add --oneply")
+    proc = run("train_batch.py", "--num-episodes", "20", "--oneply", "--filter-exact-races", "--save",
+               tmp_path / "r.pt", *QUICK)
+    assert_one_line_error(proc, "add --oneply-filter K")
 
 
 def test_segment_top_k_keeps_what_top_k_keeps():

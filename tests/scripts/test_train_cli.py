@@ -94,6 +94,27 @@ def test_resume_continues_count_and_schedule(tmp_path, dmp_ckpt):
     assert float(rows[-1]["lr"]) == pytest.approx(1e-4)
 
 
+def test_stop_at_ends_the_run_and_the_same_command_goes_on(tmp_path):
+    """--stop-at 40 of a 100-episode stage: exit 0 with the stage unfinished at 40 episodes
+    (two rounds logged); the same command without it continues to the end, on the full
+    stage's LR schedule and its dice (each round's sample count as in an uninterrupted run)."""
+    args = ["--hidden", "8", "--num-episodes", "100", "--lr", "1e-3", "--end-lr", "1e-4", "--seed", "3",
+            "--episodes-per-round", "20", "--parallel-games", "4", "--quiet"]
+    whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
+    run("train_batch.py", *args, "--save", whole, check=True)
+    run("train_batch.py", *args, "--save", part, "--stop-at", "40", check=True)
+    _, _, ts = load_checkpoint(str(part))
+    assert (ts["stage"]["episodes_done"], ts["stage"]["rounds_done"]) == (40, 2)
+    assert len(list(csv.DictReader(open(tmp_path / "part.csv")))) == 2
+    run("train_batch.py", "--resume", part, "--save", part, *args, check=True)
+    _, meta, ts = load_checkpoint(str(part))
+    assert ts["stage"]["episodes_done"] == 100 and len(meta["lineage"]) == 1
+    rows = list(csv.DictReader(open(tmp_path / "part.csv")))
+    full = list(csv.DictReader(open(tmp_path / "whole.csv")))
+    assert [(r["stage_episodes"], r["lr"]) for r in rows] == [(r["stage_episodes"], r["lr"]) for r in full]
+    assert rows[2]["samples"] == full[2]["samples"]   # the first round after the stop plays the same games
+
+
 def test_resume_of_finished_stage_starts_a_new_one(tmp_path, dmp_ckpt):
     path = tmp_path / "next.pt"
     run("train_batch.py", "--resume", dmp_ckpt, "--oneply", "--num-episodes", "20", "--save", path, *QUICK, check=True)
