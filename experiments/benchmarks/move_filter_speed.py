@@ -13,6 +13,9 @@ episode, where the time went, and the ratios to exact; last line one JSON object
 
     python experiments/benchmarks/move_filter_speed.py \
         --model experiments/retraining/strength/s2_256x3.pt --ks 2,3,4,6 --episodes 20 --reps 3 [--precisions fp32,bf16]
+
+A K written with an ``r`` (``--ks 8,8r``) is that K with ``--filter-exact-races`` (every
+candidate of positions with no contact left valued in full).
 """
 from __future__ import annotations
 
@@ -36,14 +39,16 @@ from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
-def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp32") -> dict:
-    """A BatchLearner round with --oneply (--oneply-filter k) from ``base``'s weights."""
+def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp32", races: bool = False) -> dict:
+    """A BatchLearner round with --oneply (--oneply-filter k, --filter-exact-races with
+    ``races``) from ``base``'s weights."""
     model = copy.deepcopy(base)
     set_move_filter(model, copy.deepcopy(move_filter_of(base)))
     rng = np.random.default_rng(seed)
     trainer = Trainer(model, Optimisation(batch_size=256), 1e-4)
     ftrainer = filter_training.FilterTrainer(move_filter_of(model), rng) if k else None
-    collector = Collector(Play(mode, True, "auto", 128, filter_k=k, precision=precision), 1)
+    collector = Collector(Play(mode, True, "auto", 128, filter_k=k, precision=precision,
+                                   filter_exact_races=races), 1)
     t0, c0 = time.perf_counter(), time.process_time()
     model.eval()
     data = collector.collect(model, episodes, np.random.SeedSequence(seed))
@@ -66,7 +71,8 @@ def main() -> None:
     ap = cli.Parser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="experiments/retraining/strength/s2_256x3.pt",
                     help="a checkpoint, or 'fresh:256,256,256' for untrained DMP weights")
-    ap.add_argument("--ks", default="2,4,8")
+    ap.add_argument("--ks", default="2,4,8", help="the filter's K of each filtered arm; K followed by r: with "
+                                                  "--filter-exact-races")
     ap.add_argument("--precisions", default="fp32",
                     help="collection precisions (train_batch --collect-precision), each with exact and every K")
     ap.add_argument("--episodes", type=cli.positive_int, default=30, help="episodes per round")
@@ -93,24 +99,28 @@ def main() -> None:
                                                                      np.random.default_rng(args.seed)))
         warm.close()
         print(note, file=sys.stderr, flush=True)
-    arms = [(k, p) for p in args.precisions.split(",") for k in [0] + [int(k) for k in args.ks.split(",")]]
-    for k, p in arms[:: max(1, len(arms) // 2)]:
-        one_round(model, mode, k, 2, args.seed, p)   # warm caches and lazy imports
+    try:
+        ks = [(int(k.rstrip("r")), k.endswith("r")) for k in args.ks.split(",")]
+    except ValueError:
+        raise cli.UsageError(f"--ks {args.ks!r}: expected K or Kr, comma-separated (e.g. 3,8,8r)") from None
+    arms = [(k, races, p) for p in args.precisions.split(",") for k, races in [(0, False)] + ks]
+    for k, races, p in arms[:: max(1, len(arms) // 2)]:
+        one_round(model, mode, k, 2, args.seed, p, races)   # warm caches and lazy imports
     acc = {arm: {} for arm in arms}
     for rep in range(args.reps):
         for arm in arms if rep % 2 == 0 else arms[::-1]:
-            k, precision = arm
-            r = one_round(model, mode, k, args.episodes, args.seed + 1 + rep, precision)
+            k, races, precision = arm
+            r = one_round(model, mode, k, args.episodes, args.seed + 1 + rep, precision, races)
             for name, v in r.items():
                 acc[arm][name] = acc[arm].get(name, 0) + v
-            print(json_text({"rep": rep, "k": k, "precision": precision, "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
+            print(json_text({"rep": rep, "k": f"{k}{'r' if races else ''}", "precision": precision, "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
                               "episodes_per_cpu_s": round(r["episodes"] / r["cpu_seconds"], 3)}),
                   file=sys.stderr, flush=True)
     out = {}
     for arm in arms:
-        k, precision = arm
+        k, races, precision = arm
         a = acc[arm]
-        out[("exact" if k == 0 else f"k{k}") + ("" if precision == "fp32" else f"_{precision}")] = {
+        out[("exact" if k == 0 else f"k{k}{'r' if races else ''}") + ("" if precision == "fp32" else f"_{precision}")] = {
             "episodes_per_s": a["episodes"] / a["seconds"], "episodes_per_cpu_s": a["episodes"] / a["cpu_seconds"],
             "rows_per_episode": a["evaluations"] / a["episodes"],
             "collect_share": a["collect_seconds"] / a["seconds"], "train_share": a["train_seconds"] / a["seconds"],
