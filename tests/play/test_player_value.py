@@ -34,7 +34,7 @@ def test_a_player_is_a_frozen_value_that_pickles_whole():
 
 def test_one_factory_builds_checkpoints_and_opponents():
     dmp = game_mode("dmp")
-    assert build_agent(Player(DMP, oneply=True), dmp).oneply
+    assert build_agent(Player(DMP, oneply=True), dmp).search.oneply
     assert build_agent(Player("gnubg-nn", plies=1), dmp).plies == 1
     assert make_reference_agent("gnubg-nn-1ply", dmp).plies == 1
     with pytest.raises(InputError, match="apply to checkpoints"):
