@@ -37,18 +37,14 @@ from tdbg.play.td_agent import TDAgent
 @dataclasses.dataclass(frozen=True)
 class Player:
     """What plays and how it searches.  ``name``: a built-in opponent's name or a checkpoint
-    path.  A checkpoint looks ``oneply`` 1 ply ahead (from its ``oneply_k`` best candidates
-    by 0-ply, or all) or searches 2 plies, ``twoply`` = (k1, k2); ``oneply_filter``: its
-    lookahead values only each roll's K best replies by its move filter (0-ply players
-    ignore both).  ``plies``: the depth of an opponent that takes one (gnubg-nn).  ``seed``:
-    a random player's; ``engine``: the move generator (movegen.ENGINES).  ``data``: the
-    checkpoint's bytes once pinned (``pinned``): what a worker loads instead of the file."""
+    path.  ``search``: how deep a checkpoint looks (search.Search: 0-ply, 1-ply, 2-ply and
+    their filters; a built-in opponent takes none).  ``plies``: the depth of an opponent
+    that takes one (gnubg-nn).  ``seed``: a random player's; ``engine``: the move generator
+    (movegen.ENGINES).  ``data``: the checkpoint's bytes once pinned (``pinned``): what a
+    worker loads instead of the file."""
     name: str
-    oneply: bool = False
-    twoply: tuple[int, int] | None = None
+    search: Search = Search()
     plies: int | None = None
-    oneply_k: int | None = None
-    oneply_filter: int | None = None
     seed: int = 0
     engine: str = "auto"
     data: bytes | None = dataclasses.field(default=None, repr=False, compare=False)
@@ -156,11 +152,8 @@ def build_agent(player: Player, mode) -> Agent:
         raise InputError(str(exc)) from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    looks_ahead = player.oneply or player.twoply
     try:
-        search = Search(player.oneply, player.twoply, player.oneply_k if player.oneply else None,
-                        player.oneply_filter if looks_ahead else None)
-        agent = checkpoint_agent(model, agent_mode, search, engine=player.engine, name=spec)
+        agent = checkpoint_agent(model, agent_mode, player.search, engine=player.engine, name=spec)
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
     return seat(mode, agent)
