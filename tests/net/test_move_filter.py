@@ -266,7 +266,7 @@ def test_segment_top_k_keeps_what_top_k_keeps():
         assert np.array_equal(segment_top_k(values, offsets, k), want), k
 
 
-# ---- the filter in 1-ply and 2-ply play (td_agent.TDAgent(model, mode, Search(oneply_filter=K))) ----------------------
+# ---- the filter in 1-ply and 2-ply play (td_agent.TDAgent(..., Search(oneply_filter=K))) ---------
 
 def _agent_positions(mode_name, n_inputs, output, seed):
     """A one-layer model with a copy of itself as its move filter, and positions from real games."""
