@@ -119,10 +119,10 @@ def the_players(s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = Fa
     InputError for a name that is neither a named opponent nor a checkpoint file (nor the
     gnubg binary's level); ``gnubg_depth``: --plies goes to a gnubg-nn player (match play
     takes no --plies)."""
-    players = tuple(Player(spec, player_search(s, oneply, two),
-                           plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
+    searches = (player_search(s, s.oneply1, s.twoply1), player_search(s, s.oneply2, s.twoply2))
+    players = tuple(Player(spec, search, plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
                            engine=s.engine, data=pins.get(spec))
-                    for spec, oneply, two in ((s.model1, s.oneply1, s.twoply1), (model2, s.oneply2, s.twoply2)))
+                    for spec, search in zip((s.model1, model2), searches))
     for player in players:
         if player.name not in GNUBG_LEVELS:
             check_spec(player.name)
