@@ -25,6 +25,7 @@ from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
 from tdbg.infra.stop_signals import StopSignalHandler
+from tdbg.net.search import Search
 from tdbg.play.players import Player, build_agent, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
@@ -35,15 +36,16 @@ class Stop(Exception):
 
 
 class GnubgPlayer:
-    """The model's answers to gnubg's questions, one agent per kind of game asked for."""
+    """The model's answers to gnubg's questions, one agent per kind of game asked for, each
+    looking as deep as ``search`` says."""
 
-    def __init__(self, model: str, jacoby: bool = True, oneply: bool = False, oneply_k: int | None = None):
+    def __init__(self, model: str, jacoby: bool = True, search: Search = Search()):
         kind = checkpoint_game_mode(model)
         if kind not in SERVED:
             raise cli.UsageError(f"{model} is a {kind or 'DMP'} model; gnubg_player.py serves the models that make "
                                  f"cube decisions: cubeful money (money games with the cube) and match play")
         self.model, self.kind, self.jacoby = model, kind, jacoby
-        self.player = Player(model, oneply=oneply, oneply_k=oneply_k)
+        self.player = Player(model, search)
         self._agents = {}
         self._lock = threading.Lock()
         self.default_length = mode_class(kind).length_of(None)   # 0: money games; a match model's 7
@@ -152,7 +154,7 @@ def main() -> None:
     args = build_parser().parse_args()
     if args.oneply_k is not None and not args.oneply:
         raise cli.UsageError("--oneply-k needs --oneply")
-    player = GnubgPlayer(args.model, args.jacoby, args.oneply, args.oneply_k)
+    player = GnubgPlayer(args.model, args.jacoby, Search(args.oneply, oneply_k=args.oneply_k))
     sock = listen(args.host, args.port)
     prog = os.path.basename(sys.argv[0])
 

@@ -15,6 +15,7 @@ from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_script
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.infra import threads
 from tdbg.infra.fileio import Output, check_outputs
+from tdbg.net.search import Search
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import write_mat
 from tdbg.play.players import Player, checkpoint_game_mode
@@ -95,7 +96,8 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> int:
     """Play the games (matches) into ``files``; the number of records played."""
     opponent = s.model if s.opponent == "self" else s.opponent
     # the opponent looks ahead as our model does only when it is our model
-    players = (Player(s.model, oneply=s.oneply), Player(opponent, oneply=s.oneply and s.opponent == "self"))
+    players = (Player(s.model, Search(oneply=s.oneply)),
+               Player(opponent, Search(oneply=s.oneply and s.opponent == "self")))
     add = {"game": files.add_games, "match": files.add_matches}[mode.series_unit]
     series = pinned_series(Series(players, Table(mode.name, s.jacoby, mode.match_length), s.games, s.seed, s.workers,
                                   record=True))   # the checkpoints read once: the games play these bytes

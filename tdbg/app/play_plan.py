@@ -15,6 +15,7 @@ from tdbg.game.modes.base import GameMode
 from tdbg.gnubg.gnubg_series import GNUBG_LEVELS, GnubgSide
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra import run_outputs, threads
+from tdbg.net.search import Search
 from tdbg.play.luck import read_reference
 from tdbg.play.players import Player, check_spec, checkpoint_game_mode, pinned
 from tdbg.play.series import Series, Table
@@ -118,15 +119,22 @@ def the_players(s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = Fa
     InputError for a name that is neither a named opponent nor a checkpoint file (nor the
     gnubg binary's level); ``gnubg_depth``: --plies goes to a gnubg-nn player (match play
     takes no --plies)."""
-    twoply = (s.twoply_k1, s.twoply_k2)
-    players = tuple(Player(spec, oneply=oneply, twoply=twoply if two else None,
-                           plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
-                           oneply_k=s.oneply_k, oneply_filter=s.oneply_filter, engine=s.engine, data=pins.get(spec))
-                    for spec, oneply, two in ((s.model1, s.oneply1, s.twoply1), (model2, s.oneply2, s.twoply2)))
+    searches = (player_search(s, s.oneply1, s.twoply1), player_search(s, s.oneply2, s.twoply2))
+    players = tuple(Player(spec, search, plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
+                           engine=s.engine, data=pins.get(spec))
+                    for spec, search in zip((s.model1, model2), searches))
     for player in players:
         if player.name not in GNUBG_LEVELS:
             check_spec(player.name)
     return players
+
+
+def player_search(s: PlaySettings, oneply: bool, twoply: bool) -> Search:
+    """One player's search (its --oneplyN or --twoplyN): --oneply-k and --oneply-filter are
+    given once for both players, and go to those whose depth they filter (check_usage has
+    refused them when neither player's does)."""
+    return Search(oneply, (s.twoply_k1, s.twoply_k2) if twoply else None,
+                  s.oneply_k if oneply else None, s.oneply_filter if oneply or twoply else None)
 
 
 def games_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins) -> Series:

@@ -21,7 +21,7 @@ def game_fields(s: PlaySettings, plan: Plan, played: Played) -> dict:
     fields = dict(model1=s.model1, model2=plan.model2, oneply1=s.oneply1, **ours, oneply_k=s.oneply_k,
                   oneply_filter=s.oneply_filter)
     if not plan.gnubg:
-        fields.update(twoply1=players[0].twoply, twoply2=players[1].twoply, plies=s.plies)
+        fields.update(twoply1=players[0].search.twoply, twoply2=players[1].search.twoply, plies=s.plies)
     fields["jacoby"] = s.jacoby
     return fields
 

@@ -20,8 +20,16 @@ K2 = 1).  With K1 and K2 at least the number of legal moves the search is the fu
 2-ply expectimax (tests/net/test_twoply.py checks that against a move-by-move reference).
 As the 1-ply lookahead, the search does not model the cube decisions inside it: a
 cubeful position's value at each node is the network's value of that cube state.
+
+``Search`` is how deep a model's player looks, one frozen value (the player and its
+agent take it whole): 0-ply by default, ``oneply`` (from its ``oneply_k`` best
+candidates by 0-ply, or all) or ``twoply`` = (k1, k2); ``oneply_filter`` = K: the
+lookahead values only each roll's K best replies by the model's move filter.  A value
+that asks for a filter its depth has no use for is refused as it is made.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -29,6 +37,43 @@ from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdbg.net.scoring import segment_argmax
 
 DEFAULT_K1, DEFAULT_K2 = 3, 3
+
+
+@dataclasses.dataclass(frozen=True)
+class Search:
+    """How deep a model's player looks (see the module notes); ValueError for a
+    ``oneply_k`` below 1 or without ``oneply``, or a ``oneply_filter`` at 0-ply.  With
+    both ``oneply`` and ``twoply`` the 2-ply search chooses the moves."""
+    oneply: bool = False
+    twoply: tuple[int, int] | None = None
+    oneply_k: int | None = None
+    oneply_filter: int | None = None
+
+    def __post_init__(self):
+        # the flags' names: these reach the command line's users as they are
+        if self.oneply_k is not None and (self.oneply_k < 1 or not self.oneply):
+            raise ValueError(f"--oneply-k filters a 1-ply player's candidates and must be at least 1, "
+                             f"got {self.oneply_k}")
+        if self.oneply_filter is not None and not self.looks_ahead:
+            raise ValueError("--oneply-filter prunes the replies of a 1-ply or 2-ply player's lookahead; "
+                             "this player plays at 0-ply")
+
+    @property
+    def looks_ahead(self) -> bool:
+        """1 ply or 2 plies ahead (not 0-ply)."""
+        return bool(self.oneply or self.twoply)
+
+    @property
+    def name_suffix(self) -> str:
+        """What a player's default name adds for this depth: "" at 0-ply, "-1ply",
+        "-1ply-k3", "-2ply", each followed by "-filter10" for a filtered lookahead."""
+        if self.twoply:
+            depth = "-2ply"
+        elif self.oneply:
+            depth = f"-1ply-k{self.oneply_k}" if self.oneply_k is not None else "-1ply"
+        else:
+            depth = ""
+        return depth + (f"-filter{self.oneply_filter}" if self.oneply_filter is not None else "")
 
 
 def top_k(scalar: np.ndarray, offsets: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.game.modes.matchplay import pack
 from tdbg.net.model import CheckpointError, load_checkpoint
+from tdbg.net.search import Search
 from tdbg.play.players import checkpoint_agent, checkpoint_mode_name
 
 def load_agent(path: str, plies: int = 0, match_length: int = 0):
@@ -40,7 +41,7 @@ def load_agent(path: str, plies: int = 0, match_length: int = 0):
         raise CheckpointError(f"{path} is a match-play model: give a match position (a Match ID or an XGID "
                               "with the match length and score)") from None
     mode = game_mode(name, match_length=length)
-    return checkpoint_agent(model, mode, oneply=plies == 1, name=path)
+    return checkpoint_agent(model, mode, Search(oneply=plies == 1), name=path)
 
 
 def match_state(state) -> int:
@@ -113,7 +114,7 @@ def rank_moves(agent, board, dice, owner: int = 0) -> list[dict]:
     owner_arr = np.array([owner])
     after, offsets, values, scalar = agent.scorer.score(board[None], np.array([[d1, d2]]), owner_arr)
     after, values, scalar = after.astype(np.int64), values.copy(), scalar.copy()
-    if agent.oneply:
+    if agent.search.oneply:
         values = agent._lookahead(after, values, np.repeat(owner_arr, len(after)))
         scalar = agent.scorer.values.scalar(values)
     moves = {be.position_keys(res[None])[0]: mv for mv, res in be.legal_moves(board, d1, d2)}
@@ -163,7 +164,7 @@ def cube_decision(agent, board, owner: int = 0) -> dict:
     if not agent.mode.may_double(state, np.ones(1, dtype=np.int64))[0]:
         raise ValueError("no double is possible here (the Crawford game, or a dead cube: any win ends the match)")
     board = be.check_board(board)
-    v_nd, v_take = agent.scorer.cube_values(board[None], state, agent.oneply)
+    v_nd, v_take = agent.scorer.cube_values(board[None], state, agent.search.oneply)
     no_double, double_take, double_pass = (float(x[0]) for x in agent.mode.cube_options(v_nd, v_take, state))
     rule = agent.mode.cube_action(v_nd, v_take, state)  # the one cube rule
     take = bool(rule.take[0])

@@ -27,6 +27,7 @@ from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.errors import InputError
 from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
+from tdbg.net.search import Search
 from tdbg.play import opponents
 from tdbg.play.agents import Agent
 from tdbg.play.prob_agent import ProbAgent
@@ -36,18 +37,14 @@ from tdbg.play.td_agent import TDAgent
 @dataclasses.dataclass(frozen=True)
 class Player:
     """What plays and how it searches.  ``name``: a built-in opponent's name or a checkpoint
-    path.  A checkpoint looks ``oneply`` 1 ply ahead (from its ``oneply_k`` best candidates
-    by 0-ply, or all) or searches 2 plies, ``twoply`` = (k1, k2); ``oneply_filter``: its
-    lookahead values only each roll's K best replies by its move filter (0-ply players
-    ignore both).  ``plies``: the depth of an opponent that takes one (gnubg-nn).  ``seed``:
-    a random player's; ``engine``: the move generator (movegen.ENGINES).  ``data``: the
-    checkpoint's bytes once pinned (``pinned``): what a worker loads instead of the file."""
+    path.  ``search``: how deep a checkpoint looks (search.Search: 0-ply, 1-ply, 2-ply and
+    their filters; a built-in opponent takes none).  ``plies``: the depth of an opponent
+    that takes one (gnubg-nn).  ``seed``: a random player's; ``engine``: the move generator
+    (movegen.ENGINES).  ``data``: the checkpoint's bytes once pinned (``pinned``): what a
+    worker loads instead of the file."""
     name: str
-    oneply: bool = False
-    twoply: tuple[int, int] | None = None
+    search: Search = Search()
     plies: int | None = None
-    oneply_k: int | None = None
-    oneply_filter: int | None = None
     seed: int = 0
     engine: str = "auto"
     data: bytes | None = dataclasses.field(default=None, repr=False, compare=False)
@@ -89,17 +86,19 @@ def load_checkpoint_mode(path: str, mode_name: str | None = None, jacoby: bool =
 
 
 def load_player(path: str, mode_name: str | None = None, jacoby: bool = True, match_length: int = 0,
-                **agent_kw) -> TDAgent:
-    """The checkpoint's agent in the game mode it was trained for (or ``mode_name``);
-    ``agent_kw``: TDAgent's search settings and name (default: the path)."""
+                search: Search = Search(), **agent_kw) -> TDAgent:
+    """The checkpoint's agent in the game mode it was trained for (or ``mode_name``),
+    looking as deep as ``search`` says; ``agent_kw``: TDAgent's other settings and name
+    (default: the path)."""
     model, _, mode = load_checkpoint_mode(path, mode_name, jacoby, match_length)
-    return checkpoint_agent(model, mode, name=agent_kw.pop("name", path), **agent_kw)
+    return checkpoint_agent(model, mode, search, name=agent_kw.pop("name", path), **agent_kw)
 
 
-def checkpoint_agent(model, mode: GameMode, **kw) -> TDAgent:
-    """The agent that plays ``model`` in ``mode`` (``kw``: TDAgent's search settings)."""
+def checkpoint_agent(model, mode: GameMode, search: Search = Search(), **kw) -> TDAgent:
+    """The agent that plays ``model`` in ``mode``, looking as deep as ``search`` says
+    (``kw``: TDAgent's other settings: engine, name, ...)."""
     cls = ProbAgent if output_head(model.output_mode).five_outcomes else TDAgent
-    return cls(model, mode, **kw)
+    return cls(model, mode, search, **kw)
 
 
 def seat(mode: GameMode, agent: Agent) -> Agent:
@@ -153,11 +152,8 @@ def build_agent(player: Player, mode) -> Agent:
         raise InputError(str(exc)) from None
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    looks_ahead = player.oneply or player.twoply
     try:
-        agent = checkpoint_agent(model, agent_mode, oneply=player.oneply, engine=player.engine, name=spec,
-                                 twoply=player.twoply, oneply_k=player.oneply_k if player.oneply else None,
-                                 oneply_filter=player.oneply_filter if looks_ahead else None)
+        agent = checkpoint_agent(model, agent_mode, player.search, engine=player.engine, name=spec)
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
     return seat(mode, agent)

@@ -11,16 +11,17 @@ import numpy as np
 
 from tdbg.game.heads import Prob5Head, output_head, prob5_equity
 from tdbg.game.modes.base import GameMode
+from tdbg.net.search import Search
 from tdbg.play.td_agent import TDAgent
 
 
 class ProbAgent(TDAgent):
-    def __init__(self, model, mode: GameMode, **kw):
+    def __init__(self, model, mode: GameMode, search: Search = Search(), **kw):
         if not isinstance(output_head(model.output_mode), Prob5Head):
             raise ValueError(f"ProbAgent plays prob5 models, this one is {model.output_mode}")
         if mode.cubeful:
             raise ValueError("prob5 models play cubeless money only; they make no cube decisions")
-        super().__init__(model, mode, **kw)
+        super().__init__(model, mode, search, **kw)
         self.cube_capable = False
 
     def probabilities(self, boards) -> np.ndarray:

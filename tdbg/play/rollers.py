@@ -20,6 +20,7 @@ from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
 from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.net.search import Search
 from tdbg.play.agents import GnubgNNAgent, _mover_on_roll, mover_probabilities
 from tdbg.play.players import checkpoint_agent, load_checkpoint_mode
 
@@ -33,7 +34,7 @@ class NetRoller:
         self.head = output_head(model.output_mode)
         self.scorer = Scorer(model, mode, engine=engine)
         self.plays_own_0ply = ply == 0
-        self.agent = checkpoint_agent(model, mode, oneply=True, engine=engine) if ply == 1 else None
+        self.agent = checkpoint_agent(model, mode, Search(oneply=True), engine=engine) if ply == 1 else None
         self.name = f"td[{','.join(map(str, model.hidden))}]"
 
     def all_rolls(self, boards):

@@ -16,6 +16,9 @@
   on v_nd, the value of rolling on without doubling, and v_take, the value after a
   take (cube doubled, owned by the opponent), both normalised to the current cube.
   At 1-ply (2-ply) those values are 1-ply (2-ply) backups instead of raw network outputs.
+
+The depth and its filters (``oneply``, ``oneply_k``, ``twoply``, ``oneply_filter``) come
+as one value, ``search`` (search.Search; 0-ply by default).
 """
 from __future__ import annotations
 
@@ -24,35 +27,26 @@ import numpy as np
 from tdbg.game.modes.base import GameMode
 from tdbg.net.move_filter import FilteredOnePly
 from tdbg.net.scoring import Scorer, segment_argmax
-from tdbg.net.search import TwoPly, top_k
+from tdbg.net.search import Search, TwoPly, top_k
 from tdbg.play.agents import Agent
 
 
 class TDAgent(Agent):
     cube_capable = True
 
-    def __init__(self, model, mode: GameMode, oneply: bool = False, engine: str = "auto",
-                 device: str | None = None, name: str | None = None, first_layer: str = "auto",
-                 twoply: tuple[int, int] | None = None, oneply_k: int | None = None,
-                 oneply_filter: int | None = None):
-        if oneply_k is not None and (oneply_k < 1 or not oneply):
-            raise ValueError(f"--oneply-k filters a 1-ply player's candidates and must be at least 1, got {oneply_k}")
-        if oneply_filter is not None and not (oneply or twoply):
-            raise ValueError("--oneply-filter prunes the replies of a 1-ply or 2-ply player's lookahead; "
-                             "this player plays at 0-ply")
+    def __init__(self, model, mode: GameMode, search: Search = Search(), engine: str = "auto",
+                 device: str | None = None, name: str | None = None, first_layer: str = "auto"):
         mode.check_model(model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
         self.mode = mode
-        self.oneply = oneply
-        self.oneply_k = oneply_k
+        self.search = search
         self.scorer = Scorer(model, mode, engine=engine, device=device, first_layer=first_layer)
         # ValueError (no move filter in the model, K < 1) before any game
-        self.filtered = FilteredOnePly(self.scorer, k=oneply_filter) if oneply_filter is not None else None
-        self.twoply = TwoPly(self.scorer, *twoply, lookahead=self._lookahead) if twoply else None
-        depth = "-2ply" if twoply else (f"-1ply-k{oneply_k}" if oneply_k else "-1ply") if oneply else ""
-        depth += f"-filter{oneply_filter}" if oneply_filter is not None else ""
-        self.name = name or f"td[{','.join(map(str, model.hidden))}]{depth}"
+        self.filtered = (FilteredOnePly(self.scorer, k=search.oneply_filter)
+                         if search.oneply_filter is not None else None)
+        self.twoply = TwoPly(self.scorer, *search.twoply, lookahead=self._lookahead) if search.twoply else None
+        self.name = name or f"td[{','.join(map(str, model.hidden))}]{search.name_suffix}"
         self.cube_capable = mode.cubeful
         self.match_capable = mode.is_match
 
@@ -64,12 +58,12 @@ class TDAgent(Agent):
         owner = self._owner(owner, len(boards))
         if self.twoply is not None:
             return self.twoply.choose(boards, dice, owner)
-        if not self.oneply:
+        if not self.search.oneply:
             return self.scorer.best_moves(boards, dice, owner)[0]
         after, offsets, values, scalar = self.scorer.score(boards, dice, owner)
         cand_owner = np.repeat(owner, np.diff(offsets))
-        if self.oneply_k is not None:
-            keep, offsets = top_k(scalar, offsets, self.oneply_k)
+        if self.search.oneply_k is not None:
+            keep, offsets = top_k(scalar, offsets, self.search.oneply_k)
             after, values, cand_owner = after[keep], values[keep], cand_owner[keep]
         after = after.astype(np.int64)  # keep: the lookahead reuses the expander's buffers
         values = values.copy()
@@ -92,8 +86,8 @@ class TDAgent(Agent):
         if not self.cube_capable:
             raise ValueError(f"{self.name} is not a cubeful model")
         backup = (self.twoply.position_values if self.twoply is not None
-                  else self._backup if self.filtered is not None and self.oneply else None)
-        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.oneply, backup), owner)
+                  else self._backup if self.filtered is not None and self.search.oneply else None)
+        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.search.oneply, backup), owner)
 
     def double_decisions(self, boards, owner) -> np.ndarray:
         return self.cube_action(boards, owner).double

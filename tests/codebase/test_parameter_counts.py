@@ -1,4 +1,4 @@
-"""Settings travel whole (frozen dataclasses: learn/settings.py, rollout.RolloutSettings,
+"""Settings travel whole (frozen dataclasses: learn/settings.py, rollout.RolloutSettings, search.Search,
 gnubg_analysis.GnubgAnalysis, ...), so no function in tdbg/ takes more than
 MAX_PARAMETERS parameters: positional, keyword-only, *args and **kwargs each count one;
 self and cls do not."""
@@ -14,8 +14,6 @@ MAX_PARAMETERS = 7
 LONG_SIGNATURES = {   # "file:qualified name" -> why it may take more, for now
     # the reference engine's recursive move search: its state per level of the recursion
     "tdbg/game/backgammon_engine.py:_search": "recursive search state",
-    # being reworked on its own (its players and agents with it); to be brought under the limit there
-    "tdbg/play/td_agent.py:TDAgent.__init__": "reworked elsewhere",
 }
 
 

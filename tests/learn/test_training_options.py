@@ -16,6 +16,7 @@ from tdbg.net import net_growth
 from tdbg.net.losses import prob5_loss
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
+from tdbg.net.search import Search
 from tdbg.play.td_agent import TDAgent
 
 QUICK = ["--episodes-per-round", "20", "--quiet", "--parallel-games", "8"]
@@ -88,7 +89,7 @@ def test_oneply_acting_plays_the_1ply_move_with_0ply_targets(positions):
     owner = np.zeros(len(boards), dtype=np.int64)
     _, rec = _recorder(model, mode, Acting(oneply_acting=True))
     chosen = rec.move(np.arange(len(boards)), boards, dice, owner)
-    assert np.array_equal(chosen, TDAgent(model, mode, oneply=True).choose_moves(boards, dice, owner))
+    assert np.array_equal(chosen, TDAgent(model, mode, Search(oneply=True)).choose_moves(boards, dice, owner))
     _, offsets, _, scalar = Scorer(model, mode, "c").score(boards, dice, owner)
     _, best_v = segment_argmax(scalar, offsets)  # equity: the scalar is the value
     assert np.allclose(rec.targets[0], best_v)

@@ -16,6 +16,7 @@ from tdbg.net import net_growth
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, save_checkpoint, set_move_filter
 from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, encode_after_states, filter_rows, new_filter
 from tdbg.net.scoring import Scorer, greedy_game_positions
+from tdbg.net.search import Search
 
 
 def _positions(games, rng):
@@ -293,7 +294,7 @@ def test_segment_top_k_keeps_what_top_k_keeps():
         assert np.array_equal(segment_top_k(values, offsets, k), want), k
 
 
-# ---- the filter in 1-ply and 2-ply play (td_agent.TDAgent(oneply_filter=K)) ----------------------
+# ---- the filter in 1-ply and 2-ply play (td_agent.TDAgent(..., Search(oneply_filter=K))) ---------
 
 def _agent_positions(mode_name, n_inputs, output, seed):
     """A one-layer model with a copy of itself as its move filter, and positions from real games."""
@@ -317,13 +318,13 @@ def test_filtered_play_with_every_reply_is_exact(mode_name, output):
     (its 1-ply backups) are exact's bit for bit."""
     from tdbg.play.td_agent import TDAgent
     mode, model, boards, dice, owner = _agent_positions(mode_name, None, output, 21)
-    exact = TDAgent(model, mode, oneply=True)
-    filtered = TDAgent(model, mode, oneply=True, oneply_filter=10_000)
+    exact = TDAgent(model, mode, Search(oneply=True))
+    filtered = TDAgent(model, mode, Search(oneply=True, oneply_filter=10_000))
     assert filtered.name.endswith("-1ply-filter10000")
     assert np.array_equal(filtered.choose_moves(boards, dice, owner), exact.choose_moves(boards, dice, owner))
     assert filtered.filtered.kept == filtered.filtered.candidates > 0
-    exact2 = TDAgent(model, mode, twoply=(2, 2))
-    filtered2 = TDAgent(model, mode, twoply=(2, 2), oneply_filter=10_000)
+    exact2 = TDAgent(model, mode, Search(twoply=(2, 2)))
+    filtered2 = TDAgent(model, mode, Search(twoply=(2, 2), oneply_filter=10_000))
     assert np.array_equal(filtered2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]),
                           exact2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]))
     if mode.cubeful:
@@ -337,8 +338,8 @@ def test_filtered_play_prunes_and_ranks_as_the_network():
     same 1-ply moves as exact while the main network values under a third of the replies."""
     from tdbg.play.td_agent import TDAgent
     mode, model, boards, dice, owner = _agent_positions("dmp", None, "probability", 22)
-    exact = TDAgent(model, mode, oneply=True)
-    filtered = TDAgent(model, mode, oneply=True, oneply_filter=1)
+    exact = TDAgent(model, mode, Search(oneply=True))
+    filtered = TDAgent(model, mode, Search(oneply=True, oneply_filter=1))
     assert np.array_equal(filtered.choose_moves(boards, dice), exact.choose_moves(boards, dice))
     assert filtered.filtered.kept < filtered.filtered.candidates / 3
 
@@ -349,7 +350,7 @@ def test_filtered_play_needs_a_filter_and_a_lookahead(tmp_path):
     from tdbg.play.td_agent import TDAgent
     model, _, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
     with pytest.raises(ValueError, match="0-ply"):
-        TDAgent(model, game_mode("dmp"), oneply_filter=3)
+        TDAgent(model, game_mode("dmp"), Search(oneply_filter=3))
     proc = run("play_models.py", "--model1", f"{ROOT}/best_models/dmp_128x2.pt", "--model2", "pubeval",
                "--games", "2", "--oneply1", "--oneply-filter", "3", "--quiet")
     assert_one_line_error(proc, "no move filter")

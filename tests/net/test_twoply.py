@@ -12,7 +12,7 @@ from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
 from tdbg.net.model import TDNetwork
-from tdbg.net.search import top_k
+from tdbg.net.search import Search, top_k
 from tdbg.play.td_agent import TDAgent
 
 WEIGHTS = [1 / 36 if a == b else 2 / 36 for a, b in ALL_ROLLS.tolist()]
@@ -71,7 +71,7 @@ def test_twoply_position_values_equal_brute_force(mode_name, output, owners):
     model = TDNetwork(mode.n_inputs, [16], output).eval()
     ref = Reference(model, mode)
     for k2 in (99, 1):  # unfiltered, and gnubg's one reply per roll
-        agent = TDAgent(model, mode, twoply=(3, k2), engine="python")
+        agent = TDAgent(model, mode, Search(twoply=(3, k2)), engine="python")
         for owner in owners:
             own = None if owner is None else np.full(len(SMALL), owner)
             got = agent.twoply.position_values(np.array(SMALL), own)
@@ -89,8 +89,8 @@ def test_twoply_moves_equal_brute_force_and_differ_from_oneply(mode_name, output
     model = TDNetwork(mode.n_inputs, [16], output).eval()
     ref = Reference(model, mode)
     k1 = 2
-    two = TDAgent(model, mode, twoply=(k1, 99), engine="python")
-    one = TDAgent(model, mode, oneply=True, engine="python")
+    two = TDAgent(model, mode, Search(twoply=(k1, 99)), engine="python")
+    one = TDAgent(model, mode, Search(oneply=True), engine="python")
     cases = [(b, (d1, d2)) for b in SMALL for d1, d2 in ((6, 1), (4, 2), (5, 3), (2, 1))
              if len(be.legal_moves(b, d1, d2)) > k1]
     boards = np.array([b for b, _ in cases])
@@ -113,7 +113,7 @@ def test_twoply_cube_decisions_use_twoply_values():
     mode = game_mode("cubeful-money")
     model = TDNetwork(mode.n_inputs, [16], "equity").eval()
     ref = Reference(model, mode)
-    agent = TDAgent(model, mode, twoply=(3, 99), engine="python")
+    agent = TDAgent(model, mode, Search(twoply=(3, 99)), engine="python")
     boards = np.array(SMALL)
     owner = np.full(len(SMALL), CUBE_CENTERED)
     action = agent.cube_action(boards, owner)
@@ -145,11 +145,11 @@ def test_filtered_oneply_plays_the_best_of_the_k_best_by_zero_ply(mode_name, out
              if len(be.legal_moves(b, d1, d2)) > 2]
     boards, dice = np.array([b for b, _ in cases]), np.array([d for _, d in cases])
     own = None if owner is None else np.full(len(cases), owner)
-    full = TDAgent(model, mode, oneply=True, engine="python").choose_moves(boards, dice, own)
+    full = TDAgent(model, mode, Search(oneply=True), engine="python").choose_moves(boards, dice, own)
     zero = TDAgent(model, mode, engine="python").choose_moves(boards, dice, own)
     differ = 0
     for k in (1, 2):
-        got = TDAgent(model, mode, oneply=True, oneply_k=k, engine="python").choose_moves(boards, dice, own)
+        got = TDAgent(model, mode, Search(oneply=True, oneply_k=k), engine="python").choose_moves(boards, dice, own)
         for i, (b, (d1, d2)) in enumerate(cases):
             afters = [a for _, a in be.legal_moves(b, d1, d2)]
             v0 = [ref.scalar(ref.after_value(a, owner, 0)) for a in afters]
@@ -162,9 +162,18 @@ def test_filtered_oneply_plays_the_best_of_the_k_best_by_zero_ply(mode_name, out
     assert differ > 0, "the filter never changed a choice: the test cannot tell filtered from full 1-ply"
 
 
+def test_a_search_names_its_depth_in_the_players_name():
+    suffixes = [Search(**kw).name_suffix for kw in (
+        {}, {"oneply": True}, {"oneply": True, "oneply_k": 3}, {"oneply": True, "oneply_k": 3, "oneply_filter": 10},
+        {"twoply": (3, 3)}, {"twoply": (3, 3), "oneply_filter": 10})]
+    assert suffixes == ["", "-1ply", "-1ply-k3", "-1ply-k3-filter10", "-2ply", "-2ply-filter10"]
+    model = TDNetwork(game_mode("dmp").n_inputs, [8], "probability").eval()
+    assert TDAgent(model, game_mode("dmp"), Search(oneply=True, oneply_k=3), engine="python").name == "td[8]-1ply-k3"
+
+
 def test_oneply_k_needs_a_one_ply_player_and_at_least_one():
     mode = game_mode("dmp")
     model = TDNetwork(mode.n_inputs, [8], "probability").eval()
     for kw in ({"oneply": True, "oneply_k": 0}, {"oneply_k": 3}):
         with pytest.raises(ValueError, match="oneply-k"):
-            TDAgent(model, mode, engine="python", **kw)
+            TDAgent(model, mode, Search(**kw), engine="python")

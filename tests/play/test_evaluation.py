@@ -11,6 +11,7 @@ from tdbg.game.dice import DiceStream
 from tdbg.game.modes import game_mode
 from tdbg.infra.stats import bootstrap_ci, pair_means
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.net.search import Search
 from tdbg.play.agents import GnubgNNAgent, PubevalAgent, RandomAgent
 from tdbg.play.evaluation import quick_eval, quick_eval_game, summarize
 from tdbg.play.match import play_games
@@ -77,7 +78,7 @@ def test_oneply_agent_matches_brute_force_expectimax():
     torch.manual_seed(5)
     mode = game_mode("cubeless-money")
     model = TDNetwork(196, [12], "equity").eval()
-    agent = TDAgent(model, mode, oneply=True)
+    agent = TDAgent(model, mode, Search(oneply=True))
     b = be.board_from_position_id("4HPwATDgc/ABMA")
     for dice in ((3, 1), (6, 6)):
         chosen = agent.choose_moves(b[None], np.array([dice]))[0]

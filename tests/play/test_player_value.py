@@ -12,6 +12,7 @@ import pytest
 from helpers import ROOT
 from tdbg.game.modes import game_mode
 from tdbg.infra.errors import InputError
+from tdbg.net.search import Search
 from tdbg.play import opponents
 from tdbg.play.players import Player, build_agent, make_reference_agent
 from tdbg.play.series import Series, Table, play_series
@@ -25,7 +26,7 @@ def test_the_built_in_opponents_are_listed_in_their_order():
 
 
 def test_a_player_is_a_frozen_value_that_pickles_whole():
-    p = Player(DMP, oneply=True, oneply_k=4, seed=3)
+    p = Player(DMP, Search(oneply=True, oneply_k=4), seed=3)
     with pytest.raises(dataclasses.FrozenInstanceError):
         p.seed = 4
     assert pickle.loads(pickle.dumps(p)) == p
@@ -34,11 +35,11 @@ def test_a_player_is_a_frozen_value_that_pickles_whole():
 
 def test_one_factory_builds_checkpoints_and_opponents():
     dmp = game_mode("dmp")
-    assert build_agent(Player(DMP, oneply=True), dmp).oneply
+    assert build_agent(Player(DMP, Search(oneply=True)), dmp).search.oneply
     assert build_agent(Player("gnubg-nn", plies=1), dmp).plies == 1
     assert make_reference_agent("gnubg-nn-1ply", dmp).plies == 1
     with pytest.raises(InputError, match="apply to checkpoints"):
-        build_agent(Player("pubeval", oneply=True), dmp)
+        build_agent(Player("pubeval", Search(oneply=True)), dmp)
     with pytest.raises(InputError, match="gnubg-nn's depth"):
         build_agent(Player(DMP, plies=1), dmp)
     with pytest.raises(InputError, match="unknown opponent"):

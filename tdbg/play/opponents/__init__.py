@@ -27,7 +27,7 @@ class Opponent:
     def agent(self, mode, player):
         """The agent ``player`` (which names this opponent) plays ``mode``'s games with;
         ValueError when its search settings do not apply to this opponent."""
-        if player.oneply or player.twoply:
+        if player.search.looks_ahead:
             raise ValueError(f"--oneply/--twoply apply to checkpoints, not to {self.name}")
         if player.plies is not None and (not self.plies or player.plies not in GNUBG_NN_PLIES):
             raise ValueError(f"--plies {player.plies}: only gnubg-nn looks ahead, at "
