@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draw the strength lineage's curves from its logs and 10,000-game results:
 strength/curve.png and curve_e1.png (DMP, win rate in %), strength_money/curve.png,
-curve_m4.png and curve_n.png (money, mEq/game; cubeful 10,000-game points capped at +-128 a
+curve_m4.png, curve_n.png and curve_n3.png (money, mEq/game; cubeful 10,000-game points capped at +-128 a
 game, as the selection read them).
 
     python experiments/retraining/strength_curves.py [--out-dir DIR]
@@ -60,6 +60,13 @@ CURVES = {
         f"{M}/eval/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001.csv",
         "--title", "money, n1 (cubeless, from e1 at 250,000 episodes) then n2 (exact 1-ply) vs gnubg-nn, seed 1001: "
                    "1,000-game checks, diamonds 10,000 games"],
+    f"{M}/curve_n3.png": [
+        f"{M}/n1_cubeless_256x3.csv", f"{M}/n3_cubeful_256x3_jacoby.csv", "--unit", "meq", "--capped", "--target", "-0.06",
+        "--base-logs", *DMP_LOGS, "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
+        "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
+        f"{M}/eval/n3_cubeful_256x3_jacoby_vs_gnubg-nn-cubeful_seed1001.csv",
+        "--title", "money, n1 then n3 (cubeful, under Jacoby), seed 1001: n1 cubeless vs gnubg-nn, "
+                   "n3 cubeful vs gnubg-nn-cubeful (capped); diamonds 10,000 games"],
     f"{M}/curve.png": [
         f"{M}/m1_cubeless_256x3.csv", f"{M}/m2_cubeful_256x3.csv", f"{M}/m3_cubeful_256x3_1ply.csv",
         "--unit", "meq", "--capped", "--target", "-0.06", "--base-logs", *BASE_FOR_MONEY,
