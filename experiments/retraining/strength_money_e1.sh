@@ -71,6 +71,9 @@ if want n4; then
   stage_eval "$N4" cubeful-money gnubg-nn-cubeful
 fi
 want n5 || exit 0
+# N5_FROM names n5's start outright (n3 or n4's checkpoint), so that n5 can run beside n4 on the
+# other core instead of after it; without it n5 waits for both points and takes the better.
+if [ -n "${N5_FROM:-}" ]; then better=$N5_FROM; else
 points="$D/eval/$(basename "$N3" .pt)_vs_gnubg-nn-cubeful_seed1001.json $D/eval/$(basename "$N4" .pt)_vs_gnubg-nn-cubeful_seed1001.json"
 for p in $points; do   # another run may still be making n3's or n4's point
   [ -f "$p" ] || { echo "n5 needs $p (n3's and n4's points first); rerun once they are made" >&2; exit 0; }
@@ -83,6 +86,7 @@ score = lambda pt: json.load(open(os.path.join(ev, os.path.basename(pt)[:-3] + "
 print(max(pts, key=score))
 PYEOF
 )
+fi
 N5="$D/n5_cubeful_256x3_exact1ply.pt"
 $R train_batch.py "$N5" "$better" --num-episodes 200000 --lr 1e-5 --end-lr 5e-6 --seed 455 \
    --eval-opponent gnubg-nn-cubeful $ONE
