@@ -50,19 +50,14 @@ def main() -> None:
         agent = analysis.load_agent(args.model, args.ply, state.match_length)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
-    owner = state.owner
-    if agent.mode.is_match:   # the match state: cube, Crawford and both sides' points to go
-        try:
-            owner = analysis.match_state(state)
-        except ValueError as exc:
-            raise cli.UsageError(f"position {args.position!r}: {exc}") from None
+    try:
+        owner = agent.mode.position_owner(state)
+    except ValueError as exc:
+        raise cli.UsageError(f"position {args.position!r}: {exc}") from None
     dice = args.dice or state.dice
     out = {"model": args.model, "game_mode": agent.mode.name, "output_mode": agent.model.output_mode,
            "ply": args.ply, "position_id": be.position_id(state.board), "gnubg_id": gnubg_id(state),
            "xgid": xgid(state), "dice": list(dice) if dice else None}
-    if state.match_length and agent.mode.money:
-        raise cli.UsageError(f"a match position (match to {state.match_length}) needs match equities; "
-                             f"this is a {agent.mode.name} model")
     if dice:
         ranked = analysis.rank_moves(agent, state.board, dice, owner)
         out["moves"] = ranked[:args.top] if args.top else ranked

@@ -43,12 +43,6 @@ def _scale(mode) -> float:
     return float(mode.metric_of_points(1.0) - mode.metric_of_points(0.0))
 
 
-def _fmt(mode, value: float, se: float) -> str:
-    if mode.money:
-        return f"Eq. {value:+.4f} +- {se:.4f}"
-    return f"P(win) {mode.metric_of_points(value):.4f} +- {se * _scale(mode):.4f}"
-
-
 def main() -> None:
     args = build_parser().parse_args()
 
@@ -84,18 +78,19 @@ def main() -> None:
         for k, r in enumerate(out["moves"], 1):
             v, se = (r["value_adjusted"], r["se_adjusted"]) if luck else (r["value"], r["se"])
             d, dse = (r["diff_adjusted"], r["diff_se_adjusted"]) if luck else (r["diff"], r["diff_se"])
-            lines.append(f"{k:>3}. {r['text']:<24} {_fmt(roller.mode, v, se)}"
+            lines.append(f"{k:>3}. {r['text']:<24} {roller.mode.value_text(v, se)}"
                          + (f"   ({d * _scale(roller.mode):+.4f} +- {dse * _scale(roller.mode):.4f})" if k > 1 else ""))
     else:
         o = rollout_outcomes(rollout, state.board[None], progress=not args.quiet, roller=roller)[0]
         out["value"] = summarize(o, roller.mode)
         s = out["value"]
         lines = [f"{args.model}; {out['position_id']}; {settings}",
-                 f"  plain:         {_fmt(roller.mode, s['value'], s['se'])}"
-                 + (f"   P(win) {s['p_win']:.4f}" if roller.mode.money and s["p_win"] is not None else "")
+                 f"  plain:         {roller.mode.value_text(s['value'], s['se'])}"
+                 + (f"   P(win) {s['p_win']:.4f}"   # where the value is not already a P(win) (money)
+                    if s["p_win"] is not None and s["p_win_adjusted"] is None else "")
                  + (f"   net gammons {s['gammons_net']:+.4f}" if "gammons_net" in s else "")]
         if luck:
-            lines.append(f"  luck-adjusted: {_fmt(roller.mode, s['value_adjusted'], s['se_adjusted'])}"
+            lines.append(f"  luck-adjusted: {roller.mode.value_text(s['value_adjusted'], s['se_adjusted'])}"
                          f"   (standard error {s['se_factor']:.1f}x smaller)")
     print(fileio.json_text(out, indent=2) if args.json else "\n".join(lines))
 

@@ -125,7 +125,7 @@ class GnubgSession:
     @property
     def plays_matches(self) -> bool:
         """Whether gnubg plays whole matches, one game after another (else a money session)."""
-        return self.mode.is_match
+        return self.mode.match_length > 0
 
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
@@ -133,11 +133,7 @@ class GnubgSession:
         lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
                  f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
                  f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
-                 f"set jacoby {'on' if self.mode.jacoby and self.mode.cubeful else 'off'}", "set beavers 0",
-                 # a match plays on game after game to its end (a money session would never stop)
-                 f"set automatic game {'on' if match else 'off'}", "set display off", f"set seed {self.seed}"]
-        if not self.mode.cubeful:
-            lines.append("set cube use off")
+                 *self.mode.gnubg_rules(), "set display off", f"set seed {self.seed}"]
         if match:  # n_games counts matches
             for k in range(n_games):
                 lines.append(f"new match {self.mode.length}")

@@ -69,8 +69,10 @@ class OnlineSelfPlay:
     """Plays games one at a time through the shared turn loop, learning after every move."""
 
     def __init__(self, model, mode: GameMode, lam: float, alpha: float, engine: str = "auto"):
-        if output_head(model.output_mode).width != 1 or mode.cubeful:
-            raise ValueError("online TD(lambda) trains scalar models in dmp or cubeless-money")
+        scalar_only = "online TD(lambda) trains scalar models in dmp or cubeless-money"
+        if output_head(model.output_mode).width != 1:
+            raise ValueError(scalar_only)
+        mode.check_cubeless(scalar_only)
         self.model = model
         self.mode = mode
         self.td = TDLambda(model, lam, alpha)

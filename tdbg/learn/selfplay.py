@@ -96,16 +96,14 @@ class Acting:
             raise ValueError(f"--boltzmann-temp must be >= 0, got {self.boltzmann_temp}")
         if not 0.0 <= self.td_lambda <= 1.0:
             raise ValueError(f"--td-lambda must be 0 to 1, got {self.td_lambda}")
-        if self.cube_targets_1ply and not mode.cubeful:
-            raise ValueError(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
-        if self.cube_explore and not mode.cubeful:
-            raise ValueError(f"--cube-explore applies to modes with a cube, not {mode.name}")
-        if self.cube_hold and not mode.cubeful:
-            raise ValueError(f"--cube-hold applies to modes with a cube, not {mode.name}")
-        if self.take_explore and not mode.cubeful:
-            raise ValueError(f"--take-explore applies to modes with a cube, not {mode.name}")
-        if self.cube_start and not mode.is_match:
-            raise ValueError(f"--cube-start applies to match play, not {mode.name}")
+        if self.cube_targets_1ply:
+            mode.check_cubeful(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
+        for flag, used in (("--cube-explore", self.cube_explore), ("--cube-hold", self.cube_hold),
+                           ("--take-explore", self.take_explore)):
+            if used:
+                mode.check_cubeful(f"{flag} applies to modes with a cube, not {mode.name}")
+        if self.cube_start:
+            mode.check_match(f"--cube-start applies to match play, not {mode.name}")
 
 
 @dataclass(frozen=True)

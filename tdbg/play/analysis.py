@@ -25,7 +25,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode, mode_class
-from tdbg.game.modes.matchplay import pack
+from tdbg.game.modes.matchplay import position_state as match_state  # noqa: F401 (tools, tests)
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.net.search import Search
 from tdbg.play.players import checkpoint_agent, checkpoint_mode_name
@@ -42,17 +42,6 @@ def load_agent(path: str, plies: int = 0, match_length: int = 0):
                               "with the match length and score)") from None
     mode = game_mode(name, match_length=length)
     return checkpoint_agent(model, mode, Search(oneply=plies == 1), name=path)
-
-
-def match_state(state) -> int:
-    """The match state (matchplay.py) of a parsed position (position_ids.GameState) in a
-    match: cube owner and level, Crawford flag and each side's points still needed."""
-    length, (mine, theirs), cube = state.match_length, state.score, int(state.cube)
-    if not (0 <= mine < length and 0 <= theirs < length):
-        raise ValueError(f"score {mine}-{theirs} is not a score of a {length}-point match in play")
-    if cube < 1 or cube & (cube - 1):
-        raise ValueError(f"cube {cube} is not a power of 2")
-    return int(pack(state.owner, cube.bit_length() - 1, int(state.crawford), length - mine, length - theirs))
 
 
 # --------------------------------------------------------------------------- move text

@@ -35,8 +35,7 @@ class GnubgNNCubefulAgent(Agent):
     cube_capable = True
 
     def __init__(self, mode: GameMode, plies: int = 0):
-        if not mode.cubeful:
-            raise ValueError("gnubg-nn-cubeful plays cubeful money only; use gnubg-nn for DMP and cubeless money")
+        mode.check_cubeful("gnubg-nn-cubeful plays cubeful money only; use gnubg-nn for DMP and cubeless money")
         self.mode, self.plies = mode, plies
         self.checkers = GnubgNNAgent(CubelessMoney(mode.jacoby), plies)
         self.name = "gnubg-nn-cubeful" + (f"-{plies}ply" if plies else "")

@@ -19,8 +19,7 @@ class ProbAgent(TDAgent):
     def __init__(self, model, mode: GameMode, search: Search = Search(), **kw):
         if not isinstance(output_head(model.output_mode), Prob5Head):
             raise ValueError(f"ProbAgent plays prob5 models, this one is {model.output_mode}")
-        if mode.cubeful:
-            raise ValueError("prob5 models play cubeless money only; they make no cube decisions")
+        mode.check_cubeless("prob5 models play cubeless money only; they make no cube decisions")
         super().__init__(model, mode, search, **kw)
         self.cube_capable = False
 

@@ -165,6 +165,5 @@ def make_roller(spec: str, mode_name: str | None = None, ply: int = 0, engine: s
             raise ValueError("gnubg-nn rolls out at 0 ply only")
         return GnubgNNRoller(game_mode(mode_name or "dmp"))
     model, _, mode = load_checkpoint_mode(spec, mode_name)
-    if mode.cubeful:
-        raise ValueError(f"{spec} is a cubeful model: rollouts here are cubeless, and its inputs need a cube")
+    mode.check_cubeless(f"{spec} is a cubeful model: rollouts here are cubeless, and its inputs need a cube")
     return NetRoller(model, mode, ply, engine)

@@ -190,7 +190,7 @@ def summarize(o: Outcome, mode) -> dict:
     d = {"value": mean, "se": se, "value_adjusted": adj, "se_adjusted": adj_se,
          "se_factor": se / adj_se if adj_se > 0 else float("inf"),
          "p_win": float(np.mean(o.win)) if not np.isnan(o.win).any() else None,
-         "p_win_adjusted": None if mode.money else float(mode.metric_of_points(adj)),
+         "p_win_adjusted": mode.win_probability(adj),
          "finished": int(o.finished.sum()), "trials": len(o.points)}
     if not np.isnan(o.gammon).any():
         d["gammons_net"] = float(o.gammon.mean())  # (wins - losses) by a gammon or more, per game

@@ -47,8 +47,7 @@ class TDAgent(Agent):
                          if search.oneply_filter is not None else None)
         self.twoply = TwoPly(self.scorer, *search.twoply, lookahead=self._lookahead) if search.twoply else None
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{search.name_suffix}"
-        self.cube_capable = mode.cubeful
-        self.match_capable = mode.is_match
+        self.cube_capable, self.match_capable = mode.agent_capabilities()
 
     def _owner(self, owner, n):
         return np.zeros(n, dtype=np.int64) if owner is None else owner

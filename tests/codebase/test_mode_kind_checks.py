@@ -2,7 +2,8 @@
 objects chosen by what a mode names (its series unit, its output head), not in code that
 asks a mode what it is.  This counts such questions outside tdbg/game/modes/, read from the
 source of the package, tools/ and the scripts: an ``is_match`` / ``is_money`` /
-``is_cubeful`` / ``is_dmp`` attribute, a comparison with a mode's name ("match", ...) or of
+``is_cubeful`` / ``is_dmp`` attribute, a mode's (or mode class's) ``cubeful`` or ``money``
+(not a settings field of that name, e.g. the --cubeful flag), a comparison with a mode's name ("match", ...) or of
 a mode's ``name``, ``kind`` or ``series_unit`` (an expression naming a mode), and
 ``isinstance`` against a mode class."""
 from __future__ import annotations
@@ -14,6 +15,7 @@ import os
 from helpers import ROOT
 
 KIND_FLAGS = {"is_match", "is_money", "is_cubeful", "is_dmp"}
+MODE_FLAGS = {"cubeful", "money"}   # asked of an expression naming a mode, or a mode class (cls)
 MODE_CLASSES = {"GameMode", "DMP", "CubelessMoney", "CubefulMoney", "MatchPlay"}
 MODE_NAMES = {"dmp", "cubeless-money", "cubeful-money", "match"}
 MAX_CHECKS = 5
@@ -33,6 +35,10 @@ def kind_checks(source: str) -> list[int]:
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Attribute) and node.attr in KIND_FLAGS:
             lines.append(node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr in MODE_FLAGS:
+            owner = ast.unparse(node.value)
+            if "mode" in owner.lower() or owner == "cls":
+                lines.append(node.lineno)
         elif isinstance(node, ast.Compare):
             if any(isinstance(side, ast.Constant) and side.value in MODE_NAMES for side in (node.left, *node.comparators)):
                 lines.append(node.lineno)
@@ -45,11 +51,11 @@ def kind_checks(source: str) -> list[int]:
               and len(node.args) == 2 and MODE_CLASSES & {n.id for n in ast.walk(node.args[1])
                                                          if isinstance(n, ast.Name)}):
             lines.append(node.lineno)
-    return lines
+    return sorted(lines)
 
 
 def test_the_counter_sees_each_form_of_the_question():
-    # a hand-written sample: six questions, and three look-alikes that ask nothing of a mode
+    # a hand-written sample: eight questions, and four look-alikes that ask nothing of a mode
     sample = ("if mode.is_match: pass\n"
               "x = self.mode.name == 'dmp'\n"
               "y = isinstance(m, MatchPlay)\n"
@@ -58,8 +64,11 @@ def test_the_counter_sees_each_form_of_the_question():
               "a = arr.dtype.kind == 'f'\n"
               "b = q.kind == 'take'\n"
               "c = UNITS[mode.series_unit]\n"
-              "if length == 0 and self.kind == 'match': pass\n")
-    assert kind_checks(sample) == [1, 2, 3, 4, 5, 9]
+              "if length == 0 and self.kind == 'match': pass\n"
+              "if self.mode.cubeful: pass\n"
+              "p = None if mode.money else 1\n"
+              "if s.cubeful: pass\n")
+    assert kind_checks(sample) == [1, 2, 3, 4, 5, 9, 10, 11]
 
 
 def test_few_places_outside_the_modes_ask_a_mode_what_it_is():

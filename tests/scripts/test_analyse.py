@@ -251,3 +251,14 @@ def test_match_models_need_match_positions():
     assert_one_line_error(run("tools/analyse.py", MATCH, bad), "match length")
     with pytest.raises(ValueError, match="power of 2"):
         analysis.match_state(GameState(be.initial_board(), match_length=7, score=(2, 4), cube=3))
+
+
+def test_a_money_model_refuses_a_match_position():
+    # money equities mean nothing at a match score; DMP (P(win)) and match models take one
+    from tdbg.game.modes import game_mode
+    in_match = GameState(be.initial_board(), owner=CUBE_THEIRS, match_length=7, score=(2, 4))
+    for name in ("cubeless-money", "cubeful-money"):
+        with pytest.raises(ValueError, match=r"match position \(match to 7\) needs match equities"):
+            game_mode(name).position_owner(in_match)
+    assert game_mode("dmp").position_owner(in_match) == CUBE_THEIRS
+    assert game_mode("cubeless-money").position_owner(GameState(be.initial_board(), owner=CUBE_THEIRS)) == CUBE_THEIRS

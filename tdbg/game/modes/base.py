@@ -160,6 +160,53 @@ class GameMode:
     def check_agent(self, agent) -> None:
         """ValueError when ``agent`` cannot play this mode's games."""
 
+    # What callers outside this package need of the mode's kind, asked as checks and
+    # capabilities rather than by reading ``cubeful`` / ``is_match`` themselves.
+    def check_cubeful(self, message: str) -> None:
+        """ValueError(``message``) unless this mode has a cube (a setting or agent that needs one)."""
+        if not self.cubeful:
+            raise ValueError(message)
+
+    def check_cubeless(self, message: str) -> None:
+        """ValueError(``message``) when this mode has a cube (something that cannot play one)."""
+        if self.cubeful:
+            raise ValueError(message)
+
+    def check_match(self, message: str) -> None:
+        """ValueError(``message``) unless this mode plays matches."""
+        if not self.is_match:
+            raise ValueError(message)
+
+    def position_owner(self, state) -> int:
+        """The cube-owner slot of a parsed position (position_ids.GameState) as this mode's
+        network reads it (ValueError when the position needs what this mode lacks)."""
+        if state.match_length and self.money:
+            raise ValueError(f"a match position (match to {state.match_length}) needs match equities; "
+                             f"this is a {self.name} model")
+        return state.owner
+
+    def value_text(self, value: float, se: float) -> str:
+        """A mean value in points (with its standard error) as this mode states values."""
+        if self.money:
+            return f"Eq. {value:+.4f} +- {se:.4f}"
+        scale = float(self.metric_of_points(1.0) - self.metric_of_points(0.0))   # DMP: a point is 1/2 of P(win)
+        return f"P(win) {self.metric_of_points(value):.4f} +- {se * scale:.4f}"
+
+    def win_probability(self, points: float) -> float | None:
+        """P(win) equal to a mean of ``points`` where points are P(win)'s image (DMP), else None."""
+        return None if self.money else float(self.metric_of_points(points))
+
+    def agent_capabilities(self) -> tuple[bool, bool]:
+        """(cube_capable, match_capable) of an agent whose network was trained for this mode."""
+        return self.cubeful, self.is_match
+
+    def gnubg_rules(self) -> list[str]:
+        """The gnubg commands that set this mode's rules for a session or match against the binary."""
+        lines = [f"set jacoby {'on' if self.jacoby and self.cubeful else 'off'}", "set beavers 0",
+                 # a match plays on game after game to its end (a money session would never stop)
+                 f"set automatic game {'on' if self.is_match else 'off'}"]
+        return lines if self.cubeful else lines + ["set cube use off"]
+
     def without_cube(self) -> "GameMode":
         """The mode played when the cube stays centred (quick evaluations)."""
         return self

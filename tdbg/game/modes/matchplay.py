@@ -50,6 +50,17 @@ def pack(owner, level, crawford, me, opp) -> np.ndarray:
             + 1050 * (np.asarray(opp, dtype=np.int64) - 1))
 
 
+def position_state(state) -> int:
+    """The match state of a parsed position (position_ids.GameState) in a match: cube owner
+    and level, Crawford flag and each side's points still needed."""
+    length, (mine, theirs), cube = state.match_length, state.score, int(state.cube)
+    if not (0 <= mine < length and 0 <= theirs < length):
+        raise ValueError(f"score {mine}-{theirs} is not a score of a {length}-point match in play")
+    if cube < 1 or cube & (cube - 1):
+        raise ValueError(f"cube {cube} is not a power of 2")
+    return int(pack(state.owner, cube.bit_length() - 1, int(state.crawford), length - mine, length - theirs))
+
+
 def unpack(state):
     """(owner, level, crawford, me, opp) arrays of integer match states."""
     s = np.asarray(state, dtype=np.int64)
@@ -257,6 +268,9 @@ class MatchPlay(CubefulMoney):
         # never past a dead cube: the double that turned it could not have been offered
         turn &= ~self.dead_cube(pack(owner, level - 1, 0, me, opp))
         return np.where(turn, pack(owner, level, 0, me, opp), states)
+
+    def position_owner(self, state) -> int:
+        return position_state(state)   # the match state: cube, Crawford and both sides' points to go
 
     def check_agent(self, agent):
         if not getattr(agent, "match_capable", False):
