@@ -13,6 +13,7 @@ from helpers import ROOT
 HELPER = "experiments/require_clean_tree.sh"
 SOURCED = [HELPER, "experiments/retraining/release_lib.sh"]   # what the scripts source
 RELEASE_SCRIPTS = ["experiments/retraining/strength_release.sh", "experiments/retraining/strength_release_1ply.sh",
+                   "experiments/retraining/strength_release_money_1ply.sh",
                    "experiments/head_to_head/remeasure.sh", "experiments/head_to_head/remeasure_dirty.sh",
                    "experiments/gnubg_eval/run.sh", "experiments/benchmarks/decisions/all_models.sh"]
 
