@@ -11,7 +11,10 @@ modules: heads.py, model.py) compares mode names.  A mode knows
   (``points``: DMP +-1, money 1/2/3 times the cube, Jacoby in cubeful money);
 * whether and how the cube is used (``may_double``, ``cube_action``: the one cube
   rule), and the cube state as the other side sees it;
-* how a set of head-to-head results is summarised (``metric``, ``summarize``).
+* how a set of head-to-head results is summarised (``metric``, ``summarize``);
+* what callers elsewhere need of its kind, asked as checks and answers rather than by
+  reading ``cubeful`` or ``is_match`` (``check_cubeful``, ``check_cubeless``, ``check_match``,
+  ``agent_capabilities``, ``position_owner``, ``value_text``, ``gnubg_rules``).
 
 Cubeful money treats cube decisions as ordinary transitions.  A turn whose mover
 may double starts at a *cube node* (is_cube_action = 1): no-double leads to the
