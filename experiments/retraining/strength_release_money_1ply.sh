@@ -23,30 +23,33 @@ cd "$(dirname "$0")/../.."
 M=experiments/retraining/strength_money
 . experiments/retraining/release_lib.sh
 
+# choose <metric> <incumbent> <released name> <candidate.pt> ...: ranks the incumbent (the stage
+# released before) with the candidates on seed 1001 and, where a candidate wins, releases it
+# under the new name and checks it for twin units; fails (status 1) where the incumbent stays best.
+choose() {
+  local metric=$1 incumbent=$2 name=$3 pick; shift 3
+  pick=$(best "$metric" "$incumbent" "$@") || exit 2   # (an if-condition does not stop on errors)
+  echo "choice: $pick" >&2
+  if [ "$pick" = "$incumbent" ]; then
+    echo "$incumbent (released before) stays best on seed 1001: no $name" >&2
+    return 1
+  fi
+  release "$pick" "$name"
+  [ "${DRY:-0}" = 1 ] || distinct_units "$name"
+}
+
 released=()
 echo "cubeless candidates:" >&2
-cubeless=$(best points_per_game "$M/m1_cubeless_256x3.pt" "$M/n1_cubeless_256x3.pt" "$M/n2_cubeless_256x3_exact1ply.pt")
-echo "cubeless choice: $cubeless" >&2
-if [ "$cubeless" = "$M/m1_cubeless_256x3.pt" ]; then
-  echo "m1 (the cubeless_256x3 release) stays best on seed 1001: no cubeless release" >&2
-else
-  release "$cubeless" cubeless_256x3_1ply.pt
-  [ "${DRY:-0}" = 1 ] || distinct_units cubeless_256x3_1ply.pt
+if choose points_per_game "$M/m1_cubeless_256x3.pt" cubeless_256x3_1ply.pt "$M/n1_cubeless_256x3.pt" \
+    "$M/n2_cubeless_256x3_exact1ply.pt"; then
   report cubeless_256x3_1ply.pt gnubg-nn cubeless-money 2402
   report cubeless_256x3_1ply.pt pubeval cubeless-money 2402
   report cubeless_256x3_1ply.pt best_models/cubeless_256x3.pt cubeless-money 2412
   released+=(cubeless_256x3_1ply.pt)
 fi
-
 echo "cubeful candidates:" >&2
-cubeful=$(best capped_meq_per_game "$M/m4_cubeful_256x3_nojacoby.pt" "$M/n3_cubeful_256x3_jacoby.pt" \
-  "$M/n4_cubeful_256x3_nojacoby.pt" "$M/n5_cubeful_256x3_exact1ply.pt")
-echo "cubeful choice: $cubeful" >&2
-if [ "$cubeful" = "$M/m4_cubeful_256x3_nojacoby.pt" ]; then
-  echo "m4 (the cubeful_256x3 release) stays best on seed 1001: no cubeful release" >&2
-else
-  release "$cubeful" cubeful_256x3_1ply.pt
-  [ "${DRY:-0}" = 1 ] || distinct_units cubeful_256x3_1ply.pt
+if choose capped_meq_per_game "$M/m4_cubeful_256x3_nojacoby.pt" cubeful_256x3_1ply.pt \
+    "$M/n3_cubeful_256x3_jacoby.pt" "$M/n4_cubeful_256x3_nojacoby.pt" "$M/n5_cubeful_256x3_exact1ply.pt"; then
   report cubeful_256x3_1ply.pt best_models/cubeful_256x3.pt cubeful-money 2413
   report cubeful_256x3_1ply.pt gnubg-ext cubeful-money 2403
   released+=(cubeful_256x3_1ply.pt)
