@@ -55,6 +55,7 @@ class BatchLearner:
             raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
         self.filter_trainer = None
         self.continuing = False
+        self.rng, self.rng_state = None, None   # the minibatch order's generator (open) and a resumed state
         self.trainer = Trainer(model, opt, stage.schedule.lr, run.device, loss)
         self.collector = None
         self.pending = None
@@ -104,10 +105,14 @@ class BatchLearner:
         return (0 if in_process else col.workers), sum(p.numel() for p in model.parameters())
 
     def state_dict(self) -> dict:
-        return self.trainer.state_dict()
+        # the minibatch order's generator too, so that a stage stopped and continued trains on the
+        # same shuffles as one run through (the weights equal to the bit)
+        rng = {} if self.rng is None else {"minibatch_rng": self.rng.bit_generator.state}
+        return {**self.trainer.state_dict(), **rng}
 
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)
+        self.rng_state = state.get("minibatch_rng")   # (checkpoints from before it was kept have none)
         self.continuing = True   # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:
@@ -118,6 +123,8 @@ class BatchLearner:
         col, engine = self.stage.collection, self.stage.run.engine
         self.round_seed = round_seed
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
+        if self.rng_state is not None:
+            self.rng.bit_generator.state = self.rng_state
         self.collector = Collector(Play.for_stage(col, self.acting, self.mode, engine), col.workers,
                                    self.stage.where.backend)
         if self.filter_k:

@@ -7,6 +7,7 @@ import sys
 import time
 
 import pytest
+import torch
 
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
 from tdbg.net.model import load_checkpoint
@@ -97,7 +98,8 @@ def test_resume_continues_count_and_schedule(tmp_path, dmp_ckpt):
 def test_stop_at_ends_the_run_and_the_same_command_goes_on(tmp_path):
     """--stop-at 40 of a 100-episode stage: exit 0 with the stage unfinished at 40 episodes
     (two rounds logged); the same command without it continues to the end, on the full
-    stage's LR schedule and its dice (each round's sample count as in an uninterrupted run)."""
+    stage's LR schedule, its dice and its minibatch shuffles: the log's losses and the final
+    weights equal an uninterrupted run's to the bit."""
     args = ["--hidden", "8", "--num-episodes", "100", "--lr", "1e-3", "--end-lr", "1e-4", "--seed", "3",
             "--episodes-per-round", "20", "--parallel-games", "4", "--quiet"]
     whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
@@ -113,6 +115,9 @@ def test_stop_at_ends_the_run_and_the_same_command_goes_on(tmp_path):
     full = list(csv.DictReader(open(tmp_path / "whole.csv")))
     assert [(r["stage_episodes"], r["lr"]) for r in rows] == [(r["stage_episodes"], r["lr"]) for r in full]
     assert rows[2]["samples"] == full[2]["samples"]   # the first round after the stop plays the same games
+    assert [(r["samples"], r["loss"]) for r in rows] == [(r["samples"], r["loss"]) for r in full]
+    a, b = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(part))[0].state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
 
 
 def test_resume_of_finished_stage_starts_a_new_one(tmp_path, dmp_ckpt):
