@@ -9,7 +9,8 @@
 #             and pubeval) and head to head against cubeless_256x3 on seed 2412.
 #   cubeful   candidates: m4 (released as cubeful_256x3), n3 (under Jacoby), n4 (without it) and
 #             n5 (exact 1-ply from n3), ranked by capped mEq/game against gnubg-nn-cubeful on seed
-#             1001.  A winner other than m4 is released as best_models/cubeful_256x3_1ply.pt,
+#             1001.  A winner other than m4 is released as best_models/cubeful_256x3_from_1ply.pt (from the line
+#             of dmp_256x3_1ply; not every candidate is a 1-ply stage),
 #             checked for twin units, reported against the gnubg binary 1.08.003 at 0-ply on seed
 #             2403 and head to head against cubeful_256x3 on seed 2413.
 # Each release also gets its lines of the 1,100-decision benchmark at 0- and 1-ply.
@@ -48,11 +49,11 @@ if choose points_per_game "$M/m1_cubeless_256x3.pt" cubeless_256x3_1ply.pt "$M/n
   released+=(cubeless_256x3_1ply.pt)
 fi
 echo "cubeful candidates:" >&2
-if choose capped_meq_per_game "$M/m4_cubeful_256x3_nojacoby.pt" cubeful_256x3_1ply.pt \
+if choose capped_meq_per_game "$M/m4_cubeful_256x3_nojacoby.pt" cubeful_256x3_from_1ply.pt \
     "$M/n3_cubeful_256x3_jacoby.pt" "$M/n4_cubeful_256x3_nojacoby.pt" "$M/n5_cubeful_256x3_exact1ply.pt"; then
-  report cubeful_256x3_1ply.pt best_models/cubeful_256x3.pt cubeful-money 2413
-  report cubeful_256x3_1ply.pt gnubg-ext cubeful-money 2403
-  released+=(cubeful_256x3_1ply.pt)
+  report cubeful_256x3_from_1ply.pt best_models/cubeful_256x3.pt cubeful-money 2413
+  report cubeful_256x3_from_1ply.pt gnubg-ext cubeful-money 2403
+  released+=(cubeful_256x3_from_1ply.pt)
 fi
 for m in "${released[@]}"; do decisions "$m"; done   # last: results.jsonl is tracked
 echo "released: ${released[*]:-nothing}; now add their rows to tools/results_tables.py and run it" >&2
