@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Draw the strength lineage's curves from its logs and 10,000-game results:
 strength/curve.png and curve_e1.png (DMP, win rate in %), strength_money/curve.png,
-curve_m4.png, curve_n.png and curve_n3.png (money, mEq/game; cubeful 10,000-game points capped at +-128 a
+curve_m4.png, curve_n.png, curve_n3.png, curve_n4.png and curve_n5.png (money, mEq/game; cubeful 10,000-game points capped at +-128 a
 game, as the selection read them).
 
     python experiments/retraining/strength_curves.py [--out-dir DIR]
@@ -67,6 +67,22 @@ CURVES = {
         f"{M}/eval/n3_cubeful_256x3_jacoby_vs_gnubg-nn-cubeful_seed1001.csv",
         "--title", "money, n1 then n3 (cubeful, under Jacoby), seed 1001: n1 cubeless vs gnubg-nn, "
                    "n3 cubeful vs gnubg-nn-cubeful (capped); diamonds 10,000 games"],
+    f"{M}/curve_n4.png": [
+        f"{M}/n1_cubeless_256x3.csv", f"{M}/n4_cubeful_256x3_nojacoby.csv", "--unit", "meq", "--capped", "--target",
+        "-0.06", "--base-logs", *DMP_LOGS, "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
+        "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
+        f"{M}/eval/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001.csv",
+        "--title", "money, n1 then n4 (cubeful, trained without Jacoby), seed 1001: n1 cubeless vs gnubg-nn, "
+                   "n4 cubeful vs gnubg-nn-cubeful (capped); diamonds 10,000 games"],
+    f"{M}/curve_n5.png": [
+        f"{M}/n1_cubeless_256x3.csv", f"{M}/n3_cubeful_256x3_jacoby.csv", f"{M}/n5_cubeful_256x3_exact1ply.csv",
+        "--unit", "meq", "--capped", "--target", "-0.06", "--base-logs", *DMP_LOGS,
+        "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
+        "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
+        f"{M}/eval/n3_cubeful_256x3_jacoby_vs_gnubg-nn-cubeful_seed1001.csv",
+        f"{M}/eval/n5_cubeful_256x3_exact1ply_vs_gnubg-nn-cubeful_seed1001.csv",
+        "--title", "money, n1, n3 (cubeful, under Jacoby), then n5 (exact 1-ply cubeful), seed 1001: checks vs "
+                   "gnubg-nn-cubeful (capped) after n1; diamonds 10,000 games"],
     f"{M}/curve.png": [
         f"{M}/m1_cubeless_256x3.csv", f"{M}/m2_cubeful_256x3.csv", f"{M}/m3_cubeful_256x3_1ply.csv",
         "--unit", "meq", "--capped", "--target", "-0.06", "--base-logs", *BASE_FOR_MONEY,
