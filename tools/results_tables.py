@@ -171,7 +171,13 @@ SELECTION = {
                                   "twin units repaired) at 100k, 250k and 500k episodes, 10,000 games each on seed 1001"),
     "dmp_256x3.pt": ("1001", "the ends of strength_dmp.sh's five stages after growth (s3-s7: 0-ply training, then 1-ply "
                                 "refinements and low-LR polishes), 10,000 games each on seed 1001"),
+    "cubeless_256x3_1ply.pt": ("1001", "m1 (`cubeless_256x3`) and strength_money_e1.sh's n1 (cubeless from "
+                                       "`dmp_256x3_1ply`) and n2 (its exact 1-ply stage), 10,000 games each against "
+                                       "gnubg-nn on seed 1001"),
     "cubeless_256x3.pt": (None, "the only candidate: strength_money.sh's cubeless stage (m1)"),
+    "cubeful_256x3_from_1ply.pt": ("1001", "m4 (`cubeful_256x3`) and strength_money_e1.sh's three cubeful stages "
+                                           "from n1 (n3 under the Jacoby rule, n4 without it, n5 exact 1-ply from n3), "
+                                           "10,000 games each against gnubg-nn-cubeful on seed 1001, capped mEq/game"),
     "cubeful_256x3.pt": ("1001", "strength_money.sh's three cubeful stages (m2 trained under the Jacoby "
                                  "rule, m3 its 1-ply refinement, m4 trained without Jacoby), 10,000 games each against "
                                  "gnubg-nn-cubeful on seed 1001, capped mEq/game"),
@@ -206,7 +212,9 @@ def _match_rate(name: str) -> str:
 FRESH = {
     "dmp_256x3_1ply.pt": ("dmp_256x3_1ply_vs_gnubg-nn_seed2401", pct, "games", ""),
     "dmp_256x3.pt": ("dmp_256x3_vs_gnubg-nn_seed2301", pct, "games", ""),
+    "cubeless_256x3_1ply.pt": ("cubeless_256x3_1ply_vs_gnubg-nn_seed2402", meq, "games", ""),
     "cubeless_256x3.pt": ("cubeless_256x3_vs_gnubg-nn_seed2302", meq, "games", ""),
+    "cubeful_256x3_from_1ply.pt": ("cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403", meq, "games", ""),
     "cubeful_256x3.pt": ("cubeful_256x3_vs_gnubg-ext_seed2303", meq, "games", ""),
     "dmp_512x2x256.pt": ("dmp_512x2x256_vs_gnubg-nn_seed2201", pct, "games", ""),
     "cubeless_512x2x256.pt": ("cubeless_512x2x256_vs_gnubg-nn_seed2202", meq, "games", ""),
@@ -321,6 +329,20 @@ def best_models_table() -> str:
                    eq("cubeless_256x3_vs_pubeval_seed2302"), "n/a (cubeless)",
                    seed_files=("cubeless_256x3_vs_gnubg-nn_seed2302", "cubeless_256x3_vs_pubeval_seed2302",
                                "cubeless_256x3_vs_cubeless_512x2x256_seed2312")),
+        _model_row("cubeless_256x3_1ply.pt", "cubeless money, equity",
+                   "196-[256,256,256]-1 (`--warm-start-equity` from `dmp_256x3_1ply`: 3M episodes at Adam 5e-5 -> "
+                   "5e-6 (n1 of `strength_money_e1.sh`), then 200,000 episodes of exact 1-ply targets at 1.5e-5 -> "
+                   "5e-6 (n2); all 768 hidden units distinct)", 182273, "10,850,000",
+                   "20.01 (15.65 + 2.63 + 1.73)",
+                   f"**{meq('cubeless_256x3_1ply_vs_gnubg-nn_seed2402')}** "
+                   f"({n(games('cubeless_256x3_1ply_vs_gnubg-nn_seed2402'))} games on fresh dice; on seed 1001: "
+                   f"{meq(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001')}, paired vs m1 "
+                   f"(`cubeless_256x3`) there "
+                   f"{paired(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001', f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
+                   f"head to head vs `cubeless_256x3`: {meq('cubeless_256x3_1ply_vs_cubeless_256x3_seed2412')})",
+                   eq("cubeless_256x3_1ply_vs_pubeval_seed2402"), "n/a (cubeless)",
+                   seed_files=("cubeless_256x3_1ply_vs_gnubg-nn_seed2402", "cubeless_256x3_1ply_vs_pubeval_seed2402",
+                               "cubeless_256x3_1ply_vs_cubeless_256x3_seed2412")),
         _model_row("cubeless_512x2x256.pt", "cubeless money, equity",
                    "196-[512,512,256]-1 (`--warm-start-equity` from `dmp_512x2x256`; `big_legs.sh` b1, Adam 2e-4 -> "
                    "5e-5 planned over 400k episodes, ended at 203,800)", 495105, "2,355,400", "5.16 (4.38 + 0.78)",
@@ -345,6 +367,22 @@ def best_models_table() -> str:
                    f"; head to head vs `cubeful_512x2x256` (duplicate): "
                    f"{meq('cubeful_256x3_vs_cubeful_512x2x256_seed2313', 'capped_meq_per_game')} capped",
                    seed_files=("cubeful_256x3_vs_gnubg-ext_seed2303", "cubeful_256x3_vs_cubeful_512x2x256_seed2313")),
+        _model_row("cubeful_256x3_from_1ply.pt", "cubeful money, equity / cube",
+                   "200-[256,256,256]-1 (`--warm-start-cubeful` from n1, the cubeless stage under "
+                   "`cubeless_256x3_1ply`; `strength_money_e1.sh` n4: 2M episodes trained without the Jacoby rule, "
+                   "Adam 5e-5 -> 5e-6; all 768 hidden units distinct)", 183297, "12,650,000",
+                   "20.07 (15.65 + 2.63 + 1.79)", "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
+                   f"**{meq('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403')}** {ext} "
+                   f"({n(games('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403'))} games on fresh dice"
+                   f"{'; capped = uncapped' if capped_equal('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403') else ''}); "
+                   f"on the selection seed 1001 vs gnubg-nn-cubeful, capped: "
+                   f"{meq(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}"
+                   f", paired vs m4 (`cubeful_256x3`) there "
+                   f"{paired(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001')}"
+                   f"; head to head vs `cubeful_256x3` (duplicate): "
+                   f"{meq('cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413', 'capped_meq_per_game')} capped",
+                   seed_files=("cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403",
+                               "cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413")),
         _model_row("cubeful_512x2x256.pt", "cubeful money, equity / cube",
                    "200-[512,512,256]-1 (`--warm-start-cubeful` from `cubeless_512x2x256`; `big_legs.sh` b2, 150k "
                    "episodes, Adam 1e-4 -> 3e-5)", 497153, "2,505,400", "5.65 (5.16 + 0.49)",
@@ -528,22 +566,22 @@ def summary_table() -> str:
          f"`dmp_256x3` wins {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')} of 10,000 duplicate games, seed 2311)",
          f"{n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} duplicate games; "
          + seeds_cell("dmp_256x3.pt", "dmp_256x3_vs_gnubg-nn_seed2301")],
-        ["cubeless money", "[`cubeless_256x3.pt`](best_models/cubeless_256x3.pt)",
-         f"{fresh_figure('cubeless_256x3.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
-         f"{meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')} on seed 1001, before the release "
-         f"(`cubeless_512x2x256`, the release before it: {fresh_figure('cubeless_512x2x256.pt')}; head to "
-         f"head {meq('cubeless_256x3_vs_cubeless_512x2x256_seed2312')} for `cubeless_256x3`, seed 2312)",
-         f"{n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} duplicate games; "
-         + seeds_cell("cubeless_256x3.pt", "cubeless_256x3_vs_gnubg-nn_seed2302")],
-        ["cubeful money", "[`cubeful_256x3.pt`](best_models/cubeful_256x3.pt)",
-         f"{fresh_figure('cubeful_256x3.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
-         f"{meq(f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')} "
-         f"(capped) against gnubg-nn-cubeful on the seed it was selected on (`cubeful_512x2x256`, the release "
-         f"before it: {fresh_figure('cubeful_512x2x256.pt')}; head to head "
-         f"{meq('cubeful_256x3_vs_cubeful_512x2x256_seed2313', 'capped_meq_per_game')} capped for "
-         f"`cubeful_256x3`, duplicate, seed 2313)",
-         f"{n(games('cubeful_256x3_vs_gnubg-ext_seed2303'))} games on gnubg's dice; "
-         + seeds_cell("cubeful_256x3.pt", "cubeful_256x3_vs_gnubg-ext_seed2303")],
+        ["cubeless money", "[`cubeless_256x3_1ply.pt`](best_models/cubeless_256x3_1ply.pt)",
+         f"{fresh_figure('cubeless_256x3_1ply.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
+         f"{meq(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001')} on seed 1001, before the "
+         f"release (`cubeless_256x3`, the release before it: {fresh_figure('cubeless_256x3.pt')}; head to "
+         f"head {meq('cubeless_256x3_1ply_vs_cubeless_256x3_seed2412')} for `cubeless_256x3_1ply`, seed 2412)",
+         f"{n(games('cubeless_256x3_1ply_vs_gnubg-nn_seed2402'))} duplicate games; "
+         + seeds_cell("cubeless_256x3_1ply.pt", "cubeless_256x3_1ply_vs_gnubg-nn_seed2402")],
+        ["cubeful money", "[`cubeful_256x3_from_1ply.pt`](best_models/cubeful_256x3_from_1ply.pt)",
+         f"{fresh_figure('cubeful_256x3_from_1ply.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
+         f"{meq(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')} "
+         f"(capped) against gnubg-nn-cubeful on the seed it was selected on (`cubeful_256x3`, the release "
+         f"before it: {fresh_figure('cubeful_256x3.pt')}; head to head "
+         f"{meq('cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413', 'capped_meq_per_game')} capped for "
+         f"`cubeful_256x3_from_1ply`, duplicate, seed 2413)",
+         f"{n(games('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403'))} games on gnubg's dice; "
+         + seeds_cell("cubeful_256x3_from_1ply.pt", "cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403")],
         ["7-point matches", "[`match_512x2x256_hold2.pt`](best_models/match_512x2x256_hold2.pt)",
          f"{fresh_figure('match_512x2x256_hold2.pt')} of matches vs the gnubg binary 1.08.003 on fresh dice; "
          f"ours at 1-ply over its 8 best moves: {pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')} "

@@ -24,7 +24,7 @@ from tdbg.gnubg.gnubg_protocol import as_player_one, parse_board_string
 from tdbg.play.matfile import read_mat
 
 TOOL = "tools/gnubg_player.py"
-CUBEFUL = "best_models/cubeful_256x3.pt"   # the released cubeful money model
+CUBEFUL = "best_models/cubeful_256x3_from_1ply.pt"   # the released cubeful money model
 MATCH = "best_models/match_512x2x256_hold2.pt"   # the released match model
 # the protocol notes' seat-0 question (gnubg-external-player.md, section 9): seat 1 opened 53
 # (8/3 6/3), seat 0 ("extzero", our seat) is to play 55 from the starting position
