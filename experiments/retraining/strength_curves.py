@@ -40,6 +40,16 @@ def _dmp_final(log: str) -> str:
     return "-" if stem == "s2_256x3" else f"{S}/eval/{stem}_vs_gnubg-nn_seed1001.csv"
 
 
+def _cubeful_from_n1(*stages: str, title: str) -> list[str]:
+    """The arguments of a curve of n1 (cubeless, against gnubg-nn) then cubeful ``stages``
+    (against gnubg-nn-cubeful, capped), on the DMP lineage and e1 up to n1's start."""
+    return [f"{M}/n1_cubeless_256x3.csv", *[f"{M}/{x}.csv" for x in stages], "--unit", "meq", "--capped",
+            "--target", "-0.06", "--base-logs", *DMP_LOGS,
+            "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
+            "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
+            *[f"{M}/eval/{x}_vs_gnubg-nn-cubeful_seed1001.csv" for x in stages], "--title", title]
+
+
 # output PNG -> plot_eval_curve.py arguments (paths relative to the repository root)
 CURVES = {
     f"{S}/curve.png": [
@@ -60,29 +70,17 @@ CURVES = {
         f"{M}/eval/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001.csv",
         "--title", "money, n1 (cubeless, from e1 at 250,000 episodes) then n2 (exact 1-ply) vs gnubg-nn, seed 1001: "
                    "1,000-game checks, diamonds 10,000 games"],
-    f"{M}/curve_n3.png": [
-        f"{M}/n1_cubeless_256x3.csv", f"{M}/n3_cubeful_256x3_jacoby.csv", "--unit", "meq", "--capped", "--target", "-0.06",
-        "--base-logs", *DMP_LOGS, "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
-        "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
-        f"{M}/eval/n3_cubeful_256x3_jacoby_vs_gnubg-nn-cubeful_seed1001.csv",
-        "--title", "money, n1 then n3 (cubeful, under Jacoby), seed 1001: n1 cubeless vs gnubg-nn, "
-                   "n3 cubeful vs gnubg-nn-cubeful (capped); diamonds 10,000 games"],
-    f"{M}/curve_n4.png": [
-        f"{M}/n1_cubeless_256x3.csv", f"{M}/n4_cubeful_256x3_nojacoby.csv", "--unit", "meq", "--capped", "--target",
-        "-0.06", "--base-logs", *DMP_LOGS, "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
-        "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
-        f"{M}/eval/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001.csv",
-        "--title", "money, n1 then n4 (cubeful, trained without Jacoby), seed 1001: n1 cubeless vs gnubg-nn, "
-                   "n4 cubeful vs gnubg-nn-cubeful (capped); diamonds 10,000 games"],
-    f"{M}/curve_n5.png": [
-        f"{M}/n1_cubeless_256x3.csv", f"{M}/n3_cubeful_256x3_jacoby.csv", f"{M}/n5_cubeful_256x3_exact1ply.csv",
-        "--unit", "meq", "--capped", "--target", "-0.06", "--base-logs", *DMP_LOGS,
-        "--base-cpu-hours", f"{cpu_hours_at(f'{E1}.csv', N_FROM_E1):.6f}",
-        "--final-results", f"{M}/eval/n1_cubeless_256x3_vs_gnubg-nn_seed1001.csv",
-        f"{M}/eval/n3_cubeful_256x3_jacoby_vs_gnubg-nn-cubeful_seed1001.csv",
-        f"{M}/eval/n5_cubeful_256x3_exact1ply_vs_gnubg-nn-cubeful_seed1001.csv",
-        "--title", "money, n1, n3 (cubeful, under Jacoby), then n5 (exact 1-ply cubeful), seed 1001: checks vs "
-                   "gnubg-nn-cubeful (capped) after n1; diamonds 10,000 games"],
+    f"{M}/curve_n3.png": _cubeful_from_n1(
+        "n3_cubeful_256x3_jacoby", title="money, n1 then n3 (cubeful, under Jacoby), seed 1001: n1 cubeless vs "
+                                         "gnubg-nn, n3 cubeful vs gnubg-nn-cubeful (capped); diamonds 10,000 games"),
+    f"{M}/curve_n4.png": _cubeful_from_n1(
+        "n4_cubeful_256x3_nojacoby", title="money, n1 then n4 (cubeful, trained without Jacoby), seed 1001: n1 "
+                                           "cubeless vs gnubg-nn, n4 cubeful vs gnubg-nn-cubeful (capped); diamonds "
+                                           "10,000 games"),
+    f"{M}/curve_n5.png": _cubeful_from_n1(
+        "n3_cubeful_256x3_jacoby", "n5_cubeful_256x3_exact1ply",
+        title="money, n1, n3 (cubeful, under Jacoby), then n5 (exact 1-ply cubeful), seed 1001: checks vs "
+              "gnubg-nn-cubeful (capped) after n1; diamonds 10,000 games"),
     f"{M}/curve.png": [
         f"{M}/m1_cubeless_256x3.csv", f"{M}/m2_cubeful_256x3.csv", f"{M}/m3_cubeful_256x3_1ply.csv",
         "--unit", "meq", "--capped", "--target", "-0.06", "--base-logs", *BASE_FOR_MONEY,
