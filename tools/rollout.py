@@ -38,11 +38,6 @@ def build_parser() -> cli.Parser:
     return p
 
 
-def _scale(mode) -> float:
-    """Size of one point in the mode's metric (DMP: a point is 1/2 of P(win))."""
-    return float(mode.metric_of_points(1.0) - mode.metric_of_points(0.0))
-
-
 def main() -> None:
     args = build_parser().parse_args()
 
@@ -75,11 +70,12 @@ def main() -> None:
         for r in out["moves"]:
             r["move"] = [list(step) for step in r["move"]]
         lines = [f"{args.model}; {out['position_id']}; dice {dice[0]}{dice[1]}; {settings}"]
+        scale = roller.mode.metric_per_point()   # differences in the mode's metric
         for k, r in enumerate(out["moves"], 1):
             v, se = (r["value_adjusted"], r["se_adjusted"]) if luck else (r["value"], r["se"])
             d, dse = (r["diff_adjusted"], r["diff_se_adjusted"]) if luck else (r["diff"], r["diff_se"])
             lines.append(f"{k:>3}. {r['text']:<24} {roller.mode.value_text(v, se)}"
-                         + (f"   ({d * _scale(roller.mode):+.4f} +- {dse * _scale(roller.mode):.4f})" if k > 1 else ""))
+                         + (f"   ({d * scale:+.4f} +- {dse * scale:.4f})" if k > 1 else ""))
     else:
         o = rollout_outcomes(rollout, state.board[None], progress=not args.quiet, roller=roller)[0]
         out["value"] = summarize(o, roller.mode)

@@ -25,7 +25,6 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode, mode_class
-from tdbg.game.modes.matchplay import position_state as match_state  # noqa: F401 (tools, tests)
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.net.search import Search
 from tdbg.play.players import checkpoint_agent, checkpoint_mode_name

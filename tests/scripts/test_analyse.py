@@ -13,6 +13,7 @@ import torch
 from helpers import ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, encode_batch, encode_cubeful_batch
+from tdbg.game.modes.matchplay import position_state
 from tdbg.game.position_ids import GameState, gnubg_id
 from tdbg.gnubg.gnubg_binary import available
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
@@ -223,7 +224,7 @@ def test_match_positions_are_analysed_at_their_score():
     # 7-point match, the side on roll has 2 points (5-away), the other 4 (3-away), cube 1
     state = GameState(be.initial_board(), match_length=7, score=(2, 4))
     agent = analysis.load_agent(MATCH, 0, 7)
-    owner = analysis.match_state(state)
+    owner = agent.mode.position_owner(state)   # as tools/analyse.py reads it
     assert owner == pack(CUBE_CENTERED, 0, 0, 5, 3)
     c = analysis.cube_decision(agent, state.board, owner)
     v_nd, v_take = agent.scorer.cube_values(state.board[None], np.array([owner]))
@@ -236,8 +237,8 @@ def test_match_positions_are_analysed_at_their_score():
     best = agent.choose_moves(state.board[None], np.array([[5, 2]]), np.array([owner]))[0]
     assert out["moves"][0]["position_id"] == be.position_id(be.swap(best))
     # the cube with a 2-away side at cube 2: live for the 5-away side; cube 4 at 3-3 is dead
-    assert analysis.match_state(GameState(be.initial_board(), cube=2, owner=CUBE_MINE, match_length=7,
-                                          score=(2, 5))) == pack(CUBE_MINE, 1, 0, 5, 2)
+    assert position_state(GameState(be.initial_board(), cube=2, owner=CUBE_MINE, match_length=7,
+                          score=(2, 5))) == pack(CUBE_MINE, 1, 0, 5, 2)
     with pytest.raises(ValueError, match="dead cube"):
         analysis.cube_decision(agent, state.board, pack(CUBE_MINE, 2, 0, 3, 3))
     with pytest.raises(ValueError, match="Crawford"):
@@ -250,7 +251,7 @@ def test_match_models_need_match_positions():
     bad = gnubg_id(GameState(be.initial_board(), match_length=7, score=(7, 2)))
     assert_one_line_error(run("tools/analyse.py", MATCH, bad), "match length")
     with pytest.raises(ValueError, match="power of 2"):
-        analysis.match_state(GameState(be.initial_board(), match_length=7, score=(2, 4), cube=3))
+        position_state(GameState(be.initial_board(), match_length=7, score=(2, 4), cube=3))
 
 
 def test_a_money_model_refuses_a_match_position():

@@ -188,12 +188,15 @@ class GameMode:
                              f"this is a {self.name} model")
         return state.owner
 
+    def metric_per_point(self) -> float:
+        """How far one point moves this mode's metric (DMP: a point is 1/2 of P(win))."""
+        return float(self.metric_of_points(1.0) - self.metric_of_points(0.0))
+
     def value_text(self, value: float, se: float) -> str:
         """A mean value in points (with its standard error) as this mode states values."""
         if self.money:
             return f"Eq. {value:+.4f} +- {se:.4f}"
-        scale = float(self.metric_of_points(1.0) - self.metric_of_points(0.0))   # DMP: a point is 1/2 of P(win)
-        return f"P(win) {self.metric_of_points(value):.4f} +- {se * scale:.4f}"
+        return f"P(win) {self.metric_of_points(value):.4f} +- {se * self.metric_per_point():.4f}"
 
     def win_probability(self, points: float) -> float | None:
         """P(win) equal to a mean of ``points`` where points are P(win)'s image (DMP), else None."""
