@@ -9,10 +9,10 @@
 #             and pubeval) and head to head against cubeless_256x3 on seed 2412.
 #   cubeful   candidates: m4 (released as cubeful_256x3), n3 (under Jacoby), n4 (without it) and
 #             n5 (exact 1-ply from n3), ranked by capped mEq/game against gnubg-nn-cubeful on seed
-#             1001.  A winner other than m4 is released as best_models/cubeful_256x3_from_1ply.pt (from the line
-#             of dmp_256x3_1ply; not every candidate is a 1-ply stage),
-#             checked for twin units, reported against the gnubg binary 1.08.003 at 0-ply on seed
-#             2403 and head to head against cubeful_256x3 on seed 2413.
+#             1001.  A winner other than m4 is released as best_models/cubeful_256x3_from_1ply.pt
+#             (named for the line of dmp_256x3_1ply: not every candidate is a 1-ply stage), checked
+#             for twin units, reported against the gnubg binary 1.08.003 at 0-ply on seed 2403 and
+#             head to head against cubeful_256x3 on seed 2413.
 # Each release also gets its lines of the 1,100-decision benchmark at 0- and 1-ply.
 #
 #   experiments/retraining/strength_release_money_1ply.sh         # everything not yet measured
