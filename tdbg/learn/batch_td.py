@@ -176,15 +176,18 @@ class BatchLearner:
         stage = self.stage
         t0 = time.time()
         if stage.collection.overlap and self.pending is None:
-            self.pending = self.collector.submit(self.model, n, self.round_seed(k))
+            self.pending = (self.collector.submit(self.model, n, self.round_seed(k)), t0)
         if self.pending is not None:
-            data = self.collector.result(self.pending)
+            tasks, t_submitted = self.pending
+            data = self.collector.result(tasks)
+            t_collect = time.time() - t_submitted   # it ran beside the last round's training
             self.pending = None
             if done + n < stage.schedule.num_episodes:
-                self.pending = self.collector.submit(self.model, self._size(done + n), self.round_seed(k + 1))
+                self.pending = (self.collector.submit(self.model, self._size(done + n), self.round_seed(k + 1)),
+                                time.time())
         else:
             data = self.collector.collect(self.model, n, self.round_seed(k))
-        t_collect = time.time() - t0
+            t_collect = time.time() - t0
         with signals.guard():
             for _ in range(stage.optimisation.epochs):
                 self.last_loss = self.trainer.train_epoch(data["features"], data["targets"], self.rng)
