@@ -8,6 +8,7 @@ training) while this process trains on round k; targets are one round staler.
 """
 from __future__ import annotations
 
+import copy
 import sys
 import time
 from dataclasses import replace
@@ -26,6 +27,7 @@ from tdbg.net.model import move_filter_of, set_move_filter
 from tdbg.net.move_filter import new_filter
 from tdbg.net.scoring import check_first_layer
 
+OVERLAP_KEY = "overlap_weights"   # trainer state: the weights of the round being collected (--overlap)
 LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
               "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes",
               "drops"]
@@ -59,6 +61,7 @@ class BatchLearner:
         self.trainer = Trainer(model, opt, stage.schedule.lr, run.device, loss)
         self.collector = None
         self.pending = None
+        self.stale = None   # --overlap: the weights (and filter) the next round collects with, when resumed
         self.last_loss = float("nan")
         self.lr = stage.schedule.lr
         self._row = {}
@@ -108,11 +111,15 @@ class BatchLearner:
         # the minibatch order's generator too, so that a stage stopped and continued trains on the
         # same shuffles as one run through (the weights equal to the bit)
         rng = {} if self.rng is None else {"minibatch_rng": self.rng.bit_generator.state}
-        return {**self.trainer.state_dict(), **rng}
+        # --overlap: the next round is being collected with the weights before this round's
+        # training; keep them, so that a continued stage collects it with them as well
+        stale = {} if self.pending is None else {OVERLAP_KEY: self.pending[2]}
+        return {**self.trainer.state_dict(), **rng, **stale}
 
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)
         self.rng_state = state.get("minibatch_rng")   # (checkpoints from before it was kept have none)
+        self.stale = state.get(OVERLAP_KEY)
         self.continuing = True   # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:
@@ -176,15 +183,14 @@ class BatchLearner:
         stage = self.stage
         t0 = time.time()
         if stage.collection.overlap and self.pending is None:
-            self.pending = (self.collector.submit(self.model, n, self.round_seed(k)), t0)
+            self.pending = self._submit(self._stale_model(), n, k)
         if self.pending is not None:
-            tasks, t_submitted = self.pending
+            tasks, t_submitted, _ = self.pending
             data = self.collector.result(tasks)
             t_collect = time.time() - t_submitted   # it ran beside the last round's training
             self.pending = None
             if done + n < stage.schedule.num_episodes:
-                self.pending = (self.collector.submit(self.model, self._size(done + n), self.round_seed(k + 1)),
-                                time.time())
+                self.pending = self._submit(self.model, self._size(done + n), k + 1)
         else:
             data = self.collector.collect(self.model, n, self.round_seed(k))
             t_collect = time.time() - t0
@@ -203,6 +209,27 @@ class BatchLearner:
                          "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
             progress.count(n, st.get("cpu_seconds", 0.0))
             progress.finish(n)
+
+    def _submit(self, model, n: int, k: int) -> tuple:
+        """--overlap: round k's collection started with ``model``'s weights (tasks, start time,
+        those weights and the move filter's, as the checkpoint keeps them)."""
+        filt = move_filter_of(model)
+        weights = {"model": {key: v.detach().clone() for key, v in model.state_dict().items()},
+                   "filter": None if filt is None else {key: v.detach().clone() for key, v in filt.state_dict().items()}}
+        return self.collector.submit(model, n, self.round_seed(k)), time.time(), weights
+
+    def _stale_model(self):
+        """The model the first round of an --overlap run collects with: this one, or in a
+        continued stage the weights the stopped run had sent out for that round."""
+        if self.stale is None:
+            return self.model
+        stale = copy.deepcopy(self.model)
+        stale.load_state_dict(self.stale["model"])
+        filt = move_filter_of(stale)
+        if filt is not None and self.stale["filter"] is not None:
+            filt.load_state_dict(self.stale["filter"])
+        self.stale = None
+        return stale
 
     def row(self, n: int) -> dict:
         return self._row

@@ -120,6 +120,27 @@ def test_stop_at_ends_the_run_and_the_same_command_goes_on(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
+def test_an_overlapped_stage_stopped_and_continued_equals_one_run_through(tmp_path):
+    """With --overlap the round after a stop was collected on the weights before the last
+    round's training; the checkpoint keeps them, so the continued stage plays the same games
+    and ends with the same weights to the bit (it used to collect that round on newer ones)."""
+    args = ["--hidden", "8", "--num-episodes", "80", "--lr", "1e-3", "--seed", "5", "--episodes-per-round", "20",
+            "--parallel-games", "4", "--workers", "2", "--overlap", "--quiet"]
+    whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
+    run("train_batch.py", *args, "--save", whole, check=True)
+    run("train_batch.py", *args, "--save", part, "--stop-at", "40", check=True)
+    _, _, ts = load_checkpoint(str(part))
+    assert ts["stage"]["episodes_done"] == 40 and set(ts["overlap_weights"]["model"]) == set(
+        load_checkpoint(str(part))[0].state_dict())
+    run("train_batch.py", "--resume", part, "--save", part, *args, check=True)
+    rows = list(csv.DictReader(open(tmp_path / "part.csv")))
+    full = list(csv.DictReader(open(tmp_path / "whole.csv")))
+    assert [(r["samples"], r["loss"]) for r in rows] == [(r["samples"], r["loss"]) for r in full]
+    a, b = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(part))[0].state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert "overlap_weights" not in load_checkpoint(str(part))[2]   # the stage ended: nothing was pending
+
+
 def test_resume_of_finished_stage_starts_a_new_one(tmp_path, dmp_ckpt):
     path = tmp_path / "next.pt"
     run("train_batch.py", "--resume", dmp_ckpt, "--oneply", "--num-episodes", "20", "--save", path, *QUICK, check=True)
