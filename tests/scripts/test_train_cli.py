@@ -130,8 +130,11 @@ def test_an_overlapped_stage_stopped_and_continued_equals_one_run_through(tmp_pa
     run("train_batch.py", *args, "--save", whole, check=True)
     run("train_batch.py", *args, "--save", part, "--stop-at", "40", check=True)
     _, _, ts = load_checkpoint(str(part))
+    assert ts["stage"]["settings"]["overlap"] is True   # recorded: a continued stage needs it too
     assert ts["stage"]["episodes_done"] == 40 and set(ts["overlap_weights"]["model"]) == set(
         load_checkpoint(str(part))[0].state_dict())
+    without = [a for a in args if a != "--overlap"]
+    assert_one_line_error(run("train_batch.py", "--resume", part, "--save", part, *without), "overlap")
     run("train_batch.py", "--resume", part, "--save", part, *args, check=True)
     rows = list(csv.DictReader(open(tmp_path / "part.csv")))
     full = list(csv.DictReader(open(tmp_path / "whole.csv")))
