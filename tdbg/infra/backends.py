@@ -36,9 +36,10 @@ class Backend:
                                 type="positive_float", metavar="SECONDS")
 
 
-def open_pool(backend: str, workers: int, what: str):
-    """A pool of ``workers`` for ``backend``, or None: run in this process (local, one worker)."""
+def open_pool(backend: str, workers: int, what: str, separate: bool = False):
+    """A pool of ``workers`` for ``backend``, or None: run in this process (local, one worker,
+    unless ``separate``: a process of its own, so that this one can work meanwhile)."""
     if backend == "ray":
         from tdbg.infra.ray_backend import RayPool
         return RayPool(workers, what)
-    return WorkerPool(workers, what=what) if workers > 1 else None
+    return WorkerPool(workers, what=what) if workers > 1 or separate else None

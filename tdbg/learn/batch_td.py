@@ -4,7 +4,8 @@ self-play episodes (selfplay.Collector, over worker processes) and then trains
 the rounds.
 
 With ``--overlap`` the workers collect round k+1 (with the weights before round k's
-training) while this process trains on round k; targets are one round staler.
+training) while this process trains on round k; targets are one round staler.  One worker
+then runs in a process of its own (without it, in this one).
 """
 from __future__ import annotations
 
@@ -101,10 +102,10 @@ class BatchLearner:
 
     @staticmethod
     def thread_work(stage: BatchStage, model) -> tuple[int, int | None]:
-        """Self-play workers run beside this process unless one local worker plays here;
-        both self-play and training score in batches."""
+        """Self-play workers run beside this process unless one local worker plays here
+        (without --overlap); both self-play and training score in batches."""
         col = stage.collection
-        in_process = col.workers == 1 and stage.where.backend == "local"
+        in_process = col.workers == 1 and stage.where.backend == "local" and not col.overlap
         return (0 if in_process else col.workers), sum(p.numel() for p in model.parameters())
 
     def state_dict(self) -> dict:
@@ -133,7 +134,7 @@ class BatchLearner:
         if self.rng_state is not None:
             self.rng.bit_generator.state = self.rng_state
         self.collector = Collector(Play.for_stage(col, self.acting, self.mode, engine), col.workers,
-                                   self.stage.where.backend)
+                                   self.stage.where.backend, separate=col.overlap)
         if self.filter_k:
             self._open_filter(seed_root.spawn(1)[0])
         if self.collector.precision != "fp32":

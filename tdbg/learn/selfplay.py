@@ -375,12 +375,13 @@ def worker_shares(n_episodes: int, seed_seq: np.random.SeedSequence, workers: in
 
 class Collector:
     """Self-play as ``play`` says over ``workers`` workers of ``pool_backend`` (backends.py;
-    local with one worker: in this process)."""
+    local with one worker: in this process, unless ``separate``, for a caller that trains
+    while it collects).  One worker plays the same games in this process or its own."""
 
-    def __init__(self, play: Play, workers: int = 1, pool_backend: str = "local"):
+    def __init__(self, play: Play, workers: int = 1, pool_backend: str = "local", separate: bool = False):
         self.play, self.workers = play, workers
         self.precision = play.precision  # the candidates' hidden layers (lowp.py): fp32 | bf16 | int8
-        self.pool = open_pool(pool_backend, workers, "self-play worker")
+        self.pool = open_pool(pool_backend, workers, "self-play worker", separate)
 
     def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
         return self.result(self.submit(model, n_episodes, seed_seq))

@@ -147,9 +147,9 @@ class Collection:
         type="positive_int", metavar="N")
     workers: int = option(1, f"self-play processes (at most {MAX_WORKERS_PER_CORE} per core)", type="workers_arg")
     overlap: bool = option(
-        False, "with --workers > 1: collect the next round while training on this one, on the weights before this "
-               "round's training (targets one round staler, so other games and weights; docs/training.md has its "
-               "paired strength check); 1.13x 0-ply episodes/s on 2 cores with 2 workers (docs/speed.md)",
+        False, "collect the next round while training on this one, on the weights before this round's training "
+               "(targets one round staler, so other games and weights; docs/training.md has its paired strength "
+               "checks); --workers 1 then plays in a process of its own beside the trainer (docs/speed.md)",
         record=True)
     parallel_games: int = option(128, "games advanced together per process", type="positive_int")
     scoring: str = option("auto", "candidates' first layer: incremental (from the pre-move sums, C engine) or "

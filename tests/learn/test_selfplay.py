@@ -70,6 +70,23 @@ def test_collection_is_reproducible_from_the_seed():
     assert np.array_equal(a["features"], b["features"]) and np.array_equal(a["targets"], b["targets"])
 
 
+def test_one_worker_plays_the_same_games_in_its_own_process():
+    """--overlap with --workers 1 collects in a process of its own (so the trainer can train
+    meanwhile): the same samples, to the bit, as collected in this process."""
+    torch.manual_seed(0)
+    model = TDNetwork(196, [16, 16], "probability").eval()
+    here, apart = Collector(Play(game_mode("dmp"), parallel_games=8), 1), \
+        Collector(Play(game_mode("dmp"), parallel_games=8), 1, separate=True)
+    try:
+        assert here.pool is None and apart.pool is not None
+        a = here.collect(model, 12, np.random.SeedSequence(4))
+        b = apart.collect(model, 12, np.random.SeedSequence(4))
+    finally:
+        here.close()
+        apart.close()
+    assert np.array_equal(a["features"], b["features"]) and np.array_equal(a["targets"], b["targets"])
+
+
 def test_lr_schedule():
     assert scheduled_lr(0, 11, 1e-3, 1e-4) == 1e-3
     assert np.isclose(scheduled_lr(10, 11, 1e-3, 1e-4), 1e-4)

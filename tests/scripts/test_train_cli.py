@@ -120,12 +120,14 @@ def test_stop_at_ends_the_run_and_the_same_command_goes_on(tmp_path):
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
-def test_an_overlapped_stage_stopped_and_continued_equals_one_run_through(tmp_path):
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_an_overlapped_stage_stopped_and_continued_equals_one_run_through(tmp_path, workers):
     """With --overlap the round after a stop was collected on the weights before the last
     round's training; the checkpoint keeps them, so the continued stage plays the same games
-    and ends with the same weights to the bit (it used to collect that round on newer ones)."""
+    and ends with the same weights to the bit (it used to collect that round on newer ones).
+    One worker runs in a process of its own then."""
     args = ["--hidden", "8", "--num-episodes", "80", "--lr", "1e-3", "--seed", "5", "--episodes-per-round", "20",
-            "--parallel-games", "4", "--workers", "2", "--overlap", "--quiet"]
+            "--parallel-games", "4", "--workers", workers, "--overlap", "--quiet"]
     whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
     run("train_batch.py", *args, "--save", whole, check=True)
     run("train_batch.py", *args, "--save", part, "--stop-at", "40", check=True)
