@@ -18,7 +18,9 @@ For each seed and workload the two programs take turns (PureTD first on even pai
 on odd ones), so load from other programs hits both alike; each run is timed from its process's
 start to its exit (imports, workers' start and the final save included), wall clock and CPU
 seconds of the process and its children.  With ``--overlap`` both collect the next round while
-training this one (ours ``--overlap``, PureTD ``--pipeline-collect``: targets one round staler).
+training this one (ours ``--overlap``, PureTD ``--pipeline-collect``: targets one round staler);
+``--ours-workers 1`` with it runs ours with one worker beside its trainer (PureTD's pipeline needs
+two or more).
 
 Prints one JSON object last: every run's seconds and episodes/s, and per workload the ratio
 PureTD's wall seconds / ours (per pair and of the totals).  Compare ratios within one run on a
@@ -136,6 +138,8 @@ def main() -> None:
                     help="exact 1-ply episodes a run (0: skip)")
     ap.add_argument("--oneply-episodes-per-round", type=cli.positive_int, default=40, help="1-ply rounds")
     ap.add_argument("--workers", type=cli.workers_arg, default=2, help="self-play processes, both programs")
+    ap.add_argument("--ours-workers", type=cli.workers_arg,
+                    help="ours with this many instead (e.g. 1 with --overlap: one worker beside the trainer)")
     ap.add_argument("--lr", type=cli.learning_rate, default=1e-4, help="Adam's learning rate, both programs")
     ap.add_argument("--seeds", type=seed_list, default=[1, 2],
                     help="comma-separated: one pair of runs per seed and workload")
@@ -160,14 +164,16 @@ def main() -> None:
         for i, seed in enumerate(args.seeds):
             for name, n, per_round in workloads:
                 oneply = name == "1-ply"
-                common = ["--num-episodes", str(n), "--episodes-per-round", str(per_round), "--workers",
-                          str(args.workers), "--lr", str(args.lr), "--seed", str(seed)]
+                common = ["--num-episodes", str(n), "--episodes-per-round", str(per_round), "--lr", str(args.lr),
+                          "--seed", str(seed)]
                 theirs = [sys.executable, "train_batch.py", "--game-mode", "dmp", "--resume", weights,
                           "--save", os.path.join(tmp, "puretd.pt"), "--log-every", "0", *common,
+                          "--workers", str(args.workers),
                           *(["--oneply"] if oneply else []), *(["--pipeline-collect"] if args.overlap else []),
                           *(["--bf16-collect"] if args.puretd_bf16_collect else [])]
                 ours = [sys.executable, os.path.join(ROOT, "train_batch.py"), "--resume", ours_start,
                         "--save", os.path.join(tmp, f"ours_{name}_{seed}.pt"), "--quiet", *common,
+                        "--workers", str(args.ours_workers or args.workers),
                         *(["--oneply"] if oneply else []), *(["--overlap"] if args.overlap else [])]
                 order = [("puretd", theirs, tree), ("ours", ours, ROOT)]
                 row = {"workload": name, "seed": seed, "episodes": n, "episodes_per_round": per_round,
@@ -188,7 +194,7 @@ def main() -> None:
                                                   / sum(r["ours"]["wall_seconds"] for r in rows), 3)}
     print(json_text({"benchmark": "vs_puretd", "puretd": tree, "puretd_commit": _git(tree),
                      "puretd_weights_sha256": _sha(weights), "ours_commit": _git(ROOT),
-                     "workers": args.workers, "lr": args.lr, "overlap": args.overlap,
+                     "workers": args.workers, "ours_workers": args.ours_workers or args.workers, "lr": args.lr, "overlap": args.overlap,
                      "puretd_bf16_collect": args.puretd_bf16_collect, "cpu_count": os.cpu_count(),
                      "load_average_before": [round(x, 2) for x in load],
                      "load_average_after": [round(x, 2) for x in os.getloadavg()],
