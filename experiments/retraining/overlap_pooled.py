@@ -6,10 +6,11 @@ Writes overlap_check2/overlap_minus_plain_pooled.json and prints it.
     python experiments/retraining/overlap_pooled.py
 """
 import csv
-import json
 import os
 
 import numpy as np
+
+from tdbg.infra.fileio import atomic_write, json_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CHECKS = [("overlap_check", 2001), ("overlap_check2", 2002)]
@@ -37,10 +38,9 @@ def main() -> None:
            "command": "python experiments/retraining/overlap_pooled.py", "files": files, "pairs": len(d),
            "difference": round(float(d.mean()), 5), "ci_low": round(float(np.percentile(boot, 2.5)), 5),
            "ci_high": round(float(np.percentile(boot, 97.5)), 5), "n_bootstrap": 2000, "bootstrap_seed": 0}
-    with open(os.path.join(HERE, "overlap_check2", "overlap_minus_plain_pooled.json"), "w") as fh:
-        json.dump(out, fh, indent=2)
-        fh.write("\n")
-    print(json.dumps(out))
+    with atomic_write(os.path.join(HERE, "overlap_check2", "overlap_minus_plain_pooled.json")) as fh:
+        fh.write(json_text(out, indent=2) + "\n")
+    print(json_text(out))
 
 
 if __name__ == "__main__":
