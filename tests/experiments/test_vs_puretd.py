@@ -98,3 +98,25 @@ def test_a_folder_that_is_no_built_puretd_checkout_is_refused(tmp_path):
     (tmp_path / "train_batch.py").write_text("")
     assert_one_line_error(run(SCRIPT, "--puretd", str(tmp_path)), "build_unix.sh")
     assert_one_line_error(run(SCRIPT, "--puretd", str(tmp_path), "--seeds", "1,x"), "--seeds")
+
+
+def test_the_readme_speed_table_is_the_result_file():
+    """README's table beside PureTD quotes vs_puretd_results/ (seconds and ratios), so the two
+    cannot drift apart."""
+    import json
+    lines = [json.loads(ln) for ln in open(os.path.join(ROOT, "experiments/benchmarks/vs_puretd_results/"
+                                                             "vs_puretd_quiet_2core.jsonl"))]
+    readme = open(os.path.join(ROOT, "README.md")).read()
+    table = readme[readme.index("## Training speed beside PureTD"):readme.index("## Documentation")]
+    rows = [r for r in table.splitlines() if r.startswith("| ") and "workload" not in r]
+
+    def secs(result, workload, who):
+        return ", ".join(f"{r[who]['wall_seconds']:.1f}" for r in result["runs"] if r["workload"] == workload)
+    plain, overlapped = lines[0], lines[1]
+    assert not plain["overlap"] and overlapped["overlap"] and overlapped["workers"] == 2
+    expected = [(plain, "0-ply"), (plain, "1-ply"), (overlapped, "0-ply")]
+    assert len(rows) == len(expected)
+    for row, (result, workload) in zip(rows, expected):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        ratio = result["ratio_puretd_seconds_over_ours"][workload]["ratio_of_totals"]
+        assert cells[1:] == [secs(result, workload, "puretd"), secs(result, workload, "ours"), f"{ratio:.2f}x"], row
