@@ -33,7 +33,7 @@ from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 from tdbg.learn.filter_training import DEFAULT_WARMUP_EPISODES
 from tdbg.learn.selfplay import Acting
-from tdbg.learn.trainer import OPTIMIZERS, TRAIN_PRECISIONS
+from tdbg.learn.trainer import OPTIMIZERS
 from tdbg.net.losses import LOSSES
 from tdbg.net.model import ACTIVATIONS
 from tdbg.net.net_growth import GROWTHS
@@ -127,11 +127,6 @@ class Optimisation:
     raw_logits: bool = option(
         False, "with --loss cross-entropy: compute it from the head's logits in log space (exact where a saturated "
                "sigmoid would round to 0 or 1) instead of from clamped probabilities", record=True)
-    train_precision: str = option(
-        "fp32", "the training step's forward and backward: fp32, or bf16 (torch autocast: the layers' products in "
-                "bfloat16, the weights and the optimizer in float32; about 1.4x a step for [256,256,256] on a CPU "
-                "with AVX512_BF16, slower without it; docs/training.md has its paired check)",
-        choices=TRAIN_PRECISIONS, record=True)
 
 
 @dataclass(frozen=True)

@@ -5,10 +5,8 @@ multiplied by a warm-up factor that ramps from 0.1 to 1 over the first
 ``warmup_cycles`` rounds (useful when a fresh head sits on a trained trunk).
 
 Options: SGD ``momentum`` (heavy ball, torch's SGD), ``grad_clip`` (the gradient's
-global L2 norm is scaled down to at most this before each step), the ``loss``
-(default MSE of the outputs; losses.py has prob5's) and ``train_precision``: bf16 runs
-the forward and backward under torch's autocast (the layers' products in bfloat16; the
-weights, the gradients' sums into them and the optimizer stay float32).
+global L2 norm is scaled down to at most this before each step) and the ``loss``
+(default MSE of the outputs; losses.py has prob5's).
 """
 from __future__ import annotations
 
@@ -18,7 +16,6 @@ import torch
 from tdbg.infra import profiling
 
 OPTIMIZERS = ("adam", "sgd")
-TRAIN_PRECISIONS = ("fp32", "bf16")
 
 
 def scheduled_lr(round_index: int, total_rounds: int, lr: float, end_lr: float | None,
@@ -55,10 +52,6 @@ class Trainer:
         self.batch_size = optimisation.batch_size
         self.grad_clip = optimisation.grad_clip
         self.loss = loss or mse_loss
-        precision = getattr(optimisation, "train_precision", "fp32")
-        if precision not in TRAIN_PRECISIONS:
-            raise ValueError(f"unknown training precision {precision!r}; choose one of {', '.join(TRAIN_PRECISIONS)}")
-        self.autocast = precision == "bf16"
         params = model.parameters()
         self.optimizer = (torch.optim.Adam(params, lr=lr) if optimizer == "adam"
                           else torch.optim.SGD(params, lr=lr, momentum=momentum))
@@ -78,8 +71,7 @@ class Trainer:
         for start in range(0, len(order), self.batch_size):
             c = profiling.clock() if profiling.ENABLED else 0.0
             batch = order[start:start + self.batch_size]
-            with torch.autocast(self.device.type, dtype=torch.bfloat16, enabled=self.autocast):
-                loss = self.loss(self.model, x_all[batch], y_all[batch])
+            loss = self.loss(self.model, x_all[batch], y_all[batch])
             if profiling.ENABLED:
                 c = profiling.add("train_forward", c)
             self.optimizer.zero_grad(set_to_none=True)
