@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -37,7 +36,7 @@ from tdbg.play.players import load_player
 from tdbg.play.td_agent import TDAgent
 from tools.dice_file import dice_lines
 from tools.export_weights import version1_bytes
-from tdbg.infra import threads
+from tdbg.infra import profiling, threads
 from tdbg.infra.fileio import json_text
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -69,18 +68,13 @@ def build_baseline(rev: str, folder: str) -> str:
     return exe
 
 
-def child_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def timed(cmd, stdin: str, reps: int) -> tuple[float, float, str]:
     """Best wall-clock and best CPU seconds of ``reps`` runs of a program, and its output."""
     best, best_cpu, out = float("inf"), float("inf"), ""
     for _ in range(reps):
-        t, c = time.perf_counter(), child_cpu()
+        t, c = time.perf_counter(), profiling.children_cpu()
         out = subprocess.run(cmd, input=stdin, capture_output=True, text=True, check=True).stdout
-        best, best_cpu = min(best, time.perf_counter() - t), min(best_cpu, child_cpu() - c)
+        best, best_cpu = min(best, time.perf_counter() - t), min(best_cpu, profiling.children_cpu() - c)
     return best, best_cpu, out
 
 

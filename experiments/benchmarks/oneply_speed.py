@@ -27,7 +27,6 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -83,14 +82,11 @@ def run_collect(tree: str, args, seed: int) -> dict:
     return r
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def run_stage(tree: str, args, seed: int) -> dict:
     """A train_batch.py --oneply stage in ``tree``: its rates and the saved weights' digest."""
     import torch
+
+    from tdbg.infra import profiling   # (here, not at the top: the --child runs import another tree's tdbg)
 
     with tempfile.TemporaryDirectory() as tmp:
         save = os.path.join(tmp, "s.pt")
@@ -99,9 +95,9 @@ def run_stage(tree: str, args, seed: int) -> dict:
                str(args.stage_episodes), "--episodes-per-round", str(args.episodes_per_round), "--lr", "1e-5",
                "--seed", str(seed), "--save", save, "--quiet"]
         env = {**os.environ, "PYTHONPATH": tree}
-        c0, w0 = _children_cpu(), time.perf_counter()
+        c0, w0 = profiling.children_cpu(), time.perf_counter()
         proc = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True)
-        wall, cpu = time.perf_counter() - w0, _children_cpu() - c0
+        wall, cpu = time.perf_counter() - w0, profiling.children_cpu() - c0
         if proc.returncode != 0:
             raise SystemExit(f"{tree}: train_batch failed:\n{proc.stderr[-2000:]}")
         state = torch.load(save, map_location="cpu", weights_only=True)["state_dict"]

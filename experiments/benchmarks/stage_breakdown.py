@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import sys
 import tempfile
 import time
@@ -68,12 +67,6 @@ PEAK_ROWS = 960   # cache-resident rows for the C kernel's peak (as reduced_prec
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def children_cpu() -> float:
-    """CPU seconds of this process's finished (joined) children: the stage's workers once closed."""
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def timed_stage(train_args: list[str]) -> dict:
     """Run one train_batch stage with the counters on: its wall time, the trainer's and the
     workers' CPU seconds, the counters, and what collected (from its checkpoint)."""
@@ -82,9 +75,9 @@ def timed_stage(train_args: list[str]) -> dict:
         raise InputError("stage_breakdown measures worker processes on this machine: drop --backend")
     stage = settings.build(BatchStage, ns, hidden_given=False)
     profiling.take()
-    w0, c0, k0 = time.perf_counter(), time.process_time(), children_cpu()
+    w0, c0, k0 = time.perf_counter(), time.process_time(), profiling.children_cpu()
     summary = run_stage(stage, BatchLearner)   # the workers are joined when it returns
-    wall, trainer_cpu, workers_cpu = time.perf_counter() - w0, time.process_time() - c0, children_cpu() - k0
+    wall, trainer_cpu, workers_cpu = time.perf_counter() - w0, time.process_time() - c0, profiling.children_cpu() - k0
     counters = profiling.take()
     model, meta, _ = load_checkpoint(summary["save"])
     segment = meta["lineage"][-1]["segments"][-1]

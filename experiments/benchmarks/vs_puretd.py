@@ -33,9 +33,7 @@ quiet machine.  Needs a PureTD checkout with its C engine built:
 from __future__ import annotations
 
 import argparse
-import hashlib
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -44,8 +42,10 @@ import time
 import torch
 
 from tdbg.app import cli
+from tdbg.infra import profiling
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import json_text
+from tdbg.infra.provenance import file_md5, git_commit
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -83,34 +83,14 @@ def puretd_checkpoint(path: str) -> TDNetwork:
     return model
 
 
-def _children_cpu() -> float:
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-
-
 def timed(cmd: list[str], cwd: str, name: str) -> tuple[float, float]:
     """(wall seconds, CPU seconds) of one run, from its start to its exit."""
-    c0, w0 = _children_cpu(), time.perf_counter()
+    c0, w0 = profiling.children_cpu(), time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
-    wall, cpu = time.perf_counter() - w0, _children_cpu() - c0
+    wall, cpu = time.perf_counter() - w0, profiling.children_cpu() - c0
     if proc.returncode != 0:
         raise InputError(f"{name} failed (exit {proc.returncode}): {' '.join(cmd)}\n{proc.stderr[-1500:]}")
     return wall, cpu
-
-
-def _sha(path: str) -> str:
-    with open(path, "rb") as fh:
-        return hashlib.sha256(fh.read()).hexdigest()[:16]
-
-
-def _git(tree: str) -> str | None:
-    try:
-        rev = subprocess.run(["git", "-C", tree, "rev-parse", "HEAD"], capture_output=True, text=True, check=True)
-        dirty = subprocess.run(["git", "-C", tree, "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, check=True).stdout.strip()
-        return rev.stdout.strip() + ("+dirty" if dirty else "")
-    except (OSError, subprocess.CalledProcessError):
-        return None
 
 
 def seed_list(text: str) -> list[int]:
@@ -192,9 +172,10 @@ def main() -> None:
         summary[name] = {"ratio_per_pair": [r["ratio"] for r in rows],
                          "ratio_of_totals": round(sum(r["puretd"]["wall_seconds"] for r in rows)
                                                   / sum(r["ours"]["wall_seconds"] for r in rows), 3)}
-    print(json_text({"benchmark": "vs_puretd", "puretd": tree, "puretd_commit": _git(tree),
-                     "puretd_weights_sha256": _sha(weights), "ours_commit": _git(ROOT),
-                     "workers": args.workers, "ours_workers": args.ours_workers or args.workers, "lr": args.lr, "overlap": args.overlap,
+    print(json_text({"benchmark": "vs_puretd", "puretd": tree, "puretd_commit": git_commit(tree),
+                     "puretd_weights_md5": file_md5(weights), "ours_commit": git_commit(),
+                     "workers": args.workers, "ours_workers": args.ours_workers or args.workers, "lr": args.lr,
+                     "overlap": args.overlap,
                      "puretd_bf16_collect": args.puretd_bf16_collect, "cpu_count": os.cpu_count(),
                      "load_average_before": [round(x, 2) for x in load],
                      "load_average_after": [round(x, 2) for x in os.getloadavg()],

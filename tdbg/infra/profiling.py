@@ -13,12 +13,20 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import time
 
 ENV = "TDBG_PROFILE"
 ENABLED = os.environ.get(ENV, "") == "1"
 counters: dict[str, float] = {}
 clock = time.process_time
+
+
+def children_cpu() -> float:
+    """CPU seconds (user and system) of this process's finished, waited-for children: a
+    program run to its exit, or a stage's workers once closed."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def add(name: str, since: float) -> float:

@@ -10,11 +10,11 @@ import subprocess
 import sys
 
 
-def git_commit() -> str:
-    """This checkout's short commit, "-dirty" with uncommitted changes to tracked files;
-    "unknown" outside a git checkout."""
+def git_commit(tree: str | None = None) -> str:
+    """This checkout's short commit (or that of the checkout at ``tree``), "-dirty" with
+    uncommitted changes to tracked files; "unknown" outside a git checkout."""
     try:
-        here = os.path.dirname(os.path.abspath(__file__))
+        here = tree or os.path.dirname(os.path.abspath(__file__))
         out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
                              text=True, timeout=5)
         commit = out.stdout.strip() or "unknown"
