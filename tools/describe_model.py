@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Print what a checkpoint is: architecture, distinct hidden units, parameters, encoder,
-output and game mode, its move filter if it has one, episodes trained, lineage and md5.
+"""Print what a checkpoint is: architecture, unit health (dead, distinct and active hidden
+units on the net's own self-play positions), parameters, encoder, output and game mode,
+its move filter if it has one, episodes trained, lineage and md5.
 
     python tools/describe_model.py models/dmp.pt [--json]
 """
@@ -10,8 +11,11 @@ import hashlib
 
 from tdbg.app import cli
 from tdbg.infra import fileio
-from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of
-from tdbg.net.twins import TWIN_COSINE, distinct_units
+from tdbg.game.modes import game_mode
+from tdbg.infra import threads
+from tdbg.net.health import HEALTH_GAMES, HEALTH_SEED, measure_health
+from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of, read_checkpoint
+from tdbg.net.twins import TWIN_COSINE
 
 
 def shape(net) -> str:
@@ -20,10 +24,13 @@ def shape(net) -> str:
 
 def describe(path: str) -> dict:
     try:
-        model, meta, trainer_state = load_checkpoint(path)
+        data = read_checkpoint(path)   # the md5 printed is of the bytes described
+        model, meta, trainer_state = load_checkpoint(path, data=data)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
-    md5 = hashlib.md5(open(path, "rb").read()).hexdigest()
+    md5 = hashlib.md5(data).hexdigest()
+    threads.use()
+    health = measure_health(model, game_mode(meta.get("game_mode") or "dmp"))
     stage = (trainer_state or {}).get("stage") or {}
     filt = move_filter_of(model)
     return {
@@ -32,7 +39,10 @@ def describe(path: str) -> dict:
         "architecture": shape(model),
         "hidden": model.hidden,
         # units per hidden layer once twins (incoming weights and bias at cosine > 0.95) count as one
-        "distinct_units": distinct_units(model),
+        "distinct_units": list(health.distinct),
+        # dead units (never positive) and the mean fraction of positions a unit fires on, per hidden layer,
+        # over the pre-roll positions of HEALTH_GAMES greedy self-play games of the net (seed HEALTH_SEED)
+        "unit_health": {**health.as_dict(), "games": HEALTH_GAMES, "seed": HEALTH_SEED},
         "activation": model.activation,
         "parameters": model.num_parameters(),
         "encoder": meta.get("encoder"),
@@ -64,6 +74,11 @@ def main() -> None:
     hidden = ",".join(map(str, d["hidden"]))
     print(f"distinct      [{','.join(map(str, d['distinct_units']))}] of [{hidden}] hidden units "
           f"(twins, at cosine > {TWIN_COSINE}, counted once)")
+    h = d["unit_health"]
+    print(f"dead          [{','.join(map(str, h['dead']))}] of [{hidden}] hidden units never positive on "
+          f"{h['positions']:,} positions of {h['games']} greedy self-play games")
+    print(f"active        [{','.join(f'{a:.2f}' for a in h['active'])}] mean fraction of those positions a unit "
+          f"fires on")
     print(f"parameters    {d['parameters']:,}")
     print(f"encoder       {d['encoder']}")
     print(f"output mode   {d['output_mode']}")

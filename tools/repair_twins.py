@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
-"""Fold a checkpoint's twin hidden units (units whose incoming weights and bias point the
-same way, cosine > 0.95) into one each and make the freed units fresh: random incoming
-weights, zero outgoing weights (tdbg/net/twins.py says how).  The function is kept up to
-the twins' departure from exact proportionality; this prints how far, measured on every
-legal play of the decisions of greedy self-play games of the original model.
+"""Repair a checkpoint's hidden units: fold its twin units (incoming weights and bias
+pointing the same way, cosine > 0.95) into one each and make the freed units fresh
+(tdbg/net/twins.py), then revive its dead units (never positive on the net's own
+self-play positions): fresh incoming weights at a new layer's scale, zero outgoing
+weights (tdbg/net/health.py).  The function is kept up to the twins' departure from exact
+proportionality (revival keeps it exactly); this prints how far, measured on every legal
+play of the decisions of greedy self-play games of the original model, and the unit
+health before and after.
 
     python tools/repair_twins.py best_models/dmp_256x3.pt -o repaired.pt
+    python tools/repair_twins.py best_models/dmp_256x3_1ply.pt -o revived.pt --no-twins
 
 The result keeps the input's metadata, with a lineage entry naming the input and its md5,
 and no trainer state (a new stage starts from it).  Prints a summary, or JSON with --json.
@@ -17,8 +21,9 @@ import hashlib
 from tdbg.app import cli
 from tdbg.infra import fileio, threads
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
-from tdbg.net.twins import TWIN_COSINE, repair_twins
+from tdbg.net.health import health_positions, revive_dead, unit_health
+from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, read_checkpoint, save_checkpoint
+from tdbg.net.twins import TWIN_COSINE, distinct_units, repair_twins
 
 
 def real_positions(model, game_mode_name: str, games: int, seed: int):
@@ -70,26 +75,43 @@ def main() -> None:
                    help="cosine above which two units are twins (default: %(default)s)")
     p.add_argument("--games", type=cli.positive_int, default=200,
                    help="greedy self-play games whose decisions measure the change (default: %(default)s)")
+    p.add_argument("--no-twins", action="store_true", help="leave twin units as they are (revive dead units only)")
+    p.add_argument("--no-revive", action="store_true", help="leave dead units as they are (fold twins only)")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing checkpoint")
     args = p.parse_args()
     if not 0.0 < args.threshold < 1.0:
         raise cli.UsageError(f"--threshold must be between 0 and 1, got {args.threshold}")
+    if args.no_twins and args.no_revive:
+        raise cli.UsageError("--no-twins and --no-revive together leave nothing to repair")
     check_outputs([Output("--output", args.output, "checkpoint")], args.overwrite, {"checkpoint": args.checkpoint})
     try:
-        model, meta, _ = load_checkpoint(args.checkpoint)
+        data = read_checkpoint(args.checkpoint)   # the md5 recorded is of the bytes repaired
+        model, meta, _ = load_checkpoint(args.checkpoint, data=data)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
+    md5 = hashlib.md5(data).hexdigest()
     threads.use()   # scoring a few positions at a time: the library's default (one)
     scorer, boards, dice, inputs = real_positions(model, meta.get("game_mode", "dmp"), args.games, args.seed)
-    repaired, report = repair_twins(model, seed=args.seed, threshold=args.threshold, inputs=inputs)
+    sample = health_positions(model, scorer.mode)   # the positions unit health is measured on
+    health_before = unit_health(model, sample)
+    if args.no_twins:
+        repaired, report = model, {"distinct_before": distinct_units(model, args.threshold),
+                                   "distinct_after": distinct_units(model, args.threshold),
+                                   "freed": [0] * len(model.hidden), "threshold": args.threshold}
+    else:
+        repaired, report = repair_twins(model, seed=args.seed, threshold=args.threshold, inputs=inputs)
+    revived = [0] * len(model.hidden)
+    if not args.no_revive:
+        repaired, revived = revive_dead(repaired, sample, seed=args.seed)
+    report.update(revived=revived, health_before=health_before.as_dict(),
+                  health_after=unit_health(repaired, sample).as_dict())
     report["output_change"] = {"games": args.games, "seed": args.seed, "fit_rows": len(inputs),
                                **output_change(scorer, repaired, boards, dice)}
-    md5 = hashlib.md5(open(args.checkpoint, "rb").read()).hexdigest()
     meta = dict(meta)
     meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {
-        "repaired_twins": f"{args.checkpoint} (md5 {md5})", **{k: report[k] for k in ("distinct_before",
-                                                                                      "distinct_after", "freed")}})]
+        "repaired_twins": f"{args.checkpoint} (md5 {md5})",
+        **{k: report[k] for k in ("distinct_before", "distinct_after", "freed", "revived")}})]
     save_checkpoint(args.output, repaired, meta)
     report = {"input": args.checkpoint, "md5": md5, "output": args.output, **report}
     if args.json:
@@ -98,6 +120,9 @@ def main() -> None:
     change = report["output_change"]
     print(f"distinct units per layer: {report['distinct_before']} -> {report['distinct_after']} "
           f"(cosine > {args.threshold}; units freed {report['freed']})")
+    print(f"dead units revived per layer: {revived}")
+    print(f"unit health before: {health_before.text()}")
+    print(f"unit health after:  {unit_health(repaired, sample).text()}")
     print(f"output change on {change['candidates']:,} plays of {change['decisions']:,} decisions "
           f"({change['games']} greedy games, seed {change['seed']}): max {change['max_abs_change']:.2e}, "
           f"mean {change['mean_abs_change']:.2e}; chosen play changed in {change['choices_changed']} of "

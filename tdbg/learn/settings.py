@@ -201,6 +201,10 @@ class Evaluation:
     eval_every: int = option(0, "rounds between quick evals (0: off)", type="non_negative_int")
     eval_games: int = option(200, "games per quick eval", type=("count_arg", 1_000_000, "games"))
     eval_opponent: str = option("pubeval", "quick-eval opponent", choices=opponents.NAMES)
+    health_every: int = option(
+        100, "log rows between unit-health measurements (dead, distinct and active hidden units on the net's own "
+             "self-play positions: net/health.py); they are also logged with every snapshot, quick eval and the "
+             "stage's last row; 0: only then", type="non_negative_int", metavar="N")
 
 
 @dataclass(frozen=True)

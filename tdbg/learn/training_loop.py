@@ -57,6 +57,7 @@ from tdbg.learn.run_control import (Interrupted, StopSignals, appends_log, check
 from tdbg.learn.settings import Evaluation, ModelSpec
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
+from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
 from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, move_filter_of,
                             new_metadata, save_checkpoint, weights_finite)
 from tdbg.play.evaluation import quick_eval, quick_eval_game
@@ -249,7 +250,8 @@ class StageProgress:
         self.stage = stage
         run = self.settings.run
         check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
-        self.log = CsvLog(log_path(run), self.learner.log_fields + EVAL_FIELDS, append=appends_log(run, spec))
+        self.log = CsvLog(log_path(run), self.learner.log_fields + EVAL_FIELDS + HEALTH_LOG_FIELDS,
+                          append=appends_log(run, spec))
         repaired = self.log.check_continues(self.resumed_at)
         for line in (note, repaired):   # once every check passed: what this run does
             if line:
@@ -333,7 +335,7 @@ class StageProgress:
         self.meta["episodes"] = int(self.meta.get("episodes", 0)) + n
         self.bar.update(n)
 
-    def log_row(self, n: int, with_eval: bool, then=None) -> None:
+    def log_row(self, n: int, with_eval: bool, then=None, with_health: bool = False) -> None:
         """Log ``n`` more episodes, then ``then()`` (the save); a save that fails (a full disk)
         takes its row back, and a row that cannot be written (the log's disk full) is never
         saved: the checkpoint and the log always end at the same round."""
@@ -349,6 +351,8 @@ class StageProgress:
             ci = ci_text({"ci_low": lo, "ci_high": hi, "ci_reason": "no interval: fewer than 2 duplicate pairs"},
                          "{:.4f}", template="[{low}, {high}]")
             self.bar.write(f"{self.learner.where(self.round_index, done)}: vs {opp} {res:.4f} {ci}")
+        if with_eval or with_health:   # a stage that kills units shows it in its log
+            row.update(measure_health(self.model, self.mode).log_fields())
         self.log.write(row)
         if then is not None:
             try:
@@ -362,9 +366,11 @@ class StageProgress:
         """End of a round (the learner calls it where a signal must not cut it): log, evaluate, save."""
         ev, run = self.settings.evaluation, self.settings.run
         self.round_index += 1
-        due = bool(ev.eval_every) and (self.learner.eval_due(self.settings, self.round_index, self.done, n)
-                                       or self.done >= self.settings.schedule.num_episodes)
-        self.log_row(n, due, then=self.save)
-        if run.save_every and self.round_index % run.save_every == 0:
+        last = self.done >= self.settings.schedule.num_episodes
+        due = bool(ev.eval_every) and (self.learner.eval_due(self.settings, self.round_index, self.done, n) or last)
+        snapshot = bool(run.save_every) and self.round_index % run.save_every == 0
+        health = last or snapshot or bool(ev.health_every) and self.round_index % ev.health_every == 0
+        self.log_row(n, due, then=self.save, with_health=health)
+        if snapshot:
             self.save(snapshot_path(run.save, self.round_index))
         self.bar.set_postfix(self.learner.postfix())

@@ -347,23 +347,37 @@ class Scorer:
         return targets, (after, rows.reshape(n, len(ALL_ROLLS)))
 
 
-def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
+                          with_states: bool = False) -> tuple[np.ndarray, ...]:
     """(boards, dice) of every decision of ``games`` games the scorer plays greedily against
     itself, in parallel: each pre-roll position (row 1 on roll) with the roll that was played
-    from it; contact, race and bear-off positions from real play."""
+    from it; contact, race and bear-off positions from real play.  The cube is never turned:
+    each game keeps its mode's start state (centred; match play: a score from its spread),
+    seen from the mover's side; ``with_states`` adds those states, one per decision (None
+    in a mode without a cube)."""
+    mode = scorer.mode
     boards = np.repeat(be.initial_board()[None], games, axis=0)
+    states = mode.initial_states(games, rng) if mode.cubeful else None
     ply = np.zeros(games, dtype=int)
-    out_b, out_d, live = [], [], np.arange(games)
+    out_b, out_d, out_s, live = [], [], [], np.arange(games)
     while len(live):
         out_b.append(boards[live].copy())
         dice = roll_dice(rng, len(live), opening=ply[live] == 0)
         out_d.append(dice)
-        after, _ = scorer.best_moves(boards[live], dice)
+        owner = None if states is None else states[live]
+        if owner is not None:
+            out_s.append(owner.copy())
+        after, _ = scorer.best_moves(boards[live], dice, owner)
         done = after[:, 1].sum(axis=1) == 0
         boards[live] = after[:, ::-1]
+        if states is not None:
+            states[live] = mode.for_opponent(owner)
         ply[live] += 1
         live = live[~done]
-    return np.concatenate(out_b), np.concatenate(out_d)
+    result = (np.concatenate(out_b), np.concatenate(out_d))
+    if with_states:
+        result += (np.concatenate(out_s) if out_s else None,)
+    return result
 
 
 def greedy_game_positions(scorer: Scorer, games: int, rng: np.random.Generator) -> np.ndarray:
