@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# A lineage whose every hidden unit works, on PureTD's documented route (its training records),
+# run from scratch with the project's own scripts.  Every stage resumes at its last round
+# (run_stage.sh): rerunning this script continues wherever it stopped.
+#
+#   bases  [128,128] from scratch, 300,000 episodes each, Adam LR -> 0.3 LR for LR = 1e-3, 3e-4,
+#          1e-4 (the old lineage's base s1 ran 1e-3 -> 3e-4 and lost a quarter of its units);
+#          each against gnubg-nn on the selection seed.  The base of the lineage is the arm with
+#          the best win rate, recorded once in $D/base_choice.json (a rerun keeps it).
+#   w1     widened to [256,256] with fresh units (random incoming, zero outgoing weights),
+#          Adam 5e-5 -> 5e-6,                                                  500,000 episodes
+#   w2     the same again (PureTD's LR restart),                               500,000 episodes
+#   d1-d3  a third layer of 256 as identity plus noise, then phases of Adam 5e-5 -> 5e-6,
+#          each restarting the LR,                                     1,000,000 episodes each
+#   x1     exact 1-ply targets from the best d phase, Adam 1e-4 -> 5e-6, 1,000 episodes a round,
+#          moves still chosen at 0-ply,                                          500,000 episodes
+# Every stage logs unit health (dead, distinct, active units) every 50 rounds and at its end, and
+# ends with 10,000 duplicate games against gnubg-nn on the selection seed 1001.
+#
+# Run it from a frozen worktree with one thread per process, e.g.
+#   git worktree add /work/frozen <commit> && cd /work/frozen && make setup
+#   OMP_NUM_THREADS=1 D=/work/main/experiments/retraining/live experiments/retraining/live_lineage.sh
+# STOP_AFTER=bases|w2|d1|d2|d3 ends after that step.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+R=experiments/retraining/run_stage.sh
+PY=${PY:-.venv/bin/python}
+D=${D:-experiments/retraining/live}
+mkdir -p "$D/eval"
+stage_eval() {
+  local pt=$1 out="$D/eval/$(basename "$1" .pt)_vs_gnubg-nn_seed1001"
+  [ -f "$out.json" ] && return 0
+  $PY play_models.py --model1 "$pt" --gnubg-nn --games 10000 --seed 1001 --workers 1 \
+     --quiet --csv "$out.csv" --json "$out.json"
+}
+stop_after() { [ "${STOP_AFTER:-}" = "$1" ] && exit 0 || true; }
+COMMON="--workers 1 --quiet --episodes-per-round 200 --parallel-games 100 --health-every 50
+        --eval-every 500 --eval-opponent gnubg-nn --eval-games 1000"
+for lr in 1e-3 3e-4 1e-4; do
+  end=$($PY -c "print(f'{$lr * 0.3:g}')")
+  $R train_batch.py "$D/base_lr${lr}_128x2.pt" - --hidden 128,128 --num-episodes 300000 --lr "$lr" \
+     --end-lr "$end" --seed 581 $COMMON
+  stage_eval "$D/base_lr${lr}_128x2.pt"
+done
+if [ ! -f "$D/base_choice.json" ]; then
+  $PY - "$D" > "$D/base_choice.json.tmp" <<'PYEOF'
+import glob, json, os, sys
+d = sys.argv[1]
+arms = {}
+for f in sorted(glob.glob(os.path.join(d, "eval", "base_*_vs_gnubg-nn_seed1001.json"))):
+    arms[os.path.basename(f).split("_vs_")[0]] = json.load(open(f))["win_rate"]["mean"]
+best = max(arms, key=arms.get)
+print(json.dumps({"chosen": os.path.join(d, best + ".pt"), "win_rates_seed1001": arms,
+                  "rule": "best win rate against gnubg-nn, 10,000 duplicate games on the selection seed 1001"},
+                 indent=2))
+PYEOF
+  mv "$D/base_choice.json.tmp" "$D/base_choice.json"
+fi
+BASE=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['chosen'])" "$D/base_choice.json")
+stop_after bases
+$R train_batch.py "$D/w1_256x2.pt" "$BASE" --expand 256,256 --num-episodes 500000 --lr 5e-5 --end-lr 5e-6 \
+   --seed 582 $COMMON
+stage_eval "$D/w1_256x2.pt"
+$R train_batch.py "$D/w2_256x2.pt" "$D/w1_256x2.pt" --num-episodes 500000 --lr 5e-5 --end-lr 5e-6 \
+   --seed 583 $COMMON
+stage_eval "$D/w2_256x2.pt"
+stop_after w2
+$R train_batch.py "$D/d1_256x3.pt" "$D/w2_256x2.pt" --expand-depth-size 256 --num-episodes 1000000 \
+   --lr 5e-5 --end-lr 5e-6 --seed 584 --save-every 2500 $COMMON
+stage_eval "$D/d1_256x3.pt"
+stop_after d1
+$R train_batch.py "$D/d2_256x3.pt" "$D/d1_256x3.pt" --num-episodes 1000000 --lr 5e-5 --end-lr 5e-6 \
+   --seed 585 --save-every 2500 $COMMON
+stage_eval "$D/d2_256x3.pt"
+stop_after d2
+$R train_batch.py "$D/d3_256x3.pt" "$D/d2_256x3.pt" --num-episodes 1000000 --lr 5e-5 --end-lr 5e-6 \
+   --seed 586 --save-every 2500 $COMMON
+stage_eval "$D/d3_256x3.pt"
+stop_after d3
