@@ -17,7 +17,8 @@ mkdir -p "$D"
 [ -f "$D/revived_start.pt" ] || $PY tools/repair_twins.py "$SRC" -o "$D/revived_start.pt" --no-twins --json \
    > "$D/revived_start_repair.json"
 FLAGS="--num-episodes 1000000 --lr 5e-5 --end-lr 5e-6 --seed 591 --workers 1 --quiet --episodes-per-round 200
-       --parallel-games 100 --health-every 250 --eval-every 1000 --eval-opponent gnubg-nn --eval-games 1000"
+       --parallel-games 100 --health-every 250 --eval-every 1000 --eval-opponent gnubg-nn --eval-games 1000
+       --new-stage"   # the source holds an unfinished 1-ply stage: a new stage on its weights
 for a in $ARMS; do
   start=$SRC; [ "$a" = revived ] && start="$D/revived_start.pt"
   [ -f "$D/start_$a.json" ] || $PY tools/describe_model.py "$start" --json > "$D/start_$a.json"
