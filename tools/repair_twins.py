@@ -27,34 +27,37 @@ from tdbg.net.twins import TWIN_COSINE, distinct_units, repair_twins
 
 
 def real_positions(model, game_mode_name: str, games: int, seed: int):
-    """(scorer, decisions' boards, their dice, encoded positions): the decisions of ``games``
-    greedy self-play games of ``model``, and every position reached by a legal play from
-    them (each with its side on roll), encoded for the network (at most FIT_ROWS of them)."""
+    """(scorer, decisions' boards, their dice, their cube states (None without a cube), encoded
+    positions): the decisions of ``games`` greedy self-play games of ``model``, and every
+    position reached by a legal play from them (each with its side on roll, the cube
+    centred), encoded for the network (at most FIT_ROWS of them)."""
     import numpy as np
     import torch
     from tdbg.game.modes import game_mode
     from tdbg.net.scoring import Scorer, greedy_game_decisions
     scorer = Scorer(model.eval(), game_mode(game_mode_name), engine="c")
     rng = np.random.default_rng(seed)
-    boards, dice = greedy_game_decisions(scorer, games, rng)
-    after, _, _, _ = scorer.score(boards, dice)
+    boards, dice, owner = greedy_game_decisions(scorer, games, rng, with_states=True)
+    after, _, _, _ = scorer.score(boards, dice, owner)
     states = np.concatenate([boards, after[:, ::-1]])
     states = states[rng.permutation(len(states))[:FIT_ROWS]]
-    return scorer, boards, dice, torch.from_numpy(scorer.encode_states(states))
+    centred = None if owner is None else scorer.mode.initial_states(len(states), np.random.default_rng(seed))
+    cube_action = None if owner is None else np.zeros(len(states))
+    return scorer, boards, dice, owner, torch.from_numpy(scorer.encode_states(states, centred, cube_action))
 
 
 FIT_ROWS = 50_000  # positions the folds are fitted on
 
 
-def output_change(before, repaired, boards, dice) -> dict:
+def output_change(before, repaired, boards, dice, owner=None) -> dict:
     """How the repair moved the outputs: over every candidate of the decisions (``before``
     scores the original model), the largest and mean change of the value the mover
     maximises, and the share of decisions with a choice whose chosen play changed."""
     import numpy as np
     from tdbg.net.scoring import Scorer, segment_argmax
     after = Scorer(repaired.eval(), before.mode, engine="c")
-    _, offsets, _, old = before.score(boards, dice)
-    _, _, _, new = after.score(boards, dice)
+    _, offsets, _, old = before.score(boards, dice, owner)
+    _, _, _, new = after.score(boards, dice, owner)
     diff = np.abs(np.asarray(new, dtype=np.float64) - np.asarray(old, dtype=np.float64))
     choice = np.diff(offsets) > 1
     old_rows, _ = segment_argmax(old, offsets)
@@ -92,7 +95,7 @@ def main() -> None:
         raise cli.UsageError(str(exc)) from None
     md5 = hashlib.md5(data).hexdigest()
     threads.use()   # scoring a few positions at a time: the library's default (one)
-    scorer, boards, dice, inputs = real_positions(model, meta.get("game_mode", "dmp"), args.games, args.seed)
+    scorer, boards, dice, owner, inputs = real_positions(model, meta.get("game_mode", "dmp"), args.games, args.seed)
     sample = health_positions(model, scorer.mode)   # the positions unit health is measured on
     health_before = unit_health(model, sample)
     if args.no_twins:
@@ -107,7 +110,7 @@ def main() -> None:
     report.update(revived=revived, health_before=health_before.as_dict(),
                   health_after=unit_health(repaired, sample).as_dict())
     report["output_change"] = {"games": args.games, "seed": args.seed, "fit_rows": len(inputs),
-                               **output_change(scorer, repaired, boards, dice)}
+                               **output_change(scorer, repaired, boards, dice, owner)}
     meta = dict(meta)
     meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {
         "repaired_twins": f"{args.checkpoint} (md5 {md5})",

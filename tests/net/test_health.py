@@ -107,3 +107,12 @@ def test_training_log_has_health_columns(tmp_path):
     model = load_checkpoint(str(save))[0]
     assert rows[-1]["dead_units"] == unit_health(model, health_positions(model, game_mode("dmp"))).log_fields()[
         "dead_units"]
+
+
+@pytest.mark.parametrize("release", ["best_models/cubeful_256x2.pt", "best_models/match_256x2.pt"])
+def test_repair_tool_takes_cube_and_match_nets(tmp_path, release):
+    """Cubeful and match nets play their greedy games with a cube state (it crashed without)."""
+    out = tmp_path / "r.pt"
+    rep = json.loads(run("tools/repair_twins.py", release, "-o", out, "--games", "5", "--json", check=True).stdout)
+    assert rep["output_change"]["choices_changed"] == 0 and rep["health_after"]["positions"] >= MIN_POSITIONS
+    assert sum(rep["revived"]) > 0 and rep["health_after"]["dead"][0] == 0
