@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import hashlib
 
+import torch
+
 from tdbg.app import cli
 from tdbg.infra import fileio, threads
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.net.health import health_positions, revive_dead, unit_health
+from tdbg.net.health import health_positions, played_inputs, revive_dead, unit_health
 from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, read_checkpoint, save_checkpoint
 from tdbg.net.twins import TWIN_COSINE, distinct_units, repair_twins
 
@@ -106,7 +108,9 @@ def main() -> None:
         repaired, report = repair_twins(model, seed=args.seed, threshold=args.threshold, inputs=inputs)
     revived = [0] * len(model.hidden)
     if not args.no_revive:
-        repaired, revived = revive_dead(repaired, sample, seed=args.seed)
+        # dead on the sample and on every play of the measuring games: the outputs those games see stay
+        repaired, revived = revive_dead(repaired, torch.cat([sample, played_inputs(scorer, boards, dice, owner)]),
+                                        seed=args.seed)
     report.update(revived=revived, health_before=health_before.as_dict(),
                   health_after=unit_health(repaired, sample).as_dict())
     report["output_change"] = {"games": args.games, "seed": args.seed, "fit_rows": len(inputs),

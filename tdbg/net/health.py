@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from tdbg.game.encoding import NUM_FEATURES
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.scoring import Scorer, greedy_game_decisions
 from tdbg.net.twins import TWIN_COSINE, distinct_units, next_weights
@@ -73,21 +74,41 @@ HEALTH_LOG_FIELDS = ["dead_units", "distinct_units", "active_fraction"]
 def health_positions(model: TDNetwork, mode, games: int = HEALTH_GAMES, seed: int = HEALTH_SEED,
                      engine: str = "c") -> torch.Tensor:
     """The encoded pre-roll positions of ``games`` greedy self-play games of ``model`` in
-    game mode ``mode`` (more games until there are MIN_POSITIONS), each with its cube state
-    where the mode has one; (positions, inputs)."""
+    game mode ``mode`` (more games until there are MIN_POSITIONS), each encoded as the net
+    read it when it chose the move that made it; (positions, inputs)."""
     was_training = model.training
     scorer = Scorer(model.eval(), mode, engine=engine)
     rng = np.random.default_rng(seed)
-    boards, states, count = [], [], 0
+    boards, states, count = [], [], 0   # (more games while count < MIN_POSITIONS)
     while count < MIN_POSITIONS:
         b, _, st = greedy_game_decisions(scorer, games, rng, with_states=True)
         boards.append(b)
         states.append(st)
         count += len(b)
     model.train(was_training)
-    owner = None if states[0] is None else np.concatenate(states)
-    cube_action = None if owner is None else np.zeros(count)
-    return torch.from_numpy(scorer.encode_states(np.concatenate(boards), owner, cube_action))
+    if states[0] is None:
+        return torch.from_numpy(scorer.encode_states(np.concatenate(boards)))
+    # each position with the cube inputs the net read when it valued it: as the after-state of the
+    # previous move (the mode's reply_cube_inputs of the previous mover's state)
+    owner = np.concatenate(states)
+    feats = scorer.encode_states(np.concatenate(boards), owner, np.zeros(count))
+    feats[:, NUM_FEATURES:scorer.base_inputs] = mode.reply_cube_inputs(mode.for_opponent(owner))
+    return torch.from_numpy(feats)
+
+
+def played_inputs(scorer: Scorer, boards: np.ndarray, dice: np.ndarray, owner=None) -> torch.Tensor:
+    """Every candidate after-state of the decisions (``boards``, ``dice``, cube states
+    ``owner`` or None) encoded as the net reads it when it values them: the opponent on
+    roll, the cube as the opponent sees it.  A wider sample than health_positions, for a
+    revival that must keep every value the net computes in play."""
+    after, offsets, _, _ = scorer.score(boards, dice, owner)
+    after = np.ascontiguousarray(after[:, ::-1])
+    if owner is None:
+        return torch.from_numpy(scorer.encode_states(after))
+    owner = np.repeat(np.asarray(owner), np.diff(offsets))
+    feats = scorer.encode_states(after, owner, np.zeros(len(after)))
+    feats[:, NUM_FEATURES:scorer.base_inputs] = scorer.mode.reply_cube_inputs(owner)
+    return torch.from_numpy(feats)
 
 
 @torch.no_grad()
