@@ -70,7 +70,7 @@ def test_a_new_knob_is_one_field():
 def test_the_stage_records_what_it_did_before():
     """The settings stored in a checkpoint: the base ones always, the options only when set."""
     mode = game_mode("dmp")
-    base = {"num_episodes": 10000, "oneply": False, "game_mode": "dmp", "lr": 1e-3, "end_lr": None,
+    base = {"num_episodes": 10000, "oneply": False, "game_mode": "dmp", "lr": 3e-4, "end_lr": None,
             "warmup_cycles": 0, "episodes_per_round": 500, "optimizer": "adam"}
     assert BatchLearner.settings(BatchStage(), mode) == base
     stage = BatchStage(acting=Acting(boltzmann_temp=0.01, td_lambda=0.7),
