@@ -10,6 +10,8 @@
 #   w1     widened to [256,256] with fresh units (random incoming, zero outgoing weights),
 #          Adam 5e-5 -> 5e-6,                                                  500,000 episodes
 #   w2     the same again (PureTD's LR restart),                               500,000 episodes
+#   w2r    w2 with the units the base lost revived (tools/repair_twins.py --no-twins: fresh incoming,
+#          zero outgoing weights, every value unchanged), so the identity layer below copies none
 #   d1-d3  a third layer of 256 as identity plus noise, then phases of Adam 5e-5 -> 5e-6,
 #          each restarting the LR,                                     1,000,000 episodes each
 #   x1     exact 1-ply targets from the best d phase, Adam 1e-4 -> 5e-6, 1,000 episodes a round,
@@ -50,13 +52,13 @@ arms = {}
 for f in sorted(glob.glob(os.path.join(d, "eval", "base_*_vs_gnubg-nn_seed1001.json"))):
     arms[os.path.basename(f).split("_vs_")[0]] = json.load(open(f))["win_rate"]["mean"]
 best = max(arms, key=arms.get)
-print(json.dumps({"chosen": os.path.join(d, best + ".pt"), "win_rates_seed1001": arms,
+print(json.dumps({"chosen": best + ".pt", "win_rates_seed1001": arms,
                   "rule": "best win rate against gnubg-nn, 10,000 duplicate games on the selection seed 1001"},
                  indent=2))
 PYEOF
   mv "$D/base_choice.json.tmp" "$D/base_choice.json"
 fi
-BASE=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['chosen'])" "$D/base_choice.json")
+BASE=$D/$($PY -c "import json,sys; import os; print(os.path.basename(json.load(open(sys.argv[1]))['chosen']))" "$D/base_choice.json")
 stop_after bases
 $R train_batch.py "$D/w1_256x2.pt" "$BASE" --expand 256,256 --num-episodes 500000 --lr 5e-5 --end-lr 5e-6 \
    --seed 582 $COMMON
@@ -65,7 +67,9 @@ $R train_batch.py "$D/w2_256x2.pt" "$D/w1_256x2.pt" --num-episodes 500000 --lr 5
    --seed 583 $COMMON
 stage_eval "$D/w2_256x2.pt"
 stop_after w2
-$R train_batch.py "$D/d1_256x3.pt" "$D/w2_256x2.pt" --expand-depth-size 256 --num-episodes 1000000 \
+[ -f "$D/w2r_256x2.pt" ] || $PY tools/repair_twins.py "$D/w2_256x2.pt" -o "$D/w2r_256x2.pt" --no-twins --json \
+   > "$D/w2r_256x2_repair.json"
+$R train_batch.py "$D/d1_256x3.pt" "$D/w2r_256x2.pt" --expand-depth-size 256 --num-episodes 1000000 \
    --lr 5e-5 --end-lr 5e-6 --seed 584 --save-every 2500 $COMMON
 stage_eval "$D/d1_256x3.pt"
 stop_after d1
@@ -77,3 +81,21 @@ $R train_batch.py "$D/d3_256x3.pt" "$D/d2_256x3.pt" --num-episodes 1000000 --lr 
    --seed 586 --save-every 2500 $COMMON
 stage_eval "$D/d3_256x3.pt"
 stop_after d3
+if [ ! -f "$D/d_choice.json" ]; then
+  $PY - "$D" > "$D/d_choice.json.tmp" <<'PYEOF'
+import json, os, sys
+d = sys.argv[1]
+arms = {a: json.load(open(os.path.join(d, "eval", a + "_vs_gnubg-nn_seed1001.json")))["win_rate"]["mean"]
+        for a in ("d1_256x3", "d2_256x3", "d3_256x3")}
+best = max(arms, key=arms.get)
+print(json.dumps({"chosen": best + ".pt", "win_rates_seed1001": arms,
+                  "rule": "best win rate against gnubg-nn, 10,000 duplicate games on the selection seed 1001"},
+                 indent=2))
+PYEOF
+  mv "$D/d_choice.json.tmp" "$D/d_choice.json"
+fi
+BEST_D=$D/$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['chosen'])" "$D/d_choice.json")
+$R train_batch.py "$D/x1_256x3_exact1ply.pt" "$BEST_D" --oneply --num-episodes 500000 --lr 1e-4 --end-lr 5e-6 \
+   --seed 587 --workers 1 --quiet --episodes-per-round 1000 --parallel-games 100 --health-every 10 \
+   --save-every 100 --eval-every 50 --eval-opponent gnubg-nn --eval-games 1000
+stage_eval "$D/x1_256x3_exact1ply.pt"
