@@ -40,7 +40,9 @@ H2H = "experiments/head_to_head/results"
 LUCK = "experiments/gnubg_eval"
 DECISIONS = "experiments/benchmarks/decisions/results.jsonl"
 TARGETS = {"best_models": "best_models/README.md", "best_models_match": "best_models/README.md",
-           "best_models_decisions": "best_models/README.md", "summary": "README.md"}
+           "best_models_decisions": "best_models/README.md", "best_models_health": "best_models/README.md",
+           "summary": "README.md"}
+UNIT_HEALTH = "experiments/unit_health/best_models.json"   # experiments/unit_health/measure.py writes it
 
 
 def _path(rel: str) -> str:
@@ -556,6 +558,20 @@ def decisions_table() -> str:
                    "outside"], rows)
 
 
+def health_table() -> str:
+    """best_models/README.md: dead, distinct and active hidden units of every release."""
+    with open(_path(UNIT_HEALTH)) as fh:
+        models = json.load(fh)["models"]
+    rows = []
+    for name, h in sorted(models.items()):
+        worst = max(d / w for d, w in zip(h["dead"], h["widths"]))
+        rows.append([f"`{name}`", "[" + ",".join(map(str, h["widths"])) + "]", " / ".join(map(str, h["dead"])),
+                     f"{100 * worst:.0f}%", " / ".join(map(str, h["distinct"])),
+                     " / ".join(f"{a:.2f}" for a in h["active"])])
+    return _table(["model", "hidden", "dead units per layer", "worst layer dead", "distinct units per layer",
+                   "mean fraction active per layer"], rows)
+
+
 def summary_table() -> str:
     """README.md: the current best model per mode."""
     rows = [
@@ -594,7 +610,7 @@ def summary_table() -> str:
 
 
 TABLES = {"best_models": best_models_table, "best_models_match": match_table,
-          "best_models_decisions": decisions_table, "summary": summary_table}
+          "best_models_decisions": decisions_table, "best_models_health": health_table, "summary": summary_table}
 
 
 def _markers(name: str) -> tuple[str, str]:
