@@ -26,7 +26,10 @@ OUT = os.path.join(ROOT, "experiments", "unit_health", "best_models.json")
 
 
 def main() -> None:
-    cli.Parser(description=__doc__.split("\n\n")[0]).parse_args()
+    p = cli.Parser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--overwrite", action="store_true", help="allow replacing the existing results file")
+    args = p.parse_args()
+    fileio.check_outputs([fileio.Output("results", OUT, "json")], args.overwrite)
     threads.use()
     models = {}
     for path in sorted(glob.glob(os.path.join(ROOT, "best_models", "*.pt"))):
