@@ -32,7 +32,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.play.players import load_player
+from tdbg.play.players import Player, evaluator
 from tdbg.play.td_agent import TDAgent
 from tools.dice_file import dice_lines
 from tools.export_weights import version1_bytes
@@ -96,7 +96,7 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
     assert len(c_out.splitlines()) == len(boards)
     same = sum(a.split("\t")[4] == b.split("\t")[4] for a, b in zip(c_out.splitlines(), base_out.splitlines()))
 
-    agent = load_player(ckpt)
+    agent = evaluator(Player(ckpt))
     n_single = min(len(boards), args.single)
     t = time.perf_counter()
     for k in range(n_single):

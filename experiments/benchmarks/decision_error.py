@@ -40,7 +40,7 @@ def build_parser() -> cli.Parser:
     return p
 
 
-def load_player(spec: str, ply: int):
+def player_and_objective(spec: str, ply: int):
     """(agent, what it maximises) for a checkpoint, gnubg-nn or pubeval."""
     from tdbg.play.agents import GnubgNNAgent, PubevalAgent
     from tdbg.game.modes import game_mode
@@ -89,8 +89,8 @@ def main() -> None:
 
     from tdbg.play import decisions as ds
     provenance, found = ds.load(args.data)
-    agent, objective = load_player(args.model, args.ply)
-    other = load_player(args.against, args.against_ply)[0] if args.against else None
+    agent, objective = player_and_objective(args.model, args.ply)
+    other = player_and_objective(args.against, args.against_ply)[0] if args.against else None
     t0 = time.perf_counter()
     chosen = choices(agent, found, args.ply)
     seconds = time.perf_counter() - t0

@@ -23,7 +23,7 @@ from tdbg.infra import fileio, threads
 from tdbg.infra.stats import CAP, pair_means, summary_ci
 from tdbg.game.modes import game_mode
 from tdbg.net.model import CheckpointError, load_checkpoint
-from tdbg.play.agents import Agent
+from tdbg.play.evaluator import Evaluator, PlaysOnly
 from tdbg.play.gnubg_cube_agent import GnubgNNCubefulAgent
 from tdbg.play.match import play_games
 from tdbg.play.td_agent import TDAgent
@@ -31,11 +31,11 @@ from tdbg.play.td_agent import TDAgent
 CHUNK = 500  # games per play_games call (the dice follow the game index, so chunks change nothing)
 
 
-class SplitAgent(Agent):
+class SplitAgent(PlaysOnly):
     """Chequer play from one agent, cube decisions from another."""
     cube_capable = True
 
-    def __init__(self, chequer: Agent, cube: Agent, name: str):
+    def __init__(self, chequer: Evaluator, cube: Evaluator, name: str):
         self.chequer, self.cube, self.name = chequer, cube, name
 
     def choose_moves(self, boards, dice, owner=None):

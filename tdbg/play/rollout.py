@@ -22,6 +22,7 @@ rollouts only (a cubeful model's equity here is its cubeless play's result).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,9 +30,13 @@ from tqdm import tqdm
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ROLL_WEIGHTS, RolloutDice, roll_index
+from tdbg.game.modes import game_mode
 from tdbg.game.turns import ABANDONED, Table
 from tdbg.infra.workers import WorkerPool
-from tdbg.play.rollers import make_roller
+from tdbg.net.model import CheckpointError
+from tdbg.net.search import Search
+from tdbg.play.evaluator import Evaluator
+from tdbg.play.players import Player, evaluator
 
 @dataclass
 class Outcome:
@@ -50,7 +55,7 @@ class Outcome:
 @dataclass(frozen=True)
 class RolloutSettings:
     """One rollout's settings, built once by the caller and sent whole to each worker: who
-    plays (``model``, ``game_mode``, ``ply``: what make_roller takes) and how the trials run."""
+    plays (``model``, ``game_mode``, ``ply``: ``roller``) and how the trials run."""
     model: str                    # a checkpoint, or gnubg-nn
     trials: int                   # per position (each 36 throw every first roll once, each 1,296 every pair)
     game_mode: str | None = None  # default: the checkpoint's (gnubg-nn: dmp)
@@ -60,9 +65,22 @@ class RolloutSettings:
     use_luck: bool = True         # the luck adjustment (it judges all 21 rolls at every ply)
     workers: int = 1              # processes sharing the trials (the same dice: the same result)
 
-    def roller(self):
-        """The player of both sides these settings name (rollers.make_roller)."""
-        return make_roller(self.model, self.game_mode, self.ply)
+    def roller(self) -> Evaluator:
+        """The evaluator that plays both sides and judges every roll: a checkpoint in
+        ``game_mode`` (default: its own), or gnubg-nn (0-ply; default mode dmp).
+        CheckpointError for a file that is not a checkpoint, ValueError for a cubeful one
+        (rollouts are cubeless) or for gnubg-nn at another depth."""
+        if self.model == "gnubg-nn":
+            if self.ply != 0:
+                raise ValueError("gnubg-nn rolls out at 0 ply only")
+            return evaluator(Player("gnubg-nn"), game_mode(self.game_mode or "dmp"))
+        if not os.path.isfile(self.model):   # a named opponent other than gnubg-nn judges no rolls
+            raise CheckpointError(f"{self.model}: no such checkpoint file")
+        roller = evaluator(Player(self.model, Search(oneply=self.ply == 1)),
+                           game_mode(self.game_mode) if self.game_mode else None)
+        roller.mode.check_cubeless(f"{self.model} is a cubeful model: rollouts here are cubeless, and its inputs "
+                                   "need a cube")
+        return roller
 
 
 class _Players:
@@ -77,14 +95,14 @@ class _Players:
 
     def move(self, slots, boards, dice, owner):
         if not self.use_luck and self.roller.plays_own_0ply:
-            return self.roller.choose(boards, dice)
+            return self.roller.choose_moves(boards, dice)
         values, best_after = self.roller.all_rolls(boards)
         thrown = roll_index(dice)
         luck = values[np.arange(len(slots)), thrown] - values @ ROLL_WEIGHTS
         self.luck[slots] += luck * self.signs[slots]
         if self.roller.plays_own_0ply:
             return best_after[np.arange(len(slots)), thrown]
-        return self.roller.choose(boards, dice)
+        return self.roller.choose_moves(boards, dice)
 
 
 def rollout_positions(roller, boards: np.ndarray, settings: RolloutSettings, root_signs=None, trial_range=None,

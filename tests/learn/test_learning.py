@@ -6,7 +6,7 @@ from tdbg.game.modes import game_mode
 from tdbg.play.agents import RandomAgent
 from tdbg.play.evaluation import summarize
 from tdbg.play.match import play_games
-from tdbg.play.players import load_player
+from tdbg.play.players import Player, evaluator
 
 
 @pytest.mark.slow

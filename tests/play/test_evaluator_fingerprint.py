@@ -24,7 +24,7 @@ from tdbg.net.search import Search
 from tdbg.play import analysis
 from tdbg.play.evaluation import quick_eval
 from tdbg.play.match import mirror_key
-from tdbg.play.players import Player, build_agent
+from tdbg.play.players import Player, evaluator
 from tdbg.play.rollout import RolloutSettings, rollout_outcomes
 from tdbg.play.series import Series, Table, pinned_series, play_series
 
@@ -51,11 +51,6 @@ def digest(*parts) -> str:
     for p in parts:
         h.update(np.ascontiguousarray(p).tobytes() if isinstance(p, np.ndarray) else repr(p).encode())
     return h.hexdigest()[:16]
-
-
-def evaluator(player: Player, mode):
-    """The one way from a player to what plays it (the only line that follows the factory's name)."""
-    return build_agent(player, mode)
 
 
 def record_digest(records) -> str:
