@@ -28,7 +28,8 @@ class RandomAgent(NoCubeDecisions, PlaysOnly):
 
     name = "random"
 
-    def __init__(self, seed: int = 0, engine: str = "auto"):
+    def __init__(self, seed: int = 0, engine: str = "auto", mode: GameMode | None = None):
+        self.mode = mode   # the game it plays (its moves ignore it)
         self.rng = np.random.default_rng(seed)
         self.expander = movegen.make_expander(engine)
 
@@ -43,6 +44,9 @@ class PubevalAgent(NoCubeDecisions, PlaysOnly):
     """Tesauro's public evaluation function, as gnubg-nn's ``pub_best_move``."""
 
     name = "pubeval"
+
+    def __init__(self, mode: GameMode | None = None):
+        self.mode = mode   # the game it plays (its moves ignore it)
 
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         import gnubg_nn

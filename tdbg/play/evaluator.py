@@ -13,7 +13,8 @@ the mover's side with the cube at 1 (DMP: 2 P(win) - 1; a finished game: its res
   row 1: the play the evaluator makes for each roll (at its own depth);
 * ``double_decisions(boards, owner)`` / ``take_decisions(boards, owner)`` -> bool (n,):
   offer a double now, take one (``boards`` and ``owner`` from the doubler's view).  Only
-  where ``cube_capable``; elsewhere they raise NotImplementedError;
+  where ``cube_capable``; elsewhere they raise NotImplementedError (a network without a
+  cube: ValueError);
 * ``all_rolls(boards, owner=None)`` -> (values (n, 21), best after-states (n, 21, 2, 25)):
   each of the 21 rolls (dice.ALL_ROLLS) with its 0-ply best move and that move's value.
   Its mean weighted by dice.ROLL_WEIGHTS is the position's 1-ply all-rolls value, and what
@@ -29,13 +30,14 @@ move ``all_rolls`` lists (a rollout then takes it from there, one pass for both)
 """
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
 from tdbg.game.modes.base import GameMode
 
 
+@runtime_checkable
 class Evaluator(Protocol):
     """What plays a side and values positions; the module notes give the contract."""
 

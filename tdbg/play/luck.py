@@ -46,9 +46,9 @@ def judge(spec: str, mode: GameMode, data: bytes | None = None) -> Evaluator:
     return found
 
 
-def read_reference(spec: str) -> bytes | None:
+def read_reference(spec: str, data: bytes | None = None) -> bytes | None:
     """Before any game: the bytes of the checkpoint ``spec`` names (None for gnubg-nn), read
-    once; InputError for a spec that is neither gnubg-nn nor a checkpoint that can judge
+    once (``data``: already read, as a player's); InputError for a spec that is neither gnubg-nn nor a checkpoint that can judge
     single games (a named opponent such as pubeval plays, it does not evaluate every roll)."""
     if spec == "gnubg-nn":
         return None
@@ -58,7 +58,7 @@ def read_reference(spec: str) -> bytes | None:
     if not os.path.isfile(spec):
         raise InputError(f"--luck {spec}: no such checkpoint file (the judge is gnubg-nn or a checkpoint)")
     try:
-        data = read_checkpoint(spec)
+        data = data if data is not None else read_checkpoint(spec)
         judge(spec, None, data)
     except (CheckpointError, InputError, ValueError) as exc:
         raise InputError(str(exc) if str(exc).startswith(spec) else f"{spec}: {exc}") from None
