@@ -33,7 +33,6 @@ from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
 from tdbg.play.players import Player, evaluator
-from tdbg.play.td_agent import TDAgent
 from tools.dice_file import dice_lines
 from tools.export_weights import version1_bytes
 from tdbg.infra import profiling, threads
@@ -142,7 +141,7 @@ def games(model, binf: str, args, tmp: str) -> dict:
     c_secs, _, out = timed([os.path.join(ROOT, "c_inference", "tdbg_play"), binf, binf, "--dice", dice,
                             "--per-game"], "", 1)
     mode = game_mode("dmp")
-    a, b = TDAgent(model, mode), TDAgent(model, mode)
+    a, b = evaluator(Player("a"), mode, model=model), evaluator(Player("b"), mode, model=model)
     t = time.perf_counter()
     records = play_games(a, b, range(args.games), mode, args.seed)
     py_secs = time.perf_counter() - t

@@ -42,14 +42,14 @@ def build_parser() -> cli.Parser:
 
 def player_and_objective(spec: str, ply: int):
     """(agent, what it maximises) for a checkpoint, gnubg-nn or pubeval."""
-    from tdbg.play.agents import GnubgNNAgent, PubevalAgent
+    from tdbg.play.players import Player, evaluator
     from tdbg.game.modes import game_mode
     if spec == "pubeval":
         if ply:
             raise cli.UsageError("pubeval has no 1-ply: it scores positions, not rolls")
-        return PubevalAgent(), "pubeval's score"
+        return evaluator(Player("pubeval"), game_mode("cubeless-money")), "pubeval's score"
     if spec == "gnubg-nn":
-        return GnubgNNAgent(game_mode("cubeless-money"), ply), "cubeless money equity"
+        return evaluator(Player("gnubg-nn", plies=ply), game_mode("cubeless-money")), "cubeless money equity"
     if not os.path.isfile(spec):
         raise cli.UsageError(f"{spec}: no such checkpoint (or say gnubg-nn or pubeval)")
     from tdbg.play.analysis import load_agent

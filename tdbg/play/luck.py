@@ -21,7 +21,7 @@ import os
 import numpy as np
 
 from tdbg.game import backgammon_engine as be
-from tdbg.game.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
+from tdbg.game.dice import OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.errors import InputError
