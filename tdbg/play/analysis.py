@@ -99,12 +99,7 @@ def rank_moves(agent, board, dice, owner: int = 0) -> list[dict]:
     value (and probabilities for prob5) and the difference from the best."""
     board = be.check_board(board)
     d1, d2 = be.check_dice(*dice)
-    owner_arr = np.array([owner])
-    after, offsets, values, scalar = agent.scorer.score(board[None], np.array([[d1, d2]]), owner_arr)
-    after, values, scalar = after.astype(np.int64), values.copy(), scalar.copy()
-    if agent.search.oneply:
-        values = agent._lookahead(after, values, np.repeat(owner_arr, len(after)))
-        scalar = agent.scorer.values.scalar(values)
+    after, values, scalar = agent.candidate_values(board, (d1, d2), owner)
     moves = {be.position_keys(res[None])[0]: mv for mv, res in be.legal_moves(board, d1, d2)}
     order = np.argsort(-scalar, kind="stable")
     best = float(scalar[order[0]])

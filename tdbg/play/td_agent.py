@@ -81,6 +81,18 @@ class TDAgent:
         rows, _ = segment_argmax(self.scorer.values.scalar(look), offsets)
         return after[rows]
 
+    def candidate_values(self, board: np.ndarray, dice, owner: int = 0) -> tuple:
+        """(after-states, values in the model's representation, what the mover maximises) of
+        every candidate of one position and roll, at this agent's depth (0- or 1-ply): what
+        an analysis ranks."""
+        owner_arr = np.array([owner])
+        after, _, values, scalar = self.scorer.score(board[None], np.array([dice]), owner_arr)
+        after, values, scalar = after.astype(np.int64), values.copy(), scalar.copy()
+        if self.search.oneply:
+            values = self._lookahead(after, values, np.repeat(owner_arr, len(after)))
+            scalar = self.scorer.values.scalar(values)
+        return after, values, scalar
+
     def _lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
         """Mover's 1-ply values of after-states (Scorer.lookahead, through the filter if any)."""
         if self.filtered is not None:
