@@ -81,7 +81,7 @@ def _rolls_of(records):
     return out
 
 
-def game_luck(records, reference) -> np.ndarray:
+def game_luck(records, reference: Evaluator) -> np.ndarray:
     """Luck of each game from agent A's side (A's luck minus B's), in points; the records
     need their per-turn record (play_games(record=True))."""
     rolls = _rolls_of(records)

@@ -105,7 +105,7 @@ class _Players:
         return self.roller.choose_moves(boards, dice)
 
 
-def rollout_positions(roller, boards: np.ndarray, settings: RolloutSettings, root_signs=None, trial_range=None,
+def rollout_positions(roller: Evaluator, boards: np.ndarray, settings: RolloutSettings, root_signs=None, trial_range=None,
                       progress=None) -> list[Outcome]:
     """Roll out each of ``boards`` (side on roll in row 1) ``settings.trials`` times with
     ``roller`` (in this process: ``settings.workers`` is not read here), all positions on
@@ -215,7 +215,7 @@ def summarize(o: Outcome, mode) -> dict:
     return d
 
 
-def candidate_moves(roller, board, dice, top: int | None = None):
+def candidate_moves(roller: Evaluator, board, dice, top: int | None = None):
     """(moves, after-states) of ``dice`` in ``board``, best first by the roller's 0-ply, at most ``top``."""
     board = np.asarray(board, dtype=np.int64)
     legal = be.legal_moves(board, int(dice[0]), int(dice[1]))
@@ -226,7 +226,7 @@ def candidate_moves(roller, board, dice, top: int | None = None):
     return [legal[k][0] for k in order], afters[order]
 
 
-def rank_moves(roller, board, moves, outcomes: list[Outcome], use_luck: bool = True) -> list[dict]:
+def rank_moves(roller: Evaluator, board, moves, outcomes: list[Outcome], use_luck: bool = True) -> list[dict]:
     """Rows for each move, best first, with paired differences from the best (same dice)."""
     rows = [{"move": m, "text": be.format_move(board, m) if m else "(no move)", "outcome": o, **summarize(o, roller.mode)}
             for m, o in zip(moves, outcomes)]
@@ -240,14 +240,14 @@ def rank_moves(roller, board, moves, outcomes: list[Outcome], use_luck: bool = T
     return rows
 
 
-def move_outcomes(settings: RolloutSettings, roller, board, dice, top: int | None = None, progress: bool = False):
+def move_outcomes(settings: RolloutSettings, roller: Evaluator, board, dice, top: int | None = None, progress: bool = False):
     """Each candidate's Outcome from the mover's side (see after_outcomes), the candidates
     being the ``top`` moves by the roller's 0-ply."""
     moves, afters = candidate_moves(roller, board, dice, top)
     return moves, after_outcomes(settings, roller, afters, progress)
 
 
-def after_outcomes(settings: RolloutSettings, roller, afters, progress: bool = False) -> list[Outcome]:
+def after_outcomes(settings: RolloutSettings, roller: Evaluator, afters, progress: bool = False) -> list[Outcome]:
     """The Outcome of each after-state (mover in row 1) from the mover's side, all on the
     same dice: rolled out with the opponent on roll, or its exact result when the move
     ends the game.  ``roller``: the one ``settings`` name, already made (it scores the games
