@@ -98,3 +98,16 @@ def test_play_models_opens_each_checkpoint_once(tmp_path, monkeypatch):
     run("play_models.py", "--model1", DMP, "--model2", DMP2, "--luck", DMP2, "--games", "2", "--quiet",
         "--workers", "1", check=True)
     assert sorted(reads) == sorted(loads) == sorted([DMP, DMP2])
+
+
+def test_a_roller_plays_in_the_mode_its_network_reads():
+    """A rollout's roller comes from the same factory as every player: a DMP net asked for
+    cubeless money plays P(win) (as it does in a head-to-head cubeless leg), and a net whose
+    head does not fit the mode is refused before any trial."""
+    from tdbg.infra.errors import InputError
+    from tdbg.play.rollout import RolloutSettings
+    assert RolloutSettings(DMP, 1, game_mode="cubeless-money").roller().mode.name == "dmp"
+    with pytest.raises(InputError, match="equity model cannot be used for dmp"):
+        RolloutSettings(os.path.join(BEST, "cubeless_256x2.pt"), 1, game_mode="dmp").roller()
+    with pytest.raises(ValueError, match="cubeful model"):
+        RolloutSettings(CUBEFUL, 1).roller()
