@@ -26,7 +26,7 @@ from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
 from tdbg.infra.stop_signals import StopSignalHandler
 from tdbg.net.search import Search
-from tdbg.play.players import Player, build_agent, checkpoint_game_mode
+from tdbg.play.players import Player, evaluator, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
 
@@ -58,7 +58,7 @@ class GnubgPlayer:
                                 "not a money session")
         if length not in self._agents:
             mode = game_mode("match", match_length=length) if length else game_mode("cubeful-money", self.jacoby)
-            self._agents[length] = (build_agent(self.player, mode), mode)
+            self._agents[length] = (evaluator(self.player, mode), mode)
         return self._agents[length]
 
     def reply(self, line: str) -> str:

@@ -32,8 +32,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.play.players import load_player
-from tdbg.play.td_agent import TDAgent
+from tdbg.play.players import Player, evaluator
 from tools.dice_file import dice_lines
 from tools.export_weights import version1_bytes
 from tdbg.infra import profiling, threads
@@ -96,7 +95,7 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
     assert len(c_out.splitlines()) == len(boards)
     same = sum(a.split("\t")[4] == b.split("\t")[4] for a, b in zip(c_out.splitlines(), base_out.splitlines()))
 
-    agent = load_player(ckpt)
+    agent = evaluator(Player(ckpt))
     n_single = min(len(boards), args.single)
     t = time.perf_counter()
     for k in range(n_single):
@@ -142,7 +141,7 @@ def games(model, binf: str, args, tmp: str) -> dict:
     c_secs, _, out = timed([os.path.join(ROOT, "c_inference", "tdbg_play"), binf, binf, "--dice", dice,
                             "--per-game"], "", 1)
     mode = game_mode("dmp")
-    a, b = TDAgent(model, mode), TDAgent(model, mode)
+    a, b = evaluator(Player("a"), mode, model=model), evaluator(Player("b"), mode, model=model)
     t = time.perf_counter()
     records = play_games(a, b, range(args.games), mode, args.seed)
     py_secs = time.perf_counter() - t

@@ -40,16 +40,16 @@ def build_parser() -> cli.Parser:
     return p
 
 
-def load_player(spec: str, ply: int):
+def player_and_objective(spec: str, ply: int):
     """(agent, what it maximises) for a checkpoint, gnubg-nn or pubeval."""
-    from tdbg.play.agents import GnubgNNAgent, PubevalAgent
+    from tdbg.play.players import Player, evaluator
     from tdbg.game.modes import game_mode
     if spec == "pubeval":
         if ply:
             raise cli.UsageError("pubeval has no 1-ply: it scores positions, not rolls")
-        return PubevalAgent(), "pubeval's score"
+        return evaluator(Player("pubeval"), game_mode("cubeless-money")), "pubeval's score"
     if spec == "gnubg-nn":
-        return GnubgNNAgent(game_mode("cubeless-money"), ply), "cubeless money equity"
+        return evaluator(Player("gnubg-nn", plies=ply), game_mode("cubeless-money")), "cubeless money equity"
     if not os.path.isfile(spec):
         raise cli.UsageError(f"{spec}: no such checkpoint (or say gnubg-nn or pubeval)")
     from tdbg.play.analysis import load_agent
@@ -89,8 +89,8 @@ def main() -> None:
 
     from tdbg.play import decisions as ds
     provenance, found = ds.load(args.data)
-    agent, objective = load_player(args.model, args.ply)
-    other = load_player(args.against, args.against_ply)[0] if args.against else None
+    agent, objective = player_and_objective(args.model, args.ply)
+    other = player_and_objective(args.against, args.against_ply)[0] if args.against else None
     t0 = time.perf_counter()
     chosen = choices(agent, found, args.ply)
     seconds = time.perf_counter() - t0

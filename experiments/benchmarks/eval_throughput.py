@@ -17,12 +17,11 @@ import torch
 
 
 from tdbg.app import cli
-from tdbg.play.agents import GnubgNNAgent
 from tdbg.play.series import Series, Table, play_series
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.play.players import Player, load_player
+from tdbg.play.players import Player, evaluator
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
@@ -51,7 +50,7 @@ def main() -> None:
     parallel = time.perf_counter() - t0
 
     chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
-    ours, theirs = load_player(path), GnubgNNAgent(mode, 0)
+    ours, theirs = evaluator(Player(path)), evaluator(Player("gnubg-nn"), mode)
     t0 = time.perf_counter()
     single = play_games(ours, theirs, range(args.games), mode, args.seed)
     total = time.perf_counter() - t0

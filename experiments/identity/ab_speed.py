@@ -37,8 +37,9 @@ if kind == "selfplay":
     rate = {"episodes_per_cpu_s": round(256 / (time.process_time() - t), 2)}
 else:
     from tdbg.play.match import play_games
-    from tdbg.play.td_agent import TDAgent
-    a, b = TDAgent(big, mode), TDAgent(TDNetwork(mode.n_inputs, [128, 128], mode.default_output), mode)
+    from tdbg.play.players import Player, evaluator
+    a = evaluator(Player("big"), mode, model=big)
+    b = evaluator(Player("small"), mode, model=TDNetwork(mode.n_inputs, [128, 128], mode.default_output))
     play_games(a, b, range(20), mode, 0)  # warm-up
     t = time.process_time()
     play_games(a, b, range(400), mode, 1)

@@ -11,10 +11,10 @@ import numpy as np
 def dmp_decisions(n: int, rng: np.random.Generator):
     """Yield (game index, candidate after-boards with the mover in row 1, the mover's P(win) of
     each) for the first ``n`` decisions with a choice; forced moves and dances are played on."""
-    from tdbg.play.agents import GnubgNNAgent
+    from tdbg.play.players import Player, evaluator
     from tdbg.game.backgammon_engine import initial_board
     from tdbg.game.modes import game_mode
-    agent = GnubgNNAgent(game_mode("dmp"))
+    agent = evaluator(Player("gnubg-nn"), game_mode("dmp"))
     game, board, done = 0, initial_board().tolist(), 0
     while done < n:
         d1, d2 = (int(x) for x in rng.integers(1, 7, size=2))

@@ -15,13 +15,13 @@ import numpy as np
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 import gnubg_nn
 from tdbg.game import backgammon_engine as be
-from tdbg.play.players import Player, build_agent
+from tdbg.play.players import Player, evaluator
 from tdbg.game.modes.matchplay import MatchPlay, pack
 from tdbg.game.encoding import CUBE_CENTERED
 d = json.load(open(os.path.join(ROOT, 'experiments/benchmarks/decisions/decisions.json')))
 pos = [x['position_id'] for x in d['decisions']][:300]
 mode = MatchPlay(length=7)
-ag = build_agent(Player(sys.argv[1]), mode)
+ag = evaluator(Player(sys.argv[1]), mode)
 met = mode.met
 boards = np.stack([be.board_from_position_id(p) for p in pos])
 for a, b in [(7, 7), (5, 5), (4, 2), (2, 4)]:

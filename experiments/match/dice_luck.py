@@ -22,13 +22,15 @@ from types import SimpleNamespace
 import numpy as np
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-from tdbg.play.luck import CheckpointReference, game_luck
-from tdbg.net.model import CheckpointError
+from tdbg.infra.errors import InputError
+from tdbg.game.modes import game_mode
+from tdbg.play.evaluator import Evaluator
+from tdbg.play.luck import game_luck, judge as luck_judge
 from tdbg.play.matfile import read_mat
 from tdbg.infra.fileio import json_text
 
 
-def folder_luck(folder: str, judge: CheckpointReference, player: str) -> dict:
+def folder_luck(folder: str, judge: Evaluator, player: str) -> dict:
     files = sorted(glob.glob(os.path.join(folder, "*.mat")))
     if not files:
         raise ValueError(f"{folder}: no .mat files there")
@@ -63,8 +65,8 @@ def main() -> None:
         if not os.path.isdir(folder):
             p.exit(2, f"error: {folder}: no such folder\n")
     try:
-        judge = CheckpointReference(args.judge)
-    except (CheckpointError, OSError, ValueError) as exc:
+        judge = luck_judge(args.judge, game_mode("dmp"))
+    except (InputError, OSError, ValueError) as exc:
         p.exit(2, f"error: {args.judge}: {exc}\n")
     if judge.mode.name != "dmp":
         p.exit(2, f"error: {args.judge} is a {judge.mode.name} model; the judge must be a DMP checkpoint\n")

@@ -21,7 +21,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 import gnubg_nn
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED
-from tdbg.play.players import Player, build_agent
+from tdbg.play.players import Player, evaluator
 from tdbg.game.modes.matchplay import MatchPlay, pack
 from tdbg.infra.fileio import json_text
 
@@ -48,7 +48,7 @@ def gnubg_cube_evals(boards) -> dict:
 def agreement(model: str, boards, evals: dict, oneply: bool = False) -> dict:
     """The model's cube decisions and values against gnubg's (the module notes)."""
     mode = MatchPlay(length=7)
-    agent = build_agent(Player(model), mode)
+    agent = evaluator(Player(model), mode)
     rows, total = [], {"gnubg_doubles": 0, "take_agrees": 0, "we_drop_its_takes": 0, "we_take_its_drops": 0,
                        "gnubg_takes": 0, "double_agrees": 0, "positions": 0}
     for a, b in SCORES:

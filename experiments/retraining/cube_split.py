@@ -23,19 +23,18 @@ from tdbg.infra import fileio, threads
 from tdbg.infra.stats import CAP, pair_means, summary_ci
 from tdbg.game.modes import game_mode
 from tdbg.net.model import CheckpointError, load_checkpoint
-from tdbg.play.agents import Agent
-from tdbg.play.gnubg_cube_agent import GnubgNNCubefulAgent
+from tdbg.play.evaluator import Evaluator, PlaysOnly
 from tdbg.play.match import play_games
-from tdbg.play.td_agent import TDAgent
+from tdbg.play.players import Player, evaluator
 
 CHUNK = 500  # games per play_games call (the dice follow the game index, so chunks change nothing)
 
 
-class SplitAgent(Agent):
+class SplitAgent(PlaysOnly):
     """Chequer play from one agent, cube decisions from another."""
     cube_capable = True
 
-    def __init__(self, chequer: Agent, cube: Agent, name: str):
+    def __init__(self, chequer: Evaluator, cube: Evaluator, name: str):
         self.chequer, self.cube, self.name = chequer, cube, name
 
     def choose_moves(self, boards, dice, owner=None):
@@ -75,14 +74,14 @@ def main(argv=None) -> None:
         raise cli.UsageError("--games must be even (duplicate pairs)")
     threads.use()
     mode = game_mode("cubeful-money")
-    ours = TDAgent(load(a.model, "cubeful-money"), mode)
-    gnubg = GnubgNNCubefulAgent(mode)
+    ours = evaluator(Player(a.model), mode, model=load(a.model, "cubeful-money"))
+    gnubg = evaluator(Player("gnubg-nn-cubeful"), mode)
     players = {"ours/ours": ours, "ours/gnubg": SplitAgent(ours, gnubg, "ours/gnubg"),
                "gnubg/ours": SplitAgent(gnubg, ours, "gnubg/ours")}
     if a.cubeless:
-        cubeless = TDAgent(load(a.cubeless, "cubeless-money"), game_mode("cubeless-money"))
+        cubeless = evaluator(Player(a.cubeless), game_mode("cubeless-money"), model=load(a.cubeless, "cubeless-money"))
         players["cubeless/ours"] = SplitAgent(cubeless, ours, "cubeless/ours")
-    opponent = GnubgNNCubefulAgent(mode)
+    opponent = evaluator(Player("gnubg-nn-cubeful"), mode)
     units = {}
     bar = tqdm(total=a.games * len(players), unit="game", disable=a.quiet)
     for name, player in players.items():

@@ -32,8 +32,8 @@ class Pins:
     def read(cls, specs, luck: str | None) -> "Pins":
         """The checkpoints among ``specs`` read now (InputError for a file that is not one),
         and the luck judge ``luck``."""
-        return cls({spec: pinned(Player(spec)).data for spec in specs
-                    if spec not in GNUBG_LEVELS and os.path.isfile(spec)}, read_reference(luck) if luck else None)
+        data = {spec: pinned(Player(spec)).data for spec in specs if spec not in GNUBG_LEVELS and os.path.isfile(spec)}
+        return cls(data, read_reference(luck, data.get(luck)) if luck else None)
 
     def get(self, spec: str) -> bytes | None:
         return self.data.get(spec)

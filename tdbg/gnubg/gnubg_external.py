@@ -39,6 +39,7 @@ from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_
                                        parse_board_string)
 from tdbg.infra.workers import child_dies_with_us, end_child
 from tdbg.play.match import GameRecord
+from tdbg.play.evaluator import Evaluator
 from tdbg.play.matches import MatchRecord, Score
 
 LEVELS = {
@@ -91,7 +92,7 @@ def _feed(stdin, script: bytes) -> None:
 class GnubgSession:
     """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
 
-    def __init__(self, agent, opponent: GnubgOpponent = GnubgOpponent(), mode: GameMode | None = None,
+    def __init__(self, agent: Evaluator, opponent: GnubgOpponent = GnubgOpponent(), mode: GameMode | None = None,
                  seed: int = 0, first_index: int = 0, mat_path: str | None = None,
                  match_mat_paths: list[str] | None = None):
         """``opponent``: the gnubg it runs (a GnubgOpponent, e.g. a series' GnubgSide, whole).

@@ -23,7 +23,7 @@ from tdbg.infra.fileio import atomic_write
 from tdbg.infra.runlog import append_line
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.luck import add_luck
-from tdbg.play.players import build_agent
+from tdbg.play.players import evaluator
 from tdbg.play.series import Series, pinned_series
 from tdbg.play.units import UNITS
 
@@ -71,7 +71,7 @@ def _gnubg_job(job: dict, report=None):
     finished; by default the worker's progress queue."""
     series, gnubg = job["series"], job["gnubg"]
     mode = series.table.build()
-    agent = build_agent(series.players[0].seeded(job["seed"]), mode)
+    agent = evaluator(series.players[0].seeded(job["seed"]), mode)
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_mats else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
@@ -130,7 +130,7 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     except GnubgError as exc:
         raise InputError(str(exc)) from None
     games, workers = series.count, series.workers
-    agent = build_agent(series.players[0].seeded(series.seed), mode)
+    agent = evaluator(series.players[0].seeded(series.seed), mode)
     try:
         mode.check_agent(agent)
     except ValueError as exc:

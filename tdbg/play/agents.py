@@ -1,15 +1,5 @@
-"""The agent interface and the reference opponents.
-
-An agent decides for many games at once (boards are (n, 2, 25) with row 1 the
-side on roll):
-
-* ``choose_moves(boards, dice, owner=None)`` -> resulting boards (n, 2, 25), the
-  mover still in row 1 (``owner``: cube owner from the mover's view, cubeful only);
-* ``double_decisions(boards, owner)`` -> bool (n,): offer a double now, before rolling;
-* ``take_decisions(boards, owner)`` -> bool (n,): take a double.  ``boards`` and
-  ``owner`` are from the *doubler's* view (the doubler is on roll).
-
-``cube_capable`` says whether the agent makes cube decisions at all.
+"""The reference opponents, each an Evaluator (evaluator.py: the interface every player
+and judge shares).
 
 Reference opponents: ``random``, ``pubeval`` (gnubg-nn's ``pub_best_move``),
 ``gnubg-nn`` and ``gnubg-nn-1ply`` (GNU Backgammon 1.08's network through the
@@ -25,32 +15,21 @@ import time
 import numpy as np
 
 from tdbg.game import backgammon_engine as be, movegen
+from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
+from tdbg.play.evaluator import NoCubeDecisions, PlaysOnly
 
 GNUBG_NN_PLIES = (0, 1, 2)
 
 
-class Agent:
-    name = "agent"
-    cube_capable = False
-
-    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
-        raise NotImplementedError
-
-    def double_decisions(self, boards, owner) -> np.ndarray:
-        raise NotImplementedError(f"{self.name} makes no cube decisions")
-
-    def take_decisions(self, boards, owner) -> np.ndarray:
-        raise NotImplementedError(f"{self.name} makes no cube decisions")
-
-
-class RandomAgent(Agent):
+class RandomAgent(NoCubeDecisions, PlaysOnly):
     """A uniformly random legal move (each distinct resulting position equally likely)."""
 
     name = "random"
 
-    def __init__(self, seed: int = 0, engine: str = "auto"):
+    def __init__(self, seed: int = 0, engine: str = "auto", mode: GameMode | None = None):
+        self.mode = mode   # the game it plays (its moves ignore it)
         self.rng = np.random.default_rng(seed)
         self.expander = movegen.make_expander(engine)
 
@@ -61,10 +40,13 @@ class RandomAgent(Agent):
         return after[pick].astype(np.int64)
 
 
-class PubevalAgent(Agent):
+class PubevalAgent(NoCubeDecisions, PlaysOnly):
     """Tesauro's public evaluation function, as gnubg-nn's ``pub_best_move``."""
 
     name = "pubeval"
+
+    def __init__(self, mode: GameMode | None = None):
+        self.mode = mode   # the game it plays (its moves ignore it)
 
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         import gnubg_nn
@@ -84,7 +66,7 @@ def mover_probabilities(opponent_probs) -> np.ndarray:
     return output_head("prob5").flip(np.asarray(opponent_probs, dtype=np.float64))
 
 
-class GnubgNNAgent(Agent):
+class GnubgNNAgent(NoCubeDecisions):
     """GNU Backgammon 1.08's network (gnubg-nn) playing the game mode's own objective.
 
     ``gnubg_nn.bestmove`` on its own maximises cubeless *money* equity, which is the
@@ -97,19 +79,26 @@ class GnubgNNAgent(Agent):
     * 1- and 2-ply: ``probabilities(board, plies)`` of each candidate (full width),
       since gnubg's own n-ply search (``bestmove(n=...)``) drops candidates with its
       move filters (``set.ps``) first and ranks the rest by money equity.
+    As a judge (``all_rolls``, ``after_values``, ``position_values``: luck and rollouts) it
+    reads the 0-ply network whatever its depth of play.
     """
+
+    values_positions = True
 
     def __init__(self, mode: GameMode, plies: int = 0):
         self.mode = mode
         self.plies = plies
+        self.plays_own_0ply = plies == 0
         self.seconds = 0.0  # time inside gnubg-nn, for throughput reports
         self.name = "gnubg-nn" if plies == 0 else f"gnubg-nn-{plies}ply"
 
-    def candidates(self, board: list, d1: int, d2: int) -> tuple[list, np.ndarray | None]:
+    def candidates(self, board: list, d1: int, d2: int, plies: int | None = None) -> tuple[list, np.ndarray | None]:
         """(after-boards with the mover in row 1, the mover's five probabilities of each
-        or None when there is at most one candidate and nothing to choose)."""
+        or None when there is at most one candidate and nothing to choose), at ``plies``
+        (default: the agent's own depth)."""
         import gnubg_nn
-        if self.plies == 0:
+        plies = self.plies if plies is None else plies
+        if plies == 0:
             listed = gnubg_nn.bestmove(board, d1, d2, b=1, list=1)[2]
             # list keys put the mover in the first half: the board the opponent is on roll in
             boards = [_mover_on_roll(gnubg_nn.board_from_position_key(e[0])) for e in listed]
@@ -121,7 +110,7 @@ class GnubgNNAgent(Agent):
         boards = [[list(r) for r in gnubg_nn.board_from_position_key(k)] for k in keys]
         if len(boards) < 2:
             return boards, None
-        probs = [gnubg_nn.probabilities([b[1], b[0]], self.plies) for b in boards]
+        probs = [gnubg_nn.probabilities([b[1], b[0]], plies) for b in boards]
         return boards, mover_probabilities(probs)
 
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
@@ -136,6 +125,82 @@ class GnubgNNAgent(Agent):
             else:
                 out[i] = after[int(np.argmax(self.mode.objective(probs)))]
         self.seconds += time.perf_counter() - t0
+        return out
+
+    # ---- as a judge: gnubg-nn's 0-ply values (luck, rollouts)
+
+    def _points(self, probs):
+        return self.mode.value_points(self.mode.objective(probs))
+
+    def all_rolls(self, boards, owner=None):
+        """As ``all_rolls_exact``, faster: a mover with five or more checkers left cannot
+        finish the game this turn (at most four checkers move), so where gnubg lists two or
+        more candidates their values come straight from the listed probabilities, all 21
+        rolls in one array, and only the best key becomes a board.  Same values and moves
+        (tests/play/test_rollout.py compares the two); the other rolls take the exact path.
+        ``owner`` is not read: gnubg-nn's values are cubeless."""
+        import gnubg_nn
+        boards = np.asarray(boards)
+        values = np.empty((len(boards), len(ALL_ROLLS)))
+        afters = np.empty((len(boards), len(ALL_ROLLS), 2, 25), dtype=np.int64)
+        rolls = ALL_ROLLS.tolist()
+        for i, board in enumerate(boards.tolist()):
+            if sum(board[1]) <= 4:
+                values[i], afters[i] = (x[0] for x in self.all_rolls_exact(boards[i:i + 1]))
+                continue
+            listed = [gnubg_nn.bestmove(board, d1, d2, b=1, list=1)[2] for d1, d2 in rolls]
+            fast = [r for r, e in enumerate(listed) if len(e) >= 2]
+            if fast:
+                probs = mover_probabilities([p[2] for r in fast for p in listed[r]])
+                v = self._points(probs)
+                offsets = np.cumsum([0] + [len(listed[r]) for r in fast])
+                for j, r in enumerate(fast):
+                    seg = v[offsets[j]:offsets[j + 1]]
+                    best = int(np.argmax(seg))
+                    values[i, r] = seg[best]
+                    afters[i, r] = _mover_on_roll(gnubg_nn.board_from_position_key(listed[r][best][0]))
+            for r in set(range(len(rolls))) - set(fast):
+                values[i, r], afters[i, r] = self._best_of_roll(board, *rolls[r])
+        return values, afters
+
+    def all_rolls_exact(self, boards):
+        """The 0-ply best move of each of the 21 rolls and its value, one roll at a time."""
+        boards = np.asarray(boards)
+        values = np.empty((len(boards), len(ALL_ROLLS)))
+        afters = np.empty((len(boards), len(ALL_ROLLS), 2, 25), dtype=np.int64)
+        for i, board in enumerate(boards.tolist()):
+            for r, (d1, d2) in enumerate(ALL_ROLLS.tolist()):
+                values[i, r], afters[i, r] = self._best_of_roll(board, d1, d2)
+        return values, afters
+
+    def _best_of_roll(self, board, d1, d2):
+        import gnubg_nn
+        after, probs = self.candidates(board, d1, d2, plies=0)
+        if not after:
+            after = [board]  # no legal move: the pass
+        if probs is None:  # one candidate: gnubg did not evaluate it
+            probs = mover_probabilities([gnubg_nn.probabilities([after[0][1], after[0][0]], 0)])
+        v = self._points(probs)
+        for k, a in enumerate(after):  # a finished game is worth its result, not an estimate
+            if sum(a[1]) == 0:
+                v[k] = self.mode.result_points(be.game_result(np.asarray(a)))
+        best = int(np.argmax(v))
+        return v[best], after[best]
+
+    def position_values(self, boards):
+        import gnubg_nn
+        probs = np.array([gnubg_nn.probabilities(b, 0) for b in np.asarray(boards).tolist()])
+        return self._points(probs), probs[:, 0], probs[:, 1] - probs[:, 3]
+
+    def after_values(self, afters):
+        import gnubg_nn
+        out = np.empty(len(afters))
+        for k, a in enumerate(np.asarray(afters).tolist()):
+            result = be.game_result(np.asarray(a))
+            if result:
+                out[k] = float(self.mode.points(np.array([result]))[0])
+            else:
+                out[k] = self._points(mover_probabilities([gnubg_nn.probabilities([a[1], a[0]], 0)]))[0]
         return out
 
 

@@ -27,11 +27,11 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.net.search import Search
-from tdbg.play.players import checkpoint_agent, checkpoint_mode_name
+from tdbg.play.players import Player, checkpoint_mode_name, evaluator
 
 def load_agent(path: str, plies: int = 0, match_length: int = 0):
-    """The head's agent (TDAgent, ProbAgent for prob5) for the checkpoint, in the game mode
-    it was trained for (a match model: in ``match_length``-point matches)."""
+    """The checkpoint's evaluator (TDAgent, ProbAgent for prob5) in the game mode it was
+    trained for (a match model: in ``match_length``-point matches)."""
     model, meta, _ = load_checkpoint(path)
     name = checkpoint_mode_name(model, meta)
     try:
@@ -40,7 +40,7 @@ def load_agent(path: str, plies: int = 0, match_length: int = 0):
         raise CheckpointError(f"{path} is a match-play model: give a match position (a Match ID or an XGID "
                               "with the match length and score)") from None
     mode = game_mode(name, match_length=length)
-    return checkpoint_agent(model, mode, Search(oneply=plies == 1), name=path)
+    return evaluator(Player(path, Search(oneply=plies == 1)), mode, model=model)
 
 
 # --------------------------------------------------------------------------- move text
@@ -99,12 +99,7 @@ def rank_moves(agent, board, dice, owner: int = 0) -> list[dict]:
     value (and probabilities for prob5) and the difference from the best."""
     board = be.check_board(board)
     d1, d2 = be.check_dice(*dice)
-    owner_arr = np.array([owner])
-    after, offsets, values, scalar = agent.scorer.score(board[None], np.array([[d1, d2]]), owner_arr)
-    after, values, scalar = after.astype(np.int64), values.copy(), scalar.copy()
-    if agent.search.oneply:
-        values = agent._lookahead(after, values, np.repeat(owner_arr, len(after)))
-        scalar = agent.scorer.values.scalar(values)
+    after, values, scalar = agent.candidate_values(board, (d1, d2), owner)
     moves = {be.position_keys(res[None])[0]: mv for mv, res in be.legal_moves(board, d1, d2)}
     order = np.argsort(-scalar, kind="stable")
     best = float(scalar[order[0]])

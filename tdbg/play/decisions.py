@@ -12,7 +12,7 @@ Drawing (``draw_chunk``, one deterministic chunk of decisions per (seed, chunk))
 * every legal move gets gnubg-nn's 1-ply cubeless equity; the candidates are the
   ``top`` best by it within ``window`` of the best, and a decision is kept only when
   at least two moves are candidates (a real choice, not a forced or obvious one);
-* the candidates are rolled out by gnubg-nn (rollers.GnubgNNRoller, rollout.py): the
+* the candidates are rolled out by gnubg-nn (agents.GnubgNNAgent, rollout.py): the
   same stratified dice for every candidate (paired), luck-adjusted, truncated after
   ``truncate`` plies and scored by gnubg-nn 0-ply at the horizon.
 
@@ -41,9 +41,9 @@ from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import atomic_write, json_text
 from tdbg.infra.stats import bootstrap_ci, no_interval_reason
 from tdbg.infra.workers import WorkerPool
-from tdbg.play.agents import GnubgNNAgent, mover_probabilities
+from tdbg.play.agents import mover_probabilities
 from tdbg.play.analysis import gnubg_move_text
-from tdbg.play.rollers import make_roller
+from tdbg.play.players import Player, evaluator
 from tdbg.play.rollout import RolloutSettings, _stats, after_outcomes, summarize
 
 CLASSES = ("contact", "crashed", "race")
@@ -129,7 +129,7 @@ def draw_chunk(settings: Settings, chunk: int) -> list[dict]:
     """The decisions of one chunk (see the module notes), before their rollouts."""
     import gnubg_nn
     rng = np.random.default_rng([settings.seed, chunk])
-    agent = GnubgNNAgent(game_mode("cubeless-money"), 0)
+    agent = evaluator(Player("gnubg-nn"), game_mode("cubeless-money"))
     names = class_names()
     need = dict(settings.mix)
     out, game = [], 0
@@ -189,7 +189,7 @@ def run_chunk(job: dict) -> dict:
     global _ROLLER
     settings = Settings(**job["settings"])
     t0 = time.process_time()
-    _ROLLER = _ROLLER or make_roller(ROLLOUT_MODEL, ROLLOUT_MODE)
+    _ROLLER = _ROLLER or settings.rollout(0).roller()
     drawn = draw_chunk(settings, job["chunk"])
     out = []
     for d in drawn:

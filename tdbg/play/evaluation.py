@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.game.modes.base import GameMode
+from tdbg.infra.errors import InputError
 from tdbg.infra.stats import pair_means, summary_ci
 from tdbg.play import opponents
 from tdbg.play.match import play_games
-from tdbg.play.players import Player, checkpoint_agent, make_reference_agent
+from tdbg.play.players import Player, evaluator
 
 
 def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired: bool = True) -> dict:
@@ -34,7 +35,13 @@ def quick_eval_game(mode: GameMode, opponent: str, seed: int = 0):
     the game with the cube left centred (GameMode.eval_mode).  ValueError when the agent
     cannot play that game (gnubg-nn-cubeful in DMP), so a stage can refuse it before it starts."""
     play_mode = mode.eval_mode(opponent in opponents.CUBE_NAMES)
-    agent = make_reference_agent(Player(opponent, seed=seed), play_mode)
+    if opponents.get(opponent) is None:
+        raise ValueError(f"unknown opponent {opponent!r}; choose a checkpoint path or one of "
+                         f"{', '.join(opponents.NAMES)}")
+    try:
+        agent = evaluator(Player(opponent, seed=seed), play_mode)
+    except InputError as exc:   # the stage turns it into its own error line (training_loop.default_evaluate)
+        raise ValueError(str(exc)) from None
     play_mode.check_agent(agent)
     return play_mode, agent
 
@@ -44,6 +51,6 @@ def quick_eval(model, mode: GameMode, games: int, seed: int, opponent: str = "pu
     in quick_eval_game's game: DMP win rate, otherwise points per game (capped in cubeful money:
     GameMode.eval_result)."""
     play_mode, reference = quick_eval_game(mode, opponent, seed)
-    agent = checkpoint_agent(model, mode, name="model")
+    agent = evaluator(Player("model"), mode, model=model)
     records = play_games(agent, reference, range(games), play_mode, seed)
     return (opponent, *play_mode.eval_result(summarize(records, play_mode, seed)))

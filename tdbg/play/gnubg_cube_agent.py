@@ -26,12 +26,13 @@ import numpy as np
 from tdbg.game.encoding import CUBE_CENTERED
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeless_money import CubelessMoney
-from tdbg.play.agents import Agent, GnubgNNAgent
+from tdbg.play.agents import GnubgNNAgent
+from tdbg.play.evaluator import PlaysOnly
 
 MATCH_LENGTH = 25  # gnubg-nn's match equity table ends here (longer scores give garbage)
 
 
-class GnubgNNCubefulAgent(Agent):
+class GnubgNNCubefulAgent(PlaysOnly):
     cube_capable = True
 
     def __init__(self, mode: GameMode, plies: int = 0):

@@ -9,9 +9,10 @@ expected result unchanged (unbiased) while removing most of the dice's noise, as
 as the reference judges positions well.  Values are in the game mode's points from
 the roller's side (DMP: 2 P(win) - 1), times the cube at the time in cubeful games.
 
-References: ``gnubg-nn`` (GNU Backgammon's 0-ply network, playing the game mode's
-objective: one ``bestmove`` call per position and roll) or a checkpoint (every roll
-of every position of a batch of games in one Scorer pass).
+References (``judge``): ``gnubg-nn`` (GNU Backgammon's 0-ply network, playing the game
+mode's objective: one ``bestmove`` call per position and roll) or a checkpoint (every
+roll of every position of a batch of games in one Scorer pass); either is an Evaluator and
+judges through its ``all_rolls``.
 """
 from __future__ import annotations
 
@@ -20,66 +21,34 @@ import os
 import numpy as np
 
 from tdbg.game import backgammon_engine as be
-from tdbg.game.dice import ALL_ROLLS, OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
+from tdbg.game.dice import OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text, has_interval, pair_means, summary_ci
-from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.model import CheckpointError, read_checkpoint
 from tdbg.play import opponents
-from tdbg.play.players import load_checkpoint_mode
-from tdbg.play.rollers import GnubgNNRoller
+from tdbg.play.evaluator import Evaluator
+from tdbg.play.players import Player, evaluator
 
 
-class CheckpointReference:
-    """A trained network judging every roll's best move (its own 0-ply choice)."""
-
-    def __init__(self, path: str, data: bytes | None = None):
-        model, _, self.mode = load_checkpoint_mode(path, data=data)
-        model.eval()
-        self.mode.check_luck_reference(path)
-        self.scorer = Scorer(model, self.mode)
-        self.name = path
-
-    BLOCK = 256  # positions per pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
-
-    def roll_values(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
-        """(N, 21) value in points (cube 1, mover's side) of the best move of each roll."""
-        return np.concatenate([self._block(boards[s:s + self.BLOCK], owners[s:s + self.BLOCK])
-                               for s in range(0, len(boards), self.BLOCK)])
-
-    def _block(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
-        n = len(boards)
-        rep_owner = np.repeat(owners, len(ALL_ROLLS))
-        _, offsets, values, scalar = self.scorer.score(np.repeat(boards, len(ALL_ROLLS), axis=0),
-                                                       np.tile(ALL_ROLLS, (n, 1)), rep_owner)
-        _, best = segment_argmax(scalar, offsets)
-        return self.scorer.values.points_of(best).reshape(n, len(ALL_ROLLS))
+def judge(spec: str, mode: GameMode, data: bytes | None = None) -> Evaluator:
+    """The evaluator ``spec`` names as a judge of ``mode``'s games: gnubg-nn (playing the
+    mode's objective), or a checkpoint (``data``: its bytes) in the game mode it was trained
+    for.  InputError for a checkpoint that cannot judge (a match model)."""
+    if spec == "gnubg-nn":
+        return evaluator(Player(spec), mode)
+    found = evaluator(Player(spec, data=data))
+    try:
+        found.mode.check_luck_reference(spec)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return found
 
 
-class GnubgNNReference:
-    """gnubg-nn's 0-ply network maximising the game mode's objective (as GnubgNNAgent);
-    the same judge rollouts use (rollers.GnubgNNRoller)."""
-
-    name = "gnubg-nn"
-
-    def __init__(self, mode: GameMode):
-        self.mode = mode
-        self.roller = GnubgNNRoller(mode)
-
-    def roll_values(self, boards: np.ndarray, owners: np.ndarray) -> np.ndarray:
-        return self.roller.all_rolls(boards)[0]
-
-
-def make_reference(spec: str, mode: GameMode, data: bytes | None = None):
-    """The judge ``spec`` names: gnubg-nn, or a checkpoint (from ``data``, its bytes, when given)."""
-    return GnubgNNReference(mode) if spec == "gnubg-nn" else CheckpointReference(spec, data)
-
-
-def read_reference(spec: str) -> bytes | None:
+def read_reference(spec: str, data: bytes | None = None) -> bytes | None:
     """Before any game: the bytes of the checkpoint ``spec`` names (None for gnubg-nn), read
-    once; InputError for a spec that is neither gnubg-nn nor a checkpoint that can judge
+    once (``data``: already read, as a player's); InputError for a spec that is neither gnubg-nn nor a checkpoint that can judge
     single games (a named opponent such as pubeval plays, it does not evaluate every roll)."""
     if spec == "gnubg-nn":
         return None
@@ -89,9 +58,9 @@ def read_reference(spec: str) -> bytes | None:
     if not os.path.isfile(spec):
         raise InputError(f"--luck {spec}: no such checkpoint file (the judge is gnubg-nn or a checkpoint)")
     try:
-        data = read_checkpoint(spec)
-        CheckpointReference(spec, data)
-    except (CheckpointError, ValueError) as exc:
+        data = data if data is not None else read_checkpoint(spec)
+        judge(spec, None, data)
+    except (CheckpointError, InputError, ValueError) as exc:
         raise InputError(str(exc) if str(exc).startswith(spec) else f"{spec}: {exc}") from None
     return data
 
@@ -112,7 +81,7 @@ def _rolls_of(records):
     return out
 
 
-def game_luck(records, reference) -> np.ndarray:
+def game_luck(records, reference: Evaluator) -> np.ndarray:
     """Luck of each game from agent A's side (A's luck minus B's), in points; the records
     need their per-turn record (play_games(record=True))."""
     rolls = _rolls_of(records)
@@ -129,7 +98,7 @@ def game_luck(records, reference) -> np.ndarray:
         inverse[i] = index.setdefault(key, len(index))
     first = np.zeros(len(index), dtype=np.int64)
     first[inverse[::-1]] = np.arange(len(rolls))[::-1]
-    values = reference.roll_values(boards[first], owners[first])[inverse]          # (n, 21)
+    values = reference.all_rolls(boards[first], owners[first])[0][inverse]          # (n, 21)
     weights = np.where(opening[:, None], OPENING_WEIGHTS[None, :], ROLL_WEIGHTS[None, :])
     thrown = values[np.arange(len(rolls)), roll_index(np.array([r[5] for r in rolls]))]
     per_roll = (thrown - (values * weights).sum(axis=1)) * np.array([r[1] * r[2] for r in rolls])
@@ -139,7 +108,7 @@ def game_luck(records, reference) -> np.ndarray:
 
 def add_luck(records, spec: str, mode: GameMode, keep_turns: bool = False, data: bytes | None = None) -> None:
     """Set ``record.luck`` on each record (and drop the per-turn record unless asked)."""
-    luck = game_luck(records, make_reference(spec, mode, data))
+    luck = game_luck(records, judge(spec, mode, data))
     for rec, x in zip(records, luck):
         rec.luck = float(x)
         if not keep_turns:

@@ -19,6 +19,7 @@ import numpy as np
 from tdbg.game.dice import DiceStream
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
+from tdbg.play.evaluator import Evaluator
 
 
 @dataclass
@@ -56,7 +57,7 @@ def mirror_key(records) -> bytes:
     return h.digest()
 
 
-def play_games(agent_a, agent_b, game_indices, mode: GameMode, seed: int, duplicate: bool = True,
+def play_games(agent_a: Evaluator, agent_b: Evaluator, game_indices, mode: GameMode, seed: int, duplicate: bool = True,
                record: bool = False) -> list[GameRecord]:
     """Play the games numbered ``game_indices``; their records in index order."""
     for ag in (agent_a, agent_b):

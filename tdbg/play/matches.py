@@ -20,6 +20,7 @@ from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.game.turns import ABANDONED, Ended, Table
 from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
+from tdbg.play.evaluator import Evaluator
 from tdbg.play.match import Seats
 
 
@@ -63,7 +64,7 @@ class Score:
         return won
 
 
-def play_matches(agent_a, agent_b, match_indices, mode: MatchPlay, seed: int, on_done=None,
+def play_matches(agent_a: Evaluator, agent_b: Evaluator, match_indices, mode: MatchPlay, seed: int, on_done=None,
                  record: bool = False) -> list[MatchRecord]:
     """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
     ``record``: each match keeps its games' turns (``game_records``, for .mat files)."""

@@ -1,20 +1,20 @@
-"""A player, and the one way from a player to its agent: what plays (a built-in opponent's
-name, tdbg.play.opponents, or a checkpoint path) and how it searches, and how an agent
-sits at a game mode's table.
+"""A player, and the one way from a player to what plays it: ``evaluator(player, mode)``.
 
-* ``Player``: one frozen value, sent whole to worker processes; ``pinned(player)`` reads its
-  checkpoint once, and every agent built from the pinned value plays those bytes (the md5 a
-  result records is theirs, whatever replaces the file during the run);
-* ``build_agent(player, mode)``: the agent that plays ``mode``'s games (head to head,
-  matches, the gnubg bridge);
-* ``load_player(path)``: a checkpoint's agent in the mode it was trained for
-  (``load_checkpoint_mode``: the model and that mode, for luck and rollouts);
-* ``checkpoint_agent(model, mode)``: the agent of a model already loaded (evaluations).
+* ``Player``: what plays (a built-in opponent's name, tdbg.play.opponents, or a checkpoint
+  path) and how it searches; one frozen value, sent whole to worker processes.
+  ``pinned(player)`` reads its checkpoint once, and every evaluator made from the pinned
+  value plays those bytes (the md5 a result records is theirs, whatever replaces the file
+  during the run);
+* ``evaluator(player, mode)``: the Evaluator (evaluator.py) that plays ``mode``'s games or
+  judges its positions: head to head, matches, the gnubg bridge, rollouts, luck, analysis
+  and the quick evaluations of training (there with the model already in memory).
 
 A checkpoint plays the mode it names (its output head's default for one that does not
-say); its output head chooses the agent class (a head with ``five_outcomes`` plays
-through ProbAgent, every other through TDAgent); a cubeful money agent at a match table
-plays by its money rules (matchplay.MoneyInMatch).
+say) when no mode is given; its output head chooses the class (a head with
+``five_outcomes`` plays through ProbAgent, every other through TDAgent); a cubeful money
+network at a match table plays by its money rules (matchplay.MoneyInMatch).  A process
+opens each checkpoint once (``opened``): the game mode it names and the network that plays
+it come from the same load.
 """
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ from tdbg.infra.errors import InputError
 from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
 from tdbg.net.search import Search
 from tdbg.play import opponents
-from tdbg.play.agents import Agent
+from tdbg.play.evaluator import Evaluator
 from tdbg.play.prob_agent import ProbAgent
 from tdbg.play.td_agent import TDAgent
 
@@ -61,7 +61,7 @@ class Player:
 
 def pinned(player: Player) -> Player:
     """``player`` with its checkpoint read now, once (``data``); a named opponent, a name that
-    is no file (build_agent says what is wrong with it) or a player already pinned, as it is.
+    is no file (evaluator says what is wrong with it) or a player already pinned, as it is.
     InputError for a checkpoint that cannot be read."""
     if player.data is not None or opponents.get(player.name) is not None or not os.path.isfile(player.name):
         return player
@@ -71,40 +71,29 @@ def pinned(player: Player) -> Player:
         raise InputError(str(exc)) from None
 
 
+OPENED_KEPT = 4  # checkpoints a process keeps open (a series plays two, a luck judge makes three)
+_opened: dict[str, tuple] = {}
+
+
+def opened(spec: str, data: bytes | None = None) -> tuple:
+    """(model, meta) of the checkpoint ``spec`` (``data``: its bytes, when pinned), loaded once
+    per process for each content: the same bytes asked for again (the game mode it names,
+    then the network that plays it; both players of a self-play series) give the same network.
+    CheckpointError for a file that is not one."""
+    if data is None:
+        data = read_checkpoint(spec)
+    key = hashlib.md5(data).hexdigest()
+    if key not in _opened:
+        if len(_opened) >= OPENED_KEPT:
+            _opened.pop(next(iter(_opened)))
+        model, meta, _ = load_checkpoint(spec, data=data)
+        _opened[key] = (model, meta)
+    return _opened[key]
+
+
 def checkpoint_mode_name(model, meta: dict) -> str:
     """The game mode a checkpoint was trained for (its head's default if it does not say)."""
     return meta.get("game_mode") or output_head(model.output_mode).default_mode
-
-
-def load_checkpoint_mode(path: str, mode_name: str | None = None, jacoby: bool = True, match_length: int = 0,
-                         met: str | None = None, data: bytes | None = None):
-    """(model, meta, mode): the checkpoint (from ``data``, its bytes, when given) and the game
-    mode it plays, ``mode_name`` or its own; CheckpointError for a file that is not one,
-    ValueError for a bad mode."""
-    model, meta, _ = load_checkpoint(path, data=data)
-    return model, meta, game_mode(mode_name or checkpoint_mode_name(model, meta), jacoby, match_length, met)
-
-
-def load_player(path: str, mode_name: str | None = None, jacoby: bool = True, match_length: int = 0,
-                search: Search = Search(), **agent_kw) -> TDAgent:
-    """The checkpoint's agent in the game mode it was trained for (or ``mode_name``),
-    looking as deep as ``search`` says; ``agent_kw``: TDAgent's other settings and name
-    (default: the path)."""
-    model, _, mode = load_checkpoint_mode(path, mode_name, jacoby, match_length)
-    return checkpoint_agent(model, mode, search, name=agent_kw.pop("name", path), **agent_kw)
-
-
-def checkpoint_agent(model, mode: GameMode, search: Search = Search(), **kw) -> TDAgent:
-    """The agent that plays ``model`` in ``mode``, looking as deep as ``search`` says
-    (``kw``: TDAgent's other settings: engine, name, ...)."""
-    cls = ProbAgent if output_head(model.output_mode).five_outcomes else TDAgent
-    return cls(model, mode, search, **kw)
-
-
-def seat(mode: GameMode, agent: Agent) -> Agent:
-    """``agent`` adapted to ``mode``'s table: at a match table a cubeful money agent that
-    does not read the match score plays by its money rules."""
-    return mode.seat(agent)
 
 
 def check_spec(spec: str) -> None:
@@ -123,50 +112,49 @@ def checkpoint_game_mode(spec: str, data: bytes | None = None) -> str | None:
     if data is None:
         check_spec(spec)
     try:
-        _, meta, _ = load_checkpoint(spec, data=data)
+        _, meta = opened(spec, data)
     except CheckpointError as exc:
         raise InputError(str(exc)) from None
     return meta.get("game_mode")
 
 
-def build_agent(player: Player, mode) -> Agent:
-    """The agent ``player`` plays ``mode``'s games with; InputError when it cannot play them."""
+def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evaluator:
+    """The Evaluator that plays ``player`` in ``mode``'s games; InputError when it cannot.
+
+    ``mode`` None: a checkpoint's own game mode (the one it was trained for).  ``model``: a
+    network already in memory to play instead of reading ``player``'s checkpoint (then
+    ``mode`` is needed, and ``player.name`` only names it)."""
     spec = player.name
-    found = opponents.get(spec)   # the registry, asked once
+    found = opponents.get(spec) if model is None else None   # the registry, asked once
     if found is not None:
+        if mode is None:
+            raise InputError(f"{spec} plays the game mode it is given; name one")
         try:
             return found.agent(mode, player)
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if player.plies is not None:
         raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
-    if player.data is None:
-        check_spec(spec)
+    if model is None:
+        model, mode = _checkpoint(player, mode)
     try:
-        model, _, _ = load_checkpoint(spec, data=player.data)
         # the mode the model plays in: a DMP model can still play cubeless money games, maximising
         # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
         agent_mode = mode.mode_for(model.output_mode)
         agent_mode.check_model(model.output_mode, model.n_inputs)
+        cls = ProbAgent if output_head(model.output_mode).five_outcomes else TDAgent
+        agent = cls(model, agent_mode, player.search, engine=player.engine, name=spec)
+    except ValueError as exc:
+        raise InputError(f"{spec}: {exc}") from None
+    return mode.seat(agent)
+
+
+def _checkpoint(player: Player, mode: GameMode | None) -> tuple:
+    """(model, mode) of ``player``'s checkpoint: ``mode``, or the one it was trained for."""
+    if player.data is None:
+        check_spec(player.name)
+    try:
+        model, meta = opened(player.name, player.data)
     except CheckpointError as exc:
         raise InputError(str(exc)) from None
-    except ValueError as exc:
-        raise InputError(f"{spec}: {exc}") from None
-    try:
-        agent = checkpoint_agent(model, agent_mode, player.search, engine=player.engine, name=spec)
-    except ValueError as exc:
-        raise InputError(f"{spec}: {exc}") from None
-    return seat(mode, agent)
-
-
-def make_reference_agent(player: Player | str, mode: GameMode) -> Agent:
-    """A built-in opponent for games of ``mode`` (a name stands for its Player with the
-    defaults).  ValueError when it is none, or the player's search settings do not apply
-    to it (opponents.Opponent.agent)."""
-    if isinstance(player, str):
-        player = Player(player)
-    found = opponents.get(player.name)
-    if found is None:
-        raise ValueError(f"unknown opponent {player.name!r}; choose a checkpoint path or one of "
-                         f"{', '.join(opponents.NAMES)}")
-    return found.agent(mode, player)
+    return model, mode if mode is not None else game_mode(checkpoint_mode_name(model, meta))

@@ -22,6 +22,7 @@ rollouts only (a cubeful model's equity here is its cubeless play's result).
 """
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -29,9 +30,13 @@ from tqdm import tqdm
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ROLL_WEIGHTS, RolloutDice, roll_index
+from tdbg.game.modes import game_mode
 from tdbg.game.turns import ABANDONED, Table
 from tdbg.infra.workers import WorkerPool
-from tdbg.play.rollers import make_roller
+from tdbg.net.model import CheckpointError
+from tdbg.net.search import Search
+from tdbg.play.evaluator import Evaluator
+from tdbg.play.players import Player, evaluator
 
 @dataclass
 class Outcome:
@@ -50,7 +55,7 @@ class Outcome:
 @dataclass(frozen=True)
 class RolloutSettings:
     """One rollout's settings, built once by the caller and sent whole to each worker: who
-    plays (``model``, ``game_mode``, ``ply``: what make_roller takes) and how the trials run."""
+    plays (``model``, ``game_mode``, ``ply``: ``roller``) and how the trials run."""
     model: str                    # a checkpoint, or gnubg-nn
     trials: int                   # per position (each 36 throw every first roll once, each 1,296 every pair)
     game_mode: str | None = None  # default: the checkpoint's (gnubg-nn: dmp)
@@ -60,9 +65,22 @@ class RolloutSettings:
     use_luck: bool = True         # the luck adjustment (it judges all 21 rolls at every ply)
     workers: int = 1              # processes sharing the trials (the same dice: the same result)
 
-    def roller(self):
-        """The player of both sides these settings name (rollers.make_roller)."""
-        return make_roller(self.model, self.game_mode, self.ply)
+    def roller(self) -> Evaluator:
+        """The evaluator that plays both sides and judges every roll: a checkpoint in
+        ``game_mode`` (default: its own), or gnubg-nn (0-ply; default mode dmp).
+        CheckpointError for a file that is not a checkpoint, ValueError for a cubeful one
+        (rollouts are cubeless) or for gnubg-nn at another depth."""
+        if self.model == "gnubg-nn":
+            if self.ply != 0:
+                raise ValueError("gnubg-nn rolls out at 0 ply only")
+            return evaluator(Player("gnubg-nn"), game_mode(self.game_mode or "dmp"))
+        if not os.path.isfile(self.model):   # a named opponent other than gnubg-nn judges no rolls
+            raise CheckpointError(f"{self.model}: no such checkpoint file")
+        roller = evaluator(Player(self.model, Search(oneply=self.ply == 1)),
+                           game_mode(self.game_mode) if self.game_mode else None)
+        roller.mode.check_cubeless(f"{self.model} is a cubeful model: rollouts here are cubeless, and its inputs "
+                                   "need a cube")
+        return roller
 
 
 class _Players:
@@ -77,17 +95,17 @@ class _Players:
 
     def move(self, slots, boards, dice, owner):
         if not self.use_luck and self.roller.plays_own_0ply:
-            return self.roller.choose(boards, dice)
+            return self.roller.choose_moves(boards, dice)
         values, best_after = self.roller.all_rolls(boards)
         thrown = roll_index(dice)
         luck = values[np.arange(len(slots)), thrown] - values @ ROLL_WEIGHTS
         self.luck[slots] += luck * self.signs[slots]
         if self.roller.plays_own_0ply:
             return best_after[np.arange(len(slots)), thrown]
-        return self.roller.choose(boards, dice)
+        return self.roller.choose_moves(boards, dice)
 
 
-def rollout_positions(roller, boards: np.ndarray, settings: RolloutSettings, root_signs=None, trial_range=None,
+def rollout_positions(roller: Evaluator, boards: np.ndarray, settings: RolloutSettings, root_signs=None, trial_range=None,
                       progress=None) -> list[Outcome]:
     """Roll out each of ``boards`` (side on roll in row 1) ``settings.trials`` times with
     ``roller`` (in this process: ``settings.workers`` is not read here), all positions on
@@ -197,7 +215,7 @@ def summarize(o: Outcome, mode) -> dict:
     return d
 
 
-def candidate_moves(roller, board, dice, top: int | None = None):
+def candidate_moves(roller: Evaluator, board, dice, top: int | None = None):
     """(moves, after-states) of ``dice`` in ``board``, best first by the roller's 0-ply, at most ``top``."""
     board = np.asarray(board, dtype=np.int64)
     legal = be.legal_moves(board, int(dice[0]), int(dice[1]))
@@ -208,7 +226,7 @@ def candidate_moves(roller, board, dice, top: int | None = None):
     return [legal[k][0] for k in order], afters[order]
 
 
-def rank_moves(roller, board, moves, outcomes: list[Outcome], use_luck: bool = True) -> list[dict]:
+def rank_moves(roller: Evaluator, board, moves, outcomes: list[Outcome], use_luck: bool = True) -> list[dict]:
     """Rows for each move, best first, with paired differences from the best (same dice)."""
     rows = [{"move": m, "text": be.format_move(board, m) if m else "(no move)", "outcome": o, **summarize(o, roller.mode)}
             for m, o in zip(moves, outcomes)]
@@ -222,14 +240,14 @@ def rank_moves(roller, board, moves, outcomes: list[Outcome], use_luck: bool = T
     return rows
 
 
-def move_outcomes(settings: RolloutSettings, roller, board, dice, top: int | None = None, progress: bool = False):
+def move_outcomes(settings: RolloutSettings, roller: Evaluator, board, dice, top: int | None = None, progress: bool = False):
     """Each candidate's Outcome from the mover's side (see after_outcomes), the candidates
     being the ``top`` moves by the roller's 0-ply."""
     moves, afters = candidate_moves(roller, board, dice, top)
     return moves, after_outcomes(settings, roller, afters, progress)
 
 
-def after_outcomes(settings: RolloutSettings, roller, afters, progress: bool = False) -> list[Outcome]:
+def after_outcomes(settings: RolloutSettings, roller: Evaluator, afters, progress: bool = False) -> list[Outcome]:
     """The Outcome of each after-state (mover in row 1) from the mover's side, all on the
     same dice: rolled out with the opponent on roll, or its exact result when the move
     ends the game.  ``roller``: the one ``settings`` name, already made (it scores the games

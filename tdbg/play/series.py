@@ -21,7 +21,7 @@ from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.backends import open_pool
 from tdbg.play.luck import read_reference
-from tdbg.play.players import Player, build_agent, pinned
+from tdbg.play.players import Player, evaluator, pinned
 from tdbg.play.summary import Summary
 from tdbg.play.units import UNITS
 
@@ -93,7 +93,7 @@ def _agents(series: Series, mode: GameMode) -> tuple:
     agents = []
     for player, seed in zip(series.players, (series.seed, series.seed + 1)):
         try:
-            agent = build_agent(player.seeded(seed), mode)
+            agent = evaluator(player.seeded(seed), mode)
             mode.check_agent(agent)
         except ValueError as exc:
             raise UNITS[mode.series_unit].refused(player, exc) from None

@@ -19,20 +19,30 @@
 
 The depth and its filters (``oneply``, ``oneply_k``, ``twoply``, ``oneply_filter``) come
 as one value, ``search`` (search.Search; 0-ply by default).
+
+As a judge (luck, rollouts, evaluator.Evaluator's ``all_rolls``, ``after_values`` and
+``position_values``) it reads the network at 0-ply, whatever its depth of play: every roll
+of a block of BLOCK positions scored in one Scorer pass.
 """
 from __future__ import annotations
 
 import numpy as np
 
+from tdbg.game import backgammon_engine as be
+from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.modes.base import GameMode
 from tdbg.net.move_filter import FilteredOnePly
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.search import Search, TwoPly, top_k
-from tdbg.play.agents import Agent
+
+BLOCK = 256  # positions per all-rolls pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
 
 
-class TDAgent(Agent):
+class TDAgent:
+    """A network playing ``mode`` at the depth ``search`` says (module notes); an Evaluator."""
+
     cube_capable = True
+    values_positions = True
 
     def __init__(self, model, mode: GameMode, search: Search = Search(), engine: str = "auto",
                  device: str | None = None, name: str | None = None, first_layer: str = "auto"):
@@ -48,6 +58,7 @@ class TDAgent(Agent):
         self.twoply = TwoPly(self.scorer, *search.twoply, lookahead=self._lookahead) if search.twoply else None
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{search.name_suffix}"
         self.cube_capable, self.match_capable = mode.agent_capabilities()
+        self.plays_own_0ply = not search.looks_ahead
 
     def _owner(self, owner, n):
         return np.zeros(n, dtype=np.int64) if owner is None else owner
@@ -69,6 +80,18 @@ class TDAgent(Agent):
         look = self._lookahead(after, values, cand_owner)
         rows, _ = segment_argmax(self.scorer.values.scalar(look), offsets)
         return after[rows]
+
+    def candidate_values(self, board: np.ndarray, dice, owner: int = 0) -> tuple:
+        """(after-states, values in the model's representation, what the mover maximises) of
+        every candidate of one position and roll, at this agent's depth (0- or 1-ply): what
+        an analysis ranks."""
+        owner_arr = np.array([owner])
+        after, _, values, scalar = self.scorer.score(board[None], np.array([dice]), owner_arr)
+        after, values, scalar = after.astype(np.int64), values.copy(), scalar.copy()
+        if self.search.oneply:
+            values = self._lookahead(after, values, np.repeat(owner_arr, len(after)))
+            scalar = self.scorer.values.scalar(values)
+        return after, values, scalar
 
     def _lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
         """Mover's 1-ply values of after-states (Scorer.lookahead, through the filter if any)."""
@@ -93,3 +116,37 @@ class TDAgent(Agent):
 
     def take_decisions(self, boards, owner) -> np.ndarray:
         return self.cube_action(boards, owner).take
+
+    # ---- as a judge: the network's 0-ply values
+
+    def all_rolls(self, boards, owner=None):
+        """(values (n, 21) in points, after-states (n, 21, 2, 25)): each roll's 0-ply best move."""
+        values, afters = [], []
+        for s in range(0, len(boards), BLOCK):
+            b = np.asarray(boards[s:s + BLOCK])
+            n = len(b)
+            rep_owner = None if owner is None else np.repeat(owner[s:s + BLOCK], len(ALL_ROLLS))
+            after, offsets, _, scalar = self.scorer.score(np.repeat(b, len(ALL_ROLLS), axis=0),
+                                                          np.tile(ALL_ROLLS, (n, 1)), rep_owner)
+            rows, best = segment_argmax(scalar, offsets)
+            values.append(self.scorer.values.points_of(best).reshape(n, len(ALL_ROLLS)))
+            afters.append(after[rows].astype(np.int64).reshape(n, len(ALL_ROLLS), 2, 25))
+        return np.concatenate(values), np.concatenate(afters)
+
+    def position_values(self, boards):
+        head = self.scorer.values
+        v = self.scorer.state_values(np.asarray(boards))
+        return head.points_of(head.scalar(v)), head.win_probability(v), head.net_gammons(v)
+
+    def after_values(self, afters):
+        head = self.scorer.values
+        afters = np.asarray(afters, dtype=np.int64)
+        out = np.empty(len(afters))
+        results = be.game_results(afters)
+        done = results != 0
+        if done.any():
+            out[done] = self.mode.points(results[done])
+        if (~done).any():
+            opp = self.scorer.state_values(afters[~done][:, ::-1])
+            out[~done] = head.points_of(head.scalar(head.flip(opp)))
+        return out

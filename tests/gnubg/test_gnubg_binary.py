@@ -21,7 +21,7 @@ from tdbg.gnubg.gnubg_binary import (LOCAL_BUILD, SEED_VERSION, SEED_WEIGHTS_MD5
 from tdbg.gnubg.gnubg_external import GnubgOpponent, GnubgSession
 from tdbg.gnubg.gnubg_protocol import ProtocolError, parse_board_string
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
-from tdbg.play.players import Player, load_player
+from tdbg.play.players import Player, evaluator
 from tdbg.play.td_agent import TDAgent
 
 needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
@@ -98,7 +98,7 @@ def test_cubeful_games_against_gnubg(tmp_path, gnubg_bin):
 
 
 def test_full_width_gnubg_plays(cubeful_ckpt, gnubg_bin):
-    agent = load_player(cubeful_ckpt)
+    agent = evaluator(Player(cubeful_ckpt))
     recs = GnubgSession(agent, GnubgOpponent("gnubg-ext-full", gnubg_bin), seed=2).play(2)
     assert len(recs) == 2 and all(r.points == r.our_record for r in recs)
 
@@ -107,7 +107,7 @@ def test_a_script_longer_than_the_pipe_does_not_block_the_games(cubeful_ckpt, gn
     """gnubg reads its script while it plays, so a script longer than the pipe holds (10,000
     games' `new game` lines are about 90 kB) must be fed while the games run: written in one
     go before the first game, it filled the pipe while gnubg waited on our first move."""
-    agent = load_player(cubeful_ckpt)
+    agent = evaluator(Player(cubeful_ckpt))
     session = GnubgSession(agent, GnubgOpponent("gnubg-ext", gnubg_bin, HANG_GUARD), seed=3)
     script = session._script
     # 160 kB of harmless commands gnubg reaches only after the game: unread while game 1 runs

@@ -17,7 +17,7 @@ from oracle_positions import gnubg_games
 from tdbg.game import backgammon_engine as be
 from tdbg.game.modes import game_mode
 from tdbg.play.agents import GnubgNNAgent
-from tdbg.play.players import Player, make_reference_agent
+from tdbg.play.players import Player, evaluator
 
 TIE = 1e-6  # candidates whose values differ by less than this are equally good
 
@@ -68,7 +68,7 @@ def check_agent(agent, cases, mode_name):
 @pytest.mark.parametrize("mode_name", ["dmp", "cubeless-money"])
 def test_gnubg_nn_0ply_maximises_the_mode_objective(mode_name):
     cases = decisions(1000, seed=31)
-    agent = make_reference_agent("gnubg-nn", game_mode(mode_name))
+    agent = evaluator(Player("gnubg-nn"), game_mode(mode_name))
     assert check_agent(agent, cases, mode_name) == 0
 
 
@@ -76,7 +76,7 @@ def test_gnubg_nn_0ply_maximises_the_mode_objective(mode_name):
 @pytest.mark.parametrize("mode_name", ["dmp", "cubeless-money"])
 def test_gnubg_nn_1ply_maximises_the_mode_objective(mode_name):
     cases = decisions(100, seed=32)
-    agent = make_reference_agent("gnubg-nn-1ply", game_mode(mode_name))
+    agent = evaluator(Player("gnubg-nn-1ply"), game_mode(mode_name))
     assert agent.plies == 1
     assert check_agent(agent, cases, mode_name) == 0
 
@@ -128,6 +128,6 @@ def test_known_opening_moves_per_mode():
 def test_gnubg_nn_2ply_maximises_the_mode_objective(mode_name):
     """--plies 2: each candidate valued by gnubg-nn's own 2-ply evaluation."""
     cases = decisions(10, seed=34)  # cases 8 and 9 are DMP decisions where 1-ply and 2-ply choose differently
-    agent = make_reference_agent(Player("gnubg-nn", plies=2), game_mode(mode_name))
+    agent = evaluator(Player("gnubg-nn", plies=2), game_mode(mode_name))
     assert agent.plies == 2 and agent.name == "gnubg-nn-2ply"
     assert check_agent(agent, cases, mode_name) == 0

@@ -16,9 +16,9 @@ from tdbg.game.encoding import encode_batch
 from tdbg.game.modes import game_mode
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.play.agents import RandomAgent
-from tdbg.play.luck import CheckpointReference, GnubgNNReference, game_luck, luck_summary
+from tdbg.play.luck import game_luck, luck_summary
 from tdbg.play.match import GameRecord, play_games
-from tdbg.play.players import Player, load_player
+from tdbg.play.players import Player, evaluator
 
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
 
@@ -55,7 +55,7 @@ def luck_by_hand(model, board, dice, opening):
 
 def test_luck_by_hand(small_ckpt):
     path, model = small_ckpt
-    ref = CheckpointReference(path)
+    ref = evaluator(Player(path))
     start = be.initial_board()
     _, after = be.parse_move(start, 6, 4, "24/14")
     second = be.swap(after)                           # B on roll
@@ -72,10 +72,10 @@ def test_luck_by_hand(small_ckpt):
 
 def test_gnubg_nn_reference_through_moves_and_probabilities(positions_20k):
     """bestmove(list=1) values reproduced from gnubg_nn.moves() + probabilities()."""
-    ref = GnubgNNReference(game_mode("dmp"))
+    ref = evaluator(Player("gnubg-nn"), game_mode("dmp"))
     rng = np.random.default_rng(3)
     boards = np.asarray(positions_20k)[rng.choice(len(positions_20k), 8, replace=False)]
-    got = ref.roll_values(boards, np.zeros(len(boards), dtype=np.int64))
+    got = ref.all_rolls(boards, np.zeros(len(boards), dtype=np.int64))[0]
     for board, row in zip(boards, got):
         for r, (d1, d2) in enumerate(ALL_ROLLS.tolist()):
             keys = gnubg_nn.moves(board.tolist(), d1, d2)
@@ -92,9 +92,9 @@ def test_gnubg_nn_reference_through_moves_and_probabilities(positions_20k):
 def test_self_play_adjusted_mean_is_even_and_tighter():
     """dmp_128x2 against itself, dice not shared (duplicate pairs would cancel exactly)."""
     mode = game_mode("dmp")
-    agent = load_player(DMP)
+    agent = evaluator(Player(DMP))
     records = play_games(agent, agent, range(40), mode, seed=5, duplicate=False, record=True)
-    luck = game_luck(records, CheckpointReference(DMP))
+    luck = game_luck(records, evaluator(Player(DMP)))
     for rec, x in zip(records, luck):
         rec.luck = x
     s = luck_summary(records, mode, DMP, seed=5)
@@ -106,8 +106,8 @@ def test_strong_against_random_luck_has_mean_zero():
     """Judging the best move, not the move played: a random player's poor plays are skill,
     not bad luck, so its luck still averages zero."""
     mode = game_mode("dmp")
-    records = play_games(load_player(DMP), RandomAgent(1), range(60), mode, seed=6, record=True)
-    luck = game_luck(records, CheckpointReference(DMP))
+    records = play_games(evaluator(Player(DMP)), RandomAgent(1), range(60), mode, seed=6, record=True)
+    luck = game_luck(records, evaluator(Player(DMP)))
     pairs = luck.reshape(-1, 2).mean(axis=1)
     assert abs(pairs.mean()) < 3 * pairs.std(ddof=1) / np.sqrt(len(pairs))
     # the gap is skill: near-certain wins (so here, unlike between equals, subtracting the
@@ -128,7 +128,7 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
     records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), Table("dmp"), 10, record=True),
                           progress=False).records
     points = np.array([r.points for r in records], dtype=np.float64)
-    luck = game_luck(records, CheckpointReference(small_ckpt[0]))
+    luck = game_luck(records, evaluator(Player(small_ckpt[0])))
     assert np.abs(luck).max() > 1e-3   # luck was judged, not left at zero
     raw = ((1 + points) / 2).reshape(-1, 2).mean(axis=1)              # DMP: win rate per duplicate pair
     adjusted = ((1 + points - luck) / 2).reshape(-1, 2).mean(axis=1)

@@ -62,9 +62,9 @@ def test_gnubg_reads_every_game_as_played(tmp_path):
     import os
     from gnubg_python import run_gnubg_python
     from helpers import ROOT
-    from tdbg.play.players import Player, build_agent
+    from tdbg.play.players import Player, evaluator
     mode = game_mode("cubeful-money")
-    agent = build_agent(Player(os.path.join(ROOT, "best_models", "cubeful_256x2.pt")), mode)
+    agent = evaluator(Player(os.path.join(ROOT, "best_models", "cubeful_256x2.pt")), mode)
     records = play_games(agent, agent, range(16), mode, seed=3, record=True)
     droppers = [t[0] for r in records for t in r.turns if t[2] == "drop"]
     assert set(droppers) == {0, 1}     # both columns drop in these games

@@ -14,7 +14,7 @@ from tdbg.game.modes import game_mode
 from tdbg.infra.errors import InputError
 from tdbg.net.search import Search
 from tdbg.play import opponents
-from tdbg.play.players import Player, build_agent, make_reference_agent
+from tdbg.play.players import Player, evaluator
 from tdbg.play.series import Series, Table, play_series
 
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
@@ -35,15 +35,15 @@ def test_a_player_is_a_frozen_value_that_pickles_whole():
 
 def test_one_factory_builds_checkpoints_and_opponents():
     dmp = game_mode("dmp")
-    assert build_agent(Player(DMP, Search(oneply=True)), dmp).search.oneply
-    assert build_agent(Player("gnubg-nn", plies=1), dmp).plies == 1
-    assert make_reference_agent("gnubg-nn-1ply", dmp).plies == 1
+    assert evaluator(Player(DMP, Search(oneply=True)), dmp).search.oneply
+    assert evaluator(Player("gnubg-nn", plies=1), dmp).plies == 1
+    assert evaluator(Player("gnubg-nn-1ply"), dmp).plies == 1
     with pytest.raises(InputError, match="apply to checkpoints"):
-        build_agent(Player("pubeval", Search(oneply=True)), dmp)
+        evaluator(Player("pubeval", Search(oneply=True)), dmp)
     with pytest.raises(InputError, match="gnubg-nn's depth"):
-        build_agent(Player(DMP, plies=1), dmp)
+        evaluator(Player(DMP, plies=1), dmp)
     with pytest.raises(InputError, match="unknown opponent"):
-        build_agent(Player("nobody"), dmp)
+        evaluator(Player("nobody"), dmp)
 
 
 def test_a_series_of_games_or_matches_is_one_runner():

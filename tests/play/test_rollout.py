@@ -9,7 +9,6 @@ import pytest
 from helpers import ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be, bearoff as bo
 from tdbg.game.dice import RolloutDice
-from tdbg.play.rollers import make_roller
 from tdbg.play.rollout import RolloutSettings, move_outcomes, rank_moves, rollout_positions, summarize
 
 DMP_MODEL = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
@@ -36,7 +35,7 @@ def test_gnubg_nn_rollout_matches_exact_bearoff():
     P(win); judged by the same database the luck adjustment leaves almost no noise."""
     pytest.importorskip("gnubg_nn")
     exact = bo.exact_win_probability(BEAROFF)
-    roller = make_roller("gnubg-nn", "dmp")
+    roller = RolloutSettings("gnubg-nn", 1, game_mode="dmp").roller()
     settings = RolloutSettings("gnubg-nn", 216, game_mode="dmp", seed=1)
     s = summarize(rollout_positions(roller, BEAROFF[None], settings)[0], roller.mode)
     assert s["finished"] == 216
@@ -47,7 +46,7 @@ def test_gnubg_nn_rollout_matches_exact_bearoff():
 
 def test_network_rollout_of_bearoff_and_identical_moves():
     exact = bo.exact_win_probability(BEAROFF)
-    roller = make_roller(DMP_MODEL)
+    roller = RolloutSettings(DMP_MODEL, 1).roller()
     both = rollout_positions(roller, np.stack([BEAROFF, BEAROFF]), RolloutSettings(DMP_MODEL, 144, seed=2))
     s = summarize(both[0], roller.mode)
     # a trained net plays these bear-offs almost perfectly: its value is at most the exact one
@@ -60,7 +59,7 @@ def test_network_rollout_of_bearoff_and_identical_moves():
 
 
 def test_paired_moves_and_truncation():
-    roller = make_roller(DMP_MODEL)
+    roller = RolloutSettings(DMP_MODEL, 1).roller()
     board = be.initial_board()
     moves, outcomes = move_outcomes(RolloutSettings(DMP_MODEL, 36, truncate=4, seed=3), roller, board, (3, 1), top=3)
     rows = rank_moves(roller, board, moves, outcomes)
@@ -71,7 +70,7 @@ def test_paired_moves_and_truncation():
 
 
 def test_move_that_wins_is_exact():
-    roller = make_roller(DMP_MODEL)
+    roller = RolloutSettings(DMP_MODEL, 1).roller()
     board = bo.board_of((1, 1, 0, 0, 0, 0), (0, 0, 0, 0, 0, 3))
     moves, outcomes = move_outcomes(RolloutSettings(DMP_MODEL, 8, seed=0), roller, board, (2, 1))
     rows = rank_moves(roller, board, moves, outcomes)
@@ -115,7 +114,7 @@ def test_gnubg_nn_all_rolls_fast_path_equals_exact(positions_20k, mode):
     """The batched all_rolls gives the one-roll-at-a-time values and moves exactly
     (every 50th of the 20,000 oracle positions: openings to bear-offs, forced moves, passes)."""
     pytest.importorskip("gnubg_nn")
-    roller = make_roller("gnubg-nn", mode)
+    roller = RolloutSettings("gnubg-nn", 1, game_mode=mode).roller()
     boards = positions_20k[::50]
     values, afters = roller.all_rolls(boards)
     exact_values, exact_afters = roller.all_rolls_exact(boards)

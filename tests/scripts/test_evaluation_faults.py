@@ -59,13 +59,13 @@ def test_workers_get_the_weights_not_the_path(tmp_path):
     """A pinned player carries its checkpoint's bytes: an agent built from it plays them even
     when the file is gone, and its md5 is theirs."""
     from tdbg.game.modes import game_mode
-    from tdbg.play.players import Player, build_agent, pinned
+    from tdbg.play.players import Player, evaluator, pinned
     path = _net(tmp_path / "x.pt", 3)
     data = open(path, "rb").read()
     player = pinned(Player(path))
     assert player.data == data and player.md5 == hashlib.md5(data).hexdigest()
     os.remove(path)
-    agent = build_agent(player, game_mode("dmp"))
+    agent = evaluator(player, game_mode("dmp"))
     torch.manual_seed(3)
     assert torch.equal(agent.model.layers[0].weight, TDNetwork(196, [8]).layers[0].weight)
     assert "data" not in repr(player)  # the bytes stay out of messages

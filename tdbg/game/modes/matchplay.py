@@ -69,12 +69,16 @@ def unpack(state):
 
 class MoneyInMatch:
     """A cubeful money agent seated at a match table: it sees only the cube's owner and
-    plays by its money rules, blind to the score (the baseline a match model must beat)."""
+    plays by its money rules, blind to the score (the baseline a match model must beat).
+    An Evaluator (tdbg.play.evaluator) that plays only: its values would be money values,
+    not the match's."""
     match_capable = True
     cube_capable = True
+    values_positions = False
+    plays_own_0ply = False
 
     def __init__(self, agent):
-        self.agent, self.name = agent, agent.name
+        self.agent, self.name, self.mode = agent, agent.name, agent.mode
 
     def choose_moves(self, boards, dice, owner=None):
         return self.agent.choose_moves(boards, dice, unpack(owner)[0])
@@ -84,6 +88,11 @@ class MoneyInMatch:
 
     def take_decisions(self, boards, owner):
         return self.agent.take_decisions(boards, unpack(owner)[0])
+
+    def _refuse(self, *args):
+        raise ValueError(f"{self.name} plays a match by its money rules; it does not value match positions")
+
+    all_rolls = after_values = position_values = _refuse
 
 
 class MatchPlay(CubefulMoney):

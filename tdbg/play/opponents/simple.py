@@ -7,9 +7,9 @@ from tdbg.play.opponents import register
 
 @register("random", rank=0)
 def random_agent(mode, player):
-    return RandomAgent(player.seed, player.engine)
+    return RandomAgent(player.seed, player.engine, mode)
 
 
 @register("pubeval", rank=1)
 def pubeval(mode, player):
-    return PubevalAgent()
+    return PubevalAgent(mode)
