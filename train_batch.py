@@ -21,8 +21,7 @@ def build_parser() -> cli.Parser:
 
 
 def main() -> None:
-    args = build_parser().parse_args()
-    stage = training.stage_settings(BatchStage, args)
+    stage, args = training.stage_settings(BatchStage, build_parser())
     backend_flags.start(args)
     training.finish(run_stage(stage, BatchLearner), stage.run.json)
 

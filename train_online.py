@@ -17,7 +17,7 @@ def build_parser() -> cli.Parser:
 
 
 def main() -> None:
-    stage = training.stage_settings(OnlineStage, build_parser().parse_args())
+    stage, _ = training.stage_settings(OnlineStage, build_parser())
     training.finish(run_stage(stage, OnlineLearner))
 
 

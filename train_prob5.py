@@ -30,8 +30,7 @@ def build_parser() -> cli.Parser:
 
 
 def main() -> None:
-    args = build_parser().parse_args()
-    stage = training.stage_settings(Prob5Stage, args)
+    stage, args = training.stage_settings(Prob5Stage, build_parser())
     if stage.model.warm_start_equity or stage.model.warm_start_cubeful:
         raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
     backend_flags.start(args)
