@@ -14,9 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tomllib
 
-from tdbg.app import cli, settings
+from tdbg.app import cli, settings, stage_file
 from tdbg.infra.errors import InputError
 from tdbg.learn.run_control import resumes_itself, unfinished_stage
 from tdbg.learn.settings import RUN_ONLY, STAGE_START
@@ -26,14 +25,6 @@ _UNSET = object()
 # a checkpoint's stage settings (learner.settings) named otherwise than the field they record
 RECORDED_NAMES = {"lambda": "lam"}
 SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_match")
-# what a stage file may not set: the file itself
-NOT_IN_FILE = ("config", "help")
-
-
-def add_config_flag(parser) -> None:
-    parser.add_argument("--config", metavar="STAGE.toml", default=None,
-                        help="read settings from a stage file (TOML, keys named as the flags: num-episodes = 20000); "
-                             "flags on the command line override it; `tdbg describe --config CKPT` writes one back")
 
 
 def given_on_command_line(parser, argv: list[str]) -> set[str]:
@@ -42,53 +33,6 @@ def given_on_command_line(parser, argv: list[str]) -> set[str]:
     probe = argparse.Namespace(**{a.dest: _UNSET for a in parser._actions if a.dest != argparse.SUPPRESS})
     parser.parse_args(argv, probe)
     return {k for k, v in vars(probe).items() if v is not _UNSET}
-
-
-def _actions_by_name(parser) -> dict[str, argparse.Action]:
-    out = {}
-    for action in parser._actions:
-        for flag in action.option_strings:
-            if flag.startswith("--") and not flag.startswith("--no-"):
-                out.setdefault(flag[2:], action)
-    return out
-
-
-def config_tokens(parser, path: str) -> list[str]:
-    """The stage file at ``path`` as command-line tokens (checked then as the flags are):
-    ``lr = 3e-4`` -> ``--lr 3e-4``, ``oneply = true`` -> ``--oneply``, ``hidden = [128, 128]``
-    -> ``--hidden 128,128``.  UsageError for a file that cannot be read or a key no flag has."""
-    try:
-        with open(path, "rb") as fh:
-            table = tomllib.load(fh)
-    except OSError as exc:
-        raise cli.UsageError(f"--config {path}: cannot read it ({exc.strerror})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise cli.UsageError(f"--config {path}: not a TOML stage file ({exc})") from None
-    by_name = _actions_by_name(parser)
-    tokens = []
-    for key, value in table.items():
-        name = key.replace("_", "-")
-        action = by_name.get(name)
-        if action is None or action.dest in NOT_IN_FILE:
-            raise cli.UsageError(f"--config {path}: {key!r} is not a setting of {parser.prog} (keys are its flags "
-                                 f"without the dashes: num-episodes, lr ...)")
-        tokens += _tokens(f"--{name}", action, value, path)
-    return tokens
-
-
-def _tokens(flag: str, action: argparse.Action, value, path: str) -> list[str]:
-    switch = action.nargs == 0
-    if switch:
-        if not isinstance(value, bool):
-            raise cli.UsageError(f"--config {path}: {flag[2:]} is a switch: true or false, got {value!r}")
-        if isinstance(action, argparse.BooleanOptionalAction):
-            return [flag if value else "--no-" + flag[2:]]
-        return [flag] if value else []
-    if isinstance(value, list) and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
-        return [flag, ",".join(map(str, value))]   # hidden sizes
-    if isinstance(value, (str, int, float)) and not isinstance(value, bool):
-        return [flag, str(value)]
-    raise cli.UsageError(f"--config {path}: {flag[2:]} takes a number or text, got {value!r}")
 
 
 def _continued_stage(args) -> tuple[str, dict | None] | None:
@@ -154,13 +98,12 @@ def parse(parser, stage_class, argv: list[str] | None = None):
     """(the stage's settings, the parsed namespace) from ``argv`` (default: the command line),
     the stage file and a continued stage's record, as the module notes say."""
     argv = sys.argv[1:] if argv is None else list(argv)
+    finder = argparse.ArgumentParser(add_help=False)   # the stage file first: it may hold required flags
+    finder.add_argument("--config")
+    config = finder.parse_known_args(argv)[0].config
+    argv = (stage_file.read_tokens(parser, config) if config else []) + argv   # later flags win: the command line's
     args = parser.parse_args(argv)
     given = given_on_command_line(parser, argv)
-    if args.config:
-        file_tokens = config_tokens(parser, args.config)
-        given |= given_on_command_line(parser, file_tokens + argv) if file_tokens else set()
-        argv = file_tokens + argv    # later flags win: the command line's
-        args = parser.parse_args(argv)
     continued = _continued_stage(args)
     if continued:
         path, stage = continued

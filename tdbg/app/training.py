@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from tdbg.app import backend_flags, cli, settings, stage_flags
+from tdbg.app import backend_flags, cli, settings, stage_file, stage_flags
 from tdbg.infra import fileio
 from tdbg.learn.settings import BatchStage, OnlineStage
 
@@ -21,7 +21,7 @@ def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide
     """train_batch.py's flags (and, with other ``stage_class``, ``skip`` and ``hide``,
     train_prob5.py's): the stage's fields, then where the self-play workers run."""
     p = cli.Parser(description=description)
-    stage_flags.add_config_flag(p)
+    stage_file.add_config_flag(p)
     settings.add_arguments(p, stage_class, skip=("where", *skip), hide=hide)
     backend_flags.add_backend_args(p, "self-play")
     return p
@@ -29,7 +29,7 @@ def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide
 
 def online_parser(description: str) -> cli.Parser:
     p = cli.Parser(description=description)
-    stage_flags.add_config_flag(p)
+    stage_file.add_config_flag(p)
     settings.add_arguments(p, OnlineStage, skip=ONLINE_FIXED)
     return p
 
