@@ -34,8 +34,8 @@ from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoin
 from tdbg.game.modes import game_mode
 from tdbg.play.players import load_player
 from tdbg.play.td_agent import TDAgent
-from tools.dice_file import dice_lines
-from tools.export_weights import version1_bytes
+from tdbg.tools.dice_file import dice_lines
+from tdbg.tools.export_weights import version1_bytes
 from tdbg.infra import profiling, threads
 from tdbg.infra.fileio import json_text
 
