@@ -201,3 +201,16 @@ def test_growth_the_network_already_has_continues(unfinished):
     """The same command run again (run_stage.sh): --expand to the sizes it has changes nothing."""
     proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--expand", "8", *QUICK, check=True)
     assert "continuing its unfinished stage at 40 of 60" in proc.stderr
+
+
+def test_online_resume_alone_continues_with_the_recorded_settings(tmp_path):
+    """train_online.py too: its lambda (recorded as "lambda", the flag --lambda) and LR come
+    from the record; the weights are those of one run straight through."""
+    args = ["--hidden", "8", "--num-episodes", "30", "--log-every", "10", "--lambda", "0.5", "--lr", "0.05",
+            "--seed", "2", "--quiet"]
+    whole, cut = tmp_path / "whole.pt", tmp_path / "cut.pt"
+    run("train_online.py", *args, "--save", whole, check=True)
+    run("train_online.py", *args, "--stop-at", "20", "--save", cut, check=True)
+    proc = run("train_online.py", "--resume", cut, "--save", cut, "--quiet", check=True)
+    assert "continuing its unfinished stage at 20 of 30" in proc.stderr
+    assert _same_weights(cut, whole)
