@@ -118,4 +118,9 @@ def _play(module: str, prog: str, rest: list[str]) -> None:
             raise
         cli.fail("this installation has no terminal game (tdbg.app.terminal_game is missing)", prog)
     sys.argv = [prog, *rest]
-    cli.run_main(lambda: game.main(rest))
+
+    def play() -> None:
+        code = game.main(rest)
+        if code:   # a main that returns its exit code
+            sys.exit(code)
+    cli.run_main(play)

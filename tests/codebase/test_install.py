@@ -110,3 +110,15 @@ def test_the_installed_command_runs_from_elsewhere():
     proc = subprocess.run([exe, "describe", "--config", os.path.join(ROOT, "best_models", "dmp_128x2.pt")],
                           capture_output=True, text=True, cwd="/")
     assert proc.returncode == 2 and proc.stderr.startswith("tdbg describe: error: ")
+
+
+def test_play_runs_the_terminal_games_main_with_its_arguments(monkeypatch):
+    """`tdbg play ARGS` calls tdbg.app.terminal_game.main(ARGS); an exit code it returns is the command's."""
+    import types
+    seen = []
+    fake = types.ModuleType("tdbg.app.terminal_game")
+    fake.main = lambda argv=None: seen.append(list(argv)) or (3 if "--fail" in argv else None)
+    monkeypatch.setitem(sys.modules, "tdbg.app.terminal_game", fake)
+    assert _tdbg(["play", "net.pt", "--seed", "1"])[0] == 0
+    assert _tdbg(["play", "net.pt", "--fail"])[0] == 3
+    assert seen == [["net.pt", "--seed", "1"], ["net.pt", "--fail"]]
