@@ -87,11 +87,12 @@ def _unfinished(path: str) -> dict | None:
 
 def _recorded_values(stage: dict, dests: set[str]) -> dict:
     """The settings a continued stage takes from its record: its full config when the
-    checkpoint has one, else its compared settings; never what started it nor this run's own."""
+    checkpoint has one, else its compared settings; never what started it nor this run's own
+    (its log is the stage's: a continued stage goes on writing the log it wrote)."""
     values = dict(stage.get("config") or {})   # the compared settings win (a stage ended early rewrites them)
     values.update({RECORDED_NAMES.get(k, k): v for k, v in stage["settings"].items()})
     return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
-            if k in dests and k not in STAGE_START and k not in RUN_ONLY and k not in ("save", "log", "json")}
+            if k in dests and k not in STAGE_START and k not in RUN_ONLY and k not in ("save", "json")}
 
 
 def parse(parser, stage_class, argv: list[str] | None = None):
@@ -117,5 +118,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
             for name, value in _recorded_values(stage, dests).items():
                 if name not in given:
                     setattr(args, name, value)
-    stage = settings.build(stage_class, args, hidden_given="hidden" in given)
+    recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
+    log_continues = bool(args.log and recorded_log and os.path.realpath(args.log) == os.path.realpath(recorded_log))
+    stage = settings.build(stage_class, args, hidden_given="hidden" in given, log_continues=log_continues)
     return stage, args

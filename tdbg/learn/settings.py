@@ -193,6 +193,8 @@ class Run:
                                            "tensorboard package)", metavar="DIR")
     quiet: bool = option(False, "no progress bar")
     json: str | None = option(None, "write the run summary here", metavar="PATH")
+    log_continues: bool = derived(False, "the log is the one the stage this run continues wrote (a --log of its "
+                                         "own): the run appends to it, as to --save's own log")
 
     def weights_seed(self) -> int:
         """The seed of weight initialisation and minibatch order: torch_seed, else seed."""

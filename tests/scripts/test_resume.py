@@ -214,3 +214,14 @@ def test_online_resume_alone_continues_with_the_recorded_settings(tmp_path):
     proc = run("train_online.py", "--resume", cut, "--save", cut, "--quiet", check=True)
     assert "continuing its unfinished stage at 20 of 30" in proc.stderr
     assert _same_weights(cut, whole)
+
+
+def test_a_stage_with_its_own_log_continues_it(tmp_path):
+    """--log L: the same command after --stop-at appends to L (the log the stage wrote), and so
+    does --resume X --save X alone (the recorded --log); the rows run on from where they stopped."""
+    cut, log = tmp_path / "cut.pt", tmp_path / "elsewhere.csv"
+    run("train_batch.py", *STAGE, "--stop-at", "20", "--log", log, "--save", cut, check=True)
+    run("train_batch.py", *STAGE, "--stop-at", "40", "--log", log, "--save", cut, check=True)
+    run("train_batch.py", "--resume", cut, "--save", cut, "--quiet", check=True)
+    assert [int(r["stage_episodes"]) for r in csv.DictReader(open(log))] == [20, 40, 60]
+    assert not (tmp_path / "cut.csv").exists()
