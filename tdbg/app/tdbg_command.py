@@ -110,7 +110,8 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def _play(module: str, prog: str, rest: list[str]) -> None:
-    """``tdbg play``: the terminal game's ``main(argv)``, when this installation has it."""
+    """``tdbg play``: the terminal game's ``main(argv)`` (tdbg.app.terminal_game), when this
+    installation has it."""
     try:
         game = importlib.import_module(module)
     except ModuleNotFoundError as exc:
@@ -118,9 +119,6 @@ def _play(module: str, prog: str, rest: list[str]) -> None:
             raise
         cli.fail("this installation has no terminal game (tdbg.app.terminal_game is missing)", prog)
     sys.argv = [prog, *rest]
-
-    def play() -> None:
-        code = game.main(rest)
-        if code:   # a main that returns its exit code
-            sys.exit(code)
-    cli.run_main(play)
+    code = game.main(rest)   # its main has the scripts' error handling (cli.run_main) itself
+    if code:   # (a main that returns its exit code)
+        sys.exit(code)
