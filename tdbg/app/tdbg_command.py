@@ -5,13 +5,15 @@ subcommand runs its script's ``main`` exactly as the script's ``__main__`` block
 the subcommand typed.  The tools are installed as ``tdbg.tools`` (pyproject.toml maps the
 repository's tools/ folder there); in a checkout that is not installed they are found as
 ``tools``.
+
+This module imports nothing heavy at its top (cli, the scripts and torch load when a
+subcommand runs), so that ``tdbg --help`` and a bad subcommand answer at once and whatever
+the scripts set up first (their signal handling) comes first here too.
 """
 from __future__ import annotations
 
 import importlib
 import sys
-
-from tdbg.app import cli
 
 # subcommand (its words) -> module whose main() it runs; "tools." modules are tdbg.tools' when installed
 COMMANDS = {
@@ -89,6 +91,7 @@ def load(module: str):
 
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
+    cli = importlib.import_module("tdbg.app.cli")
     if not argv or argv[0] in ("-h", "--help"):
         sys.argv = ["tdbg"]
         cli.run_main(lambda: print(usage()))   # (| head: the same handling as every command's output)
@@ -112,6 +115,7 @@ def main(argv: list[str] | None = None) -> None:
 def _play(module: str, prog: str, rest: list[str]) -> None:
     """``tdbg play``: the terminal game's ``main(argv)`` (tdbg.app.terminal_game), when this
     installation has it."""
+    cli = importlib.import_module("tdbg.app.cli")
     try:
         game = importlib.import_module(module)
     except ModuleNotFoundError as exc:
