@@ -8,7 +8,6 @@ it stands for, so every value is checked exactly as the flag's would be.
 from __future__ import annotations
 
 import argparse
-import json
 import tomllib
 from dataclasses import fields, is_dataclass
 
@@ -95,7 +94,15 @@ def _toml_value(value) -> str:
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
     if isinstance(value, (int, float)):
         return repr(value)
-    return json.dumps(str(value), ensure_ascii=False)   # a TOML basic string: JSON's escapes are TOML's
+    return _toml_string(str(value))
+
+
+def _toml_string(text: str) -> str:
+    """``text`` as a TOML basic string: quotes and backslashes escaped, control characters
+    as \\uXXXX (TOML allows no others raw)."""
+    escaped = "".join("\\" + ch if ch in '"\\' else f"\\u{ord(ch):04x}" if ord(ch) < 0x20 or ord(ch) == 0x7F
+                      else ch for ch in text)
+    return f'"{escaped}"'
 
 
 def trainer_of(stage: dict, output_mode: str) -> str:

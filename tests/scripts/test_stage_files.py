@@ -85,3 +85,13 @@ def test_the_example_stage_file_is_the_readme_first_session():
     by_file, _ = training.stage_settings(BatchStage, train_batch.build_parser(),
                                          ["--config", os.path.join(ROOT, "experiments/stages/first_session.toml")])
     assert by_file == by_flags and by_file.schedule.num_episodes == 5000
+
+
+def test_text_settings_are_written_as_toml_reads_them():
+    """A path with quotes, backslashes, a tab and non-ASCII letters comes back from tomllib as written."""
+    import tomllib
+    from tdbg.app import stage_file
+    path = 'models/odd "name"\\x\tä.pt'
+    text = stage_file.write_text({"save": path, "num_episodes": 20, "lr": 3e-05, "hidden": [8, 4],
+                                  "oneply": True}, "batch")
+    assert tomllib.loads(text) == {"save": path, "num-episodes": 20, "lr": 3e-05, "hidden": [8, 4], "oneply": True}
