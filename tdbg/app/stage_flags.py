@@ -99,7 +99,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
     """(the stage's settings, the parsed namespace) from ``argv`` (default: the command line),
     the stage file and a continued stage's record, as the module notes say."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    finder = argparse.ArgumentParser(add_help=False)   # the stage file first: it may hold required flags
+    finder = cli.Parser(prog=parser.prog, add_help=False)   # the stage file first: it may hold required flags
     finder.add_argument("--config")
     config = finder.parse_known_args(argv)[0].config
     argv = (stage_file.read_tokens(parser, config) if config else []) + argv   # later flags win: the command line's
