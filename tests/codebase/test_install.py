@@ -31,7 +31,7 @@ def test_one_command_and_nothing_generic_installed():
     assert "py-modules" not in PROJECT["tool"]["setuptools"]
     found = {os.path.relpath(folder, ROOT).replace(os.sep, ".") for folder, _, files in os.walk(
         os.path.join(ROOT, "tdbg")) if "__init__.py" in files}
-    assert set(PROJECT["tool"]["setuptools"]["packages"]) == found | {"tdbg.tools"}
+    assert set(PROJECT["tool"]["setuptools"]["packages"]) == found | {"tdbg.tools", "tdbg.data"}
     bin_dir = os.path.dirname(sys.executable)
     assert shutil.which("tdbg", path=bin_dir), "make setup installs the package and its command"
     for generic in ("train_batch", "play_models", "gnubg_eval", "tdbg-rollout"):

@@ -38,8 +38,11 @@ def test_pip_install_builds_the_c_engine(tmp_path, editable):
     subprocess.run([*args, *(["-e"] if editable else []), source], check=True, cwd=str(tmp_path),
                    capture_output=True, text=True)
     where = subprocess.run([python, "-c", "import tdbg.game._bgcore as c, tdbg; print(c.__file__); "
-                            "print(tdbg.__file__)"], cwd=str(tmp_path), capture_output=True, text=True, check=True)
-    core, package = where.stdout.split()
+                            "print(tdbg.__file__); from tdbg.game import met; met.load_met(); print(met.DEFAULT_MET)"],
+                           cwd=str(tmp_path), capture_output=True, text=True, check=True)
+    core, package, table = where.stdout.split()   # the match equity table shipped with it, too
+    assert table == os.path.join(source if editable else os.path.join(_site_packages(env), "tdbg"), "data", "met",
+                                 "Kazaross-XG2.xml")
     home = source if editable else _site_packages(env)
     assert core.startswith(os.path.join(home, "tdbg", "game", "_bgcore")) and package.startswith(home)
     save = tmp_path / "x.pt"
