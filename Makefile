@@ -1,5 +1,6 @@
 # make setup: idempotent set-up on a fresh machine (.venv, pinned packages, the package itself
-#             in editable mode with its console commands (pyproject.toml), C build)
+#             in editable mode with its command, tdbg (pyproject.toml; it builds the C engine too),
+#             the C inference programs)
 # make test:  setup, then the test suite without the tests marked slow (long oracle and learning runs)
 # make test-all: setup, then every test (what .ci/run runs)
 # make setup-ray: optional, Ray for --backend ray (requirements-ray.txt)

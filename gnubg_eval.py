@@ -28,22 +28,8 @@ both players.  gnubg's rating (Awful! ... Supernatural) is its verdict on the ov
 rate, the same per-decision error its `show statistics` rates a player by.  In DMP
 files (1-point matches) gnubg states errors in match winning chances instead of EMG.
 """
-
-from __future__ import annotations
-
-from tdbg.app import cli, eval_command, settings
-from tdbg.app.eval_settings import EvalSettings
-
-
-def build_parser() -> cli.Parser:
-    p = cli.Parser(description=__doc__.split("\n\n")[0])
-    settings.add_arguments(p, EvalSettings)
-    return p
-
-
-def main() -> None:
-    eval_command.run(settings.build(EvalSettings, build_parser().parse_args()))
-
+from tdbg.app import cli
+from tdbg.app.scripts.gnubg_eval import build_parser, main  # noqa: F401 - the script's parser and main, as before
 
 if __name__ == "__main__":
     cli.run_main(main)

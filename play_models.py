@@ -8,22 +8,8 @@ gnubg-nn-cubeful.
   python play_models.py --model1 models/cubeful.pt --model2 models/cubeful.pt --game-mode cubeful-money \\
       --games 100 --save-games selfplay_games
 """
-from __future__ import annotations
-
-from tdbg.app import backend_flags, cli, play_command, settings
-from tdbg.app.play_settings import PlaySettings
-
-
-def build_parser() -> cli.Parser:
-    p = cli.Parser(description=__doc__.split("\n\n")[0])
-    settings.add_arguments(p, PlaySettings, skip=("where",))
-    backend_flags.add_backend_args(p, "game-playing")
-    return p
-
-
-def main() -> None:
-    play_command.run(settings.build(PlaySettings, build_parser().parse_args()))
-
+from tdbg.app import cli
+from tdbg.app.scripts.play_models import build_parser, main  # noqa: F401 - the script's parser and main, as before
 
 if __name__ == "__main__":
     cli.run_main(main)

@@ -8,24 +8,8 @@ The documented chain (each stage warm-starts from the previous one):
   python train_batch.py --warm-start-cubeful models/cubeless.pt --warmup-cycles 20 --num-episodes 20000 --save models/cubeful.pt
   python train_batch.py --resume models/cubeful.pt --oneply --num-episodes 5000 --save models/cubeful_1ply.pt
 """
-from __future__ import annotations
-
-from tdbg.app import backend_flags, cli, training
-from tdbg.learn.batch_td import BatchLearner
-from tdbg.learn.settings import BatchStage
-from tdbg.learn.training_loop import run_stage
-
-
-def build_parser() -> cli.Parser:
-    return training.batch_parser(__doc__.split("\n\n")[0])
-
-
-def main() -> None:
-    args = build_parser().parse_args()
-    stage = training.stage_settings(BatchStage, args)
-    backend_flags.start(args)
-    training.finish(run_stage(stage, BatchLearner), stage.run.json)
-
+from tdbg.app import cli
+from tdbg.app.scripts.train_batch import build_parser, main  # noqa: F401 - the script's parser and main, as before
 
 if __name__ == "__main__":
     cli.run_main(main)

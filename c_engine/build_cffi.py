@@ -1,7 +1,9 @@
 """Compile the C move generator into the cffi extension ``tdbg.game._bgcore``
 (its Python side is ``tdbg/game/c_engine.py``).
 
-Run from the repository root (``make setup`` does): ``python c_engine/build_cffi.py``.
+``pip install .`` and ``pip install -e .`` build it as part of the package (setup.py's
+``cffi_modules`` names ``ffi`` here); ``make setup`` runs this file itself, which builds it
+in place from the repository root: ``python c_engine/build_cffi.py``.
 """
 import os
 import re
@@ -25,7 +27,9 @@ def cdef_from_header(path: str) -> str:
     return "".join(out)
 
 
-def main() -> None:
+def make_ffi() -> FFI:
+    """The extension's declarations and sources (paths relative to the repository root, where
+    setup.py and this file's main build it)."""
     ffi = FFI()
     ffi.cdef(cdef_from_header(os.path.join(HERE, "bgcore.h")))
     ffi.cdef(cdef_from_header(os.path.join(HERE, "mlp_lowp.h")))  # reduced-precision forward (lowp.py)
@@ -36,6 +40,13 @@ def main() -> None:
         include_dirs=[os.path.relpath(HERE, ROOT)],
         extra_compile_args=["-O3", "-std=c99", "-Wall", "-Wextra"],
     )
+    return ffi
+
+
+ffi = make_ffi()   # setup.py's cffi_modules = ["c_engine/build_cffi.py:ffi"]
+
+
+def main() -> None:
     os.chdir(ROOT)
     ffi.compile(verbose=False, tmpdir=".")
     print("built tdbg/game/_bgcore")

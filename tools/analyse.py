@@ -18,17 +18,11 @@ from tdbg.app import cli
 from tdbg.infra import fileio
 
 
-def dice_arg(text: str) -> tuple[int, int]:
-    if len(text) != 2 or not all(c in "123456" for c in text):
-        raise cli.argparse.ArgumentTypeError(f"dice are two digits 1-6 such as 52, got {text!r}")
-    return int(text[0]), int(text[1])
-
-
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", help="checkpoint (.pt)")
     p.add_argument("position", help="Position ID, PositionID:MatchID, or XGID=...")
-    p.add_argument("--dice", type=dice_arg, help="the roll to play, e.g. 52 (default: from the ID)")
+    p.add_argument("--dice", type=cli.dice_arg, help="the roll to play, e.g. 52 (default: from the ID)")
     p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="lookahead: 0 or 1 ply")
     p.add_argument("--top", type=cli.positive_int, help="list only the best N moves")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
 """Print what a checkpoint is: architecture, unit health (dead, distinct and active hidden
 units on the net's own self-play positions), parameters, encoder, output and game mode,
-its move filter if it has one, episodes trained, lineage and md5.
+its move filter if it has one, episodes trained, lineage and md5; or, with --config, its
+last stage as a stage file that runs it again.
 
     python tools/describe_model.py models/dmp.pt [--json]
+    python tools/describe_model.py --config models/dmp.pt > models/dmp_stage.toml
 """
 from __future__ import annotations
 
 import hashlib
 
-from tdbg.app import cli
+from tdbg.app import cli, stage_file
 from tdbg.infra import fileio
 from tdbg.game.modes import game_mode
 from tdbg.infra import threads
@@ -59,11 +61,31 @@ def describe(path: str) -> dict:
     }
 
 
+def stage_file_of(path: str) -> str:
+    """The stage file of the checkpoint's last stage (stage_file.write_text); UsageError when
+    its checkpoint recorded no settings (a stage trained before they were recorded)."""
+    try:
+        model, _, trainer_state = load_checkpoint(path)
+    except CheckpointError as exc:
+        raise cli.UsageError(str(exc)) from None
+    stage = (trainer_state or {}).get("stage")
+    if not isinstance(stage, dict) or not isinstance(stage.get("config"), dict):
+        raise cli.UsageError(f"{path}: its checkpoint records no stage settings (trained before they were "
+                             f"recorded); its lineage names the command that trained it")
+    return stage_file.write_text(stage["config"], stage_file.trainer_of(stage, model.output_mode))
+
+
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoint")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--config", action="store_true",
+                   help="print the checkpoint's last stage as a stage file instead (TOML: the settings it recorded; "
+                        "`tdbg train ... --config FILE` runs the stage again)")
     args = p.parse_args()
+    if args.config:
+        print(stage_file_of(args.checkpoint), end="")
+        return
     d = describe(args.checkpoint)
     if args.json:
         print(fileio.json_text(d, indent=2))
@@ -90,7 +112,7 @@ def main() -> None:
     if d["unfinished_stage"]:
         st = d["unfinished_stage"]
         print(f"in progress   {st['episodes_done']:,} of {st['settings']['num_episodes']:,} episodes "
-              f"(resume with the same --num-episodes)")
+              f"(continue it with --resume {d['file']} --save {d['file']})")
     print("lineage")
     for i, e in enumerate(d["lineage"], 1):
         print(f"  {i}. {e.get('date', '?')}  commit {e.get('commit', '?')}  {e.get('episodes', 0):,} episodes")

@@ -14,14 +14,13 @@ from __future__ import annotations
 
 from tdbg.app import cli
 from tdbg.infra import fileio
-from tools.analyse import dice_arg
 
 
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", help="checkpoint (.pt) or gnubg-nn")
     p.add_argument("position", help="Position ID, PositionID:MatchID, or XGID=...")
-    p.add_argument("--dice", type=dice_arg, help="roll out every move of this roll, e.g. 52 (default: from the ID)")
+    p.add_argument("--dice", type=cli.dice_arg, help="roll out every move of this roll, e.g. 52 (default: from the ID)")
     p.add_argument("--trials", type=cli.positive_int, default=1296,
                    help="games per position (1,296 = every pair of first two rolls once)")
     p.add_argument("--truncate", type=cli.non_negative_int, default=0,

@@ -18,7 +18,7 @@ import os
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 from tdbg.app import cli
-from tools import plot_eval_curve
+from tdbg.tools import plot_eval_curve
 
 S = "experiments/retraining/strength"
 M = "experiments/retraining/strength_money"

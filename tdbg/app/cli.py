@@ -254,6 +254,13 @@ def match_length_arg(text: str) -> int:
     return _bounded_int(1, 25, "points (match lengths are 1 to 25)")(text)
 
 
+def dice_arg(text: str) -> tuple[int, int]:
+    """--dice: a roll as two digits 1-6 (52)."""
+    if len(text) != 2 or not all(c in "123456" for c in text):
+        raise argparse.ArgumentTypeError(f"dice are two digits 1-6 such as 52, got {text!r}")
+    return int(text[0]), int(text[1])
+
+
 def count_arg(high: int, what: str):
     """A count from 1 to ``high`` (a limit that keeps the run within memory)."""
     return _bounded_int(1, high, what)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 
-from tdbg.app import backend_flags, cli, settings
+from tdbg.app import backend_flags, cli, settings, stage_file, stage_flags
 from tdbg.infra import fileio
 from tdbg.learn.settings import BatchStage, OnlineStage
 
@@ -21,6 +21,7 @@ def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide
     """train_batch.py's flags (and, with other ``stage_class``, ``skip`` and ``hide``,
     train_prob5.py's): the stage's fields, then where the self-play workers run."""
     p = cli.Parser(description=description)
+    stage_file.add_config_flag(p)
     settings.add_arguments(p, stage_class, skip=("where", *skip), hide=hide)
     backend_flags.add_backend_args(p, "self-play")
     return p
@@ -28,13 +29,16 @@ def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide
 
 def online_parser(description: str) -> cli.Parser:
     p = cli.Parser(description=description)
+    stage_file.add_config_flag(p)
     settings.add_arguments(p, OnlineStage, skip=ONLINE_FIXED)
     return p
 
 
-def stage_settings(stage_class, namespace):
-    """The stage's settings from the parsed flags (and whether --hidden was given)."""
-    return settings.build(stage_class, namespace, hidden_given=settings.flag_given("--hidden", sys.argv[1:]))
+def stage_settings(stage_class, parser, argv: list[str] | None = None):
+    """(the stage's settings, the parsed namespace) from the command line (default
+    sys.argv), its --config stage file and, for a stage that continues an unfinished one,
+    the settings that stage recorded (stage_flags)."""
+    return stage_flags.parse(parser, stage_class, argv)
 
 
 def finish(summary: dict, json_path: str | None = None) -> None:

@@ -17,8 +17,12 @@ import re
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
-DEFAULT_MET = os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml")
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # tdbg/
+ROOT = os.path.dirname(PACKAGE)  # the repository, in a checkout
+# the shipped table: the checkout's data/met, or where `pip install .` put it (tdbg/data/met)
+DEFAULT_MET = next((p for p in (os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml"),
+                                os.path.join(PACKAGE, "data", "met", "Kazaross-XG2.xml")) if os.path.isfile(p)),
+                   os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml"))
 MAX_AWAY = 25
 
 

@@ -43,10 +43,12 @@ def resumes_itself(resume: str | None, save: str) -> bool:
 
 
 def appends_log(run: Run, spec: ModelSpec) -> bool:
-    """--resume X --save X with X's own log (X.csv): the run adds its rows to that log; a
-    --log elsewhere is a new log (replaced only with --overwrite)."""
+    """--resume X --save X with X's own log (X.csv, or the --log the stage it continues
+    recorded): the run adds its rows to that log; another --log is a new log (replaced only
+    with --overwrite)."""
     return (resumes_itself(spec.resume, run.save)
-            and os.path.realpath(log_path(run)) == os.path.realpath(os.path.splitext(run.save)[0] + ".csv"))
+            and (run.log_continues
+                 or os.path.realpath(log_path(run)) == os.path.realpath(os.path.splitext(run.save)[0] + ".csv")))
 
 
 def check_run_outputs(run: Run, spec: ModelSpec) -> None:

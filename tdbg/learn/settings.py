@@ -69,9 +69,11 @@ class ModelSpec:
     activation: str | None = option(
         None, "hidden units of a new network (default relu; Tesauro used sigmoid; leaky_relu has slope 0.01); a "
               "loaded one keeps its own", choices=ACTIVATIONS)
-    resume: str | None = option(None, "continue from a checkpoint (its unfinished stage, given the same settings; "
-                                      "otherwise a new stage on its weights)", metavar="CKPT")
-    new_stage: bool = option(False, "with --resume of an unfinished stage: start a new stage on its weights instead")
+    resume: str | None = option(None, "continue from a checkpoint: its unfinished stage, with the settings it "
+                                      "recorded (a flag given that differs is refused); a finished one: a new stage "
+                                      "on its weights", metavar="CKPT")
+    new_stage: bool = option(False, "with --resume of an unfinished stage: start a new stage on its weights instead; "
+                                    "with --overwrite: replace an unfinished stage at --save")
     warm_start_equity: str | None = option(None, "DMP trunk + fresh equity head -> cubeless money",
                                            metavar="DMP_CKPT")
     warm_start_cubeful: str | None = option(None, "196 -> 200 inputs -> cubeful money", metavar="CUBELESS_CKPT")
@@ -182,16 +184,20 @@ class Run:
         0, "also keep a snapshot every N rounds beside --save, named STEM_rNNNNNN.pt (the round count of the "
            "stage); 0: none", type="non_negative_int", metavar="N")
     stop_at: int = option(
-        0, "end this run once the stage has N episodes, the stage left unfinished (the same command without it "
-           "continues the stage: its LR schedule runs over the full --num-episodes); 0: at the stage's end",
+        0, "end this run once the stage has N episodes, the stage left unfinished (the same command without it, "
+           "or --resume X --save X alone, continues the stage: its LR schedule runs over the full "
+           "--num-episodes); 0: at the stage's end",
         type="non_negative_int", metavar="N")
     overwrite: bool = option(False, "allow replacing existing output files of the same kind (--save, the log, "
-                                    "--json)")
+                                    "--json); an unfinished stage at --save is continued, and replaced only with "
+                                    "--new-stage")
     log: str | None = option(None, "CSV log path (default: --save with .csv)")
     tensorboard: str | None = option(None, "also log the CSV's numbers for TensorBoard here (needs the "
                                            "tensorboard package)", metavar="DIR")
     quiet: bool = option(False, "no progress bar")
     json: str | None = option(None, "write the run summary here", metavar="PATH")
+    log_continues: bool = derived(False, "the log is the one the stage this run continues wrote (a --log of its "
+                                         "own): the run appends to it, as to --save's own log")
 
     def weights_seed(self) -> int:
         """The seed of weight initialisation and minibatch order: torch_seed, else seed."""
@@ -298,3 +304,27 @@ def recorded(settings) -> dict:
         elif f.metadata.get("record") and value != f.default:
             out[f.name] = value
     return out
+
+
+# what made the stage's network: applied when a stage starts (a continued stage's checkpoint
+# already holds the result), so a continued stage never takes them from its record
+STAGE_START = ("resume", "new_stage", "warm_start_equity", "warm_start_cubeful", "warm_start_match", "match_head",
+               "keep_output_layer", "hidden", "activation", "expand", "growth", "board_features")
+# this run's outputs and manners: not the stage's, and not written into its record
+RUN_ONLY = ("overwrite", "stop_at", "quiet", "threads")
+
+
+def stage_config(settings) -> dict:
+    """Every setting of a stage (the fields of ``settings`` and the settings within it, by
+    name) but this run's own (RUN_ONLY) and those worked out rather than given: what its
+    checkpoint records so that a continued stage takes the same, and a stage file can
+    reproduce it.  Tuples as lists (plain data, as a checkpoint and TOML hold them)."""
+    out = {}
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if is_dataclass(value):
+            out.update(stage_config(value))
+        elif f.name not in RUN_ONLY and f.metadata.get("flag", "") is not None:
+            out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+

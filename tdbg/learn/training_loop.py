@@ -2,9 +2,10 @@
 learner's work, with logging, periodic evaluation, atomic saves, signals and resume.
 
 A *stage* is one command (e.g. the DMP leg, or a --oneply refinement).  Its
-progress is stored in the checkpoint, so ``--resume`` of an unfinished stage with
-the same settings continues its episode count, LR schedule and optimizer state;
-with other settings it needs ``--new-stage``; ``--resume`` of a finished one starts
+progress and its settings are stored in the checkpoint, so ``--resume`` of an unfinished
+stage continues its episode count, LR schedule and optimizer state with the settings
+it recorded (tdbg.app.stage_flags fills in those not given); other settings, growth
+of its network included, need ``--new-stage``; ``--resume`` of a finished one starts
 a new stage on its weights.  Either way one line says which.
 
 The learner does the work of a round (batch_td.BatchLearner: collect episodes, then
@@ -54,7 +55,7 @@ from tdbg.learn.learner import Learner
 from tdbg.learn.run_control import (Interrupted, StopSignals, appends_log, check_run_outputs, check_snapshots,
                                     log_path, new_stage_id, plan_stage, resumes_itself, snapshot_path,
                                     stage_identity)
-from tdbg.learn.settings import Evaluation, ModelSpec
+from tdbg.learn.settings import STAGE_START, Evaluation, ModelSpec, stage_config
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
 from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
@@ -127,6 +128,8 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             raise InputError("--keep-output-layer goes with --warm-start-equity")
         if spec.match_head and not spec.warm_start_match:
             raise InputError("--match-head goes with --warm-start-match (a checkpoint keeps its head)")
+        if sources == ["resume"]:
+            refuse_growth_of_unfinished(spec, model, trainer_state)
         if spec.board_features and not reads_board_features(model.n_inputs):
             model = net_growth.add_board_features(model)
             trainer_state = None  # optimizer moments no longer fit the first layer
@@ -141,6 +144,35 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode
+
+
+def unfinished_stage_of(trainer_state) -> dict | None:
+    """The checkpoint's stage when it is unfinished (fewer episodes done than it planned), else None."""
+    stage = (trainer_state or {}).get("stage")
+    if isinstance(stage, dict) and stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0):
+        return stage
+    return None
+
+
+def refuse_growth_of_unfinished(spec: ModelSpec, model, trainer_state) -> None:
+    """InputError when a growth flag would change the network of the unfinished stage that
+    --resume continues (growing it starts a new stage, which needs --new-stage, as any
+    other change of settings does); a flag the network already satisfies (the same
+    command run again) changes nothing and is let through."""
+    stage = unfinished_stage_of(trainer_state)
+    if stage is None or spec.new_stage:
+        return
+    grows = []
+    if spec.board_features and not reads_board_features(model.n_inputs):
+        grows.append("--board-features")
+    if spec.expand and list(spec.expand) != list(model.hidden):
+        grows.append("--expand " + ",".join(map(str, spec.expand)))
+    if spec.expand_depth_size and stage["settings"].get("expand_depth_size") != spec.expand_depth_size:
+        grows.append(f"--expand-depth-size {spec.expand_depth_size}")
+    if grows:
+        raise InputError(f"{spec.resume}: {' and '.join(grows)} would grow the network of its unfinished stage "
+                         f"({stage['episodes_done']:,} of {stage['settings']['num_episodes']:,} episodes); add "
+                         f"--new-stage to start a new stage on its grown weights, or drop the flag to continue it")
 
 
 def grown_hidden(spec: ModelSpec, model, trainer_state) -> list[int]:
@@ -244,9 +276,13 @@ class StageProgress:
             # CPU time of this stage: this process plus the workers' collection time; carried over on resume
             self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
             stage["id"] = stage_identity(self.meta, stage)   # its snapshots so far are this run's own
+            # what started the stage stays as recorded (this run continues it from its own checkpoint)
+            started = {k: v for k, v in stage.get("config", {}).items() if k in STAGE_START}
+            stage["config"] = {**stage_config(self.settings), **started}
         else:
             self.meta["lineage"] = list(self.meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
-            stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0, "id": new_stage_id()}
+            stage = {"settings": settings, "config": stage_config(self.settings), "episodes_done": 0,
+                     "rounds_done": 0, "id": new_stage_id()}
         self.stage = stage
         run = self.settings.run
         check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))

@@ -48,8 +48,8 @@ def test_instances_conform(tmp_path):
     from tdbg.game.modes import game_mode
     from tdbg.learn.settings import OnlineStage
     from tdbg.net.model import TDNetwork
-    args = train_online.build_parser().parse_args(["--hidden", "4", "--save", str(tmp_path / "x.pt")])
-    stage = training.stage_settings(OnlineStage, args)
+    stage, _ = training.stage_settings(OnlineStage, train_online.build_parser(),
+                                       ["--hidden", "4", "--save", str(tmp_path / "x.pt")])
     mode = game_mode("dmp")
     learner = OnlineLearner(stage, TDNetwork(mode.n_inputs, [4], mode.default_output), mode)
     assert isinstance(learner, protocol.Learner)

@@ -95,7 +95,8 @@ def test_a_second_run_on_the_same_outputs_is_refused_and_a_killed_runs_lock_bloc
         while not (log.exists() and len(log.read_text().splitlines()) >= 2):  # a round logged: it is writing
             assert first.poll() is None, first.stderr.read()
             time.sleep(0.2)   # a poll, not a limit: the test waits as long as the first run takes
-        proc = train("--num-episodes", "40", "--seed", "2", "--save", save, "--overwrite")
+        # (--new-stage: --overwrite alone never replaces the unfinished stage a checkpoint holds)
+        proc = train("--num-episodes", "40", "--seed", "2", "--save", save, "--overwrite", "--new-stage")
         assert_one_line_error(proc, f"--save {save} is being written by another run (process {first.pid})")
         proc = train("--num-episodes", "40", "--seed", "2", "--save", tmp_path / "other.pt", "--log", log,
                      "--overwrite")
@@ -107,7 +108,7 @@ def test_a_second_run_on_the_same_outputs_is_refused_and_a_killed_runs_lock_bloc
     assert os.path.exists(_lock_file(save))
     rows = log.read_text().splitlines()
     assert all(len(r.split(",")) == len(rows[0].split(",")) for r in rows)  # only the first run's rows, whole
-    train("--num-episodes", "40", "--seed", "2", "--save", save, "--overwrite", check=True)
+    train("--num-episodes", "40", "--seed", "2", "--save", save, "--overwrite", "--new-stage", check=True)
     assert not os.path.exists(_lock_file(save)) and not os.path.exists(_lock_file(log))
     assert _hidden(tmp_path) == []
 

@@ -102,3 +102,126 @@ def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
         assert torch.equal(va, vb), k
     episodes = [int(r["episodes"]) for r in csv.DictReader(open(tmp_path / "cut.csv"))]
     assert episodes == sorted(set(episodes)) and episodes[-1] == 40
+
+
+def _same_weights(path_a, path_b):
+    a, _, _ = load_checkpoint(str(path_a))
+    b, _, _ = load_checkpoint(str(path_b))
+    return all(torch.equal(va, vb) for va, vb in zip(a.state_dict().values(), b.state_dict().values()))
+
+
+# a stage with settings away from their defaults: a continued run that fell back to any default
+# would train other weights than the run straight through
+STAGE = ["--num-episodes", "60", "--lr", "3e-4", "--end-lr", "1e-4", "--seed", "5", "--batch-size", "32", *QUICK]
+
+
+@pytest.fixture()
+def straight_through(tmp_path):
+    path = tmp_path / "whole.pt"
+    run("train_batch.py", *STAGE, "--save", path, check=True)
+    return path
+
+
+def test_resume_alone_continues_with_the_recorded_settings(tmp_path, straight_through):
+    """--resume X --save X, no other flag: the unfinished stage goes on with the settings its
+    checkpoint recorded (the weights those of one run straight through); a flag given that
+    differs from the record is still refused by name."""
+    cut = tmp_path / "cut.pt"
+    run("train_batch.py", *STAGE, "--stop-at", "40", "--save", cut, check=True)
+    before = md5(cut)
+    proc = run("train_batch.py", "--resume", cut, "--save", cut, "--lr", "1e-3", "--quiet")
+    assert_one_line_error(proc, "lr 0.0003 -> 0.001")
+    assert md5(cut) == before
+    proc = run("train_batch.py", "--resume", cut, "--save", cut, "--quiet", check=True)
+    assert "continuing its unfinished stage at 40 of 60" in proc.stderr
+    _, meta, ts = load_checkpoint(str(cut))
+    assert meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 60 and len(meta["lineage"]) == 1
+    assert _same_weights(cut, straight_through)
+
+
+def test_same_command_without_stop_at_continues_the_stage(tmp_path, straight_through):
+    """--stop-at's help: the same command without it continues the stage (not refused because
+    --save exists, and not restarted)."""
+    cut = tmp_path / "cut.pt"
+    run("train_batch.py", *STAGE, "--stop-at", "40", "--save", cut, check=True)
+    proc = run("train_batch.py", *STAGE, "--save", cut, check=True)
+    assert "continuing its unfinished stage at 40 of 60" in proc.stderr
+    assert _same_weights(cut, straight_through)
+    rows = list(csv.DictReader(open(tmp_path / "cut.csv")))
+    assert [int(r["stage_episodes"]) for r in rows] == [20, 40, 60]
+
+
+def test_same_command_from_a_source_continues_from_its_save(tmp_path):
+    """--resume FROM --save OUT --stop-at N, then the same without --stop-at: OUT's stage goes
+    on (FROM's weights are not taken again), as one run straight through."""
+    source = tmp_path / "from.pt"
+    run("train_batch.py", "--num-episodes", "20", *QUICK, "--save", source, check=True)
+    whole, cut = tmp_path / "whole.pt", tmp_path / "cut.pt"
+    args = ["--resume", source, *STAGE]
+    run("train_batch.py", *args, "--save", whole, check=True)
+    run("train_batch.py", *args, "--stop-at", "40", "--save", cut, check=True)
+    proc = run("train_batch.py", *args, "--save", cut, check=True)
+    assert "continuing its unfinished stage at 40 of 60" in proc.stderr
+    _, meta, _ = load_checkpoint(str(cut))
+    assert len(meta["lineage"]) == 2 and meta["episodes"] == 80
+    assert _same_weights(cut, whole)
+    other = tmp_path / "other.pt"   # another source: not the stage's own, so not continued
+    run("train_batch.py", "--num-episodes", "20", *QUICK, "--seed", "9", "--save", other, check=True)
+    run("train_batch.py", *args, "--stop-at", "40", "--save", tmp_path / "cut2.pt", check=True)
+    proc = run("train_batch.py", "--resume", other, *STAGE, "--save", tmp_path / "cut2.pt")
+    assert_one_line_error(proc, f"started with --resume {source}")
+
+
+def test_overwrite_never_silently_discards_an_unfinished_stage(tmp_path):
+    cut = tmp_path / "cut.pt"
+    run("train_batch.py", *STAGE, "--stop-at", "40", "--save", cut, check=True)
+    before = md5(cut)
+    proc = run("train_batch.py", *STAGE, "--save", cut, "--overwrite")
+    assert_one_line_error(proc, "holds its unfinished stage at 40 of 60 episodes")
+    assert "--new-stage" in proc.stderr and md5(cut) == before
+    run("train_batch.py", *STAGE, "--num-episodes", "20", "--save", cut, "--overwrite", "--new-stage", check=True)
+    _, meta, ts = load_checkpoint(str(cut))
+    assert len(meta["lineage"]) == 1 and meta["episodes"] == 20 and ts["stage"]["episodes_done"] == 20
+
+
+@pytest.mark.parametrize("growth", [["--expand", "12"], ["--expand-depth-size", "8"], ["--board-features"]])
+def test_growth_of_an_unfinished_stage_needs_new_stage(unfinished, growth):
+    """Growing the network of an unfinished stage starts a new stage: refused like any other
+    change of its settings (it used to abandon the stage with a note)."""
+    before = md5(unfinished)
+    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, *growth, *QUICK)
+    assert_one_line_error(proc, growth[0])
+    assert "--new-stage" in proc.stderr and md5(unfinished) == before
+    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, *growth, "--new-stage", "--num-episodes", "20", *QUICK,
+               check=True)
+    assert "starting a new stage" in proc.stderr
+
+
+def test_growth_the_network_already_has_continues(unfinished):
+    """The same command run again (run_stage.sh): --expand to the sizes it has changes nothing."""
+    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--expand", "8", *QUICK, check=True)
+    assert "continuing its unfinished stage at 40 of 60" in proc.stderr
+
+
+def test_online_resume_alone_continues_with_the_recorded_settings(tmp_path):
+    """train_online.py too: its lambda (recorded as "lambda", the flag --lambda) and LR come
+    from the record; the weights are those of one run straight through."""
+    args = ["--hidden", "8", "--num-episodes", "30", "--log-every", "10", "--lambda", "0.5", "--lr", "0.05",
+            "--seed", "2", "--quiet"]
+    whole, cut = tmp_path / "whole.pt", tmp_path / "cut.pt"
+    run("train_online.py", *args, "--save", whole, check=True)
+    run("train_online.py", *args, "--stop-at", "20", "--save", cut, check=True)
+    proc = run("train_online.py", "--resume", cut, "--save", cut, "--quiet", check=True)
+    assert "continuing its unfinished stage at 20 of 30" in proc.stderr
+    assert _same_weights(cut, whole)
+
+
+def test_a_stage_with_its_own_log_continues_it(tmp_path):
+    """--log L: the same command after --stop-at appends to L (the log the stage wrote), and so
+    does --resume X --save X alone (the recorded --log); the rows run on from where they stopped."""
+    cut, log = tmp_path / "cut.pt", tmp_path / "elsewhere.csv"
+    run("train_batch.py", *STAGE, "--stop-at", "20", "--log", log, "--save", cut, check=True)
+    run("train_batch.py", *STAGE, "--stop-at", "40", "--log", log, "--save", cut, check=True)
+    run("train_batch.py", "--resume", cut, "--save", cut, "--quiet", check=True)
+    assert [int(r["stage_episodes"]) for r in csv.DictReader(open(log))] == [20, 40, 60]
+    assert not (tmp_path / "cut.csv").exists()

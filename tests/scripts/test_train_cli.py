@@ -135,9 +135,11 @@ def test_an_overlapped_stage_stopped_and_continued_equals_one_run_through(tmp_pa
     assert ts["stage"]["settings"]["overlap"] is True   # recorded: a continued stage needs it too
     assert ts["stage"]["episodes_done"] == 40 and set(ts["overlap_weights"]["model"]) == set(
         load_checkpoint(str(part))[0].state_dict())
+    other_lr = [a if a != "1e-3" else "2e-3" for a in args]
+    assert_one_line_error(run("train_batch.py", "--resume", part, "--save", part, *other_lr), "lr 0.001 -> 0.002")
+    # --overlap left out: the continued stage takes it from its record, as every setting not given
     without = [a for a in args if a != "--overlap"]
-    assert_one_line_error(run("train_batch.py", "--resume", part, "--save", part, *without), "overlap")
-    run("train_batch.py", "--resume", part, "--save", part, *args, check=True)
+    run("train_batch.py", "--resume", part, "--save", part, *without, check=True)
     rows = list(csv.DictReader(open(tmp_path / "part.csv")))
     full = list(csv.DictReader(open(tmp_path / "whole.csv")))
     assert [(r["samples"], r["loss"]) for r in rows] == [(r["samples"], r["loss"]) for r in full]

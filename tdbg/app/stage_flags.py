@@ -1,0 +1,124 @@
+"""A training script's flags resolved into its stage settings: the command line first, then
+a stage file (``--config stage.toml``), then, for a stage that continues an unfinished one,
+the settings that stage's checkpoint recorded, then the defaults.
+
+A stage continues when ``--resume X`` names a checkpoint whose stage is unfinished (and
+no ``--new-stage``), or when ``--save X`` already holds one (the same command run again
+after ``--stop-at`` or a signal): then every setting the command does not give is the
+recorded one, so ``--resume X --save X`` alone carries on, and a setting given that differs
+from the record is refused by name (run_control.plan_stage).  ``--overwrite`` never
+replaces an unfinished stage unless ``--new-stage`` says to.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from tdbg.app import cli, settings, stage_file
+from tdbg.infra.errors import InputError
+from tdbg.learn.run_control import resumes_itself, unfinished_stage
+from tdbg.learn.settings import RUN_ONLY, STAGE_START
+from tdbg.net.model import CheckpointError, load_checkpoint
+
+_UNSET = object()
+# a checkpoint's stage settings (learner.settings) named otherwise than the field they record
+RECORDED_NAMES = {"lambda": "lam"}
+SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_match")
+
+
+def given_on_command_line(parser, argv: list[str]) -> set[str]:
+    """The dests of the flags ``argv`` gives (abbreviated or not): a second parse into a
+    namespace whose every dest holds a marker argparse leaves where a flag is absent."""
+    probe = argparse.Namespace(**{a.dest: _UNSET for a in parser._actions if a.dest != argparse.SUPPRESS})
+    parser.parse_args(argv, probe)
+    return {k for k, v in vars(probe).items() if v is not _UNSET}
+
+
+def _continued_stage(args) -> tuple[str, dict | None] | None:
+    """(the checkpoint this run continues, its unfinished stage or None when it has none):
+    an unfinished stage already at ``--save`` (InputError where --overwrite or the sources
+    say it must not be continued), else ``--resume``'s; None with --new-stage or neither."""
+    if args.new_stage:
+        return None
+    save = args.save
+    if save and os.path.isfile(save) and not resumes_itself(args.resume, save):
+        stage = _unfinished(save)
+        if stage is not None:
+            _check_continues(args, save, stage)
+            return save, stage
+    if args.resume:
+        return args.resume, _unfinished(args.resume)
+    return None
+
+
+def _check_continues(args, save: str, stage: dict) -> None:
+    """InputError unless this command, run again with ``save`` holding ``stage`` unfinished,
+    may continue it: not with --overwrite, and only from the source that began it."""
+    where = unfinished_stage(stage["episodes_done"], stage["settings"]["num_episodes"])
+    if args.overwrite:
+        raise InputError(f"--save {save} holds {where}, which this command would continue; drop --overwrite to "
+                         f"continue it, or add --new-stage to replace it with a new stage")
+    recorded = stage.get("config")
+    if recorded is None:   # a stage recorded before its config was: its settings are still compared
+        return
+    for name in SOURCES:
+        mine, theirs = getattr(args, name, None), recorded.get(name)
+        if (mine and os.path.realpath(mine)) != (theirs and os.path.realpath(theirs)):
+            started = f"with --{name.replace('_', '-')} {theirs}" if theirs else "from scratch"
+            raise InputError(f"--save {save} holds {where}, started {started}, not as this command starts; add "
+                             f"--new-stage --overwrite to replace it, or choose another --save")
+
+
+def _unfinished(path: str) -> dict | None:
+    """The unfinished stage of the checkpoint at ``path``, or None (a checkpoint that cannot
+    be read is left to the run, which says why)."""
+    try:
+        _, _, trainer_state = load_checkpoint(path)
+    except CheckpointError:
+        return None
+    stage = (trainer_state or {}).get("stage")
+    if not isinstance(stage, dict) or not isinstance(stage.get("settings"), dict):
+        return None
+    if stage.get("episodes_done", 0) < stage["settings"].get("num_episodes", 0):
+        return stage
+    return None
+
+
+def _recorded_values(stage: dict, dests: set[str]) -> dict:
+    """The settings a continued stage takes from its record: its full config when the
+    checkpoint has one, else its compared settings; never what started it nor this run's own
+    (its log is the stage's: a continued stage goes on writing the log it wrote)."""
+    values = dict(stage.get("config") or {})   # the compared settings win (a stage ended early rewrites them)
+    values.update({RECORDED_NAMES.get(k, k): v for k, v in stage["settings"].items()})
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
+            if k in dests and k not in STAGE_START and k not in RUN_ONLY and k not in ("save", "json")}
+
+
+def parse(parser, stage_class, argv: list[str] | None = None):
+    """(the stage's settings, the parsed namespace) from ``argv`` (default: the command line),
+    the stage file and a continued stage's record, as the module notes say."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    finder = cli.Parser(prog=parser.prog, add_help=False)   # the stage file first: it may hold required flags
+    finder.add_argument("--config")
+    config = finder.parse_known_args(argv)[0].config
+    argv = (stage_file.read_tokens(parser, config) if config else []) + argv   # later flags win: the command line's
+    args = parser.parse_args(argv)
+    given = given_on_command_line(parser, argv)
+    continued = _continued_stage(args)
+    if continued:
+        path, stage = continued
+        if not resumes_itself(args.resume, args.save) and path == args.save:
+            for name in SOURCES + ("match_head", "keep_output_layer"):   # they began the stage; it now continues
+                if hasattr(args, name):
+                    setattr(args, name, False if name == "keep_output_layer" else None)
+            args.resume = path
+        if stage is not None:   # a stage that is finished (or has no record) starts anew: nothing to take
+            dests = {a.dest for a in parser._actions}
+            for name, value in _recorded_values(stage, dests).items():
+                if name not in given:
+                    setattr(args, name, value)
+    recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
+    log_continues = bool(args.log and recorded_log and os.path.realpath(args.log) == os.path.realpath(recorded_log))
+    stage = settings.build(stage_class, args, hidden_given="hidden" in given, log_continues=log_continues)
+    return stage, args
