@@ -80,7 +80,7 @@ class Session:
 
     def __init__(self, net: Net, s: TerminalSettings, seed: int, ask=input, say=print):
         self.net, self.s, self.seed, self.ask, self.say = net, s, seed, ask, say
-        self.match = Score(net.mode.length) if net.mode.is_match else None
+        self.match = Score(match_length(net.mode)) if match_length(net.mode) else None
         self.totals = [0, 0]
         self.games_played = 0
 
@@ -98,11 +98,10 @@ class Session:
 
     def score_line(self, game: Game | None = None) -> str:
         if self.match:
-            (me, them), length = self.match.away, self.net.mode.length
+            (me, them), length = self.match.away, match_length(self.net.mode)
             crawford = " (Crawford game)" if game is not None and game.crawford else ""
             return f"Match to {length}: you {length - me}, {self.net.name} {length - them}{crawford}"
-        kind = "Money session" if self.net.mode.money else "DMP games"
-        return f"{kind}: you {self.totals[0]:g}, {self.net.name} {self.totals[1]:g}"
+        return f"Score ({self.net.mode.name}): you {self.totals[0]:g}, {self.net.name} {self.totals[1]:g}"
 
     def cube_line(self, game: Game) -> str:
         if not self.net.cube_capable:
@@ -161,6 +160,15 @@ class Session:
             self.say(f"{'You win' if won else self.net.name + ' wins'} the match.")
 
 
+def match_length(mode) -> int:
+    """The points of the match ``mode`` plays, 0 for games that are no match."""
+    try:
+        mode.check_match("")
+    except ValueError:
+        return 0
+    return mode.match_length
+
+
 def seed_of(s: TerminalSettings) -> int:
     return s.seed if s.seed is not None else secrets.randbelow(2**32)
 
@@ -187,9 +195,9 @@ def run(s: TerminalSettings, ask=input, say=print) -> int:
 def load_net(s: TerminalSettings) -> Net:
     """The net of ``s.checkpoint``; UsageError where the settings do not fit it."""
     net = net_player(s.checkpoint, s.ply, s.match_length or 7)
-    if s.match_length is not None and not net.mode.is_match:
+    if s.match_length is not None and not match_length(net.mode):
         raise cli.UsageError(f"--match-length is for match nets; {s.checkpoint} is a {net.mode.name} net")
-    if net.mode.is_match and s.games != 1:
+    if match_length(net.mode) and s.games != 1:
         raise cli.UsageError("--games is for money and DMP nets; a match net plays one match (--match-length)")
     return net
 

@@ -175,7 +175,7 @@ def test_a_human_types_moves_an_illegal_one_asks_a_hint_and_doubles():
     assert replay.checked == 2   # the position before the human's play, and after the net's reply
     assert ("Cube: 2 (tdbg's)" if "You double" in t.text else "Cube: 1 (centred)") in screen
     t.send("quit")
-    t.expect(r"Quit\.  Money session: you 0, tdbg 0")
+    t.expect(r"Quit\.  Score \(cubeful-money\): you 0, tdbg 0")
     assert t.finish() == 0
 
 
@@ -203,7 +203,7 @@ def _play_to_the_end(t: Terminal) -> str:
 def test_a_whole_money_game_to_its_end():
     t = Terminal(CUBEFUL, "--seed", "3")
     last = _play_to_the_end(t)
-    m = re.match(r"(You win|tdbg wins) (.+): (\d+) points?\.  Money session: you (\d+), tdbg (\d+)", last)
+    m = re.match(r"(You win|tdbg wins) (.+): (\d+) points?\.  Score \(cubeful-money\): you (\d+), tdbg (\d+)", last)
     assert m, last
     points = int(m.group(3))
     assert (int(m.group(4)), int(m.group(5))) == ((points, 0) if m.group(1) == "You win" else (0, points))
