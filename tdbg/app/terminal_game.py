@@ -32,7 +32,6 @@ from tdbg.play import analysis
 from tdbg.play.matches import Score
 
 
-
 @dataclass(frozen=True)
 class TerminalSettings:
     checkpoint: str = derived(None, "the net to play (a .pt checkpoint)")

@@ -193,7 +193,12 @@ def _play_to_the_end(t: Terminal) -> str:
         if m.group(0).startswith("Roll or double"):
             t.send("")
         elif m.group(0).startswith("Take or pass"):
+            # the net's cube analysis as the doubler, asked for, then the take
+            t.send("hint")
+            t.expect(r"Cube analysis \(\d-ply, .*\)\n[\s\S]*?Proper cube action: .*\n")
+            t.expect(PROMPT)
             t.send("take")
+            t.expect(r"You take; the cube is at (\d+), yours\.")
         else:
             text, after = first_play(replay.shown, int(m.group(2)), int(m.group(3)))
             t.send(text)
@@ -201,8 +206,11 @@ def _play_to_the_end(t: Terminal) -> str:
 
 
 def test_a_whole_money_game_to_its_end():
-    t = Terminal(CUBEFUL, "--seed", "3")
+    """At 1-ply; in this seed's game the net doubles (after its 6-6) and the human takes."""
+    t = Terminal(CUBEFUL, "--seed", "4", "--ply", "1")
     last = _play_to_the_end(t)
+    assert re.search(r"tdbg doubles to 2\.  Its cube analysis: no double [-+.\d]+, double/take [-+.\d]+, "
+                     r"double/pass \+1\.000\.", t.text)
     m = re.match(r"(You win|tdbg wins) (.+): (\d+) points?\.  Score \(cubeful-money\): you (\d+), tdbg (\d+)", last)
     assert m, last
     points = int(m.group(3))
@@ -214,6 +222,21 @@ def test_a_whole_match_to_its_end():
     t = Terminal(MATCH, "--seed", "5", "--match-length", "1")
     _play_to_the_end(t)
     t.expect(r"(You win|tdbg wins) the match\.")
+    assert t.finish() == 0
+
+
+def test_a_dmp_net_at_1_ply_hints_in_p_win():
+    """No cube: the dice are rolled at once; the hint is the 1-ply ranking in P(win)."""
+    t = Terminal(DMP, "--seed", "2", "--ply", "1")
+    m = t.expect(PROMPT)
+    assert m.group(0).startswith("Your move") and "Cube" not in t.text and "No cube" in t.text
+    t.send("hint")
+    start = t.seen
+    t.expect(PROMPT)
+    values = [float(v) for v in re.findall(r"\n +\d+\. 1-ply  .+?\s+P\(win\): ([.\d]+)", t.since(start))]
+    assert values and values == sorted(values, reverse=True) and all(0 < v < 1 for v in values)
+    t.send("quit")
+    t.expect(r"Quit\.  Score \(dmp\): you 0, tdbg 0")
     assert t.finish() == 0
 
 
