@@ -27,6 +27,7 @@ from tdbg.app.terminal_turns import HUMAN, NET, Game, Outcome, Quit, human_turn,
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import DiceStream
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
+from tdbg.game.heads import output_head
 from tdbg.infra.settings import derived, option
 from tdbg.play import analysis
 from tdbg.play.matches import Score
@@ -115,6 +116,12 @@ class Session:
                  + draw(game.board, ("you", f"{self.net.name} ({self.s.checkpoint})"), self.cube_line(game),
                         self.score_line(game), on_roll))
 
+    def accepts_resignation(self, game: Game, level: int, play_on: float) -> bool:
+        """Whether the net accepts the human's resignation of ``level`` (1/2/3): when the human
+        would get no more by it than by playing on (``play_on``, the net's value of the
+        human's position, in the net's units)."""
+        return resignation_value(self.net.output_mode, self.net.mode, level, self.state(game, NET)) <= play_on + 1e-9
+
     def roll(self, game: Game) -> tuple[int, int]:
         d = game.dice.roll(game.turn)
         return int(d[0]), int(d[1])
@@ -157,6 +164,15 @@ class Session:
         if self.match:
             won = self.match.away[HUMAN] <= 0
             self.say(f"{'You win' if won else self.net.name + ' wins'} the match.")
+
+
+def resignation_value(output_mode: str, mode, level: int, winner_state: int) -> float:
+    """The loser's value, in the units of a net with ``output_mode``, of a game given up at
+    ``level`` (1/2/3) to the winner, whose cube state is ``winner_state``: the mode's value
+    of a finished game (Jacoby, the match score and the cube included), seen by the loser."""
+    head = output_head(output_mode)
+    won = mode.terminal_values(head, np.array([level]), np.array([winner_state]))
+    return float(head.scalar(head.flip(won))[0])
 
 
 def match_length(mode) -> int:

@@ -65,8 +65,9 @@ def _after_play(session, game: Game, mover: int, after) -> Outcome | None:
     return None
 
 
-def _command(session, game: Game, cmd: str, mover: int) -> Outcome | None:
-    """The commands every prompt takes: help, board, quit, resign."""
+def _command(session, game: Game, cmd: str, mover: int, play_on=None) -> Outcome | None:
+    """The commands every prompt takes: help, board, quit, and at the human's own prompts
+    resign (``play_on()``: the net's value of the human's position, played on, in its units)."""
     word, _, rest = cmd.partition(" ")
     if word in ("help", "?"):
         session.say(HELP)
@@ -74,14 +75,17 @@ def _command(session, game: Game, cmd: str, mover: int) -> Outcome | None:
         session.show(game, mover)
     elif word in ("quit", "q", "exit"):
         raise Quit
-    elif word == "resign":
+    elif word == "resign" and play_on is not None:
         level = RESIGN_LEVELS.get(rest.strip())
         if level is None:
             session.say("Resign single, gammon or backgammon (resign alone: a single game).")
             return None
-        points = session.points(game, NET, level)
+        if not session.accepts_resignation(game, level, play_on()):
+            session.say(f"You offer to resign {RESULTS[level]}; {session.net.name} declines: it expects more by "
+                        "playing on.")
+            return None
         session.say(f"You resign {RESULTS[level]}; {session.net.name} accepts.")
-        return Outcome(NET, points, "as you resign")
+        return Outcome(NET, session.points(game, NET, level), "as you resign")
     else:
         session.say(f"Unknown command {cmd!r}; type help for the commands and the move notation.")
     return None
@@ -119,7 +123,8 @@ def _before_roll(session, game: Game) -> Outcome | None:
         if cmd == "hint":
             session.say(format_cube(session.net.cube(game.board, session.state(game, HUMAN)), session.net.plies))
             continue
-        outcome = _command(session, game, cmd, HUMAN)
+        outcome = _command(session, game, cmd, HUMAN,
+                           lambda: session.net.cube(game.board, session.state(game, HUMAN))["proper"])
         if outcome is not None:
             return outcome
 
@@ -150,7 +155,8 @@ def _ask_play(session, game: Game, dice, plays):
             session.say(f"Type your move, {EXAMPLES}; help for the commands.")
             continue
         if word in ("help", "?", "board", "quit", "q", "exit", "resign"):
-            outcome = _command(session, game, text, HUMAN)
+            outcome = _command(session, game, text, HUMAN,
+                               lambda: session.net.hint(game.board, dice, session.state(game, HUMAN))[0]["value"])
             if outcome is not None:
                 return outcome
             continue

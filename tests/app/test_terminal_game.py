@@ -226,7 +226,7 @@ def test_a_whole_match_to_its_end():
 
 
 def test_a_dmp_net_at_1_ply_hints_in_p_win():
-    """No cube: the dice are rolled at once; the hint is the 1-ply ranking in P(win)."""
+    """No cube: the dice are rolled at once; the hint is the 1-ply ranking in P(win); a resignation."""
     t = Terminal(DMP, "--seed", "2", "--ply", "1")
     m = t.expect(PROMPT)
     assert m.group(0).startswith("Your move") and "Cube" not in t.text and "No cube" in t.text
@@ -235,8 +235,9 @@ def test_a_dmp_net_at_1_ply_hints_in_p_win():
     t.expect(PROMPT)
     values = [float(v) for v in re.findall(r"\n +\d+\. 1-ply  .+?\s+P\(win\): ([.\d]+)", t.since(start))]
     assert values and values == sorted(values, reverse=True) and all(0 < v < 1 for v in values)
-    t.send("quit")
-    t.expect(r"Quit\.  Score \(dmp\): you 0, tdbg 0")
+    # a DMP net takes any resignation: a lost game is a lost game
+    t.send("resign")
+    t.expect(r"You resign a single game; tdbg accepts\.\ntdbg wins as you resign: 1 point\.  Score \(dmp\): you 0, tdbg 1")
     assert t.finish() == 0
 
 
