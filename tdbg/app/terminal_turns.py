@@ -154,6 +154,9 @@ def _ask_play(session, game: Game, dice, plays):
         if not text:
             session.say(f"Type your move, {EXAMPLES}; help for the commands.")
             continue
+        if word in ("roll", "r", "double", "d", "take", "pass"):
+            session.say(f"You have rolled {dice[0]}-{dice[1]}: type your move (the cube is turned before the roll).")
+            continue
         if word in ("help", "?", "board", "quit", "q", "exit", "resign"):
             outcome = _command(session, game, text, HUMAN,
                                lambda: session.net.hint(game.board, dice, session.state(game, HUMAN))[0]["value"])
