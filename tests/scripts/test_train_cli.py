@@ -161,7 +161,7 @@ def test_warm_start_chain_and_cubeful_cube_actions(tmp_path):
     """DMP -> cubeless (warm-start-equity) -> cubeful (warm-start-cubeful, with expansion):
     the cubeful run offers doubles and sees both takes and drops."""
     dmp, cubeless, cubeful = tmp_path / "dmp.pt", tmp_path / "cl.pt", tmp_path / "cf.pt"
-    common = ["--episodes-per-round", "100", "--quiet", "--seed", "1"]
+    common = ["--episodes-per-round", "100", "--quiet", "--seed", "1", "--lr", "1e-3"]   # a quick chain: a fast LR
     run("train_batch.py", "--hidden", "32", "--num-episodes", "1500", "--save", dmp, *common, check=True)
     run("train_batch.py", "--warm-start-equity", dmp, "--num-episodes", "1000", "--save", cubeless, *common, check=True)
     run("train_batch.py", "--warm-start-cubeful", cubeless, "--expand", "48", "--warmup-cycles", "2",
