@@ -1,21 +1,21 @@
 """The console commands that `pip install -e .` makes (pyproject.toml's [project.scripts]):
 each runs one script's or tool's ``main`` exactly as its ``if __name__ == "__main__"``
 block does, so ``train_batch ...`` and ``python train_batch.py ...`` behave alike (the
-usage lines name the command typed)."""
+usage lines name the command typed).  The first thing a command does is its scripts' first
+line, stop_signals.exit_on_signals: a Ctrl-C or SIGTERM while the heavy modules load ends
+it in one line; so this module imports nothing heavy itself."""
 from __future__ import annotations
 
 import importlib
 
-from tdbg.app import cli
-
-# the modules whose main() runs bare (no one-line error wrapper), as their own __main__ blocks
-BARE = ("tools.results_tables",)
+from tdbg.infra.stop_signals import exit_on_signals
 
 
 def _command(module: str):
     def command() -> None:
-        main = importlib.import_module(module).main
-        main() if module in BARE else cli.run_main(main)
+        exit_on_signals()
+        cli = importlib.import_module("tdbg.app.cli")
+        cli.run_main(importlib.import_module(module).main)
     command.__doc__ = f"run {module}.main"
     return command
 

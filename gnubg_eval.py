@@ -31,6 +31,9 @@ files (1-point matches) gnubg states errors in match winning chances instead of 
 
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import cli, eval_command, settings
 from tdbg.app.eval_settings import EvalSettings
 

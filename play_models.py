@@ -10,6 +10,9 @@ gnubg-nn-cubeful.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import backend_flags, cli, play_command, settings
 from tdbg.app.play_settings import PlaySettings
 

@@ -10,6 +10,9 @@ The documented chain (each stage warm-starts from the previous one):
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import backend_flags, cli, training
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.settings import BatchStage

@@ -6,6 +6,9 @@ time, eligibility traces on the weights, an SGD update after every move.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import cli, training
 from tdbg.learn.online_td import OnlineLearner
 from tdbg.learn.settings import OnlineStage

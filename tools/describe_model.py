@@ -7,6 +7,9 @@ its move filter if it has one, episodes trained, lineage and md5.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import hashlib
 
 from tdbg.app import cli

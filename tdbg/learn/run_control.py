@@ -184,3 +184,17 @@ class StopSignals(StopSignalHandler):
                 if signals.deferred and exc[0] is None:
                     raise Interrupted(signals.deferred)
         return _Guard()
+
+    def hold(self):
+        """A block no signal cuts short and that raises nothing after (the save of a run
+        already stopping, or its last): a signal inside it is kept in ``deferred`` only, so a
+        second Ctrl-C during the save lets the save finish."""
+        signals = self
+
+        class _Hold:
+            def __enter__(self):
+                signals.inside = True
+
+            def __exit__(self, *exc):
+                signals.inside = False
+        return _Hold()
