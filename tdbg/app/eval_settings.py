@@ -52,7 +52,7 @@ class EvalSettings:
     gnubg: str | None = option(None, "the gnubg binary (default: $GNUBG_BINARY, else make gnubg's 1.08.003 build, "
                                      "else gnubg on PATH or /usr/games/gnubg)", metavar="PATH")
     gnubg_timeout: float = option(600.0, "seconds gnubg may stay silent (its answers to the checks, a file "
-                                         "analysed) before the run stops with an error", type="positive_float",
+                                         "analysed) before the run stops with an error", type="timeout_arg",
                                   metavar="SECONDS")
     json: str | None = option(None, "write the result as JSON", metavar="PATH")
     overwrite: bool = option(False, "allow replacing existing output files of the same kind (--json, the .mat "
