@@ -290,10 +290,11 @@ class StageProgress:
             except (KeyboardInterrupt, Interrupted) as exc:
                 interrupted = str(exc) or "SIGINT"
                 self.bar.write(f"interrupted ({interrupted}): saving {run.save} at {self.done} episodes")
-                if self.done > self.logged:  # a round cut short: its episodes so far
-                    self.log_row(self.done - self.logged, False, then=self.save)
-                else:
-                    self.save()
+                with signals.hold():   # a second Ctrl-C waits for the save
+                    if self.done > self.logged:  # a round cut short: its episodes so far
+                        self.log_row(self.done - self.logged, False, then=self.save)
+                    else:
+                        self.save()
             except WorkerError as exc:
                 raise RunError(f"{exc}; {self.kept()}") from None
             except OSError as exc:   # a checkpoint, snapshot or log row that could not be written (a full disk)
@@ -301,7 +302,9 @@ class StageProgress:
                     raise
                 raise RunError(f"{exc.filename}: {exc.strerror}; training stopped; {self.kept()}") from None
         if not interrupted:
-            self.save()
+            with StopSignals() as signals, signals.hold():   # a signal during the last save waits for it
+                self.save()
+            interrupted = signals.deferred
         return {"save": run.save, "log": self.log.path, "episodes": self.done, "total_episodes": meta["episodes"],
                 "loss": learner.last_loss if math.isfinite(learner.last_loss) else None,  # None: no round ran
                 "seconds": time.time() - self.started, "interrupted": interrupted}
