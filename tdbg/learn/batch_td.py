@@ -120,6 +120,8 @@ class BatchLearner:
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)
         self.rng_state = state.get("minibatch_rng")   # (checkpoints from before it was kept have none)
+        if self.rng_state is not None:   # a malformed one is refused now, not when the stage starts
+            np.random.default_rng().bit_generator.state = self.rng_state
         self.stale = state.get(OVERLAP_KEY)
         self.continuing = True   # the checkpoint's unfinished stage goes on (its filter is current)
 

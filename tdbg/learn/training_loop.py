@@ -240,7 +240,11 @@ class StageProgress:
                 stage["settings"] = self.meta["lineage"][-1]["stage"] = {**settings, "planned_episodes": planned}
             self.round_index = stage.get("rounds_done", self.done // self.size)
             if trainer_state:
-                self.learner.load_state_dict(trainer_state)
+                try:
+                    self.learner.load_state_dict(trainer_state)
+                except (AttributeError, KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:   # torch's, numpy's
+                    raise InputError(f"{spec.resume}: its trainer state cannot be restored ({type(exc).__name__}: "
+                                     f"{str(exc).splitlines()[0] if str(exc) else 'malformed'})") from None
             # CPU time of this stage: this process plus the workers' collection time; carried over on resume
             self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
             stage["id"] = stage_identity(self.meta, stage)   # its snapshots so far are this run's own

@@ -30,6 +30,7 @@ a checkpoint without one loads as before, and code that predates it ignores the 
 from __future__ import annotations
 
 import io
+import math
 import os
 
 import torch
@@ -281,6 +282,47 @@ def check_metadata(meta, where: str) -> None:
         raise CheckpointError(f"{where}: its metadata's 'episodes' is negative")
     if any(not isinstance(e, dict) for e in meta.get("lineage", [])):
         raise CheckpointError(f"{where}: its metadata's 'lineage' holds entries that are not dicts")
+    for k, entry in enumerate(meta.get("lineage", []), 1):
+        _check_fields(entry, LINEAGE_TYPES, f"{where}: its lineage entry {k}")
+        if any(not isinstance(s, dict) for s in entry.get("segments", [])):
+            raise CheckpointError(f"{where}: its lineage entry {k}'s 'segments' holds entries that are not dicts")
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seconds(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+# what a field of a lineage entry or of a stage must hold, where it is present (the readers
+# count with these: a string of episodes, or settings that are not a dict, made tracebacks)
+COUNT, SECONDS = (_count, "a whole number of at least 0"), (_seconds, "a finite number of at least 0")
+LIST, DICT = (lambda v: isinstance(v, list), "a list"), (lambda v: isinstance(v, dict), "a dict")
+LINEAGE_TYPES = {"episodes": COUNT, "segments": LIST}
+STAGE_TYPES = {"settings": DICT, "episodes_done": COUNT, "rounds_done": COUNT, "cpu_seconds": SECONDS}
+
+
+def _check_fields(record: dict, types: dict, what: str) -> None:
+    for key, (check, words) in types.items():
+        if key in record and not check(record[key]):
+            raise CheckpointError(f"{what}'s {key!r} is {type(record[key]).__name__} {record[key]!r:.40}, not {words}")
+
+
+def check_trainer_state(state, where: str) -> None:
+    """CheckpointError unless ``state`` (a checkpoint's trainer state) is None or a dict whose
+    stage, where present, holds values of the types a continued stage counts with."""
+    if state is None:
+        return
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{where}: its trainer state is {type(state).__name__}, not a dict")
+    stage = state.get("stage")
+    if stage is None:
+        return
+    if not isinstance(stage, dict):
+        raise CheckpointError(f"{where}: its trainer state's 'stage' is {type(stage).__name__}, not a dict")
+    _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
 
 
 def read_checkpoint(path: str) -> bytes:
@@ -342,4 +384,5 @@ def load_checkpoint(path: str, map_location: str = "cpu",
             raise CheckpointError(f"{path}: its move filter does not fit ({exc})") from None
         if not weights_finite(move_filter_of(model)):
             raise CheckpointError(f"{path}: its move filter's weights contain NaN or infinity")
+    check_trainer_state(payload.get("trainer_state"), path)
     return model, meta, payload.get("trainer_state")
