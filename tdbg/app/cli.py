@@ -14,7 +14,7 @@ import warnings
 
 from tdbg.infra import run_outputs, stop_signals, threads
 from tdbg.infra.errors import InputError, RunError
-from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
+from tdbg.infra.fileio import KIND_NAMES, OutputError, check_input, file_kind
 from tdbg.infra.threads import cores
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError
 from tdbg.net.model import parse_hidden
@@ -284,7 +284,8 @@ def count_arg(high: int, what: str):
 def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:
     """The rows of a CSV log that has ``column``; UsageError (one line) for anything else,
     e.g. a checkpoint given where its log was meant."""
-    if os.path.isfile(path) and file_kind(path) not in ("text", "empty"):
+    check_input(path, what)
+    if file_kind(path) not in ("text", "empty"):
         raise UsageError(f"{path} is {KIND_NAMES[file_kind(path)]}, not {what} (a CSV file such as the one "
                          f"written next to the checkpoint)")
     try:

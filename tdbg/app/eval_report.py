@@ -12,7 +12,8 @@ from tdbg.app.eval_settings import EvalSettings
 from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.infra import fileio, threads
-from tdbg.infra.fileio import KIND_NAMES, Output, check_outputs, file_kind
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import KIND_NAMES, Output, check_input, check_outputs, file_kind
 from tdbg.infra.provenance import provenance
 from tdbg.infra.stats import ci_text
 
@@ -59,6 +60,10 @@ def analyse_folder(s: EvalSettings) -> None:
 def check_mat_file(path: str) -> None:
     """UsageError unless ``path`` can be read and looks like a .mat match (text with a
     "N point match" line)."""
+    try:
+        check_input(path, "a .mat file")
+    except InputError as exc:
+        raise cli.UsageError(f"--from-mat: {exc}") from None
     try:
         with open(path, "rb") as fh:
             data = fh.read(1 << 20)

@@ -33,6 +33,7 @@ import tempfile
 import zipfile
 
 from tdbg.infra import run_outputs
+from tdbg.infra.errors import InputError
 
 
 class OutputError(Exception):
@@ -41,7 +42,8 @@ class OutputError(Exception):
 
 # what a file holds, from its first bytes; "text" covers CSV logs, result CSVs and .mat games
 KIND_NAMES = {"checkpoint": "a checkpoint", "weights": "an exported weights file", "png": "a PNG image",
-              "json": "a JSON file", "text": "a text file", "other": "a file of unknown kind"}
+              "json": "a JSON file", "text": "a text file", "other": "a file of unknown kind",
+              "special": "not a regular file (a folder, a FIFO, a socket or a device)"}
 
 
 # torch.save's legacy (non-zip) format opens with this pickled magic number
@@ -60,7 +62,10 @@ def _is_torch_zip(path: str) -> bool:
 def file_kind(path: str) -> str:
     """checkpoint, weights, png, json, text, other, or empty.  Only what is recognised
     for sure gets a kind: any other zip or pickle, a binary (ELF, gzip, ...) or bytes
-    that are not UTF-8 text are "other", which no output ever replaces."""
+    that are not UTF-8 text are "other", which no output ever replaces.  A path that is not
+    a regular file is "special", and is not opened (a FIFO's open waits for a writer)."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        return "special"
     try:
         with open(path, "rb") as fh:
             head = fh.read(64)
@@ -83,6 +88,16 @@ def file_kind(path: str) -> str:
     except UnicodeDecodeError:
         return "other"
     return "json" if text.lstrip()[:1] in ("{", "[") else "text"
+
+
+def check_input(path: str, what: str) -> None:
+    """InputError unless ``path`` is a regular file (links followed) that can be opened:
+    before any read of a file a user named, as a FIFO would block the read forever and a
+    folder or device is no file of ours."""
+    if not os.path.exists(path):
+        raise InputError(f"cannot read {path}: no such file (expected {what})")
+    if not os.path.isfile(path):
+        raise InputError(f"{path} is {KIND_NAMES['special']}, not {what}")
 
 
 def _umask() -> int:

@@ -28,6 +28,8 @@ import numpy as np
 
 from tdbg.game.modes import game_mode
 from tdbg.infra import fileio
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import check_input
 from tdbg.infra.stats import CAP, bootstrap_ci, ci_text, has_interval, no_interval_reason, pair_means
 from tdbg.play.matches import MATCH_CI
 
@@ -120,6 +122,10 @@ class Results:
 
 def read_results(path: str) -> Results:
     header, rows = {}, []
+    try:
+        check_input(path, "a result file")
+    except InputError as exc:
+        raise ResultsFileError(str(exc)) from None
     try:
         with open(path, newline="") as fh:
             lines = [ln for ln in fh]

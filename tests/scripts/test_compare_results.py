@@ -112,3 +112,22 @@ def test_one_unit_has_no_interval(tmp_path):
     assert r["ci_reason"].startswith("no interval: 1 unit")
     line = run("tools/compare_results.py", a, b, check=True).stdout
     assert "A - B = +1500.00 no interval: 1 unit mEq/game" in line
+
+
+def test_a_fifo_or_a_folder_is_refused_without_reading_it(tmp_path):
+    """A FIFO given where a file is read: its open() would wait for a writer forever (the
+    run blocked); it and a folder are refused in one line, in every reader of a named file."""
+    import os
+
+    from helpers import assert_one_line_error
+    fifo = tmp_path / "r.csv"
+    os.mkfifo(fifo)
+    mats = tmp_path / "mats"
+    mats.mkdir()
+    os.mkfifo(mats / "a.mat")
+    real = "experiments/head_to_head/results/dmp_256x2_vs_gnubg-nn.csv"
+    for args in [("tools/compare_results.py", fifo, real), ("tools/compare_results.py", real, tmp_path),
+                 ("tools/plot_training.py", fifo, "-o", tmp_path / "p.png"),
+                 ("gnubg_eval.py", "--from-mat", mats)]:
+        proc = run(*args, subprocess_=True, timeout=120)
+        assert_one_line_error(proc, "not a regular file")
