@@ -211,6 +211,23 @@ def run_stage(stage_settings, learner_class: type[Learner], output_mode: str | N
     return {**progress.run(evaluate), **chosen}
 
 
+def check_stop_at(stop_at: int, size: int, done: int, total: int) -> None:
+    """InputError unless --stop-at (0: none) ends this run where one run through would end a
+    round (a multiple of the round's ``size`` episodes, or the stage's ``total``), after the
+    ``done`` episodes the stage has: off a boundary it split a round, and the weights differed
+    from a run through; at or below ``done`` the run trained nothing and rewrote the checkpoint."""
+    if not stop_at:
+        return
+    if stop_at > total:
+        raise InputError(f"--stop-at {stop_at:,} is beyond the stage's {total:,} episodes (--num-episodes)")
+    if stop_at <= done:
+        raise InputError(f"--stop-at {stop_at:,}: the stage already has {done:,} episodes; give a later point")
+    if stop_at % size and stop_at != total:
+        below = stop_at - stop_at % size
+        raise InputError(f"--stop-at {stop_at:,} is inside a round (rounds of {size:,} episodes): give a round's "
+                         f"end, such as {below + size:,}" + (f" or {below:,}" if below > done else ""))
+
+
 class StageProgress:
     """A running stage's state (episodes and rounds done, CPU time, what is logged) and what
     the learner reports to it: ``count`` and ``finish`` (learner.Progress)."""
@@ -253,6 +270,7 @@ class StageProgress:
             stage = {"settings": settings, "episodes_done": 0, "rounds_done": 0, "id": new_stage_id()}
         self.stage = stage
         run = self.settings.run
+        check_stop_at(run.stop_at, self.size, self.done, schedule.num_episodes)
         check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
         self.log = CsvLog(log_path(run), self.learner.log_fields + EVAL_FIELDS + HEALTH_LOG_FIELDS,
                           append=appends_log(run, spec))
