@@ -261,5 +261,5 @@ class BatchLearner:
         return f"round {round_index}"
 
     def postfix(self) -> dict:
-        return {"eps": f"{self._row.get('episodes_per_s', 0):.1f}/s", "loss": f"{self.last_loss:.5f}",
-                "lr": f"{self.lr:.2g}"}
+        # (the games per second are the bar's own rate: training_loop's unit)
+        return {"loss": f"{self.last_loss:.5f}", "lr": f"{self.lr:.2g}"}

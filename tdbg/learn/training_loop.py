@@ -291,7 +291,8 @@ class StageProgress:
         with ExitStack() as stack:   # left in this order: signals, bar, learner, log
             stack.callback(self.log.close)
             stack.callback(learner.close)
-            self.bar = tqdm(total=schedule.num_episodes, initial=self.done, unit="ep",
+            # "40/100 [00:10<00:20, 4.00 games/s, loss=0.01234, lr=0.001]": the stage's games (episodes)
+            self.bar = tqdm(total=schedule.num_episodes, initial=self.done, unit=" games",
                             desc=os.path.basename(run.save), dynamic_ncols=True, disable=run.quiet)
             stack.callback(self.bar.close)
             signals = stack.enter_context(StopSignals())
