@@ -63,9 +63,17 @@ class Parser(argparse.ArgumentParser):
             for text in value if isinstance(value, (list, tuple)) else [value]:
                 if isinstance(text, str) and not _utf8(text):
                     # worded as the output policy words it (fileio.check_name), the bytes shown as given
-                    self.error(f"argument --{key.replace('_', '-')}: {_shown(text)}: the name is not UTF-8 text "
+                    self.error(f"argument {self._name_of(key)}: {_shown(text)}: the name is not UTF-8 text "
                                f"(result files and messages name it); choose a name of UTF-8 characters")
         return parsed, rest
+
+    def _name_of(self, dest: str) -> str:
+        """An argument as argparse's own errors name it: a flag by its flags, a positional by its
+        name (not as a flag: "argument --checkpoint" for CHECKPOINT)."""
+        for action in self._actions:
+            if action.dest == dest:
+                return argparse._get_action_name(action) or dest
+        return dest
 
 
 def _utf8(text: str) -> bool:

@@ -127,6 +127,8 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             raise InputError("--keep-output-layer goes with --warm-start-equity")
         if spec.match_head and not spec.warm_start_match:
             raise InputError("--match-head goes with --warm-start-match (a checkpoint keeps its head)")
+        if spec.growth != net_growth.GROWTHS[0] and not spec.expand:   # it was ignored without a word
+            raise InputError(f"--growth {spec.growth} says how --expand makes new units; give --expand")
         if spec.board_features and not reads_board_features(model.n_inputs):
             model = net_growth.add_board_features(model)
             trainer_state = None  # optimizer moments no longer fit the first layer

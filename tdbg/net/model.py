@@ -165,11 +165,12 @@ def prob5_from_conditionals(s: torch.Tensor) -> torch.Tensor:
 
 
 def parse_hidden(text: str) -> list[int]:
-    """'512,512,256' -> [512, 512, 256]; ValueError with the reason otherwise."""
-    try:
-        sizes = [int(s) for s in str(text).split(",") if s.strip() != ""]
-    except ValueError:
-        raise ValueError(f"hidden sizes must be comma-separated whole numbers, got {text!r}") from None
+    """'512,512,256' -> [512, 512, 256]; ValueError with the reason otherwise (an empty size,
+    as in '16,,16', is not skipped: it was read as 16,16)."""
+    pieces = str(text).split(",")
+    if not all(p.strip().isdecimal() and p.strip().isascii() for p in pieces):
+        raise ValueError(f"hidden sizes must be comma-separated whole numbers, got {text!r}")
+    sizes = [int(p) for p in pieces]
     if not sizes or any(s < 1 or s > 65536 for s in sizes):
         raise ValueError(f"hidden sizes must be 1..65536 each, got {text!r}")
     return sizes

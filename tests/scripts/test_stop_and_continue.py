@@ -60,3 +60,14 @@ def test_stop_at_must_be_ahead_of_the_stage(tmp_path):
     assert path.read_bytes() == before
     run("train_batch.py", "--resume", path, "--save", path, *args, "--stop-at", "50", check=True)
     assert load_checkpoint(str(path))[2]["stage"]["episodes_done"] == 50
+
+
+def test_growth_without_expand_is_refused(tmp_path, ckpt):
+    """--growth says how --expand makes new units: alone it was ignored without a word."""
+    assert_one_line_error(run("train_batch.py", "--resume", ckpt, "--growth", "net2net", "--num-episodes", "20",
+                              "--save", tmp_path / "g.pt", "--quiet"), "--growth net2net says how --expand")
+    assert_one_line_error(run("train_batch.py", "--hidden", "8", "--growth", "net2net", "--num-episodes", "20",
+                              "--save", tmp_path / "g.pt", "--quiet"), "give --expand")
+    assert not (tmp_path / "g.pt").exists()
+    assert_one_line_error(run("train_batch.py", "--hidden", "8", "--expand", "16,,16", "--num-episodes", "20",
+                              "--save", tmp_path / "g.pt", "--quiet"), "comma-separated whole numbers")
