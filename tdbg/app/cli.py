@@ -164,6 +164,9 @@ def run_main(main) -> None:
     however it ends.  Every script starts on one torch thread (or TDBG_THREADS,
     OMP_NUM_THREADS: threads.py); one that learns how big its work is chooses again."""
     held: list = []
+    for stream in (sys.stdout, sys.stderr):   # a character the terminal's encoding lacks (PYTHONIOENCODING=ascii,
+        with contextlib.suppress(AttributeError, ValueError):   # a non-ASCII path) is shown as \xe9, not a traceback
+            stream.reconfigure(errors="backslashreplace")
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
         with stop_signals.raise_on_signals(), warnings.catch_warnings(record=True) as held, run_outputs.run():

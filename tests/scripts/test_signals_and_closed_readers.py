@@ -155,3 +155,18 @@ def test_every_console_command_has_its_scripts_error_handling():
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
         assert proc.returncode == 2 and len(lines) == 1, (name, proc.returncode, proc.stderr[-2000:])
         assert "cannot write standard output" in lines[0], (name, lines)
+
+
+def test_a_terminal_that_cannot_show_a_name_gets_it_escaped(tmp_path):
+    """PYTHONIOENCODING=ascii and a checkpoint named with a non-ASCII letter: the name is
+    shown as \\xe8 (it was a UnicodeEncodeError traceback), in output and in an error line."""
+    path = tmp_path / "mod\u00e8le.pt"
+    path.write_bytes(open(os.path.join(ROOT, "best_models", "dmp_128x2.pt"), "rb").read())
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    proc = subprocess.run([sys.executable, "tools/describe_model.py", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=HANG_GUARD, env=env)
+    assert proc.returncode == 0 and f"file          {tmp_path}/mod\\xe8le.pt\n" in proc.stdout, proc.stderr[-2000:]
+    proc = subprocess.run([sys.executable, "tools/describe_model.py", str(tmp_path / "n\u00e8.pt")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG_GUARD, env=env)
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "n\\xe8.pt: no such checkpoint" in lines[0], proc.stderr
