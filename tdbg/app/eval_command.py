@@ -35,14 +35,14 @@ def run(s: EvalSettings) -> None:
     out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(s.out or s.keep_files)   # --out is made with its first file (nothing is made before then)
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
-    records_played, md5s = play(s, mode, files)
-    analysis = s.analysis(info["binary"], cube=mode.cubeful)
-    if s.export_only:
-        write_scripts(files.paths, analysis, out_dir)
-        print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
-              f"{os.path.join(out_dir, 'analyse.sh')}")
-        return
-    try:
+    try:   # a temporary folder goes however the run ends (a full disk while the games are written)
+        records_played, md5s = play(s, mode, files)
+        analysis = s.analysis(info["binary"], cube=mode.cubeful)
+        if s.export_only:
+            write_scripts(files.paths, analysis, out_dir)
+            print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
+                  f"{os.path.join(out_dir, 'analyse.sh')}")
+            return
         games = analyse_files(files.paths, analysis, out_dir if keep else None)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None

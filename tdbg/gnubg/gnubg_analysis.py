@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tdbg.gnubg.gnubg_binary import GnubgError
-from tdbg.infra.fileio import json_text
+from tdbg.infra.fileio import atomic_write, json_text
 from tdbg.infra.stats import has_interval, interval
 from tdbg.infra.workers import child_dies_with_us, end_child
 
@@ -125,15 +125,16 @@ def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> lis
     scripts = []
     for k, s in enumerate(range(0, len(files), size)):
         cfg = os.path.join(folder, f"cfg{k}.json")
-        with open(cfg, "w") as fh:
+        # atomic_write: an error, ENOSPC met as the file closes included, names the file
+        with atomic_write(cfg) as fh:
             fh.write(json_text({"files": [os.path.abspath(f) for f in files[s:s + size]]}))
         scripts.append(os.path.join(folder, f"analyse{k}.py"))
-        with open(scripts[-1], "w") as fh:
+        with atomic_write(scripts[-1]) as fh:
             fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if analysis.jacoby else "off",
                                  "ply": analysis.ply, "cube_kinds": CUBE_KINDS,
                                  "cube_off": [] if analysis.cube else CUBE_OFF,
                                  "luck": "on" if analysis.luck else "off"})
-    with open(os.path.join(folder, "analyse.sh"), "w") as fh:
+    with atomic_write(os.path.join(folder, "analyse.sh")) as fh:
         fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
                  f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {analysis.workers} -I{{}} "
                  f"{analysis.binary} -t -q -r -p {{}}\n")
@@ -147,9 +148,9 @@ def analyse_files(files: list[str], analysis: GnubgAnalysis, folder: str | None 
     stay silent (each prints a line per file) for ``analysis.timeout`` seconds, they are
     ended and GnubgError says so."""
     tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
-    scripts = write_scripts(files, analysis, tmp)
     games, failures, warnings = [], [], []
-    try:
+    try:   # the temporary folder goes however this ends (a full disk while the scripts are written)
+        scripts = write_scripts(files, analysis, tmp)
         for out, err, code in _run_scripts(scripts, analysis):
             for line in out.splitlines():
                 if line.startswith("@@GAME "):

@@ -4,6 +4,7 @@ same per-game statistics as one process; cube errors count in the overall rate."
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -411,3 +412,29 @@ def test_the_analysis_has_the_cube_of_the_games_and_the_result_names_the_bytes(t
     text = open(tmp_path / "analyse0.py").read()
     assert all((f'"{c}"' in text or f"'{c}'" in text) != cube for c in CUBE_OFF), text
     assert cube or text.index(CUBE_OFF[0]) < text.index("import mat")
+
+
+def test_a_full_disk_while_the_scripts_are_written_is_one_line_and_leaves_no_folder(tmp_path):
+    """ENOSPC met as gnubg's script files are closed (it has no file name then): one line
+    naming the file, exit 2, and no temporary folder left behind (cfg0.json was)."""
+    from helpers import assert_one_line_error
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    code = f"""
+import errno, os, runpy, sys, tempfile
+tempfile.tempdir = {str(scratch)!r}
+from tdbg.app import eval_command
+eval_command.preflight = lambda *a, **k: {{"binary": "gnubg", "version": "1.08.003"}}
+eval_command.gnubg_ratings = lambda rates, *a: ["Expert"] * len(rates)
+real = os.fsync
+def fsync(fd):
+    if "cfg" in os.readlink(f"/proc/self/fd/{{fd}}"):   # the full disk meets gnubg's first script file
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return real(fd)
+os.fsync = fsync
+sys.argv = ["gnubg_eval.py", "--model", "best_models/dmp_128x2.pt", "--games", "2", "--quiet"]
+runpy.run_path("gnubg_eval.py", run_name="__main__")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    assert_one_line_error(proc, "cfg0.json: No space left on device")
+    assert os.listdir(scratch) == []
