@@ -626,9 +626,16 @@ def update(write: bool = False) -> list[str]:
             texts[path] = new
             changed.append(f"{name} ({TARGETS[name]})")
     if write:
-        for path in {_path(TARGETS[c.split(' (')[0]]) for c in changed}:
-            with atomic_write(path) as fh:
-                fh.write(texts[path])
+        written = []
+        for path in sorted({_path(TARGETS[c.split(' (')[0]]) for c in changed}):
+            try:
+                with atomic_write(path) as fh:
+                    fh.write(texts[path])
+            except OSError as exc:   # the message says which files were rewritten before it
+                kept = (f"{', '.join(os.path.relpath(w, ROOT) for w in written)} already rewritten" if written
+                        else "nothing was rewritten")
+                raise OSError(exc.errno, f"{exc.strerror}; {kept}", exc.filename) from None
+            written.append(path)
     return changed
 
 

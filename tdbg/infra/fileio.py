@@ -208,7 +208,12 @@ def check_name(path: str, label: str) -> None:
 def check_folder(folder: str, label: str) -> None:
     """OutputError unless ``folder`` exists or can be made, and files can be created in it."""
     folder = os.path.abspath(folder)
-    probe = _existing_ancestor(folder)
+    probe = folder
+    while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    if os.path.islink(probe) and not os.path.exists(probe):   # it passed as a folder to make, then failed the save
+        raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a symbolic link that leads nowhere "
+                          f"(a loop, or a missing target)")
     if not os.path.isdir(probe):
         raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a file")
     try:  # really create a file: os.access says yes to root even where a write fails
