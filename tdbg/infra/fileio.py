@@ -110,7 +110,11 @@ def _umask() -> int:
 def atomic_write(path: str, mode: str = "w"):
     """Open a temporary file beside ``path``; on success flush, fsync and rename it over
     ``path`` (mode 0666 less the umask, as open() would give); on any error remove it and
-    leave ``path`` untouched."""
+    leave ``path`` untouched.  A ``path`` that is a symbolic link is written through: its
+    target is replaced and the link stays (renamed over, the link became a file of its own and
+    the file it named was never updated)."""
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     run_outputs.claim()   # the run's first write: the old files it replaces go now
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None

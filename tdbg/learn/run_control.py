@@ -28,7 +28,13 @@ class Interrupted(BaseException):
 
 
 def log_path(run: Run) -> str:
-    return run.log or os.path.splitext(run.save)[0] + ".csv"
+    return run.log or own_log(run.save)
+
+
+def own_log(save: str) -> str:
+    """The log beside a checkpoint: X.csv for X.pt; for a symbolic link, its target's (the
+    checkpoint is written through the link: fileio.atomic_write)."""
+    return os.path.splitext(os.path.realpath(save) if os.path.islink(save) else save)[0] + ".csv"
 
 
 def snapshot_path(save: str, round_index: int) -> str:
@@ -46,7 +52,7 @@ def appends_log(run: Run, spec: ModelSpec) -> bool:
     """--resume X --save X with X's own log (X.csv): the run adds its rows to that log; a
     --log elsewhere is a new log (replaced only with --overwrite)."""
     return (resumes_itself(spec.resume, run.save)
-            and os.path.realpath(log_path(run)) == os.path.realpath(os.path.splitext(run.save)[0] + ".csv"))
+            and os.path.realpath(log_path(run)) == os.path.realpath(own_log(run.save)))
 
 
 def check_run_outputs(run: Run, spec: ModelSpec) -> None:

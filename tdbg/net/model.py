@@ -232,9 +232,19 @@ def _filter_payload(filt: TDNetwork) -> dict:
             "state_dict": {k: v.detach().cpu().clone() for k, v in filt.state_dict().items()}}
 
 
+def real_weights(state: dict) -> dict:
+    """``state`` (a state dict read from a file), or ValueError for a tensor that is not of
+    real floating-point numbers: load_state_dict would cast a complex one to float (its
+    imaginary part dropped) or a bool one to 0 and 1 without a word."""
+    for key, value in state.items():
+        if not isinstance(value, torch.Tensor) or not torch.is_floating_point(value):
+            raise ValueError(f"weight {key} is {getattr(value, 'dtype', type(value).__name__)}, not real numbers")
+    return state
+
+
 def _filter_from_payload(payload: dict) -> TDNetwork:
     filt = TDNetwork(payload["n_inputs"], payload["hidden"], payload["output_mode"], payload.get("activation", "relu"))
-    filt.load_state_dict(payload["state_dict"])
+    filt.load_state_dict(real_weights(payload["state_dict"]))
     filt.samples = int(payload.get("samples", 0))  # after-states it was trained on
     return filt
 
@@ -373,8 +383,8 @@ def load_checkpoint(path: str, map_location: str = "cpu",
     check_metadata(meta, path)
     try:
         model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu"))
-        model.load_state_dict(payload["state_dict"])
-    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        model.load_state_dict(real_weights(payload["state_dict"]))
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
         raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None
     if not weights_finite(model):
         raise CheckpointError(f"{path}: weights contain NaN or infinity")

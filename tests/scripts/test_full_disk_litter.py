@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from helpers import HANG_GUARD, QUICK_TRAIN, ROOT, assert_one_line_error, run
 
@@ -85,3 +86,34 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
     first, second = sorted(str(p) for p in copies.values())
     assert written == [first]
     assert f"{second}: No space left on device; {os.path.relpath(first, ROOT)} already rewritten" in lines[0], lines
+
+
+def test_resume_through_a_symbolic_link_continues_its_target(tmp_path):
+    """--resume L --save L with L a link to T.pt: T.pt and its log T.csv go on, and L stays a
+    link (it was replaced by a file of its own, T.pt left as it was)."""
+    from tdbg.net.model import load_checkpoint
+    target = tmp_path / "T.pt"
+    args = ["--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN]
+    run("train_batch.py", *args, "--save", target, "--stop-at", "20", check=True)
+    link = tmp_path / "L.pt"
+    os.symlink(target, link)
+    run("train_batch.py", "--resume", link, "--save", link, *args, check=True)
+    assert os.path.islink(link) and os.readlink(link) == str(target)
+    assert load_checkpoint(str(target))[2]["stage"]["episodes_done"] == 60
+    assert [ln.split(",")[2] for ln in (tmp_path / "T.csv").read_text().splitlines()[1:]] == ["20", "40", "60"]
+    assert sorted(os.listdir(tmp_path)) == ["L.pt", "T.csv", "T.pt"]
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.bool, torch.int64])
+def test_weights_that_are_not_real_numbers_are_refused(tmp_path, dtype):
+    """A checkpoint whose weights are complex, bool or whole numbers: refused in one line (they
+    were cast to float without a word: the imaginary part dropped, True read as 1.0)."""
+    from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+    net = TDNetwork(196, [8], "probability")
+    path = tmp_path / "w.pt"
+    save_checkpoint(str(path), net, new_metadata(net, "dmp"))
+    payload = torch.load(path, weights_only=True)
+    key = next(iter(payload["state_dict"]))
+    payload["state_dict"][key] = payload["state_dict"][key].to(dtype)
+    torch.save(payload, path)
+    assert_one_line_error(run("tools/describe_model.py", path), f"weight {key} is {dtype}")
