@@ -37,7 +37,7 @@ def run(s: EvalSettings) -> None:
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
     try:   # a temporary folder goes however the run ends (a full disk while the games are written)
         records_played, md5s = play(s, mode, files)
-        analysis = s.analysis(info["binary"], cube=mode.cubeful)
+        analysis = s.analysis(info["binary"], mode.gnubg_analysis_rules())
         if s.export_only:
             write_scripts(files.paths, analysis, out_dir)
             print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
@@ -53,7 +53,7 @@ def run(s: EvalSettings) -> None:
     pairs = [files.record_of(g) // 2 for g in games]
     report(s, info, Analysed(games, sides, mode.analysis_units, pairs), out_dir if keep else None,
            {"model": s.model, **md5s, "opponent": s.opponent, "game_mode": mode_name,
-            "records_played": records_played, "records": "matches" if mode.series_unit == "match" else "games",
+            "records_played": records_played, "records": {"game": "games", "match": "matches"}[mode.series_unit],
             "mirrored_records_skipped": files.mirrored.skipped,
             "resample_unit": PAIR_UNIT})
 

@@ -59,9 +59,9 @@ class EvalSettings:
                                     "files in --out)")
     quiet: bool = option(False, "no progress bar")
 
-    def analysis(self, binary: str, cube: bool = True) -> GnubgAnalysis:
-        """gnubg's analysis as these flags ask for it, run by ``binary`` (preflight's choice), of
-        games played with a cube or (``cube`` False) without one."""
-        return GnubgAnalysis(binary, ply=self.ply, jacoby=self.jacoby, luck=self.luck, cube=cube,
+    def analysis(self, binary: str, rules: tuple[str, ...] = ()) -> GnubgAnalysis:
+        """gnubg's analysis as these flags ask for it, run by ``binary`` (preflight's choice),
+        after the game mode's ``rules`` (GameMode.gnubg_analysis_rules)."""
+        return GnubgAnalysis(binary, ply=self.ply, jacoby=self.jacoby, luck=self.luck, rules=tuple(rules),
                              workers=self.gnubg_workers or self.workers, chunk_size=self.chunk_size,
                              timeout=self.gnubg_timeout)

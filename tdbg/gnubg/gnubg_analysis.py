@@ -29,7 +29,7 @@ import gnubg
 cfg = json.load(open(%(cfg)r))
 CUBE_KINDS = %(cube_kinds)r
 gnubg.command("set jacoby %(jacoby)s")
-for line in %(cube_off)r:   # games played without a cube: no cube decision to rate (no missed doubles)
+for line in %(rules)r:   # the game mode's (GameMode.gnubg_analysis_rules): e.g. no cube, no cube analysis
     gnubg.command(line)
 gnubg.command("set analysis chequerplay evaluation plies %(ply)d")
 gnubg.command("set analysis cubedecision evaluation plies %(ply)d")
@@ -73,11 +73,6 @@ for path in cfg["files"]:
 CUBE_KINDS = ("missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp", "wrong-double-above-tg",
               "wrong-take", "wrong-drop")
 
-# gnubg's commands for games played without a cube: the imported matches have none, and their
-# cube decisions are not analysed (with the cube in use, every position where a double was
-# right counted as a missed double against a player that could not double)
-CUBE_OFF = ["set cube use off", "set analysis cube off"]
-
 # gnubg's verbal ratings, indexed by its errorrating() (analysis.c: aszRating, arThrsRating)
 RATINGS = ("Awful!", "Beginner", "Casual player", "Intermediate", "Advanced", "Expert", "World class",
            "Supernatural")
@@ -90,7 +85,7 @@ class GnubgAnalysis:
     binary: str                    # the gnubg binary to run (gnubg_binary.preflight's choice)
     ply: int = 0                   # depth of the chequer, cube and luck analysis
     jacoby: bool = True            # money games: gammons count only once the cube has been turned
-    cube: bool = True              # the games were played with a cube (False: cubeless money, prob5, DMP)
+    rules: tuple[str, ...] = ()    # gnubg commands the game mode needs first (GameMode.gnubg_analysis_rules)
     luck: bool = False             # gnubg also judges the dice (at the same ply)
     workers: int = 1               # gnubg processes at a time
     chunk_size: int | None = None  # .mat files per gnubg process (default: the files split evenly over workers)
@@ -132,7 +127,7 @@ def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> lis
         with atomic_write(scripts[-1]) as fh:
             fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if analysis.jacoby else "off",
                                  "ply": analysis.ply, "cube_kinds": CUBE_KINDS,
-                                 "cube_off": [] if analysis.cube else CUBE_OFF,
+                                 "rules": list(analysis.rules),
                                  "luck": "on" if analysis.luck else "off"})
     with atomic_write(os.path.join(folder, "analyse.sh")) as fh:
         fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"

@@ -149,7 +149,8 @@ def read_results(path: str) -> Results:
             _whole(r)
     except (TypeError, ValueError):
         raise ResultsFileError(f"{path}: malformed row {reader.line_num} (every field of the header's columns, a "
-                               f"game's number and its points, at most {MAX_POINTS:,} either way, are needed)") \
+                               f"game's number and its points, a finite number of at most {MAX_POINTS:,} either "
+                               f"way, are needed)") \
             from None
     if not rows:
         raise ResultsFileError(f"{path}: no games")

@@ -391,14 +391,15 @@ def test_the_analysis_has_the_cube_of_the_games_and_the_result_names_the_bytes(t
     import sys
 
     import gnubg_eval
-    from tdbg.gnubg.gnubg_analysis import CUBE_OFF, GnubgAnalysis, write_scripts
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, write_scripts
+    cube_off = ["set cube use off", "set analysis cube off"]
     seen = []
     _fake_gnubg(monkeypatch, seen)
     path = os.path.join(ROOT, "best_models", model)
     out = tmp_path / "r.json"
     monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", path, "--games", "4", "--quiet", "--json", str(out)])
     gnubg_eval.main()
-    assert [a.cube for a in seen] == [cube]
+    assert [list(a.rules) for a in seen] == [[] if cube else cube_off]
     result = json.load(open(out))
     assert result["model_md5"] == hashlib.md5(open(path, "rb").read()).hexdigest()
     assert result["opponent_md5"] == result["model_md5"]   # self-play
@@ -408,10 +409,10 @@ def test_the_analysis_has_the_cube_of_the_games_and_the_result_names_the_bytes(t
     assert skipped == 4 - result["games"] and skipped > 0
     assert f"{skipped} of the games played were not analysed: each replays the one before it" in screen
     # the script gnubg runs sets the cube off before it imports a file, exactly when the games had none
-    write_scripts([str(tmp_path / "x.mat")], GnubgAnalysis("gnubg", cube=cube), str(tmp_path))
+    write_scripts([str(tmp_path / "x.mat")], seen[0], str(tmp_path))
     text = open(tmp_path / "analyse0.py").read()
-    assert all((f'"{c}"' in text or f"'{c}'" in text) != cube for c in CUBE_OFF), text
-    assert cube or text.index(CUBE_OFF[0]) < text.index("import mat")
+    assert all((f'"{c}"' in text or f"'{c}'" in text) != cube for c in cube_off), text
+    assert cube or text.index(cube_off[0]) < text.index("import mat")
 
 
 def test_a_full_disk_while_the_scripts_are_written_is_one_line_and_leaves_no_folder(tmp_path):
