@@ -371,8 +371,9 @@ def test_warm_started_match_model_trains(tmp_path, ckpts):
         "20", "--save", save, "--quiet", "--eval-every", "2", "--eval-games", "20", check=True)
     model, meta, _ = load_checkpoint(str(save))
     assert meta["game_mode"] == "match" and model.output_mode == "mwc" and model.n_inputs == MATCH_INPUTS
-    log = (tmp_path / "m.csv").read_text().splitlines()
-    assert len(log) == 3 and log[-1].split(",")[-5] == "pubeval"   # the quick eval: 1-away each vs pubeval
+    import csv
+    log = list(csv.DictReader(open(tmp_path / "m.csv")))
+    assert len(log) == 2 and log[-1]["eval_opponent"] == "pubeval"   # the quick eval: 1-away each vs pubeval
 
 
 def test_warm_start_match_reads_money_equity_as_mwc():
