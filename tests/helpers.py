@@ -6,6 +6,7 @@ import io
 import json
 import os
 import runpy
+import signal
 import subprocess
 import sys
 import traceback
@@ -52,6 +53,8 @@ def _run_in_process(path, args):
     out, err = io.StringIO(), io.StringIO()
     saved_argv, saved_path, saved_cwd = sys.argv, sys.path[:], os.getcwd()
     saved_threads, saved_env = torch.get_num_threads(), dict(os.environ)
+    # a script's first line sets SIGINT and SIGTERM to end the process (stop_signals): not this one's
+    saved_signals = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
     code = 0
     try:
         os.chdir(ROOT)
@@ -78,6 +81,8 @@ def _run_in_process(path, args):
         torch.set_num_threads(saved_threads)         # each script sets its own (tdbg.infra.threads)
         os.environ.clear()
         os.environ.update(saved_env)
+        for s, handler in saved_signals.items():
+            signal.signal(s, handler)
     return subprocess.CompletedProcess([path, *args], code, out.getvalue(), err.getvalue())
 
 

@@ -11,23 +11,29 @@ md5, and no trainer state (a new stage starts from it).  Prints the output path.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import hashlib
 import sys
 
+import torch
+
 from tdbg.app import cli
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.net.model import CheckpointError, load_checkpoint, save_checkpoint
+from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint, save_checkpoint
 
 
 def average(paths: list[str]):
     """(model with the mean weights, metadata) of the checkpoints at ``paths``."""
-    import torch
-    loaded = []
+    loaded, digests = [], []
     for path in paths:
         try:
-            loaded.append(load_checkpoint(path))
+            data = read_checkpoint(path)   # the md5 recorded is of the bytes averaged
+            loaded.append(load_checkpoint(path, data=data))
         except CheckpointError as exc:
             raise cli.UsageError(str(exc)) from None
+        digests.append(hashlib.md5(data).hexdigest())
     first, meta, _ = loaded[0]
     shape = lambda m, md: (m.n_inputs, list(m.hidden), m.output_mode, m.activation, md.get("game_mode"))  # noqa: E731
     for path, (m, md, _) in zip(paths[1:], loaded[1:]):
@@ -38,7 +44,7 @@ def average(paths: list[str]):
             for k, v in first.state_dict().items()}
     first.load_state_dict(mean)
     meta = dict(meta)
-    sources = [f"{p} (md5 {hashlib.md5(open(p, 'rb').read()).hexdigest()})" for p in paths]
+    sources = [f"{p} (md5 {digest})" for p, digest in zip(paths, digests)]
     meta["lineage"] = list(meta.get("lineage", [])) + [{"command": " ".join(["tools/average_checkpoints.py"] + sys.argv[1:]),
                                                          "averaged": sources, "episodes": 0}]
     return first, meta

@@ -14,6 +14,9 @@ files (one entry per match), unless --metric says otherwise.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import cli
 from tdbg.infra import fileio
 from tdbg.infra.stats import ci_text

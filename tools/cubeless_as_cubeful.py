@@ -11,6 +11,9 @@ cubeful model must beat.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import cli
 from tdbg.net import net_growth
 from tdbg.infra.fileio import Output, check_outputs

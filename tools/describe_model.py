@@ -9,6 +9,9 @@ last stage as a stage file that runs it again.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import hashlib
 
 from tdbg.app import cli, stage_file

@@ -13,6 +13,9 @@ the even games and model B in the odd ones.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import cli
 from tdbg.infra.fileio import Output, atomic_write, check_outputs
 from tdbg.game.dice import DiceStream

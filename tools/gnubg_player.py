@@ -15,12 +15,16 @@ several games or gnubg processes in turn are fine.  docs/gnubg_player.md has the
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import os
 import socket
 import sys
 import threading
 
 from tdbg.app import cli
+from tdbg.game import backgammon_engine as be
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
@@ -29,6 +33,9 @@ from tdbg.net.search import Search
 from tdbg.play.players import Player, evaluator, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
+MAX_LINE = 4096          # bytes of one question (gnubg's are about 200; gnubg reads our reply into 256)
+MAX_CONNECTIONS = 64     # served at once (gnubg opens one per external seat)
+BACKLOG = 128            # connections the system holds until they are accepted (4 dropped most of 200 at once)
 
 
 class Stop(Exception):
@@ -39,12 +46,12 @@ class GnubgPlayer:
     """The model's answers to gnubg's questions, one agent per kind of game asked for, each
     looking as deep as ``search`` says."""
 
-    def __init__(self, model: str, jacoby: bool = True, search: Search = Search()):
+    def __init__(self, model: str, jacoby: bool = True, search: Search = Search(), show_values: bool = True):
         kind = checkpoint_game_mode(model)
         if kind not in SERVED:
             raise cli.UsageError(f"{model} is a {kind or 'DMP'} model; gnubg_player.py serves the models that make "
                                  f"cube decisions: cubeful money (money games with the cube) and match play")
-        self.model, self.kind, self.jacoby = model, kind, jacoby
+        self.model, self.kind, self.jacoby, self.show_values = model, kind, jacoby, show_values
         self.player = Player(model, search)
         self._agents = {}
         self._lock = threading.Lock()
@@ -61,23 +68,83 @@ class GnubgPlayer:
             self._agents[length] = (evaluator(self.player, mode), mode)
         return self._agents[length]
 
-    def reply(self, line: str) -> str:
-        """The answer to one board string from gnubg (either seat)."""
+    def reply(self, line: str) -> tuple[str, str]:
+        """(the answer, a line that shows it) to one board string from gnubg (either seat)."""
         q = parse_board_string(as_player_one(line))
         if q.length > 25:
             raise ProtocolError(f"a {q.length}-point match is longer than the match tables (25 points)")
         with self._lock:
             agent, mode = self.agent_for(q.length)
             away = (q.length - q.scores[0], q.length - q.scores[1]) if q.length else (0, 0)
-            text, _ = answer(agent, mode, q, agent_state(mode, q.owner, q.cube, q.crawford, away))
-        return text
+            state = agent_state(mode, q.owner, q.cube, q.crawford, away)
+            text, after = answer(agent, mode, q, state)
+            value = self._value(agent, mode, q, state, after) if self.show_values else None
+        shown = "" if value is None else f"{value:+.3f}"
+        return text, decision_line(q, text, shown)
+
+    @staticmethod
+    def _value(agent, mode, q, state, after) -> float | None:
+        """The model's value of the decision it made, for the net (money: equity per cube;
+        match: match-winning chance): the position it leaves after a move, the cube node of
+        a cube or take question.  None where the agent gives no values in this game (a money
+        model playing a match by its money rules)."""
+        if not hasattr(agent, "cube_action"):
+            return None
+        if after is None:
+            board, seen = (q.board, state) if q.kind == "cube" else (be.swap(q.board), mode.for_opponent(state))
+            value = float(agent.cube_action(board[None], seen).value[0])
+            return value if q.kind == "cube" else (1 - value if q.length else -value)
+        theirs = float(agent.cube_action(be.swap(after)[None], mode.for_opponent(state)).value[0])
+        return 1 - theirs if q.length else -theirs
 
 
-def serve_connection(conn: socket.socket, player: Player, log) -> None:
-    """Answer one gnubg connection until gnubg closes it.  A question we cannot answer gets a
-    reply starting `Error: ` (gnubg prints it and waits; nothing else would keep it from
-    crashing or stalling silently) and one line on our stderr."""
-    buf = b""
+def decision_line(q, text: str, value: str) -> str:
+    """One decision as the player's screen shows it: what was asked, in which position (our
+    engine's position ID, gnubg's own), the answer and its value."""
+    asked = {"move": f"move {q.dice[0]}{q.dice[1]}", "cube": "cube", "take": f"take of a double to {2 * q.cube}"}
+    score = f" at {q.scores[0]}-{q.scores[1]} of {q.length}" + (" (Crawford)" if q.crawford else "") \
+        if q.length else ""
+    return (f"{asked[q.kind]}, position {be.position_id(q.board)}{score}: {text or '(no move)'}"
+            + (f"  (value {value})" if value else ""))
+
+
+class Log:
+    """Whole lines to a stream from any thread: one write per line, under a lock (lines
+    printed by connection threads at once came out interleaved)."""
+
+    def __init__(self, stream, prefix: str = ""):
+        self.stream, self.prefix, self._lock = stream, prefix, threading.Lock()
+
+    def __call__(self, text: str) -> None:
+        with self._lock:
+            self.stream.write(f"{self.prefix}{text}\n")
+            self.stream.flush()
+
+
+def _refusal(exc: Exception) -> str:
+    return " ".join(str(exc).split()) or type(exc).__name__
+
+
+def _answer_line(player: GnubgPlayer, line: str, log, show) -> str:
+    """The reply to one line: the answer, or `Error: ...` (gnubg prints it and waits; any
+    other reply makes it crash or stall silently) for a question we cannot answer."""
+    try:
+        text, shown = player.reply(line)
+    except (ProtocolError, ValueError) as exc:   # an impossible question, or one the model cannot play
+        log(f"warning: {_refusal(exc)}")
+        return f"Error: {_refusal(exc)}"
+    except Exception as exc:   # noqa: BLE001 - a bug must not close gnubg's connection unanswered
+        log(f"warning: could not answer ({type(exc).__name__}: {_refusal(exc)})")
+        return f"Error: the player could not answer ({type(exc).__name__})"
+    show(shown)
+    return text
+
+
+def serve_connection(conn: socket.socket, player: GnubgPlayer, log, show=lambda line: None) -> None:
+    """Answer one gnubg connection until gnubg closes it, one line per question.  A line
+    longer than MAX_LINE bytes gets an `Error:` reply and the connection is closed: the
+    buffer stays bounded, and each byte is scanned for the newline once."""
+    buf, scanned = bytearray(), 0
     with conn:
         while True:
             try:
@@ -87,26 +154,32 @@ def serve_connection(conn: socket.socket, player: Player, log) -> None:
             if not chunk:
                 return
             buf += chunk.replace(b"\x00", b"")
-            while b"\n" in buf:
-                raw, buf = buf.split(b"\n", 1)
-                line = raw.decode(errors="replace").strip()
-                if not line:
-                    continue
-                try:
-                    text = player.reply(line)
-                except ProtocolError as exc:
-                    msg = " ".join(str(exc).split())
-                    log(f"warning: {msg}")
-                    text = f"Error: {msg}"
-                try:
-                    conn.sendall((text + "\n").encode())
-                except OSError:
+            while (end := buf.find(b"\n", scanned)) >= 0:
+                line = bytes(buf[:end]).decode(errors="replace").strip()
+                del buf[:end + 1]
+                scanned = 0
+                if line and not _send(conn, _answer_line(player, line, log, show)):
                     return
+            scanned = len(buf)
+            if len(buf) > MAX_LINE:
+                log(f"warning: a line longer than {MAX_LINE:,} bytes without a newline; connection closed")
+                _send(conn, f"Error: a question longer than {MAX_LINE:,} bytes (gnubg's are about 200)")
+                return
 
 
-def serve(player: Player, sock: socket.socket, log, stop: threading.Event) -> None:
-    """Accept gnubg's connections (one per external seat) until ``stop`` is set."""
+def _send(conn: socket.socket, text: str) -> bool:
+    try:
+        conn.sendall((text + "\n").encode())
+        return True
+    except OSError:
+        return False
+
+
+def serve(player: GnubgPlayer, sock: socket.socket, log, stop: threading.Event, show=lambda line: None) -> None:
+    """Accept gnubg's connections (one per external seat) until ``stop`` is set, at most
+    MAX_CONNECTIONS at once: one more gets an `Error:` reply and is closed."""
     sock.settimeout(0.2)
+    slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
     while not stop.is_set():
         try:
             conn, addr = sock.accept()
@@ -115,10 +188,18 @@ def serve(player: Player, sock: socket.socket, log, stop: threading.Event) -> No
         except OSError:
             return
         conn.settimeout(None)
+        if not slots.acquire(blocking=False):
+            log(f"warning: {addr[0]}:{addr[1]} refused: {MAX_CONNECTIONS} connections are open")
+            with conn:
+                _send(conn, f"Error: the player serves {MAX_CONNECTIONS} connections at once; try again later")
+            continue
         log(f"gnubg connected from {addr[0]}:{addr[1]}")
 
         def run(c=conn, a=addr):
-            serve_connection(c, player, log)
+            try:
+                serve_connection(c, player, log, show)
+            finally:
+                slots.release()
             log(f"gnubg at {a[0]}:{a[1]} closed its connection")
         threading.Thread(target=run, daemon=True).start()
 
@@ -131,7 +212,7 @@ def listen(host: str, port: int) -> socket.socket:
     except OSError as exc:
         sock.close()
         raise cli.UsageError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
-    sock.listen(4)
+    sock.listen(BACKLOG)
     return sock
 
 
@@ -147,6 +228,8 @@ def build_parser() -> cli.Parser:
     p.add_argument("--oneply", action="store_true", help="look one ply ahead (slower, stronger)")
     p.add_argument("--oneply-k", type=cli.positive_int, default=None,
                    help="with --oneply: look ahead from the model's K best moves only (default: all)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no line per decision (what was asked, the position ID, the answer and its value)")
     return p
 
 
@@ -154,12 +237,10 @@ def main() -> None:
     args = build_parser().parse_args()
     if args.oneply_k is not None and not args.oneply:
         raise cli.UsageError("--oneply-k needs --oneply")
-    player = GnubgPlayer(args.model, args.jacoby, Search(args.oneply, oneply_k=args.oneply_k))
+    player = GnubgPlayer(args.model, args.jacoby, Search(args.oneply, oneply_k=args.oneply_k),
+                         show_values=not args.quiet)
     sock = listen(args.host, args.port)
-    prog = os.path.basename(sys.argv[0])
-
-    def log(text: str) -> None:
-        print(f"{prog}: {text}", file=sys.stderr, flush=True)
+    log, say = Log(sys.stderr, f"{os.path.basename(sys.argv[0])}: "), Log(sys.stdout)
 
     def on_term(signum, frame):
         raise Stop()
@@ -167,15 +248,15 @@ def main() -> None:
     shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
     try:
         with StopSignalHandler(on_term):   # SIGINT by hand too (stop_signals says why)
-            print(f"serving {args.model} ({player.kind}) on {args.host}:{args.port}; in gnubg: "
-                  f"set player 0 external {shown}:{args.port}   (Ctrl-C stops)", flush=True)
-            serve(player, sock, log, stop)
+            say(f"serving {args.model} ({player.kind}) on {args.host}:{args.port}; in gnubg: "
+                f"set player 0 external {shown}:{args.port}   (Ctrl-C stops)")
+            serve(player, sock, log, stop, (lambda line: None) if args.quiet else say)
     except (KeyboardInterrupt, Stop):
         pass
     finally:
         stop.set()
         sock.close()
-    print("stopped; port released", flush=True)
+    say("stopped; port released")
     sys.stderr.flush()
     # exit at once: the connection threads' native state (torch's, from agents built in them)
     # can abort the interpreter's shutdown ("terminate called without an active exception",

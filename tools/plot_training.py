@@ -11,6 +11,9 @@ sizes), when there is one.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import os
 
 from tdbg.app import cli

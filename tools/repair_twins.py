@@ -16,6 +16,9 @@ and no trainer state (a new stage starts from it).  Prints a summary, or JSON wi
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import hashlib
 
 import torch

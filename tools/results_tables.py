@@ -24,6 +24,9 @@ seed its model was selected on.  A table lives between the marker comments
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import hashlib
 import json
 import os
@@ -639,9 +642,16 @@ def update(write: bool = False) -> list[str]:
             texts[path] = new
             changed.append(f"{name} ({TARGETS[name]})")
     if write:
-        for path in {_path(TARGETS[c.split(' (')[0]]) for c in changed}:
-            with atomic_write(path) as fh:
-                fh.write(texts[path])
+        written = []
+        for path in sorted({_path(TARGETS[c.split(' (')[0]]) for c in changed}):
+            try:
+                with atomic_write(path) as fh:
+                    fh.write(texts[path])
+            except OSError as exc:   # the message says which files were rewritten before it
+                kept = (f"{', '.join(os.path.relpath(w, ROOT) for w in written)} already rewritten" if written
+                        else "nothing was rewritten")
+                raise OSError(exc.errno, f"{exc.strerror}; {kept}", exc.filename) from None
+            written.append(path)
     return changed
 
 

@@ -12,6 +12,9 @@ Values are from the side on roll: P(win) in DMP, cubeless equity in money play.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app import cli
 from tdbg.infra import fileio
 

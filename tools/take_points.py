@@ -18,6 +18,9 @@ Each (position, score, cube) is checked at 0-ply (the network's own values) and 
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 import numpy as np
 
 from tdbg.app import cli

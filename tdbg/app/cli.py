@@ -1,5 +1,6 @@
-"""What every command-line script shares: one-line errors with exit code 2 (Ctrl-C: 130), limits on
-numbers, atomic result files (the output policy itself is fileio's; run logs are runlog's)."""
+"""What every command-line script shares: one-line errors with exit code 2 (Ctrl-C: 130,
+SIGTERM: 143), limits on numbers, atomic result files (the output policy itself is fileio's;
+run logs are runlog's)."""
 from __future__ import annotations
 
 import argparse
@@ -7,12 +8,13 @@ import contextlib
 import csv
 import math
 import os
+import signal
 import sys
 import warnings
 
-from tdbg.infra import run_outputs, threads
+from tdbg.infra import run_outputs, stop_signals, threads
 from tdbg.infra.errors import InputError, RunError
-from tdbg.infra.fileio import KIND_NAMES, OutputError, file_kind
+from tdbg.infra.fileio import KIND_NAMES, OutputError, check_input, file_kind
 from tdbg.infra.threads import cores
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError
 from tdbg.net.model import parse_hidden
@@ -61,9 +63,17 @@ class Parser(argparse.ArgumentParser):
             for text in value if isinstance(value, (list, tuple)) else [value]:
                 if isinstance(text, str) and not _utf8(text):
                     # worded as the output policy words it (fileio.check_name), the bytes shown as given
-                    self.error(f"argument --{key.replace('_', '-')}: {_shown(text)}: the name is not UTF-8 text "
+                    self.error(f"argument {self._name_of(key)}: {_shown(text)}: the name is not UTF-8 text "
                                f"(result files and messages name it); choose a name of UTF-8 characters")
         return parsed, rest
+
+    def _name_of(self, dest: str) -> str:
+        """An argument as argparse's own errors name it: a flag by its flags, a positional by its
+        name (not as a flag: "argument --checkpoint" for CHECKPOINT)."""
+        for action in self._actions:
+            if action.dest == dest:
+                return argparse._get_action_name(action) or dest
+        return dest
 
 
 def _utf8(text: str) -> bool:
@@ -104,69 +114,83 @@ def _stdout_closed() -> None:
 
 
 class _WatchedStdout:
-    """sys.stdout as it was, noting a write or flush that failed (``> /dev/full``, a full
-    disk under a redirect), so that the error can be told from one of another file."""
+    """sys.stdout as it was, keeping the error of a write or flush that failed (``> /dev/full``,
+    a full disk under a redirect, a reader that went away), so that it can be told from an
+    error of another file."""
 
     def __init__(self, stream):
-        self.stream, self.failed = stream, False
+        self.stream, self.error = stream, None
 
     def write(self, text):
         try:
             return self.stream.write(text)
-        except OSError:
-            self.failed = True
+        except OSError as exc:
+            self.error = exc
             raise
 
     def flush(self):
         try:
             return self.stream.flush()
-        except OSError:
-            self.failed = True
+        except OSError as exc:
+            self.error = exc
             raise
 
     def __getattr__(self, name):
         return getattr(self.stream, name)
 
 
+READER_GONE = 128 + signal.SIGPIPE  # exit code when stdout's reader went away: what a shell reports for `yes | head`
+
+
+def _stdout_failed(error: OSError) -> None:
+    """stdout could not be written: quietly, exit code READER_GONE, when its reader went away
+    (``| head``: command-line tools end without a word); otherwise one error line."""
+    _stdout_closed()
+    if isinstance(error, BrokenPipeError):
+        sys.exit(READER_GONE)
+    fail(f"cannot write standard output ({error.strerror or error})")
+
+
 def run_main(main) -> None:
     """Call ``main()``, turning every failure it reports into one ``prog: error: ...`` line
     and exit code 2: bad input (the library's InputError, a script's UsageError), an
     OutputError, a run that failed part-way (a RunError, a lost worker: the message says
-    what was kept), a failed write (a full disk) and a closed or unwritable stdout (a reader
-    that stopped: ``| head -1``; ``> /dev/full``).  Ctrl-C is one line and exit code 130, as
-    a shell reports a process that SIGINT ended.  Warnings (torch's) printed before an error
-    line are held back: the error line is the whole story.  The run's hold on its outputs
-    (locks, old files it replaces) ends with it, however it ends.  Every script starts on
-    one torch thread (or TDBG_THREADS, OMP_NUM_THREADS: threads.py); one that learns how
-    big its work is chooses again."""
+    what was kept), a failed write (a full disk) and an unwritable stdout (``> /dev/full``).
+    A reader of stdout that went away (``| head -1``) ends the run quietly.  Ctrl-C is one
+    line and exit code 130, SIGTERM one line and 143, as a shell reports a process the signal
+    ended (stop_signals: before this, from the script's first line, they end it at once).
+    Warnings (torch's) printed before an error line are held back: the error line is the
+    whole story.  The run's hold on its outputs (locks, old files it replaces) ends with it,
+    however it ends.  Every script starts on one torch thread (or TDBG_THREADS,
+    OMP_NUM_THREADS: threads.py); one that learns how big its work is chooses again."""
     held: list = []
+    for stream in (sys.stdout, sys.stderr):   # a character the terminal's encoding lacks (PYTHONIOENCODING=ascii,
+        with contextlib.suppress(AttributeError, ValueError):   # a non-ASCII path) is shown as \xe9, not a traceback
+            stream.reconfigure(errors="backslashreplace")
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
-        with warnings.catch_warnings(record=True) as held, run_outputs.run():
+        with stop_signals.raise_on_signals(), warnings.catch_warnings(record=True) as held, run_outputs.run():
             threads.use()
             main()
             sys.stdout.flush()
     except (InputError, OutputError, RunError, WorkerError) as exc:
         fail(str(exc))
     except SystemExit:   # a script's own exit (--help, --check's verdict): what it printed must be written
-        try:                 # (argparse's help swallows a failed write: the watch has noted it)
+        try:                 # (argparse's help swallows a failed write: the watch has kept it)
             sys.stdout.flush()
-            reason = "the write failed" if watched.failed else None
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-        if reason:
-            _stdout_closed()
-            fail(f"cannot write standard output ({reason})")
+        except OSError:
+            pass
+        if watched.error is not None:
+            _stdout_failed(watched.error)
         raise
-    except BrokenPipeError:
-        _stdout_closed()
-        fail("standard output was closed before the output was written (broken pipe)")
-    except KeyboardInterrupt:
-        fail("interrupted (Ctrl-C); nothing was written after the interrupt", code=INTERRUPTED)
+    except KeyboardInterrupt as exc:   # Ctrl-C, or stop_signals.Terminated for SIGTERM
+        signum = getattr(exc, "signum", signal.SIGINT)
+        fail(stop_signals.interrupted_message(signum), code=stop_signals.exit_code(signum))
     except OSError as exc:
-        if watched.failed:   # e.g. > /dev/full: the output cannot be written
-            _stdout_closed()
-            fail(f"cannot write standard output ({exc.strerror or exc})")
+        if watched.error is not None:   # e.g. > /dev/full, | head: the output cannot be written
+            _stdout_failed(watched.error)
+        if isinstance(exc, BrokenPipeError) and exc.filename is None:   # a pipe to another process
+            fail(f"a pipe to another process closed ({exc.strerror or exc})")
         if exc.filename is None:
             raise
         fail(f"{exc.filename}: {exc.strerror}")
@@ -229,6 +253,15 @@ def _bounded_int(low: int, high: int, what: str):
     return parse
 
 
+# --threads: the limit of threads.requested, which also applies it to TDBG_THREADS and OMP_NUM_THREADS
+threads_arg = _bounded_int(1, threads.MAX_THREADS, "threads")
+
+# a time limit: positive, finite, and within what poll() and socket timeouts take (milliseconds
+# in a signed 32-bit number: about 24.8 days)
+MAX_TIMEOUT = 1_000_000.0
+timeout_arg = _number(lambda v: v <= MAX_TIMEOUT, f"at most {MAX_TIMEOUT:,.0f} seconds (about 11.5 days)",
+                      positive_float)
+
 # a random seed: numpy's generators take 0 .. 2**32 - 1
 seed_arg = _bounded_int(0, 2**32 - 1, "(seeds are 0 to 4,294,967,295)")
 
@@ -269,7 +302,8 @@ def count_arg(high: int, what: str):
 def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:
     """The rows of a CSV log that has ``column``; UsageError (one line) for anything else,
     e.g. a checkpoint given where its log was meant."""
-    if os.path.isfile(path) and file_kind(path) not in ("text", "empty"):
+    check_input(path, what)
+    if file_kind(path) not in ("text", "empty"):
         raise UsageError(f"{path} is {KIND_NAMES[file_kind(path)]}, not {what} (a CSV file such as the one "
                          f"written next to the checkpoint)")
     try:

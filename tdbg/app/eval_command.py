@@ -35,14 +35,15 @@ def run(s: EvalSettings) -> None:
     out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(s.out or s.keep_files)   # --out is made with its first file (nothing is made before then)
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
-    records_played = play(s, mode, files)
-    if s.export_only:
-        write_scripts(files.paths, s.analysis(info["binary"]), out_dir)
-        print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
-              f"{os.path.join(out_dir, 'analyse.sh')}")
-        return
-    try:
-        games = analyse_files(files.paths, s.analysis(info["binary"]), out_dir if keep else None)
+    try:   # a temporary folder goes however the run ends (a full disk while the games are written)
+        records_played, md5s = play(s, mode, files)
+        analysis = s.analysis(info["binary"], mode.gnubg_analysis_rules())
+        if s.export_only:
+            write_scripts(files.paths, analysis, out_dir)
+            print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
+                  f"{os.path.join(out_dir, 'analyse.sh')}")
+            return
+        games = analyse_files(files.paths, analysis, out_dir if keep else None)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     finally:
@@ -51,8 +52,9 @@ def run(s: EvalSettings) -> None:
     sides = ("X", "O") if s.opponent == "self" else ("X",)
     pairs = [files.record_of(g) // 2 for g in games]
     report(s, info, Analysed(games, sides, mode.analysis_units, pairs), out_dir if keep else None,
-           {"model": s.model, "opponent": s.opponent, "game_mode": mode_name,
-            "records_played": records_played, "mirrored_records_skipped": files.mirrored.skipped,
+           {"model": s.model, **md5s, "opponent": s.opponent, "game_mode": mode_name,
+            "records_played": records_played, "records": {"game": "games", "match": "matches"}[mode.series_unit],
+            "mirrored_records_skipped": files.mirrored.skipped,
             "resample_unit": PAIR_UNIT})
 
 
@@ -92,8 +94,9 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
     return mode_name, info
 
 
-def play(s: EvalSettings, mode, files: "MatFiles") -> int:
-    """Play the games (matches) into ``files``; the number of records played."""
+def play(s: EvalSettings, mode, files: "MatFiles") -> tuple[int, dict]:
+    """Play the games (matches) into ``files``: the number of records played, and the md5 of
+    the checkpoint bytes each side played (None for a named opponent)."""
     opponent = s.model if s.opponent == "self" else s.opponent
     # the opponent looks ahead as our model does only when it is our model
     players = (Player(s.model, Search(oneply=s.oneply)),
@@ -102,7 +105,7 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> int:
     series = pinned_series(Series(players, Table(mode.name, s.jacoby, mode.match_length), s.games, s.seed, s.workers,
                                   record=True))   # the checkpoints read once: the games play these bytes
     play_series(series, progress=not s.quiet, on_records=lambda batch: add(batch, mode.match_length))
-    return files.played
+    return files.played, {"model_md5": series.players[0].md5, "opponent_md5": series.players[1].md5}
 
 
 class MatFiles:

@@ -12,7 +12,8 @@ from tdbg.app.eval_settings import EvalSettings
 from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.infra import fileio, threads
-from tdbg.infra.fileio import KIND_NAMES, Output, check_outputs, file_kind
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import KIND_NAMES, Output, check_input, check_outputs, file_kind
 from tdbg.infra.provenance import provenance
 from tdbg.infra.stats import ci_text
 
@@ -59,6 +60,10 @@ def analyse_folder(s: EvalSettings) -> None:
 def check_mat_file(path: str) -> None:
     """UsageError unless ``path`` can be read and looks like a .mat match (text with a
     "N point match" line)."""
+    try:
+        check_input(path, "a .mat file")
+    except InputError as exc:
+        raise cli.UsageError(f"--from-mat: {exc}") from None
     try:
         with open(path, "rb") as fh:
             data = fh.read(1 << 20)
@@ -107,11 +112,14 @@ def report(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: d
     r.update(ply=s.ply, seed=s.seed, units=units, gnubg=info, mat_folder=mat_folder, **threads.current(),
              **provenance())
     who = r["model"] or f"{r['player']} in {s.from_mat}"
-    print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {r['games']} games, "
-          f"gnubg {info['version']} analysis at {s.ply}-ply{threads.text(r)}")
-    skipped = f"{r['mirrored_records_skipped']} mirrored records not analysed again; " \
-        if r.get("mirrored_records_skipped") else ""
-    print(f"  {skipped}CIs resample {r['bootstrap_units']} {r['resample_unit']}")
+    played = f"{r['records_played']} {r['records']} played, " if r.get("records_played") else ""
+    print(f"{who} ({'self-play' if r['opponent'] == 'self' else 'vs ' + r['opponent']}), {played}{r['games']} "
+          f"games analysed by gnubg {info['version']} at {s.ply}-ply{threads.text(r)}")
+    if r.get("mirrored_records_skipped"):
+        print(f"  {r['mirrored_records_skipped']} of the {r['records']} played were not analysed: each replays the "
+              f"one before it move for move with the seats swapped (one deterministic player in both seats), so "
+              f"gnubg rates that play once")
+    print(f"  CIs resample {r['bootstrap_units']} {r['resample_unit']}")
     for key, label in (("chequer_memg_per_move", "chequer error rate (m per unforced move)"),
                        ("overall_memg_per_decision", "overall error rate (m per decision)"),
                        ("snowie_error_rate", "Snowie error rate")):

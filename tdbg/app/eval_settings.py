@@ -52,15 +52,16 @@ class EvalSettings:
     gnubg: str | None = option(None, "the gnubg binary (default: $GNUBG_BINARY, else make gnubg's 1.08.003 build, "
                                      "else gnubg on PATH or /usr/games/gnubg)", metavar="PATH")
     gnubg_timeout: float = option(600.0, "seconds gnubg may stay silent (its answers to the checks, a file "
-                                         "analysed) before the run stops with an error", type="positive_float",
+                                         "analysed) before the run stops with an error", type="timeout_arg",
                                   metavar="SECONDS")
     json: str | None = option(None, "write the result as JSON", metavar="PATH")
     overwrite: bool = option(False, "allow replacing existing output files of the same kind (--json, the .mat "
                                     "files in --out)")
     quiet: bool = option(False, "no progress bar")
 
-    def analysis(self, binary: str) -> GnubgAnalysis:
-        """gnubg's analysis as these flags ask for it, run by ``binary`` (preflight's choice)."""
-        return GnubgAnalysis(binary, ply=self.ply, jacoby=self.jacoby, luck=self.luck,
+    def analysis(self, binary: str, rules: tuple[str, ...] = ()) -> GnubgAnalysis:
+        """gnubg's analysis as these flags ask for it, run by ``binary`` (preflight's choice),
+        after the game mode's ``rules`` (GameMode.gnubg_analysis_rules)."""
+        return GnubgAnalysis(binary, ply=self.ply, jacoby=self.jacoby, luck=self.luck, rules=tuple(rules),
                              workers=self.gnubg_workers or self.workers, chunk_size=self.chunk_size,
                              timeout=self.gnubg_timeout)

@@ -66,7 +66,7 @@ class PlaySettings:
     games_csv: str | None = option(None, "gnubg-ext: one row per game, written as each game ends (default "
                                          "runs/gnubg_<time>.csv); its result column is gnubg's: 1 single, 2 gammon, "
                                          "3 backgammon, 0 a dropped double", metavar="PATH")
-    gnubg_timeout: float = option(60.0, "seconds to wait for gnubg", type="positive_float")
+    gnubg_timeout: float = option(60.0, "seconds to wait for gnubg", type="timeout_arg")
     gnubg: str | None = option(None, "gnubg-ext: the gnubg binary (default: $GNUBG_BINARY, else make gnubg's "
                                      "1.08.003 build, else gnubg on PATH or /usr/games/gnubg)", metavar="PATH")
     luck: str | None = option(None, "also report the luck-adjusted result, luck judged by REF: gnubg-nn (the "

@@ -15,6 +15,8 @@ from __future__ import annotations
 import importlib
 import sys
 
+from tdbg.infra.stop_signals import exit_on_signals
+
 # subcommand (its words) -> module whose main() it runs; "tools." modules are tdbg.tools' when installed
 COMMANDS = {
     ("train", "batch"): "tdbg.app.scripts.train_batch",
@@ -90,6 +92,7 @@ def load(module: str):
 
 
 def main(argv: list[str] | None = None) -> None:
+    exit_on_signals()   # first, as every script's first line: a signal while the rest loads ends in one line
     argv = sys.argv[1:] if argv is None else list(argv)
     cli = importlib.import_module("tdbg.app.cli")
     if not argv or argv[0] in ("-h", "--help"):

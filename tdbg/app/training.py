@@ -3,10 +3,11 @@
 and the end of a run (the summary, its exit code)."""
 from __future__ import annotations
 
+import signal
 import sys
 
 from tdbg.app import backend_flags, cli, settings, stage_file, stage_flags
-from tdbg.infra import fileio
+from tdbg.infra import fileio, stop_signals
 from tdbg.learn.settings import BatchStage, OnlineStage
 
 PROB5_ONLY = ("loss", "win_weight", "raw_logits")  # train_prob5.py's own flags
@@ -43,9 +44,9 @@ def stage_settings(stage_class, parser, argv: list[str] | None = None):
 
 def finish(summary: dict, json_path: str | None = None) -> None:
     """The run's summary: to ``json_path`` when given, and as the last line of output;
-    exit code 130 when a signal stopped the run."""
+    exit code 128 + the signal's number when one stopped the run (130 Ctrl-C, 143 SIGTERM)."""
     if json_path:
         fileio.write_json(json_path, summary)
     print(fileio.json_text(summary))
     if summary["interrupted"]:
-        sys.exit(cli.INTERRUPTED)
+        sys.exit(stop_signals.exit_code(getattr(signal.Signals, summary["interrupted"], signal.SIGINT)))

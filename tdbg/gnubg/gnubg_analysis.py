@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tdbg.gnubg.gnubg_binary import GnubgError
-from tdbg.infra.fileio import json_text
+from tdbg.infra.fileio import atomic_write, json_text
 from tdbg.infra.stats import has_interval, interval
 from tdbg.infra.workers import child_dies_with_us, end_child
 
@@ -29,6 +29,8 @@ import gnubg
 cfg = json.load(open(%(cfg)r))
 CUBE_KINDS = %(cube_kinds)r
 gnubg.command("set jacoby %(jacoby)s")
+for line in %(rules)r:   # the game mode's (GameMode.gnubg_analysis_rules): e.g. no cube, no cube analysis
+    gnubg.command(line)
 gnubg.command("set analysis chequerplay evaluation plies %(ply)d")
 gnubg.command("set analysis cubedecision evaluation plies %(ply)d")
 gnubg.command("set analysis luck %(luck)s")
@@ -83,6 +85,7 @@ class GnubgAnalysis:
     binary: str                    # the gnubg binary to run (gnubg_binary.preflight's choice)
     ply: int = 0                   # depth of the chequer, cube and luck analysis
     jacoby: bool = True            # money games: gammons count only once the cube has been turned
+    rules: tuple[str, ...] = ()    # gnubg commands the game mode needs first (GameMode.gnubg_analysis_rules)
     luck: bool = False             # gnubg also judges the dice (at the same ply)
     workers: int = 1               # gnubg processes at a time
     chunk_size: int | None = None  # .mat files per gnubg process (default: the files split evenly over workers)
@@ -117,14 +120,16 @@ def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> lis
     scripts = []
     for k, s in enumerate(range(0, len(files), size)):
         cfg = os.path.join(folder, f"cfg{k}.json")
-        with open(cfg, "w") as fh:
+        # atomic_write: an error, ENOSPC met as the file closes included, names the file
+        with atomic_write(cfg) as fh:
             fh.write(json_text({"files": [os.path.abspath(f) for f in files[s:s + size]]}))
         scripts.append(os.path.join(folder, f"analyse{k}.py"))
-        with open(scripts[-1], "w") as fh:
+        with atomic_write(scripts[-1]) as fh:
             fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if analysis.jacoby else "off",
                                  "ply": analysis.ply, "cube_kinds": CUBE_KINDS,
+                                 "rules": list(analysis.rules),
                                  "luck": "on" if analysis.luck else "off"})
-    with open(os.path.join(folder, "analyse.sh"), "w") as fh:
+    with atomic_write(os.path.join(folder, "analyse.sh")) as fh:
         fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
                  f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {analysis.workers} -I{{}} "
                  f"{analysis.binary} -t -q -r -p {{}}\n")
@@ -138,9 +143,9 @@ def analyse_files(files: list[str], analysis: GnubgAnalysis, folder: str | None 
     stay silent (each prints a line per file) for ``analysis.timeout`` seconds, they are
     ended and GnubgError says so."""
     tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
-    scripts = write_scripts(files, analysis, tmp)
     games, failures, warnings = [], [], []
-    try:
+    try:   # the temporary folder goes however this ends (a full disk while the scripts are written)
+        scripts = write_scripts(files, analysis, tmp)
         for out, err, code in _run_scripts(scripts, analysis):
             for line in out.splitlines():
                 if line.startswith("@@GAME "):

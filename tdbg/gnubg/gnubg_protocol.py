@@ -32,6 +32,56 @@ class ProtocolError(GnubgError):
     """gnubg said something we cannot reconcile with our engine's state."""
 
 
+# gnubg's own limits on what a board string can hold (its MAXSCORE and MAX_CUBE)
+MAX_MATCH_LENGTH = 64
+MAX_CUBE = 4096
+FIELDS = 53
+CONSTANTS = {41: 1, 42: -1, 43: 0, 44: 25}   # colour, direction, home and bar: gnubg always sends these
+FLAGS = {38: "player 1's may-double flag", 39: "player 0's may-double flag", 40: "the doubled flag",
+         51: "the post-Crawford flag", 52: "the non-Crawford flag"}
+
+
+def check_fields(v: list[int], line: str) -> None:
+    """ProtocolError unless the numbers of a board string (fields 3 to 52) are within gnubg's
+    own limits and agree with one another: a question gnubg itself could ask.  The checker
+    fields are checked as a position (parse_board_string)."""
+    val = lambda i: v[i - 3]  # noqa: E731  (field index as in the reference table)
+    shown = line[:120]
+
+    def refuse(what: str):
+        raise ProtocolError(f"{what} in {shown!r}")
+    length, scores, cube, turn, dice = val(3), (val(4), val(5)), val(37), val(32), (val(33), val(34))
+    if not 0 <= length <= MAX_MATCH_LENGTH:
+        refuse(f"match length {length} is not 0 (money) or 1 to {MAX_MATCH_LENGTH} (gnubg's limit)")
+    if min(scores) < 0 or (length and max(scores) >= length):
+        refuse(f"score {scores[0]}-{scores[1]} is not a score of " + (f"a {length}-point match in play" if length
+                                                                     else "a money session"))
+    if cube < 1 or cube > MAX_CUBE or cube & (cube - 1):
+        refuse(f"cube {cube} is not a power of 2 from 1 to {MAX_CUBE} (gnubg's limit)")
+    for i, what in FLAGS.items():
+        if val(i) not in (0, 1):
+            refuse(f"{what} is {val(i)}, not 0 or 1")
+    if turn not in (1, -1):
+        refuse(f"turn {turn} is not 1 or -1")
+    if any(val(i) != c for i, c in CONSTANTS.items()):
+        refuse("fields 41 to 44 are not gnubg's 1:-1:0:25")
+    if val(38) == val(39) == 0:
+        refuse("both may-double flags are 0 (one side owns the cube)")
+    if val(40) and cube * 2 > MAX_CUBE:
+        refuse(f"a double of cube {cube} is beyond gnubg's {MAX_CUBE}")
+    if dice != (0, 0) and (val(40) or not all(1 <= d <= 6 for d in dice)):
+        refuse(f"dice {dice[0]}-{dice[1]} are not a roll" + (" (a take question has none)" if val(40) else ""))
+    crawford, post = val(52) == 0, val(51) == 1
+    if not length and (crawford or post):
+        refuse("a money session has no Crawford game")
+    if crawford and post:
+        refuse("a game cannot be the Crawford game and after it")
+    if crawford and length - 1 not in scores:
+        refuse(f"the Crawford game at {scores[0]}-{scores[1]} of {length} (no side is 1 away)")
+    if max(val(45), val(46)) >= 15:
+        refuse("the game is over (15 checkers borne off): there is no decision to make")
+
+
 @dataclass
 class Question:
     kind: str               # "move", "cube" or "take"
@@ -48,12 +98,14 @@ class Question:
 def parse_board_string(line: str) -> Question:
     """A FIBS board string from gnubg, with us as player 1 (positive checkers)."""
     f = line.strip().split(":")
-    if len(f) < 53 or f[0] != "board":
-        raise ProtocolError(f"cannot parse board string from gnubg: {line[:120]!r}")
+    if len(f) != FIELDS or f[0] != "board":
+        raise ProtocolError(f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
+                            f"{line[:120]!r}")
     try:
         v = [int(x) for x in f[3:53]]
     except ValueError:
         raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}") from None
+    check_fields(v, line)
     val = lambda i: v[i - 3]  # noqa: E731  (field index as in the reference table)
     board = np.zeros((2, 25), dtype=np.int64)
     for k in range(1, 25):
@@ -94,8 +146,9 @@ def as_player_one(line: str) -> str:
     (point k <-> 25 - k, signs swapped), the bars, the borne-off counts, the may-double flags,
     the names and the scores exchanged, and the turn negated."""
     f = line.strip().split(":")
-    if len(f) < 53 or f[0] != "board":
-        raise ProtocolError(f"cannot parse board string from gnubg: {line[:120]!r}")
+    if len(f) != FIELDS or f[0] != "board":
+        raise ProtocolError(f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
+                            f"{line[:120]!r}")
     try:
         turn, doubled = int(f[32]), int(f[40]) == 1
         cells = [int(x) for x in f[6:32]]

@@ -33,6 +33,7 @@ import tempfile
 import zipfile
 
 from tdbg.infra import run_outputs
+from tdbg.infra.errors import InputError
 
 
 class OutputError(Exception):
@@ -41,7 +42,8 @@ class OutputError(Exception):
 
 # what a file holds, from its first bytes; "text" covers CSV logs, result CSVs and .mat games
 KIND_NAMES = {"checkpoint": "a checkpoint", "weights": "an exported weights file", "png": "a PNG image",
-              "json": "a JSON file", "text": "a text file", "other": "a file of unknown kind"}
+              "json": "a JSON file", "text": "a text file", "other": "a file of unknown kind",
+              "special": "not a regular file (a folder, a FIFO, a socket or a device)"}
 
 
 # torch.save's legacy (non-zip) format opens with this pickled magic number
@@ -60,7 +62,10 @@ def _is_torch_zip(path: str) -> bool:
 def file_kind(path: str) -> str:
     """checkpoint, weights, png, json, text, other, or empty.  Only what is recognised
     for sure gets a kind: any other zip or pickle, a binary (ELF, gzip, ...) or bytes
-    that are not UTF-8 text are "other", which no output ever replaces."""
+    that are not UTF-8 text are "other", which no output ever replaces.  A path that is not
+    a regular file is "special", and is not opened (a FIFO's open waits for a writer)."""
+    if os.path.exists(path) and not os.path.isfile(path):
+        return "special"
     try:
         with open(path, "rb") as fh:
             head = fh.read(64)
@@ -85,6 +90,16 @@ def file_kind(path: str) -> str:
     return "json" if text.lstrip()[:1] in ("{", "[") else "text"
 
 
+def check_input(path: str, what: str) -> None:
+    """InputError unless ``path`` is a regular file (links followed) that can be opened:
+    before any read of a file a user named, as a FIFO would block the read forever and a
+    folder or device is no file of ours."""
+    if not os.path.exists(path):
+        raise InputError(f"cannot read {path}: no such file (expected {what})")
+    if not os.path.isfile(path):
+        raise InputError(f"{path} is {KIND_NAMES['special']}, not {what}")
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -95,7 +110,11 @@ def _umask() -> int:
 def atomic_write(path: str, mode: str = "w"):
     """Open a temporary file beside ``path``; on success flush, fsync and rename it over
     ``path`` (mode 0666 less the umask, as open() would give); on any error remove it and
-    leave ``path`` untouched."""
+    leave ``path`` untouched.  A ``path`` that is a symbolic link is written through: its
+    target is replaced and the link stays (renamed over, the link became a file of its own and
+    the file it named was never updated)."""
+    if os.path.islink(path):
+        path = os.path.realpath(path)
     run_outputs.claim()   # the run's first write: the old files it replaces go now
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
@@ -193,7 +212,12 @@ def check_name(path: str, label: str) -> None:
 def check_folder(folder: str, label: str) -> None:
     """OutputError unless ``folder`` exists or can be made, and files can be created in it."""
     folder = os.path.abspath(folder)
-    probe = _existing_ancestor(folder)
+    probe = folder
+    while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
+        probe = os.path.dirname(probe)
+    if os.path.islink(probe) and not os.path.exists(probe):   # it passed as a folder to make, then failed the save
+        raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a symbolic link that leads nowhere "
+                          f"(a loop, or a missing target)")
     if not os.path.isdir(probe):
         raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a file")
     try:  # really create a file: os.access says yes to root even where a write fails

@@ -2,6 +2,7 @@
 way a row is added to a CSV file: whole, in one write, or not at all."""
 from __future__ import annotations
 
+import contextlib
 import csv
 import errno
 import io
@@ -112,7 +113,7 @@ class CsvLog:
         fresh = not self.started and (not self.append or not os.path.exists(self.path)
                                       or os.path.getsize(self.path) == 0)
         before = append_line(self.path, self._text([row], header=fresh), start_afresh=fresh)
-        self.before = len(self._text([], header=True).encode()) if fresh else before  # a withdrawn row keeps the header
+        self.before = None if fresh else before   # None: the row started the file, which goes with it
         self.started = True
         if self.tb is not None:  # the same numbers; the CSV stays the record
             step = int(row.get("total_episodes") or row.get("episodes") or 0)
@@ -122,10 +123,17 @@ class CsvLog:
             self.tb.flush()
 
     def withdraw(self) -> None:
-        """Take back the last row (its save failed: the log keeps to what the checkpoint holds)."""
-        if self.before is not None:
+        """Take back the last row (its save failed: the log keeps to what the checkpoint holds).
+        A log this row started goes whole: a header alone made the same command, run again,
+        refused for a log that exists."""
+        if not self.started:
+            return
+        if self.before is None:
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(self.path)
+            self.started = False
+        else:
             truncate(self.path, self.before)
-            self.before = None
 
     def close(self) -> None:
         if self.tb is not None:

@@ -1,14 +1,67 @@
-"""The two signals that ask a run to stop, SIGTERM and SIGINT (Ctrl-C), given one handler
-for the length of a ``with`` block, and their old handlers back after it however it ends.
+"""The two signals that ask a run to stop, SIGTERM and SIGINT (Ctrl-C), and what a program
+does with them from its first line to its exit.
 
-SIGINT is handled by hand too, not left to Python's KeyboardInterrupt: a process started
-with SIGINT ignored (a shell's background job) gets no KeyboardInterrupt from Python, and
-would go on after Ctrl-C or ``kill -INT``."""
+* ``exit_on_signals`` (a script's first line): end at once, one line, exit code 128 + the
+  signal's number (130 for Ctrl-C, 143 for SIGTERM), as a shell reports a process the
+  signal ended.  At once, because the signal then lands during the imports (torch's take a
+  second or more), where an exception leaves a module half imported and ends in a traceback
+  of some other error; nothing has been written yet.
+* ``raise_on_signals`` (cli.run_main, around the work): SIGINT raises KeyboardInterrupt and
+  SIGTERM raises ``Terminated`` (a KeyboardInterrupt), so the work is undone the same way for
+  both and the script says which signal stopped it.
+* ``StopSignalHandler``: one handler for both for the length of a ``with`` block (a training
+  run stops only between steps), the old handlers back after it however it ends.
+
+SIGINT is handled by hand, not left to Python's KeyboardInterrupt: a process started with
+SIGINT ignored (a shell's background job) gets no KeyboardInterrupt from Python, and would go
+on after Ctrl-C or ``kill -INT``."""
 from __future__ import annotations
 
+import os
 import signal
+import sys
+import threading
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+SIGNAL_WORDS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+
+
+def exit_code(signum: int) -> int:
+    """The exit code of a run a signal stopped: 128 + its number (130 SIGINT, 143 SIGTERM)."""
+    return 128 + int(signum)
+
+
+def interrupted_message(signum: int) -> str:
+    """What the one line of a program stopped by a signal says."""
+    return f"interrupted ({SIGNAL_WORDS.get(signum, signal.Signals(signum).name)}); nothing was written after " \
+           f"the interrupt"
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM arrived: raised where the work is, like Ctrl-C's KeyboardInterrupt."""
+
+    signum = signal.SIGTERM
+
+
+def _exit_now(signum, frame):
+    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+    try:
+        os.write(2, f"{prog}: error: {interrupted_message(signum)}\n".encode("utf-8", "backslashreplace"))
+    finally:
+        os._exit(exit_code(signum))
+
+
+def _raise(signum, frame):
+    raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
+
+
+def exit_on_signals(name: str = "__main__") -> None:
+    """SIGINT and SIGTERM end the process at once with one line (module notes).  ``name``:
+    the calling module's ``__name__``; only the program itself takes the signals, not a
+    module imported by a test, nor the copy of the main script a worker process imports."""
+    if name == "__main__" and "--multiprocessing-fork" not in sys.argv:
+        for s in STOP_SIGNALS:
+            signal.signal(s, _exit_now)
 
 
 class StopSignalHandler:
@@ -18,9 +71,17 @@ class StopSignalHandler:
         self.handler = handler
 
     def __enter__(self):
-        self._old = {s: signal.signal(s, self.handler) for s in STOP_SIGNALS}
+        # only the main thread may set handlers; in another, the block runs under the main thread's
+        main = threading.current_thread() is threading.main_thread()
+        self._old = {s: signal.signal(s, self.handler) for s in STOP_SIGNALS} if main else {}
         return self
 
     def __exit__(self, *exc):
         for s, old in self._old.items():
             signal.signal(s, old)
+
+
+def raise_on_signals() -> StopSignalHandler:
+    """For a ``with`` block: SIGINT raises KeyboardInterrupt, SIGTERM raises Terminated
+    (module notes)."""
+    return StopSignalHandler(_raise)

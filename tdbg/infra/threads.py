@@ -25,6 +25,9 @@ from tdbg.infra.errors import InputError
 from tdbg.infra.settings import option
 
 WORKER = 1                    # torch threads of a worker process
+# the most threads a process may ask for: far beyond any core count this runs on, far below
+# what breaks OpenMP (about 32,768 threads: libgomp aborts; 70,000: a segmentation fault)
+MAX_THREADS = 1024
 SMALL_NET_PARAMS = 2_000_000  # below this, one thread (the module notes: no crossover measured up to 1.78M)
 ENV_VARS = ("TDBG_THREADS", "OMP_NUM_THREADS")   # in order of precedence, after --threads
 _chosen_by = ["default"]                           # what chose this process's threads (use)
@@ -38,8 +41,8 @@ def cores() -> int:
 def threads_option(default: str = "1"):
     """The ``threads`` field of a script's settings: --threads N (``default``: what the
     script chooses without it, in words)."""
-    return option(None, f"torch threads of this process (default: {default}; also set by TDBG_THREADS or "
-                        f"OMP_NUM_THREADS); worker processes use 1", type="positive_int", metavar="N")
+    return option(None, f"torch threads of this process, 1 to {MAX_THREADS:,} (default: {default}; also set by "
+                        f"TDBG_THREADS or OMP_NUM_THREADS); worker processes use 1", type="threads_arg", metavar="N")
 
 
 def choose(cores: int, workers: int, net_params: int | None) -> int:
@@ -54,7 +57,8 @@ def choose(cores: int, workers: int, net_params: int | None) -> int:
 def requested(flag: int | None, environ=os.environ) -> tuple[int | None, str]:
     """(threads asked for, by what): --threads, else TDBG_THREADS (a positive whole number,
     or InputError), else OMP_NUM_THREADS (its first level, "4,2" is 4; a value OpenMP itself
-    rejects, with its own warning, is passed over), else (None, "default")."""
+    rejects, with its own warning, is passed over), else (None, "default").  More than
+    MAX_THREADS, from either variable, is an InputError."""
     if flag is not None:
         return flag, "--threads"
     for name in ENV_VARS:
@@ -64,6 +68,8 @@ def requested(flag: int | None, environ=os.environ) -> tuple[int | None, str]:
         if not text:
             continue
         value = int(text) if text.isdigit() else 0
+        if value > MAX_THREADS:
+            raise InputError(f"{name}={text}: at most {MAX_THREADS:,} threads")
         if value >= 1:
             return value, name
         if name == "TDBG_THREADS":

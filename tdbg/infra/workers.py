@@ -120,12 +120,32 @@ class Task:
         self.retried = False
 
 
+def _quiet_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker (the process that removes semaphores a run
+    left) with its stderr on /dev/null.  A run that ends by a signal or an error kills its
+    workers at once (WorkerPool.close), and the tracker, finding the semaphores of the pool's
+    queues not yet unregistered, wrote warnings of "leaked semaphore objects" or of one
+    already removed after the run's one error line; it removes them either way.  Nothing
+    happens when the tracker already runs."""
+    from multiprocessing import resource_tracker
+    saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
+    try:
+        sys.stderr.flush()
+        os.dup2(devnull, 2)
+        resource_tracker.ensure_running()
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(devnull)
+
+
 class WorkerPool:
     def __init__(self, workers: int, initializer=None, initargs=(), what: str = "worker"):
         self.workers, self.initializer, self.initargs, self.what = workers, initializer, initargs, what
         self.executor = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
+        _quiet_resource_tracker()
         with _sigint_blocked():
             return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"), initializer=_init,
                                        initargs=(os.getpid(), self.initializer, self.initargs))

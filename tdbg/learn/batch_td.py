@@ -29,6 +29,7 @@ from tdbg.net.move_filter import new_filter
 from tdbg.net.scoring import check_first_layer
 
 OVERLAP_KEY = "overlap_weights"   # trainer state: the weights of the round being collected (--overlap)
+FILTER_KEY = "filter_trainer"     # trainer state: the move filter's optimizer and row generator (--oneply-filter)
 LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
               "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes",
               "drops"]
@@ -57,6 +58,7 @@ class BatchLearner:
         if col.filter_exact_races and not self.filter_k:
             raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
         self.filter_trainer = None
+        self.filter_state = None   # a continued stage's filter trainer state (the checkpoint's)
         self.continuing = False
         self.rng, self.rng_state = None, None   # the minibatch order's generator (open) and a resumed state
         self.trainer = Trainer(model, opt, stage.schedule.lr, run.device, loss)
@@ -115,12 +117,21 @@ class BatchLearner:
         # --overlap: the next round is being collected with the weights before this round's
         # training; keep them, so that a continued stage collects it with them as well
         stale = {} if self.pending is None else {OVERLAP_KEY: self.pending[2]}
-        return {**self.trainer.state_dict(), **rng, **stale}
+        # --oneply-filter: the filter's optimizer and row generator, for the same reason
+        filt = {} if self.filter_trainer is None else {FILTER_KEY: self.filter_trainer.state_dict()}
+        return {**self.trainer.state_dict(), **rng, **stale, **filt}
 
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)
         self.rng_state = state.get("minibatch_rng")   # (checkpoints from before it was kept have none)
+        if self.rng_state is not None:   # a malformed one is refused now, not when the stage starts
+            np.random.default_rng().bit_generator.state = self.rng_state
         self.stale = state.get(OVERLAP_KEY)
+        self.filter_state = state.get(FILTER_KEY)   # (checkpoints from before it was kept have none)
+        if self.filter_state is not None:   # a malformed one is refused now, as the generator above
+            np.random.default_rng().bit_generator.state = self.filter_state["rng"]
+            if not isinstance(self.filter_state["optimizer_state"], dict):
+                raise TypeError("the move filter's optimizer state is not a dict")
         self.continuing = True   # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:
@@ -159,6 +170,8 @@ class BatchLearner:
             filt = new_filter(self.model)
             set_move_filter(self.model, filt)
         self.filter_trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), engine)
+        if self.continuing and not fresh and self.filter_state is not None:
+            self.filter_trainer.load_state_dict(self.filter_state)
         if fresh or not self.continuing:
             play = Play(self.mode, engine=engine, parallel_games=col.parallel_games, first_layer=col.scoring,
                         record_filter=True)   # 0-ply, greedy, fp32: the filter's rows
@@ -248,5 +261,5 @@ class BatchLearner:
         return f"round {round_index}"
 
     def postfix(self) -> dict:
-        return {"eps": f"{self._row.get('episodes_per_s', 0):.1f}/s", "loss": f"{self.last_loss:.5f}",
-                "lr": f"{self.lr:.2g}"}
+        # (the games per second are the bar's own rate: training_loop's unit)
+        return {"loss": f"{self.last_loss:.5f}", "lr": f"{self.lr:.2g}"}

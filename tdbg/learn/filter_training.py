@@ -40,6 +40,15 @@ class FilterTrainer:
         self.opt = torch.optim.Adam(filt.parameters(), lr=lr)
         self.board_features = reads_board_features(filt.n_inputs)
 
+    def state_dict(self) -> dict:
+        """What a continued stage needs to train the filter on as one run through would: its
+        optimizer's moments and the generator that samples and orders its rows."""
+        return {"optimizer_state": self.opt.state_dict(), "rng": self.rng.bit_generator.state}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.opt.load_state_dict(state["optimizer_state"])
+        self.rng.bit_generator.state = state["rng"]
+
     def fit(self, rows: dict | None, epochs: int = 1, share: float = 1.0) -> float:
         """``epochs`` passes of minibatches over ``rows`` (move_filter.filter_rows), or over a
         random ``share`` of them; the mean loss of the last pass (nan when there are no rows)."""

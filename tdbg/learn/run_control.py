@@ -28,7 +28,13 @@ class Interrupted(BaseException):
 
 
 def log_path(run: Run) -> str:
-    return run.log or os.path.splitext(run.save)[0] + ".csv"
+    return run.log or own_log(run.save)
+
+
+def own_log(save: str) -> str:
+    """The log beside a checkpoint: X.csv for X.pt; for a symbolic link, its target's (the
+    checkpoint is written through the link: fileio.atomic_write)."""
+    return os.path.splitext(os.path.realpath(save) if os.path.islink(save) else save)[0] + ".csv"
 
 
 def snapshot_path(save: str, round_index: int) -> str:
@@ -48,7 +54,7 @@ def appends_log(run: Run, spec: ModelSpec) -> bool:
     with --overwrite)."""
     return (resumes_itself(spec.resume, run.save)
             and (run.log_continues
-                 or os.path.realpath(log_path(run)) == os.path.realpath(os.path.splitext(run.save)[0] + ".csv")))
+                 or os.path.realpath(log_path(run)) == os.path.realpath(own_log(run.save))))
 
 
 def check_run_outputs(run: Run, spec: ModelSpec) -> None:
@@ -186,3 +192,17 @@ class StopSignals(StopSignalHandler):
                 if signals.deferred and exc[0] is None:
                     raise Interrupted(signals.deferred)
         return _Guard()
+
+    def hold(self):
+        """A block no signal cuts short and that raises nothing after (the save of a run
+        already stopping, or its last): a signal inside it is kept in ``deferred`` only, so a
+        second Ctrl-C during the save lets the save finish."""
+        signals = self
+
+        class _Hold:
+            def __enter__(self):
+                signals.inside = True
+
+            def __exit__(self, *exc):
+                signals.inside = False
+        return _Hold()

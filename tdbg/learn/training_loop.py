@@ -130,6 +130,8 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             raise InputError("--match-head goes with --warm-start-match (a checkpoint keeps its head)")
         if sources == ["resume"]:
             refuse_growth_of_unfinished(spec, model, trainer_state)
+        if spec.growth != net_growth.GROWTHS[0] and not spec.expand:   # it was ignored without a word
+            raise InputError(f"--growth {spec.growth} says how --expand makes new units; give --expand")
         if spec.board_features and not reads_board_features(model.n_inputs):
             model = net_growth.add_board_features(model)
             trainer_state = None  # optimizer moments no longer fit the first layer
@@ -243,6 +245,23 @@ def run_stage(stage_settings, learner_class: type[Learner], output_mode: str | N
     return {**progress.run(evaluate), **chosen}
 
 
+def check_stop_at(stop_at: int, size: int, done: int, total: int) -> None:
+    """InputError unless --stop-at (0: none) ends this run where one run through would end a
+    round (a multiple of the round's ``size`` episodes, or the stage's ``total``), after the
+    ``done`` episodes the stage has: off a boundary it split a round, and the weights differed
+    from a run through; at or below ``done`` the run trained nothing and rewrote the checkpoint."""
+    if not stop_at:
+        return
+    if stop_at > total:
+        raise InputError(f"--stop-at {stop_at:,} is beyond the stage's {total:,} episodes (--num-episodes)")
+    if stop_at <= done:
+        raise InputError(f"--stop-at {stop_at:,}: the stage already has {done:,} episodes; give a later point")
+    if stop_at % size and stop_at != total:
+        below = stop_at - stop_at % size
+        raise InputError(f"--stop-at {stop_at:,} is inside a round (rounds of {size:,} episodes): give a round's "
+                         f"end, such as {below + size:,}" + (f" or {below:,}" if below > done else ""))
+
+
 class StageProgress:
     """A running stage's state (episodes and rounds done, CPU time, what is logged) and what
     the learner reports to it: ``count`` and ``finish`` (learner.Progress)."""
@@ -272,7 +291,11 @@ class StageProgress:
                 stage["settings"] = self.meta["lineage"][-1]["stage"] = {**settings, "planned_episodes": planned}
             self.round_index = stage.get("rounds_done", self.done // self.size)
             if trainer_state:
-                self.learner.load_state_dict(trainer_state)
+                try:
+                    self.learner.load_state_dict(trainer_state)
+                except (AttributeError, KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:   # torch's, numpy's
+                    raise InputError(f"{spec.resume}: its trainer state cannot be restored ({type(exc).__name__}: "
+                                     f"{str(exc).splitlines()[0] if str(exc) else 'malformed'})") from None
             # CPU time of this stage: this process plus the workers' collection time; carried over on resume
             self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
             stage["id"] = stage_identity(self.meta, stage)   # its snapshots so far are this run's own
@@ -285,6 +308,7 @@ class StageProgress:
                      "rounds_done": 0, "id": new_stage_id()}
         self.stage = stage
         run = self.settings.run
+        check_stop_at(run.stop_at, self.size, self.done, schedule.num_episodes)
         check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
         self.log = CsvLog(log_path(run), self.learner.log_fields + EVAL_FIELDS + HEALTH_LOG_FIELDS,
                           append=appends_log(run, spec))
@@ -305,7 +329,8 @@ class StageProgress:
         with ExitStack() as stack:   # left in this order: signals, bar, learner, log
             stack.callback(self.log.close)
             stack.callback(learner.close)
-            self.bar = tqdm(total=schedule.num_episodes, initial=self.done, unit="ep",
+            # "40/100 [00:10<00:20, 4.00 games/s, loss=0.01234, lr=0.001]": the stage's games (episodes)
+            self.bar = tqdm(total=schedule.num_episodes, initial=self.done, unit=" games",
                             desc=os.path.basename(run.save), dynamic_ncols=True, disable=run.quiet)
             stack.callback(self.bar.close)
             signals = stack.enter_context(StopSignals())
@@ -326,10 +351,11 @@ class StageProgress:
             except (KeyboardInterrupt, Interrupted) as exc:
                 interrupted = str(exc) or "SIGINT"
                 self.bar.write(f"interrupted ({interrupted}): saving {run.save} at {self.done} episodes")
-                if self.done > self.logged:  # a round cut short: its episodes so far
-                    self.log_row(self.done - self.logged, False, then=self.save)
-                else:
-                    self.save()
+                with signals.hold():   # a second Ctrl-C waits for the save
+                    if self.done > self.logged:  # a round cut short: its episodes so far
+                        self.log_row(self.done - self.logged, False, then=self.save)
+                    else:
+                        self.save()
             except WorkerError as exc:
                 raise RunError(f"{exc}; {self.kept()}") from None
             except OSError as exc:   # a checkpoint, snapshot or log row that could not be written (a full disk)
@@ -337,7 +363,9 @@ class StageProgress:
                     raise
                 raise RunError(f"{exc.filename}: {exc.strerror}; training stopped; {self.kept()}") from None
         if not interrupted:
-            self.save()
+            with StopSignals() as signals, signals.hold():   # a signal during the last save waits for it
+                self.save()
+            interrupted = signals.deferred
         return {"save": run.save, "log": self.log.path, "episodes": self.done, "total_episodes": meta["episodes"],
                 "loss": learner.last_loss if math.isfinite(learner.last_loss) else None,  # None: no round ran
                 "seconds": time.time() - self.started, "interrupted": interrupted}

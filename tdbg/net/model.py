@@ -30,6 +30,7 @@ a checkpoint without one loads as before, and code that predates it ignores the 
 from __future__ import annotations
 
 import io
+import math
 import os
 
 import torch
@@ -164,11 +165,12 @@ def prob5_from_conditionals(s: torch.Tensor) -> torch.Tensor:
 
 
 def parse_hidden(text: str) -> list[int]:
-    """'512,512,256' -> [512, 512, 256]; ValueError with the reason otherwise."""
-    try:
-        sizes = [int(s) for s in str(text).split(",") if s.strip() != ""]
-    except ValueError:
-        raise ValueError(f"hidden sizes must be comma-separated whole numbers, got {text!r}") from None
+    """'512,512,256' -> [512, 512, 256]; ValueError with the reason otherwise (an empty size,
+    as in '16,,16', is not skipped: it was read as 16,16)."""
+    pieces = str(text).split(",")
+    if not all(p.strip().isdecimal() and p.strip().isascii() for p in pieces):
+        raise ValueError(f"hidden sizes must be comma-separated whole numbers, got {text!r}")
+    sizes = [int(p) for p in pieces]
     if not sizes or any(s < 1 or s > 65536 for s in sizes):
         raise ValueError(f"hidden sizes must be 1..65536 each, got {text!r}")
     return sizes
@@ -230,9 +232,19 @@ def _filter_payload(filt: TDNetwork) -> dict:
             "state_dict": {k: v.detach().cpu().clone() for k, v in filt.state_dict().items()}}
 
 
+def real_weights(state: dict) -> dict:
+    """``state`` (a state dict read from a file), or ValueError for a tensor that is not of
+    real floating-point numbers: load_state_dict would cast a complex one to float (its
+    imaginary part dropped) or a bool one to 0 and 1 without a word."""
+    for key, value in state.items():
+        if not isinstance(value, torch.Tensor) or not torch.is_floating_point(value):
+            raise ValueError(f"weight {key} is {getattr(value, 'dtype', type(value).__name__)}, not real numbers")
+    return state
+
+
 def _filter_from_payload(payload: dict) -> TDNetwork:
     filt = TDNetwork(payload["n_inputs"], payload["hidden"], payload["output_mode"], payload.get("activation", "relu"))
-    filt.load_state_dict(payload["state_dict"])
+    filt.load_state_dict(real_weights(payload["state_dict"]))
     filt.samples = int(payload.get("samples", 0))  # after-states it was trained on
     return filt
 
@@ -281,6 +293,47 @@ def check_metadata(meta, where: str) -> None:
         raise CheckpointError(f"{where}: its metadata's 'episodes' is negative")
     if any(not isinstance(e, dict) for e in meta.get("lineage", [])):
         raise CheckpointError(f"{where}: its metadata's 'lineage' holds entries that are not dicts")
+    for k, entry in enumerate(meta.get("lineage", []), 1):
+        _check_fields(entry, LINEAGE_TYPES, f"{where}: its lineage entry {k}")
+        if any(not isinstance(s, dict) for s in entry.get("segments", [])):
+            raise CheckpointError(f"{where}: its lineage entry {k}'s 'segments' holds entries that are not dicts")
+
+
+def _count(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _seconds(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+
+
+# what a field of a lineage entry or of a stage must hold, where it is present (the readers
+# count with these: a string of episodes, or settings that are not a dict, made tracebacks)
+COUNT, SECONDS = (_count, "a whole number of at least 0"), (_seconds, "a finite number of at least 0")
+LIST, DICT = (lambda v: isinstance(v, list), "a list"), (lambda v: isinstance(v, dict), "a dict")
+LINEAGE_TYPES = {"episodes": COUNT, "segments": LIST}
+STAGE_TYPES = {"settings": DICT, "episodes_done": COUNT, "rounds_done": COUNT, "cpu_seconds": SECONDS}
+
+
+def _check_fields(record: dict, types: dict, what: str) -> None:
+    for key, (check, words) in types.items():
+        if key in record and not check(record[key]):
+            raise CheckpointError(f"{what}'s {key!r} is {type(record[key]).__name__} {record[key]!r:.40}, not {words}")
+
+
+def check_trainer_state(state, where: str) -> None:
+    """CheckpointError unless ``state`` (a checkpoint's trainer state) is None or a dict whose
+    stage, where present, holds values of the types a continued stage counts with."""
+    if state is None:
+        return
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{where}: its trainer state is {type(state).__name__}, not a dict")
+    stage = state.get("stage")
+    if stage is None:
+        return
+    if not isinstance(stage, dict):
+        raise CheckpointError(f"{where}: its trainer state's 'stage' is {type(stage).__name__}, not a dict")
+    _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
 
 
 def read_checkpoint(path: str) -> bytes:
@@ -330,8 +383,8 @@ def load_checkpoint(path: str, map_location: str = "cpu",
     check_metadata(meta, path)
     try:
         model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu"))
-        model.load_state_dict(payload["state_dict"])
-    except (KeyError, TypeError, ValueError, RuntimeError) as exc:
+        model.load_state_dict(real_weights(payload["state_dict"]))
+    except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
         raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None
     if not weights_finite(model):
         raise CheckpointError(f"{path}: weights contain NaN or infinity")
@@ -342,4 +395,5 @@ def load_checkpoint(path: str, map_location: str = "cpu",
             raise CheckpointError(f"{path}: its move filter does not fit ({exc})") from None
         if not weights_finite(move_filter_of(model)):
             raise CheckpointError(f"{path}: its move filter's weights contain NaN or infinity")
+    check_trainer_state(payload.get("trainer_state"), path)
     return model, meta, payload.get("trainer_state")

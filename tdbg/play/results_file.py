@@ -28,6 +28,8 @@ import numpy as np
 
 from tdbg.game.modes import game_mode
 from tdbg.infra import fileio
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import check_input
 from tdbg.infra.stats import CAP, bootstrap_ci, ci_text, has_interval, no_interval_reason, pair_means
 from tdbg.play.matches import MATCH_CI
 
@@ -121,6 +123,10 @@ class Results:
 def read_results(path: str) -> Results:
     header, rows = {}, []
     try:
+        check_input(path, "a result file")
+    except InputError as exc:
+        raise ResultsFileError(str(exc)) from None
+    try:
         with open(path, newline="") as fh:
             lines = [ln for ln in fh]
     except (OSError, UnicodeDecodeError) as exc:
@@ -139,12 +145,13 @@ def read_results(path: str) -> Results:
         raise ResultsFileError(f"{path}: not a per-game result file (no 'game' and 'points' columns)")
     try:
         for r in reader:
-            rows.append((int(r["game"]), float(r["points"])))
-            if not math.isfinite(rows[-1][1]):
-                raise ValueError
+            rows.append((_index(r["game"]), _points(r["points"])))
+            _whole(r)
     except (TypeError, ValueError):
-        raise ResultsFileError(f"{path}: malformed row {reader.line_num} (a game's number and its points, a "
-                               f"finite number, are needed)") from None
+        raise ResultsFileError(f"{path}: malformed row {reader.line_num} (every field of the header's columns, a "
+                               f"game's number and its points, a finite number of at most {MAX_POINTS:,} either "
+                               f"way, are needed)") \
+            from None
     if not rows:
         raise ResultsFileError(f"{path}: no games")
     _check_entries(path, header, "games", [g for g, _ in rows])
@@ -167,13 +174,39 @@ def _check_entries(path: str, header: dict, what: str, indices: list[int]) -> No
                                    f"{min(indices)} to {max(indices)} (an edited or joined file?)")
 
 
+# no game is worth more than a backgammon at gnubg's largest cube (3 x 4,096)
+MAX_POINTS = 3 * 4096
+
+
+def _index(text: str) -> int:
+    """A game's or match's number as play_models.py writes it: digits (int() also takes
+    "1_0" and " 10 ")."""
+    if not (text.isascii() and text.isdecimal()):
+        raise ValueError(text)
+    return int(text)
+
+
+def _points(text: str) -> float:
+    value = float(text)
+    if not abs(value) <= MAX_POINTS:   # NaN fails too
+        raise ValueError(text)
+    return value
+
+
+def _whole(row: dict) -> None:
+    """ValueError for a row with fields missing (None) or more than the header has (key None)."""
+    if None in row or any(v is None for v in row.values()):
+        raise ValueError("fields missing or extra")
+
+
 def _read_matches(path: str, header: dict, reader) -> Results:
     """One entry per match: +1 won by model1, -1 lost, 0 abandoned (winner -1)."""
     winners = {}
     try:
         for r in reader:
-            winners[int(r["match"])] = int(r["winner"])
-            if winners[int(r["match"])] not in (-1, 0, 1) or not math.isfinite(float(r.get("points_1") or 0)):
+            _whole(r)
+            winners[_index(r["match"])] = int(r["winner"])
+            if winners[_index(r["match"])] not in (-1, 0, 1) or not math.isfinite(float(r.get("points_1") or 0)):
                 raise ValueError
     except (TypeError, ValueError):
         raise ResultsFileError(f"{path}: malformed row {reader.line_num}") from None
@@ -230,8 +263,12 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
     pairs.  Unpaired: each file's units resampled on their own (duplicate pairs, or single
     entries against an opponent that rolled its own dice); each resample's difference is
     the ratio of sums (entries weigh equally, a lone last game as one entry)."""
+    for r in (a, b):
+        if not r.game_mode:
+            raise ResultsFileError(f"{r.path} does not say its game mode (no '# game_mode:' line in its header, "
+                                   f"as play_models.py writes): it cannot be compared")
     if a.game_mode != b.game_mode:
-        raise ResultsFileError(f"different game modes: {a.game_mode} vs {b.game_mode}")
+        raise ResultsFileError(f"different game modes: {a.game_mode} in {a.path}, {b.game_mode} in {b.path}")
     metric = metric or default_metric(a.game_mode)
     can_pair = is_paired(a, b)
     if paired and not can_pair:

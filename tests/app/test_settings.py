@@ -85,3 +85,19 @@ def test_hidden_given_reads_the_command_line():
     assert app_settings.flag_given("--hidden", ["--hidden=16", "--save", "x"])
     assert app_settings.flag_given("--hidden", ["--save", "x", "--hidden", "16"])
     assert not app_settings.flag_given("--hidden", ["--expand", "16"])
+
+
+def test_a_positional_argument_is_named_as_argparse_names_it(tmp_path):
+    """A name that is not UTF-8 given as a positional argument: the error names the argument
+    as argparse itself does (`argument checkpoint`), not as a flag it is not
+    (`argument --checkpoint`); a flag keeps its name."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import HANG_GUARD, ROOT, assert_one_line_error
+    bad = os.fsdecode(b"m\xff.pt")
+    for args, name in [(["tools/describe_model.py", bad], "argument checkpoint: "),
+                       (["play_models.py", "--model1", bad, "--model2", "pubeval"], "argument --model1: ")]:
+        proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+        assert_one_line_error(proc, name + "m\\xff.pt: the name is not UTF-8 text")

@@ -114,3 +114,49 @@ def test_bad_env_is_one_error_line(tmp_path, no_thread_env, monkeypatch):
     monkeypatch.setenv("TDBG_THREADS", "0")
     assert_one_line_error(run("play_models.py", "--model1", "random", "--model2", "pubeval", "--games", "2"),
                           "TDBG_THREADS")
+
+
+@pytest.mark.parametrize("env", [{"TDBG_THREADS": "40000"}, {"OMP_NUM_THREADS": "100000"},
+                                 {"OMP_NUM_THREADS": "70000,2"}])
+def test_more_threads_than_the_limit_is_refused(env):
+    """About 32,768 OpenMP threads abort the process and 70,000 crash it: a count above the
+    limit, from either variable, is refused before any thread starts."""
+    name = next(iter(env))
+    with pytest.raises(InputError, match=f"{name}=.*at most 1,024 threads"):
+        threads.requested(None, env)
+    assert threads.requested(None, {name: str(threads.MAX_THREADS)}) == (threads.MAX_THREADS, name)
+
+
+def test_the_limits_are_one_error_line_in_a_script(no_thread_env):
+    """OMP_NUM_THREADS=100000 (it aborted or crashed every script) and --threads above the
+    limit: one error line and exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import HANG_GUARD, ROOT, assert_one_line_error
+    proc = subprocess.run([sys.executable, "tools/describe_model.py", "best_models/dmp_128x2.pt"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG_GUARD,
+                          env={**os.environ, "OMP_NUM_THREADS": "100000"})
+    assert_one_line_error(proc, "OMP_NUM_THREADS=100000: at most 1,024 threads")
+    assert_one_line_error(run("play_models.py", "--model1", "random", "--model2", "pubeval", "--threads", "40000"),
+                          "--threads: at most 1,024 threads")
+
+
+def test_a_timeout_poll_cannot_take_is_refused_when_parsed():
+    """--gnubg-timeout is waited for by poll(), which takes milliseconds in a signed 32-bit
+    number: 2,147,483.647 s at most.  Larger ones (they raised an OverflowError) are refused
+    as the flag is read; the limit itself fits."""
+    import argparse
+
+    from tdbg.app import cli
+    assert cli.MAX_TIMEOUT * 1000 <= 2**31 - 1
+    for text in ("3e6", "2147484", "inf"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            cli.timeout_arg(text)
+    assert cli.timeout_arg("1e6") == 1e6
+    from helpers import assert_one_line_error
+    assert_one_line_error(run("gnubg_eval.py", "--model", "best_models/dmp_128x2.pt", "--gnubg-timeout", "3e6"),
+                          "--gnubg-timeout: at most 1,000,000 seconds")
+    assert_one_line_error(run("play_models.py", "--model1", "random", "--model2", "gnubg-ext", "--gnubg-timeout",
+                              "3e6"), "--gnubg-timeout: at most")

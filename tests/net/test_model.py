@@ -45,8 +45,9 @@ def test_corrupt_and_truncated_checkpoints(tmp_path):
 
 
 def test_parse_hidden():
-    assert parse_hidden("512,512,256") == [512, 512, 256]
-    for bad in ("", "0", "a,b", "-3", "10,,x"):
+    assert parse_hidden("512,512,256") == [512, 512, 256] == parse_hidden(" 512, 512 ,256")
+    # an empty size is not skipped ("16,,16" was read as 16,16), nor is Python's "1_0" a size
+    for bad in ("", "0", "a,b", "-3", "10,,x", "16,,16", "16,", ",16", "1_0", "+16", "\uff11\uff16"):
         with pytest.raises(ValueError):
             parse_hidden(bad)
 

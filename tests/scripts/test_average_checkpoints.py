@@ -40,3 +40,26 @@ def test_refusals(tmp_path):
     assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "a.pt", "-o",
                               tmp_path / "a.pt"), "")
     assert not out.exists()
+
+
+def test_the_md5_recorded_is_of_the_bytes_averaged(tmp_path, monkeypatch):
+    """A checkpoint replaced while it is averaged (the --save file of a running training,
+    saved again after it was read): the lineage names the md5 of the bytes that went into
+    the mean, not of the file that replaced them."""
+    import hashlib
+
+    import tools.average_checkpoints as tool
+    paths = [tmp_path / "a.pt", tmp_path / "b.pt"]
+    for k, path in enumerate(paths):
+        _ckpt(path, k)
+    read = {str(p): hashlib.md5(p.read_bytes()).hexdigest() for p in paths}
+    real = tool.load_checkpoint
+
+    def load_then_replace(path, *args, **kwargs):
+        loaded = real(path, *args, **kwargs)
+        _ckpt(path, 7)   # the next save of the run lands just after the read
+        return loaded
+    monkeypatch.setattr(tool, "load_checkpoint", load_then_replace)
+    _, meta = tool.average([str(p) for p in paths])
+    assert meta["lineage"][-1]["averaged"] == [f"{p} (md5 {read[str(p)]})" for p in paths]
+    assert all(hashlib.md5(p.read_bytes()).hexdigest() != read[str(p)] for p in paths)   # both were replaced

@@ -112,3 +112,47 @@ def test_one_unit_has_no_interval(tmp_path):
     assert r["ci_reason"].startswith("no interval: 1 unit")
     line = run("tools/compare_results.py", a, b, check=True).stdout
     assert "A - B = +1500.00 no interval: 1 unit mEq/game" in line
+
+
+def test_a_fifo_or_a_folder_is_refused_without_reading_it(tmp_path):
+    """A FIFO given where a file is read: its open() would wait for a writer forever (the
+    run blocked); it and a folder are refused in one line, in every reader of a named file."""
+    import os
+
+    from helpers import assert_one_line_error
+    fifo = tmp_path / "r.csv"
+    os.mkfifo(fifo)
+    mats = tmp_path / "mats"
+    mats.mkdir()
+    os.mkfifo(mats / "a.mat")
+    real = "experiments/head_to_head/results/dmp_256x2_vs_gnubg-nn.csv"
+    for args in [("tools/compare_results.py", fifo, real), ("tools/compare_results.py", real, tmp_path),
+                 ("tools/plot_training.py", fifo, "-o", tmp_path / "p.png"),
+                 ("gnubg_eval.py", "--from-mat", mats)]:
+        proc = run(*args, subprocess_=True, timeout=120)
+        assert_one_line_error(proc, "not a regular file")
+
+
+def test_rows_and_headers_that_are_not_a_result_file_are_refused(tmp_path):
+    """A headerless file was compared as "different game modes:  vs dmp"; rows with a field
+    missing or one too many, a game numbered `1_0` (Python's int() reads it) and points of
+    1e308 (no game is worth more than 3 x 4,096) were read as games."""
+    import pytest
+
+    from tdbg.play.results_file import ResultsFileError
+    dmp = read_results(write(tmp_path / "d.csv", [1, -1, 1, 1]))
+    bare = tmp_path / "bare.csv"
+    bare.write_text("\n".join(open(write(tmp_path / "x.csv", [1, -1, 1, 1])).read().splitlines()[4:]) + "\n")
+    with pytest.raises(ResultsFileError, match="bare.csv does not say its game mode"):
+        compare(read_results(str(bare)), dmp)
+    good = open(write(tmp_path / "g.csv", [1, -1, 1, 1])).read()
+    for name, old, new in [("short", "1,1,-1,1,1,50,0,0,0,0,0,0", "1,1,-1,1,1,50,0,0,0,0,0"),
+                           ("long", "1,1,-1,1,1,50,0,0,0,0,0,0", "1,1,-1,1,1,50,0,0,0,0,0,0,7"),
+                           ("underscore", "\n1,1,-1,", "\n0_1,1,-1,"),
+                           ("huge", "\n1,1,-1,", "\n1,1,1e308,")]:
+        text = good.replace(old, new, 1)
+        assert text != good, name
+        path = tmp_path / f"{name}.csv"
+        path.write_text(text)
+        with pytest.raises(ResultsFileError, match="malformed row"):
+            read_results(str(path))

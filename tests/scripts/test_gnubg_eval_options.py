@@ -4,6 +4,7 @@ same per-game statistics as one process; cube errors count in the overall rate."
 import json
 import os
 import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -359,3 +360,82 @@ def test_self_play_analyses_each_distinct_game_once(monkeypatch, tmp_path):
     assert r["unforced_moves"] == 40
     c = r["chequer_memg_per_move"]
     assert c["mean"] == pytest.approx(2.0) and (c["ci_low"], c["ci_high"]) == (pytest.approx(1.5), pytest.approx(2.5))
+
+
+def _fake_gnubg(monkeypatch, seen: list):
+    """gnubg_eval's run with the binary's part stood in for: the analysis it is asked for is
+    kept in ``seen``, and each .mat file written reads back as games without errors."""
+    from tdbg.app import eval_command
+    from tdbg.play.matfile import read_mat
+
+    def analyse(files, analysis, folder=None):
+        seen.append(analysis)
+        side = {"unforced": 10, "total": 12, "chequer": 0.0, "cube": 0.0, "close_cube": 0, "cube_kinds": {}}
+        return [{"file": f, "game": i, "stats": {"X": dict(side), "O": dict(side)}, "names": {"X": "model", "O": ""}}
+                for f in files for i in range(len(read_mat(f)))]
+    monkeypatch.setattr(eval_command, "preflight", lambda *a, **k: {"binary": "gnubg", "version": "1.08.003"})
+    monkeypatch.setattr(eval_command, "gnubg_ratings", lambda rates, *a: ["Expert"] * len(rates))
+    monkeypatch.setattr(eval_command, "analyse_files", analyse)
+    monkeypatch.setattr("tdbg.app.eval_report.gnubg_ratings", lambda rates, *a: ["Expert"] * len(rates))
+
+
+@pytest.mark.parametrize("model, cube", [("cubeless_256x2.pt", False), ("prob5_128x2.pt", False),
+                                         ("dmp_128x2.pt", False), ("cubeful_256x2.pt", True)])
+def test_the_analysis_has_the_cube_of_the_games_and_the_result_names_the_bytes(tmp_path, monkeypatch, capsys, model,
+                                                                              cube):
+    """Games played without a cube are analysed with gnubg's cube off (with it on, every
+    right double counted as a missed one against a model that could not double); the JSON
+    names the md5 of the checkpoint that played; the screen says how many games were played,
+    how many analysed, and why the rest were not (self-play's mirrored games)."""
+    import hashlib
+    import sys
+
+    import gnubg_eval
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, write_scripts
+    cube_off = ["set cube use off", "set analysis cube off"]
+    seen = []
+    _fake_gnubg(monkeypatch, seen)
+    path = os.path.join(ROOT, "best_models", model)
+    out = tmp_path / "r.json"
+    monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--model", path, "--games", "4", "--quiet", "--json", str(out)])
+    gnubg_eval.main()
+    assert [list(a.rules) for a in seen] == [[] if cube else cube_off]
+    result = json.load(open(out))
+    assert result["model_md5"] == hashlib.md5(open(path, "rb").read()).hexdigest()
+    assert result["opponent_md5"] == result["model_md5"]   # self-play
+    screen = capsys.readouterr().out
+    assert f", 4 games played, {result['games']} games analysed by gnubg" in screen, screen
+    skipped = result["mirrored_records_skipped"]
+    assert skipped == 4 - result["games"] and skipped > 0
+    assert f"{skipped} of the games played were not analysed: each replays the one before it" in screen
+    # the script gnubg runs sets the cube off before it imports a file, exactly when the games had none
+    write_scripts([str(tmp_path / "x.mat")], seen[0], str(tmp_path))
+    text = open(tmp_path / "analyse0.py").read()
+    assert all((f'"{c}"' in text or f"'{c}'" in text) != cube for c in cube_off), text
+    assert cube or text.index(cube_off[0]) < text.index("import mat")
+
+
+def test_a_full_disk_while_the_scripts_are_written_is_one_line_and_leaves_no_folder(tmp_path):
+    """ENOSPC met as gnubg's script files are closed (it has no file name then): one line
+    naming the file, exit 2, and no temporary folder left behind (cfg0.json was)."""
+    from helpers import assert_one_line_error
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    code = f"""
+import errno, os, runpy, sys, tempfile
+tempfile.tempdir = {str(scratch)!r}
+from tdbg.app import eval_command
+eval_command.preflight = lambda *a, **k: {{"binary": "gnubg", "version": "1.08.003"}}
+eval_command.gnubg_ratings = lambda rates, *a: ["Expert"] * len(rates)
+real = os.fsync
+def fsync(fd):
+    if "cfg" in os.readlink(f"/proc/self/fd/{{fd}}"):   # the full disk meets gnubg's first script file
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return real(fd)
+os.fsync = fsync
+sys.argv = ["gnubg_eval.py", "--model", "best_models/dmp_128x2.pt", "--games", "2", "--quiet"]
+runpy.run_path("gnubg_eval.py", run_name="__main__")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    assert_one_line_error(proc, "cfg0.json: No space left on device")
+    assert os.listdir(scratch) == []

@@ -20,7 +20,7 @@ import pytest
 from helpers import ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be
 from tdbg.gnubg.gnubg_binary import installed_binaries
-from tdbg.gnubg.gnubg_protocol import as_player_one, parse_board_string
+from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
 from tdbg.play.matfile import read_mat
 
 TOOL = "tools/gnubg_player.py"
@@ -214,3 +214,170 @@ def test_gnubg_plays_the_served_model(tmp_path, model, ours, match):
     else:
         assert len(results) == 3, g.stdout[-2000:]
     assert _check_our_moves(str(mat), len(results)) >= 5
+
+
+# ---- questions gnubg could not ask, floods, the player's own screen ---------------------------
+
+def _edited(line: str, **fields) -> str:
+    f = line.split(":")
+    for k, v in fields.items():
+        f[int(k[1:])] = str(v)
+    return ":".join(f)
+
+
+def _finished() -> str:
+    """Seat 1 (the asked player) has borne off all 15: the game is over."""
+    f = OPENING_SEAT1.split(":")
+    for k in range(6, 32):
+        if int(f[k]) > 0:
+            f[k] = "0"
+    f[45] = "15"
+    return ":".join(f)
+
+
+IMPOSSIBLE = {   # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) or against the rules
+    "match cube 3": _edited(OPENING_SEAT1, f3=7, f37=3),
+    "match cube 2**70": _edited(OPENING_SEAT1, f3=7, f37=2 ** 70),
+    "money cube 8192": _edited(OPENING_SEAT1, f37=8192),
+    "score at the match length": _edited(OPENING_SEAT1, f3=7, f5=7),
+    "negative score": _edited(OPENING_SEAT1, f3=7, f4=-1),
+    "negative money score": _edited(OPENING_SEAT1, f5=-3),
+    "match length -1": _edited(OPENING_SEAT1, f3=-1),
+    "match length 65": _edited(OPENING_SEAT1, f3=65),
+    "turn 0": _edited(OPENING_SEAT1, f32=0),
+    "doubled flag 2": _edited(OPENING_SEAT1, f40=2),
+    "both may-double flags 0": _edited(OPENING_SEAT1, f38=0, f39=0),
+    "Crawford game in money": _edited(OPENING_SEAT1, f52=0),
+    "Crawford game with no side 1 away": _edited(OPENING_SEAT1, f3=7, f4=2, f5=3, f52=0),
+    "dice 7": _edited(OPENING_SEAT1, f33=7, f35=7),
+    "a field too many": OPENING_SEAT1 + ":0",
+    "constants changed": _edited(OPENING_SEAT1, f44=24),
+    "finished game": _finished(),
+}
+
+
+@pytest.mark.parametrize("case", sorted(IMPOSSIBLE))
+def test_a_question_gnubg_could_not_ask_is_refused(case):
+    with pytest.raises(ProtocolError):
+        parse_board_string(as_player_one(IMPOSSIBLE[case]))
+
+
+def test_questions_gnubg_can_ask_are_read():
+    """The limits themselves: a 64-point match score 63-0, cube 4096 in money, the Crawford
+    game at 6-3 of 7, post-Crawford at 6-5."""
+    for line in (_edited(OPENING_SEAT1, f3=64, f5=63), _edited(OPENING_SEAT1, f37=4096),
+                 _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0), _edited(OPENING_SEAT1, f3=7, f4=6, f5=5, f51=1)):
+        parse_board_string(as_player_one(line))
+
+
+def test_the_server_refuses_impossible_questions_and_goes_on():
+    """Over the socket: every impossible question gets gnubg's `Error:` reply (match length -1
+    closed the connection unanswered; a match cube of 128 read as the Crawford flag; a finished
+    game got a move), and a real question after them is answered."""
+    port = _free_port()
+    proc = _start(MATCH, port)
+    try:
+        for case in ("match length -1", "match cube 3", "score at the match length", "finished game"):
+            assert _ask(port, IMPOSSIBLE[case]).startswith("Error: "), case
+        reply = _ask(port, _edited(OPENING_SEAT1, f3=7, f37=128))   # gnubg's limit allows it; the match model's not
+        assert reply.startswith("Error: ") and "cube 128" in reply, reply
+        assert "/" in _ask(port, _edited(OPENING_SEAT1, f3=7))
+    finally:
+        rc, out, err = _stop(proc)
+    assert rc == 0 and "Traceback" not in err, err
+
+
+def test_floods_are_bounded():
+    """A client that never sends a newline gets an `Error:` reply once its line passes
+    MAX_LINE and is closed; one connection past MAX_CONNECTIONS is refused with `Error:`;
+    a client after them is served."""
+    from tools import gnubg_player
+    port = _free_port()
+    proc = _start(CUBEFUL, port)
+    held = []
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=300) as c:
+            c.sendall(b"x" * (gnubg_player.MAX_LINE + 10))
+            buf = b""
+            while chunk := c.recv(4096):
+                buf += chunk
+            assert buf.startswith(b"Error: a question longer"), buf
+        for _ in range(gnubg_player.MAX_CONNECTIONS):
+            held.append(socket.create_connection(("127.0.0.1", port), timeout=300))
+        assert "/" in _ask_on(held[-1], OPENING_SEAT1)   # all of them are served
+        with socket.create_connection(("127.0.0.1", port), timeout=300) as extra:
+            assert extra.recv(4096).startswith(b"Error: the player serves"), "one too many"
+        for c in held:
+            c.close()
+        held.clear()
+        deadline = time.monotonic() + 300
+        while True:   # the closed ones free their slots once the player reads their end
+            reply = _ask(port, OPENING_SEAT1)
+            if "/" in reply or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert "/" in reply, reply
+    finally:
+        for c in held:
+            c.close()
+        _stop(proc)
+
+
+def _ask_on(c: socket.socket, line: str) -> str:
+    c.sendall(line.encode() + b"\n")
+    buf = b""
+    while not buf.endswith(b"\n"):
+        chunk = c.recv(4096)
+        assert chunk
+        buf += chunk
+    return buf.decode().strip()
+
+
+def test_one_line_per_decision_on_the_players_screen():
+    """Each answer shows on stdout with the position ID (the opening position's, as gnubg
+    writes it: 4HPwATDgc/ABMA), the dice and the answer; --quiet shows none."""
+    for quiet in (False, True):
+        port = _free_port()
+        proc = subprocess.Popen([sys.executable, os.path.join(ROOT, TOOL), CUBEFUL, "--port", str(port),
+                                 *(["--quiet"] if quiet else [])], cwd=ROOT, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        assert proc.stdout.readline().startswith("serving ")
+        try:
+            move = _ask(port, OPENING_SEAT1)
+            cube = _ask(port, _edited(OPENING_SEAT1, f33=0, f34=0, f35=0, f36=0))
+        finally:
+            rc, out, err = _stop(proc)
+        lines = out.splitlines()[:-1]   # the last: "stopped; port released"
+        if quiet:
+            assert lines == [], out
+            continue
+        assert len(lines) == 2, out
+        assert lines[0].startswith(f"move 21, position 4HPwATDgc/ABMA: {move}  (value "), lines
+        assert lines[1].startswith(f"cube, position 4HPwATDgc/ABMA: {cube}  (value "), lines
+
+
+def test_log_lines_from_many_threads_stay_whole():
+    """Lines written at once by connection threads come out whole, one per line."""
+    from tools import gnubg_player
+
+    class Slow:
+        def __init__(self):
+            self.text = []
+
+        def write(self, s):
+            for ch in s:   # a stream that gives other threads every chance to cut in
+                self.text.append(ch)
+                time.sleep(0)
+
+        def flush(self):
+            pass
+    stream = Slow()
+    log = gnubg_player.Log(stream, "p: ")
+    threads = [threading.Thread(target=lambda k=k: [log(f"thread {k} line {i}") for i in range(50)])
+               for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    lines = "".join(stream.text).splitlines()
+    assert sorted(lines) == sorted(f"p: thread {k} line {i}" for k in range(6) for i in range(50))

@@ -213,6 +213,12 @@ class GameMode:
                  f"set automatic game {'on' if self.is_match else 'off'}"]
         return lines if self.cubeful else lines + ["set cube use off"]
 
+    def gnubg_analysis_rules(self) -> list[str]:
+        """The gnubg commands its analysis of this mode's games needs first: for games played
+        without a cube, the cube off (with it on, every right double counted as a missed one
+        against a player that could not double)."""
+        return [] if self.cubeful else ["set cube use off", "set analysis cube off"]
+
     def without_cube(self) -> "GameMode":
         """The mode played when the cube stays centred (quick evaluations)."""
         return self

@@ -132,7 +132,16 @@ class MatchPlay(CubefulMoney):
         raise ValueError(f"{name} is a match-play model: it cannot judge the luck of single games")
 
     def mover_state(self, owner, cube, crawford=False, away=(0, 0)):
-        return np.array([pack(owner, int(cube).bit_length() - 1, crawford, *away)])
+        """The packed state of one position; ValueError for one the packing cannot hold (a
+        larger cube or a longer match would spill into the next part: cube 128 read as the
+        Crawford flag)."""
+        cube = int(cube)
+        if cube < 1 or cube & (cube - 1) or cube > 2 ** MAX_LEVEL:
+            raise ValueError(f"cube {cube} is not a power of 2 up to {2 ** MAX_LEVEL} (more than any match of up "
+                             f"to 25 points can use)")
+        if not all(1 <= a <= MAX_AWAY for a in away):
+            raise ValueError(f"{away[0]} and {away[1]} away is not a score of a match of up to {MAX_AWAY} points")
+        return np.array([pack(owner, cube.bit_length() - 1, crawford, *away)])
 
     def __init__(self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None):
         """``met``: a table, a MET file (METError if missing or malformed), or None for the

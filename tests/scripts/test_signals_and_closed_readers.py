@@ -1,0 +1,172 @@
+"""Signals at any moment and a reader that goes away, as a user meets them: Ctrl-C is one
+line and exit code 130, SIGTERM one line and 143 (128 + the signal's number, as a shell
+reports a process the signal ended), from the first line of every script and console
+command to its exit; a second Ctrl-C during a training run's save waits for the save; a
+reader of stdout that stops reading (``| head``) ends the command without a word."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import tomllib
+
+import pytest
+
+from helpers import HANG_GUARD, QUICK_TRAIN, ROOT
+
+ENTRY_POINTS = ["train_batch.py", "train_online.py", "train_prob5.py", "play_models.py", "gnubg_eval.py",
+                *sorted(os.path.join("tools", f) for f in os.listdir(os.path.join(ROOT, "tools"))
+                        if f.endswith(".py") and f != "__init__.py")]
+CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
+
+
+def _start(cmd, **kw) -> subprocess.Popen:
+    """A command as a terminal starts it: SIGINT not ignored (a test run in the background
+    would pass on an ignored SIGINT)."""
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
+
+
+def _assert_interrupted(proc: subprocess.Popen, sig, err: str) -> None:
+    lines = [ln for ln in err.splitlines() if ln.strip()]
+    assert proc.returncode == CODES[sig], (proc.args, proc.returncode, err[-3000:])
+    assert len(lines) == 1 and "error: interrupted" in lines[0], (proc.args, err[-3000:])
+    assert ("Ctrl-C" if sig == signal.SIGINT else "SIGTERM") in lines[0]
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_a_signal_while_a_script_loads_is_one_line(sig):
+    """The signal lands while the modules load (torch's import alone takes longer than the
+    wait; Python's own start, before a first line can run, takes about 0.05 s): every script and
+    tool, and a console command, ends with one line and its code."""
+    exe = shutil.which("train_batch", path=os.path.dirname(sys.executable))
+    assert exe, "make setup installs the package and its commands"
+    commands = [[sys.executable, path, "--help"] for path in ENTRY_POINTS] + [[exe, "--help"]]
+    for delay, cmd in zip([0.2, 0.35, 0.5] * len(commands), commands):
+        proc = _start(cmd)
+        time.sleep(delay)
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=HANG_GUARD)
+        _assert_interrupted(proc, sig, err)
+
+
+def _workers(pid: int) -> list[str]:
+    try:
+        kids = open(f"/proc/{pid}/task/{pid}/children").read().split()
+    except OSError:
+        return []
+    out = []
+    for k in kids:
+        try:
+            if "spawn_main" in open(f"/proc/{k}/cmdline").read():
+                out.append(k)
+        except OSError:
+            pass
+    return out
+
+
+def test_sigterm_of_play_models_while_it_plays_is_one_line(tmp_path):
+    """SIGTERM to play_models alone (as `kill PID` sends it), its workers playing: one
+    line, exit 143, no result file, no worker left running."""
+    proc = _start([sys.executable, "play_models.py", "--model1", "pubeval", "--model2", "pubeval",
+                   "--games", "100000", "--workers", "2", "--quiet", "--json", str(tmp_path / "s.json")])
+    deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
+    while len(_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.2)
+    started = _workers(proc.pid)
+    assert len(started) == 2
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=HANG_GUARD)
+    _assert_interrupted(proc, signal.SIGTERM, err)
+    for pid in started:
+        try:
+            state = open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0]
+        except OSError:
+            continue  # gone
+        assert state == "Z", (pid, state)
+    assert not (tmp_path / "s.json").exists()
+
+
+def test_a_second_ctrl_c_during_the_save_waits_for_it(tmp_path):
+    """Ctrl-C, and a second one while the checkpoint it asked for is being written (each
+    fsync of the run sends one): the save finishes, the run exits 130 without a traceback,
+    and the checkpoint and its log are whole and agree."""
+    from tdbg.net.model import load_checkpoint
+    save = tmp_path / "c.pt"
+    code = f"""
+import os, runpy, signal, sys
+real = os.fsync
+def fsync(fd):
+    os.kill(os.getpid(), signal.SIGINT)   # Ctrl-C, then again in the save it started
+    return real(fd)
+os.fsync = fsync
+sys.argv = ["train_batch.py", "--hidden", "8", "--num-episodes", "100", "--save", {str(save)!r}] + {QUICK_TRAIN!r}
+runpy.run_path("train_batch.py", run_name="__main__")
+"""
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=HANG_GUARD, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    assert proc.returncode == 130, proc.stderr[-3000:]
+    assert "Traceback" not in proc.stderr and "interrupted (SIGINT)" in proc.stdout, (proc.stdout, proc.stderr)
+    _, meta, state = load_checkpoint(str(save))
+    done = state["stage"]["episodes_done"]
+    assert 0 < done < 100 and meta["episodes"] == done
+    rows = (tmp_path / "c.csv").read_text().splitlines()
+    assert rows[-1].split(",")[2] == str(done), rows
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".tmp-")]
+
+
+def _closed_pipe() -> int:
+    """The write end of a pipe whose reader is already gone (`| head -0`)."""
+    r, w = os.pipe()
+    os.close(r)
+    return w
+
+
+@pytest.mark.parametrize("args", [["tools/describe_model.py", "best_models/dmp_128x2.pt"],
+                                  ["train_batch.py", "--help"]])
+def test_a_reader_that_went_away_ends_the_command_quietly(args):
+    """`... | head`: no message, and the exit code of a command-line tool its reader left
+    (141, as a shell reports `yes | head`)."""
+    w = _closed_pipe()
+    try:
+        proc = subprocess.run([sys.executable, *args], cwd=ROOT, stdout=w, stderr=subprocess.PIPE, text=True,
+                              timeout=HANG_GUARD)
+    finally:
+        os.close(w)
+    assert proc.returncode == 128 + signal.SIGPIPE and proc.stderr == "", (args, proc.returncode, proc.stderr)
+
+
+def test_every_console_command_has_its_scripts_error_handling():
+    """Each command pyproject.toml installs runs its main as its script does: `--help`
+    into a full device is one error line and exit 2 (a command run bare exits 0 or
+    prints a traceback), and one whose reader went away ends quietly."""
+    commands = tomllib.load(open(os.path.join(ROOT, "pyproject.toml"), "rb"))["project"]["scripts"]
+    bin_dir = os.path.dirname(sys.executable)
+    for name in commands:
+        exe = shutil.which(name, path=bin_dir)
+        assert exe, name
+        with open("/dev/full", "w") as full:
+            proc = subprocess.run([exe, "--help"], stdout=full, stderr=subprocess.PIPE, text=True,
+                                  timeout=HANG_GUARD)
+        lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+        assert proc.returncode == 2 and len(lines) == 1, (name, proc.returncode, proc.stderr[-2000:])
+        assert "cannot write standard output" in lines[0], (name, lines)
+
+
+def test_a_terminal_that_cannot_show_a_name_gets_it_escaped(tmp_path):
+    """PYTHONIOENCODING=ascii and a checkpoint named with a non-ASCII letter: the name is
+    shown as \\xe8 (it was a UnicodeEncodeError traceback), in output and in an error line."""
+    path = tmp_path / "mod\u00e8le.pt"
+    path.write_bytes(open(os.path.join(ROOT, "best_models", "dmp_128x2.pt"), "rb").read())
+    env = {**os.environ, "PYTHONIOENCODING": "ascii"}
+    proc = subprocess.run([sys.executable, "tools/describe_model.py", str(path)], cwd=ROOT, capture_output=True,
+                          text=True, timeout=HANG_GUARD, env=env)
+    assert proc.returncode == 0 and f"file          {tmp_path}/mod\\xe8le.pt\n" in proc.stdout, proc.stderr[-2000:]
+    proc = subprocess.run([sys.executable, "tools/describe_model.py", str(tmp_path / "n\u00e8.pt")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=HANG_GUARD, env=env)
+    lines = proc.stderr.splitlines()
+    assert proc.returncode == 2 and len(lines) == 1 and "n\\xe8.pt: no such checkpoint" in lines[0], proc.stderr
