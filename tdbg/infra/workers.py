@@ -21,6 +21,7 @@ import subprocess
 import sys
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import resource_tracker
 
 import torch
 
@@ -127,7 +128,6 @@ def _quiet_resource_tracker() -> None:
     queues not yet unregistered, wrote warnings of "leaked semaphore objects" or of one
     already removed after the run's one error line; it removes them either way.  Nothing
     happens when the tracker already runs."""
-    from multiprocessing import resource_tracker
     saved, devnull = os.dup(2), os.open(os.devnull, os.O_WRONLY)
     try:
         sys.stderr.flush()

@@ -15,7 +15,8 @@ from helpers import ROOT, run
 from tdbg.app import tdbg_command
 
 PROJECT = tomllib.load(open(os.path.join(ROOT, "pyproject.toml"), "rb"))
-SCRIPTS = sorted(f[:-3] for f in os.listdir(ROOT) if f.endswith(".py") and f != "setup.py")
+# (play_terminal.py is `tdbg play`: the terminal game, whose main lives in tdbg.app.terminal_game)
+SCRIPTS = sorted(f[:-3] for f in os.listdir(ROOT) if f.endswith(".py") and f not in ("setup.py", "play_terminal.py"))
 TOOLS = sorted(f[:-3] for f in os.listdir(os.path.join(ROOT, "tools")) if f.endswith(".py") and f != "__init__.py")
 
 
@@ -23,6 +24,7 @@ def test_every_script_and_tool_is_a_subcommand():
     modules = set(tdbg_command.COMMANDS.values())
     assert {f"tdbg.app.scripts.{name}" for name in SCRIPTS} | {f"tools.{name}" for name in TOOLS} \
         == modules - {"tdbg.app.terminal_game"}
+    assert tdbg_command.COMMANDS[("play",)] == "tdbg.app.terminal_game"
     assert set(tdbg_command.SUMMARIES) == modules
 
 

@@ -42,9 +42,9 @@ def test_a_signal_while_a_script_loads_is_one_line(sig):
     """The signal lands while the modules load (torch's import alone takes longer than the
     wait; Python's own start, before a first line can run, takes about 0.05 s): every script and
     tool, and a console command, ends with one line and its code."""
-    exe = shutil.which("train_batch", path=os.path.dirname(sys.executable))
-    assert exe, "make setup installs the package and its commands"
-    commands = [[sys.executable, path, "--help"] for path in ENTRY_POINTS] + [[exe, "--help"]]
+    exe = shutil.which("tdbg", path=os.path.dirname(sys.executable))
+    assert exe, "make setup installs the package and its command"
+    commands = [[sys.executable, path, "--help"] for path in ENTRY_POINTS] + [[exe, "train", "batch", "--help"]]
     for delay, cmd in zip([0.2, 0.35, 0.5] * len(commands), commands):
         proc = _start(cmd)
         time.sleep(delay)
