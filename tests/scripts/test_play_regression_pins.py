@@ -100,9 +100,10 @@ MATCHES = (
     '3,1,2,1,2,0,-2,2,2\n'
 )
 # sha256 of --help at COLUMNS=120 (re-pinned when --threads was added, and gnubg_eval.py's again when
-# --gnubg-timeout was: each time the old text with that flag's usage token and help lines is the only difference)
-HELP = {"play_models.py": "0a9ac3d87399f8ceb6a3a3e7c94e9eccbce98e25f20d39ed546bd73c866dded3",
-        "gnubg_eval.py": "ac47b857438ce028df30fafa282a9d5e9207938b8fdb5f802f13cfead42aaef3"}
+# --gnubg-timeout was, and both when --threads gained its limit, 1 to 1,024: each time the old text with that
+# flag's usage token and help lines is the only difference)
+HELP = {"play_models.py": "0beb523215176c79f63793112b1c3bf09be42f2befde007df01e40fc439202b8",
+        "gnubg_eval.py": "2ac5a1969260fc4939ee546fd825df95a14431e0b56674267980642929e90caf"}
 
 
 def without_run_lines(path) -> str:
