@@ -71,3 +71,16 @@ def enabled():
             os.environ.pop(ENV, None)
         else:
             os.environ[ENV] = env
+
+
+@contextlib.contextmanager
+def paused():
+    """Counters off for the block, in this process: work that is not the pipeline being
+    measured (a training stage's unit-health games) must not add to its shares."""
+    global ENABLED
+    was = ENABLED
+    ENABLED = False
+    try:
+        yield
+    finally:
+        ENABLED = was

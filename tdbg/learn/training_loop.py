@@ -48,7 +48,7 @@ from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.provenance import cpu_name, provenance
 from tdbg.infra.runlog import CsvLog
-from tdbg.infra import threads
+from tdbg.infra import profiling, threads
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
 from tdbg.learn.learner import Learner
@@ -416,7 +416,8 @@ class StageProgress:
                          "{:.4f}", template="[{low}, {high}]")
             self.bar.write(f"{self.learner.where(self.round_index, done)}: vs {opp} {res:.4f} {ci}")
         if with_eval or with_health:   # a stage that kills units shows it in its log
-            row.update(measure_health(self.model, self.mode).log_fields())
+            with profiling.paused():   # not self-play: a profiled run's shares leave it out
+                row.update(measure_health(self.model, self.mode).log_fields())
         self.log.write(row)
         if then is not None:
             try:
