@@ -192,3 +192,19 @@ def brute_value(model, mode, b, owner, head):
                 best, best_scalar = v, s
         total = total + w * np.asarray(best)
     return total
+
+
+def spawned_workers(pid: int) -> list[str]:
+    """The pids of process ``pid``'s children that are multiprocessing workers (spawn_main)."""
+    try:
+        kids = open(f"/proc/{pid}/task/{pid}/children").read().split()
+    except OSError:
+        return []
+    out = []
+    for k in kids:
+        try:
+            if "spawn_main" in open(f"/proc/{k}/cmdline").read():
+                out.append(k)
+        except OSError:
+            pass
+    return out

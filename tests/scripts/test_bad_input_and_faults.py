@@ -8,7 +8,7 @@ import zipfile
 import pytest
 import torch
 
-from helpers import QUICK_TRAIN, assert_one_line_error, md5, run
+from helpers import QUICK_TRAIN, assert_one_line_error, md5, run, spawned_workers
 
 
 # --- the output policy -------------------------------------------------------------------
@@ -241,24 +241,10 @@ def test_ctrl_c_of_play_models_with_workers(tmp_path):
                             # would inherit that and play all 100,000 games
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
-    def workers():
-        try:
-            kids = open(f"/proc/{proc.pid}/task/{proc.pid}/children").read().split()
-        except OSError:
-            return []
-        out = []
-        for k in kids:
-            try:
-                if "spawn_main" in open(f"/proc/{k}/cmdline").read():
-                    out.append(k)
-            except OSError:
-                pass
-        return out
-
     deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
-    while len(workers()) < 2 and proc.poll() is None and time.monotonic() < deadline:
+    while len(spawned_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
-    started = workers()
+    started = spawned_workers(proc.pid)
     assert len(started) == 2
     os.killpg(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=HANG_GUARD)

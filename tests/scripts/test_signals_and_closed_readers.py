@@ -15,7 +15,7 @@ import tomllib
 
 import pytest
 
-from helpers import HANG_GUARD, QUICK_TRAIN, ROOT
+from helpers import HANG_GUARD, QUICK_TRAIN, ROOT, spawned_workers
 
 ENTRY_POINTS = ["train_batch.py", "train_online.py", "train_prob5.py", "play_models.py", "gnubg_eval.py",
                 *sorted(os.path.join("tools", f) for f in os.listdir(os.path.join(ROOT, "tools"))
@@ -53,30 +53,15 @@ def test_a_signal_while_a_script_loads_is_one_line(sig):
         _assert_interrupted(proc, sig, err)
 
 
-def _workers(pid: int) -> list[str]:
-    try:
-        kids = open(f"/proc/{pid}/task/{pid}/children").read().split()
-    except OSError:
-        return []
-    out = []
-    for k in kids:
-        try:
-            if "spawn_main" in open(f"/proc/{k}/cmdline").read():
-                out.append(k)
-        except OSError:
-            pass
-    return out
-
-
 def test_sigterm_of_play_models_while_it_plays_is_one_line(tmp_path):
     """SIGTERM to play_models alone (as `kill PID` sends it), its workers playing: one
     line, exit 143, no result file, no worker left running."""
     proc = _start([sys.executable, "play_models.py", "--model1", "pubeval", "--model2", "pubeval",
                    "--games", "100000", "--workers", "2", "--quiet", "--json", str(tmp_path / "s.json")])
     deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
-    while len(_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+    while len(spawned_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
-    started = _workers(proc.pid)
+    started = spawned_workers(proc.pid)
     assert len(started) == 2
     time.sleep(0.5)
     proc.send_signal(signal.SIGTERM)
