@@ -36,6 +36,25 @@ stage_eval() {
      --quiet --csv "$out.csv" --json "$out.json"
 }
 stop_after() { [ "${STOP_AFTER:-}" = "$1" ] && exit 0 || true; }
+# choose FILE ARM...: the arm with the best win rate on the selection seed, recorded once in FILE (a rerun keeps
+# the choice); prints its checkpoint's path
+choose() {
+  local file=$1; shift
+  if [ ! -f "$file" ]; then
+    $PY - "$D" "$@" > "$file.tmp" <<'PYEOF'
+import json, os, sys
+d, names = sys.argv[1], sys.argv[2:]
+arms = {a: json.load(open(os.path.join(d, "eval", a + "_vs_gnubg-nn_seed1001.json")))["win_rate"]["mean"]
+        for a in names}
+best = max(arms, key=arms.get)
+print(json.dumps({"chosen": best + ".pt", "win_rates_seed1001": arms,
+                  "rule": "best win rate against gnubg-nn, 10,000 duplicate games on the selection seed 1001"},
+                 indent=2))
+PYEOF
+    mv "$file.tmp" "$file"
+  fi
+  echo "$D/$($PY -c "import json, os, sys; print(os.path.basename(json.load(open(sys.argv[1]))['chosen']))" "$file")"
+}
 COMMON="--workers 1 --quiet --episodes-per-round 200 --parallel-games 100 --health-every 50
         --eval-every 500 --eval-opponent gnubg-nn --eval-games 1000"
 for lr in 1e-3 3e-4 1e-4; do
@@ -44,21 +63,7 @@ for lr in 1e-3 3e-4 1e-4; do
      --end-lr "$end" --seed 581 $COMMON
   stage_eval "$D/base_lr${lr}_128x2.pt"
 done
-if [ ! -f "$D/base_choice.json" ]; then
-  $PY - "$D" > "$D/base_choice.json.tmp" <<'PYEOF'
-import glob, json, os, sys
-d = sys.argv[1]
-arms = {}
-for f in sorted(glob.glob(os.path.join(d, "eval", "base_*_vs_gnubg-nn_seed1001.json"))):
-    arms[os.path.basename(f).split("_vs_")[0]] = json.load(open(f))["win_rate"]["mean"]
-best = max(arms, key=arms.get)
-print(json.dumps({"chosen": best + ".pt", "win_rates_seed1001": arms,
-                  "rule": "best win rate against gnubg-nn, 10,000 duplicate games on the selection seed 1001"},
-                 indent=2))
-PYEOF
-  mv "$D/base_choice.json.tmp" "$D/base_choice.json"
-fi
-BASE=$D/$($PY -c "import json,sys; import os; print(os.path.basename(json.load(open(sys.argv[1]))['chosen']))" "$D/base_choice.json")
+BASE=$(choose "$D/base_choice.json" base_lr1e-3_128x2 base_lr1e-4_128x2 base_lr3e-4_128x2)
 stop_after bases
 $R train_batch.py "$D/w1_256x2.pt" "$BASE" --expand 256,256 --num-episodes 500000 --lr 5e-5 --end-lr 5e-6 \
    --seed 582 $COMMON
@@ -81,20 +86,7 @@ $R train_batch.py "$D/d3_256x3.pt" "$D/d2_256x3.pt" --num-episodes 1000000 --lr 
    --seed 586 --save-every 2500 $COMMON
 stage_eval "$D/d3_256x3.pt"
 stop_after d3
-if [ ! -f "$D/d_choice.json" ]; then
-  $PY - "$D" > "$D/d_choice.json.tmp" <<'PYEOF'
-import json, os, sys
-d = sys.argv[1]
-arms = {a: json.load(open(os.path.join(d, "eval", a + "_vs_gnubg-nn_seed1001.json")))["win_rate"]["mean"]
-        for a in ("d1_256x3", "d2_256x3", "d3_256x3")}
-best = max(arms, key=arms.get)
-print(json.dumps({"chosen": best + ".pt", "win_rates_seed1001": arms,
-                  "rule": "best win rate against gnubg-nn, 10,000 duplicate games on the selection seed 1001"},
-                 indent=2))
-PYEOF
-  mv "$D/d_choice.json.tmp" "$D/d_choice.json"
-fi
-BEST_D=$D/$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['chosen'])" "$D/d_choice.json")
+BEST_D=$(choose "$D/d_choice.json" d1_256x3 d2_256x3 d3_256x3)
 $R train_batch.py "$D/x1_256x3_exact1ply.pt" "$BEST_D" --oneply --num-episodes 500000 --lr 1e-4 --end-lr 5e-6 \
    --seed 587 --workers 1 --quiet --episodes-per-round 1000 --parallel-games 100 --health-every 10 \
    --save-every 100 --eval-every 50 --eval-opponent gnubg-nn --eval-games 1000
