@@ -9,7 +9,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 CORE_SO := tdbg/game/.built
 
-.PHONY: setup setup-ray test test-all bench clean gnubg demo
+.PHONY: setup setup-ray test test-all bench clean gnubg demo lint
 
 DEMO_MODEL ?= best_models/dmp_256x3.pt
 
@@ -39,6 +39,17 @@ test: setup
 
 test-all: setup
 	$(PY) -m pytest -q tests
+
+# ruff (lint, then the format check) over the code and mypy over the library; pyproject.toml holds
+# the rule set and mypy's settings
+lint: setup $(VENV)/.lint-installed
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/mypy
+
+$(VENV)/.lint-installed: requirements-dev.txt $(VENV)/.installed
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
 
 # the real GNU Backgammon binary for gnubg_external.py and gnubg_eval.py: 1.08.003 (the seed's
 # opponent, weights md5 14184acc...) built from Debian 13's source package into .gnubg/1.08.003;
