@@ -76,13 +76,13 @@ GAMES = {  # (mode, ply) -> digest of the records (produced by the pre-restructu
 
 @pytest.mark.parametrize("mode_name,ply", sorted(GAMES))
 def test_series_fingerprint(mode_name, ply):
-    spec = MODE_SPECS[mode_name]
+    mode_spec = MODE_SPECS[mode_name]
     players = (Player(path(MODELS[mode_name]), Search(oneply=ply == 1)), Player(spec(OPPONENTS[mode_name])))
     games = 4 if ply == 0 else 2
     luck = None
-    if spec.mode != "match":
+    if mode_spec.mode != "match":
         luck = "gnubg-nn" if ply == 0 else path(MODELS[mode_name])
-    series = pinned_series(Series(players, spec, games, seed=3, record=spec.mode != "match", luck=luck))
+    series = pinned_series(Series(players, mode_spec, games, seed=3, record=mode_spec.mode != "match", luck=luck))
     got = record_digest(play_series(series, progress=False).records)
     assert got == GAMES[(mode_name, ply)]
 
@@ -113,11 +113,11 @@ def positions(n: int, seed: int):
 
 @pytest.mark.parametrize("mode_name", sorted(MOVES))
 def test_chosen_moves_fingerprint(mode_name):
-    spec = MODE_SPECS[mode_name]
-    mode = spec.build()
+    mode_spec = MODE_SPECS[mode_name]
+    mode = mode_spec.build()
     boards, dice = positions(12, 5)
     owner = np.zeros(len(boards), dtype=np.int64)
-    if spec.mode == "match":  # varied scores of a 3-point match
+    if mode_spec.mode == "match":  # varied scores of a 3-point match
         owner = mode.initial_states(len(boards), np.random.default_rng(1))
     parts = []
     for search in (Search(), Search(oneply=True), Search(oneply=True, oneply_k=3), Search(twoply=(2, 2))):
