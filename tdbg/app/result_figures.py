@@ -8,11 +8,12 @@ in the text the tables print.
 """
 from __future__ import annotations
 
-import hashlib
+import errno
 import json
 import os
 import re
 
+from tdbg.infra.provenance import file_md5
 from tdbg.play.results_file import Results, compare, read_results
 
 HEADER = re.compile(r"^(-?[\d.]+) \(95% CI (-?[\d.]+) \.\. (-?[\d.]+)\)$")
@@ -83,14 +84,6 @@ def decision_text(zero_ply: dict, one_ply: dict) -> str:
     return f"{z['meq']:.1f} [{z['ci'][0]:.1f}, {z['ci'][1]:.1f}]; {o['meq']:.1f}"
 
 
-def md5_file(path: str) -> str:
-    h = hashlib.md5()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 class ResultFiles:
     """The result files under ``root``: a bare name is a CSV (and its match JSON) of ``h2h``,
     a name with a folder a CSV at that path from the root; ``luck``: the folder of the luck
@@ -158,4 +151,8 @@ class ResultFiles:
         return decision_text(self._decisions[(key, 0)]["overall"], self._decisions[(key, 1)]["overall"])
 
     def md5(self, model: str) -> str:
-        return md5_file(self.path(f"best_models/{model}"))
+        path = self.path(f"best_models/{model}")
+        digest = file_md5(path)
+        if digest is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        return digest

@@ -29,7 +29,6 @@ NOT_YET_TESTED_AT_THEIR_LAYER = {
     "tdbg.infra.backends",
     "tdbg.infra.fileio",
     "tdbg.infra.profiling",
-    "tdbg.infra.provenance",
     "tdbg.infra.ray_backend",
     "tdbg.infra.run_outputs",
     "tdbg.infra.settings",
