@@ -66,7 +66,7 @@ def imported_names(source: str) -> set[str]:
     return names
 
 
-def tested_at_their_layer() -> set[str]:
+def modules_tested_at_their_layer() -> set[str]:
     """The modules that a test file of their own layer imports."""
     mods, imported = modules(), {}
     for layer in set(mods.values()):
@@ -88,10 +88,10 @@ def test_the_reader_sees_each_form_of_import():
 
 
 def test_every_module_has_a_test_file_at_its_own_layer():
-    missing = set(modules()) - tested_at_their_layer() - NOT_YET_TESTED_AT_THEIR_LAYER
+    missing = set(modules()) - modules_tested_at_their_layer() - NOT_YET_TESTED_AT_THEIR_LAYER
     assert not missing, f"no test file of its own layer (tests/<layer>/) imports: {sorted(missing)}"
 
 
 def test_the_exceptions_are_still_needed():
-    stale = NOT_YET_TESTED_AT_THEIR_LAYER - (set(modules()) - tested_at_their_layer())
+    stale = NOT_YET_TESTED_AT_THEIR_LAYER - (set(modules()) - modules_tested_at_their_layer())
     assert not stale, f"tested at their layer now: remove from NOT_YET_TESTED_AT_THEIR_LAYER: {sorted(stale)}"
