@@ -62,8 +62,14 @@ def cases(met):
 
 def check(model_path: str) -> dict:
     from tdbg.net.search import Search
-    from tdbg.play.players import Player, evaluator
+    from tdbg.play.players import Player, checkpoint_game_mode, evaluator
     from tdbg.game.modes.matchplay import MatchPlay, pack
+    # only a match model doubles and takes by the score (another plays a match by its own rules:
+    # asked for the decisions below, a cubeful money one raised an AttributeError)
+    trained_for = checkpoint_game_mode(model_path)
+    if trained_for != MatchPlay.name:
+        raise cli.UsageError(f"{model_path} is {'a ' + trained_for + ' model' if trained_for else 'no checkpoint'}: "
+                             f"take points are those of a match-play model (train_batch.py --warm-start-match)")
     mode = MatchPlay(length=7)
     rows = cases(mode.met)
     boards = np.stack([r[0] for r in rows])

@@ -8,6 +8,7 @@ import contextlib
 import csv
 import math
 import os
+import re
 import signal
 import sys
 import warnings
@@ -203,10 +204,11 @@ def run_main(main) -> None:
 
 def _int_at_least(low: int, words: str):
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        # ASCII digits only: int() also reads 1_000 (as --hidden and result files do not) and
+        # other scripts' digits
+        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+        value = int(text)
         if value < low:
             raise argparse.ArgumentTypeError(f"{words}, got {value}")
         return value

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from tdbg.app import cli
 from tdbg.app.eval_settings import EvalSettings
+from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.infra import fileio, threads
@@ -43,7 +44,7 @@ def analyse_folder(s: EvalSettings) -> None:
     try:
         info = preflight(s.gnubg, timeout=s.gnubg_timeout)
         gnubg_ratings([0.0], info["binary"], s.gnubg_timeout)
-        games = as_player_x(analyse_files(files, s.analysis(info["binary"])), s.player)
+        games = as_player_x(analyse_files(files, s.analysis(info["binary"], saved_games_rules(s))), s.player)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     opponents = sorted({g["names"]["O"] for g in games})
@@ -55,6 +56,13 @@ def analyse_folder(s: EvalSettings) -> None:
            {"model": None, "player": s.player, "opponent": ", ".join(opponents), "files": len(files),
             "game_mode": "match" if units == "MWC" else "money",
             "resample_unit": "matches (a file's games)" if units == "MWC" else "games"})
+
+
+def saved_games_rules(s: EvalSettings) -> list[str]:
+    """The gnubg commands the analysis of saved files needs first: those of the game mode
+    --game-mode names.  A .mat file does not say whether the cube was in play, and games
+    played without one, analysed with it, are charged every right double as a missed one."""
+    return game_mode(s.game_mode, s.jacoby).gnubg_analysis_rules() if s.game_mode else []
 
 
 def check_mat_file(path: str) -> None:

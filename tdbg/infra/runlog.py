@@ -15,11 +15,15 @@ def append_line(path: str, text: str, start_afresh: bool = False) -> int:
     """Add ``text`` (whole lines) to the file at ``path`` in one write of an O_APPEND file
     (``start_afresh``: the file emptied first), so no reader, nor another process appending
     rows, ever sees part of a line; a write that fails or stops short (a full disk) is taken
-    back and raised as an OSError naming ``path``.  The file's size before the text."""
+    back (a file it created goes with it) and raised as an OSError naming ``path``.  The
+    file's size before the text."""
     data = text.encode("utf-8")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | (os.O_TRUNC if start_afresh else 0)
-    fd = os.open(path, flags, 0o666)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_TRUNC if start_afresh else 0)
+    try:
+        fd, created = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o666), True
+    except FileExistsError:
+        fd, created = os.open(path, flags, 0o666), False
     try:
         size = os.fstat(fd).st_size
         try:
@@ -27,6 +31,9 @@ def append_line(path: str, text: str, start_afresh: bool = False) -> int:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         except OSError as exc:
             os.ftruncate(fd, size)   # no torn row
+            if created:   # nor an empty file this write made: the same command, run again, was refused for it
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
             raise OSError(exc.errno, exc.strerror, path) from None
     finally:
         os.close(fd)

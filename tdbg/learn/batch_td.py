@@ -57,6 +57,8 @@ class BatchLearner:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
         if col.filter_exact_races and not self.filter_k:
             raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
+        if col.filter_warmup != filter_training.DEFAULT_WARMUP_EPISODES and not self.filter_k:   # ignored unsaid
+            raise ValueError("--filter-warmup fits the filter of --oneply-filter K; add --oneply-filter K")
         self.filter_trainer = None
         self.filter_state = None   # a continued stage's filter trainer state (the checkpoint's)
         self.continuing = False

@@ -341,8 +341,9 @@ def read_checkpoint(path: str) -> bytes:
     (``load_checkpoint(path, data=...)``) and an md5 taken of them describe the same model,
     whatever replaces the file later (a training run's next save).  CheckpointError for a
     file that is missing or not a checkpoint."""
-    if not os.path.isfile(path):
-        raise CheckpointError(f"{path}: no such checkpoint file")
+    if not os.path.isfile(path):   # a FIFO, a device or a folder is there, but no checkpoint file
+        raise CheckpointError(f"{path}: " + (f"{KIND_NAMES['special']}, not a checkpoint" if os.path.exists(path)
+                                             else "no such checkpoint file"))
     kind = file_kind(path)
     if kind not in ("checkpoint", "empty"):
         raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")

@@ -26,6 +26,7 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import KIND_NAMES
 from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
 from tdbg.net.search import Search
 from tdbg.play import opponents
@@ -99,6 +100,8 @@ def checkpoint_mode_name(model, meta: dict) -> str:
 def check_spec(spec: str) -> None:
     """InputError unless ``spec`` is a named opponent or an existing file."""
     if opponents.get(spec) is None and not os.path.isfile(spec):
+        if os.path.exists(spec):   # a FIFO, a device or a folder: there, but no checkpoint file
+            raise InputError(f"{spec}: {KIND_NAMES['special']}, not a checkpoint")
         if spec.endswith(".pt") or os.sep in spec:
             raise InputError(f"{spec}: no such checkpoint file")
         raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(opponents.NAMES)}")

@@ -405,6 +405,16 @@ def test_learned_take_decisions_agree_with_the_met(name, ply0, ply1):
     assert res["ply0"]["take_agreement_clear"] >= ply0, res["ply0"]["wrong_takes"]
 
 
+@pytest.mark.parametrize("name", ["cubeful_256x2.pt", "dmp_128x2.pt", "gnubg-nn"])
+def test_take_points_of_another_model_are_one_line(name):
+    """tools/take_points.py asks a match model's doubles and takes by the score: any other
+    model (a cubeful money one raised an AttributeError: it plays a match by its money rules)
+    or a named player is one error line."""
+    from helpers import ROOT, assert_one_line_error, run
+    path = name if name == "gnubg-nn" else os.path.join(ROOT, "best_models", name)
+    assert_one_line_error(run("tools/take_points.py", path), "take points are those of a match-play model")
+
+
 @pytest.mark.parametrize("mode_name", ["cubeful-money", "match"])
 def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode_name):
     from tdbg.learn.selfplay import _Recorder

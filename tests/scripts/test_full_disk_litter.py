@@ -35,6 +35,33 @@ runpy.run_path("train_batch.py", run_name="__main__")
     assert save.exists() and (tmp_path / "c.csv").exists()
 
 
+def test_a_log_whose_first_row_meets_a_full_disk_is_not_left_behind(tmp_path, monkeypatch):
+    """The first row of a new log (a training log on a full disk, a games CSV) fails to be
+    written: no file is left (an empty one was, and the same command run again was refused
+    for a log that exists); a row that fails on an existing file leaves it as it was."""
+    from tdbg.infra import runlog
+    real_write = os.write
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "write", full)
+    new = tmp_path / "new.csv"
+    with pytest.raises(OSError, match="new.csv"):
+        runlog.append_line(str(new), "a,b\n1,2\n")
+    assert not new.exists()
+    with pytest.raises(OSError, match="log.csv"):
+        runlog.CsvLog(str(tmp_path / "log.csv"), ["a", "b"]).write({"a": 1, "b": 2})
+    assert os.listdir(tmp_path) == []
+    old = tmp_path / "old.csv"
+    old.write_text("a,b\n1,2\n")
+    with pytest.raises(OSError):
+        runlog.append_line(str(old), "3,4\n")
+    assert old.read_text() == "a,b\n1,2\n"
+    monkeypatch.setattr(os, "write", real_write)
+    runlog.append_line(str(new), "a,b\n")
+    assert new.read_text() == "a,b\n"
+
+
 def test_a_save_inside_a_symlink_loop_is_refused_before_training(tmp_path):
     """--save under a symbolic link that points at itself: refused when the outputs are
     checked (it passed, trained a round, then failed at the save)."""

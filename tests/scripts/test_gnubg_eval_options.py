@@ -291,6 +291,36 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
     assert got.value.args == ("dmp", True)
 
 
+@pytest.mark.parametrize("mode, rules", [("cubeless-money", ["set cube use off", "set analysis cube off"]),
+                                         ("dmp", ["set cube use off", "set analysis cube off"]),
+                                         ("cubeful-money", []), (None, [])])
+def test_from_mat_analyses_with_the_cube_of_the_mode_named(monkeypatch, tmp_path, mode, rules):
+    """--from-mat with --game-mode: gnubg analyses the saved games with that mode's cube (a
+    .mat file does not say whether the cube was in play; cubeless games analysed with it on
+    were charged every right double as a missed one, and --game-mode was taken and ignored).
+    No binary needed: preflight and the rating check are stood in for, and the analysis
+    records the commands it was given and stops."""
+    import sys
+
+    import gnubg_eval
+    from tdbg.app import eval_report
+
+    class Asked(Exception):
+        pass
+
+    def analyse(files, analysis):
+        raise Asked(list(analysis.rules))
+    (tmp_path / "g.mat").write_text(" 0 point match\n\n Game 1\n")
+    monkeypatch.setattr(eval_report, "preflight", lambda binary, timeout=None: {"binary": "gnubg"})
+    monkeypatch.setattr(eval_report, "gnubg_ratings", lambda rates, binary, timeout=None: ["Awful!"])
+    monkeypatch.setattr(eval_report, "analyse_files", analyse)
+    monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--from-mat", str(tmp_path),
+                                      *(["--game-mode", mode] if mode else [])])
+    with pytest.raises(Asked) as got:
+        gnubg_eval.main()
+    assert got.value.args == (rules,)
+
+
 def test_cubeful_conflicts_are_one_line_errors(tmp_path):
     assert_one_line_error(run("gnubg_eval.py", "--model", CUBEFUL, "--cubeful", "--game-mode", "dmp"),
                           "--cubeful is --game-mode cubeful-money")
