@@ -93,7 +93,9 @@ def test_state_packs_and_unpacks():
 
 def test_cube_rules_of_a_match():
     mode = MatchPlay(length=7)
-    st = lambda owner, crawford, me, opp, level=0: pack(owner, level, crawford, me, opp)
+    def st(owner, crawford, me, opp, level=0):
+        return pack(owner, level, crawford, me, opp)
+
     may = mode.may_double(np.array([
         st(CUBE_CENTERED, 0, 5, 3),       # an ordinary game
         st(CUBE_CENTERED, 1, 4, 1),       # the Crawford game: no doubling

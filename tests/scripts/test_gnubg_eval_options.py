@@ -391,7 +391,7 @@ def test_the_analysis_has_the_cube_of_the_games_and_the_result_names_the_bytes(t
     import sys
 
     import gnubg_eval
-    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, write_scripts
+    from tdbg.gnubg.gnubg_analysis import write_scripts
     cube_off = ["set cube use off", "set analysis cube off"]
     seen = []
     _fake_gnubg(monkeypatch, seen)
