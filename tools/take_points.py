@@ -75,7 +75,7 @@ def check(model_path: str) -> dict:
            "doubles_exact": int(exact_double.sum())}
     clear = np.abs(margin) > 0.02   # take/drop decisions more than 2% MWC from the take point
     for ply in (0, 1):
-        agent = cli.checked(lambda: evaluator(Player(model_path, Search(oneply=ply == 1)), mode))
+        agent = cli.checked(lambda ply=ply: evaluator(Player(model_path, Search(oneply=ply == 1)), mode))
         act = agent.cube_action(boards, states)
         agree_take = act.take == exact_take
         agree_double = act.double == exact_double
