@@ -33,6 +33,7 @@ Prints one JSON object last.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
@@ -141,7 +142,7 @@ def measure_peaks(model, arms, rounds: int = 4) -> dict:
             g = gemm_peak_torch(sizes) if arm == "fp32" else gemm_peak_kernel(model, kernel)
             peaks[arm]["gemm"] = max(peaks[arm]["gemm"], g)
             peak = instruction_peak(kernel)   # NaN where no loop of ours times the instruction
-            peaks[arm]["instruction"] = peak if peak != peak else max(peaks[arm]["instruction"], peak)
+            peaks[arm]["instruction"] = peak if math.isnan(peak) else max(peaks[arm]["instruction"], peak)
     return peaks
 
 
