@@ -203,7 +203,7 @@ class LowpMLP:
         sizes = list(self.model.hidden)
         self._sizes = ffi.new("int[]", sizes)
         self._keep, packed, scales, biases = [], [], [], []
-        for i, layer in enumerate(list(self.model.layers)[1:]):
+        for layer in list(self.model.layers)[1:]:
             w = np.ascontiguousarray(layer.weight.detach().to("cpu", torch.float32).numpy())
             m, k = w.shape
             buf = np.empty(lib.lp_packed_bytes(pack_id, m, k), dtype=np.uint8)

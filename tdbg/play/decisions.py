@@ -323,7 +323,7 @@ def loss(decision: dict, chosen_id: str) -> tuple[float, str]:
     for k, c in enumerate(cands):
         if c["after_id"] == chosen_id:
             return cands[0]["equity"] - c["equity"], ("best" if k == 0 else "candidate")
-    for move, aid, ply1 in decision["others"]:
+    for _move, aid, ply1 in decision["others"]:
         if aid == chosen_id:
             offset = np.mean([c["equity"] - c["ply1"] for c in cands])
             return cands[0]["equity"] - (ply1 + offset), "outside"

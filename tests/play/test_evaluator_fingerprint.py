@@ -101,7 +101,7 @@ def positions(n: int, seed: int):
     agent = RandomAgent(seed)
     boards = np.repeat(np.array(be.initial_board())[None], n, axis=0)
     out = []
-    for step in range(12):
+    for _ in range(12):
         dice = rng.integers(1, 7, size=(n, 2))
         boards = agent.choose_moves(boards, dice)[:, ::-1].copy()
         done = be.game_results(boards[:, ::-1].copy()) != 0
