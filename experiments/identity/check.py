@@ -32,11 +32,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
 import numpy as np
 import torch
 from tdbg.infra.fileio import json_text
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 RESULTS = os.path.join(ROOT, "experiments", "head_to_head", "results")
 # (stored CSV, play_models.py flags): every mode, every head, 0-ply and 1-ply, cube actions
