@@ -106,7 +106,7 @@ def final_results(paths: list[str], ends: list[dict], capped: bool = False) -> l
     """Large-game results of each stage's final checkpoint, placed at the stage's end."""
     if len(paths) != len(ends):
         raise cli.UsageError(f"--final-results needs one entry per log ({len(ends)}), '-' for none")
-    return [_result_at(path, end, capped) for path, end in zip(paths, ends) if path != "-"]
+    return [_result_at(path, end, capped) for path, end in zip(paths, ends, strict=True) if path != "-"]
 
 
 def checkpoint_results(specs: list[str], ends: list[dict], capped: bool = False) -> list[dict]:
@@ -220,7 +220,7 @@ def plot(points: list[dict], out: str, title: str, target: float | None, finals=
         ax.legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.canvas.draw()   # lay out first: label boxes are measured on the final layout
-    for ax, label in zip(axes, shown["xlabels"]):
+    for ax, label in zip(axes, shown["xlabels"], strict=True):
         to_px = ax.transData.transform
         bars = [[to_px((n.xy[0], n._tdbg_lo)) - (5, 0), to_px((n.xy[0], n._tdbg_hi)) + (5, 0)] for n in notes[label]]
         _place_labels(fig, notes[label], bars)

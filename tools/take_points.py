@@ -83,7 +83,7 @@ def check(model_path: str) -> dict:
                             "take_agreement_clear": float(agree_take[clear].mean()), "clear_cases": int(clear.sum()),
                             "double_agreement": float(agree_double.mean()),
                             "wrong_takes": [f"{r[1]}a-{r[2]}a p={r[3]:.3f} margin {r[6]:+.3f}"
-                                            for r, ok in zip(rows, agree_take) if not ok][:12]}
+                                            for r, ok in zip(rows, agree_take, strict=True) if not ok][:12]}
     return out
 
 

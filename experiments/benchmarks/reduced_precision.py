@@ -37,6 +37,7 @@ import math
 import os
 import sys
 import time
+from itertools import pairwise
 
 import numpy as np
 import torch
@@ -55,7 +56,7 @@ AMX_ARMS = ARMS + ("bf16-amx",)   # on a CPU with AMX-BF16
 
 def macs_per_row(model) -> int:
     sizes = list(model.hidden)
-    return sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) + sizes[-1] * model.n_outputs
+    return sum(a * b for a, b in pairwise(sizes)) + sizes[-1] * model.n_outputs
 
 
 def collect(model, mode, precision: str, oneply: bool, episodes: int, seed: int) -> dict:
@@ -98,9 +99,9 @@ def best_rate(fn, work: float, seconds: float) -> float:
 def gemm_peak_torch(sizes, seconds: float = 1.0) -> float:
     """multiply-adds per CPU second of torch float32 matmul on the hidden shapes, 512-row
     blocks, ReLU between."""
-    ws = [torch.randn(a, b) / a ** 0.5 for a, b in zip(sizes[:-1], sizes[1:])]
+    ws = [torch.randn(a, b) / a ** 0.5 for a, b in pairwise(sizes)]
     x = torch.rand(512, sizes[0])
-    macs = 512 * sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))
+    macs = 512 * sum(a * b for a, b in pairwise(sizes))
 
     def run():
         with torch.inference_mode():

@@ -154,7 +154,7 @@ def match_prints(games: int) -> dict:
             want = read_rows(os.path.join(RESULTS, stored), games)
             out[f"match/{stored}"] = {"rows": hashlib.sha256("\n".join(mine).encode()).hexdigest()[:16],
                                       "equal_to_stored": mine == want,
-                                      "differing_rows": sum(a != b for a, b in zip(mine, want))}
+                                      "differing_rows": sum(a != b for a, b in zip(mine, want, strict=False))}
     return out
 
 

@@ -96,8 +96,8 @@ def rate(s: EvalSettings, info: dict, analysed: Analysed) -> dict:
             result["luck"] = luck_adjusted(games, units == "MWC", s.seed)
         except GnubgError as exc:
             raise cli.UsageError(str(exc)) from None
-    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3]))
-    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
+    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3], strict=True))
+    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:], strict=True))
     return result
 
 

@@ -122,7 +122,7 @@ def the_players(s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = Fa
     searches = (player_search(s, s.oneply1, s.twoply1), player_search(s, s.oneply2, s.twoply2))
     players = tuple(Player(spec, search, plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
                            engine=s.engine, data=pins.get(spec))
-                    for spec, search in zip((s.model1, model2), searches))
+                    for spec, search in zip((s.model1, model2), searches, strict=True))
     for player in players:
         if player.name not in GNUBG_LEVELS:
             check_spec(player.name)

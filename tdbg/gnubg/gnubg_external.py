@@ -321,7 +321,7 @@ class GnubgSession:
         won = self._score.game_won(winner, abs(rec.points))
         m.games.append((won if winner == 0 else -won, rec.result, rec.cube, game.crawford, *game.away))
         for key in ("doubles", "takes", "drops"):
-            setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key))))
+            setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key), strict=True)))
         if self._score.over:
             m.winner = winner
             self.matches.append(m)

@@ -93,7 +93,7 @@ def _gnubg_job(job: dict, report=None):
     try:
         session.play(job["games"], on_game)
         if series.luck:  # luck needs gnubg's dice, which only its exported record holds
-            for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
+            for rec, turns in zip(done, turns_from_mat(session.mat_path, done), strict=True):
                 rec.turns = turns
             add_luck(done, series.luck, mode, data=series.luck_data)
     except Exception as exc:  # report, but keep the games (and matches) already finished

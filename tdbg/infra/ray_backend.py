@@ -83,7 +83,7 @@ class _Runner:
         torch.set_num_threads(WORKER)
 
     def run(self, fn, job: dict, keys: tuple, *shared):
-        job = {**job, **dict(zip(keys, shared))}  # the object store's values, fetched by Ray
+        job = {**job, **dict(zip(keys, shared, strict=True))}  # the object store's values, fetched by Ray
         return fn(job)
 
     def where(self) -> tuple:

@@ -56,13 +56,13 @@ class TDLambda:
         v = self.model(x.unsqueeze(0)).reshape(())
         grads = torch.autograd.grad(v, self.params)
         with torch.no_grad():
-            for e, g in zip(self.trace, grads):
+            for e, g in zip(self.trace, grads, strict=True):
                 e.mul_(self.sign * self.lam).add_(g)
         return float(v.detach())
 
     @torch.no_grad()
     def update(self, delta: float) -> None:
-        for p, e in zip(self.params, self.trace):
+        for p, e in zip(self.params, self.trace, strict=True):
             p.add_(e, alpha=self.alpha * delta)
 
 

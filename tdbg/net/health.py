@@ -144,7 +144,7 @@ def revive_dead(model: TDNetwork, inputs: torch.Tensor, seed: int = 0) -> tuple[
     generator = torch.Generator().manual_seed(seed)
     counts = []
     # measured once: a revived unit's zero outgoing weights leave every later layer's activations as they were
-    for i, (layer, rates) in enumerate(zip(revived.layers, firing_rates(model, inputs))):
+    for i, (layer, rates) in enumerate(zip(revived.layers, firing_rates(model, inputs), strict=True)):
         dead = torch.nonzero(rates == 0).flatten()
         bound = 1.0 / math.sqrt(layer.in_features)   # torch's default init for a Linear layer
         n = len(dead)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import os
+from itertools import pairwise
 
 import numpy as np
 import torch
@@ -119,7 +120,7 @@ def macs_per_row(model) -> int:
     """Multiply-adds of one row through the layers after the first and the head (what
     LowpMLP computes): sum of h_i x h_(i+1), plus h_last x outputs."""
     sizes = list(model.hidden)
-    return sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) + sizes[-1] * model.head.out_features
+    return sum(a * b for a, b in pairwise(sizes)) + sizes[-1] * model.head.out_features
 
 
 def supports(model) -> str | None:
@@ -255,7 +256,7 @@ class LowpMLP:
             if x is None:
                 x = self._amx_in[rows] = torch.zeros(rows, h1.shape[1], dtype=torch.bfloat16)
             x[:n].copy_(torch.from_numpy(h1))
-            for w, b in zip(self._amx_w, self._amx_b):
+            for w, b in zip(self._amx_w, self._amx_b, strict=True):
                 x = torch.addmm(b, x, w).relu_()
             return torch.addmm(self._head_b, x[:n].to(torch.float32), self._head_w).numpy()
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 import io
 import math
 import os
+from itertools import pairwise
 
 import torch
 from torch import nn
@@ -74,7 +75,7 @@ class TDNetwork(nn.Module):
         if n_inputs not in ENCODERS:
             raise ValueError(f"n_inputs must be one of {sorted(ENCODERS)}, got {n_inputs}")
         sizes = [n_inputs] + hidden + [5]
-        weights = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+        weights = sum((a + 1) * b for a, b in pairwise(sizes))
         if weights * 4 > physical_memory():  # refused before torch tries (and the machine swaps or kills)
             raise ValueError(f"hidden sizes {hidden} make {weights:,} weights ({weights * 4 / 2**30:.1f} GiB), "
                              f"more than this machine's memory ({physical_memory() / 2**30:.1f} GiB)")
@@ -85,7 +86,7 @@ class TDNetwork(nn.Module):
         self.act = ACTIVATIONS[activation]
         sizes = [n_inputs] + hidden
         try:
-            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in pairwise(sizes))
             self.head = nn.Linear(hidden[-1], output_head(output_mode).net_outputs)
         except (MemoryError, RuntimeError) as exc:  # torch's allocator fails with a RuntimeError
             raise ValueError(f"hidden sizes {hidden}: cannot allocate the network "

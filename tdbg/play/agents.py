@@ -51,7 +51,7 @@ class PubevalAgent(NoCubeDecisions, PlaysOnly):
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         import gnubg_nn
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
-        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist())):
+        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)):
             flat = gnubg_nn.pub_best_move(b, d1, d2)
             # pairs of 0-based (from, to); 24 = bar, -1 = off
             steps = tuple((flat[k] + 1, max(flat[k + 1] + 1, 0)) for k in range(0, len(flat), 2))
@@ -116,7 +116,7 @@ class GnubgNNAgent(NoCubeDecisions):
     def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
         t0 = time.perf_counter()
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
-        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist())):
+        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)):
             after, probs = self.candidates(b, d1, d2)
             if not after:
                 out[i] = b  # no legal move: the pass

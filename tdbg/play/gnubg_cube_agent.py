@@ -49,7 +49,7 @@ class GnubgNNCubefulAgent(PlaysOnly):
         import gnubg_nn
         gnubg_nn.set.score(MATCH_LENGTH, MATCH_LENGTH)
         out = np.zeros((len(boards), 2), dtype=bool)
-        for k, (b, own) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(owner).tolist())):
+        for k, (b, own) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(owner).tolist(), strict=True)):
             double, take, too_good = gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(b), n=self.plies, i=1)[:3]
             if too_good and not take and self.mode.jacoby and own == CUBE_CENTERED:
                 double = 1  # an undoubled gammon counts once under Jacoby: cash it

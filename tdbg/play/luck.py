@@ -92,7 +92,7 @@ def game_luck(records, reference: Evaluator) -> np.ndarray:
     owners = np.array([r[4] for r in rolls], dtype=np.int64)
     opening = np.array([r[6] for r in rolls])
     # the same position (same cube owner, same opening flag) is judged once
-    keys = [(k, o, f) for k, o, f in zip(be.position_keys(boards).tolist(), owners.tolist(), opening.tolist())]
+    keys = [(k, o, f) for k, o, f in zip(be.position_keys(boards).tolist(), owners.tolist(), opening.tolist(), strict=True)]
     index, inverse = {}, np.empty(len(rolls), dtype=np.int64)
     for i, key in enumerate(keys):
         inverse[i] = index.setdefault(key, len(index))
@@ -109,7 +109,7 @@ def game_luck(records, reference: Evaluator) -> np.ndarray:
 def add_luck(records, spec: str, mode: GameMode, keep_turns: bool = False, data: bytes | None = None) -> None:
     """Set ``record.luck`` on each record (and drop the per-turn record unless asked)."""
     luck = game_luck(records, judge(spec, mode, data))
-    for rec, x in zip(records, luck):
+    for rec, x in zip(records, luck, strict=True):
         rec.luck = float(x)
         if not keep_turns:
             rec.turns = []

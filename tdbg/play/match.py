@@ -70,7 +70,7 @@ def play_games(agent_a: Evaluator, agent_b: Evaluator, game_indices, mode: GameM
     records: list[GameRecord] = []
 
     def on_end(ended: Ended) -> None:
-        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
+        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn, strict=True):
             records.append(seats.game_record(i, int(games[i]), points, result, turn))
 
     table.play(seats, lambda idx: np.array([streams[i].roll(int(table.ply[i])) for i in idx]), on_end)

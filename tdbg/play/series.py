@@ -91,7 +91,7 @@ def _agents(series: Series, mode: GameMode) -> tuple:
     the same units in whichever process); the unit's InputError when a player cannot play
     ``mode``'s games."""
     agents = []
-    for player, seed in zip(series.players, (series.seed, series.seed + 1)):
+    for player, seed in zip(series.players, (series.seed, series.seed + 1), strict=True):
         try:
             agent = evaluator(player.seeded(seed), mode)
             mode.check_agent(agent)

@@ -45,7 +45,7 @@ def test_a_signal_while_a_script_loads_is_one_line(sig):
     exe = shutil.which("tdbg", path=os.path.dirname(sys.executable))
     assert exe, "make setup installs the package and its command"
     commands = [[sys.executable, path, "--help"] for path in ENTRY_POINTS] + [[exe, "train", "batch", "--help"]]
-    for delay, cmd in zip([0.2, 0.35, 0.5] * len(commands), commands):
+    for delay, cmd in zip([0.2, 0.35, 0.5] * len(commands), commands, strict=False):
         proc = _start(cmd)
         time.sleep(delay)
         proc.send_signal(sig)
