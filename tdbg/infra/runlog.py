@@ -51,7 +51,7 @@ class CsvLog:
         self.fields = fields
         self.append = append
         self.started = False
-        self.before = None   # the file's size before the last row written
+        self.before: int | None = None   # the file's size before the last row written
         self.tb = None
         self.open_tensorboard(tensorboard)
 
