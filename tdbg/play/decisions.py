@@ -132,7 +132,8 @@ def draw_chunk(settings: Settings, chunk: int) -> list[dict]:
     agent = evaluator(Player("gnubg-nn"), game_mode("cubeless-money"))
     names = class_names()
     need = dict(settings.mix)
-    out, game = [], 0
+    out: list[dict] = []
+    game = 0
     while sum(need.values()):
         turns = self_play_game(rng, agent)
         taken = set()

@@ -117,7 +117,7 @@ def pinned_series(series: Series) -> Series:
     luck_data = series.luck_data
     if series.luck and luck_data is None:
         luck_data = read_reference(series.luck)
-    return dataclasses.replace(series, players=tuple(pinned(p) for p in series.players), luck_data=luck_data)
+    return dataclasses.replace(series, players=(pinned(series.players[0]), pinned(series.players[1])), luck_data=luck_data)
 
 
 def play_series(series: Series, progress: bool = True, on_records=None, against: OwnDice | None = None) -> Played:
