@@ -182,7 +182,7 @@ class LowpMLP:
         self.kernel = path or resolve(precision)
         self.path_id = _path_ids().get(self.kernel)   # None: bf16-amx, which torch runs
         self.every_step = every_step
-        self._key = None
+        self._key: tuple | None = None
         self.conversions = 0   # how often the weights were converted (tests, benchmarks)
 
     def _params(self):
@@ -237,7 +237,7 @@ class LowpMLP:
             self._amx_b = [layer.bias.detach().to("cpu", torch.float32).to(torch.bfloat16) for layer in layers]
             self._head_w = self.model.head.weight.detach().to("cpu", torch.float32).t().contiguous()
             self._head_b = self.model.head.bias.detach().to("cpu", torch.float32).clone()
-        self._amx_in = {}   # padded row count -> its bfloat16 input buffer (reused: no allocation a call)
+        self._amx_in: dict[int, torch.Tensor] = {}   # padded row count -> its bfloat16 input buffer (reused: no allocation a call)
         self._key = key
         self.conversions += 1
 
@@ -314,8 +314,8 @@ def bf16_round(a: np.ndarray) -> np.ndarray:
     the numpy reference of the kernel's rounding."""
     u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).copy()
     u[(u & 0x7F800000) == 0] &= 0x80000000
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return u.view(np.float32)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return rounded.view(np.float32)
 
 
 def reference_logits(model, h1: np.ndarray, precision: str) -> np.ndarray:
