@@ -126,7 +126,7 @@ class OnlineLearner:
         self.stage, self.model = stage, model
         self.play = OnlineSelfPlay(model, mode, lam, lr, engine=stage.run.engine)
         self.lr, self.last_loss = lr, float("nan")
-        self.block = {}
+        self.block: dict = {}
 
     @staticmethod
     def prepare(stage: OnlineStage, model, unfinished: dict | None) -> OnlineStage:
