@@ -482,7 +482,7 @@ def health_table() -> str:
         models = json.load(fh)["models"]
     rows = []
     for name, h in sorted(models.items()):
-        worst = max(d / w for d, w in zip(h["dead"], h["widths"]))
+        worst = max(d / w for d, w in zip(h["dead"], h["widths"], strict=True))
         rows.append([f"`{name}`", "[" + ",".join(map(str, h["widths"])) + "]", " / ".join(map(str, h["dead"])),
                      f"{100 * worst:.0f}%", " / ".join(map(str, h["distinct"])),
                      " / ".join(f"{a:.2f}" for a in h["active"])])

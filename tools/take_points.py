@@ -81,7 +81,7 @@ def check(model_path: str) -> dict:
            "doubles_exact": int(exact_double.sum())}
     clear = np.abs(margin) > 0.02   # take/drop decisions more than 2% MWC from the take point
     for ply in (0, 1):
-        agent = cli.checked(lambda: evaluator(Player(model_path, Search(oneply=ply == 1)), mode))
+        agent = cli.checked(lambda ply=ply: evaluator(Player(model_path, Search(oneply=ply == 1)), mode))
         act = agent.cube_action(boards, states)
         agree_take = act.take == exact_take
         agree_double = act.double == exact_double
@@ -89,7 +89,7 @@ def check(model_path: str) -> dict:
                             "take_agreement_clear": float(agree_take[clear].mean()), "clear_cases": int(clear.sum()),
                             "double_agreement": float(agree_double.mean()),
                             "wrong_takes": [f"{r[1]}a-{r[2]}a p={r[3]:.3f} margin {r[6]:+.3f}"
-                                            for r, ok in zip(rows, agree_take) if not ok][:12]}
+                                            for r, ok in zip(rows, agree_take, strict=True) if not ok][:12]}
     return out
 
 

@@ -97,9 +97,11 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
 def play(s: EvalSettings, mode, files: "MatFiles") -> tuple[int, dict]:
     """Play the games (matches) into ``files``: the number of records played, and the md5 of
     the checkpoint bytes each side played (None for a named opponent)."""
-    opponent = s.model if s.opponent == "self" else s.opponent
+    model = s.model
+    assert model is not None   # checked_start refused a run without --model
+    opponent = model if s.opponent == "self" else s.opponent
     # the opponent looks ahead as our model does only when it is our model
-    players = (Player(s.model, Search(oneply=s.oneply)),
+    players = (Player(model, Search(oneply=s.oneply)),
                Player(opponent, Search(oneply=s.oneply and s.opponent == "self")))
     add = {"game": files.add_games, "match": files.add_matches}[mode.series_unit]
     spec = ModeSpec(mode.name, s.jacoby, mode.match_length)
@@ -171,7 +173,8 @@ class Mirrors:
     as does any record outside self-play."""
 
     def __init__(self, active: bool):
-        self.active, self.skipped, self._keys = active, 0, {}
+        self.active, self.skipped = active, 0
+        self._keys: dict = {}
 
     def distinct(self, records: list) -> list:
         if not self.active:

@@ -33,9 +33,10 @@ def analyse_folder(s: EvalSettings) -> None:
     if s.model or s.opponent != "self" or s.self_play or s.out or s.export_only or s.cubeful:
         raise cli.UsageError("--from-mat analyses saved files: it takes no --model, --opponent, --self-play, "
                              "--out, --export-only or --cubeful (the files say how they were played)")
-    if not os.path.isdir(s.from_mat):
-        raise cli.UsageError(f"--from-mat {s.from_mat}: no such folder")
-    files = sorted(os.path.join(s.from_mat, n) for n in os.listdir(s.from_mat) if n.endswith(".mat"))
+    folder = s.from_mat
+    if folder is None or not os.path.isdir(folder):
+        raise cli.UsageError(f"--from-mat {folder}: no such folder")
+    files = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".mat"))
     if not files:
         raise cli.UsageError(f"--from-mat {s.from_mat}: no .mat files there")
     for path in files:  # before gnubg: it would read an unreadable file as a match of no games
@@ -104,8 +105,8 @@ def rate(s: EvalSettings, info: dict, analysed: Analysed) -> dict:
             result["luck"] = luck_adjusted(games, units == "MWC", s.seed)
         except GnubgError as exc:
             raise cli.UsageError(str(exc)) from None
-    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3]))
-    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
+    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3], strict=True))
+    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:], strict=True))
     return result
 
 

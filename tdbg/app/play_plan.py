@@ -40,7 +40,7 @@ class Pins:
 
     def md5s(self, model1: str, model2: str) -> dict:
         """The summary's md5s: of the bytes that play."""
-        return {f"{key}_md5": hashlib.md5(self.get(spec)).hexdigest() if self.get(spec) is not None else None
+        return {f"{key}_md5": hashlib.md5(data).hexdigest() if (data := self.get(spec)) is not None else None
                 for key, spec in (("model1", model1), ("model2", model2))}
 
     def game_mode(self, spec: str) -> str | None:
@@ -120,9 +120,12 @@ def the_players(s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = Fa
     gnubg binary's level); ``gnubg_depth``: --plies goes to a gnubg-nn player (match play
     takes no --plies)."""
     searches = (player_search(s, s.oneply1, s.twoply1), player_search(s, s.oneply2, s.twoply2))
-    players = tuple(Player(spec, search, plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
-                           engine=s.engine, data=pins.get(spec))
-                    for spec, search in zip((s.model1, model2), searches))
+
+    def make(spec: str, search: Search) -> Player:
+        return Player(spec, search, plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
+                      engine=s.engine, data=pins.get(spec))
+
+    players = (make(s.model1, searches[0]), make(model2, searches[1]))
     for player in players:
         if player.name not in GNUBG_LEVELS:
             check_spec(player.name)
@@ -156,7 +159,7 @@ def matches_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins
     if s.where.backend != "local":
         raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(s, model2)
-    return Series(the_players(s, model2, pins), ModeSpec("match", match_length=mode.length, met=s.met), s.games,
+    return Series(the_players(s, model2, pins), ModeSpec("match", match_length=mode.match_length, met=s.met), s.games,
                   s.seed, s.workers, n_bootstrap=s.n_bootstrap)
 
 

@@ -31,7 +31,7 @@ def add_config_flag(parser) -> None:
 
 
 def _actions_by_name(parser) -> dict[str, argparse.Action]:
-    out = {}
+    out: dict[str, argparse.Action] = {}
     for action in parser._actions:
         for flag in action.option_strings:
             if flag.startswith("--") and not flag.startswith("--no-"):

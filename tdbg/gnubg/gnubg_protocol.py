@@ -206,7 +206,7 @@ def turns_from_mat(path: str, records: list[GameRecord]) -> list[list]:
     if len(games) != len(records):
         raise ProtocolError(f"gnubg's record {path} has {len(games)} games, we played {len(records)}")
     out = []
-    for rec, game in zip(records, games):
+    for rec, game in zip(records, games, strict=True):
         # seat 1 is us (agent A = mover 0), seat 0 is gnubg (mover 1)
         turns = [(1 - seat, dice, event, before, after) for seat, dice, event, before, after in game["turns"]]
         ours = sum(1 for t in turns if t[0] == 0 and t[2] == "move")

@@ -58,7 +58,7 @@ class CsvLog:
         self.fields = fields
         self.append = append
         self.started = False
-        self.before = None   # the file's size before the last row written
+        self.before: int | None = None   # the file's size before the last row written
         self.tb = None
         self.open_tensorboard(tensorboard)
 
@@ -99,7 +99,7 @@ class CsvLog:
             raise InputError(f"{self.path}: its last row is cut short; {fix}")
 
         def mismatch(row: list[str]) -> str | None:
-            got = dict(zip(rows[0], row))
+            got = dict(zip(rows[0], row, strict=False))   # a hand-edited row may be short: a mismatch
             for key, want in last.items():
                 if key in self.fields and got.get(key) != str(want):
                     return f"{key} {got[key]}" if key in got else "no rows"
@@ -109,7 +109,7 @@ class CsvLog:
             return None
         episodes = last.get("total_episodes")
         if (len(rows) > 2 and mismatch(rows[-2]) is None and episodes is not None
-                and int(dict(zip(rows[0], rows[-1])).get("total_episodes") or 0) > episodes):
+                and int(dict(zip(rows[0], rows[-1], strict=False)).get("total_episodes") or 0) > episodes):
             truncate(self.path, sum(len(ln.encode("utf-8")) for ln in lines[:-1]))
             return f"{self.path}: its last row was never saved (a save cut short); taken back"
         want = "; ".join(f"{k} {v}" for k, v in last.items() if k in self.fields)

@@ -132,8 +132,8 @@ class FilteredOnePly:
         if filt.n_inputs != scorer.model.n_inputs or filt.output_mode != scorer.model.output_mode:
             raise ValueError("the move filter reads other inputs or has another head than the model")
         self.scorer, self.filter, self.k, self.exact_races = scorer, filt, k, exact_races
-        self._w = None        # (versions, W1^T of model and filter side by side, b1)
-        self.rows = []        # filter training rows of each call with ``played`` (filter_rows)
+        self._w: tuple[tuple, np.ndarray, np.ndarray] | None = None   # (versions, W1^T of model and filter side by side, b1)
+        self.rows: list = []  # filter training rows of each call with ``played`` (filter_rows)
         self.kept = 0         # candidates the main network valued, and all candidates seen
         self.candidates = 0
         self.last_best = None
@@ -151,7 +151,8 @@ class FilteredOnePly:
             b = torch.cat([self.scorer.model.layers[0].bias.detach().cpu(), self.filter.layers[0].bias.detach().cpu()])
             self._w = (v, np.ascontiguousarray(w.to("cpu", torch.float32).numpy().T),
                        b.to("cpu", torch.float32).numpy().copy())
-        return self._w[1], self._w[2]
+        _, w1t, b1 = self._w
+        return w1t, b1
 
     @torch.inference_mode()
     def _filter_values(self, x: np.ndarray, first_hidden: bool, payoffs) -> np.ndarray:

@@ -27,7 +27,7 @@ from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES
-from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
+from tdbg.net.model import CheckpointError, TDNetwork, load_checkpoint, read_checkpoint
 from tdbg.net.search import Search
 from tdbg.play import opponents
 from tdbg.play.evaluator import Evaluator
@@ -140,6 +140,8 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
         raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
     if model is None:
         model, mode = _checkpoint(player, mode)
+    elif mode is None:
+        raise ValueError(f"{spec}: a network in memory plays the game mode it is given; name one")
     try:
         # the mode the model plays in: a DMP model can still play cubeless money games, maximising
         # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
@@ -152,7 +154,7 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
     return mode.seat(agent)
 
 
-def _checkpoint(player: Player, mode: GameMode | None) -> tuple:
+def _checkpoint(player: Player, mode: GameMode | None) -> tuple[TDNetwork, GameMode]:
     """(model, mode) of ``player``'s checkpoint: ``mode``, or the one it was trained for."""
     if player.data is None:
         check_spec(player.name)

@@ -91,7 +91,7 @@ def _agents(series: Series, mode: GameMode) -> tuple:
     the same units in whichever process); the unit's InputError when a player cannot play
     ``mode``'s games."""
     agents = []
-    for player, seed in zip(series.players, (series.seed, series.seed + 1)):
+    for player, seed in zip(series.players, (series.seed, series.seed + 1), strict=True):
         try:
             agent = evaluator(player.seeded(seed), mode)
             mode.check_agent(agent)
@@ -118,7 +118,7 @@ def pinned_series(series: Series) -> Series:
     luck_data = series.luck_data
     if series.luck and luck_data is None:
         luck_data = read_reference(series.luck)
-    return dataclasses.replace(series, players=tuple(pinned(p) for p in series.players), luck_data=luck_data)
+    return dataclasses.replace(series, players=(pinned(series.players[0]), pinned(series.players[1])), luck_data=luck_data)
 
 
 def play_series(series: Series, progress: bool = True, on_records=None, against: OwnDice | None = None) -> Played:

@@ -86,14 +86,16 @@ def test_state_packs_and_unpacks():
                       for a in (1, 7, 25) for b in (1, 4, 25)]).T
     s = pack(*parts)
     assert len(set(s.tolist())) == parts.shape[1]
-    for got, want in zip(unpack(s), parts):
+    for got, want in zip(unpack(s), parts, strict=True):
         np.testing.assert_array_equal(got, want)
     assert pack(CUBE_CENTERED, 0, 0, 1, 1) == 0   # state 0 is the 1-away/1-away (DMP) game
 
 
 def test_cube_rules_of_a_match():
     mode = MatchPlay(length=7)
-    st = lambda owner, crawford, me, opp, level=0: pack(owner, level, crawford, me, opp)
+    def st(owner, crawford, me, opp, level=0):
+        return pack(owner, level, crawford, me, opp)
+
     may = mode.may_double(np.array([
         st(CUBE_CENTERED, 0, 5, 3),       # an ordinary game
         st(CUBE_CENTERED, 1, 4, 1),       # the Crawford game: no doubling
@@ -140,7 +142,7 @@ def test_scorer_values_finished_games_from_the_table():
     scorer = Scorer(TDNetwork(MATCH_INPUTS, [8], "mwc"), mode)
     b = board({1: 1}, {6: 2})            # my last checker on the 1 point: any roll bears it off
     states = np.array([pack(CUBE_CENTERED, 0, 0, 2, 2), pack(CUBE_THEIRS, 2, 0, 9, 5)])
-    for st, want in zip(states, (MET.mwc(1, 2), MET.mwc(5, 5))):
+    for st, want in zip(states, (MET.mwc(1, 2), MET.mwc(5, 5)), strict=True):
         _, offsets, values, _ = scorer.score(b[None], np.array([[6, 5]]), np.array([st]))
         assert values[0] == pytest.approx(want)   # 1 point at cube 1; 4 points at cube 4
 

@@ -102,11 +102,11 @@ def positions(n: int, seed: int):
     agent = RandomAgent(seed)
     boards = np.repeat(np.array(be.initial_board())[None], n, axis=0)
     out = []
-    for step in range(12):
+    for _ in range(12):
         dice = rng.integers(1, 7, size=(n, 2))
         boards = agent.choose_moves(boards, dice)[:, ::-1].copy()
         done = be.game_results(boards[:, ::-1].copy()) != 0
-        out += [b for b, d in zip(boards, done) if not d]
+        out += [b for b, d in zip(boards, done, strict=True) if not d]
     out = np.array(out[::7][:n], dtype=np.int64)
     return out, rng.integers(1, 7, size=(len(out), 2))
 
@@ -157,7 +157,7 @@ ANALYSIS = {  # produced by the pre-restructure code
 def test_analysis_fingerprint(mode_name, ply):
     agent = analysis.load_agent(path(MODELS[mode_name]), ply)
     boards, dice = positions(3, 11)
-    parts = [analysis.rank_moves(agent, b, tuple(d)) for b, d in zip(boards, dice.tolist())]
+    parts = [analysis.rank_moves(agent, b, tuple(d)) for b, d in zip(boards, dice.tolist(), strict=True)]
     if mode_name == "cubeful-money":
         parts += [analysis.cube_decision(agent, b) for b in boards]
     assert digest(*parts) == ANALYSIS[(mode_name, ply)]

@@ -114,8 +114,8 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
             len(a.turns) == len(b.turns) and a.first != b.first and all(
                 (s1 == 1 - s2 and d1 == d2 and e1 == e2 and np.array_equal(b1, b2)
                  and (x1 is None) == (x2 is None) and (x1 is None or np.array_equal(x1, x2)))
-                for (s1, d1, e1, b1, x1), (s2, d2, e2, b2, x2) in zip(a.turns, b.turns))
-            for a, b in zip(m.game_records, p.game_records))
+                for (s1, d1, e1, b1, x1), (s2, d2, e2, b2, x2) in zip(a.turns, b.turns, strict=True))
+            for a, b in zip(m.game_records, p.game_records, strict=True))
     mirrored = [i for i in finished if i % 2 and i - 1 in finished and mirrors(finished[i], finished[i - 1])]
     assert mirrored   # the same deterministic model in both seats
     distinct = [m for i, m in finished.items() if i not in mirrored]
@@ -125,9 +125,9 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
                    "emit([g['info'] for g in gnubg.match(0, 0, 0, 0)['games']])\n" for n in files)
     read = run_gnubg_python(body)
     assert len(read) == len(files)
-    for m, games in zip(distinct, read):
+    for m, games in zip(distinct, read, strict=True):
         assert len(games) == len(m.games) == len(m.game_records) > 0
-        for (points, _, _, _, a_away, b_away), rec, info in zip(m.games, m.game_records, games):
+        for (points, _, _, _, a_away, b_away), rec, info in zip(m.games, m.game_records, games, strict=True):
             # seat 0 (agent A, the left column) is gnubg's X
             assert (info["score-X"], info["score-O"]) == (7 - a_away, 7 - b_away)
             assert info["winner"] == ("X" if points > 0 else "O")
@@ -142,13 +142,13 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     from tdbg.play.matfile import write_mat
     k = mirrored[0]
     pair = [str(tmp_path / f"m{i}.mat") for i in (k - 1, k)]
-    for path, i in zip(pair, (k - 1, k)):
+    for path, i in zip(pair, (k - 1, k), strict=True):
         write_mat(path, finished[i].game_records, ("model", "model_b"), 7)
     got = analyse_files(pair, GnubgAnalysis(find_gnubg(), ply=0, jacoby=True))
     a = sorted((g for g in got if g["file"].endswith(f"m{k - 1}.mat")), key=lambda g: g["game"])
     b = sorted((g for g in got if g["file"].endswith(f"m{k}.mat")), key=lambda g: g["game"])
     assert len(a) == len(b) == len(finished[k].games)
-    for ga, gb in zip(a, b):
+    for ga, gb in zip(a, b, strict=True):
         assert ga["score"] == gb["score"][::-1]
         for s1, s2 in (("X", "O"), ("O", "X")):
             x, y = ga["stats"][s1], gb["stats"][s2]
@@ -422,7 +422,7 @@ def test_the_analysis_has_the_cube_of_the_games_and_the_result_names_the_bytes(t
     import sys
 
     import gnubg_eval
-    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, write_scripts
+    from tdbg.gnubg.gnubg_analysis import write_scripts
     cube_off = ["set cube use off", "set analysis cube off"]
     seen = []
     _fake_gnubg(monkeypatch, seen)

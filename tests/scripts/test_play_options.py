@@ -15,7 +15,7 @@ PROB5 = os.path.join(ROOT, "best_models", "prob5_128x2.pt")
 def rows_of(csv_path):
     lines = [ln for ln in open(csv_path).read().splitlines() if not ln.startswith("#")]
     head = lines[0].split(",")
-    return [dict(zip(head, ln.split(","))) for ln in lines[1:]]
+    return [dict(zip(head, ln.split(","), strict=True)) for ln in lines[1:]]
 
 
 def test_extreme_games_are_exactly_those_at_the_threshold(tmp_path):

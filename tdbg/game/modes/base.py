@@ -28,6 +28,8 @@ Match play (matchplay.MatchPlay) is one more such class, with its state and inpu
 """
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from tdbg.game.cube import CubeAction, owner_for_opponent
@@ -44,7 +46,7 @@ class GameMode:
     take_scale = 1.0       # a value after a take, in the units of the value before it (lambda_returns.py)
     n_inputs = 196
     layout = "tesauro196"  # the inputs' layout, as checkpoints name it (encoding.py); n_inputs of them
-    outputs: tuple = ()    # output heads that can play this mode; the first is the default
+    outputs: tuple[str, ...] = ()    # output heads that can play this mode; the first is the default
     metric = "points_per_game"   # the summary's headline number
     result_metric = "points"     # results_file's metric for this mode
     match_length = 0             # .mat files: 0 = a money session
@@ -108,7 +110,7 @@ class GameMode:
         """An ``objective`` value in points from the mover's side (cube 1)."""
         return value
 
-    def points(self, result: np.ndarray, owner=None) -> np.ndarray:
+    def points(self, result: np.ndarray | int, owner=None) -> np.ndarray:
         """Points (at cube 1) for game results +-1/2/3 from game_result(); ``owner`` is
         the cube owner (cubeful modes)."""
         return np.asarray(result, dtype=np.float64)
@@ -117,7 +119,7 @@ class GameMode:
         """Points of a finished game for its winner, gammons counted (cube 1, no Jacoby)."""
         return float(abs(result))
 
-    def metric_of_points(self, points: np.ndarray) -> np.ndarray:
+    def metric_of_points(self, points: np.ndarray | float) -> np.ndarray | float:
         """Points per game in the summary's metric."""
         return points
 
@@ -270,7 +272,7 @@ class GameMode:
         CIs from ``n_boot`` bootstrap resamples."""
         units = pair_means(idx, pts)
         ci = bootstrap_ci(units, n_boot, seed=seed)
-        out = {"points_per_game": interval(*ci, len(units)), "meq_per_game": interval(*ci, len(units), scale=1000)}
+        out: dict[str, Any] = {"points_per_game": interval(*ci, len(units)), "meq_per_game": interval(*ci, len(units), scale=1000)}
         out["gammon_rate"] = float((res == 2).mean())
         out["backgammon_rate"] = float((res == 3).mean())
         return out

@@ -15,7 +15,7 @@ class CubefulMoney(CubelessMoney):
     cubeful = True
     n_inputs = 200
     layout = "tesauro196+cube4"
-    outputs = ("equity",)
+    outputs: tuple[str, ...] = ("equity",)
     take_scale = 2.0       # values are normalised to the cube: after a take, one unit is two before
 
     def points(self, result, owner=None):
@@ -90,7 +90,7 @@ class CubefulMoney(CubelessMoney):
         out = super().summarize(idx, pts, res, records, seed, n_boot)
         capped = np.clip(pts, -CAP, CAP)
         out["capped_meq_per_game"] = summary_ci(pair_means(idx, capped), n_boot, seed, scale=1000)
-        for key, k in (("doubles", 0), ("takes", 1), ("drops", 2)):
+        for key in ("doubles", "takes", "drops"):
             counts = np.array([getattr(r, key) for r in records])
             out[f"{key}_per_game"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
         return out

@@ -8,7 +8,7 @@ from tdbg.game.modes.dmp import DMP
 class CubelessMoney(GameMode):
     """Money play with the cube centred: 1/2/3 points for single/gammon/backgammon."""
     name = "cubeless-money"
-    outputs = ("equity", "prob5")
+    outputs: tuple[str, ...] = ("equity", "prob5")
 
     def mode_for(self, output_mode):
         return DMP() if output_mode == "probability" else self
