@@ -45,7 +45,7 @@ def test_remade_names_the_tables_that_differ_and_writes_nothing(tmp_path):
 
 def test_a_failed_write_says_which_files_were_rewritten_before_it(tmp_path, monkeypatch):
     paths = [str(tmp_path / n) for n in ("a.md", "b.md", "c.md")]
-    mt.write_texts(dict(zip(paths, "ABC")), paths, str(tmp_path))
+    mt.write_texts(dict(zip(paths, "ABC", strict=True)), paths, str(tmp_path))
     assert [open(p).read() for p in paths] == ["A", "B", "C"]
     real = fileio.atomic_write
 
@@ -57,10 +57,10 @@ def test_a_failed_write_says_which_files_were_rewritten_before_it(tmp_path, monk
         return atomic_write
     monkeypatch.setattr(fileio, "atomic_write", full_at(paths[2]))
     with pytest.raises(OSError, match="No space left on device; a.md, b.md already rewritten") as failed:
-        mt.write_texts(dict(zip(paths, ["A2", "B2", "C2"])), paths, str(tmp_path))
+        mt.write_texts(dict(zip(paths, ["A2", "B2", "C2"], strict=True)), paths, str(tmp_path))
     assert failed.value.filename == paths[2]
     assert [open(p).read() for p in paths] == ["A2", "B2", "C"]
     monkeypatch.setattr(fileio, "atomic_write", full_at(paths[0]))
     with pytest.raises(OSError, match="nothing was rewritten"):
-        mt.write_texts(dict(zip(paths, ["A3", "B3", "C3"])), paths, str(tmp_path))
+        mt.write_texts(dict(zip(paths, ["A3", "B3", "C3"], strict=True)), paths, str(tmp_path))
     assert [open(p).read() for p in paths] == ["A2", "B2", "C"]

@@ -1,5 +1,4 @@
 """tdbg.infra.stats: duplicate-pair means, the bootstrap interval and its text, by hand."""
-import numpy as np
 import pytest
 
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, no_interval_reason, pair_means, summary_ci
