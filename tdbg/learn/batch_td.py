@@ -18,8 +18,8 @@ import numpy as np
 
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Collector, Play
-from tdbg.learn.settings import BatchStage, recorded
+from tdbg.learn.selfplay import Collector, SelfPlaySetup
+from tdbg.learn.settings import Acting, BatchStage, recorded
 from tdbg.learn.trainer import Trainer
 from tdbg.learn.training_loop import check_finite
 from tdbg.net import lowp
@@ -42,8 +42,8 @@ class BatchLearner:
 
     def __init__(self, stage: BatchStage, model, mode):
         self.stage, self.model, self.mode = stage, model, mode
-        self.acting, opt, col, run = stage.acting, stage.optimisation, stage.collection, stage.run
-        self.acting.check(mode)   # here, before any worker starts a game
+        opt, col, run = stage.optimisation, stage.collection, stage.run
+        stage.acting.check(mode)   # here, before any worker starts a game
         check_first_layer(col.scoring, run.engine)
         if col.collect_precision != "fp32":
             lowp.check_settings(col.collect_precision, model, run.engine, col.scoring, run.device, col.workers)
@@ -52,10 +52,9 @@ class BatchLearner:
             loss = prob5_loss(opt.loss, opt.win_weight, opt.raw_logits)
         elif opt.loss != "mse" or opt.raw_logits:
             raise ValueError("--loss and --raw-logits are for prob5 models (train_prob5.py)")
-        self.filter_k = col.oneply_filter
-        if self.filter_k and not col.oneply:
+        if col.oneply_filter and not col.oneply:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
-        if col.filter_exact_races and not self.filter_k:
+        if col.filter_exact_races and not col.oneply_filter:
             raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
         self.filter_trainer = None
         self.filter_state = None   # a continued stage's filter trainer state (the checkpoint's)
@@ -144,17 +143,17 @@ class BatchLearner:
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
         if self.rng_state is not None:
             self.rng.bit_generator.state = self.rng_state
-        self.collector = Collector(Play.for_stage(col, self.acting, self.mode, engine), col.workers,
-                                   self.stage.where.backend, separate=col.overlap)
-        if self.filter_k:
+        setup = SelfPlaySetup(self.mode, col, self.stage.acting, engine)   # the stage's settings whole
+        self.collector = Collector(setup, self.stage.where.backend, separate=col.overlap)
+        if col.oneply_filter:
             self._open_filter(seed_root.spawn(1)[0])
-        if self.collector.precision != "fp32":
-            print(lowp.describe(self.collector.precision), file=sys.stderr, flush=True)
+        if col.collect_precision != "fp32":
+            print(lowp.describe(col.collect_precision), file=sys.stderr, flush=True)
 
     def segment_info(self) -> dict:
         """What the checkpoint records of this start of the stage besides commit and CPU: the
         kernel that scores self-play's candidates (bf16 runs on AMX or in C by the CPU)."""
-        p = self.collector.precision
+        p = self.stage.collection.collect_precision
         return {"collect_kernel": "torch-fp32" if p == "fp32" else lowp.resolve(p)}
 
     def _open_filter(self, seed: np.random.SeedSequence) -> None:
@@ -173,9 +172,9 @@ class BatchLearner:
         if self.continuing and not fresh and self.filter_state is not None:
             self.filter_trainer.load_state_dict(self.filter_state)
         if fresh or not self.continuing:
-            play = Play(self.mode, engine=engine, parallel_games=col.parallel_games, first_layer=col.scoring,
-                        record_filter=True)   # 0-ply, greedy, fp32: the filter's rows
-            warm = Collector(play, col.workers, self.stage.where.backend)
+            zero_ply = replace(col, oneply=False, oneply_filter=0, filter_exact_races=False, collect_precision="fp32")
+            setup = SelfPlaySetup(self.mode, zero_ply, Acting(), engine, record_filter=True)   # 0-ply, greedy, fp32
+            warm = Collector(setup, self.stage.where.backend)
             try:
                 note = filter_training.warm_up(self.model, warm, col.filter_warmup, warm_seed, self.filter_trainer,
                                                fresh)
