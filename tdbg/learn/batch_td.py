@@ -10,6 +10,7 @@ then runs in a process of its own (without it, in this one).
 from __future__ import annotations
 
 import copy
+import math
 import sys
 import time
 from dataclasses import replace
@@ -18,10 +19,9 @@ import numpy as np
 
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Collector, SelfPlaySetup
+from tdbg.learn.selfplay import Collector, Samples, SelfPlaySetup
 from tdbg.learn.settings import Acting, BatchStage, recorded
 from tdbg.learn.trainer import Trainer
-from tdbg.learn.training_loop import check_finite
 from tdbg.net import lowp
 from tdbg.net.losses import prob5_loss
 from tdbg.net.model import move_filter_of, set_move_filter
@@ -39,6 +39,7 @@ class BatchLearner:
     """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
     (a learner.Learner)."""
     log_fields = LOG_FIELDS
+    learns_while_playing = False
 
     def __init__(self, stage: BatchStage, model, mode):
         self.stage, self.model, self.mode = stage, model, mode
@@ -66,7 +67,8 @@ class BatchLearner:
         self.stale = None   # --overlap: the weights (and filter) the next round collects with, when resumed
         self.last_loss = float("nan")
         self.lr = stage.schedule.lr
-        self._row = {}
+        self.round_started = self.collect_seconds = 0.0   # the round's start, and its collection's time
+        self._row: dict = {}
 
     @staticmethod
     def prepare(stage: BatchStage, model, unfinished: dict | None) -> BatchStage:
@@ -190,38 +192,44 @@ class BatchLearner:
     def _size(self, done: int) -> int:
         return min(self.stage.schedule.episodes_per_round, self.stage.schedule.num_episodes - done)
 
-    def play_round(self, k: int, n: int, done: int, signals, progress) -> None:
-        """Collect round k's ``n`` episodes, then train on them, count and finish the round
-        under one guard (a signal waits until the round is trained, counted and saved)."""
+    def collect(self, k: int, n: int, done: int) -> Samples:
+        """Round k's ``n`` episodes, collected (with --overlap: those collected while the last
+        round trained, and round k+1's collection started)."""
         stage = self.stage
-        t0 = time.time()
+        self.round_started = time.time()
         if stage.collection.overlap and self.pending is None:
             self.pending = self._submit(self._stale_model(), n, k)
         if self.pending is not None:
             tasks, t_submitted, _ = self.pending
             data = self.collector.result(tasks)
-            t_collect = time.time() - t_submitted   # it ran beside the last round's training
+            self.collect_seconds = time.time() - t_submitted   # it ran beside the last round's training
             self.pending = None
             if done + n < stage.schedule.num_episodes:
                 self.pending = self._submit(self.model, self._size(done + n), k + 1)
         else:
             data = self.collector.collect(self.model, n, self.round_seed(k))
-            t_collect = time.time() - t0
-        with signals.guard():
-            for _ in range(stage.optimisation.epochs):
-                self.last_loss = self.trainer.train_epoch(data["features"], data["targets"], self.rng)
-                check_finite(self.model, self.last_loss, f"round {k + 1}", self.lr, stage.run.save, done)
-            if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
-                self.filter_trainer.fit(data.get("filter"), share=filter_training.ROUND_SHARE)
-            secs = time.time() - t0
-            st = data["stats"]
-            self._row = {"samples": len(data["targets"]), "loss": self.last_loss, "lr": self.lr,
-                         "episodes_per_s": n / secs, "evals_per_s": st["evaluations"] / max(t_collect, 1e-9),
-                         "round_seconds": secs,
-                         "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
-                         "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
-            progress.count(n, st.get("cpu_seconds", 0.0))
-            progress.finish(n)
+            self.collect_seconds = time.time() - self.round_started
+        return data
+
+    def train(self, k: int, samples: Samples | None, first: int, n: int) -> float:
+        """``--epochs`` passes over the round's samples (stopped at a loss that is not finite,
+        which the runner reports), then the move filter's share; the workers' CPU seconds."""
+        if samples is None:
+            raise ValueError("the batch learner trains on the samples its collect returned")
+        for _ in range(self.stage.optimisation.epochs):
+            self.last_loss = self.trainer.train_epoch(samples["features"], samples["targets"], self.rng)
+            if not math.isfinite(self.last_loss):
+                break
+        if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
+            self.filter_trainer.fit(samples.get("filter"), share=filter_training.ROUND_SHARE)
+        secs = time.time() - self.round_started
+        st = samples["stats"]
+        self._row = {"samples": len(samples["targets"]), "loss": self.last_loss, "lr": self.lr,
+                     "episodes_per_s": n / secs, "evals_per_s": st["evaluations"] / max(self.collect_seconds, 1e-9),
+                     "round_seconds": secs,
+                     "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
+                     "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
+        return st.get("cpu_seconds", 0.0)
 
     def _submit(self, model, n: int, k: int) -> tuple:
         """--overlap: round k's collection started with ``model``'s weights (tasks, start time,

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import torch
@@ -50,6 +51,16 @@ from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.move_filter import FilteredOnePly, filter_rows, join_rows
 from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
+
+
+class Samples(TypedDict):
+    """A round's self-play (``SelfPlay.collect``, ``Collector.result``): the positions'
+    encoded ``features`` and their ``targets``, the move filter's training rows (or None)
+    and the counts and times in ``stats``."""
+    features: np.ndarray
+    targets: np.ndarray
+    filter: dict | None
+    stats: dict[str, float]
 
 
 # a collection whose precision is concrete: the stage's "auto" is chosen by BatchLearner.prepare
@@ -87,7 +98,7 @@ class SelfPlay:
             if col.oneply and col.oneply_filter else None
         self.record_filter = setup.record_filter
 
-    def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
+    def collect(self, n_episodes: int, rng: np.random.Generator) -> Samples:
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         scorer = self.scorer
         g = max(1, min(self.collection.parallel_games, n_episodes))
@@ -322,7 +333,7 @@ class Collector:
         self.setup = setup
         self.pool = open_pool(pool_backend, setup.collection.workers, "self-play worker", separate)
 
-    def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
+    def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> Samples:
         return self.result(self.submit(model, n_episodes, seed_seq))
 
     def submit(self, model, n_episodes: int, seed_seq: np.random.SeedSequence):
@@ -349,7 +360,7 @@ class Collector:
             profiling.add("transfer_trainer", c0)   # the weights out to the workers
         return tasks
 
-    def result(self, pending) -> dict:
+    def result(self, pending) -> Samples:
         """The round's samples; workers.WorkerError if a share could not be collected."""
         if isinstance(pending, dict):
             return pending
