@@ -161,7 +161,7 @@ class _Recorder:
     best move's value (sampled) or the mean over all 21 rolls (1-ply)."""
 
     def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
-        self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.collection.oneply
+        self.scorer, self.mode, self.collection = selfplay.scorer, selfplay.mode, selfplay.collection
         self.acting, self.explore, self.table = selfplay.acting, explore, table
         self.filtered, self.record_filter, self.filter_parts = selfplay.filtered, selfplay.record_filter, []
         self.feats, self.targets = [], []
@@ -229,17 +229,17 @@ class _Recorder:
     def move(self, slots, boards, dice, owner):
         self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
         greedy = not (self.acting.boltzmann_temp > 0 or self.acting.oneply_acting)
-        if self.oneply:
+        if self.collection.oneply:
             if self.filtered is not None:   # the thrown roll in full: the same move as exact 1-ply plays
                 target, (after, rows) = self.filtered.oneply(boards, owner, played=roll_index(dice))
             else:
                 target, (after, rows) = self.scorer.oneply(boards, owner)
             if greedy:
                 chosen = after[rows[np.arange(len(slots)), roll_index(dice)]]
-        if not self.oneply or not greedy:
+        if not self.collection.oneply or not greedy:
             after, offsets, values, scalar = self.scorer.score(boards, dice, owner)
             best, _ = segment_argmax(scalar, offsets)
-            if not self.oneply:
+            if not self.collection.oneply:
                 target = values[best]
                 if self.record_filter:
                     self.filter_parts.append(filter_rows(after, offsets, values, self.mode.reply_cube_inputs(owner),
