@@ -14,6 +14,7 @@ import math
 import sys
 import time
 from dataclasses import replace
+from typing import ClassVar
 
 import numpy as np
 
@@ -38,8 +39,8 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 class BatchLearner:
     """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
     (a learner.Learner)."""
-    log_fields = LOG_FIELDS
-    learns_while_playing = False
+    log_fields: ClassVar[list[str]] = LOG_FIELDS
+    learns_while_playing: ClassVar[bool] = False
 
     def __init__(self, stage: BatchStage, model, mode):
         self.stage, self.model, self.mode = stage, model, mode

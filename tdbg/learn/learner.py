@@ -23,9 +23,10 @@ import numpy as np
 
 from tdbg.game.modes.base import GameMode
 from tdbg.learn.selfplay import Samples
+from tdbg.learn.settings import BatchStage, OnlineStage
 from tdbg.net.model import TDNetwork
 
-StageT = TypeVar("StageT")   # the learner's stage settings: learn.settings.BatchStage, OnlineStage
+StageT = TypeVar("StageT", bound=BatchStage | OnlineStage)   # the learner's stage settings
 
 
 @runtime_checkable

@@ -18,6 +18,7 @@ and the update is the semi-gradient TD(0) rule w += alpha (y_t - V_t) g_t.
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -116,8 +117,9 @@ class OnlineLearner:
     ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each a
     step of its own (run_stage's guard: a signal waits for the game's end)."""
 
-    log_fields = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies", "elapsed_seconds"]
-    learns_while_playing = True
+    log_fields: ClassVar[list[str]] = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies",
+                                       "elapsed_seconds"]
+    learns_while_playing: ClassVar[bool] = True
 
     def __init__(self, stage: OnlineStage, model, mode):
         lam, lr = stage.online.lam, stage.schedule.lr

@@ -43,7 +43,7 @@ from tdbg.infra.runlog import CsvLog
 from tdbg.infra import profiling, threads
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
-from tdbg.learn.learner import Learner
+from tdbg.learn.learner import Learner, StageT
 from tdbg.learn.run_control import (Interrupted, StopSignals, appends_log, check_run_outputs, check_snapshots,
                                     log_path, new_stage_id, plan_stage, resumes_itself, snapshot_path,
                                     stage_identity)
@@ -210,7 +210,8 @@ def default_evaluate(evaluation: Evaluation, mode):
     return evaluate
 
 
-def run_stage(stage_settings, learner_class: type[Learner], output_mode: str | None = None, evaluate=None) -> dict:
+def run_stage(stage_settings: StageT, learner_class: type[Learner[StageT]], output_mode: str | None = None,
+              evaluate=None) -> dict:
     """Run one stage as ``stage_settings`` (learn.settings: BatchStage, OnlineStage...) say;
     returns a summary dict.  ``evaluate(model, mode, games, seed)`` -> (opponent, result,
     low, high) runs the periodic quick evaluation (default: against --eval-opponent)."""
