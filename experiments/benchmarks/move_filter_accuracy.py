@@ -1,5 +1,4 @@
 """Accuracy of filtered 1-ply targets (--oneply-filter K) against exact 1-ply, on positions
-from dataclasses import replace
 from real self-play games of a trained checkpoint.
 
 1. The checkpoint's move filter, if it has none, is warmed up exactly as train_batch.py
@@ -21,6 +20,7 @@ the main network valued.  Last line: one JSON object.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 import time
 
 import numpy as np

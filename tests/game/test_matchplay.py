@@ -547,6 +547,7 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     taken, also where the rule drops, with the same greedy targets."""
     from tdbg.game.cube import CubeAction
     from tdbg.learn.selfplay import _Recorder
+    from tdbg.learn.settings import Acting
     mode = game_mode(mode_name)
     torch.manual_seed(2)
     model = TDNetwork(mode.n_inputs, [16], mode.default_output)
