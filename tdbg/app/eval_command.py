@@ -19,7 +19,7 @@ from tdbg.net.search import Search
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import write_mat
 from tdbg.play.players import Player, checkpoint_game_mode
-from tdbg.play.series import Series, Table, pinned_series, play_series
+from tdbg.play.series import ModeSpec, Series, pinned_series, play_series
 
 PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
              "game 2k)")
@@ -102,7 +102,8 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> tuple[int, dict]:
     players = (Player(s.model, Search(oneply=s.oneply)),
                Player(opponent, Search(oneply=s.oneply and s.opponent == "self")))
     add = {"game": files.add_games, "match": files.add_matches}[mode.series_unit]
-    series = pinned_series(Series(players, Table(mode.name, s.jacoby, mode.match_length), s.games, s.seed, s.workers,
+    spec = ModeSpec(mode.name, s.jacoby, mode.match_length)
+    series = pinned_series(Series(players, spec, s.games, s.seed, s.workers,
                                   record=True))   # the checkpoints read once: the games play these bytes
     play_series(series, progress=not s.quiet, on_records=lambda batch: add(batch, mode.match_length))
     return files.played, {"model_md5": series.players[0].md5, "opponent_md5": series.players[1].md5}

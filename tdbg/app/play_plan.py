@@ -18,7 +18,7 @@ from tdbg.infra import run_outputs, threads
 from tdbg.net.search import Search
 from tdbg.play.luck import read_reference
 from tdbg.play.players import Player, check_spec, checkpoint_game_mode, pinned
-from tdbg.play.series import Series, Table
+from tdbg.play.series import ModeSpec, Series
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ def games_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins) 
     backend_flags.start_backend(s.where, s.workers)
     if s.plies is not None and all(p.plies is None for p in players):
         raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
-    return Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers,
+    return Series(players, ModeSpec(mode.name, s.jacoby), s.games, s.seed, s.workers,
                   record=bool(s.save_games or s.save_extreme_games), luck=s.luck, pool=s.where.backend,
                   n_bootstrap=s.n_bootstrap, luck_data=pins.luck)
 
@@ -156,8 +156,8 @@ def matches_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins
     if s.where.backend != "local":
         raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(s, model2)
-    return Series(the_players(s, model2, pins), Table("match", match_length=mode.length, met=s.met), s.games, s.seed,
-                  s.workers, n_bootstrap=s.n_bootstrap)
+    return Series(the_players(s, model2, pins), ModeSpec("match", match_length=mode.length, met=s.met), s.games,
+                  s.seed, s.workers, n_bootstrap=s.n_bootstrap)
 
 
 ON_OUR_DICE = {"game": games_on_our_dice, "match": matches_on_our_dice}
@@ -206,6 +206,6 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
     players = the_players(s, level, pins)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     run_outputs.claim()   # gnubg writes the match files (into --save-games, made with the first): old ones go now
-    series = Series(players, Table(mode_name, s.jacoby, mode.match_length, s.met), s.games,
+    series = Series(players, ModeSpec(mode_name, s.jacoby, mode.match_length, s.met), s.games,
                     s.seed, s.workers, luck=s.luck, n_bootstrap=s.n_bootstrap, luck_data=pins.luck)
     return Plan(series, level, md5, mode, GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, s.save_games))

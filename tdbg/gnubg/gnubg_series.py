@@ -70,7 +70,7 @@ def _gnubg_job(job: dict, report=None):
     first index and how many games (matches).  ``report(n)``: n more games (matches)
     finished; by default the worker's progress queue."""
     series, gnubg = job["series"], job["gnubg"]
-    mode = series.table.build()
+    mode = series.mode_spec.build()
     agent = evaluator(series.players[0].seeded(job["seed"]), mode)
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_mats else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
@@ -121,7 +121,7 @@ def _show_progress(queue, bar, stop: threading.Event) -> None:
 
 def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     series = pinned_series(series)  # the checkpoints read once (unless the series comes pinned)
-    mode = series.table.build()
+    mode = series.mode_spec.build()
     if not mode.gnubg_plays:
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")

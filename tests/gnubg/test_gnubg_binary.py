@@ -163,9 +163,9 @@ def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
     assert len(stats) == 12 and all(np.isfinite(g["stats"][s]["chequer"]) for g in stats for s in "XO")
     # gnubg's count of each side's moves and unforced moves (more than one distinct legal
     # play) equals ours, from the same games replayed with their turns by the Python engine
-    from tdbg.play.series import Series, Table, play_series
+    from tdbg.play.series import ModeSpec, Series, play_series
     from tdbg.game import backgammon_engine as be
-    records = play_series(Series((Player(cubeful_ckpt), Player(cubeful_ckpt)), Table("cubeful-money"), 12,
+    records = play_series(Series((Player(cubeful_ckpt), Player(cubeful_ckpt)), ModeSpec("cubeful-money"), 12,
                                  record=True), progress=False).records
     for g, rec in zip(stats, records):
         ours = {"X": [0, 0], "O": [0, 0]}   # X: seat 0 (model1)
@@ -385,7 +385,7 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
     worker processes alike (it used to move only when a worker had played all its matches)."""
     from tdbg.gnubg import gnubg_series
     from tdbg.game.modes.matchplay import MATCH_INPUTS
-    from tdbg.play.series import Series, Table
+    from tdbg.play.series import ModeSpec, Series
     torch.manual_seed(5)
     m = TDNetwork(MATCH_INPUTS, [8], "mwc")
     ckpt = tmp_path / "match.pt"
@@ -405,7 +405,7 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
         def close(self):
             pass
     monkeypatch.setattr(gnubg_series, "tqdm", Bar)
-    series = Series((Player(str(ckpt)), Player("gnubg-ext")), Table("match", False, 1), 4, workers=workers)
+    series = Series((Player(str(ckpt)), Player("gnubg-ext")), ModeSpec("match", False, 1), 4, workers=workers)
     matches, _, errors = gnubg_series.GnubgSide("gnubg-ext", gnubg_bin).play(series)
     assert errors == [] and len(matches) == 4
     assert [k for k in steps if k] == [1, 1, 1, 1]

@@ -124,8 +124,8 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
     s = summary["luck_adjusted"]
     # the same ten games through the library, each game's luck from game_luck (checked by hand
     # in test_luck_by_hand): the summary's figures are then arithmetic on those games
-    from tdbg.play.series import Series, Table, play_series
-    records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), Table("dmp"), 10, record=True),
+    from tdbg.play.series import ModeSpec, Series, play_series
+    records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), ModeSpec("dmp"), 10, record=True),
                           progress=False).records
     points = np.array([r.points for r in records], dtype=np.float64)
     luck = game_luck(records, evaluator(Player(small_ckpt[0])))

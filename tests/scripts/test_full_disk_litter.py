@@ -53,6 +53,9 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
     """Both README files' tables are stale; the second write meets a full disk: one line that
     names the file that failed and the one already rewritten."""
     import importlib.util
+
+    from tdbg.app import marked_tables
+    from tdbg.infra import fileio
     spec = importlib.util.spec_from_file_location("results_tables_disk", f"{ROOT}/tools/results_tables.py")
     tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tables)
@@ -60,12 +63,12 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
     for rel in sorted(set(tables.TARGETS.values())):
         text = open(os.path.join(ROOT, rel)).read()
         name = next(n for n, t in tables.TARGETS.items() if t == rel)
-        begin, end = tables._markers(name)
+        begin, end = marked_tables.markers(name)
         stale = text[:text.index(begin) + len(begin)] + "\nstale\n" + text[text.index(end):]
         copies[rel] = tmp_path / rel.replace("/", "_")
         copies[rel].write_text(stale)
-    real_path, real_write = tables._path, tables.atomic_write
-    monkeypatch.setattr(tables, "_path", lambda rel: str(copies[rel]) if rel in copies else real_path(rel))
+    real_path, real_write = tables.FILES.path, fileio.atomic_write
+    monkeypatch.setattr(tables.FILES, "path", lambda rel: str(copies[rel]) if rel in copies else real_path(rel))
     written = []
 
     @contextlib.contextmanager
@@ -75,7 +78,7 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
         with real_write(path, mode) as fh:
             yield fh
         written.append(path)
-    monkeypatch.setattr(tables, "atomic_write", full_second)
+    monkeypatch.setattr(fileio, "atomic_write", full_second)
     monkeypatch.setattr(sys, "argv", ["results_tables.py"])
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \

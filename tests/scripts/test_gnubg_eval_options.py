@@ -98,12 +98,13 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     analyses them all."""
     from gnubg_python import run_gnubg_python
     from tdbg.play.players import Player
-    from tdbg.play.series import Series, Table, play_series
+    from tdbg.play.series import ModeSpec, Series, play_series
     model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
     out, js = tmp_path / "mats", tmp_path / "r.json"
     run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
         "--out", out, "--json", js, check=True)
-    ours = play_series(Series((Player(model), Player(model)), Table("match", match_length=7), 6, seed=0, record=True),
+    ours = play_series(Series((Player(model), Player(model)), ModeSpec("match", match_length=7), 6, seed=0,
+                              record=True),
                        progress=False).records
     assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
     finished = {m.index: m for m in ours if m.winner >= 0}
@@ -274,7 +275,7 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
         pass
 
     def runner(series, *args, **kwargs):
-        raise Asked(series.table.mode, series.table.jacoby)
+        raise Asked(series.mode_spec.mode, series.mode_spec.jacoby)
     monkeypatch.setattr(eval_command, "preflight", lambda binary, timeout=None: {"binary": "gnubg"})
     monkeypatch.setattr(eval_command, "gnubg_ratings", lambda rates, binary, timeout=None: ["Awful!"])
     monkeypatch.setattr(eval_command, "play_series", runner)
