@@ -11,6 +11,7 @@ per board.  Prints one JSON object last; compare the ratio, not the rates.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import time
 
 import numpy as np
@@ -22,7 +23,7 @@ from tdbg.game.features import board_features
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.net.net_growth import add_board_features
-from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
@@ -40,7 +41,7 @@ def main() -> None:
     models = {"raw": raw, "features": add_board_features(raw)}
     # what train_batch.py gets by default with these workers and this net (tdbg.infra.threads)
     chosen = threads.use(None, args.workers if args.workers > 1 else 0, sum(p.numel() for p in raw.parameters()))
-    collector = Collector(Play(game_mode("dmp"), False, "c", 100), args.workers)
+    collector = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=100, workers=args.workers), engine="c"))
     acc = {k: {"episodes": 0, "seconds": 0.0, "evaluations": 0} for k in models}
     try:
         collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers

@@ -17,6 +17,7 @@ share of a round.  Prints one JSON object last.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import copy
 import sys
 import time
@@ -27,7 +28,7 @@ import torch
 from tdbg.app import cli
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.learn.settings import Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.infra import threads
@@ -100,7 +101,7 @@ def main() -> None:
     args = ap.parse_args()
     chosen = threads.use(args.train_threads, args.workers if args.workers > 1 else 0, None)
     plies = [int(p) for p in args.plies.split(",")]
-    collector = Collector(Play(game_mode("dmp"), False, "c", 128), args.workers)
+    collector = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=128, workers=args.workers), engine="c"))
     results = []
     try:
         collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers

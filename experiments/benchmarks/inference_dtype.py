@@ -16,6 +16,7 @@ thread.  Prints one JSON object last.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import time
 
 import numpy as np
@@ -26,7 +27,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.net.scoring import CPU_BLOCK, Scorer
-from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
@@ -60,7 +61,7 @@ def main() -> None:
     mode = game_mode("dmp")
     model = TDNetwork(196, hidden, "probability").eval()
     # realistic rows: first-layer activations of positions met in self-play
-    games = SelfPlay(model, Play(mode, engine="c", parallel_games=32)).collect(40, np.random.default_rng(1))
+    games = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=32), engine="c")).collect(40, np.random.default_rng(1))
     feats = torch.from_numpy(games["features"][:args.rows])
     with torch.inference_mode():
         rows32 = torch.relu(model.layers[0](feats))

@@ -20,6 +20,7 @@ the main network valued.  Last line: one JSON object.
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 import time
 
 import numpy as np
@@ -27,7 +28,7 @@ import numpy as np
 from tdbg.app import cli
 from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.net.model import load_checkpoint, move_filter_of, set_move_filter
 from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, new_filter
 from tdbg.net.scoring import Scorer, greedy_game_positions, segment_argmax
@@ -85,7 +86,7 @@ def main() -> None:
         filt = new_filter(model, args.filter_hidden)
         set_move_filter(model, filt)
         trainer = filter_training.FilterTrainer(filt, np.random.default_rng(args.seed))
-        warm = Collector(Play(mode, False, "auto", 128, record_filter=True), 1)
+        warm = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=128, workers=1), record_filter=True))
         warm_note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]), trainer)
         warm.close()
     warm_seconds = time.perf_counter() - t0

@@ -19,6 +19,7 @@ candidate of positions with no contact left valued in full).
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import copy
 import sys
 import time
@@ -29,7 +30,7 @@ import torch
 from tdbg.app import cli
 from tdbg.game.modes import game_mode
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.learn.settings import Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter
@@ -47,8 +48,7 @@ def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp
     rng = np.random.default_rng(seed)
     trainer = Trainer(model, Optimisation(batch_size=256), 1e-4)
     ftrainer = filter_training.FilterTrainer(move_filter_of(model), rng) if k else None
-    collector = Collector(Play(mode, True, "auto", 128, filter_k=k, precision=precision,
-                                   filter_exact_races=races), 1)
+    collector = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=128, oneply_filter=k, collect_precision=precision, filter_exact_races=races, workers=1)))
     t0, c0 = time.perf_counter(), time.process_time()
     model.eval()
     data = collector.collect(model, episodes, np.random.SeedSequence(seed))
@@ -93,7 +93,7 @@ def main() -> None:
     chosen = threads.use(None, 0, sum(p.numel() for p in model.parameters()))
     if move_filter_of(model) is None:
         set_move_filter(model, new_filter(model, args.filter_hidden))
-        warm = Collector(Play(mode, False, "auto", 128, record_filter=True), 1)
+        warm = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=128, workers=1), record_filter=True))
         note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]),
                                        filter_training.FilterTrainer(move_filter_of(model),
                                                                      np.random.default_rng(args.seed)))

@@ -23,6 +23,7 @@ and whether the digests agreed in every pair.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import hashlib
 import json
@@ -51,7 +52,7 @@ def child_collect(model_path: str, episodes: int, parallel_games: int, seed: int
     import torch
 
     from tdbg.game.modes import game_mode
-    from tdbg.learn.selfplay import Play, SelfPlay
+    from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
     from tdbg.net import lowp
     from tdbg.net.model import load_checkpoint
 
@@ -60,7 +61,7 @@ def child_collect(model_path: str, episodes: int, parallel_games: int, seed: int
     model.eval()
     mode = game_mode(meta["game_mode"])
     precision, _ = lowp.choose_auto(model)
-    sp = SelfPlay(model, Play(mode, oneply=True, parallel_games=parallel_games, precision=precision))
+    sp = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=parallel_games, collect_precision=precision)))
     sp.collect(2, np.random.default_rng(seed + 1))   # warm-up: buffers grown, weights converted
     c0, w0 = time.process_time(), time.perf_counter()
     out = sp.collect(episodes, np.random.default_rng(seed))

@@ -12,6 +12,7 @@ job), both minus an empty job's round trip.  Prints one JSON object last.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import os
 import time
 
@@ -23,7 +24,7 @@ from tdbg.infra.backends import open_pool
 from tdbg.infra.provenance import git_commit
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
@@ -68,7 +69,7 @@ def main() -> None:
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
     chosen = threads.use(None, args.workers, sum(p.numel() for p in model.parameters()))  # train_batch.py's default
-    collectors = {b: Collector(Play(mode, False, "auto", args.parallel_games, "auto"), args.workers, pool_backend=b)
+    collectors = {b: Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=args.parallel_games, workers=args.workers)), pool_backend=b)
                   for b in ("local", "ray")}
     seconds, episodes, same = {"local": 0.0, "ray": 0.0}, {"local": 0, "ray": 0}, True
     # inside the workers: wall seconds of collection (summed over workers) and their CPU seconds

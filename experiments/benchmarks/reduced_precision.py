@@ -34,6 +34,7 @@ Prints one JSON object last.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 import os
 import sys
 import time
@@ -46,7 +47,7 @@ from tdbg.app import cli
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, load_checkpoint, parse_hidden
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
@@ -60,7 +61,7 @@ def macs_per_row(model) -> int:
 
 
 def collect(model, mode, precision: str, oneply: bool, episodes: int, seed: int) -> dict:
-    sp = SelfPlay(model, Play(mode, oneply, "c", 128, first_layer="incremental", precision=precision))
+    sp = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=oneply, parallel_games=128, scoring="incremental", collect_precision=precision), engine="c"))
     t0, c0 = time.perf_counter(), time.process_time()
     out = sp.collect(episodes, np.random.default_rng(seed))
     st = out["stats"]

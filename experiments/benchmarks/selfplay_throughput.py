@@ -11,6 +11,7 @@ throughput that self-play turns into evaluations.  Prints one JSON object last.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import time
 
 import numpy as np
@@ -19,7 +20,7 @@ import torch
 from tdbg.app import cli
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import GAME_MODES, game_mode
-from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.infra.workers import WorkerPool
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
@@ -77,7 +78,7 @@ def main() -> None:
     # barrier at the end of a round (waiting for the longest game) stays small
     per_call = args.episodes_per_call or (32 if args.oneply else 128) * args.workers
 
-    collector = Collector(Play(mode, args.oneply, "c", args.parallel_games), args.workers)
+    collector = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=args.oneply, parallel_games=args.parallel_games, workers=args.workers), engine="c"))
     try:
         collector.collect(model, args.workers, np.random.SeedSequence(args.seed))  # start the workers
         episodes = evals = samples = 0

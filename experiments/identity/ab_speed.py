@@ -8,6 +8,7 @@ comes before the installed (editable) package.
 
 ``selfplay``: 256 episodes of a fresh [256,256,256] net, 128 games at a time;
 ``match``: 400 games of a fresh [256,256,256] TDAgent against a [128,128] one."""
+from dataclasses import replace
 import json
 import os
 import sys
@@ -29,8 +30,8 @@ mode = game_mode(mode_name)
 torch.manual_seed(0)
 big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()
 if kind == "selfplay":
-    from tdbg.learn.selfplay import Play, SelfPlay
-    sp = SelfPlay(big, Play(mode, False, engine="c", parallel_games=128))
+    from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
+    sp = SelfPlay(big, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=128), engine="c"))
     sp.collect(16, np.random.default_rng(0))  # warm-up
     t = time.process_time()
     sp.collect(256, np.random.default_rng(1))

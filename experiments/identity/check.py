@@ -23,6 +23,7 @@ CSVs' first games:
 """
 from __future__ import annotations
 
+from dataclasses import replace
 import argparse
 import csv
 import hashlib
@@ -71,14 +72,14 @@ def digest(*arrays) -> str:
 def selfplay_prints() -> dict:
     from tdbg.net.model import TDNetwork
     from tdbg.game.modes import game_mode
-    from tdbg.learn.selfplay import Play, SelfPlay
+    from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
     out = {}
     for mode_name, head in KINDS:
         mode = game_mode(mode_name)
         for oneply in (False, True):
             torch.manual_seed(3)
             model = TDNetwork(mode.n_inputs, [24], head).eval()
-            data = SelfPlay(model, Play(mode, oneply, engine="c", parallel_games=16)).collect(
+            data = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=oneply, parallel_games=16), engine="c")).collect(
                 8 if oneply else 40, np.random.default_rng(5))
             st = {k: v for k, v in data["stats"].items() if not k.endswith("seconds")}
             out[f"selfplay/{mode_name}/{head}/{'oneply' if oneply else 'sampled'}"] = {

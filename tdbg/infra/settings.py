@@ -1,7 +1,7 @@
 """Settings as frozen dataclasses: one field per knob, with its type, default and help.
 
-The library takes its settings as dataclasses (``selfplay.Acting``, learn.settings'
-stage settings, ``backends.Backend``), never a parsed command line; the scripts' flags
+The library takes its settings as dataclasses (learn.settings' stage settings,
+``backends.Backend``), never a parsed command line; the scripts' flags
 are generated from the fields (tdbg.app.settings).  A field made with ``option`` carries,
 besides its default, what its flag needs in ``metadata``:
 

@@ -10,19 +10,19 @@ then runs in a process of its own (without it, in this one).
 from __future__ import annotations
 
 import copy
+import math
 import sys
 import time
-from typing import ClassVar
 from dataclasses import replace
+from typing import ClassVar
 
 import numpy as np
 
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
-from tdbg.learn.selfplay import Collector, Play
-from tdbg.learn.settings import BatchStage, recorded
+from tdbg.learn.selfplay import Collector, Samples, SelfPlaySetup
+from tdbg.learn.settings import Acting, BatchStage, recorded
 from tdbg.learn.trainer import Trainer
-from tdbg.learn.training_loop import check_finite
 from tdbg.net import lowp
 from tdbg.net.losses import prob5_loss
 from tdbg.net.model import move_filter_of, set_move_filter
@@ -40,11 +40,12 @@ class BatchLearner:
     """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
     (a learner.Learner)."""
     log_fields: ClassVar[list[str]] = LOG_FIELDS
+    learns_while_playing: ClassVar[bool] = False
 
     def __init__(self, stage: BatchStage, model, mode):
         self.stage, self.model, self.mode = stage, model, mode
-        self.acting, opt, col, run = stage.acting, stage.optimisation, stage.collection, stage.run
-        self.acting.check(mode)   # here, before any worker starts a game
+        opt, col, run = stage.optimisation, stage.collection, stage.run
+        stage.acting.check(mode)   # here, before any worker starts a game
         check_first_layer(col.scoring, run.engine)
         if col.collect_precision != "fp32":
             lowp.check_settings(col.collect_precision, model, run.engine, col.scoring, run.device, col.workers)
@@ -53,12 +54,11 @@ class BatchLearner:
             loss = prob5_loss(opt.loss, opt.win_weight, opt.raw_logits)
         elif opt.loss != "mse" or opt.raw_logits:
             raise ValueError("--loss and --raw-logits are for prob5 models (train_prob5.py)")
-        self.filter_k = col.oneply_filter
-        if self.filter_k and not col.oneply:
+        if col.oneply_filter and not col.oneply:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
-        if col.filter_exact_races and not self.filter_k:
+        if col.filter_exact_races and not col.oneply_filter:
             raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
-        if col.filter_warmup != filter_training.DEFAULT_WARMUP_EPISODES and not self.filter_k:   # ignored unsaid
+        if col.filter_warmup != filter_training.DEFAULT_WARMUP_EPISODES and not col.oneply_filter:   # ignored unsaid
             raise ValueError("--filter-warmup fits the filter of --oneply-filter K; add --oneply-filter K")
         self.filter_trainer = None
         self.filter_state = None   # a continued stage's filter trainer state (the checkpoint's)
@@ -70,6 +70,7 @@ class BatchLearner:
         self.stale = None   # --overlap: the weights (and filter) the next round collects with, when resumed
         self.last_loss = float("nan")
         self.lr = stage.schedule.lr
+        self.round_started = self.collect_seconds = 0.0   # the round's start, and its collection's time
         self._row: dict = {}
 
     @staticmethod
@@ -147,17 +148,17 @@ class BatchLearner:
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
         if self.rng_state is not None:
             self.rng.bit_generator.state = self.rng_state
-        self.collector = Collector(Play.for_stage(col, self.acting, self.mode, engine), col.workers,
-                                   self.stage.where.backend, separate=col.overlap)
-        if self.filter_k:
+        setup = SelfPlaySetup(self.mode, col, self.stage.acting, engine)   # the stage's settings whole
+        self.collector = Collector(setup, self.stage.where.backend, separate=col.overlap)
+        if col.oneply_filter:
             self._open_filter(seed_root.spawn(1)[0])
-        if self.collector.precision != "fp32":
-            print(lowp.describe(self.collector.precision), file=sys.stderr, flush=True)
+        if col.collect_precision != "fp32":
+            print(lowp.describe(col.collect_precision), file=sys.stderr, flush=True)
 
     def segment_info(self) -> dict:
         """What the checkpoint records of this start of the stage besides commit and CPU: the
         kernel that scores self-play's candidates (bf16 runs on AMX or in C by the CPU)."""
-        p = self.collector.precision
+        p = self.stage.collection.collect_precision
         return {"collect_kernel": "torch-fp32" if p == "fp32" else lowp.resolve(p)}
 
     def _open_filter(self, seed: np.random.SeedSequence) -> None:
@@ -176,9 +177,9 @@ class BatchLearner:
         if self.continuing and not fresh and self.filter_state is not None:
             self.filter_trainer.load_state_dict(self.filter_state)
         if fresh or not self.continuing:
-            play = Play(self.mode, engine=engine, parallel_games=col.parallel_games, first_layer=col.scoring,
-                        record_filter=True)   # 0-ply, greedy, fp32: the filter's rows
-            warm = Collector(play, col.workers, self.stage.where.backend)
+            zero_ply = replace(col, oneply=False, oneply_filter=0, filter_exact_races=False, collect_precision="fp32")
+            setup = SelfPlaySetup(self.mode, zero_ply, Acting(), engine, record_filter=True)   # 0-ply, greedy, fp32
+            warm = Collector(setup, self.stage.where.backend)
             try:
                 note = filter_training.warm_up(self.model, warm, col.filter_warmup, warm_seed, self.filter_trainer,
                                                fresh)
@@ -194,38 +195,44 @@ class BatchLearner:
     def _size(self, done: int) -> int:
         return min(self.stage.schedule.episodes_per_round, self.stage.schedule.num_episodes - done)
 
-    def play_round(self, k: int, n: int, done: int, signals, progress) -> None:
-        """Collect round k's ``n`` episodes, then train on them, count and finish the round
-        under one guard (a signal waits until the round is trained, counted and saved)."""
+    def collect(self, k: int, n: int, done: int) -> Samples:
+        """Round k's ``n`` episodes, collected (with --overlap: those collected while the last
+        round trained, and round k+1's collection started)."""
         stage = self.stage
-        t0 = time.time()
+        self.round_started = time.time()
         if stage.collection.overlap and self.pending is None:
             self.pending = self._submit(self._stale_model(), n, k)
         if self.pending is not None:
             tasks, t_submitted, _ = self.pending
             data = self.collector.result(tasks)
-            t_collect = time.time() - t_submitted   # it ran beside the last round's training
+            self.collect_seconds = time.time() - t_submitted   # it ran beside the last round's training
             self.pending = None
             if done + n < stage.schedule.num_episodes:
                 self.pending = self._submit(self.model, self._size(done + n), k + 1)
         else:
             data = self.collector.collect(self.model, n, self.round_seed(k))
-            t_collect = time.time() - t0
-        with signals.guard():
-            for _ in range(stage.optimisation.epochs):
-                self.last_loss = self.trainer.train_epoch(data["features"], data["targets"], self.rng)
-                check_finite(self.model, self.last_loss, f"round {k + 1}", self.lr, stage.run.save, done)
-            if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
-                self.filter_trainer.fit(data.get("filter"), share=filter_training.ROUND_SHARE)
-            secs = time.time() - t0
-            st = data["stats"]
-            self._row = {"samples": len(data["targets"]), "loss": self.last_loss, "lr": self.lr,
-                         "episodes_per_s": n / secs, "evals_per_s": st["evaluations"] / max(t_collect, 1e-9),
-                         "round_seconds": secs,
-                         "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
-                         "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
-            progress.count(n, st.get("cpu_seconds", 0.0))
-            progress.finish(n)
+            self.collect_seconds = time.time() - self.round_started
+        return data
+
+    def train(self, k: int, samples: Samples | None, first: int, n: int) -> float:
+        """``--epochs`` passes over the round's samples (stopped at a loss that is not finite,
+        which the runner reports), then the move filter's share; the workers' CPU seconds."""
+        if samples is None:
+            raise ValueError("the batch learner trains on the samples its collect returned")
+        for _ in range(self.stage.optimisation.epochs):
+            self.last_loss = self.trainer.train_epoch(samples["features"], samples["targets"], self.rng)
+            if not math.isfinite(self.last_loss):
+                break
+        if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
+            self.filter_trainer.fit(samples.get("filter"), share=filter_training.ROUND_SHARE)
+        secs = time.time() - self.round_started
+        st = samples["stats"]
+        self._row = {"samples": len(samples["targets"]), "loss": self.last_loss, "lr": self.lr,
+                     "episodes_per_s": n / secs, "evals_per_s": st["evaluations"] / max(self.collect_seconds, 1e-9),
+                     "round_seconds": secs,
+                     "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
+                     "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
+        return st.get("cpu_seconds", 0.0)
 
     def _submit(self, model, n: int, k: int) -> tuple:
         """--overlap: round k's collection started with ``model``'s weights (tasks, start time,

@@ -1,66 +1,67 @@
-"""What training_loop.run_stage asks of a learner: the ``Learner`` protocol.
+"""What training_loop.run_stage asks of a learner: the ``Learner`` protocol, written once, here.
 
-run_stage builds or loads the model and does everything around a stage's rounds (resume,
-signals, log, evaluation, saves); the learner does the work of a round.  Two learners
-implement the protocol: ``batch_td.BatchLearner`` (train_batch.py, train_prob5.py: collect
-episodes, then train on them) and ``online_td.OnlineLearner`` (train_online.py: games with
-an update after every move); tests/learn/test_learner.py checks that both conform.
+The runner drives and the learner answers; the learner never calls back.  run_stage builds
+or loads the model and, round by round, asks the learner to ``collect`` the round (self-play,
+outside any guard: a signal may stop it before anything is trained), then to ``train`` it a
+step at a time inside ``signals.guard()``; the runner counts each step's episodes in the
+same guard, and with the round's last step checks that training stayed finite, logs the
+learner's ``row``, evaluates when due and saves, so that a signal never cuts between the
+weights, the episode count and the checkpoint.  Two learners implement the protocol:
+``batch_td.BatchLearner`` (train_batch.py, train_prob5.py: a round's episodes collected by
+workers, then trained on in one step) and ``online_td.OnlineLearner`` (train_online.py: it
+learns while it plays, one game a step); tests/learn/test_learner.py checks that both conform.
 
 The class-level members work on the stage's settings (a ``learn.settings`` dataclass) before
-any learner exists; an instance is made with ``(stage, model, mode)`` and is then opened, run
-round by round, and closed.  In a round the learner reports its progress to ``Progress``
-(run_stage's side) inside ``signals.guard()``, so that a signal never cuts between the
-weights and the episode count.
+any learner exists; an instance is made with ``(stage, model, mode)`` and is then opened,
+asked round by round, and closed.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, ClassVar, Protocol, runtime_checkable
+from typing import Callable, ClassVar, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 
+from tdbg.game.modes.base import GameMode
+from tdbg.learn.selfplay import Samples
+from tdbg.learn.settings import BatchStage, OnlineStage
+from tdbg.net.model import TDNetwork
 
-class Progress(Protocol):
-    """run_stage's side of a round: the learner calls these inside its guard."""
-
-    def count(self, n: int, worker_cpu_seconds: float = 0.0) -> None:
-        """``n`` more episodes done (the weights already include them)."""
-
-    def finish(self, n: int) -> None:
-        """The round of ``n`` episodes ends: log, evaluate when due, save."""
+StageT = TypeVar("StageT", bound=BatchStage | OnlineStage)   # the learner's stage settings
 
 
 @runtime_checkable
-class Learner(Protocol):
-    log_fields: ClassVar[list[str]]   # the CSV log's columns (run_stage adds the evaluation's)
-    last_loss: float                  # the last round's loss (nan before any round)
+class Learner(Protocol[StageT]):
+    log_fields: ClassVar[list[str]]    # the CSV log's columns (run_stage adds the evaluation's)
+    learns_while_playing: ClassVar[bool]   # True: ``collect`` gathers nothing and each step is one game
+    last_loss: float                   # the last round's loss (nan before any round)
 
     # --- on the stage's settings, before a learner exists ---
-    def __init__(self, stage: Any, model: Any, mode: Any) -> None:
+    def __init__(self, stage: StageT, model: TDNetwork, mode: GameMode) -> None:
         """ValueError on settings that do not fit the model or mode (run_stage: InputError)."""
 
     @staticmethod
-    def prepare(stage: Any, model: Any, unfinished: dict | None) -> Any:
+    def prepare(stage: StageT, model: TDNetwork, unfinished: dict | None) -> StageT:
         """The stage's settings made concrete for this model; ``unfinished``: the checkpoint's
         unfinished stage that may be continued (its recorded settings), or None."""
 
     @staticmethod
-    def settings(stage: Any, mode: Any) -> dict:
+    def settings(stage: StageT, mode: GameMode) -> dict:
         """The stage's settings as the checkpoint records them (compared on resume)."""
 
     @staticmethod
-    def round_episodes(stage: Any) -> int:
+    def round_episodes(stage: StageT) -> int:
         """Episodes per round (a resumed run keeps the same round boundaries)."""
 
     @staticmethod
-    def eval_due(stage: Any, round_index: int, done: int, n: int) -> bool:
+    def eval_due(stage: StageT, round_index: int, done: int, n: int) -> bool:
         """Whether the round just finished (``round_index`` rounds, ``done`` episodes) is evaluated."""
 
     @staticmethod
-    def eval_seed(stage: Any, round_index: int, done: int) -> int:
+    def eval_seed(stage: StageT, round_index: int, done: int) -> int:
         """The seed of that evaluation's games."""
 
     @staticmethod
-    def thread_work(stage: Any, model: Any) -> tuple[int, int | None]:
+    def thread_work(stage: StageT, model: TDNetwork) -> tuple[int, int | None]:
         """What sets this process's torch threads (tdbg.infra.threads.choose): (worker
         processes of the learner running beside it, parameters of the net it runs in batches;
         None when its network work is not batched)."""
@@ -85,9 +86,14 @@ class Learner(Protocol):
     def set_lr(self, lr: float) -> None:
         """The learning rate of the next round."""
 
-    def play_round(self, k: int, n: int, done: int, signals: Any, progress: Progress) -> None:
-        """Round ``k`` (from 0): ``n`` episodes after ``done``, reported to ``progress`` inside
-        ``signals.guard()``."""
+    def collect(self, k: int, n: int, done: int) -> Samples | None:
+        """Round ``k`` (from 0) begins: its ``n`` episodes after ``done``, collected (None
+        when the learner learns while it plays)."""
+
+    def train(self, k: int, samples: Samples | None, first: int, n: int) -> float:
+        """One step of round ``k``: learn from episodes ``first`` to ``first + n`` (the
+        round's ``samples``, or games played now); the CPU seconds other processes spent on
+        them.  Run inside the guard; the runner counts the ``n`` episodes after it."""
 
     def row(self, n: int) -> dict:
         """The round's numbers for the log."""

@@ -27,8 +27,8 @@ from tdbg.game.dice import roll_dice
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
+from tdbg.learn.selfplay import Samples
 from tdbg.learn.settings import OnlineStage
-from tdbg.learn.training_loop import check_finite
 from tdbg.net.scoring import Scorer, segment_argmax
 
 
@@ -114,10 +114,12 @@ class OnlineSelfPlay:
 
 class OnlineLearner:
     """train_online.py's learner (a learner.Learner) for training_loop.run_stage (its settings: an
-    ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each
-    under its own guard (a signal waits for the game's end)."""
+    ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each a
+    step of its own (run_stage's guard: a signal waits for the game's end)."""
 
-    log_fields: ClassVar[list[str]] = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies", "elapsed_seconds"]
+    log_fields: ClassVar[list[str]] = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies",
+                                       "elapsed_seconds"]
+    learns_while_playing: ClassVar[bool] = True
 
     def __init__(self, stage: OnlineStage, model, mode):
         lam, lr = stage.online.lam, stage.schedule.lr
@@ -127,6 +129,7 @@ class OnlineLearner:
         self.play = OnlineSelfPlay(model, mode, lam, lr, engine=stage.run.engine)
         self.lr, self.last_loss = lr, float("nan")
         self.block: dict = {}
+        self.round_end = 0
 
     @staticmethod
     def prepare(stage: OnlineStage, model, unfinished: dict | None) -> OnlineStage:
@@ -170,19 +173,22 @@ class OnlineLearner:
     def close(self) -> None:
         pass
 
-    def play_round(self, k: int, n: int, done: int, signals, progress) -> None:
+    def collect(self, k: int, n: int, done: int) -> None:
+        """A round (a block of ``n`` games after ``done``) begins: nothing to collect, as the
+        games are played and learned from one step at a time (``train``)."""
         self.block = {"t0": time.time(), "sq": 0.0, "plies": 0, "games": 0}
-        for g in range(done, done + n):
-            with signals.guard():  # a signal waits for the game's end: weights and count agree
-                st = self.play.play_game(np.random.default_rng(self.game_seed(g)))
-                self.block.update(sq=self.block["sq"] + st["sq_err"], plies=self.block["plies"] + st["plies"],
-                                  games=self.block["games"] + 1)
-                progress.count(1)
-        self.last_loss = self.block["sq"] / max(self.block["plies"], 1)
-        check_finite(self.model, self.last_loss, f"episodes {done + 1}-{done + n}", self.lr, self.stage.run.save,
-                     done)
-        with signals.guard():
-            progress.finish(n)
+        self.round_end = done + n
+
+    def train(self, k: int, samples: Samples | None, first: int, n: int) -> float:
+        """Play and learn from games ``first`` to ``first + n``, each on its own dice stream;
+        the round's loss once its last game is played.  No other process works for it."""
+        for g in range(first, first + n):
+            st = self.play.play_game(np.random.default_rng(self.game_seed(g)))
+            self.block.update(sq=self.block["sq"] + st["sq_err"], plies=self.block["plies"] + st["plies"],
+                              games=self.block["games"] + 1)
+        if first + n == self.round_end:
+            self.last_loss = self.block["sq"] / max(self.block["plies"], 1)
+        return 0.0
 
     def row(self, n: int) -> dict:
         b = self.block

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
 import torch
@@ -44,113 +45,63 @@ from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import DROPPED, Ended, Table
 from tdbg.infra import profiling
 from tdbg.infra.backends import open_pool
-from tdbg.infra.settings import option
 from tdbg.learn.lambda_returns import lambda_returns
+from tdbg.learn.settings import Acting, Collection
+from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.move_filter import FilteredOnePly, filter_rows, join_rows
 from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
 
 
-@dataclass(frozen=True)
-class Acting:
-    """How self-play chooses what it plays (the module notes): exploration of cube actions,
-    Boltzmann temperature (0: greedy), 1-ply move choice, and 1-ply values at cube nodes
-    (targets and decisions); and whether its targets are lambda-returns (``td_lambda``).
-    Every field is a flag of the batch trainers (learn.settings) and is recorded in the stage."""
-    cube_explore: float = option(
-        0.0, "cube modes: with this chance a mover doubles although its rule says not to, and a double is taken "
-             "although the rule would drop it, so the branches greedy play avoids are visited and learned; "
-             "cube-node targets stay the greedy rule's value (0: greedy)",
-        type="probability_arg", metavar="P", record=True)
-    cube_hold: float = option(
-        0.0, "cube modes: with this chance a mover rolls on where its rule says double, so the value of keeping "
-             "the cube is learned in the positions the rule doubles in (greedy play never visits them); cube-node "
-             "targets stay the greedy rule's value (0: greedy)", type="probability_arg", metavar="P", record=True)
-    take_explore: float = option(
-        0.0, "cube modes: with this chance a double the rule would drop is taken, so the value after a take is "
-             "learned where greedy play never takes; targets stay greedy (0: greedy)",
-        type="probability_arg", metavar="P", record=True)
-    cube_start: float = option(
-        0.0, "match play: with this chance a self-play game starts with the cube already turned (2 or 4, owned by "
-             "the side that took it) at its score, so positions after a take are learned at every score, also "
-             "where greedy self-play would drop (0: all centred)", type="probability_arg", metavar="P", record=True)
-    cube_targets_1ply: bool = option(
-        False, "cubeful/match: exact 1-ply values (all 21 rolls) at cube nodes only, for their targets and the "
-               "cube decisions played", record=True)
-    boltzmann_temp: float = option(
-        0.0, "self-play plays a roll's candidate i with probability ~ exp(s_i / T), s the mover's P(win) or equity "
-             "(0: greedy). Targets stay greedy: the best candidate's value (or the 1-ply mean of each roll's best), "
-             "whatever move is played", type="non_negative_float", metavar="T", record=True)
-    td_lambda: float = option(
-        0.0, "targets are lambda-returns over each self-play game (0: one-step TD(0) targets, 1: the game's "
-             "outcome), cut where exploration played a non-greedy action", type="probability_arg", metavar="L",
-        record=True)
-    oneply_acting: bool = option(
-        False, "self-play picks moves (or, with --boltzmann-temp, weighs them) by their 1-ply value; the targets "
-               "are still set by --oneply alone", record=True)
+class Samples(TypedDict):
+    """A round's self-play (``SelfPlay.collect``, ``Collector.result``): the positions'
+    encoded ``features`` and their ``targets``, the move filter's training rows (or None)
+    and the counts and times in ``stats``."""
+    features: np.ndarray
+    targets: np.ndarray
+    filter: dict | None
+    stats: dict[str, float]
 
-    def check(self, mode: GameMode) -> None:
-        """ValueError unless every option applies to ``mode`` (checked where a run begins,
-        before any game, and by each SelfPlay)."""
-        if self.boltzmann_temp < 0:
-            raise ValueError(f"--boltzmann-temp must be >= 0, got {self.boltzmann_temp}")
-        if not 0.0 <= self.td_lambda <= 1.0:
-            raise ValueError(f"--td-lambda must be 0 to 1, got {self.td_lambda}")
-        if self.cube_targets_1ply:
-            mode.check_cubeful(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
-        for flag, used in (("--cube-explore", self.cube_explore), ("--cube-hold", self.cube_hold),
-                           ("--take-explore", self.take_explore)):
-            if used:
-                mode.check_cubeful(f"{flag} applies to modes with a cube, not {mode.name}")
-        if self.cube_start:
-            mode.check_match(f"--cube-start applies to match play, not {mode.name}")
+
+# a collection whose precision is concrete: the stage's "auto" is chosen by BatchLearner.prepare
+FP32_COLLECTION = Collection(collect_precision="fp32")
 
 
 @dataclass(frozen=True)
-class Play:
-    """What self-play plays, besides the network: one value, sent whole to each worker (the
-    stage's ``Collection`` and ``Acting`` settings and its move generator, ``for_stage``)."""
+class SelfPlaySetup:
+    """What self-play plays, besides the network: one value, sent whole to each worker.  The
+    stage's ``Collection`` and ``Acting`` settings (learn.settings) travel in it as they are,
+    each field read where it is used, beside the game mode and the move generator
+    (``Run.engine``).  ``record_filter``: 0-ply play keeps the thrown roll's candidates as
+    the move filter's rows (the filter's warm-up, filter_training.py)."""
     mode: GameMode
-    oneply: bool = False          # exact 1-ply targets (all 21 rolls)
-    engine: str = "auto"          # the move generator (movegen.ENGINES)
-    parallel_games: int = 128     # games advanced together per process
-    first_layer: str = "auto"     # Scorer's first layer: auto | incremental | dense
+    collection: Collection = FP32_COLLECTION
     acting: Acting = Acting()
-    precision: str = "fp32"       # the candidates' layers after the first (lowp.py): fp32 | bf16 | ...
-    filter_k: int = 0             # --oneply-filter K: 1-ply over the move filter's K best candidates a roll
-    filter_exact_races: bool = False   # --filter-exact-races: every candidate where no contact is left
-    record_filter: bool = False   # 0-ply play keeps the thrown roll's candidates as the filter's rows
-    device: str | None = None     # default: the model's
-
-    @classmethod
-    def for_stage(cls, collection, acting: Acting, mode: GameMode, engine: str) -> "Play":
-        """Self-play as a stage's settings say (learn.settings.Collection, its Acting and
-        Run.engine)."""
-        return cls(mode, collection.oneply, engine, collection.parallel_games, collection.scoring, acting,
-                   collection.collect_precision, collection.oneply_filter, collection.filter_exact_races)
+    engine: str = "auto"
+    record_filter: bool = False
 
 
 class SelfPlay:
     """Plays ``n_episodes`` games of a model against itself and returns (features, targets)."""
 
-    def __init__(self, model, play: Play):
-        play.acting.check(play.mode)
-        self.scorer = Scorer(model, play.mode, engine=play.engine, device=play.device, first_layer=play.first_layer,
-                             precision=play.precision)
-        self.mode = play.mode
-        self.oneply = play.oneply
+    def __init__(self, model, setup: SelfPlaySetup):
+        col, self.acting, self.mode = setup.collection, setup.acting, setup.mode
+        self.acting.check(self.mode)
+        if col.collect_precision == lowp.AUTO:
+            raise ValueError("self-play needs a concrete collect precision (BatchLearner.prepare chooses auto's)")
+        self.collection = col
+        self.scorer = Scorer(model, self.mode, engine=setup.engine, first_layer=col.scoring,
+                             precision=col.collect_precision)
         # --oneply-filter K: 1-ply targets over the model's move filter's K best candidates a roll
         # (move_filter.py); record_filter: 0-ply play keeps the thrown roll's candidates as filter rows
-        self.filtered = FilteredOnePly(self.scorer, k=play.filter_k, exact_races=play.filter_exact_races) \
-            if play.oneply and play.filter_k else None
-        self.record_filter = play.record_filter
-        self.acting = play.acting
-        self.parallel_games = play.parallel_games
+        self.filtered = FilteredOnePly(self.scorer, k=col.oneply_filter, exact_races=col.filter_exact_races) \
+            if col.oneply and col.oneply_filter else None
+        self.record_filter = setup.record_filter
 
-    def collect(self, n_episodes: int, rng: np.random.Generator) -> dict:
+    def collect(self, n_episodes: int, rng: np.random.Generator) -> Samples:
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         scorer = self.scorer
-        g = max(1, min(self.parallel_games, n_episodes))
+        g = max(1, min(self.collection.parallel_games, n_episodes))
         table = Table(self.mode, g)
         table.new_games(np.arange(g), self.mode.initial_states(g, rng, self.acting.cube_start))  # match: a spread of scores
         # exploration draws from its own stream, seeded from the dice stream only when used
@@ -210,7 +161,7 @@ class _Recorder:
     best move's value (sampled) or the mean over all 21 rolls (1-ply)."""
 
     def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
-        self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
+        self.scorer, self.mode, self.collection = selfplay.scorer, selfplay.mode, selfplay.collection
         self.acting, self.explore, self.table = selfplay.acting, explore, table
         self.filtered, self.record_filter = selfplay.filtered, selfplay.record_filter
         self.filter_parts: list = []
@@ -284,17 +235,17 @@ class _Recorder:
     def move(self, slots, boards, dice, owner):
         self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
         greedy = not (self.acting.boltzmann_temp > 0 or self.acting.oneply_acting)
-        if self.oneply:
+        if self.collection.oneply:
             if self.filtered is not None:   # the thrown roll in full: the same move as exact 1-ply plays
                 target, (after, rows) = self.filtered.oneply(boards, owner, played=roll_index(dice))
             else:
                 target, (after, rows) = self.scorer.oneply(boards, owner)
             if greedy:
                 chosen = after[rows[np.arange(len(slots)), roll_index(dice)]]
-        if not self.oneply or not greedy:
+        if not self.collection.oneply or not greedy:
             after, offsets, values, scalar = self.scorer.score(boards, dice, owner)
             best, _ = segment_argmax(scalar, offsets)
-            if not self.oneply:
+            if not self.collection.oneply:
                 target = values[best]
                 if self.record_filter:
                     self.filter_parts.append(filter_rows(after, offsets, values, self.mode.reply_cube_inputs(owner),
@@ -340,8 +291,8 @@ def _profile_setup(job_start: float) -> None:
 
 def _collect_job(job: dict) -> dict:
     """One worker's share: ``job`` holds the network (``net``: its shape, ``state``: its
-    weights, ``filter``: its move filter or None), the ``play`` settings whole, and the
-    share's ``episodes`` and ``seed``."""
+    weights, ``filter``: its move filter or None), the ``setup`` (SelfPlaySetup) whole, and
+    the share's ``episodes`` and ``seed``."""
     job_start = profiling.clock() if profiling.ENABLED else 0.0
     key = job["net"]
     model = _WORKER_CACHE.get(key)
@@ -356,7 +307,7 @@ def _collect_job(job: dict) -> dict:
         filt.load_state_dict({k: torch.tensor(v) for k, v in f["state"].items()})
         filt.eval()
     set_move_filter(model, filt)
-    sp = SelfPlay(model, job["play"])
+    sp = SelfPlay(model, job["setup"])
     if profiling.ENABLED:
         _profile_setup(job_start)
     t0 = time.process_time()
@@ -380,16 +331,15 @@ def worker_shares(n_episodes: int, seed_seq: np.random.SeedSequence, workers: in
 
 
 class Collector:
-    """Self-play as ``play`` says over ``workers`` workers of ``pool_backend`` (backends.py;
-    local with one worker: in this process, unless ``separate``, for a caller that trains
-    while it collects).  One worker plays the same games in this process or its own."""
+    """Self-play as ``setup`` says over its ``Collection.workers`` workers of ``pool_backend``
+    (backends.py; local with one worker: in this process, unless ``separate``, for a caller
+    that trains while it collects).  One worker plays the same games in this process or its own."""
 
-    def __init__(self, play: Play, workers: int = 1, pool_backend: str = "local", separate: bool = False):
-        self.play, self.workers = play, workers
-        self.precision = play.precision  # the candidates' hidden layers (lowp.py): fp32 | bf16 | int8
-        self.pool = open_pool(pool_backend, workers, "self-play worker", separate)
+    def __init__(self, setup: SelfPlaySetup, pool_backend: str = "local", separate: bool = False):
+        self.setup = setup
+        self.pool = open_pool(pool_backend, setup.collection.workers, "self-play worker", separate)
 
-    def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> dict:
+    def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> Samples:
         return self.result(self.submit(model, n_episodes, seed_seq))
 
     def submit(self, model, n_episodes: int, seed_seq: np.random.SeedSequence):
@@ -398,24 +348,25 @@ class Collector:
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         if self.pool is None:
             model.eval()
-            out = SelfPlay(model, self.play).collect(n_episodes, np.random.default_rng(seed_seq))
+            out = SelfPlay(model, self.setup).collect(n_episodes, np.random.default_rng(seed_seq))
             out["stats"]["cpu_seconds"] = 0.0  # counted by the caller's own process time
             if profiling.ENABLED:
                 profiling.add("collect_in_trainer", c0)
             return out
         state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
-        filt = move_filter_of(model) if self.play.filter_k and self.play.oneply else None
+        col = self.setup.collection
+        filt = move_filter_of(model) if col.oneply_filter and col.oneply else None
         filt = None if filt is None else {"hidden": list(filt.hidden), "state": {
             k: v.detach().cpu().numpy().copy() for k, v in filt.state_dict().items()}}
         net = (model.n_inputs, tuple(model.hidden), model.output_mode, model.activation)
-        jobs = [{"net": net, "state": state, "filter": filt, "play": self.play, "episodes": share, "seed": seed}
-                for share, seed in worker_shares(n_episodes, seed_seq, self.workers) if share > 0]
+        jobs = [{"net": net, "state": state, "filter": filt, "setup": self.setup, "episodes": share, "seed": seed}
+                for share, seed in worker_shares(n_episodes, seed_seq, col.workers) if share > 0]
         tasks = [self.pool.submit(_collect_job, job) for job in jobs]
         if profiling.ENABLED:
             profiling.add("transfer_trainer", c0)   # the weights out to the workers
         return tasks
 
-    def result(self, pending) -> dict:
+    def result(self, pending) -> Samples:
         """The round's samples; workers.WorkerError if a share could not be collected."""
         if isinstance(pending, dict):
             return pending

@@ -6,7 +6,7 @@ from these fields by tdbg.app.settings, so a new knob is one field here).
   checkpoint it resumes or warm-starts from, and how it is grown;
 * ``Schedule``: the stage's length, its rounds and its learning-rate schedule;
 * ``Optimisation``: optimizer, minibatches, epochs, and the loss of prob5 models;
-* ``selfplay.Acting``: how self-play chooses what it plays, and its targets;
+* ``Acting``: how self-play chooses what it plays, and its targets;
 * ``Collection``: where and how self-play collects a round's samples;
 * ``Run``: seeds, device, move generator, the checkpoint, the log and the other outputs;
 * ``Evaluation``: the periodic quick evaluation;
@@ -26,13 +26,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, is_dataclass
 
 from tdbg.game.modes import GAME_MODES, MODES
+from tdbg.game.modes.base import GameMode
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
 from tdbg.infra.settings import derived, option, variant
 from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 from tdbg.learn.filter_training import DEFAULT_WARMUP_EPISODES
-from tdbg.learn.selfplay import Acting
 from tdbg.learn.trainer import OPTIMIZERS
 from tdbg.net.losses import LOSSES
 from tdbg.net.model import ACTIVATIONS
@@ -135,8 +135,66 @@ class Optimisation:
 
 
 @dataclass(frozen=True)
+class Acting:
+    """How self-play chooses what it plays (selfplay.py's notes): exploration of cube actions,
+    Boltzmann temperature (0: greedy), 1-ply move choice, and 1-ply values at cube nodes
+    (targets and decisions); and whether its targets are lambda-returns (``td_lambda``).
+    Every field is a flag of the batch trainers and is recorded in the stage; self-play's
+    workers receive this value whole (selfplay.SelfPlaySetup)."""
+    cube_explore: float = option(
+        0.0, "cube modes: with this chance a mover doubles although its rule says not to, and a double is taken "
+             "although the rule would drop it, so the branches greedy play avoids are visited and learned; "
+             "cube-node targets stay the greedy rule's value (0: greedy)",
+        type="probability_arg", metavar="P", record=True)
+    cube_hold: float = option(
+        0.0, "cube modes: with this chance a mover rolls on where its rule says double, so the value of keeping "
+             "the cube is learned in the positions the rule doubles in (greedy play never visits them); cube-node "
+             "targets stay the greedy rule's value (0: greedy)", type="probability_arg", metavar="P", record=True)
+    take_explore: float = option(
+        0.0, "cube modes: with this chance a double the rule would drop is taken, so the value after a take is "
+             "learned where greedy play never takes; targets stay greedy (0: greedy)",
+        type="probability_arg", metavar="P", record=True)
+    cube_start: float = option(
+        0.0, "match play: with this chance a self-play game starts with the cube already turned (2 or 4, owned by "
+             "the side that took it) at its score, so positions after a take are learned at every score, also "
+             "where greedy self-play would drop (0: all centred)", type="probability_arg", metavar="P", record=True)
+    cube_targets_1ply: bool = option(
+        False, "cubeful/match: exact 1-ply values (all 21 rolls) at cube nodes only, for their targets and the "
+               "cube decisions played", record=True)
+    boltzmann_temp: float = option(
+        0.0, "self-play plays a roll's candidate i with probability ~ exp(s_i / T), s the mover's P(win) or equity "
+             "(0: greedy). Targets stay greedy: the best candidate's value (or the 1-ply mean of each roll's best), "
+             "whatever move is played", type="non_negative_float", metavar="T", record=True)
+    td_lambda: float = option(
+        0.0, "targets are lambda-returns over each self-play game (0: one-step TD(0) targets, 1: the game's "
+             "outcome), cut where exploration played a non-greedy action", type="probability_arg", metavar="L",
+        record=True)
+    oneply_acting: bool = option(
+        False, "self-play picks moves (or, with --boltzmann-temp, weighs them) by their 1-ply value; the targets "
+               "are still set by --oneply alone", record=True)
+
+    def check(self, mode: GameMode) -> None:
+        """ValueError unless every option applies to ``mode`` (checked where a run begins,
+        before any game, and by each SelfPlay)."""
+        if self.boltzmann_temp < 0:
+            raise ValueError(f"--boltzmann-temp must be >= 0, got {self.boltzmann_temp}")
+        if not 0.0 <= self.td_lambda <= 1.0:
+            raise ValueError(f"--td-lambda must be 0 to 1, got {self.td_lambda}")
+        if self.cube_targets_1ply:
+            mode.check_cubeful(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
+        for flag, used in (("--cube-explore", self.cube_explore), ("--cube-hold", self.cube_hold),
+                           ("--take-explore", self.take_explore)):
+            if used:
+                mode.check_cubeful(f"{flag} applies to modes with a cube, not {mode.name}")
+        if self.cube_start:
+            mode.check_match(f"--cube-start applies to match play, not {mode.name}")
+
+
+@dataclass(frozen=True)
 class Collection:
-    """How self-play collects a round's samples: its targets, worker processes and scoring."""
+    """How self-play collects a round's samples: its targets, worker processes and scoring.
+    Self-play's workers receive this value whole (selfplay.SelfPlaySetup) and read each
+    field where it is used."""
     oneply: bool = option(False, "exact 1-ply targets (all 21 rolls)")
     oneply_filter: int = option(
         0, "with --oneply: value only the K best candidates of each roll by the checkpoint's small move filter (a "

@@ -8,25 +8,17 @@ it recorded (tdbg.app.stage_flags fills in those not given); other settings, gro
 of its network included, need ``--new-stage``; ``--resume`` of a finished one starts
 a new stage on its weights.  Either way one line says which.
 
-The learner does the work of a round (batch_td.BatchLearner: collect episodes, then
-train on them; online_td.OnlineLearner: games with an update after every move) and
-says which of it a signal must not cut (``signals.guard()``); this module does
-everything around it (``StageProgress``: the count, log, evaluation and saves).  A signal (SIGTERM, Ctrl-C) stops the run between training
-steps, never inside one, so the saved weights and episode counts always agree; a
-loss that is not finite stops the run and leaves the last good checkpoint as it was.
+This module drives every round and the learner answers (its protocol is written once, in
+code: ``learner.Learner``): the learner collects the round's episodes, then trains on them
+a step at a time inside ``signals.guard()``; ``StageProgress`` counts each step in the same
+guard and ends the round there (log, evaluation when due, save).  A signal (SIGTERM,
+Ctrl-C) stops the run between training steps, never inside one, so the saved weights and
+episode counts always agree; a loss that is not finite stops the run and leaves the last
+good checkpoint as it was.
 
 The stage's settings are a dataclass of learn.settings (``BatchStage``, ``OnlineStage``):
 this module reads its ``model`` (settings.ModelSpec), ``schedule``, ``run`` and
-``evaluation``, the learner the rest.  What run_stage asks of a learner is written once,
-as the typed protocol ``learner.Learner`` (tests/learn/test_learner.py checks that both learners
-conform): on the class, the constructor ``(stage, model, mode)``, ``prepare`` (settings
-made concrete for the model), ``settings`` (as the checkpoint records them, compared on
-resume), ``round_episodes``, ``eval_due``, ``eval_seed`` and ``where``; on an instance,
-``open(round_seed, seed_root)`` ... ``close()``, ``segment_info``, ``set_lr``,
-``state_dict``/``load_state_dict`` (optimizer state), ``play_round(k, n, done,
-signals, progress)`` (which calls ``progress.count`` and ``progress.finish``: the
-``StageProgress`` here, learner.Progress), ``row(n)`` (the round's log numbers),
-``postfix``, ``log_fields`` and ``last_loss``.
+``evaluation``, the learner the rest.
 """
 from __future__ import annotations
 
@@ -51,7 +43,7 @@ from tdbg.infra.runlog import CsvLog
 from tdbg.infra import profiling, threads
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
-from tdbg.learn.learner import Learner
+from tdbg.learn.learner import Learner, StageT
 from tdbg.learn.run_control import (Interrupted, StopSignals, appends_log, check_run_outputs, check_snapshots,
                                     log_path, new_stage_id, plan_stage, resumes_itself, snapshot_path,
                                     stage_identity)
@@ -218,7 +210,8 @@ def default_evaluate(evaluation: Evaluation, mode):
     return evaluate
 
 
-def run_stage(stage_settings, learner_class: type[Learner], output_mode: str | None = None, evaluate=None) -> dict:
+def run_stage(stage_settings: StageT, learner_class: type[Learner[StageT]], output_mode: str | None = None,
+              evaluate=None) -> dict:
     """Run one stage as ``stage_settings`` (learn.settings: BatchStage, OnlineStage...) say;
     returns a summary dict.  ``evaluate(model, mode, games, seed)`` -> (opponent, result,
     low, high) runs the periodic quick evaluation (default: against --eval-opponent)."""
@@ -263,8 +256,9 @@ def check_stop_at(stop_at: int, size: int, done: int, total: int) -> None:
 
 
 class StageProgress:
-    """A running stage's state (episodes and rounds done, CPU time, what is logged) and what
-    the learner reports to it: ``count`` and ``finish`` (learner.Progress)."""
+    """A running stage's state (episodes and rounds done, CPU time, what is logged), and the
+    rounds it drives: the learner collects and trains when asked (run_round), and this
+    counts, logs, evaluates and saves."""
 
     def __init__(self, stage_settings, learner: Learner, model, meta: dict, mode):
         self.settings, self.learner, self.model, self.meta, self.mode = stage_settings, learner, model, meta, mode
@@ -345,9 +339,10 @@ class StageProgress:
                 while self.done < end:
                     # to the next round boundary, so a run resumed mid-round keeps the same rounds
                     n = min(self.size - self.done % self.size, end - self.done)
-                    learner.set_lr(scheduled_lr(self.round_index, total_rounds, schedule.lr, schedule.end_lr,
-                                                schedule.warmup_cycles))
-                    learner.play_round(self.round_index, n, self.done, signals, self)
+                    lr = scheduled_lr(self.round_index, total_rounds, schedule.lr, schedule.end_lr,
+                                      schedule.warmup_cycles)
+                    learner.set_lr(lr)
+                    self.run_round(n, lr, signals)
             except (KeyboardInterrupt, Interrupted) as exc:
                 interrupted = str(exc) or "SIGINT"
                 self.bar.write(f"interrupted ({interrupted}): saving {run.save} at {self.done} episodes")
@@ -390,8 +385,25 @@ class StageProgress:
             return f"{run.save} keeps the last checkpoint, the one this run started from"
         return "no checkpoint was written"
 
+    def run_round(self, n: int, lr: float, signals: StopSignals) -> None:
+        """The next round's ``n`` episodes: the learner collects them (a signal may stop that:
+        nothing is trained yet), then trains on them a step at a time, each step counted
+        inside the same guard; the last step's guard also checks that training stayed
+        finite, logs, evaluates when due and saves (``finish``), so a signal waits until the
+        round is trained, counted and saved."""
+        learner, k, start = self.learner, self.round_index, self.done
+        samples = learner.collect(k, n, start)
+        step = 1 if learner.learns_while_playing else n
+        for first in range(start, start + n, step):
+            with signals.guard():
+                self.count(step, learner.train(k, samples, first, step))
+                if first + step == start + n:
+                    check_finite(self.model, learner.last_loss, learner.where(k + 1, start + n), lr,
+                                 self.settings.run.save, start)
+                    self.finish(n)
+
     def count(self, n: int, worker_cpu_seconds: float = 0.0) -> None:
-        """The learner finished ``n`` episodes (inside its guard: weights and count agree)."""
+        """``n`` more episodes trained (inside the guard: weights and count agree)."""
         now = time.process_time()
         self.cpu_seconds += now - self.cpu_mark + worker_cpu_seconds
         self.cpu_mark = now
@@ -428,7 +440,7 @@ class StageProgress:
         self.logged = done
 
     def finish(self, n: int) -> None:
-        """End of a round (the learner calls it where a signal must not cut it): log, evaluate, save."""
+        """End of a round (inside the guard of its last step): log, evaluate, save."""
         ev, run = self.settings.evaluation, self.settings.run
         self.round_index += 1
         last = self.done >= self.settings.schedule.num_episodes

@@ -1,5 +1,6 @@
 """Match play: the match equity table, the match rules (Crawford, caps, match end), the
 values a finished game and a cube node get from the table, and whole matches."""
+from dataclasses import replace
 import csv
 import os
 import re
@@ -15,7 +16,7 @@ from tdbg.game.met import DEFAULT_MET, METError, load_met
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.matchplay import MATCH_INPUTS, MatchPlay, pack, unpack
 from tdbg.game.movegen import make_expander
-from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.net.model import TDNetwork
 from tdbg.net.scoring import Scorer
 from tdbg.play.matches import play_matches
@@ -161,7 +162,7 @@ def test_cube_node_value_and_target_follow_the_match_rule():
     # self-play's cube-node samples carry exactly that value under the network's own estimates
     from tdbg.learn.selfplay import _Recorder
     torch.manual_seed(1)
-    sp = SelfPlay(TDNetwork(MATCH_INPUTS, [16], "mwc"), Play(mode))
+    sp = SelfPlay(TDNetwork(MATCH_INPUTS, [16], "mwc"), SelfPlaySetup(mode))
     rec = _Recorder(sp, None)
     boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2}),
                        board({1: 3, 2: 2}, {19: 2, 6: 3})])
@@ -425,9 +426,9 @@ def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode
     model = TDNetwork(mode.n_inputs, [16], mode.default_output)
     boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})] * 6)
     states = mode.initial_states(6, np.random.default_rng(0)) if mode.is_match else np.zeros(6, dtype=np.int64)
-    from tdbg.learn.selfplay import Acting
-    greedy = _Recorder(SelfPlay(model, Play(mode)), None, np.random.default_rng(1))
-    always = _Recorder(SelfPlay(model, Play(mode, acting=Acting(cube_explore=1.0))), None, np.random.default_rng(1))
+    from tdbg.learn.settings import Acting
+    greedy = _Recorder(SelfPlay(model, SelfPlaySetup(mode)), None, np.random.default_rng(1))
+    always = _Recorder(SelfPlay(model, SelfPlaySetup(mode, acting=Acting(cube_explore=1.0))), None, np.random.default_rng(1))
     g_double, g_take = greedy.cube(np.arange(6), boards, states)
     a_double, a_take = always.cube(np.arange(6), boards, states)
     assert a_double.all() and a_take.all()                  # every branch visited
@@ -465,7 +466,7 @@ def test_turned_cube_starts_only_where_the_doubler_could_have_doubled():
 
 def test_turned_cube_starts_reach_self_play_and_are_refused_outside_match_play(tmp_path, ckpts, monkeypatch):
     from helpers import assert_one_line_error, run
-    from tdbg.learn.selfplay import Acting
+    from tdbg.learn.settings import Acting
     mode = MatchPlay(length=5)
     torch.manual_seed(3)
     model = TDNetwork(mode.n_inputs, [8], "mwc")
@@ -474,13 +475,13 @@ def test_turned_cube_starts_reach_self_play_and_are_refused_outside_match_play(t
     real_new_games = turns.Table.new_games
     monkeypatch.setattr(turns.Table, "new_games",
                         lambda self, slots, states: started.append(states) or real_new_games(self, slots, states))
-    SelfPlay(model, Play(mode, parallel_games=10, acting=Acting(cube_start=1.0))).collect(30, np.random.default_rng(0))
+    SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=10), acting=Acting(cube_start=1.0))).collect(30, np.random.default_rng(0))
     own, level, crawford, me, opp = unpack(np.concatenate(started))
     assert len(own) == 30                                # every game of the run, refills included
     live = (crawford == 0) & ((me > 1) | (opp > 1))
     assert live.sum() > 15 and (own[live] != CUBE_CENTERED).all() and (level[live] >= 1).all()
     with pytest.raises(ValueError, match="applies to match play"):
-        SelfPlay(TDNetwork(200, [8], "equity"), Play(game_mode("cubeful-money"), acting=Acting(cube_start=0.5)))
+        SelfPlay(TDNetwork(200, [8], "equity"), SelfPlaySetup(game_mode("cubeful-money"), acting=Acting(cube_start=0.5)))
     proc = run("train_batch.py", "--resume", ckpts["cubeful"], "--game-mode", "cubeful-money", "--cube-start", "0.3",
                "--num-episodes", "10", "--save", tmp_path / "x.pt", "--quiet")
     assert_one_line_error(proc, "applies to match play")
@@ -557,7 +558,8 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     is cut where the held double was the greedy action.  --take-explore 1: every double is
     taken, also where the rule drops, with the same greedy targets."""
     from tdbg.game.cube import CubeAction
-    from tdbg.learn.selfplay import Acting, _Recorder
+    from tdbg.learn.selfplay import _Recorder
+    from tdbg.learn.settings import Acting
     mode = game_mode(mode_name)
     torch.manual_seed(2)
     model = TDNetwork(mode.n_inputs, [16], mode.default_output)
@@ -568,8 +570,8 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     monkeypatch.setattr(type(mode), "cube_action",
                         lambda self, nd, tk, st=None: CubeAction(rule.copy(), np.ones(6, bool),
                                                                  real(self, nd, tk, st).value))
-    greedy = _Recorder(SelfPlay(model, Play(mode)), None, np.random.default_rng(1))
-    hold = _Recorder(SelfPlay(model, Play(mode, acting=Acting(cube_hold=1.0, td_lambda=0.5))), None,
+    greedy = _Recorder(SelfPlay(model, SelfPlaySetup(mode)), None, np.random.default_rng(1))
+    hold = _Recorder(SelfPlay(model, SelfPlaySetup(mode, acting=Acting(cube_hold=1.0, td_lambda=0.5))), None,
                      np.random.default_rng(1))
     hold.table = type("T", (), {"ply": np.zeros(6, dtype=np.int64)})()   # what a trace reads of the table
     hold.game_of_slot = np.arange(6)
@@ -579,7 +581,7 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     assert not h_double.any() and hold.stats["doubles"] == 0
     np.testing.assert_array_equal(hold.targets[0], greedy.targets[0])
     np.testing.assert_array_equal(hold.cuts[0], rule)          # the trace stops at each held double
-    half = _Recorder(SelfPlay(model, Play(mode, acting=Acting(cube_hold=0.5))), None, np.random.default_rng(1))
+    half = _Recorder(SelfPlay(model, SelfPlaySetup(mode, acting=Acting(cube_hold=0.5))), None, np.random.default_rng(1))
     held = sum(int((~half.cube(np.arange(6), boards, states)[0] & rule).sum()) for _ in range(200))
     assert 300 < held < 500   # about half of the 4 x 200 doubles the rule asked for
     # --take-explore 1: every double is taken, where the rule takes (here: 2, 4) and where it drops
@@ -587,7 +589,7 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     monkeypatch.setattr(type(mode), "cube_action",
                         lambda self, nd, tk, st=None: CubeAction(np.ones(6, bool), ~drops,
                                                                  real(self, nd, tk, st).value))
-    takes = _Recorder(SelfPlay(model, Play(mode, acting=Acting(take_explore=1.0))), None, np.random.default_rng(1))
+    takes = _Recorder(SelfPlay(model, SelfPlaySetup(mode, acting=Acting(take_explore=1.0))), None, np.random.default_rng(1))
     double, take = takes.cube(np.arange(6), boards, states)
     assert double.all() and take.all() and takes.stats["drops"] == 0
     np.testing.assert_array_equal(takes.targets[0], greedy.targets[0])
@@ -595,11 +597,11 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
 
 def test_cube_hold_and_take_explore_are_refused_without_a_cube(tmp_path):
     from helpers import assert_one_line_error, run
-    from tdbg.learn.selfplay import Acting
+    from tdbg.learn.settings import Acting
     with pytest.raises(ValueError, match="applies to modes with a cube"):
-        SelfPlay(TDNetwork(196, [8], "probability"), Play(game_mode("dmp"), acting=Acting(cube_hold=0.5)))
+        SelfPlay(TDNetwork(196, [8], "probability"), SelfPlaySetup(game_mode("dmp"), acting=Acting(cube_hold=0.5)))
     with pytest.raises(ValueError, match="applies to modes with a cube"):
-        SelfPlay(TDNetwork(196, [8], "probability"), Play(game_mode("dmp"), acting=Acting(take_explore=0.5)))
+        SelfPlay(TDNetwork(196, [8], "probability"), SelfPlaySetup(game_mode("dmp"), acting=Acting(take_explore=0.5)))
     proc = run("train_batch.py", "--hidden", "8", "--cube-hold", "0.3", "--num-episodes", "10",
                "--save", tmp_path / "x.pt", "--quiet")
     assert_one_line_error(proc, "applies to modes with a cube")

@@ -4,6 +4,7 @@ and fails on bad input in one line; the default path never imports Ray.
 The Ray tests share one two-node cluster on this machine (ray.cluster_utils.Cluster,
 one CPU per node, so two workers land one on each node).  Nothing is timed: the only
 timeout used is one no job can meet."""
+from dataclasses import replace
 import csv
 import glob
 import importlib.util
@@ -94,8 +95,8 @@ def _tiny_model(output_mode="probability"):
 
 
 def _collect(pool_backend, kill_one=False):
-    from tdbg.learn.selfplay import Collector, Play
-    collector = Collector(Play(game_mode("dmp"), False, "auto", 8, "auto"), 2, pool_backend=pool_backend)
+    from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
+    collector = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=2)), pool_backend=pool_backend)
     try:
         where = collector.pool.where() if pool_backend == "ray" else []  # (pid, node) of each actor
         pending = collector.submit(_tiny_model(), 41, np.random.SeedSequence([3, 1, 0]))

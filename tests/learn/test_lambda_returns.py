@@ -1,5 +1,6 @@
 """TD(lambda) targets in batch self-play (lambda_returns.py): the returns by hand, and
 self-play's lambda = 1 returns equal to each game's own outcome."""
+from dataclasses import replace
 import numpy as np
 import pytest
 import torch
@@ -7,7 +8,8 @@ import torch
 from helpers import assert_one_line_error, run
 from tdbg.game.modes import game_mode
 from tdbg.learn.lambda_returns import lambda_returns
-from tdbg.learn.selfplay import Acting, Play, SelfPlay
+from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
+from tdbg.learn.settings import Acting
 from tdbg.net.model import TDNetwork
 
 mwc_flip = lambda v: 1.0 - v  # noqa: E731
@@ -46,7 +48,7 @@ def _one_game(mode_name, seed, lam=1.0, hidden=(16,), output="probability"):
     mode = game_mode(mode_name, False)
     torch.manual_seed(seed)
     model = TDNetwork(mode.n_inputs, list(hidden), output).eval()
-    sp = SelfPlay(model, Play(mode, parallel_games=1, acting=Acting(td_lambda=lam)))
+    sp = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=1), acting=Acting(td_lambda=lam)))
     return sp.collect(1, np.random.default_rng(seed))
 
 
@@ -88,7 +90,7 @@ def test_exploratory_moves_cut_the_trace():
     model = TDNetwork(mode.n_inputs, [16], "probability").eval()
     got = {}
     for lam in (0.0, 1.0):
-        sp = SelfPlay(model, Play(mode, parallel_games=1, acting=Acting(boltzmann_temp=0.05, td_lambda=lam)))
+        sp = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=1), acting=Acting(boltzmann_temp=0.05, td_lambda=lam)))
         got[lam] = sp.collect(1, np.random.default_rng(9))["targets"]
     t, g = got[0.0], got[1.0]                       # the same game: lambda changes no move
     assert g[-1] == t[-1] == 1.0

@@ -1,14 +1,16 @@
 """The learner protocol (tdbg/learn/learner.py): what training_loop.run_stage asks of a
 learner, and the two learners that implement it, member by member and signature by
-signature (parameter names, kinds and defaults; static or not)."""
+signature (parameter names, kinds and defaults; static or not); the runner drives and the
+learners never call it back."""
+import ast
 import inspect
+import os
 
 import pytest
 
 from tdbg.learn import learner as protocol
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.online_td import OnlineLearner
-from tdbg.learn.training_loop import StageProgress
 
 SKIP = {"__init__", "__dict__", "__weakref__", "__doc__", "__module__", "__annotations__", "__parameters__",
         "__subclasshook__", "__abstractmethods__", "__protocol_attrs__", "__non_callable_proto_members__",
@@ -28,7 +30,8 @@ def shape(fn) -> list:
 @pytest.mark.parametrize("cls", [BatchLearner, OnlineLearner])
 def test_learners_conform(cls):
     expected = members(protocol.Learner)
-    assert {"prepare", "play_round", "segment_info", "log_fields", "last_loss"} <= set(expected)
+    assert {"prepare", "collect", "train", "segment_info", "log_fields", "learns_while_playing",
+            "last_loss"} <= set(expected)
     for name, member in expected.items():
         if member is None:   # a data member: on the class, or set by the constructor
             continue
@@ -38,6 +41,7 @@ def test_learners_conform(cls):
         assert shape(getattr(cls, name)) == shape(getattr(protocol.Learner, name)), name
     assert shape(cls.__init__) == shape(protocol.Learner.__init__)
     assert isinstance(cls.log_fields, list)
+    assert isinstance(cls.learns_while_playing, bool)
 
 
 def test_instances_conform(tmp_path):
@@ -55,6 +59,21 @@ def test_instances_conform(tmp_path):
     assert isinstance(learner, protocol.Learner)
 
 
-def test_stage_progress_is_the_progress():
-    for name in ("count", "finish"):
-        assert shape(getattr(StageProgress, name)) == shape(getattr(protocol.Progress, name))
+def test_no_member_is_typed_any():
+    """The protocol names real types: the stage, the network, the mode, the samples."""
+    for name, member in vars(protocol.Learner).items():
+        fn = getattr(member, "__func__", member)
+        if callable(fn) and (name == "__init__" or not name.startswith("_")):
+            assert "Any" not in str(inspect.signature(fn)), name
+
+
+@pytest.mark.parametrize("module", ["batch_td.py", "online_td.py", "learner.py"])
+def test_learners_never_call_the_runner(module):
+    """One direction: training_loop imports the learners' protocol and drives them; no
+    learner module imports training_loop (nor reaches it through a progress object)."""
+    path = os.path.join(os.path.dirname(protocol.__file__), module)
+    tree = ast.parse(open(path).read())
+    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "tdbg.learn.training_loop" not in imported
+    names = {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    assert not names & {"count", "finish", "log_row", "save"}, module

@@ -1,3 +1,4 @@
+from dataclasses import replace
 import numpy as np
 import torch
 
@@ -5,7 +6,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import roll_dice
 from tdbg.game.encoding import encode
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Collector, Play, SelfPlay
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net.model import TDNetwork
 from tdbg.net.scoring import segment_argmax
@@ -31,7 +32,7 @@ def test_sampled_targets_are_values_of_played_positions():
     torch.manual_seed(0)
     mode = game_mode("dmp")
     model = TDNetwork(196, [16], "probability").eval()
-    out = SelfPlay(model, Play(mode, parallel_games=1)).collect(1, np.random.default_rng(5))
+    out = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=1))).collect(1, np.random.default_rng(5))
     feats, targets = out["features"], out["targets"]
     assert len(feats) == out["stats"]["plies"] and out["stats"]["episodes"] == 1
     rng = np.random.default_rng(5)  # the game's dice, drawn as collect draws them
@@ -52,9 +53,9 @@ def test_oneply_collection_and_workers_agree_on_shapes():
     torch.manual_seed(0)
     mode = game_mode("cubeless-money")
     model = TDNetwork(196, [16], "prob5")
-    out = SelfPlay(model, Play(mode, oneply=True)).collect(3, np.random.default_rng(1))
+    out = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True))).collect(3, np.random.default_rng(1))
     assert out["targets"].shape == (len(out["features"]), 5)
-    col = Collector(Play(mode, False, "auto", 8), 2)
+    col = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=8, workers=2)))
     try:
         got = col.collect(model, 10, np.random.SeedSequence(3))
     finally:
@@ -65,8 +66,8 @@ def test_oneply_collection_and_workers_agree_on_shapes():
 def test_collection_is_reproducible_from_the_seed():
     torch.manual_seed(0)
     model = TDNetwork(196, [16], "probability").eval()
-    a = SelfPlay(model, Play(game_mode("dmp"))).collect(20, np.random.default_rng(9))
-    b = SelfPlay(model, Play(game_mode("dmp"))).collect(20, np.random.default_rng(9))
+    a = SelfPlay(model, SelfPlaySetup(game_mode("dmp"))).collect(20, np.random.default_rng(9))
+    b = SelfPlay(model, SelfPlaySetup(game_mode("dmp"))).collect(20, np.random.default_rng(9))
     assert np.array_equal(a["features"], b["features"]) and np.array_equal(a["targets"], b["targets"])
 
 
@@ -75,8 +76,8 @@ def test_one_worker_plays_the_same_games_in_its_own_process():
     meanwhile): the same samples, to the bit, as collected in this process."""
     torch.manual_seed(0)
     model = TDNetwork(196, [16, 16], "probability").eval()
-    here, apart = Collector(Play(game_mode("dmp"), parallel_games=8), 1), \
-        Collector(Play(game_mode("dmp"), parallel_games=8), 1, separate=True)
+    here, apart = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=1))), \
+        Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=1)), separate=True)
     try:
         assert here.pool is None and apart.pool is not None
         a = here.collect(model, 12, np.random.SeedSequence(4))
@@ -106,7 +107,7 @@ def test_incremental_and_dense_scoring_play_the_same_games():
     from tdbg.net.model import load_checkpoint
     model, meta, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
     mode = game_mode(meta["game_mode"])
-    out = {k: SelfPlay(model.eval(), Play(mode, first_layer=k, parallel_games=8)).collect(16, np.random.default_rng(9))
+    out = {k: SelfPlay(model.eval(), SelfPlaySetup(mode, replace(FP32_COLLECTION, scoring=k, parallel_games=8))).collect(16, np.random.default_rng(9))
            for k in ("incremental", "dense")}
     inc, dense = out["incremental"], out["dense"]
     assert np.array_equal(inc["features"], dense["features"])

@@ -7,12 +7,13 @@ This replaced eight values pinned from the code's own output (issue 36): a pin s
 that nothing changed, where two engines agreeing says both are right or both wrong the same
 way.  The features are exact (encodings of the boards played), the targets agree within
 float32 rounding (the two paths sum the 1-ply means in different orders)."""
+from dataclasses import replace
 import numpy as np
 import pytest
 import torch
 
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.net.model import TDNetwork
 
 KEYS = [("dmp", "probability", False), ("dmp", "probability", True), ("cubeless-money", "equity", False),
@@ -24,7 +25,7 @@ def _collect(mode_name, head, oneply, engine):
     mode = game_mode(mode_name)
     torch.manual_seed(7)
     model = TDNetwork(mode.n_inputs, [8], head).eval()
-    return SelfPlay(model, Play(mode, oneply, engine=engine, parallel_games=4)).collect(2 if oneply else 6,
+    return SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=oneply, parallel_games=4), engine=engine)).collect(2 if oneply else 6,
                                                                                   np.random.default_rng(11))
 
 

@@ -5,6 +5,7 @@ choose: all-zero weights give a constant (sigmoid(0) = 1/2 for P(win), the head
 bias for equity), and a one-unit-per-cube-owner layer gives a value that depends
 on the cube owner only.  Every expected number below is worked out in a comment.
 """
+from dataclasses import replace
 import numpy as np
 import pytest
 import torch
@@ -12,7 +13,7 @@ import torch
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, NUM_FEATURES
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Play, SelfPlay
+from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.net.model import TDNetwork
 from tdbg.net.scoring import Scorer
 from tdbg.play.td_agent import TDAgent
@@ -81,7 +82,7 @@ def test_oneply_target_of_a_tiny_race_money():
 def test_selfplay_targets_with_a_constant_net():
     """With P(win) = 1/2 for every position, each sample's target is 1/2 except the
     game's last move, which wins and gets the exact value 1."""
-    out = SelfPlay(constant_net("probability"), Play(game_mode("dmp"), parallel_games=1)).collect(
+    out = SelfPlay(constant_net("probability"), SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=1))).collect(
         1, np.random.default_rng(3))
     t = out["targets"]
     assert len(t) == out["stats"]["plies"] > 20
@@ -125,7 +126,7 @@ def test_selfplay_double_take_and_owner_flip():
     max(0.25, 0.75) = 0.75.  The taker then owns the cube (MINE for it): ND 0.875 >
     min(2 x 0.375, 1) = 0.75 -> no redouble, node target 0.875 at each of its turns.
     The doubler (cube THEIRS) has no cube node any more."""
-    out = SelfPlay(cube_owner_net(0.25, 0.875, 0.375), Play(game_mode("cubeful-money"), parallel_games=1)).collect(
+    out = SelfPlay(cube_owner_net(0.25, 0.875, 0.375), SelfPlaySetup(game_mode("cubeful-money"), replace(FP32_COLLECTION, parallel_games=1))).collect(
         1, np.random.default_rng(7))
     s = out["stats"]
     assert (s["doubles"], s["takes"], s["drops"]) == (1, 1, 0)
@@ -139,7 +140,7 @@ def test_selfplay_double_drop_ends_the_game():
     """ND 0.25 < min(2 x 0.625, 1) = 1 -> double; 2 x 0.625 >= 1 -> drop: the game ends
     at the first cube node (ply 1), the doubler wins the cube (1 point); targets: the
     opening move's value, then the node's max(0.25, 1) = 1."""
-    out = SelfPlay(cube_owner_net(0.25, 0.0, 0.625), Play(game_mode("cubeful-money"), parallel_games=1)).collect(
+    out = SelfPlay(cube_owner_net(0.25, 0.0, 0.625), SelfPlaySetup(game_mode("cubeful-money"), replace(FP32_COLLECTION, parallel_games=1))).collect(
         1, np.random.default_rng(7))
     s = out["stats"]
     assert (s["doubles"], s["takes"], s["drops"], s["points"], s["episodes"]) == (1, 0, 1, 1.0, 1)

@@ -1,6 +1,7 @@
 """Issue 18's training options: exploration and its targets, 1-ply cube targets, narrow
 depth expansion, hidden activations, --keep-output-layer, the optimizer options,
 --torch-seed, --save-every snapshots and prob5's losses."""
+from dataclasses import replace
 import numpy as np
 import pytest
 import torch
@@ -9,8 +10,8 @@ import torch.nn.functional as F
 from helpers import ROOT, assert_one_line_error, board, brute_value, run
 from oracle_positions import oracle_positions
 from tdbg.game.modes import game_mode
-from tdbg.learn.selfplay import Acting, Play, SelfPlay, _Recorder
-from tdbg.learn.settings import Optimisation
+from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup, _Recorder
+from tdbg.learn.settings import Acting, Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.net import net_growth
 from tdbg.net.losses import prob5_loss
@@ -53,7 +54,7 @@ def test_segment_sample_follows_the_softmax():
 
 
 def _recorder(model, mode, acting, oneply=False, seed=3):
-    sp = SelfPlay(model, Play(mode, oneply, engine="c", acting=acting))
+    sp = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=oneply), acting=acting, engine="c"))
     rec = _Recorder(sp, None, np.random.default_rng(seed))
     return sp, rec
 

@@ -1,6 +1,7 @@
 """The 1-ply move filter (net/move_filter.py, learn/filter_training.py, --oneply-filter K):
 equal to exact 1-ply where it must be, stored in checkpoints, carried through growth,
 trained by train_batch.py and recorded in the stage's settings."""
+from dataclasses import replace
 import numpy as np
 import pytest
 import torch
@@ -11,7 +12,7 @@ from tdbg.game.dice import ALL_ROLLS, roll_dice
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes import game_mode
 from tdbg.learn.filter_training import FilterTrainer
-from tdbg.learn.selfplay import Collector, Play
+from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.net import net_growth
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, save_checkpoint, set_move_filter
 from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, encode_after_states, filter_rows, new_filter
@@ -230,8 +231,8 @@ def test_collector_workers_ship_the_filter():
     model = TDNetwork(196, [16], "probability").eval()
     set_move_filter(model, new_filter(model))
     seed = np.random.SeedSequence(9)
-    exact = Collector(Play(mode, True, "auto", 4), 2)
-    filt = Collector(Play(mode, True, "auto", 4, filter_k=10_000), 2)
+    exact = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=4, workers=2)))
+    filt = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=4, oneply_filter=10_000, workers=2)))
     try:
         a = exact.collect(model, 4, seed)
         b = filt.collect(model, 4, seed)
