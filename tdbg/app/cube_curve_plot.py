@@ -46,7 +46,7 @@ def figure(rows: list[dict], title: str = TITLE):
         ax_drops.plot(x, series[run]["dropped_takes"], marker="o", label=run)
         ax_agree.plot(x, series[run]["double_agrees"], marker="o", label=run)
     ax_gap.axhline(0.0, color="grey", lw=0.8)
-    ax_gap.set_ylabel(plots.wrap("ownership gap, match-winning chances, % points (0 = gnubg's)", 40))
+    ax_gap.set_ylabel(plots.wrap("ownership gap, match-winning chances, % points (0 = gnubg's)", 48))
     ax_drops.set_ylabel(f"gnubg's {rows[0]['gnubg_takes']} takes the model drops")
     ax_agree.set_ylabel("double / no double agrees with gnubg, %")
     for ax in axes[0]:

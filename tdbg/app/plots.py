@@ -48,8 +48,14 @@ def value_label(unit: str, value: float) -> str:
 
 def wrap(text: str, width: int) -> str:
     """``text`` broken into lines of at most ``width`` characters (a title or an axis label that
-    would otherwise run past the figure's edge)."""
-    return "\n".join(textwrap.wrap(text, width)) if len(text) > width else text
+    would otherwise run past the figure's edge), a parenthesis kept whole on its own line where
+    the text before it fits on one."""
+    if len(text) <= width:
+        return text
+    head, sep, note = text.rpartition(" (")
+    if sep and len(head) <= width and len(note) + 1 <= width:
+        return f"{head}\n({note}"
+    return "\n".join(textwrap.wrap(text, width))
 
 
 def new_figure(width: float, height: float, rows: int = 1, cols: int = 1):

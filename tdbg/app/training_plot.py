@@ -90,9 +90,8 @@ def eval_axis(rows, info) -> tuple[str | None, str, float | None]:
     unit = plots.unit_of_mode(mode)
     if unit is None:
         return None, f"logged result vs {opp or 'the opponent'} (no checkpoint beside the log)", None
-    note = "95% CI"
-    if mode == "cubeful-money":
-        note = "capped at +-128, 95% CI" if opp in opponents.CUBE_NAMES else "cube centred, 95% CI"
+    # only cubeful money's quick evaluations play an opponent with a cube, and read capped points
+    note = "capped at +-128, 95% CI" if opp in opponents.CUBE_NAMES else "95% CI"
     even = {"win-rate": 50.0, "mwc": 50.0, "meq": 0.0}[unit]
     return unit, plots.wrap(plots.axis_label(unit, opp, note), 44), even
 
