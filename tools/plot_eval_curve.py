@@ -32,8 +32,12 @@ from __future__ import annotations
 from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
 exit_on_signals(__name__)
 
-from tdbg.app import cli
-from tdbg.app.eval_curve_plot import main
+from tdbg.app import cli, eval_curve_plot
+
+
+def main() -> None:
+    eval_curve_plot.main(__doc__.split("\n\n")[0])
+
 
 if __name__ == "__main__":
-    cli.run_main(lambda: main(__doc__.split("\n\n")[0]))
+    cli.run_main(main)
