@@ -67,14 +67,33 @@ def new_figure(width: float, height: float, rows: int = 1, cols: int = 1):
     return fig, axes
 
 
+def drawn_texts(fig: Figure) -> list[Text]:
+    """The texts a drawing of ``fig`` shows: titles, axis labels and their offsets, the tick labels
+    of the ticks in view (an axis keeps labels for ticks beyond its limits, which are not drawn),
+    annotations and legends."""
+    texts = [t for t in (getattr(fig, "_suptitle", None), *fig.texts) if t is not None]
+    for ax in fig.axes:
+        if not ax.get_visible():
+            continue
+        texts += [ax.title, *ax.texts]
+        if ax.axison:
+            for axis in (ax.xaxis, ax.yaxis):
+                texts += [axis.label, axis.offsetText]
+                texts += [label for tick in axis._update_ticks() for label in (tick.label1, tick.label2)]
+        legend = ax.get_legend()
+        if legend is not None:
+            texts += [*legend.get_texts(), legend.get_title()]
+    return texts
+
+
 def texts_outside(fig: Figure, tolerance: float = 0.5) -> list[str]:
-    """The visible, non-empty texts of ``fig`` (titles, axis and tick labels, legends, value
-    labels) whose drawn box reaches past the figure's edge, each as "'text' at x0,y0,x1,y1"."""
+    """The drawn, non-empty texts of ``fig`` (titles, axis and tick labels, legends, value
+    labels) whose box reaches past the figure's edge, each as "'text' at x0,y0,x1,y1"."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     w, h = fig.bbox.width, fig.bbox.height
     out = []
-    for t in fig.findobj(Text):
+    for t in drawn_texts(fig):
         if not t.get_visible() or not t.get_text().strip():
             continue
         box = t.get_window_extent(renderer)
