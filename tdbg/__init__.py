@@ -17,7 +17,8 @@ it is written; tests/codebase/test_layers.py enforces it):
     gnubg   the GNU Backgammon binary: preflight, protocol, external player, analysis
     app     what the scripts share: command-line pieces, flags made from the settings
             dataclasses (below app settings are dataclasses, never argparse), backend
-            flags, the training scripts' parsers, the play and eval commands, games against gnubg-ext
+            flags, the training scripts' parsers, the play and eval commands, games against gnubg-ext,
+            the plots (one unit per game mode)
 
 learn and gnubg sit side by side: neither imports the other.  Imports inside functions
 are only for optional dependencies (ray, gnubg_nn, tensorboard, the built C engine:

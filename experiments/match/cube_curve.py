@@ -1,18 +1,19 @@
 """How match training runs' cube play approaches gnubg's, checkpoint by checkpoint:
 take_vs_gnubg.py's ownership gap, dropped takes and double/no double agreement (gnubg-nn's
 0-ply match cube decisions on the 1,100 benchmark positions at nine scores of a 7-point
-match) against each run's episodes, one line per run, in one figure and a CSV.
+match) against each run's episodes, one line per run, in one figure and a CSV (the figure drawn by tdbg.app.cube_curve_plot from
+the CSV, which experiments/retraining/published_plots.py redraws without gnubg).
 
     python experiments/match/cube_curve.py --run "TD(0)" 'experiments/retraining/match/match_256x2_live_r*.pt' \
         --run "lambda 0.7" 'experiments/retraining/match/match_256x2_lam_r*.pt' \
         --start experiments/retraining/match/match_256x2_oc2.pt -o experiments/retraining/match/cube_curve.png
 """
 import argparse
-import csv
 import glob
 import os
 import sys
 
+from tdbg.app import cube_curve_plot
 from tdbg.net.model import load_checkpoint
 from take_vs_gnubg import agreement, benchmark_boards, gnubg_cube_evals  # beside this script
 
@@ -47,31 +48,8 @@ def main() -> None:
             print(f"{label:>12} {episodes:8d}: gap {t['ownership_gap']:+.4f}, drops {t['we_drop_its_takes']}, "
                   f"double agrees {rows[-1]['double_agrees']:.3f}", flush=True)
     base = os.path.splitext(args.out)[0]
-    with open(base + ".csv", "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-    for label, _ in args.run:
-        rr = [r for r in rows if r["run"] == label]
-        x = [r["episodes"] / 1000 for r in rr]
-        axes[0].plot(x, [r["ownership_gap"] for r in rr], marker="o", label=label)
-        axes[1].plot(x, [r["dropped_takes"] for r in rr], marker="o", label=label)
-        axes[2].plot(x, [100 * r["double_agrees"] for r in rr], marker="o", label=label)
-    axes[0].axhline(0.0, color="grey", lw=0.8)
-    axes[0].set_ylabel("ownership gap, MWC (0 = gnubg's)")
-    axes[1].set_ylabel(f"gnubg's {rows[0]['gnubg_takes']} takes we drop")
-    axes[2].set_ylabel("double / no double agrees with gnubg, %")
-    for ax in axes:
-        ax.set_xlabel("episodes in the stage (thousands)")
-        ax.grid(alpha=0.3)
-        ax.legend()
-    fig.suptitle("Match cube decisions against gnubg-nn's, 1,100 positions x 9 scores of a 7-point match")
-    fig.tight_layout()
-    fig.savefig(args.out, dpi=110)
+    cube_curve_plot.write_rows(rows, base + ".csv")
+    cube_curve_plot.plot(rows, args.out)
     print(f"wrote {args.out} and {base}.csv")
 
 

@@ -55,7 +55,7 @@ def cases(ck, log, results, tmp):
         ("tools/repair_twins.py", "-o", "checkpoint", [ck, "-o", "{OUT}"]),
         ("tools/dice_file.py", "output", "text", ["--games", "2", "{OUT}"]),
         ("tools/plot_training.py", "-o", "png", [log, "-o", "{OUT}"]),
-        ("tools/plot_eval_curve.py", "-o", "png", ["-o", "{OUT}", log]),
+        ("tools/plot_eval_curve.py", "-o", "png", ["-o", "{OUT}", log, "--unit", "win-rate"]),
         ("tools/compare_results.py", "--json", "json", [results, results, "--json", "{OUT}"]),
     ]
 
