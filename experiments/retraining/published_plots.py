@@ -150,6 +150,15 @@ CURVES = {
                    "without its cube), 1,000-game checks (95% CI)"],
 }
 
+# the live lineage (live_lineage.sh): the chosen base, then PureTD's route, then exact 1-ply
+L = "experiments/retraining/live"
+LIVE = ["base_lr3e-4_128x2", "w1_256x2", "w2_256x2", "d1_256x3", "d2_256x3", "d3_256x3", "x1_256x3_exact1ply"]
+CURVES[f"{L}/curve.png"] = [
+    *[f"{L}/{x}.csv" for x in LIVE], "--target", "0.5", "--final-results",
+    *[f"{L}/eval/{x}_vs_gnubg-nn_seed1001.csv" if os.path.exists(os.path.join(ROOT, L, "eval", f"{x}_vs_gnubg-nn_seed1001.csv"))
+      else "-" for x in LIVE],
+    "--title", "live lineage (DMP) vs gnubg-nn: 1,000-game checks and 10,000-game stage ends (seed 1001)"]
+
 # training logs drawn beside themselves (LOG.png), each titled from the checkpoint beside it
 TRAINING_LOGS = [f"{D}/dmp_{x}.csv" for x in ("s1_128x2", "s2_256x2", "s3_256x2_1ply", "s4_256x2")] + \
     [f"{X}/{x}.csv" for x in ("a_0ply_128x2", "b_1ply_128x2")] + \
