@@ -20,6 +20,7 @@ from tdbg.app import cli
 from tdbg.infra.fileio import Output, atomic_write, check_outputs
 from tdbg.game.modes import MODES
 from tdbg.play import opponents
+from tdbg.play.metrics import eval_label as mode_eval_label
 
 
 # the columns every training script's log has (batch_td.LOG_FIELDS, online_td's log_fields)
@@ -91,7 +92,7 @@ def eval_label(rows, info) -> tuple[str, float]:
     opp = next((r.get("eval_opponent") for r in rows if r.get("eval_opponent")), "the opponent")
     mode = MODES.get((info or {}).get("game_mode"))
     if mode:
-        return mode().eval_label(opp, opp in opponents.CUBE_NAMES)
+        return mode_eval_label(mode, opp, opp in opponents.CUBE_NAMES)
     return f"result vs {opp} (DMP: win rate; money: points/game)", None
 
 

@@ -37,9 +37,11 @@ from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE,
                                        ProtocolError, Question, _keys, gnubg_replies, opening_positions,
                                        parse_board_string)
+from tdbg.gnubg.gnubg_rules import gnubg_plays, session_rules
 from tdbg.infra.workers import child_dies_with_us, end_child
 from tdbg.play.match import GameRecord
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.matfile import mat_length
 from tdbg.play.matches import MatchRecord, Score
 
 LEVELS = {
@@ -105,7 +107,7 @@ class GnubgSession:
         mode = mode or CubefulMoney()
         if opponent.level not in LEVELS:
             raise ValueError(f"unknown gnubg level {opponent.level!r}; choose {', '.join(LEVELS)}")
-        if not mode.gnubg_plays:
+        if not gnubg_plays(mode):
             raise ValueError(f"games against the gnubg binary are money games or matches, not {mode.name}")
         mode.check_agent(agent)
         self.agent, self.level, self.mode = agent, opponent.level, mode
@@ -126,7 +128,7 @@ class GnubgSession:
     @property
     def plays_matches(self) -> bool:
         """Whether gnubg plays whole matches, one game after another (else a money session)."""
-        return self.mode.match_length > 0
+        return mat_length(self.mode) > 0
 
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
@@ -134,7 +136,7 @@ class GnubgSession:
         lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
                  f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
                  f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
-                 *self.mode.gnubg_rules(), "set display off", f"set seed {self.seed}"]
+                 *session_rules(self.mode), "set display off", f"set seed {self.seed}"]
         if match:  # n_games counts matches
             for k in range(n_games):
                 lines.append(f"new match {self.mode.length}")

@@ -30,12 +30,16 @@ import numpy as np
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS
-from tdbg.game.modes.base import GameMode
+from tdbg.game.modes import CubefulMoney, GameMode, MatchPlay, for_mode
 from tdbg.net.move_filter import FilteredOnePly
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.search import Search, TwoPly, top_k
 
 BLOCK = 256  # positions per all-rolls pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
+
+
+# (cube_capable, match_capable) of an agent whose network was trained for the mode
+CAPABILITIES = {GameMode: (False, False), CubefulMoney: (True, False), MatchPlay: (True, True)}
 
 
 class TDAgent:
@@ -57,7 +61,7 @@ class TDAgent:
                          if search.oneply_filter is not None else None)
         self.twoply = TwoPly(self.scorer, *search.twoply, lookahead=self._lookahead) if search.twoply else None
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{search.name_suffix}"
-        self.cube_capable, self.match_capable = mode.agent_capabilities()
+        self.cube_capable, self.match_capable = for_mode(CAPABILITIES, mode)
         self.plays_own_0ply = not search.looks_ahead
 
     def _owner(self, owner, n):

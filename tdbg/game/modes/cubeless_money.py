@@ -10,6 +10,12 @@ class CubelessMoney(GameMode):
     name = "cubeless-money"
     outputs = ("equity", "prob5")
 
+    def position_owner(self, state):
+        if state.match_length:
+            raise ValueError(f"a match position (match to {state.match_length}) needs match equities; "
+                             f"this is a {self.name} model")
+        return state.owner
+
     def mode_for(self, output_mode):
         return DMP() if output_mode == "probability" else self
 
