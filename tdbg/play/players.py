@@ -30,6 +30,7 @@ from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
 from tdbg.net.search import Search
 from tdbg.play import opponents
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.model_fit import check_model, game_for
 from tdbg.play.prob_agent import ProbAgent
 from tdbg.play.td_agent import TDAgent
 
@@ -177,8 +178,8 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
     try:
         # the mode the model plays in: a DMP model can still play cubeless money games, maximising
         # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
-        agent_mode = mode.mode_for(model.output_mode)
-        agent_mode.check_model(model.output_mode, model.n_inputs)
+        agent_mode = game_for(mode, model.output_mode)
+        check_model(agent_mode, model.output_mode, model.n_inputs)
         cls = ProbAgent if output_head(model.output_mode).five_outcomes else TDAgent
         agent = cls(model, agent_mode, player.search, engine=player.engine, name=spec)
     except ValueError as exc:

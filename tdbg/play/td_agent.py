@@ -34,6 +34,7 @@ from tdbg.game.modes import CubefulMoney, GameMode, MatchPlay, for_mode
 from tdbg.net.move_filter import FilteredOnePly
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.search import Search, TwoPly, top_k
+from tdbg.play.model_fit import check_model
 
 BLOCK = 256  # positions per all-rolls pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
 
@@ -50,7 +51,7 @@ class TDAgent:
 
     def __init__(self, model, mode: GameMode, search: Search = Search(), engine: str = "auto",
                  device: str | None = None, name: str | None = None, first_layer: str = "auto"):
-        mode.check_model(model.output_mode, model.n_inputs)
+        check_model(mode, model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
         self.mode = mode

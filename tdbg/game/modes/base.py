@@ -18,7 +18,8 @@ modules: heads.py, model.py) compares mode names.  A mode knows
 How results are counted and stated, and how gnubg is set up for a mode, belong to the
 layers that do it, in small tables keyed by the mode's class (``for_mode``):
 tdbg.play.units (what a series counts), tdbg.play.metrics (headline numbers, value
-text), tdbg.play.evaluation (summaries, quick evaluations), tdbg.gnubg.gnubg_rules.
+text), tdbg.play.evaluation (summaries, quick evaluations), tdbg.play.model_fit (which
+networks play the mode, and the advice when one does not fit), tdbg.gnubg.gnubg_rules.
 
 Cubeful money treats cube decisions as ordinary transitions.  A turn whose mover
 may double starts at a *cube node* (is_cube_action = 1): no-double leads to the
@@ -170,11 +171,6 @@ class GameMode:
 
     # ------------------------------------------------------------------ models
 
-    def mode_for(self, output_mode: str) -> "GameMode":
-        """The mode a model with this head plays this mode's games in (itself, or DMP
-        for a P(win) model in cubeless money: it ignores gammons)."""
-        return self
-
     @classmethod
     def input_layout(cls, n_inputs: int) -> str:
         """The layout of a network of this mode with ``n_inputs`` inputs: the mode's own,
@@ -187,16 +183,3 @@ class GameMode:
         raise ValueError(f"{cls.name} needs a {cls.n_inputs}-input model (or {cls.n_inputs + NUM_BOARD_FEATURES} "
                          f"with board features), this one has {n_inputs}")
 
-    def check_model(self, output_mode: str, n_inputs: int) -> None:
-        """ValueError when a network of this kind cannot play or train this mode."""
-        if output_mode not in self.outputs:
-            raise ValueError(f"a {output_mode} model cannot be used for {self.name}{self._hint(output_mode)}")
-        if n_inputs not in (self.n_inputs, self.n_inputs + NUM_BOARD_FEATURES):   # raw, or + board features
-            raise ValueError(f"{self.name} needs a {self.n_inputs}-input model, this one has {n_inputs}"
-                             f"{self._input_hint()}")
-
-    def _hint(self, output_mode: str) -> str:
-        return ""
-
-    def _input_hint(self) -> str:
-        return ""

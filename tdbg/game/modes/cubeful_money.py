@@ -54,12 +54,3 @@ class CubefulMoney(CubelessMoney):
         if not agent.cube_capable:
             raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
 
-    def mode_for(self, output_mode):
-        return self
-
-    def _hint(self, output_mode):
-        return {"probability": "; warm-start a cubeless model with --warm-start-cubeful",
-                "prob5": "; prob5 models play cubeless money only"}.get(output_mode, "")
-
-    def _input_hint(self):
-        return "; warm-start it with --warm-start-cubeful"

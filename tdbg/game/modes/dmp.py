@@ -22,6 +22,3 @@ class DMP(GameMode):
 
     def result_points(self, result) -> float:
         return 1.0
-
-    def _hint(self, output_mode):
-        return "; prob5 models play cubeless money only" if output_mode == "prob5" else ""

@@ -246,13 +246,3 @@ class MatchPlay(CubefulMoney):
     def check_agent(self, agent):
         if not getattr(agent, "match_capable", False):
             raise ValueError(f"{agent.name} cannot play match play (it needs the match score)")
-
-    def mode_for(self, output_mode):
-        """A cubeful money model plays a match by its money rules (play.players.MoneyInMatch)."""
-        return CubefulMoney(jacoby=False) if output_mode == "equity" else self
-
-    def _hint(self, output_mode):
-        return "; warm-start a cubeful money model with --warm-start-match"
-
-    def _input_hint(self):
-        return "; warm-start a cubeful money model with --warm-start-match"
