@@ -22,7 +22,9 @@
 # Run it from a frozen worktree with one thread per process, e.g.
 #   git worktree add /work/frozen <commit> && cd /work/frozen && make setup
 #   OMP_NUM_THREADS=1 D=/work/main/experiments/retraining/live experiments/retraining/live_lineage.sh
-# STOP_AFTER=bases|w2|d1|d2|d3 ends after that step.
+# STOP_AFTER=bases|w2|d1|d2|d3 ends after that step.  BASE=CHECKPOINT starts the route from that base
+# instead of the batch base comparison (e.g. the online base of online_base.sh, in its own D:
+#   BASE=experiments/retraining/live/base_online_128x2.pt D=experiments/retraining/live_online ...).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 R=experiments/retraining/run_stage.sh
@@ -57,13 +59,15 @@ PYEOF
 }
 COMMON="--workers 1 --quiet --episodes-per-round 200 --parallel-games 100 --health-every 50
         --eval-every 500 --eval-opponent gnubg-nn --eval-games 1000"
-for lr in 1e-3 3e-4 1e-4; do
-  end=$($PY -c "print(f'{$lr * 0.3:g}')")
-  $R train_batch.py "$D/base_lr${lr}_128x2.pt" - --hidden 128,128 --num-episodes 300000 --lr "$lr" \
-     --end-lr "$end" --seed 581 $COMMON
-  stage_eval "$D/base_lr${lr}_128x2.pt"
-done
-BASE=$(choose "$D/base_choice.json" base_lr1e-3_128x2 base_lr1e-4_128x2 base_lr3e-4_128x2)
+if [ -z "${BASE:-}" ]; then
+  for lr in 1e-3 3e-4 1e-4; do
+    end=$($PY -c "print(f'{$lr * 0.3:g}')")
+    $R train_batch.py "$D/base_lr${lr}_128x2.pt" - --hidden 128,128 --num-episodes 300000 --lr "$lr" \
+       --end-lr "$end" --seed 581 $COMMON
+    stage_eval "$D/base_lr${lr}_128x2.pt"
+  done
+  BASE=$(choose "$D/base_choice.json" base_lr1e-3_128x2 base_lr1e-4_128x2 base_lr3e-4_128x2)
+fi
 stop_after bases
 $R train_batch.py "$D/w1_256x2.pt" "$BASE" --expand 256,256 --num-episodes 500000 --lr 5e-5 --end-lr 5e-6 \
    --seed 582 $COMMON
