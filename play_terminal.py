@@ -7,6 +7,9 @@ docs/terminal_play.md.
 """
 from __future__ import annotations
 
+from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+exit_on_signals(__name__)
+
 from tdbg.app.terminal_game import main
 
 if __name__ == "__main__":

@@ -132,7 +132,7 @@ def run_scripts(tmp_path, runs, readonly=None, stdout_full=False):
                f'mount -o remount,bind,ro "{readonly}" && exec {quoted}']
     subprocess.run(cmd, cwd=ROOT, timeout=HANG_GUARD, check=True, capture_output=True)
     return [subprocess.CompletedProcess([script, *argv], code, "", err)
-            for (script, argv), (code, err) in zip(runs, json.loads(res.read_text()))]
+            for (script, argv), (code, err) in zip(runs, json.loads(res.read_text()), strict=True)]
 
 
 def assert_one_line_error(proc, words=""):
@@ -185,7 +185,7 @@ def brute_value(model, mode, b, owner, head):
     """Mean over the 21 rolls of the best move's value, one network call per move
     (``head``: heads.output_head of the model)."""
     total = 0.0
-    for (d1, d2), w in zip(ALL_ROLLS.tolist(), [1 / 36 if a == c else 2 / 36 for a, c in ALL_ROLLS.tolist()]):
+    for (d1, d2), w in zip(ALL_ROLLS.tolist(), [1 / 36 if a == c else 2 / 36 for a, c in ALL_ROLLS.tolist()], strict=True):
         best, best_scalar = None, -np.inf
         for _, v, s in move_values(model, mode, b, d1, d2, owner, head):
             if s > best_scalar:

@@ -36,7 +36,7 @@ def average(paths: list[str]):
         digests.append(hashlib.md5(data).hexdigest())
     first, meta, _ = loaded[0]
     shape = lambda m, md: (m.n_inputs, list(m.hidden), m.output_mode, m.activation, md.get("game_mode"))  # noqa: E731
-    for path, (m, md, _) in zip(paths[1:], loaded[1:]):
+    for path, (m, md, _) in zip(paths[1:], loaded[1:], strict=True):
         if shape(m, md) != shape(first, meta):
             raise cli.UsageError(f"{path} is {shape(m, md)}, {paths[0]} is {shape(first, meta)}: only one network's "
                                  f"checkpoints can be averaged")
@@ -44,7 +44,7 @@ def average(paths: list[str]):
             for k, v in first.state_dict().items()}
     first.load_state_dict(mean)
     meta = dict(meta)
-    sources = [f"{p} (md5 {digest})" for p, digest in zip(paths, digests)]
+    sources = [f"{p} (md5 {digest})" for p, digest in zip(paths, digests, strict=True)]
     meta["lineage"] = list(meta.get("lineage", [])) + [{"command": " ".join(["tools/average_checkpoints.py"] + sys.argv[1:]),
                                                          "averaged": sources, "episodes": 0}]
     return first, meta

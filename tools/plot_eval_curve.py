@@ -30,6 +30,7 @@ from __future__ import annotations
 from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
 exit_on_signals(__name__)
 
+import math
 import os
 
 from tdbg.app import cli
@@ -105,7 +106,7 @@ def final_results(paths: list[str], ends: list[dict], capped: bool = False) -> l
     """Large-game results of each stage's final checkpoint, placed at the stage's end."""
     if len(paths) != len(ends):
         raise cli.UsageError(f"--final-results needs one entry per log ({len(ends)}), '-' for none")
-    return [_result_at(path, end, capped) for path, end in zip(paths, ends) if path != "-"]
+    return [_result_at(path, end, capped) for path, end in zip(paths, ends, strict=True) if path != "-"]
 
 
 def checkpoint_results(specs: list[str], ends: list[dict], capped: bool = False) -> list[dict]:
@@ -140,7 +141,7 @@ def _place_labels(fig, notes: list, bars: list) -> None:
     from matplotlib.transforms import Bbox
     renderer = fig.canvas.get_renderer()
     placed = []
-    for note, bar in sorted(zip(notes, bars), key=lambda nb: nb[0].xy[0]):
+    for note in sorted(notes, key=lambda n: n.xy[0]):
         for k in range(24):
             above = k % 2 == 0
             note.set_va("bottom" if above else "top")
@@ -195,7 +196,7 @@ def plot(points: list[dict], out: str, title: str, target: float | None, finals=
             if f[key] is None:
                 continue
             y, lo, hi = f["result"] * scale, f["low"] * scale, f["high"] * scale
-            has_ci = lo == lo   # NaN: no interval
+            has_ci = not math.isnan(lo)   # NaN: no interval
             ax.errorbar([f[key]], [y], yerr=[[y - lo], [hi - y]] if has_ci else None,
                         fmt="D", ms=6, color="k", capsize=3, zorder=5)
             note = ax.annotate(label_fmt.format(y), (f[key], hi if has_ci else y), textcoords="offset points",
@@ -219,7 +220,7 @@ def plot(points: list[dict], out: str, title: str, target: float | None, finals=
         ax.legend(fontsize=8)
     fig.suptitle(title, fontsize=10)
     fig.canvas.draw()   # lay out first: label boxes are measured on the final layout
-    for ax, label in zip(axes, shown["xlabels"]):
+    for ax, label in zip(axes, shown["xlabels"], strict=True):
         to_px = ax.transData.transform
         bars = [[to_px((n.xy[0], n._tdbg_lo)) - (5, 0), to_px((n.xy[0], n._tdbg_hi)) + (5, 0)] for n in notes[label]]
         _place_labels(fig, notes[label], bars)

@@ -73,7 +73,7 @@ def output_change(before, repaired, boards, dice, owner=None) -> dict:
             "choices_changed": int((old_rows != new_rows)[choice].sum())}
 
 
-def main() -> None:
+def _args():
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoint")
     p.add_argument("-o", "--output", required=True, help="the repaired checkpoint")
@@ -92,6 +92,25 @@ def main() -> None:
         raise cli.UsageError(f"--threshold must be between 0 and 1, got {args.threshold}")
     if args.no_twins and args.no_revive:
         raise cli.UsageError("--no-twins and --no-revive together leave nothing to repair")
+    return args
+
+
+def _print_report(report: dict, args, health_before, health_after) -> None:
+    change = report["output_change"]
+    print(f"distinct units per layer: {report['distinct_before']} -> {report['distinct_after']} "
+          f"(cosine > {args.threshold}; units freed {report['freed']})")
+    print(f"dead units revived per layer: {report['revived']}")
+    print(f"unit health before: {health_before.text()}")
+    print(f"unit health after:  {health_after.text()}")
+    print(f"output change on {change['candidates']:,} plays of {change['decisions']:,} decisions "
+          f"({change['games']} greedy games, seed {change['seed']}): max {change['max_abs_change']:.2e}, "
+          f"mean {change['mean_abs_change']:.2e}; chosen play changed in {change['choices_changed']} of "
+          f"{change['decisions_with_a_choice']:,} decisions with a choice")
+    print(args.output)
+
+
+def main() -> None:
+    args = _args()
     check_outputs([Output("--output", args.output, "checkpoint")], args.overwrite, {"checkpoint": args.checkpoint})
     try:
         data = read_checkpoint(args.checkpoint)   # the md5 recorded is of the bytes repaired
@@ -114,8 +133,8 @@ def main() -> None:
         # dead on the sample and on every play of the measuring games: the outputs those games see stay
         repaired, revived = revive_dead(repaired, torch.cat([sample, played_inputs(scorer, boards, dice, owner)]),
                                         seed=args.seed)
-    report.update(revived=revived, health_before=health_before.as_dict(),
-                  health_after=unit_health(repaired, sample).as_dict())
+    health_after = unit_health(repaired, sample)
+    report.update(revived=revived, health_before=health_before.as_dict(), health_after=health_after.as_dict())
     report["output_change"] = {"games": args.games, "seed": args.seed, "fit_rows": len(inputs),
                                **output_change(scorer, repaired, boards, dice, owner)}
     meta = dict(meta)
@@ -127,17 +146,7 @@ def main() -> None:
     if args.json:
         print(fileio.json_text(report, indent=2))
         return
-    change = report["output_change"]
-    print(f"distinct units per layer: {report['distinct_before']} -> {report['distinct_after']} "
-          f"(cosine > {args.threshold}; units freed {report['freed']})")
-    print(f"dead units revived per layer: {revived}")
-    print(f"unit health before: {health_before.text()}")
-    print(f"unit health after:  {unit_health(repaired, sample).text()}")
-    print(f"output change on {change['candidates']:,} plays of {change['decisions']:,} decisions "
-          f"({change['games']} greedy games, seed {change['seed']}): max {change['max_abs_change']:.2e}, "
-          f"mean {change['mean_abs_change']:.2e}; chosen play changed in {change['choices_changed']} of "
-          f"{change['decisions_with_a_choice']:,} decisions with a choice")
-    print(args.output)
+    _print_report(report, args, health_before, health_after)
 
 
 if __name__ == "__main__":

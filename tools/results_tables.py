@@ -27,17 +27,15 @@ from __future__ import annotations
 from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
 exit_on_signals(__name__)
 
-import hashlib
 import json
 import os
-import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 from tdbg.app import cli
-from tdbg.infra.fileio import atomic_write
-from tdbg.play.results_file import compare, read_results
+from tdbg.app.marked_tables import markdown_table, remade, write_texts
+from tdbg.app.result_figures import ResultFiles, count
 
 H2H = "experiments/head_to_head/results"
 LUCK = "experiments/gnubg_eval"
@@ -46,125 +44,16 @@ TARGETS = {"best_models": "best_models/README.md", "best_models_match": "best_mo
            "best_models_decisions": "best_models/README.md", "best_models_health": "best_models/README.md",
            "summary": "README.md"}
 UNIT_HEALTH = "experiments/unit_health/best_models.json"   # experiments/unit_health/measure.py writes it
-
-
-def _path(rel: str) -> str:
-    return os.path.join(ROOT, rel)
-
-
-# ---- reading result files -------------------------------------------------------------------
-
-_cache: dict = {}
-
-
 STRENGTH = "experiments/retraining/strength/eval"          # the strength lineage's stage ends on the selection seed
 STRENGTH_MONEY = "experiments/retraining/strength_money/eval"
 
-
-def _results(name: str):
-    """A bare name is a file of H2H; one with a folder is a path from the repository's root
-    (the selection-seed points of the strength lineage stay beside its logs)."""
-    if name not in _cache:
-        _cache[name] = read_results(_path(f"{name}.csv" if "/" in name else f"{H2H}/{name}.csv"))
-    return _cache[name]
-
-
-_HEADER = re.compile(r"^(-?[\d.]+) \(95% CI (-?[\d.]+) \.\. (-?[\d.]+)\)$")
-
-
-def _header_figure(name: str, key: str) -> tuple[float, float, float]:
-    """(mean, low, high) of a '# key: m (95% CI lo .. hi)' header line, the mean checked
-    against the rows."""
-    r = _results(name)
-    line = r.header.get(key)
-    m = _HEADER.match(line or "")
-    if not m:
-        raise ValueError(f"{name}.csv: no '# {key}:' summary line")
-    mean, lo, hi = (float(x) for x in m.groups())
-    if key == "match_win_rate":
-        rows = float((r.points > 0).mean())
-    elif key == "win_rate":
-        rows = float(r.metric("win").mean())
-    else:  # meq_per_game, capped_meq_per_game: points x 1000
-        rows = float(r.metric("capped" if key.startswith("capped") else "points").mean()) * 1000
-    if abs(rows - mean) > 0.051 * (1 if key.startswith(("meq", "capped")) else 1e-3):
-        raise ValueError(f"{name}.csv: header {key} {mean} but the rows give {rows}")
-    return mean, lo, hi
-
-
-def seed(name: str) -> str:
-    return _results(name).header["seed"]
-
-
-def games(name: str) -> int:
-    return len(_results(name).games)
-
-
-def pct(name: str, key: str = "win_rate") -> str:
-    m, lo, hi = _header_figure(name, key)
-    return f"{100 * m:.2f}% [{100 * lo:.2f}, {100 * hi:.2f}]"
-
-
-def meq(name: str, key: str = "meq_per_game") -> str:
-    m, lo, hi = _header_figure(name, key)
-    return f"{m:+.1f} mEq/game [{lo:+.1f}, {hi:+.1f}]"
-
-
-def capped_equal(name: str) -> bool:
-    return _header_figure(name, "meq_per_game") == _header_figure(name, "capped_meq_per_game")
-
-
-def paired(a: str, b: str) -> str:
-    r = compare(_results(a), _results(b))
-    if not r["paired"]:
-        raise ValueError(f"{a} and {b} did not play the same dice")
-    scale, fmt = (100.0, "{:+.2f}") if r["metric"] == "win" else (1000.0, "{:+.1f}")
-    if r["ci_low"] is None:   # too few pairs for an interval: say why rather than print one
-        return f"{fmt.format(r['difference'] * scale)} (no interval: {r['ci_reason']})"
-    return f"{fmt.format(r['difference'] * scale)} [{fmt.format(r['ci_low'] * scale)}, {fmt.format(r['ci_high'] * scale)}]"
-
-
-def match_json(name: str) -> dict:
-    with open(_path(f"{H2H}/{name}.json")) as fh:
-        return json.load(fh)
-
-
-def luck(name: str) -> str:
-    with open(_path(f"{LUCK}/{name}.json")) as fh:
-        d = json.load(fh)["luck"]["luck_adjusted"]
-    return f"{100 * d['mean']:.2f}% [{100 * d['ci_low']:.2f}, {100 * d['ci_high']:.2f}]"
-
-
-def workers(name: str) -> str:
-    m = re.search(r"--workers (\d+)", _results(name).header.get("command", ""))
-    n = int(m.group(1)) if m else 1
-    return f"{n} worker" + ("s" if n != 1 else "")
-
-
-_decisions: dict = {}
-
-
-def decision(model: str) -> str:
-    """'0-ply mEq [CI]; 1-ply mEq' on the 1,100-decision benchmark."""
-    if not _decisions:
-        with open(_path(DECISIONS)) as fh:
-            for line in fh:
-                d = json.loads(line)
-                _decisions[(d["model"], d["ply"])] = d
-    z, o = _decisions[(f"best_models/{model}", 0)]["overall"], _decisions[(f"best_models/{model}", 1)]["overall"]
-    return f"{z['meq']:.1f} [{z['ci'][0]:.1f}, {z['ci'][1]:.1f}]; {o['meq']:.1f}"
-
-
-def md5(model: str) -> str:
-    h = hashlib.md5()
-    with open(_path(f"best_models/{model}"), "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
-def n(x: int) -> str:
-    return f"{x:,}"
+# a bare name is a file of H2H; one with a folder is a path from the repository's root (the
+# selection-seed points of the strength lineage stay beside its logs)
+FILES = ResultFiles(ROOT, H2H, LUCK, DECISIONS)
+# the tables below read their figures by these short names
+seed, games, pct, meq, paired = FILES.seed, FILES.games, FILES.pct, FILES.meq, FILES.paired
+capped_equal, luck, workers, decision, md5 = FILES.capped_equal, FILES.luck, FILES.workers, FILES.decision, FILES.md5
+n = count
 
 
 # ---- selection and report seeds of the released figures ---------------------------------------
@@ -256,29 +145,28 @@ def seeds_cell(model: str, *reports: str) -> str:
 
 # ---- the tables ---------------------------------------------------------------------------------
 
-def _table(header: list[str], rows: list[list[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(r) + " |" for r in rows]
-    return "\n".join(lines)
-
-
 def _model_row(model, kind, arch, params, episodes, cpu, nn, pub, binary, dec=True, seed_files=()):
     return [f"`{model}`", kind, arch, n(params), episodes, cpu, nn, pub, binary,
             decision(model) if dec else "n/a (a match model plays by the score)",
             seeds_cell(model, *seed_files), md5(model)]
 
 
-def best_models_table() -> str:
-    g = f"({n(10000)} games)"
+TEN_THOUSAND = f"({n(10000)} games)"
+EXT = "vs gnubg-ext 1.08.003 0-ply"
+MWC_OUTCOMES = "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET"
 
-    def rate(name):
-        return f"{pct(name)} ({n(games(name))} games)"
 
-    def eq(name):
-        return f"{meq(name)} ({n(games(name))} games)"
+def _rate(name: str) -> str:
+    return f"{pct(name)} ({n(games(name))} games)"
 
-    ext = "vs gnubg-ext 1.08.003 0-ply"
-    rows = [
+
+def _eq(name: str) -> str:
+    return f"{meq(name)} ({n(games(name))} games)"
+
+
+def _dmp_rows() -> list[list[str]]:
+    """The rows of the DMP releases, best first."""
+    return [
         _model_row("dmp_256x3.pt", "DMP, P(win)",
                    "196-[256,256,256]-1 (the strength lineage, `strength_dmp.sh`: [128,128] from scratch (s1), Net2Net "
                    "to [256,256,256] (s2, s2b), 0-ply to 5.8M episodes (s3), 300k episodes of 1-ply targets through "
@@ -291,7 +179,7 @@ def best_models_table() -> str:
                    f"paired vs s3's end there "
                    f"{paired(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001', f'{STRENGTH}/s3_256x3_vs_gnubg-nn_seed1001')}; "
                    f"head to head vs `dmp_512x2x256`: {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')})",
-                   rate("dmp_256x3_vs_pubeval_seed2301"), "n/a (DMP)",
+                   _rate("dmp_256x3_vs_pubeval_seed2301"), "n/a (DMP)",
                    seed_files=("dmp_256x3_vs_gnubg-nn_seed2301", "dmp_256x3_vs_pubeval_seed2301",
                                "dmp_256x3_vs_dmp_512x2x256_seed2311")),
         _model_row("dmp_256x3_1ply.pt", "DMP, P(win)",
@@ -304,7 +192,7 @@ def best_models_table() -> str:
                    f"{pct(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001')}, paired vs `dmp_256x3` (s7) there "
                    f"{paired(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001', f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}; "
                    f"head to head vs `dmp_256x3`: {pct('dmp_256x3_1ply_vs_dmp_256x3_seed2411')})",
-                   rate("dmp_256x3_1ply_vs_pubeval_seed2401"), "n/a (DMP)",
+                   _rate("dmp_256x3_1ply_vs_pubeval_seed2401"), "n/a (DMP)",
                    seed_files=("dmp_256x3_1ply_vs_gnubg-nn_seed2401", "dmp_256x3_1ply_vs_pubeval_seed2401",
                                "dmp_256x3_1ply_vs_dmp_256x3_seed2411")),
         _model_row("dmp_512x2x256.pt", "DMP, P(win)",
@@ -315,15 +203,21 @@ def best_models_table() -> str:
                    "torch threads on a loaded machine, which inflates its CPU time)",
                    f"**{pct('dmp_512x2x256_vs_gnubg-nn')}** ({n(games('dmp_512x2x256_vs_gnubg-nn'))} games; paired vs "
                    f"`dmp_256x2_1ply` {paired('dmp_512x2x256_vs_gnubg-nn', 'dmp_256x2_1ply_vs_gnubg-nn')})",
-                   rate("dmp_512x2x256_vs_pubeval"), "n/a (DMP)",
+                   _rate("dmp_512x2x256_vs_pubeval"), "n/a (DMP)",
                    seed_files=("dmp_512x2x256_vs_gnubg-nn", "dmp_512x2x256_vs_pubeval")),
         _model_row("dmp_256x2_1ply.pt", "DMP, P(win)", "196-[256,256]-1 (1-ply refinement of `dmp_256x2`)", 116481,
-                   "1,020,000", "1.30 (0.97 + 0.33)", f"**{pct('dmp_256x2_1ply_vs_gnubg-nn')}** {g}",
-                   rate("dmp_256x2_1ply_vs_pubeval"), "n/a (DMP)",
+                   "1,020,000", "1.30 (0.97 + 0.33)", f"**{pct('dmp_256x2_1ply_vs_gnubg-nn')}** {TEN_THOUSAND}",
+                   _rate("dmp_256x2_1ply_vs_pubeval"), "n/a (DMP)",
                    seed_files=("dmp_256x2_1ply_vs_gnubg-nn", "dmp_256x2_1ply_vs_pubeval")),
         _model_row("dmp_256x2.pt", "DMP, P(win)", "196-[256,256]-1 (Net2Net from `dmp_128x2`)", 116481, "1,000,000",
-                   "0.97 (0.31 + 0.67)", f"**{pct('dmp_256x2_vs_gnubg-nn')}** {g}", rate("dmp_256x2_vs_pubeval"),
+                   "0.97 (0.31 + 0.67)", f"**{pct('dmp_256x2_vs_gnubg-nn')}** {TEN_THOUSAND}", _rate("dmp_256x2_vs_pubeval"),
                    "n/a (DMP)", seed_files=("dmp_256x2_vs_gnubg-nn", "dmp_256x2_vs_pubeval")),
+    ]
+
+
+def _cubeless_rows() -> list[list[str]]:
+    """The rows of the cubeless money releases (equity heads)."""
+    return [
         _model_row("cubeless_256x3.pt", "cubeless money, equity",
                    "196-[256,256,256]-1 (`--warm-start-equity` from s3's end of `dmp_256x3`'s lineage; "
                    "`strength_money.sh` m1, 2M episodes, Adam 1e-4 -> 1e-5)", 182273, "7,800,000",
@@ -331,7 +225,7 @@ def best_models_table() -> str:
                    f"**{meq('cubeless_256x3_vs_gnubg-nn_seed2302')}** ({n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} "
                    f"games on fresh dice; on seed 1001: {meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
                    f"head to head vs `cubeless_512x2x256`: {meq('cubeless_256x3_vs_cubeless_512x2x256_seed2312')})",
-                   eq("cubeless_256x3_vs_pubeval_seed2302"), "n/a (cubeless)",
+                   _eq("cubeless_256x3_vs_pubeval_seed2302"), "n/a (cubeless)",
                    seed_files=("cubeless_256x3_vs_gnubg-nn_seed2302", "cubeless_256x3_vs_pubeval_seed2302",
                                "cubeless_256x3_vs_cubeless_512x2x256_seed2312")),
         _model_row("cubeless_256x3_1ply.pt", "cubeless money, equity",
@@ -345,7 +239,7 @@ def best_models_table() -> str:
                    f"(`cubeless_256x3`) there "
                    f"{paired(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001', f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
                    f"head to head vs `cubeless_256x3`: {meq('cubeless_256x3_1ply_vs_cubeless_256x3_seed2412')})",
-                   eq("cubeless_256x3_1ply_vs_pubeval_seed2402"), "n/a (cubeless)",
+                   _eq("cubeless_256x3_1ply_vs_pubeval_seed2402"), "n/a (cubeless)",
                    seed_files=("cubeless_256x3_1ply_vs_gnubg-nn_seed2402", "cubeless_256x3_1ply_vs_pubeval_seed2402",
                                "cubeless_256x3_1ply_vs_cubeless_256x3_seed2412")),
         _model_row("cubeless_512x2x256.pt", "cubeless money, equity",
@@ -354,17 +248,23 @@ def best_models_table() -> str:
                    f"**{meq('cubeless_512x2x256_vs_gnubg-nn')}** ({n(games('cubeless_512x2x256_vs_gnubg-nn'))} games; "
                    f"paired vs `cubeless_256x2` on the same dice "
                    f"{paired('cubeless_512x2x256_vs_gnubg-nn', 'cubeless_256x2_vs_gnubg-nn')})",
-                   eq("cubeless_512x2x256_vs_pubeval"), "n/a (cubeless)",
+                   _eq("cubeless_512x2x256_vs_pubeval"), "n/a (cubeless)",
                    seed_files=("cubeless_512x2x256_vs_gnubg-nn", "cubeless_512x2x256_vs_pubeval")),
         _model_row("cubeless_256x2.pt", "cubeless money, equity", "196-[256,256]-1 (`--warm-start-equity` from `dmp_256x2`)",
-                   116481, "1,200,000", "1.15 (0.97 + 0.18)", eq("cubeless_256x2_vs_gnubg-nn"),
-                   eq("cubeless_256x2_vs_pubeval"), "n/a (cubeless)",
+                   116481, "1,200,000", "1.15 (0.97 + 0.18)", _eq("cubeless_256x2_vs_gnubg-nn"),
+                   _eq("cubeless_256x2_vs_pubeval"), "n/a (cubeless)",
                    seed_files=("cubeless_256x2_vs_gnubg-nn", "cubeless_256x2_vs_pubeval")),
+    ]
+
+
+def _cubeful_rows() -> list[list[str]]:
+    """The rows of the cubeful money releases."""
+    return [
         _model_row("cubeful_256x3.pt", "cubeful money, equity / cube",
                    "200-[256,256,256]-1 (`--warm-start-cubeful` from `cubeless_256x3`; `strength_money.sh` m4: 1M "
                    "episodes trained without the Jacoby rule, Adam 5e-5 -> 5e-6)", 183297, "8,800,000",
                    "8.84 (7.17 + 1.67)", "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
-                   f"**{meq('cubeful_256x3_vs_gnubg-ext_seed2303')}** {ext} "
+                   f"**{meq('cubeful_256x3_vs_gnubg-ext_seed2303')}** {EXT} "
                    f"({n(games('cubeful_256x3_vs_gnubg-ext_seed2303'))} games on fresh dice"
                    f"{'; capped = uncapped' if capped_equal('cubeful_256x3_vs_gnubg-ext_seed2303') else ''}); on the "
                    f"selection seed 1001 vs gnubg-nn-cubeful, capped: "
@@ -377,7 +277,7 @@ def best_models_table() -> str:
                    "`cubeless_256x3_1ply`; `strength_money_e1.sh` n4: 2M episodes trained without the Jacoby rule, "
                    "Adam 5e-5 -> 5e-6; all 768 hidden units distinct)", 183297, "12,650,000",
                    "20.07 (15.65 + 2.63 + 1.79)", "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
-                   f"**{meq('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403')}** {ext} "
+                   f"**{meq('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403')}** {EXT} "
                    f"({n(games('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403'))} games on fresh dice"
                    f"{'; capped = uncapped' if capped_equal('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403') else ''}); "
                    f"on the selection seed 1001 vs gnubg-nn-cubeful, capped: "
@@ -392,37 +292,42 @@ def best_models_table() -> str:
                    "200-[512,512,256]-1 (`--warm-start-cubeful` from `cubeless_512x2x256`; `big_legs.sh` b2, 150k "
                    "episodes, Adam 1e-4 -> 3e-5)", 497153, "2,505,400", "5.65 (5.16 + 0.49)",
                    "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
-                   f"**{meq('cubeful_512x2x256_vs_gnubg-ext')}** {ext} ({n(games('cubeful_512x2x256_vs_gnubg-ext'))} "
+                   f"**{meq('cubeful_512x2x256_vs_gnubg-ext')}** {EXT} ({n(games('cubeful_512x2x256_vs_gnubg-ext'))} "
                    f"games{'; capped = uncapped' if capped_equal('cubeful_512x2x256_vs_gnubg-ext') else ''})",
                    seed_files=("cubeful_512x2x256_vs_gnubg-ext",)),
         _model_row("cubeful_256x2_1ply.pt", "cubeful money, equity / cube",
                    "200-[256,256]-1 (1-ply refinement of `cubeful_256x2`)", 117505, "1,410,000", "1.45 (1.32 + 0.13)",
                    "n/a", "n/a",
-                   f"{meq('cubeful_256x2_1ply_vs_gnubg-ext')} {ext} ({n(games('cubeful_256x2_1ply_vs_gnubg-ext'))} "
+                   f"{meq('cubeful_256x2_1ply_vs_gnubg-ext')} {EXT} ({n(games('cubeful_256x2_1ply_vs_gnubg-ext'))} "
                    f"games); vs 1.07.001: {meq('cubeful_256x2_1ply_vs_gnubg-ext-1.07.001')}",
                    seed_files=("cubeful_256x2_1ply_vs_gnubg-ext", "cubeful_256x2_1ply_vs_gnubg-ext-1.07.001")),
         _model_row("cubeful_256x2.pt", "cubeful money, equity / cube",
                    "200-[256,256]-1 (`--warm-start-cubeful` from `cubeless_256x2`)", 117505, "1,400,000",
                    "1.32 (1.15 + 0.17)", "n/a (gnubg-nn has no cube)", "n/a (pubeval has no cube)",
-                   f"{meq('cubeful_256x2_vs_gnubg-ext')} {ext} ({n(games('cubeful_256x2_vs_gnubg-ext'))} games"
+                   f"{meq('cubeful_256x2_vs_gnubg-ext')} {EXT} ({n(games('cubeful_256x2_vs_gnubg-ext'))} games"
                    f"{'; capped = uncapped' if capped_equal('cubeful_256x2_vs_gnubg-ext') else ''}); vs 1.07.001: "
                    f"{meq('cubeful_256x2_vs_gnubg-ext-1.07.001')}",
                    seed_files=("cubeful_256x2_vs_gnubg-ext", "cubeful_256x2_vs_gnubg-ext-1.07.001")),
+    ]
+
+
+def _match_rows() -> list[list[str]]:
+    """The rows of `match_256x2` and the [512,512,256] match-play releases."""
+    return [
         _model_row("match_256x2.pt", "match play, MWC / cube by the MET",
                    "208-[256,256]-1 (`--warm-start-match` from `cubeful_256x2_1ply`, then `--cube-explore`; "
                    "`experiments/retraining/match_leg.sh`)", 119553, "2,083,200 (673,200 as a match model)",
                    "1.95 (1.45 + 0.50)", "n/a (match)", "n/a",
-                   f"7-point matches {ext}: **{pct('match_256x2_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"7-point matches {EXT}: **{pct('match_256x2_vs_gnubg-ext_match7', 'match_win_rate')}** "
                    f"({n(games('match_256x2_vs_gnubg-ext_match7'))} matches); its cubeful parent in the same kind of "
                    f"matches: {pct('cubeful_256x2_1ply_vs_gnubg-ext_match7', 'match_win_rate')}", dec=False,
                    seed_files=("match_256x2_vs_gnubg-ext_match7",)),
-        _model_row("match_512x2x256_hold2.pt",
-                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+        _model_row("match_512x2x256_hold2.pt", MWC_OUTCOMES,
                    "208-[512,512,256]-5 (`match_512x2x256` continued to 600k (b3), then 300k episodes with "
                    "`--cube-hold 0.4 --take-explore 0.4` (b5) and 300k with `--cube-hold 0.5 --take-explore 0.4`, "
                    "Adam 2e-5 -> 1e-5 (b6); `big_legs.sh`)", 502277, "3,705,400 (1,200,000 as a match model)",
                    "10.71 (5.65 + 2.54 + 1.14 + 1.38)", "n/a (match)", "n/a",
-                   f"7-point matches {ext}, ours at **1-ply over its 8 best moves** (`--oneply1 --oneply-k 8`): "
+                   f"7-point matches {EXT}, ours at **1-ply over its 8 best moves** (`--oneply1 --oneply-k 8`): "
                    f"**{pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')}** "
                    f"({n(games('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7'))} matches), luck-adjusted "
                    f"{luck('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck')}; at 0-ply: "
@@ -433,57 +338,71 @@ def best_models_table() -> str:
                    seed_files=("match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7",
                                "match_512x2x256_hold2_vs_gnubg-ext_match7",
                                "match_512x2x256_hold2_vs_cubeful_512x2x256_match7")),
-        _model_row("match_512x2x256.pt",
-                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+        _model_row("match_512x2x256.pt", MWC_OUTCOMES,
                    "208-[512,512,256]-5 (`--warm-start-match` from `cubeful_512x2x256` with `--match-head "
                    "mwc-outcomes`, lambda-return targets `--td-lambda 0.7`, greedy cube play under the dead-cube rule, "
                    "`--cube-start 0.3`, Adam 1e-4 -> 2e-5 planned over 600k; `big_legs.sh` b3, stopped at 336,800, "
                    "resumable)", 502277, "2,842,200 (336,800 as a match model)",
                    "7.09 (5.65 + 1.44; b3's CPU time ran beside the CI tests and is inflated)", "n/a (match)", "n/a",
-                   f"7-point matches {ext}: **{pct('match_512x2x256_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"7-point matches {EXT}: **{pct('match_512x2x256_vs_gnubg-ext_match7', 'match_win_rate')}** "
                    f"({n(games('match_512x2x256_vs_gnubg-ext_match7'))} matches); vs its cubeful parent (duplicate): "
                    f"{pct('match_512x2x256_vs_cubeful_512x2x256_match7', 'match_win_rate')}; vs `match_256x2_lambda`: "
                    f"{pct('match_512x2x256_vs_match_256x2_lambda_match7', 'match_win_rate')}", dec=False,
                    seed_files=("match_512x2x256_vs_gnubg-ext_match7", "match_512x2x256_vs_cubeful_512x2x256_match7",
                                "match_512x2x256_vs_match_256x2_lambda_match7")),
-        _model_row("match_256x2_lambda.pt",
-                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+    ]
+
+
+def _match_256x2_successor_rows() -> list[list[str]]:
+    """The rows of the [256,256] match-play releases that continued `match_256x2`."""
+    return [
+        _model_row("match_256x2_lambda.pt", MWC_OUTCOMES,
                    "208-[256,256]-5 (`match_256x2_outcomes` + 300k episodes with lambda-return targets, `--td-lambda "
                    "0.7`, greedy cube play under the dead-cube rule, `--cube-start 0.3`; `match_leg.sh` s10)", 120581,
                    "3,083,200 (1,673,200 as a match model)", "3.20 (2.76 + 0.44)", "n/a (match)", "n/a",
-                   f"7-point matches {ext}: **{pct('match_256x2_lam_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"7-point matches {EXT}: **{pct('match_256x2_lam_vs_gnubg-ext_match7', 'match_win_rate')}** "
                    f"({n(games('match_256x2_lam_vs_gnubg-ext_match7'))} matches); vs its cubeful grandparent "
                    f"(duplicate): {pct('match_256x2_lam_vs_cubeful_256x2_1ply_match7', 'match_win_rate')}; vs "
                    f"`match_256x2_outcomes`: {pct('match_256x2_lambda_vs_match_256x2_outcomes_match7', 'match_win_rate')}",
                    dec=False, seed_files=("match_256x2_lam_vs_gnubg-ext_match7",
                                           "match_256x2_lam_vs_cubeful_256x2_1ply_match7",
                                           "match_256x2_lambda_vs_match_256x2_outcomes_match7")),
-        _model_row("match_256x2_outcomes.pt",
-                   "match play, MWC read out through the payoffs (`mwc-outcomes`) / cube by the MET",
+        _model_row("match_256x2_outcomes.pt", MWC_OUTCOMES,
                    "208-[256,256]-5 (`match_256x2` converted to the `mwc-outcomes` head with `--match-head`, then 700k "
                    "episodes with `--cube-start 0.3 --cube-explore 0.15`; `match_leg.sh` s6, s7)", 120581,
                    "2,783,200 (1,373,200 as a match model)", "2.76 (1.95 + 0.35 + 0.46)", "n/a (match)", "n/a",
-                   f"7-point matches {ext}: **{pct('match_256x2_oc2_vs_gnubg-ext_match7', 'match_win_rate')}** "
+                   f"7-point matches {EXT}: **{pct('match_256x2_oc2_vs_gnubg-ext_match7', 'match_win_rate')}** "
                    f"({n(games('match_256x2_oc2_vs_gnubg-ext_match7'))} matches); vs its cubeful parent (duplicate): "
                    f"{pct('match_256x2_oc2_vs_cubeful_256x2_1ply_match7', 'match_win_rate')}; vs `match_256x2`: "
                    f"{pct('match_256x2_oc2_vs_match_256x2_match7', 'match_win_rate')}", dec=False,
                    seed_files=("match_256x2_oc2_vs_gnubg-ext_match7", "match_256x2_oc2_vs_cubeful_256x2_1ply_match7",
                                "match_256x2_oc2_vs_match_256x2_match7")),
+    ]
+
+
+def _prob5_and_first_rows() -> list[list[str]]:
+    """The rows of the prob5 releases and the first DMP net."""
+    return [
         _model_row("prob5_128x2_1ply.pt", "cubeless money, prob5", "196-[128,128]-5 (1-ply refinement of `prob5_128x2`)",
-                   42373, "310,000", "0.21 (0.14 + 0.07)", eq("prob5_128x2_1ply_vs_gnubg-nn"),
-                   eq("prob5_128x2_1ply_vs_pubeval"), "n/a (no cube)",
+                   42373, "310,000", "0.21 (0.14 + 0.07)", _eq("prob5_128x2_1ply_vs_gnubg-nn"),
+                   _eq("prob5_128x2_1ply_vs_pubeval"), "n/a (no cube)",
                    seed_files=("prob5_128x2_1ply_vs_gnubg-nn", "prob5_128x2_1ply_vs_pubeval")),
         _model_row("prob5_128x2.pt", "cubeless money, prob5", "196-[128,128]-5 (from scratch)", 42373, "300,000", "0.14",
-                   eq("prob5_128x2_vs_gnubg-nn"), eq("prob5_128x2_vs_pubeval"), "n/a (no cube)",
+                   _eq("prob5_128x2_vs_gnubg-nn"), _eq("prob5_128x2_vs_pubeval"), "n/a (no cube)",
                    seed_files=("prob5_128x2_vs_gnubg-nn", "prob5_128x2_vs_pubeval")),
         _model_row("dmp_128x2.pt", "DMP, P(win)", "196-[128,128]-1", 41857, "400,000", "0.31",
-                   rate("dmp_128x2_vs_gnubg-nn"), rate("dmp_128x2_vs_pubeval"), "n/a (DMP)",
+                   _rate("dmp_128x2_vs_gnubg-nn"), _rate("dmp_128x2_vs_pubeval"), "n/a (DMP)",
                    seed_files=("dmp_128x2_vs_gnubg-nn", "dmp_128x2_vs_pubeval")),
     ]
-    return _table(["file", "type", "architecture", "params", "episodes", "CPU-hours", "vs gnubg-nn 0-ply",
-                   "vs pubeval", "vs gnubg binary (cubeful)",
-                   "decision error, mEq/decision, 0-ply [95% CI]; 1-ply (1,100 decisions)",
-                   "seeds: selection; report", "md5"], rows)
+
+
+def best_models_table() -> str:
+    rows = (_dmp_rows() + _cubeless_rows() + _cubeful_rows() + _match_rows() + _match_256x2_successor_rows()
+            + _prob5_and_first_rows())
+    return markdown_table(["file", "type", "architecture", "params", "episodes", "CPU-hours", "vs gnubg-nn 0-ply",
+                           "vs pubeval", "vs gnubg binary (cubeful)",
+                           "decision error, mEq/decision, 0-ply [95% CI]; 1-ply (1,100 decisions)",
+                           "seeds: selection; report", "md5"], rows)
 
 
 # players, result file, luck JSON (or None), bold
@@ -529,7 +448,7 @@ MATCH_ROWS = [
 def match_table() -> str:
     rows = []
     for players, name, luck_name, bold in MATCH_ROWS:
-        d = match_json(name)
+        d = FILES.match_json(name)
         ext = "gnubg-ext" in name
         how = f"gnubg's dice, seed {seed(name)}, {workers(name)}" if ext else f"seed {seed(name)}"
         rate = pct(name, "match_win_rate")
@@ -539,16 +458,12 @@ def match_table() -> str:
         drops = d["drops_per_match"]
         rows.append([players, f"{n(games(name))} ({how})", rate, f"{d['points_per_game']['mean']:+.3f}",
                      f"{drops['a']:.2f}, {drops['b']:.2f}", f"`{name}`"])
-    return _table(["players", "matches", "match-win rate (first player) [95% CI]", "points/game",
-                   "drops per match (first, second)", "file"], rows)
-
-
-PLAYS_BY = {"P(win) (DMP)": "P(win) (DMP)"}
+    return markdown_table(["players", "matches", "match-win rate (first player) [95% CI]", "points/game",
+                           "drops per match (first, second)", "file"], rows)
 
 
 def decisions_table() -> str:
-    with open(_path(DECISIONS)) as fh:
-        entries = [json.loads(line) for line in fh]
+    entries = FILES.decision_entries()
     entries.sort(key=lambda d: d["overall"]["meq"])
     rows = []
     for d in entries:
@@ -557,22 +472,22 @@ def decisions_table() -> str:
         rows.append([f"`{name}`", str(d["ply"]), d["plays_by"], f"{o['meq']:.1f} [{o['ci'][0]:.1f}, {o['ci'][1]:.1f}]",
                      f"{c['contact']['meq']:.1f}", f"{c['crashed']['meq']:.1f}", f"{c['race']['meq']:.1f}",
                      f"{100 * o['best']:.0f}%", f"{100 * o['outside']:.0f}%"])
-    return _table(["player", "ply", "plays by", "overall mEq [95% CI]", "contact", "crashed", "race", "best move",
-                   "outside"], rows)
+    return markdown_table(["player", "ply", "plays by", "overall mEq [95% CI]", "contact", "crashed", "race", "best move",
+                           "outside"], rows)
 
 
 def health_table() -> str:
     """best_models/README.md: dead, distinct and active hidden units of every release."""
-    with open(_path(UNIT_HEALTH)) as fh:
+    with open(FILES.path(UNIT_HEALTH)) as fh:
         models = json.load(fh)["models"]
     rows = []
     for name, h in sorted(models.items()):
-        worst = max(d / w for d, w in zip(h["dead"], h["widths"]))
+        worst = max(d / w for d, w in zip(h["dead"], h["widths"], strict=True))
         rows.append([f"`{name}`", "[" + ",".join(map(str, h["widths"])) + "]", " / ".join(map(str, h["dead"])),
                      f"{100 * worst:.0f}%", " / ".join(map(str, h["distinct"])),
                      " / ".join(f"{a:.2f}" for a in h["active"])])
-    return _table(["model", "hidden", "dead units per layer", "worst layer dead", "distinct units per layer",
-                   "mean fraction active per layer"], rows)
+    return markdown_table(["model", "hidden", "dead units per layer", "worst layer dead", "distinct units per layer",
+                           "mean fraction active per layer"], rows)
 
 
 def summary_table() -> str:
@@ -609,50 +524,20 @@ def summary_table() -> str:
          f"{n(games('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7'))} matches on gnubg's dice; "
          + seeds_cell("match_512x2x256_hold2.pt", "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7")],
     ]
-    return _table(["mode", "model", "result [95% CI]", "games; seeds"], rows)
+    return markdown_table(["mode", "model", "result [95% CI]", "games; seeds"], rows)
 
 
 TABLES = {"best_models": best_models_table, "best_models_match": match_table,
           "best_models_decisions": decisions_table, "best_models_health": health_table, "summary": summary_table}
 
 
-def _markers(name: str) -> tuple[str, str]:
-    return f"<!-- results_tables: {name} begin -->", f"<!-- results_tables: {name} end -->"
-
-
-def render(text: str, name: str, table: str) -> str:
-    begin, end = _markers(name)
-    i, j = text.find(begin), text.find(end)
-    if i < 0 or j < i:
-        raise ValueError(f"no '{begin}' ... '{end}' markers")
-    return text[:i + len(begin)] + "\n" + table + "\n" + text[j:]
-
-
 def update(write: bool = False) -> list[str]:
-    """Names of the tables whose committed text differs from what the result files give;
-    with ``write``, those tables are rewritten (atomically) to agree."""
-    changed, texts = [], {}
-    for name, make in TABLES.items():   # every table made before any is written
-        path = _path(TARGETS[name])
-        if path not in texts:
-            with open(path) as fh:
-                texts[path] = fh.read()
-        new = render(texts[path], name, make())
-        if new != texts[path]:
-            texts[path] = new
-            changed.append(f"{name} ({TARGETS[name]})")
+    """The tables whose committed text differs from what the result files give, as 'NAME
+    (FILE)'; with ``write``, those files are rewritten (atomically) to agree."""
+    changed, texts = remade(TABLES, {name: FILES.path(rel) for name, rel in TARGETS.items()})
     if write:
-        written = []
-        for path in sorted({_path(TARGETS[c.split(' (')[0]]) for c in changed}):
-            try:
-                with atomic_write(path) as fh:
-                    fh.write(texts[path])
-            except OSError as exc:   # the message says which files were rewritten before it
-                kept = (f"{', '.join(os.path.relpath(w, ROOT) for w in written)} already rewritten" if written
-                        else "nothing was rewritten")
-                raise OSError(exc.errno, f"{exc.strerror}; {kept}", exc.filename) from None
-            written.append(path)
-    return changed
+        write_texts(texts, sorted({FILES.path(TARGETS[name]) for name in changed}), ROOT)
+    return [f"{name} ({TARGETS[name]})" for name in changed]
 
 
 def main() -> None:

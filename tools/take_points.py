@@ -62,8 +62,14 @@ def cases(met):
 
 def check(model_path: str) -> dict:
     from tdbg.net.search import Search
-    from tdbg.play.players import Player, evaluator
+    from tdbg.play.players import Player, checkpoint_game_mode, evaluator
     from tdbg.game.modes.matchplay import MatchPlay, pack
+    # only a match model doubles and takes by the score (another plays a match by its own rules:
+    # asked for the decisions below, a cubeful money one raised an AttributeError)
+    trained_for = checkpoint_game_mode(model_path)
+    if trained_for != MatchPlay.name:
+        raise cli.UsageError(f"{model_path} is {'a ' + trained_for + ' model' if trained_for else 'no checkpoint'}: "
+                             f"take points are those of a match-play model (train_batch.py --warm-start-match)")
     mode = MatchPlay(length=7)
     rows = cases(mode.met)
     boards = np.stack([r[0] for r in rows])
@@ -75,7 +81,7 @@ def check(model_path: str) -> dict:
            "doubles_exact": int(exact_double.sum())}
     clear = np.abs(margin) > 0.02   # take/drop decisions more than 2% MWC from the take point
     for ply in (0, 1):
-        agent = cli.checked(lambda: evaluator(Player(model_path, Search(oneply=ply == 1)), mode))
+        agent = cli.checked(lambda ply=ply: evaluator(Player(model_path, Search(oneply=ply == 1)), mode))
         act = agent.cube_action(boards, states)
         agree_take = act.take == exact_take
         agree_double = act.double == exact_double
@@ -83,7 +89,7 @@ def check(model_path: str) -> dict:
                             "take_agreement_clear": float(agree_take[clear].mean()), "clear_cases": int(clear.sum()),
                             "double_agreement": float(agree_double.mean()),
                             "wrong_takes": [f"{r[1]}a-{r[2]}a p={r[3]:.3f} margin {r[6]:+.3f}"
-                                            for r, ok in zip(rows, agree_take) if not ok][:12]}
+                                            for r, ok in zip(rows, agree_take, strict=True) if not ok][:12]}
     return out
 
 

@@ -89,11 +89,11 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
         dst.write(version1_bytes(src.read()))
     boards = oracle_positions(args.decisions, seed=args.seed + 100)
     dice = np.random.default_rng(args.seed).integers(1, 7, (len(boards), 2))
-    lines = "".join(f"{be.position_id(b)} {d1} {d2}\n" for b, (d1, d2) in zip(boards, dice))
+    lines = "".join(f"{be.position_id(b)} {d1} {d2}\n" for b, (d1, d2) in zip(boards, dice, strict=True))
     c_secs, c_cpu, c_out = timed([os.path.join(ROOT, "c_inference", "tdbg_move"), binf], lines, args.reps)
     base_secs, base_cpu, base_out = timed([baseline_exe, binf_v1], lines, args.reps)
     assert len(c_out.splitlines()) == len(boards)
-    same = sum(a.split("\t")[4] == b.split("\t")[4] for a, b in zip(c_out.splitlines(), base_out.splitlines()))
+    same = sum(a.split("\t")[4] == b.split("\t")[4] for a, b in zip(c_out.splitlines(), base_out.splitlines(), strict=True))
 
     agent = evaluator(Player(ckpt))
     n_single = min(len(boards), args.single)
@@ -106,11 +106,11 @@ def decisions(hidden, args, baseline_exe, tmp) -> dict:
         t, c = time.perf_counter(), time.process_time()
         chosen = agent.choose_moves(boards, dice)
         td_batch, td_batch_cpu = min(td_batch, time.perf_counter() - t), min(td_batch_cpu, time.process_time() - c)
-    agree = sum(line.split("\t")[4] == be.position_id(be.swap(c)) for line, c in zip(c_out.splitlines(), chosen))
+    agree = sum(line.split("\t")[4] == be.position_id(be.swap(c)) for line, c in zip(c_out.splitlines(), chosen, strict=True))
 
     blist, dlist = boards.tolist(), dice.tolist()
     t = time.perf_counter()
-    for b, (d1, d2) in zip(blist, dlist):
+    for b, (d1, d2) in zip(blist, dlist, strict=True):
         gnubg_nn.best_move(b, d1, d2)
     gnubg_secs = time.perf_counter() - t
 
@@ -148,7 +148,7 @@ def games(model, binf: str, args, tmp: str) -> dict:
     c_points = [float(ln.split("\t")[3]) for ln in out.splitlines() if ln.startswith("game\t")]
     return {"games": args.games, "games_per_s": {"tdbg_play": round(args.games / c_secs, 1),
                                                   "play_games": round(args.games / py_secs, 1)},
-            "same_points": sum(p == r.points for p, r in zip(c_points, records)),
+            "same_points": sum(p == r.points for p, r in zip(c_points, records, strict=True)),
             "note": "play_games batches all games' decisions per ply; tdbg_play plays one game after another"}
 
 

@@ -20,10 +20,10 @@ from __future__ import annotations
 import os
 import time
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-
 from tdbg.app import cli
 from tdbg.infra.fileio import json_text
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 ONEPLY_BLOCK = 32  # decisions per 1-ply pass: a few hundred MB of replies
 DEFAULT_DATA = os.path.join(ROOT, "experiments", "benchmarks", "decisions", "decisions.json")

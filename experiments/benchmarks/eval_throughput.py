@@ -17,7 +17,7 @@ import torch
 
 
 from tdbg.app import cli
-from tdbg.play.series import Series, Table, play_series
+from tdbg.play.series import ModeSpec, Series, play_series
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
@@ -45,7 +45,7 @@ def main() -> None:
     mode = game_mode("dmp")
 
     t0 = time.perf_counter()
-    records = play_series(Series((Player(path), Player("gnubg-nn")), Table("dmp"), args.games, seed=args.seed,
+    records = play_series(Series((Player(path), Player("gnubg-nn")), ModeSpec("dmp"), args.games, seed=args.seed,
                                  workers=args.workers), progress=False).records
     parallel = time.perf_counter() - t0
 

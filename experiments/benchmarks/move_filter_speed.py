@@ -129,7 +129,7 @@ def main() -> None:
             "net_share_of_collect": a["net_seconds"] / a["collect_seconds"]}
     first = next(iter(out))   # the first precision's exact arm
     base, base_cpu = out[first]["episodes_per_s"], out[first]["episodes_per_cpu_s"]
-    for name, v in out.items():
+    for v in out.values():
         v["speedup"] = v["episodes_per_s"] / base
         v["speedup_cpu"] = v["episodes_per_cpu_s"] / base_cpu   # the figure to quote on a shared machine
     print(json_text({**chosen, "benchmark": "move_filter_speed", "model": args.model, "hidden": list(model.hidden),

@@ -58,11 +58,11 @@ def main() -> None:
     n_results = len(c_engine.expand_batch(boards, dice, encode=False)[0])
 
     def python_engine():
-        for b, (d1, d2) in zip(boards[: args.python_positions], dlist):
+        for b, (d1, d2) in zip(boards[: args.python_positions], dlist, strict=False):
             be.legal_moves(b, d1, d2)
 
     def c_single():
-        for b, (d1, d2) in zip(boards, dlist):
+        for b, (d1, d2) in zip(boards, dlist, strict=True):
             c_engine.legal_moves(b, d1, d2)
 
     ex = c_engine.Expander()
@@ -75,11 +75,11 @@ def main() -> None:
         return run
 
     def gnubg_moves():
-        for b, (d1, d2) in zip(blist, dlist):
+        for b, (d1, d2) in zip(blist, dlist, strict=True):
             gnubg_nn.moves(b, d1, d2)
 
     def gnubg_moves_boards():  # the same output as ours: the resulting boards
-        for b, (d1, d2) in zip(blist, dlist):
+        for b, (d1, d2) in zip(blist, dlist, strict=True):
             [gnubg_nn.board_from_position_key(k) for k in gnubg_nn.moves(b, d1, d2)]
 
     rates = {

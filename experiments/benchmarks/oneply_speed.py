@@ -117,7 +117,7 @@ def summarise(pairs: list, key: str) -> dict:
     after = [a[key] for _, a in pairs]
     return {"before": [round(x, 2) for x in before], "after": [round(x, 2) for x in after],
             "ratio_of_medians": round(_median(after) / _median(before), 3),
-            "ratio_per_pair": [round(a / b, 3) for b, a in zip(before, after)],
+            "ratio_per_pair": [round(a / b, 3) for b, a in zip(before, after, strict=True)],
             "digests_equal": all(b["digest"] == a["digest"] for b, a in pairs)}
 
 

@@ -33,9 +33,11 @@ Prints one JSON object last.
 """
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
+from itertools import pairwise
 
 import numpy as np
 import torch
@@ -54,7 +56,7 @@ AMX_ARMS = ARMS + ("bf16-amx",)   # on a CPU with AMX-BF16
 
 def macs_per_row(model) -> int:
     sizes = list(model.hidden)
-    return sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) + sizes[-1] * model.n_outputs
+    return sum(a * b for a, b in pairwise(sizes)) + sizes[-1] * model.n_outputs
 
 
 def collect(model, mode, precision: str, oneply: bool, episodes: int, seed: int) -> dict:
@@ -97,9 +99,9 @@ def best_rate(fn, work: float, seconds: float) -> float:
 def gemm_peak_torch(sizes, seconds: float = 1.0) -> float:
     """multiply-adds per CPU second of torch float32 matmul on the hidden shapes, 512-row
     blocks, ReLU between."""
-    ws = [torch.randn(a, b) / a ** 0.5 for a, b in zip(sizes[:-1], sizes[1:])]
+    ws = [torch.randn(a, b) / a ** 0.5 for a, b in pairwise(sizes)]
     x = torch.rand(512, sizes[0])
-    macs = 512 * sum(a * b for a, b in zip(sizes[:-1], sizes[1:]))
+    macs = 512 * sum(a * b for a, b in pairwise(sizes))
 
     def run():
         with torch.inference_mode():
@@ -141,7 +143,7 @@ def measure_peaks(model, arms, rounds: int = 4) -> dict:
             g = gemm_peak_torch(sizes) if arm == "fp32" else gemm_peak_kernel(model, kernel)
             peaks[arm]["gemm"] = max(peaks[arm]["gemm"], g)
             peak = instruction_peak(kernel)   # NaN where no loop of ours times the instruction
-            peaks[arm]["instruction"] = peak if peak != peak else max(peaks[arm]["instruction"], peak)
+            peaks[arm]["instruction"] = peak if math.isnan(peak) else max(peaks[arm]["instruction"], peak)
     return peaks
 
 

@@ -37,7 +37,6 @@ after the stages.  Prints one JSON object last.
 """
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile

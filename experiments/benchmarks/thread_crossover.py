@@ -11,6 +11,7 @@ with more threads (null: none did).  tdbg.infra.threads.SMALL_NET_PARAMS records
 from __future__ import annotations
 
 import time
+from functools import partial
 
 import torch
 
@@ -33,6 +34,17 @@ def rate(fn, threads: int, seconds: float) -> float:
     return calls / (time.perf_counter() - start)
 
 
+def train_step(model, opt, batch, target):
+    opt.zero_grad()
+    torch.nn.functional.mse_loss(model(batch), target).backward()
+    opt.step()
+
+
+def score(model, candidates):
+    with torch.inference_mode():
+        model(candidates)
+
+
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--threads", type=cli.positive_int, default=2, help="threads compared with one")
@@ -47,18 +59,10 @@ def main() -> None:
         opt = torch.optim.Adam(model.parameters(), lr=1e-4)
         batch, target, candidates = torch.rand(256, 196), torch.rand(256), torch.rand(2560, 196)
 
-        def train_step():
-            opt.zero_grad()
-            torch.nn.functional.mse_loss(model(batch), target).backward()
-            opt.step()
-
-        def score():
-            with torch.inference_mode():
-                model(candidates)
-
+        steps = (("train", partial(train_step, model, opt, batch, target)), ("score", partial(score, model, candidates)))
         best = {}
         for _ in range(args.reps):
-            for name, fn in (("train", train_step), ("score", score)):
+            for name, fn in steps:
                 for t in (1, args.threads):
                     best[name, t] = max(best.get((name, t), 0.0), rate(fn, t, args.seconds))
         params = sum(p.numel() for p in model.parameters())

@@ -32,11 +32,11 @@ import subprocess
 import sys
 import tempfile
 
-ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-
 import numpy as np
 import torch
 from tdbg.infra.fileio import json_text
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 RESULTS = os.path.join(ROOT, "experiments", "head_to_head", "results")
 # (stored CSV, play_models.py flags): every mode, every head, 0-ply and 1-ply, cube actions
@@ -154,7 +154,7 @@ def match_prints(games: int) -> dict:
             want = read_rows(os.path.join(RESULTS, stored), games)
             out[f"match/{stored}"] = {"rows": hashlib.sha256("\n".join(mine).encode()).hexdigest()[:16],
                                       "equal_to_stored": mine == want,
-                                      "differing_rows": sum(a != b for a, b in zip(mine, want))}
+                                      "differing_rows": sum(a != b for a, b in zip(mine, want, strict=False))}
     return out
 
 

@@ -84,7 +84,7 @@ def main() -> None:
               "class_share": {c: float((classes == c).mean()) for c in np.unique(classes)}, "models": {}}
     for path, model in models.items():
         chosen = picks(model, decisions)
-        loss = gnubg_best - np.array([w[k] for (_, w), k in zip(decisions, chosen)])
+        loss = gnubg_best - np.array([w[k] for (_, w), k in zip(decisions, chosen, strict=True)])
         per = {}
         for c in np.unique(classes):
             m = classes == c

@@ -21,13 +21,14 @@ from types import SimpleNamespace
 
 import numpy as np
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 from tdbg.infra.errors import InputError
 from tdbg.game.modes import game_mode
 from tdbg.play.evaluator import Evaluator
 from tdbg.play.luck import game_luck, judge as luck_judge
 from tdbg.play.matfile import read_mat
 from tdbg.infra.fileio import json_text
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 
 def folder_luck(folder: str, judge: Evaluator, player: str) -> dict:

@@ -17,13 +17,14 @@ import os
 
 import numpy as np
 
-ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 import gnubg_nn
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED
 from tdbg.play.players import Player, evaluator
 from tdbg.game.modes.matchplay import MatchPlay, pack
 from tdbg.infra.fileio import json_text
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 
 SCORES = [(7, 7), (5, 5), (3, 3), (4, 2), (2, 4), (5, 3), (3, 5), (6, 4), (4, 6)]  # (doubler, taker) away
 

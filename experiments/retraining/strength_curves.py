@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import os
 
-ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-
 from tdbg.app import cli
 from tdbg.tools import plot_eval_curve
+
+ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 
 S = "experiments/retraining/strength"
 M = "experiments/retraining/strength_money"

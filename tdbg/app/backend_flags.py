@@ -3,7 +3,7 @@ and the check of them (and the connection to Ray) before a run starts."""
 from __future__ import annotations
 
 from tdbg.app import cli, settings
-from tdbg.infra.backends import RAY_INSTALL, Backend
+from tdbg.infra.backends import DEFAULT_RAY_TIMEOUT, RAY_INSTALL, Backend
 from tdbg.infra.errors import InputError
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 
@@ -25,7 +25,7 @@ def add_backend_args(parser, what: str) -> None:
 def start(args) -> None:
     """``start_backend`` for the parsed flags."""
     start_backend(Backend(getattr(args, "backend", "local"), getattr(args, "ray_address", None),
-                          getattr(args, "ray_timeout", None)), args.workers)
+                          getattr(args, "ray_timeout", DEFAULT_RAY_TIMEOUT)), args.workers)
 
 
 def start_backend(where: Backend, workers: int) -> None:

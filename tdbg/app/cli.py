@@ -8,9 +8,11 @@ import contextlib
 import csv
 import math
 import os
+import re
 import signal
 import sys
 import warnings
+from typing import NoReturn
 
 from tdbg.infra import run_outputs, stop_signals, threads
 from tdbg.infra.errors import InputError, RunError
@@ -96,7 +98,7 @@ FAILED = 2        # exit code of every failure reported as one error line: bad i
 INTERRUPTED = 130  # exit code after Ctrl-C (128 + SIGINT), as a shell reports it
 
 
-def fail(message: str, prog: str | None = None, code: int = FAILED) -> None:
+def fail(message: str, prog: str | None = None, code: int = FAILED) -> NoReturn:
     """One ``prog: error: message`` line on stderr (a message of several lines is joined
     into one), then exit with ``code``."""
     prog = prog or os.path.basename(sys.argv[0])
@@ -166,7 +168,8 @@ def run_main(main) -> None:
     held: list = []
     for stream in (sys.stdout, sys.stderr):   # a character the terminal's encoding lacks (PYTHONIOENCODING=ascii,
         with contextlib.suppress(AttributeError, ValueError):   # a non-ASCII path) is shown as \xe9, not a traceback
-            stream.reconfigure(errors="backslashreplace")
+            # a stream replaced by a caller (a test's capture) may have no reconfigure: suppressed above
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
         with stop_signals.raise_on_signals(), warnings.catch_warnings(record=True) as held, run_outputs.run():
@@ -203,10 +206,11 @@ def run_main(main) -> None:
 
 def _int_at_least(low: int, words: str):
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        # ASCII digits only: int() also reads 1_000 (as --hidden and result files do not) and
+        # other scripts' digits
+        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+        value = int(text)
         if value < low:
             raise argparse.ArgumentTypeError(f"{words}, got {value}")
         return value

@@ -20,7 +20,7 @@ from tdbg.net.search import Search
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import mat_length, write_mat
 from tdbg.play.players import Player, checkpoint_game_mode
-from tdbg.play.series import Series, Table, pinned_series, play_series
+from tdbg.play.series import ModeSpec, Series, pinned_series, play_series
 from tdbg.play.units import series_unit
 
 # the units of gnubg's analysis of the mode's games (a DMP game is analysed as a 1-point match)
@@ -101,12 +101,15 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
 def play(s: EvalSettings, mode, files: "MatFiles") -> tuple[int, dict]:
     """Play the games (matches) into ``files``: the number of records played, and the md5 of
     the checkpoint bytes each side played (None for a named opponent)."""
-    opponent = s.model if s.opponent == "self" else s.opponent
+    model = s.model
+    assert model is not None   # checked_start refused a run without --model
+    opponent = model if s.opponent == "self" else s.opponent
     # the opponent looks ahead as our model does only when it is our model
-    players = (Player(s.model, Search(oneply=s.oneply)),
+    players = (Player(model, Search(oneply=s.oneply)),
                Player(opponent, Search(oneply=s.oneply and s.opponent == "self")))
     add = {"game": files.add_games, "match": files.add_matches}[series_unit(mode)]
-    series = pinned_series(Series(players, Table(mode.name, s.jacoby, mat_length(mode)), s.games, s.seed, s.workers,
+    spec = ModeSpec(mode.name, s.jacoby, mat_length(mode))
+    series = pinned_series(Series(players, spec, s.games, s.seed, s.workers,
                                   record=True))   # the checkpoints read once: the games play these bytes
     play_series(series, progress=not s.quiet, on_records=lambda batch: add(batch, mat_length(mode)))
     return files.played, {"model_md5": series.players[0].md5, "opponent_md5": series.players[1].md5}
@@ -174,7 +177,8 @@ class Mirrors:
     as does any record outside self-play."""
 
     def __init__(self, active: bool):
-        self.active, self.skipped, self._keys = active, 0, {}
+        self.active, self.skipped = active, 0
+        self._keys: dict = {}
 
     def distinct(self, records: list) -> list:
         if not self.active:

@@ -9,8 +9,10 @@ from dataclasses import dataclass
 
 from tdbg.app import cli
 from tdbg.app.eval_settings import EvalSettings
+from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_rules import analysis_rules
 from tdbg.infra import fileio, threads
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES, Output, check_input, check_outputs, file_kind
@@ -32,9 +34,10 @@ def analyse_folder(s: EvalSettings) -> None:
     if s.model or s.opponent != "self" or s.self_play or s.out or s.export_only or s.cubeful:
         raise cli.UsageError("--from-mat analyses saved files: it takes no --model, --opponent, --self-play, "
                              "--out, --export-only or --cubeful (the files say how they were played)")
-    if not os.path.isdir(s.from_mat):
-        raise cli.UsageError(f"--from-mat {s.from_mat}: no such folder")
-    files = sorted(os.path.join(s.from_mat, n) for n in os.listdir(s.from_mat) if n.endswith(".mat"))
+    folder = s.from_mat
+    if folder is None or not os.path.isdir(folder):
+        raise cli.UsageError(f"--from-mat {folder}: no such folder")
+    files = sorted(os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(".mat"))
     if not files:
         raise cli.UsageError(f"--from-mat {s.from_mat}: no .mat files there")
     for path in files:  # before gnubg: it would read an unreadable file as a match of no games
@@ -43,7 +46,7 @@ def analyse_folder(s: EvalSettings) -> None:
     try:
         info = preflight(s.gnubg, timeout=s.gnubg_timeout)
         gnubg_ratings([0.0], info["binary"], s.gnubg_timeout)
-        games = as_player_x(analyse_files(files, s.analysis(info["binary"])), s.player)
+        games = as_player_x(analyse_files(files, s.analysis(info["binary"], saved_games_rules(s))), s.player)
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     opponents = sorted({g["names"]["O"] for g in games})
@@ -55,6 +58,13 @@ def analyse_folder(s: EvalSettings) -> None:
            {"model": None, "player": s.player, "opponent": ", ".join(opponents), "files": len(files),
             "game_mode": "match" if units == "MWC" else "money",
             "resample_unit": "matches (a file's games)" if units == "MWC" else "games"})
+
+
+def saved_games_rules(s: EvalSettings) -> list[str]:
+    """The gnubg commands the analysis of saved files needs first: those of the game mode
+    --game-mode names.  A .mat file does not say whether the cube was in play, and games
+    played without one, analysed with it, are charged every right double as a missed one."""
+    return analysis_rules(game_mode(s.game_mode, s.jacoby)) if s.game_mode else []
 
 
 def check_mat_file(path: str) -> None:
@@ -96,8 +106,8 @@ def rate(s: EvalSettings, info: dict, analysed: Analysed) -> dict:
             result["luck"] = luck_adjusted(games, units == "MWC", s.seed)
         except GnubgError as exc:
             raise cli.UsageError(str(exc)) from None
-    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3]))
-    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:]))
+    result["gnubg_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[:3], strict=True))
+    result["gnubg_chequer_rating"] = dict(zip(("mean", "ci_low", "ci_high"), rating[3:], strict=True))
     return result
 
 

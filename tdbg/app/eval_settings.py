@@ -2,6 +2,7 @@
 the flags from them): what plays or which files, gnubg's analysis, the processes, the outputs."""
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tdbg.game.modes import GAME_MODES
@@ -59,7 +60,7 @@ class EvalSettings:
                                     "files in --out)")
     quiet: bool = option(False, "no progress bar")
 
-    def analysis(self, binary: str, rules: tuple[str, ...] = ()) -> GnubgAnalysis:
+    def analysis(self, binary: str, rules: Sequence[str] = ()) -> GnubgAnalysis:
         """gnubg's analysis as these flags ask for it, run by ``binary`` (preflight's choice),
         after the game mode's ``rules`` (gnubg_rules.analysis_rules)."""
         return GnubgAnalysis(binary, ply=self.ply, jacoby=self.jacoby, luck=self.luck, rules=tuple(rules),

@@ -19,7 +19,7 @@ from tdbg.net.search import Search
 from tdbg.play.luck import read_reference
 from tdbg.play.matfile import mat_length
 from tdbg.play.players import Player, check_spec, checkpoint_game_mode, pinned
-from tdbg.play.series import Series, Table
+from tdbg.play.series import ModeSpec, Series
 from tdbg.play.units import series_unit
 
 
@@ -42,7 +42,7 @@ class Pins:
 
     def md5s(self, model1: str, model2: str) -> dict:
         """The summary's md5s: of the bytes that play."""
-        return {f"{key}_md5": hashlib.md5(self.get(spec)).hexdigest() if self.get(spec) is not None else None
+        return {f"{key}_md5": hashlib.md5(data).hexdigest() if (data := self.get(spec)) is not None else None
                 for key, spec in (("model1", model1), ("model2", model2))}
 
     def game_mode(self, spec: str) -> str | None:
@@ -122,9 +122,12 @@ def the_players(s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = Fa
     gnubg binary's level); ``gnubg_depth``: --plies goes to a gnubg-nn player (match play
     takes no --plies)."""
     searches = (player_search(s, s.oneply1, s.twoply1), player_search(s, s.oneply2, s.twoply2))
-    players = tuple(Player(spec, search, plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
-                           engine=s.engine, data=pins.get(spec))
-                    for spec, search in zip((s.model1, model2), searches))
+
+    def make(spec: str, search: Search) -> Player:
+        return Player(spec, search, plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
+                      engine=s.engine, data=pins.get(spec))
+
+    players = (make(s.model1, searches[0]), make(model2, searches[1]))
     for player in players:
         if player.name not in GNUBG_LEVELS:
             check_spec(player.name)
@@ -146,7 +149,7 @@ def games_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins) 
     backend_flags.start_backend(s.where, s.workers)
     if s.plies is not None and all(p.plies is None for p in players):
         raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
-    return Series(players, Table(mode.name, s.jacoby), s.games, s.seed, s.workers,
+    return Series(players, ModeSpec(mode.name, s.jacoby), s.games, s.seed, s.workers,
                   record=bool(s.save_games or s.save_extreme_games), luck=s.luck, pool=s.where.backend,
                   n_bootstrap=s.n_bootstrap, luck_data=pins.luck)
 
@@ -158,8 +161,8 @@ def matches_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins
     if s.where.backend != "local":
         raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(s, model2)
-    return Series(the_players(s, model2, pins), Table("match", match_length=mode.length, met=s.met), s.games, s.seed,
-                  s.workers, n_bootstrap=s.n_bootstrap)
+    return Series(the_players(s, model2, pins), ModeSpec("match", match_length=mat_length(mode), met=s.met), s.games,
+                  s.seed, s.workers, n_bootstrap=s.n_bootstrap)
 
 
 ON_OUR_DICE = {"game": games_on_our_dice, "match": matches_on_our_dice}
@@ -208,6 +211,6 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
     players = the_players(s, level, pins)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     run_outputs.claim()   # gnubg writes the match files (into --save-games, made with the first): old ones go now
-    series = Series(players, Table(mode_name, s.jacoby, mat_length(mode), s.met), s.games,
+    series = Series(players, ModeSpec(mode_name, s.jacoby, mat_length(mode), s.met), s.games,
                     s.seed, s.workers, luck=s.luck, n_bootstrap=s.n_bootstrap, luck_data=pins.luck)
     return Plan(series, level, md5, mode, GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, s.save_games))

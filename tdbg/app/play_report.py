@@ -2,9 +2,12 @@
 and --csv files, gnubg's errors (one line)."""
 from __future__ import annotations
 
+from typing import Any
+
 from tdbg.app import cli
 from tdbg.app.play_plan import Plan
 from tdbg.app.play_settings import PlaySettings
+from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.gnubg.gnubg_binary import describe, preflight
 from tdbg.infra import fileio
 from tdbg.infra.provenance import provenance
@@ -19,8 +22,8 @@ def game_fields(s: PlaySettings, plan: Plan, played: Played) -> dict:
     """The settings a games summary records, after its numbers."""
     players = plan.series.players
     ours = {} if plan.gnubg else {"oneply2": s.oneply2}
-    fields = dict(model1=s.model1, model2=plan.model2, oneply1=s.oneply1, **ours, oneply_k=s.oneply_k,
-                  oneply_filter=s.oneply_filter)
+    fields: dict[str, Any] = dict(model1=s.model1, model2=plan.model2, oneply1=s.oneply1, **ours,
+                                  oneply_k=s.oneply_k, oneply_filter=s.oneply_filter)
     if not plan.gnubg:
         fields.update(twoply1=players[0].search.twoply, twoply2=players[1].search.twoply, plies=s.plies)
     fields["jacoby"] = s.jacoby
@@ -33,6 +36,7 @@ def match_fields(s: PlaySettings, plan: Plan, played: Played) -> dict:
     fields = dict(game_mode=plan.mode.name, seed=s.seed, model1=s.model1, model2=plan.model2, oneply1=s.oneply1,
                   **ours, oneply_k=s.oneply_k, oneply_filter=s.oneply_filter)
     if not plan.gnubg:
+        assert isinstance(plan.mode, MatchPlay)   # a matches summary is match play's
         fields["met"] = plan.mode.met.name
     return fields
 
@@ -50,6 +54,8 @@ def report(s: PlaySettings, plan: Plan, played: Played) -> None:
     if plan.gnubg and not played.records:
         raise cli.UsageError(f"no {unit} against gnubg finished: {errors_text(played.errors)}")
     summary = played.summary
+    if summary is None:   # not one unit finished (a local series finishes all of its units or raises)
+        raise cli.UsageError(f"no {unit} finished")
     summary.fields.update(settings_of(s, plan, played))
     if plan.gnubg:
         mismatches = [r.index for r in played.games if r.our_record != r.points]

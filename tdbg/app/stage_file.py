@@ -8,10 +8,12 @@ it stands for, so every value is checked exactly as the flag's would be.
 from __future__ import annotations
 
 import argparse
+import os
 import tomllib
 from dataclasses import fields, is_dataclass
 
 from tdbg.app import cli
+from tdbg.infra.fileio import KIND_NAMES
 from tdbg.learn.settings import BatchStage, OnlineStage, Prob5Stage, stage_config
 
 # what a stage file may not set: the file itself, and help
@@ -29,7 +31,7 @@ def add_config_flag(parser) -> None:
 
 
 def _actions_by_name(parser) -> dict[str, argparse.Action]:
-    out = {}
+    out: dict[str, argparse.Action] = {}
     for action in parser._actions:
         for flag in action.option_strings:
             if flag.startswith("--") and not flag.startswith("--no-"):
@@ -41,6 +43,8 @@ def read_tokens(parser, path: str) -> list[str]:
     """The stage file at ``path`` as command-line tokens (checked then as the flags are):
     ``lr = 3e-4`` -> ``--lr 3e-4``, ``oneply = true`` -> ``--oneply``, ``hidden = [128, 128]``
     -> ``--hidden 128,128``.  UsageError for a file that cannot be read or a key no flag has."""
+    if os.path.exists(path) and not os.path.isfile(path):   # a FIFO's open() waited for a writer forever
+        raise cli.UsageError(f"--config {path} is {KIND_NAMES['special']}, not a TOML stage file")
     try:
         with open(path, "rb") as fh:
             table = tomllib.load(fh)

@@ -95,6 +95,24 @@ def _recorded_values(stage: dict, dests: set[str]) -> dict:
             if k in dests and k not in STAGE_START and k not in RUN_ONLY and k not in ("save", "json")}
 
 
+def _as_the_flag_takes(action: argparse.Action, value, path: str):
+    """``value``, a continued stage's record of ``action``'s flag, checked as the flag checks
+    what it is given: a value the flag refuses (a damaged or crafted checkpoint: an LR of
+    'abc') is refused in one line, where it reached the optimizer and raised a TypeError."""
+    if value is None or isinstance(value, bool) or (action.type is None and not action.choices):
+        return value
+    text = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+    try:
+        if action.type is not None:
+            action.type(text)
+        if action.choices is not None and value not in action.choices:
+            raise ValueError(f"not one of {', '.join(map(str, action.choices))}")
+    except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
+        raise InputError(f"{path}: its unfinished stage records {action.option_strings[0]} {value!r}, which the "
+                         f"flag refuses ({exc})") from None
+    return value
+
+
 def parse(parser, stage_class, argv: list[str] | None = None):
     """(the stage's settings, the parsed namespace) from ``argv`` (default: the command line),
     the stage file and a continued stage's record, as the module notes say."""
@@ -114,10 +132,10 @@ def parse(parser, stage_class, argv: list[str] | None = None):
                     setattr(args, name, False if name == "keep_output_layer" else None)
             args.resume = path
         if stage is not None:   # a stage that is finished (or has no record) starts anew: nothing to take
-            dests = {a.dest for a in parser._actions}
-            for name, value in _recorded_values(stage, dests).items():
+            actions = {a.dest: a for a in parser._actions}
+            for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:
-                    setattr(args, name, value)
+                    setattr(args, name, _as_the_flag_takes(actions[name], value, path))
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
     log_continues = bool(args.log and recorded_log and os.path.realpath(args.log) == os.path.realpath(recorded_log))
     stage = settings.build(stage_class, args, hidden_given="hidden" in given, log_continues=log_continues)

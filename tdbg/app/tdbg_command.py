@@ -105,6 +105,7 @@ def main(argv: list[str] | None = None) -> None:
         what = (f"'{argv[0]}' needs one of: {', '.join(w[1] for w in group)}" if group
                 else f"no command '{argv[0]}' (tdbg --help lists them)")
         cli.fail(what, "tdbg", code=cli.FAILED)
+        return   # (fail exits; cli is imported late, so the checker cannot tell)
     words, module = found
     rest = argv[len(words):]
     prog = "tdbg " + " ".join(words)

@@ -28,6 +28,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import DiceStream
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
+from tdbg.game.modes.base import GameMode
 from tdbg.infra.settings import derived, option
 from tdbg.play import analysis
 from tdbg.play.matches import Score
@@ -52,7 +53,7 @@ class Net:
     """What the game asks of the net: boards have the net's side on roll in row 1, ``state``
     is the mode's cube state from the net's (or, for ``cube``, the doubler's) view."""
     name: str
-    mode: object
+    mode: GameMode
     output_mode: str
     plies: int
     cube_capable: bool

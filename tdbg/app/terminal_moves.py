@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 
@@ -86,9 +87,9 @@ def read_words(text: str) -> list[tuple[list[int], set, int]]:
         points = [_point(p.rstrip("*"), i == 0) for i, p in enumerate(pieces)]
         if OFF in points[:-1]:
             raise ValueError(f"{word!r}: a checker borne off goes no further")
-        if any(b >= a for a, b in zip(points, points[1:]) if b != OFF):
+        if any(b >= a for a, b in pairwise(points) if b != OFF):
             raise ValueError(f"{word!r} moves backwards: checkers move from higher points to lower ones")
-        starred = {p for p, piece in zip(points, pieces) if piece.endswith("*")}
+        starred = {p for p, piece in zip(points, pieces, strict=True) if piece.endswith("*")}
         times = int(m.group(3) or 1)
         if not 1 <= times <= 4:
             raise ValueError(f"{word!r}: a roll moves at most four checkers")

@@ -409,7 +409,7 @@ def parse_move(board, die1, die2, text: str) -> tuple[tuple, np.ndarray]:
             raise ValueError(f"cannot read move {word!r} (expected e.g. 13/7*, bar/22, 6/off, 8/5(2))")
         pieces = m.group(1).split("/")
         points = [_parse_point(p.rstrip("*"), i == 0) for i, p in enumerate(pieces)]
-        starred |= {p for p, piece in zip(points, pieces) if piece.endswith("*")}
+        starred |= {p for p, piece in zip(points, pieces, strict=True) if piece.endswith("*")}
         for _ in range(int(m.group(2) or 1)):
             src, dst = points[0], points[-1]
             if src <= dst and dst != 0:

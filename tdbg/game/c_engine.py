@@ -107,9 +107,9 @@ class Expander:
         # per-row outputs beside the boards, each allocated on first use and grown with them:
         # inputs (expand; columns past 196 are the caller's cube inputs, C never writes
         # them) and first hidden layers (expand_first_layer)
-        self._features = None
-        self._hidden1 = None
-        self._src = None   # expand_first_layer(distinct=True): each result's hidden row
+        self._features: np.ndarray | None = None
+        self._hidden1: np.ndarray | None = None
+        self._src: np.ndarray | None = None   # expand_first_layer(distinct=True): each result's hidden row
         self._where = ffi.new("int *")
         self._n_rows = ffi.new("int *")
 
@@ -149,7 +149,7 @@ class Expander:
 
         offsets = self._run(call, b)
         total = int(offsets[-1])
-        feats = self._features[:total] if encode else None
+        feats = self._features[:total] if encode and self._features is not None else None
         return self._boards[:total], feats, offsets
 
     def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None, relu: bool = True,
@@ -194,9 +194,12 @@ class Expander:
 
         offsets = self._run(call, b)
         total = int(offsets[-1])
+        hidden1, src = self._hidden1, self._src
+        assert hidden1 is not None   # allocated above (and src where distinct); _run only grows them
         if distinct:
-            return self._boards[:total], self._hidden1[:self._n_rows[0]], offsets, self._src[:total]
-        return self._boards[:total], self._hidden1[:total], offsets
+            assert src is not None
+            return self._boards[:total], hidden1[:self._n_rows[0]], offsets, src[:total]
+        return self._boards[:total], hidden1[:total], offsets
 
     def _run(self, call, b) -> np.ndarray:
         """Call the C batch function until every input is done, growing the buffers

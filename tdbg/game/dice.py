@@ -68,7 +68,8 @@ class RolloutDice:
     (each trial's dice are uniform over the draw of orders and shifts)."""
 
     def __init__(self, trials: int, seed: int):
-        self.trials, self.seed, self.blocks = trials, seed, []
+        self.trials, self.seed = trials, seed
+        self.blocks: list[np.ndarray] = []
         rng = np.random.default_rng([seed, 1 << 30])
         self.first, self.second = rng.permutation(36), rng.permutation(36)
         self.shift = rng.integers(0, 36, 36)

@@ -79,7 +79,7 @@ def _hits(own: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     hit_p = np.zeros(n)
     pip_loss = np.zeros(n)
     open_ = ~made
-    for (d1, d2), w in zip(ALL_ROLLS.tolist(), ROLL_WEIGHTS):
+    for (d1, d2), w in zip(ALL_ROLLS.tolist(), ROLL_WEIGHTS, strict=True):
         if d1 != d2:
             direct = _shift_up(src, d1) | _shift_up(src, d2)
             combo = _shift_up(src, d1 + d2) & (_shift_up(open_, d2) | _shift_up(open_, d1))
@@ -154,7 +154,7 @@ def _escape(own: np.ndarray, opp: np.ndarray, back: np.ndarray) -> np.ndarray:
     wall = np.where((blocked & ahead).any(axis=1), np.where(blocked & ahead, idx[None, :], 99).min(axis=1), 0)
     out = np.zeros(n)
     rows = np.arange(n)
-    for (d1, d2), w in zip(ALL_ROLLS.tolist(), ROLL_WEIGHTS):
+    for (d1, d2), w in zip(ALL_ROLLS.tolist(), ROLL_WEIGHTS, strict=True):
         steps = [d1, d2] if d1 != d2 else [d1] * 4
         ok = np.zeros(n, dtype=bool)
         for order in ([steps] if d1 == d2 else [steps, steps[::-1]]):

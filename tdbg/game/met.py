@@ -66,8 +66,9 @@ class MatchEquityTable:
 
 def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
     """The table in a GNU Backgammon MET XML file; METError with the reason otherwise."""
-    if not os.path.isfile(path):
-        raise METError(f"{path}: no such match equity table file")
+    if not os.path.isfile(path):   # a FIFO, a device or a folder is there, but no table file
+        raise METError(f"{path}: " + ("not a regular file (a folder, a FIFO, a socket or a device), not a match "
+                                      "equity table" if os.path.exists(path) else "no such match equity table file"))
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             text = fh.read()

@@ -61,8 +61,9 @@ class PythonExpander:
 
     def expand(self, boards, dice, encode: bool = True):
         b, d = backgammon_engine.check_batch(boards, dice)
-        results, offsets = [], [0]
-        for i, (board, (d1, d2)) in enumerate(zip(b, d)):
+        results: list[np.ndarray] = []
+        offsets = [0]
+        for i, (board, (d1, d2)) in enumerate(zip(b, d, strict=True)):
             try:
                 moves = backgammon_engine.legal_moves(board, int(d1), int(d2))
             except ValueError as exc:

@@ -193,12 +193,12 @@ def parse_xgid(text: str) -> GameState:
     fields = body.split(":")
     if len(fields) != 10:
         raise ValueError(f"an XGID has 10 ':'-separated fields, got {len(fields)} in {text!r}")
-    pos, cube_log2, owner, turn, dice, s_bottom, s_top, rules, length, max_cube = fields
+    pos, dice = fields[0], fields[4]
     if len(pos) != 26:
         raise ValueError(f"an XGID position is 26 characters, got {len(pos)}")
     try:
         cube_log2, owner, turn, s_bottom, s_top, rules, length, max_cube = (
-            int(x) for x in (cube_log2, owner, turn, s_bottom, s_top, rules, length, max_cube))
+            int(x) for x in fields[1:4] + fields[5:])
     except ValueError:
         raise ValueError(f"XGID {text!r}: cube, owner, turn, scores, rules, match length and maximum cube must be "
                          f"whole numbers") from None

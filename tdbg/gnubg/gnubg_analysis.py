@@ -15,6 +15,8 @@ import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import IO, Any
 
 import numpy as np
 
@@ -166,21 +168,28 @@ def analyse_files(files: list[str], analysis: GnubgAnalysis, folder: str | None 
     return games
 
 
+def _stdout(proc: subprocess.Popen) -> IO[bytes]:
+    """The output pipe of a gnubg _run_scripts started (stdout=PIPE: never None)."""
+    assert proc.stdout is not None
+    return proc.stdout
+
+
 def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
     """Run gnubg on each script, ``analysis.workers`` at a time; yield (stdout, stderr, exit
     code) of each as it ends.  GnubgError when none of the running gnubg says a word for
     ``analysis.timeout`` seconds; every gnubg still running is ended on the way out (an
     error, Ctrl-C)."""
     binary, workers, timeout = analysis.binary, analysis.workers, analysis.timeout
-    pending, running = list(scripts), {}   # process -> (its output so far, its stderr file)
+    pending = list(scripts)
+    running: dict[subprocess.Popen, tuple[bytearray, IO[bytes]]] = {}   # process -> (its output so far, its stderr file)
     try:
         while pending or running:
             while pending and len(running) < workers:
-                err = tempfile.TemporaryFile()  # a file: a chatty stderr can never block gnubg
+                err: IO[bytes] = tempfile.TemporaryFile()  # a file: a chatty stderr can never block gnubg
                 proc = subprocess.Popen([binary, "-t", "-q", "-r", "-p", pending.pop(0)], stdout=subprocess.PIPE,
                                         stderr=err, stdin=subprocess.DEVNULL, preexec_fn=child_dies_with_us())
                 running[proc] = (bytearray(), err)
-            by_fd = {p.stdout.fileno(): p for p in running}
+            by_fd = {_stdout(p).fileno(): p for p in running}
             ready, _, _ = select.select(list(by_fd), [], [], timeout)
             if not ready:
                 raise GnubgError(f"gnubg said nothing for {timeout:g} s while analysing (stalled? --gnubg-timeout)")
@@ -192,14 +201,14 @@ def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
                     continue
                 out, err = running.pop(proc)
                 end_child(proc, wait=timeout or 60.0)  # its output is closed: it is ending
-                proc.stdout.close()
+                _stdout(proc).close()
                 err.seek(0)
                 yield out.decode(errors="replace"), err.read().decode(errors="replace"), proc.returncode
                 err.close()
     finally:
         for proc, (_, err) in running.items():
             end_child(proc)
-            proc.stdout.close()
+            _stdout(proc).close()
             err.close()
 
 
@@ -235,7 +244,8 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
         rng = np.random.default_rng(seed)
         boots = np.array([rates(rng.integers(0, n, n)) for _ in range(n_boot)])
         lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
-        out = {name: interval(float(point[k]), float(lo[k]), float(hi[k]), n) for k, name in enumerate(names)}
+        out: dict[str, Any] = {name: interval(float(point[k]), float(lo[k]), float(hi[k]), n)
+                               for k, name in enumerate(names)}
     else:
         out = {name: interval(float(point[k]), None, None, n) for k, name in enumerate(names)}
     out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()),
@@ -274,12 +284,13 @@ def luck_adjusted(games: list[dict], match_play: bool, seed: int = 0, n_boot: in
         unit[2] += x["actual"] - x["luck_adjusted"]  # X's luck less the opponent's
     values = np.array(list(by_unit.values())) + (0.5 if match_play else 0.0) * np.array([1, 1, 0])
     n = len(values)
-    lo = hi = [None] * 3
+    lo: Sequence[float | None] = [None] * 3
+    hi: Sequence[float | None] = [None] * 3
     if has_interval(n):
         rng = np.random.default_rng(seed)
         boots = values[rng.integers(0, n, (n_boot, n))].mean(axis=1)
         lo, hi = (list(map(float, x)) for x in np.quantile(boots, [0.025, 0.975], axis=0))
-    out = {name: interval(float(values[:, k].mean()), lo[k], hi[k], n)
+    out: dict[str, Any] = {name: interval(float(values[:, k].mean()), lo[k], hi[k], n)
            for k, name in enumerate(("actual", "luck_adjusted", "luck"))}
     out.update(units="matches" if match_play else "games", n=len(values),
                measure="match-win rate" if match_play else "points per game")

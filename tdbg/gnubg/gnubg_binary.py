@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import subprocess
+from typing import TypeGuard
 
 SUPPORTED_VERSIONS = ("1.07.001", "1.08.003")
 SEED_VERSION = "1.08.003"  # the seed's opponent; `make gnubg` builds it here
@@ -33,8 +34,8 @@ class GnubgError(Exception):
     """The gnubg binary is missing, unsupported, or failed at run time."""
 
 
-def _runnable(path: str | None) -> bool:
-    return bool(path) and os.path.isfile(path) and os.access(path, os.X_OK)
+def _runnable(path: str | None) -> TypeGuard[str]:
+    return path is not None and path != "" and os.path.isfile(path) and os.access(path, os.X_OK)
 
 
 def find_gnubg(path: str | None = None) -> str:

@@ -120,9 +120,9 @@ class GnubgSession:
             raise ValueError("gnubg's export command takes a path without blanks")
         self.match_mat_paths = match_mat_paths
         self._openings = opening_positions()
-        self.matches = []        # match play: finished matches (matches.MatchRecord), in order
-        self._match = None
-        self._match_winners = []  # match play: who gnubg says won each match
+        self.matches: list[MatchRecord] = []   # match play: finished matches, in order
+        self._match: MatchRecord | None = None
+        self._match_winners: list[str] = []    # match play: who gnubg says won each match
         self._accepted = False    # the game about to be scored ended by an accepted resignation
 
     @property
@@ -139,7 +139,7 @@ class GnubgSession:
                  *session_rules(self.mode), "set display off", f"set seed {self.seed}"]
         if match:  # n_games counts matches
             for k in range(n_games):
-                lines.append(f"new match {self.mode.length}")
+                lines.append(f"new match {mat_length(self.mode)}")
                 if self.match_mat_paths:
                     lines.append(f"export match mat {self.match_mat_paths[k]}")
         else:
@@ -310,8 +310,8 @@ class GnubgSession:
         game.expected = set(self._openings)
         if self.plays_matches:
             if self._match is None:  # a match begins (we are side 0 of the score, gnubg side 1)
-                self._match = MatchRecord(self.first_index + len(self.matches), -1, self.mode.length)
-                self._score = Score(self.mode.length)
+                self._match = MatchRecord(self.first_index + len(self.matches), -1, mat_length(self.mode))
+                self._score = Score(mat_length(self.mode))
             game.away, game.crawford = tuple(self._score.away), self._score.crawford
         return game
 
@@ -319,11 +319,12 @@ class GnubgSession:
         """Our record of the match: the game's points up to what its winner needs, the
         Crawford game when a player first reaches 1-away, the match's end."""
         m = self._match
+        assert m is not None   # _new_game began the match this game belongs to
         winner = 0 if rec.points > 0 else 1
-        won = self._score.game_won(winner, abs(rec.points))
+        won = self._score.game_won(winner, int(abs(rec.points)))
         m.games.append((won if winner == 0 else -won, rec.result, rec.cube, game.crawford, *game.away))
         for key in ("doubles", "takes", "drops"):
-            setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key))))
+            setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key), strict=True)))
         if self._score.over:
             m.winner = winner
             self.matches.append(m)
@@ -371,12 +372,11 @@ class GnubgSession:
         if q.kind != "take" and self.mode.cubeful and q.owner != game.owner:
             raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
         if self.plays_matches:
-            ours = (q.length, q.scores, q.crawford)
-            want = (self.mode.length, tuple(self.mode.length - a for a in game.away), game.crawford)
-            if ours != want:
+            ours = (mat_length(self.mode), tuple(mat_length(self.mode) - a for a in game.away), game.crawford)
+            if (q.length, q.scores, q.crawford) != ours:
                 raise ProtocolError(f"game {game.index}: gnubg has the match at length {q.length}, score "
                                     f"{q.scores[0]}-{q.scores[1]} (ours first), Crawford {q.crawford}; we have "
-                                    f"{want[0]}, {want[1][0]}-{want[1][1]}, Crawford {want[2]}\n  {q.raw}")
+                                    f"{ours[0]}, {ours[1][0]}-{ours[1][1]}, Crawford {ours[2]}\n  {q.raw}")
         game.last_board = q.board
         return game
 
@@ -409,6 +409,7 @@ class GnubgSession:
                 game.our_record = -float(game.cube)
                 game.expected = set()
         else:
+            assert after is not None   # answer gives a move question the position the move leaves
             game.plies += 1
             game.our_after = after
             result = be.game_result(after)
@@ -439,7 +440,7 @@ def answer(agent, mode: GameMode, q: Question, state: np.ndarray) -> tuple[str, 
         # the doubler is on turn: decide from its view
         return ("take" if agent.take_decisions(be.swap(b)[None], mode.for_opponent(state))[0] else "drop"), None
     after = agent.choose_moves(b[None], np.array([q.dice]), state)[0]
-    move = be.move_for_result(b, *q.dice, after)
+    move = be.move_for_result(b, q.dice[0], q.dice[1], after)
     if move is None:
         raise ProtocolError(f"our agent chose an illegal move in {be.position_id(b)}")
     return be.format_move(b, move), after

@@ -37,6 +37,15 @@ MAX_MATCH_LENGTH = 64
 MAX_CUBE = 4096
 FIELDS = 53
 CONSTANTS = {41: 1, 42: -1, 43: 0, 44: 25}   # colour, direction, home and bar: gnubg always sends these
+MAX_SCORE = 2**31 - 1   # a money session's score is one of gnubg's ints
+NUMBER = re.compile(r"-?[0-9]+")   # a field as gnubg writes it (int() also reads "\uff12", "1_0", " 2")
+
+
+def _numbers(fields: list[str], line: str) -> list[int]:
+    """The fields as gnubg's whole numbers; ProtocolError for anything else."""
+    if not all(NUMBER.fullmatch(x) for x in fields):
+        raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}")
+    return [int(x) for x in fields]
 FLAGS = {38: "player 1's may-double flag", 39: "player 0's may-double flag", 40: "the doubled flag",
          51: "the post-Crawford flag", 52: "the non-Crawford flag"}
 
@@ -53,7 +62,7 @@ def check_fields(v: list[int], line: str) -> None:
     length, scores, cube, turn, dice = val(3), (val(4), val(5)), val(37), val(32), (val(33), val(34))
     if not 0 <= length <= MAX_MATCH_LENGTH:
         refuse(f"match length {length} is not 0 (money) or 1 to {MAX_MATCH_LENGTH} (gnubg's limit)")
-    if min(scores) < 0 or (length and max(scores) >= length):
+    if min(scores) < 0 or max(scores) > MAX_SCORE or (length and max(scores) >= length):
         refuse(f"score {scores[0]}-{scores[1]} is not a score of " + (f"a {length}-point match in play" if length
                                                                      else "a money session"))
     if cube < 1 or cube > MAX_CUBE or cube & (cube - 1):
@@ -71,13 +80,18 @@ def check_fields(v: list[int], line: str) -> None:
         refuse(f"a double of cube {cube} is beyond gnubg's {MAX_CUBE}")
     if dice != (0, 0) and (val(40) or not all(1 <= d <= 6 for d in dice)):
         refuse(f"dice {dice[0]}-{dice[1]} are not a roll" + (" (a take question has none)" if val(40) else ""))
+    if (val(35), val(36)) != (0, 0) and not all(1 <= d <= 6 for d in (val(35), val(36))):
+        refuse(f"the other side's dice {val(35)}-{val(36)} are not a roll")
     crawford, post = val(52) == 0, val(51) == 1
     if not length and (crawford or post):
         refuse("a money session has no Crawford game")
     if crawford and post:
         refuse("a game cannot be the Crawford game and after it")
-    if crawford and length - 1 not in scores:
-        refuse(f"the Crawford game at {scores[0]}-{scores[1]} of {length} (no side is 1 away)")
+    if (crawford or post) and length - 1 not in scores:
+        refuse(f"the {'Crawford game' if crawford else 'game after the Crawford game'} at {scores[0]}-{scores[1]} "
+               f"of {length} (no side is 1 away)")
+    if crawford and (cube != 1 or val(40)):
+        refuse("the Crawford game has no doubling (cube 1, never turned)")
     if max(val(45), val(46)) >= 15:
         refuse("the game is over (15 checkers borne off): there is no decision to make")
 
@@ -101,10 +115,7 @@ def parse_board_string(line: str) -> Question:
     if len(f) != FIELDS or f[0] != "board":
         raise ProtocolError(f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
                             f"{line[:120]!r}")
-    try:
-        v = [int(x) for x in f[3:53]]
-    except ValueError:
-        raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}") from None
+    v = _numbers(f[3:53], line)
     check_fields(v, line)
     val = lambda i: v[i - 3]  # noqa: E731  (field index as in the reference table)
     board = np.zeros((2, 25), dtype=np.int64)
@@ -149,11 +160,8 @@ def as_player_one(line: str) -> str:
     if len(f) != FIELDS or f[0] != "board":
         raise ProtocolError(f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
                             f"{line[:120]!r}")
-    try:
-        turn, doubled = int(f[32]), int(f[40]) == 1
-        cells = [int(x) for x in f[6:32]]
-    except ValueError:
-        raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}") from None
+    turn, doubled = _numbers([f[32]], line)[0], _numbers([f[40]], line)[0] == 1
+    cells = _numbers(f[6:32], line)
     if (-turn if doubled else turn) > 0:
         return line.strip()
     g = list(f)
@@ -198,7 +206,7 @@ def turns_from_mat(path: str, records: list[GameRecord]) -> list[list]:
     if len(games) != len(records):
         raise ProtocolError(f"gnubg's record {path} has {len(games)} games, we played {len(records)}")
     out = []
-    for rec, game in zip(records, games):
+    for rec, game in zip(records, games, strict=True):
         # seat 1 is us (agent A = mover 0), seat 0 is gnubg (mover 1)
         turns = [(1 - seat, dice, event, before, after) for seat, dice, event, before, after in game["turns"]]
         ours = sum(1 for t in turns if t[0] == 0 and t[2] == "move")

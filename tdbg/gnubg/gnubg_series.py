@@ -71,14 +71,14 @@ def _gnubg_job(job: dict, report=None):
     first index and how many games (matches).  ``report(n)``: n more games (matches)
     finished; by default the worker's progress queue."""
     series, gnubg = job["series"], job["gnubg"]
-    mode = series.table.build()
+    mode = series.mode_spec.build()
     agent = evaluator(series.players[0].seeded(job["seed"]), mode)
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_mats else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
     per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
-                 if gnubg.save_mats else None)
-    session = GnubgSession(agent, gnubg, mode, seed=job["seed"], first_index=job["first"],
-                           mat_path=os.path.join(mat_dir, "session.mat") if series.luck else None,
+                 if gnubg.save_mats and mat_dir else None)
+    session_mat = os.path.join(mat_dir, "session.mat") if series.luck and mat_dir else None
+    session = GnubgSession(agent, gnubg, mode, seed=job["seed"], first_index=job["first"], mat_path=session_mat,
                            match_mat_paths=per_match)
     done, reported = [], [0]
     report = report or (_progress_queue.put if _progress_queue is not None else None)
@@ -93,8 +93,8 @@ def _gnubg_job(job: dict, report=None):
             reported[0] = finished
     try:
         session.play(job["games"], on_game)
-        if series.luck:  # luck needs gnubg's dice, which only its exported record holds
-            for rec, turns in zip(done, turns_from_mat(session.mat_path, done)):
+        if session_mat:  # series.luck: luck needs gnubg's dice, which only its exported record holds
+            for rec, turns in zip(done, turns_from_mat(session_mat, done), strict=True):
                 rec.turns = turns
             add_luck(done, series.luck, mode, data=series.luck_data)
     except Exception as exc:  # report, but keep the games (and matches) already finished
@@ -122,7 +122,7 @@ def _show_progress(queue, bar, stop: threading.Event) -> None:
 
 def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     series = pinned_series(series)  # the checkpoints read once (unless the series comes pinned)
-    mode = series.table.build()
+    mode = series.mode_spec.build()
     if not gnubg_plays(mode):
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")

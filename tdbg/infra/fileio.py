@@ -153,7 +153,7 @@ def _strict(obj, where: str, nulls: dict):
     if type(obj).__module__ == "numpy":   # numpy scalars and arrays as Python numbers and lists
         obj = obj.tolist()
     if isinstance(obj, float) and not math.isfinite(obj):
-        nulls[where] = NULL_REASONS["nan" if obj != obj else ("inf" if obj > 0 else "-inf")]
+        nulls[where] = NULL_REASONS["nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")]
         return None
     if isinstance(obj, dict):
         return {k: _strict(v, f"{where}.{k}" if where else str(k), nulls) for k, v in obj.items()}

@@ -59,6 +59,7 @@ def connect(address: str | None, workers: int, timeout: float = 3600.0) -> None:
         why = _reachable(address)
         if why:
             raise InputError(f"--ray-address {address}: cannot reach a Ray cluster there ({why})")
+    kwargs: dict[str, object]
     if address:
         kwargs = {"address": address}
     else:
@@ -83,11 +84,20 @@ class _Runner:
         torch.set_num_threads(WORKER)
 
     def run(self, fn, job: dict, keys: tuple, *shared):
-        job = {**job, **dict(zip(keys, shared))}  # the object store's values, fetched by Ray
+        job = {**job, **dict(zip(keys, shared, strict=True))}  # the object store's values, fetched by Ray
         return fn(job)
 
     def where(self) -> tuple:
         return os.getpid(), ray.get_runtime_context().get_node_id()
+
+
+class RayTask(Task):
+    """A Task with when an actor started on it (for the timeout) and whether its result is in."""
+
+    def __init__(self, fn, job, retries: int):
+        super().__init__(fn, job, retries)
+        self.started: float | None = None
+        self.finished = False
 
 
 class RayPool:
@@ -111,8 +121,7 @@ class RayPool:
         return ray.put(obj)
 
     def submit(self, fn, job: dict, retries: int | None = None) -> Task:
-        task = Task(fn, job, self.retries if retries is None else retries)
-        task.started, task.finished = None, False
+        task = RayTask(fn, job, self.retries if retries is None else retries)
         self.queue.append(task)
         self._dispatch()
         return task

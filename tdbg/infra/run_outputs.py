@@ -80,7 +80,7 @@ class _State:
     at its first write [(path, identity)], and the process that owns them (a forked
     worker inherits the state, and must neither remove nor release anything)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.locks: dict[str, tuple[int, str]] = {}
         self.pending: list[tuple[str, tuple[int, int, int]]] = []
         self.pid = os.getpid()

@@ -15,11 +15,15 @@ def append_line(path: str, text: str, start_afresh: bool = False) -> int:
     """Add ``text`` (whole lines) to the file at ``path`` in one write of an O_APPEND file
     (``start_afresh``: the file emptied first), so no reader, nor another process appending
     rows, ever sees part of a line; a write that fails or stops short (a full disk) is taken
-    back and raised as an OSError naming ``path``.  The file's size before the text."""
+    back (a file it created goes with it) and raised as an OSError naming ``path``.  The
+    file's size before the text."""
     data = text.encode("utf-8")
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | (os.O_TRUNC if start_afresh else 0)
-    fd = os.open(path, flags, 0o666)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC | (os.O_TRUNC if start_afresh else 0)
+    try:
+        fd, created = os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o666), True
+    except FileExistsError:
+        fd, created = os.open(path, flags, 0o666), False
     try:
         size = os.fstat(fd).st_size
         try:
@@ -27,6 +31,9 @@ def append_line(path: str, text: str, start_afresh: bool = False) -> int:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         except OSError as exc:
             os.ftruncate(fd, size)   # no torn row
+            if created:   # nor an empty file this write made: the same command, run again, was refused for it
+                with contextlib.suppress(FileNotFoundError):
+                    os.remove(path)
             raise OSError(exc.errno, exc.strerror, path) from None
     finally:
         os.close(fd)
@@ -51,7 +58,7 @@ class CsvLog:
         self.fields = fields
         self.append = append
         self.started = False
-        self.before = None   # the file's size before the last row written
+        self.before: int | None = None   # the file's size before the last row written
         self.tb = None
         self.open_tensorboard(tensorboard)
 
@@ -92,7 +99,7 @@ class CsvLog:
             raise InputError(f"{self.path}: its last row is cut short; {fix}")
 
         def mismatch(row: list[str]) -> str | None:
-            got = dict(zip(rows[0], row))
+            got = dict(zip(rows[0], row, strict=False))   # a hand-edited row may be short: a mismatch
             for key, want in last.items():
                 if key in self.fields and got.get(key) != str(want):
                     return f"{key} {got[key]}" if key in got else "no rows"
@@ -102,7 +109,7 @@ class CsvLog:
             return None
         episodes = last.get("total_episodes")
         if (len(rows) > 2 and mismatch(rows[-2]) is None and episodes is not None
-                and int(dict(zip(rows[0], rows[-1])).get("total_episodes") or 0) > episodes):
+                and int(dict(zip(rows[0], rows[-1], strict=False)).get("total_episodes") or 0) > episodes):
             truncate(self.path, sum(len(ln.encode("utf-8")) for ln in lines[:-1]))
             return f"{self.path}: its last row was never saved (a save cut short); taken back"
         want = "; ".join(f"{k} {v}" for k, v in last.items() if k in self.fields)

@@ -56,7 +56,7 @@ def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95,
     return mean, float(low), float(high)
 
 
-def _weighted_bootstrap(x, w, n_boot, level, seed) -> tuple[float, float, float]:
+def _weighted_bootstrap(x, w, n_boot, level, seed) -> tuple[float, float | None, float | None]:
     """Units of unequal size: the mean over games, and the percentile CI of the
     resampled units' game mean (sum of unit sums over sum of unit sizes)."""
     sums = x * w
@@ -75,7 +75,7 @@ def interval(mean: float, low: float | None, high: float | None, units: int, sca
     """A summary's {"mean", "ci_low", "ci_high"} (times ``scale``) from bootstrap_ci's triple
     over ``units`` independent units; where there is no interval its ends are None (null in
     JSON) and "ci_reason" says why."""
-    out = {"mean": mean * scale, "ci_low": None if low is None else low * scale,
+    out: dict[str, float | str | None] = {"mean": mean * scale, "ci_low": None if low is None else low * scale,
            "ci_high": None if high is None else high * scale}
     if low is None or high is None:
         out["ci_reason"] = no_interval_reason(units)
@@ -103,6 +103,8 @@ def ci_text(d: dict, fmt: str = "{:.2f}", scale: float = 1.0, unit: str = "",
 class PairMeans(np.ndarray):
     """The unit means of pair_means, with ``counts`` (games per unit): bootstrap_ci and
     ``mean()`` weigh each unit by its games."""
+
+    counts: np.ndarray
 
     def mean(self, *args, **kwargs):
         counts = getattr(self, "counts", None)

@@ -23,7 +23,7 @@ import sys
 import threading
 
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
-SIGNAL_WORDS = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
+SIGNAL_WORDS: dict[int, str] = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
 
 def exit_code(signum: int) -> int:

@@ -19,7 +19,7 @@ import os
 import signal
 import subprocess
 import sys
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
 
@@ -117,7 +117,8 @@ def _release_manager(manager, call_queue, result_queue) -> None:
 class Task:
     def __init__(self, fn, job, retries: int):
         self.fn, self.job, self.retries = fn, job, retries
-        self.future = self.executor = None
+        self.future: Future | None = None
+        self.executor: ProcessPoolExecutor | None = None
         self.retried = False
 
 
@@ -142,7 +143,7 @@ def _quiet_resource_tracker() -> None:
 class WorkerPool:
     def __init__(self, workers: int, initializer=None, initargs=(), what: str = "worker"):
         self.workers, self.initializer, self.initargs, self.what = workers, initializer, initargs, what
-        self.executor = self._new_executor()
+        self.executor: ProcessPoolExecutor | None = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
         _quiet_resource_tracker()
@@ -150,16 +151,23 @@ class WorkerPool:
             return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"), initializer=_init,
                                        initargs=(os.getpid(), self.initializer, self.initargs))
 
+    def _open(self) -> ProcessPoolExecutor:
+        """The pool's executor; a closed pool (close() ran) takes no more work."""
+        if self.executor is None:
+            raise RuntimeError(f"the {self.what} pool is closed")
+        return self.executor
+
     def _start(self, task: Task) -> None:
+        executor = self._open()
         try:
             with _sigint_blocked():  # submit starts the workers
-                task.future = self.executor.submit(task.fn, task.job)
+                task.future = executor.submit(task.fn, task.job)
         except BrokenProcessPool:  # broken by an earlier loss that was given up on
-            self.executor.shutdown(wait=False, cancel_futures=True)
-            self.executor = self._new_executor()
+            executor.shutdown(wait=False, cancel_futures=True)
+            executor = self.executor = self._new_executor()
             with _sigint_blocked():
-                task.future = self.executor.submit(task.fn, task.job)
-        task.executor = self.executor
+                task.future = executor.submit(task.fn, task.job)
+        task.executor = executor
 
     def share(self, obj):
         """A value many jobs read (backends.py): here each job carries its own copy."""
@@ -180,7 +188,7 @@ class WorkerPool:
         if task.executor is self.executor:  # the current pool broke: replace it
             print(f"warning: a {self.what} process died (killed, or out of memory?); running its job again",
                   file=sys.stderr, flush=True)
-            self.executor.shutdown(wait=False, cancel_futures=True)
+            self._open().shutdown(wait=False, cancel_futures=True)
             self.executor = self._new_executor()
         self._start(task)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import sys
 import time
+from typing import ClassVar
 from dataclasses import replace
 
 import numpy as np
@@ -38,7 +39,7 @@ LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "l
 class BatchLearner:
     """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
     (a learner.Learner)."""
-    log_fields = LOG_FIELDS
+    log_fields: ClassVar[list[str]] = LOG_FIELDS
 
     def __init__(self, stage: BatchStage, model, mode):
         self.stage, self.model, self.mode = stage, model, mode
@@ -57,6 +58,8 @@ class BatchLearner:
             raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
         if col.filter_exact_races and not self.filter_k:
             raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
+        if col.filter_warmup != filter_training.DEFAULT_WARMUP_EPISODES and not self.filter_k:   # ignored unsaid
+            raise ValueError("--filter-warmup fits the filter of --oneply-filter K; add --oneply-filter K")
         self.filter_trainer = None
         self.filter_state = None   # a continued stage's filter trainer state (the checkpoint's)
         self.continuing = False
@@ -67,7 +70,7 @@ class BatchLearner:
         self.stale = None   # --overlap: the weights (and filter) the next round collects with, when resumed
         self.last_loss = float("nan")
         self.lr = stage.schedule.lr
-        self._row = {}
+        self._row: dict = {}
 
     @staticmethod
     def prepare(stage: BatchStage, model, unfinished: dict | None) -> BatchStage:
@@ -113,12 +116,12 @@ class BatchLearner:
     def state_dict(self) -> dict:
         # the minibatch order's generator too, so that a stage stopped and continued trains on the
         # same shuffles as one run through (the weights equal to the bit)
-        rng = {} if self.rng is None else {"minibatch_rng": self.rng.bit_generator.state}
+        rng: dict = {} if self.rng is None else {"minibatch_rng": self.rng.bit_generator.state}
         # --overlap: the next round is being collected with the weights before this round's
         # training; keep them, so that a continued stage collects it with them as well
-        stale = {} if self.pending is None else {OVERLAP_KEY: self.pending[2]}
+        stale: dict = {} if self.pending is None else {OVERLAP_KEY: self.pending[2]}
         # --oneply-filter: the filter's optimizer and row generator, for the same reason
-        filt = {} if self.filter_trainer is None else {FILTER_KEY: self.filter_trainer.state_dict()}
+        filt: dict = {} if self.filter_trainer is None else {FILTER_KEY: self.filter_trainer.state_dict()}
         return {**self.trainer.state_dict(), **rng, **stale, **filt}
 
     def load_state_dict(self, state: dict) -> None:

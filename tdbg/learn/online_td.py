@@ -18,6 +18,7 @@ and the update is the semi-gradient TD(0) rule w += alpha (y_t - V_t) g_t.
 from __future__ import annotations
 
 import time
+from typing import ClassVar
 
 import numpy as np
 import torch
@@ -55,13 +56,13 @@ class TDLambda:
         v = self.model(x.unsqueeze(0)).reshape(())
         grads = torch.autograd.grad(v, self.params)
         with torch.no_grad():
-            for e, g in zip(self.trace, grads):
+            for e, g in zip(self.trace, grads, strict=True):
                 e.mul_(self.sign * self.lam).add_(g)
         return float(v.detach())
 
     @torch.no_grad()
     def update(self, delta: float) -> None:
-        for p, e in zip(self.params, self.trace):
+        for p, e in zip(self.params, self.trace, strict=True):
             p.add_(e, alpha=self.alpha * delta)
 
 
@@ -116,7 +117,7 @@ class OnlineLearner:
     ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each
     under its own guard (a signal waits for the game's end)."""
 
-    log_fields = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies", "elapsed_seconds"]
+    log_fields: ClassVar[list[str]] = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies", "elapsed_seconds"]
 
     def __init__(self, stage: OnlineStage, model, mode):
         lam, lr = stage.online.lam, stage.schedule.lr
@@ -125,7 +126,7 @@ class OnlineLearner:
         self.stage, self.model = stage, model
         self.play = OnlineSelfPlay(model, mode, lam, lr, engine=stage.run.engine)
         self.lr, self.last_loss = lr, float("nan")
-        self.block = {}
+        self.block: dict = {}
 
     @staticmethod
     def prepare(stage: OnlineStage, model, unfinished: dict | None) -> OnlineStage:

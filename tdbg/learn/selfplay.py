@@ -212,13 +212,19 @@ class _Recorder:
     def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
         self.scorer, self.mode, self.oneply = selfplay.scorer, selfplay.mode, selfplay.oneply
         self.acting, self.explore, self.table = selfplay.acting, explore, table
-        self.filtered, self.record_filter, self.filter_parts = selfplay.filtered, selfplay.record_filter, []
-        self.feats, self.targets = [], []
+        self.filtered, self.record_filter = selfplay.filtered, selfplay.record_filter
+        self.filter_parts: list = []
+        self.feats: list[np.ndarray] = []
+        self.targets: list[np.ndarray] = []
         # for lambda-returns: each sample's game, side (ply parity), trace cut and cube scale
         self.trace = selfplay.acting.td_lambda > 0
-        self.games, self.sides, self.cuts, self.scales = [], [], [], []
+        self.games: list[np.ndarray] = []
+        self.sides: list[np.ndarray] = []
+        self.cuts: list[np.ndarray] = []
+        self.scales: list[np.ndarray] = []
         self.game_of_slot = np.zeros(len(table.ply) if table is not None else 0, dtype=np.int64)
-        self.next_game, self.abandoned = 0, []
+        self.next_game = 0
+        self.abandoned: list = []
         self.stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
                       "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
 

@@ -79,14 +79,17 @@ def health_positions(model: TDNetwork, mode, games: int = HEALTH_GAMES, seed: in
     was_training = model.training
     scorer = Scorer(model.eval(), mode, engine=engine)
     rng = np.random.default_rng(seed)
-    boards, states, count = [], [], 0   # (more games while count < MIN_POSITIONS)
+    boards: list[np.ndarray] = []
+    states: list[np.ndarray] = []   # none in a mode without a cube
+    count = 0   # (more games while count < MIN_POSITIONS)
     while count < MIN_POSITIONS:
         b, _, st = greedy_game_decisions(scorer, games, rng, with_states=True)
         boards.append(b)
-        states.append(st)
+        if st is not None:
+            states.append(st)
         count += len(b)
     model.train(was_training)
-    if states[0] is None:
+    if not states:
         return torch.from_numpy(scorer.encode_states(np.concatenate(boards)))
     # each position with the cube inputs the net read when it valued it: as the after-state of the
     # previous move (the mode's reply_cube_inputs of the previous mover's state)
@@ -144,7 +147,7 @@ def revive_dead(model: TDNetwork, inputs: torch.Tensor, seed: int = 0) -> tuple[
     generator = torch.Generator().manual_seed(seed)
     counts = []
     # measured once: a revived unit's zero outgoing weights leave every later layer's activations as they were
-    for i, (layer, rates) in enumerate(zip(revived.layers, firing_rates(model, inputs))):
+    for i, (layer, rates) in enumerate(zip(revived.layers, firing_rates(model, inputs), strict=True)):
         dead = torch.nonzero(rates == 0).flatten()
         bound = 1.0 / math.sqrt(layer.in_features)   # torch's default init for a Linear layer
         n = len(dead)

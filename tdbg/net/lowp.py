@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import functools
 import os
+from itertools import pairwise
 
 import numpy as np
 import torch
@@ -119,7 +120,7 @@ def macs_per_row(model) -> int:
     """Multiply-adds of one row through the layers after the first and the head (what
     LowpMLP computes): sum of h_i x h_(i+1), plus h_last x outputs."""
     sizes = list(model.hidden)
-    return sum(a * b for a, b in zip(sizes[:-1], sizes[1:])) + sizes[-1] * model.head.out_features
+    return sum(a * b for a, b in pairwise(sizes)) + sizes[-1] * model.head.out_features
 
 
 def supports(model) -> str | None:
@@ -181,7 +182,7 @@ class LowpMLP:
         self.kernel = path or resolve(precision)
         self.path_id = _path_ids().get(self.kernel)   # None: bf16-amx, which torch runs
         self.every_step = every_step
-        self._key = None
+        self._key: tuple | None = None
         self.conversions = 0   # how often the weights were converted (tests, benchmarks)
 
     def _params(self):
@@ -203,7 +204,7 @@ class LowpMLP:
         sizes = list(self.model.hidden)
         self._sizes = ffi.new("int[]", sizes)
         self._keep, packed, scales, biases = [], [], [], []
-        for i, layer in enumerate(list(self.model.layers)[1:]):
+        for layer in list(self.model.layers)[1:]:
             w = np.ascontiguousarray(layer.weight.detach().to("cpu", torch.float32).numpy())
             m, k = w.shape
             buf = np.empty(lib.lp_packed_bytes(pack_id, m, k), dtype=np.uint8)
@@ -236,7 +237,7 @@ class LowpMLP:
             self._amx_b = [layer.bias.detach().to("cpu", torch.float32).to(torch.bfloat16) for layer in layers]
             self._head_w = self.model.head.weight.detach().to("cpu", torch.float32).t().contiguous()
             self._head_b = self.model.head.bias.detach().to("cpu", torch.float32).clone()
-        self._amx_in = {}   # padded row count -> its bfloat16 input buffer (reused: no allocation a call)
+        self._amx_in: dict[int, torch.Tensor] = {}   # padded row count -> its bfloat16 input buffer (reused: no allocation a call)
         self._key = key
         self.conversions += 1
 
@@ -255,7 +256,7 @@ class LowpMLP:
             if x is None:
                 x = self._amx_in[rows] = torch.zeros(rows, h1.shape[1], dtype=torch.bfloat16)
             x[:n].copy_(torch.from_numpy(h1))
-            for w, b in zip(self._amx_w, self._amx_b):
+            for w, b in zip(self._amx_w, self._amx_b, strict=True):
                 x = torch.addmm(b, x, w).relu_()
             return torch.addmm(self._head_b, x[:n].to(torch.float32), self._head_w).numpy()
 
@@ -313,8 +314,8 @@ def bf16_round(a: np.ndarray) -> np.ndarray:
     the numpy reference of the kernel's rounding."""
     u = np.ascontiguousarray(a, dtype=np.float32).view(np.uint32).copy()
     u[(u & 0x7F800000) == 0] &= 0x80000000
-    u = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
-    return u.view(np.float32)
+    rounded = (u + 0x7FFF + ((u >> 16) & 1)) & 0xFFFF0000
+    return rounded.view(np.float32)
 
 
 def reference_logits(model, h1: np.ndarray, precision: str) -> np.ndarray:

@@ -32,6 +32,9 @@ from __future__ import annotations
 import io
 import math
 import os
+from collections.abc import Sequence
+from itertools import pairwise
+from typing import cast
 
 import torch
 from torch import nn
@@ -61,6 +64,8 @@ class CheckpointError(InputError):
 class TDNetwork(nn.Module):
     """MLP with ``activation`` hidden layers and a head chosen by ``output_mode``."""
 
+    samples: int   # a move filter's: the after-states it was trained on (set on filters only)
+
     def __init__(self, n_inputs: int = 196, hidden=(80,), output_mode: str = "probability",
                  activation: str = "relu"):
         super().__init__()
@@ -74,7 +79,7 @@ class TDNetwork(nn.Module):
         if n_inputs not in ENCODERS:
             raise ValueError(f"n_inputs must be one of {sorted(ENCODERS)}, got {n_inputs}")
         sizes = [n_inputs] + hidden + [5]
-        weights = sum((a + 1) * b for a, b in zip(sizes[:-1], sizes[1:]))
+        weights = sum((a + 1) * b for a, b in pairwise(sizes))
         if weights * 4 > physical_memory():  # refused before torch tries (and the machine swaps or kills)
             raise ValueError(f"hidden sizes {hidden} make {weights:,} weights ({weights * 4 / 2**30:.1f} GiB), "
                              f"more than this machine's memory ({physical_memory() / 2**30:.1f} GiB)")
@@ -85,7 +90,8 @@ class TDNetwork(nn.Module):
         self.act = ACTIVATIONS[activation]
         sizes = [n_inputs] + hidden
         try:
-            self.layers = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+            # an nn.ModuleList (its parameters register); the checker sees the Linear layers it holds
+            self.layers = cast("Sequence[nn.Linear]", nn.ModuleList(nn.Linear(a, b) for a, b in pairwise(sizes)))
             self.head = nn.Linear(hidden[-1], output_head(output_mode).net_outputs)
         except (MemoryError, RuntimeError) as exc:  # torch's allocator fails with a RuntimeError
             raise ValueError(f"hidden sizes {hidden}: cannot allocate the network "
@@ -269,8 +275,8 @@ def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict
 
 # the metadata a checkpoint must or may hold, and the type each must have (a crafted or
 # foreign file with a string where a count belongs is refused here, not met as a traceback later)
-META_TYPES = {"n_inputs": int, "hidden": list, "output_mode": str}
-OPTIONAL_META_TYPES = {"activation": str, "encoder": (str, type(None)), "game_mode": (str, type(None)),
+META_TYPES: dict[str, type | tuple[type, ...]] = {"n_inputs": int, "hidden": list, "output_mode": str}
+OPTIONAL_META_TYPES: dict[str, type | tuple[type, ...]] = {"activation": str, "encoder": (str, type(None)), "game_mode": (str, type(None)),
                        "episodes": int, "lineage": list}
 
 
@@ -341,8 +347,9 @@ def read_checkpoint(path: str) -> bytes:
     (``load_checkpoint(path, data=...)``) and an md5 taken of them describe the same model,
     whatever replaces the file later (a training run's next save).  CheckpointError for a
     file that is missing or not a checkpoint."""
-    if not os.path.isfile(path):
-        raise CheckpointError(f"{path}: no such checkpoint file")
+    if not os.path.isfile(path):   # a FIFO, a device or a folder is there, but no checkpoint file
+        raise CheckpointError(f"{path}: " + (f"{KIND_NAMES['special']}, not a checkpoint" if os.path.exists(path)
+                                             else "no such checkpoint file"))
     kind = file_kind(path)
     if kind not in ("checkpoint", "empty"):
         raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")
@@ -381,6 +388,7 @@ def load_checkpoint(path: str, map_location: str = "cpu",
                               f"(this code reads version {CHECKPOINT_VERSION})")
     meta = payload.get("meta")
     check_metadata(meta, path)
+    assert isinstance(meta, dict)   # check_metadata raised otherwise
     try:
         model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu"))
         model.load_state_dict(real_weights(payload["state_dict"]))
@@ -390,10 +398,11 @@ def load_checkpoint(path: str, map_location: str = "cpu",
         raise CheckpointError(f"{path}: weights contain NaN or infinity")
     if payload.get(MOVE_FILTER_KEY) is not None:
         try:
-            set_move_filter(model, _filter_from_payload(payload[MOVE_FILTER_KEY]))
+            filt = _filter_from_payload(payload[MOVE_FILTER_KEY])
+            set_move_filter(model, filt)
         except (KeyError, TypeError, ValueError, RuntimeError) as exc:
             raise CheckpointError(f"{path}: its move filter does not fit ({exc})") from None
-        if not weights_finite(move_filter_of(model)):
+        if not weights_finite(filt):
             raise CheckpointError(f"{path}: its move filter's weights contain NaN or infinity")
     check_trainer_state(payload.get("trainer_state"), path)
     return model, meta, payload.get("trainer_state")

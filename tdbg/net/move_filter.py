@@ -132,8 +132,8 @@ class FilteredOnePly:
         if filt.n_inputs != scorer.model.n_inputs or filt.output_mode != scorer.model.output_mode:
             raise ValueError("the move filter reads other inputs or has another head than the model")
         self.scorer, self.filter, self.k, self.exact_races = scorer, filt, k, exact_races
-        self._w = None        # (versions, W1^T of model and filter side by side, b1)
-        self.rows = []        # filter training rows of each call with ``played`` (filter_rows)
+        self._w: tuple[tuple, np.ndarray, np.ndarray] | None = None   # (versions, W1^T of model and filter side by side, b1)
+        self.rows: list = []  # filter training rows of each call with ``played`` (filter_rows)
         self.kept = 0         # candidates the main network valued, and all candidates seen
         self.candidates = 0
         self.last_best = None
@@ -151,7 +151,8 @@ class FilteredOnePly:
             b = torch.cat([self.scorer.model.layers[0].bias.detach().cpu(), self.filter.layers[0].bias.detach().cpu()])
             self._w = (v, np.ascontiguousarray(w.to("cpu", torch.float32).numpy().T),
                        b.to("cpu", torch.float32).numpy().copy())
-        return self._w[1], self._w[2]
+        _, w1t, b1 = self._w
+        return w1t, b1
 
     @torch.inference_mode()
     def _filter_values(self, x: np.ndarray, first_hidden: bool, payoffs) -> np.ndarray:
@@ -164,20 +165,17 @@ class FilteredOnePly:
         out = self.filter.from_first_hidden(t, p) if self.scorer._relu else self.filter.from_first_pre(t, p)
         return out.numpy().astype(np.float64)
 
-    def oneply(self, boards, owner=None, played=None):
-        """As ``Scorer.oneply`` (targets, (after, rows (N, 21))), each roll's max over the
-        filter's ``k`` best candidates.  ``played`` (N,) roll indices: those rolls are
-        valued in full (rows[i, played[i]] is then the exact 0-ply best) and their
-        candidates become filter training rows (``self.rows``)."""
+    def _expand_all_rolls(self, boards: np.ndarray, rep_owner):
+        """Every candidate of every roll of ``boards`` (rolls in ALL_ROLLS order; ``rep_owner``
+        the cube owner repeated per roll): (after-states, the net's inputs or first hidden
+        layer, offsets, the reply's cube inputs, the match payoffs or None, the filter's raw
+        values)."""
         sc = self.scorer
-        boards = np.asarray(boards)
         n, r = len(boards), len(ALL_ROLLS)
         rep_boards = np.repeat(boards, r, axis=0)
         rep_dice = np.tile(ALL_ROLLS, (n, 1))
-        rep_owner = None if owner is None else np.repeat(np.asarray(owner), r)
         t0 = time.perf_counter()
         cube = sc.mode.reply_cube_inputs(rep_owner)
-        h = sc.model.layers[0].out_features
         payoffs = None
         if sc.first_layer == "incremental":
             after, hidden, offsets = sc.expand_first_layer(rep_boards, rep_dice, cube, *self._first_layers())
@@ -185,7 +183,7 @@ class FilteredOnePly:
             if getattr(sc.model, "reads_payoffs", False):
                 payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],
                                     np.diff(offsets), axis=0).astype(np.float32)
-            f_raw = self._filter_values(hidden[:, h:], True, payoffs)
+            f_raw = self._filter_values(hidden[:, sc.model.layers[0].out_features:], True, payoffs)
         else:
             after, hidden, offsets = sc.expander.expand(rep_boards, rep_dice)
             sc.engine_seconds += time.perf_counter() - t0
@@ -194,6 +192,19 @@ class FilteredOnePly:
             if sc.board_features:
                 hidden[:, sc.base_inputs:] = board_features(after, on_roll_row=0)
             f_raw = self._filter_values(hidden, False, None)
+        return after, hidden, offsets, cube, payoffs, f_raw
+
+    def oneply(self, boards, owner=None, played=None):
+        """As ``Scorer.oneply`` (targets, (after, rows (N, 21))), each roll's max over the
+        filter's ``k`` best candidates.  ``played`` (N,) roll indices: those rolls are
+        valued in full (rows[i, played[i]] is then the exact 0-ply best) and their
+        candidates become filter training rows (``self.rows``)."""
+        sc = self.scorer
+        boards = np.asarray(boards)
+        n, r = len(boards), len(ALL_ROLLS)
+        rep_owner = None if owner is None else np.repeat(np.asarray(owner), r)
+        after, hidden, offsets, cube, payoffs, f_raw = self._expand_all_rolls(boards, rep_owner)
+        h = sc.model.layers[0].out_features
         counts = np.diff(offsets)
         won = after[:, 1].sum(axis=1, dtype=np.int64) == 0
         terminal = None

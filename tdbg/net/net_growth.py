@@ -79,7 +79,7 @@ def plan_expansion(old: list[int], new: list[int], activation: str = "relu", n_o
     if len(new) < len(old):
         raise ValueError(f"--expand {','.join(map(str, new))} has fewer layers than the model's "
                          f"{','.join(map(str, old))}; layers can only be added")
-    for i, (a, b) in enumerate(zip(old, new)):
+    for i, (a, b) in enumerate(zip(old, new, strict=False)):   # new may append layers
         if b < a:
             raise ValueError(f"--expand cannot narrow hidden layer {i + 1} from {a} to {b}")
     if len(new) > len(old) and activation != "relu":
@@ -156,7 +156,7 @@ def _widen_fresh(model: TDNetwork, widths: list[int], seed: int) -> TDNetwork:
     generator = torch.Generator().manual_seed(seed)
     old = [layer for layer in model.layers] + [model.head]
     new = [layer for layer in grown.layers] + [grown.head]
-    for k, (dst, src) in enumerate(zip(new, old)):
+    for k, (dst, src) in enumerate(zip(new, old, strict=True)):
         dst.weight.zero_()
         dst.weight[: src.out_features, : src.in_features].copy_(src.weight)
         dst.bias.zero_()
@@ -172,7 +172,7 @@ def _append_layer(model: TDNetwork, width: int, rng: np.random.Generator) -> TDN
     head, the function unchanged (the module notes say how)."""
     last = model.hidden[-1]
     grown = _copy_model(model, hidden=list(model.hidden) + [width])
-    for dst, src in zip(grown.layers, model.layers):
+    for dst, src in zip(grown.layers, model.layers, strict=False):   # the appended layer is new
         dst.load_state_dict(src.state_dict())
     new, head = grown.layers[-1], grown.head
     if width == last:
@@ -215,7 +215,7 @@ def warm_start_equity(model: TDNetwork, seed: int = 0, keep_output_layer: bool =
     if type(output_head(model.output_mode)) is not ProbabilityHead:
         raise ValueError(f"--warm-start-equity expects a DMP probability model, this one is {model.output_mode}")
     new = _copy_model(model, output_mode="equity")
-    for dst, src in zip(new.layers, model.layers):
+    for dst, src in zip(new.layers, model.layers, strict=True):
         dst.load_state_dict(src.state_dict())
     if keep_output_layer:
         new.head.weight.copy_(model.head.weight / 2)
@@ -259,7 +259,7 @@ def warm_start_match(model: TDNetwork, seed: int = 0, head: str = "mwc") -> TDNe
     from_match = _base_inputs(model) == 208 and type(output_head(model.output_mode)) is MwcHead
     if from_match and outcomes:
         new = _copy_model(model, output_mode=head)
-        for dst, src in zip(new.layers, model.layers):
+        for dst, src in zip(new.layers, model.layers, strict=True):
             dst.load_state_dict(src.state_dict())
         _outcome_head(new.head, model.head.weight[0], model.head.bias[0])
         return new
@@ -269,7 +269,7 @@ def warm_start_match(model: TDNetwork, seed: int = 0, head: str = "mwc") -> TDNe
                          f"{' or, for --match-head mwc-outcomes, an mwc match model' if outcomes else ''}, got "
                          f"{model.n_inputs} inputs, {model.output_mode}")
     new = _copy_model(model, n_inputs=model.n_inputs + 8, output_mode=head)
-    for i, (dst, src) in enumerate(zip(new.layers, model.layers)):
+    for i, (dst, src) in enumerate(zip(new.layers, model.layers, strict=True)):
         if i:
             dst.load_state_dict(src.state_dict())
     _carry_first_layer(new, model)

@@ -34,6 +34,7 @@ every candidate.
 from __future__ import annotations
 
 import time
+from typing import Literal, overload
 
 import numpy as np
 import torch
@@ -150,7 +151,9 @@ class Scorer:
         # 1-ply's rolls that reach the same after-state share its network row (with a kernel whose rows
         # are independent: the same bits either way); tests and benchmarks turn it off to compare
         self.share_rows = True
-        self._w1 = (None, -1, None, -1, None, None)  # (weight, version, bias, version, W1^T, b1) cache
+        # (weight, version, bias, version, W1^T, b1) cache
+        self._w1: tuple[torch.Tensor | None, int, torch.Tensor | None, int, np.ndarray, np.ndarray] = (
+            None, -1, None, -1, np.empty(0, np.float32), np.empty(0, np.float32))
         self.evaluations = 0  # network rows evaluated, for throughput reports
         self.engine_seconds = 0.0  # time in move generation + encoding (incremental: + first layer)
         self.net_seconds = 0.0  # time in forward passes
@@ -298,8 +301,9 @@ class Scorer:
         updates after every move)."""
         layer = self.model.layers[0]
         w, b = layer.weight, layer.bias
+        assert b is not None   # TDNetwork's layers have biases
         cw, vw, cb, vb, w1t, b1 = self._w1
-        if cw is not w or vw != w._version or cb is not b or vb != b._version:
+        if vw != w._version or vb != b._version or cw is not w or cb is not b:
             w1t = np.ascontiguousarray(w.detach().to("cpu", torch.float32).numpy().T)  # (numpy: 2x faster)
             b1 = b.detach().to("cpu", torch.float32).numpy().copy()
             self._w1 = (w, w._version, b, b._version, w1t, b1)
@@ -347,8 +351,18 @@ class Scorer:
         return targets, (after, rows.reshape(n, len(ALL_ROLLS)))
 
 
+@overload
 def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
-                          with_states: bool = False) -> tuple[np.ndarray, ...]:
+                          with_states: Literal[False] = False) -> tuple[np.ndarray, np.ndarray]: ...
+
+
+@overload
+def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
+                          with_states: Literal[True]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
+
+
+def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
+                          with_states: bool = False) -> tuple:
     """(boards, dice) of every decision of ``games`` games the scorer plays greedily against
     itself, in parallel: each pre-roll position (row 1 on roll) with the roll that was played
     from it; contact, race and bear-off positions from real play.  The cube is never turned:
@@ -374,10 +388,9 @@ def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
             states[live] = mode.for_opponent(owner)
         ply[live] += 1
         live = live[~done]
-    result = (np.concatenate(out_b), np.concatenate(out_d))
     if with_states:
-        result += (np.concatenate(out_s) if out_s else None,)
-    return result
+        return np.concatenate(out_b), np.concatenate(out_d), np.concatenate(out_s) if out_s else None
+    return np.concatenate(out_b), np.concatenate(out_d)
 
 
 def greedy_game_positions(scorer: Scorer, games: int, rng: np.random.Generator) -> np.ndarray:

@@ -76,7 +76,7 @@ def fresh_rows(layer: torch.nn.Linear, rows, generator: torch.Generator) -> None
     layer.bias[rows] = 0.0
 
 
-def next_weights(model: TDNetwork, i: int) -> torch.nn.Parameter:
+def next_weights(model: TDNetwork, i: int) -> torch.Tensor:
     """The weights that read hidden layer ``i``'s units: layer i + 1's, or the head's."""
     return model.layers[i + 1].weight if i + 1 < len(model.layers) else model.head.weight
 
@@ -111,7 +111,9 @@ def repair_twins(model: TDNetwork, seed: int = 0, threshold: float = TWIN_COSINE
     freed = []
     for i, layer in enumerate(repaired.layers):
         out = next_weights(repaired, i)
-        out_bias = repaired.layers[i + 1].bias if i + 1 < len(repaired.layers) else repaired.head.bias
+        bias = repaired.layers[i + 1].bias if i + 1 < len(repaired.layers) else repaired.head.bias
+        assert bias is not None   # TDNetwork's layers and head have biases
+        out_bias: torch.Tensor = bias   # updated in place
         h = activations(repaired, inputs, i) if inputs is not None else None
         norms = unit_vectors(layer).norm(dim=1)
         twins = []

@@ -18,40 +18,42 @@ from tdbg.game import backgammon_engine as be, movegen
 from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
-from tdbg.play.evaluator import NoCubeDecisions, PlaysOnly
+from tdbg.play.evaluator import Evaluator, NoCubeDecisions, PlaysOnly
 
 GNUBG_NN_PLIES = (0, 1, 2)
 
 
-class RandomAgent(NoCubeDecisions, PlaysOnly):
+class RandomAgent(NoCubeDecisions, PlaysOnly, Evaluator):
     """A uniformly random legal move (each distinct resulting position equally likely)."""
 
     name = "random"
 
     def __init__(self, seed: int = 0, engine: str = "auto", mode: GameMode | None = None):
-        self.mode = mode   # the game it plays (its moves ignore it)
+        # the game it plays; its moves ignore it, so tests that only ask for moves make one without
+        self.mode = mode  # type: ignore[assignment]
         self.rng = np.random.default_rng(seed)
         self.expander = movegen.make_expander(engine)
 
-    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
         after, _, offsets = self.expander.expand(boards, dice, encode=False)
         counts = np.diff(offsets)
         pick = offsets[:-1] + (self.rng.random(len(counts)) * counts).astype(np.int64)
         return after[pick].astype(np.int64)
 
 
-class PubevalAgent(NoCubeDecisions, PlaysOnly):
+class PubevalAgent(NoCubeDecisions, PlaysOnly, Evaluator):
     """Tesauro's public evaluation function, as gnubg-nn's ``pub_best_move``."""
 
     name = "pubeval"
 
     def __init__(self, mode: GameMode | None = None):
-        self.mode = mode   # the game it plays (its moves ignore it)
+        # the game it plays; its moves ignore it, so tests that only ask for moves make one without
+        self.mode = mode  # type: ignore[assignment]
 
-    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
         import gnubg_nn
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
-        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist())):
+        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)):
             flat = gnubg_nn.pub_best_move(b, d1, d2)
             # pairs of 0-based (from, to); 24 = bar, -1 = off
             steps = tuple((flat[k] + 1, max(flat[k + 1] + 1, 0)) for k in range(0, len(flat), 2))
@@ -66,7 +68,7 @@ def mover_probabilities(opponent_probs) -> np.ndarray:
     return output_head("prob5").flip(np.asarray(opponent_probs, dtype=np.float64))
 
 
-class GnubgNNAgent(NoCubeDecisions):
+class GnubgNNAgent(NoCubeDecisions, Evaluator):
     """GNU Backgammon 1.08's network (gnubg-nn) playing the game mode's own objective.
 
     ``gnubg_nn.bestmove`` on its own maximises cubeless *money* equity, which is the
@@ -113,10 +115,10 @@ class GnubgNNAgent(NoCubeDecisions):
         probs = [gnubg_nn.probabilities([b[1], b[0]], plies) for b in boards]
         return boards, mover_probabilities(probs)
 
-    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
         t0 = time.perf_counter()
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
-        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist())):
+        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)):
             after, probs = self.candidates(b, d1, d2)
             if not after:
                 out[i] = b  # no legal move: the pass
@@ -132,7 +134,7 @@ class GnubgNNAgent(NoCubeDecisions):
     def _points(self, probs):
         return self.mode.value_points(self.mode.objective(probs))
 
-    def all_rolls(self, boards, owner=None):
+    def all_rolls(self, boards: np.ndarray, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """As ``all_rolls_exact``, faster: a mover with five or more checkers left cannot
         finish the game this turn (at most four checkers move), so where gnubg lists two or
         more candidates their values come straight from the listed probabilities, all 21
@@ -187,12 +189,12 @@ class GnubgNNAgent(NoCubeDecisions):
         best = int(np.argmax(v))
         return v[best], after[best]
 
-    def position_values(self, boards):
+    def position_values(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         import gnubg_nn
         probs = np.array([gnubg_nn.probabilities(b, 0) for b in np.asarray(boards).tolist()])
         return self._points(probs), probs[:, 0], probs[:, 1] - probs[:, 3]
 
-    def after_values(self, afters):
+    def after_values(self, afters: np.ndarray) -> np.ndarray:
         import gnubg_nn
         out = np.empty(len(afters))
         for k, a in enumerate(np.asarray(afters).tolist()):

@@ -132,7 +132,8 @@ def draw_chunk(settings: Settings, chunk: int) -> list[dict]:
     agent = evaluator(Player("gnubg-nn"), game_mode("cubeless-money"))
     names = class_names()
     need = dict(settings.mix)
-    out, game = [], 0
+    out: list[dict] = []
+    game = 0
     while sum(need.values()):
         turns = self_play_game(rng, agent)
         taken = set()
@@ -151,7 +152,7 @@ def draw_chunk(settings: Settings, chunk: int) -> list[dict]:
                 continue
             taken.add(cls)
             need[cls] -= 1
-            moves = [(gnubg_move_text(board, m), after_id(a), float(v)) for (m, a), v in zip(legal, ply1)]
+            moves = [(gnubg_move_text(board, m), after_id(a), float(v)) for (m, a), v in zip(legal, ply1, strict=True)]
             out.append({"position_id": be.position_id(board), "dice": list(dice), "class": cls, "chunk": chunk,
                         "game": game, "ply": int(i), "rollout_seed": settings.seed * 1_000_000 + chunk * 1000 + len(out),
                         "moves": moves, "candidates": cands, "_afters": afters})
@@ -323,7 +324,7 @@ def loss(decision: dict, chosen_id: str) -> tuple[float, str]:
     for k, c in enumerate(cands):
         if c["after_id"] == chosen_id:
             return cands[0]["equity"] - c["equity"], ("best" if k == 0 else "candidate")
-    for move, aid, ply1 in decision["others"]:
+    for _move, aid, ply1 in decision["others"]:
         if aid == chosen_id:
             offset = np.mean([c["equity"] - c["ply1"] for c in cands])
             return cands[0]["equity"] - (ply1 + offset), "outside"
@@ -333,7 +334,7 @@ def loss(decision: dict, chosen_id: str) -> tuple[float, str]:
 
 def losses(decisions: list[dict], chosen_ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(mEq lost per decision, where each choice was: best / candidate / outside)."""
-    scored = [loss(d, c) for d, c in zip(decisions, chosen_ids)]
+    scored = [loss(d, c) for d, c in zip(decisions, chosen_ids, strict=True)]
     return 1000 * np.array([x for x, _ in scored]), np.array([w for _, w in scored])
 
 
@@ -370,7 +371,7 @@ def paired(decisions: list[dict], ids_a: list[str], ids_b: list[str], n_boot: in
     """Mean of (A's loss - B's loss) over the same decisions (mEq), with a bootstrap 95% CI,
     overall and per class, and how often the two chose differently."""
     diff = losses(decisions, ids_a)[0] - losses(decisions, ids_b)[0]
-    differ = np.array([a != b for a, b in zip(ids_a, ids_b)])
+    differ = np.array([a != b for a, b in zip(ids_a, ids_b, strict=True)])
 
     def block(mask) -> dict:
         if not mask.any():

@@ -30,7 +30,7 @@ move ``all_rolls`` lists (a rollout then takes it from there, one pass for both)
 """
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import NoReturn, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -78,10 +78,10 @@ class NoCubeDecisions:
     name: str
     cube_capable = False
 
-    def double_decisions(self, boards, owner) -> np.ndarray:
+    def double_decisions(self, boards: np.ndarray, owner: np.ndarray) -> np.ndarray:
         raise NotImplementedError(f"{self.name} makes no cube decisions")
 
-    def take_decisions(self, boards, owner) -> np.ndarray:
+    def take_decisions(self, boards: np.ndarray, owner: np.ndarray) -> np.ndarray:
         raise NotImplementedError(f"{self.name} makes no cube decisions")
 
 
@@ -93,14 +93,14 @@ class PlaysOnly:
     values_positions = False
     plays_own_0ply = False
 
-    def _refuse(self):
+    def _refuse(self) -> NoReturn:
         raise ValueError(f"{self.name} plays; it does not value positions (a judge is a network or gnubg-nn)")
 
-    def all_rolls(self, boards, owner=None):
+    def all_rolls(self, boards: np.ndarray, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         self._refuse()
 
-    def after_values(self, afters):
+    def after_values(self, afters: np.ndarray) -> np.ndarray:
         self._refuse()
 
-    def position_values(self, boards):
+    def position_values(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         self._refuse()

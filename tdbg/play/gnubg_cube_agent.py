@@ -27,12 +27,12 @@ from tdbg.game.encoding import CUBE_CENTERED
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeless_money import CubelessMoney
 from tdbg.play.agents import GnubgNNAgent
-from tdbg.play.evaluator import PlaysOnly
+from tdbg.play.evaluator import Evaluator, PlaysOnly
 
 MATCH_LENGTH = 25  # gnubg-nn's match equity table ends here (longer scores give garbage)
 
 
-class GnubgNNCubefulAgent(PlaysOnly):
+class GnubgNNCubefulAgent(PlaysOnly, Evaluator):
     cube_capable = True
 
     def __init__(self, mode: GameMode, plies: int = 0):
@@ -41,7 +41,7 @@ class GnubgNNCubefulAgent(PlaysOnly):
         self.checkers = GnubgNNAgent(CubelessMoney(mode.jacoby), plies)
         self.name = "gnubg-nn-cubeful" + (f"-{plies}ply" if plies else "")
 
-    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
         return self.checkers.choose_moves(boards, dice)
 
     def cube_decisions(self, boards, owner) -> np.ndarray:
@@ -49,15 +49,15 @@ class GnubgNNCubefulAgent(PlaysOnly):
         import gnubg_nn
         gnubg_nn.set.score(MATCH_LENGTH, MATCH_LENGTH)
         out = np.zeros((len(boards), 2), dtype=bool)
-        for k, (b, own) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(owner).tolist())):
+        for k, (b, own) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(owner).tolist(), strict=True)):
             double, take, too_good = gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(b), n=self.plies, i=1)[:3]
             if too_good and not take and self.mode.jacoby and own == CUBE_CENTERED:
                 double = 1  # an undoubled gammon counts once under Jacoby: cash it
             out[k] = bool(double), bool(take)
         return out
 
-    def double_decisions(self, boards, owner) -> np.ndarray:
+    def double_decisions(self, boards: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return self.cube_decisions(boards, owner)[:, 0]
 
-    def take_decisions(self, boards, owner) -> np.ndarray:
+    def take_decisions(self, boards: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return self.cube_decisions(boards, owner)[:, 1]

@@ -35,10 +35,11 @@ from tdbg.play.players import Player, evaluator
 JUDGES_SINGLE_GAMES = {GameMode: True, MatchPlay: False}   # a model of the mode values single games
 
 
-def judge(spec: str, mode: GameMode, data: bytes | None = None) -> Evaluator:
+def judge(spec: str, mode: GameMode | None, data: bytes | None = None) -> Evaluator:
     """The evaluator ``spec`` names as a judge of ``mode``'s games: gnubg-nn (playing the
     mode's objective), or a checkpoint (``data``: its bytes) in the game mode it was trained
-    for.  InputError for a checkpoint that cannot judge (a match model)."""
+    for (``mode`` None: only a checkpoint, which knows its own).  InputError for a checkpoint
+    that cannot judge (a match model)."""
     if spec == "gnubg-nn":
         return evaluator(Player(spec), mode)
     found = evaluator(Player(spec, data=data))
@@ -93,8 +94,9 @@ def game_luck(records, reference: Evaluator) -> np.ndarray:
     owners = np.array([r[4] for r in rolls], dtype=np.int64)
     opening = np.array([r[6] for r in rolls])
     # the same position (same cube owner, same opening flag) is judged once
-    keys = [(k, o, f) for k, o, f in zip(be.position_keys(boards).tolist(), owners.tolist(), opening.tolist())]
-    index, inverse = {}, np.empty(len(rolls), dtype=np.int64)
+    keys = [(k, o, f) for k, o, f in zip(be.position_keys(boards).tolist(), owners.tolist(), opening.tolist(), strict=True)]
+    index: dict[tuple, int] = {}
+    inverse = np.empty(len(rolls), dtype=np.int64)
     for i, key in enumerate(keys):
         inverse[i] = index.setdefault(key, len(index))
     first = np.zeros(len(index), dtype=np.int64)
@@ -110,7 +112,7 @@ def game_luck(records, reference: Evaluator) -> np.ndarray:
 def add_luck(records, spec: str, mode: GameMode, keep_turns: bool = False, data: bytes | None = None) -> None:
     """Set ``record.luck`` on each record (and drop the per-turn record unless asked)."""
     luck = game_luck(records, judge(spec, mode, data))
-    for rec, x in zip(records, luck):
+    for rec, x in zip(records, luck, strict=True):
         rec.luck = float(x)
         if not keep_turns:
             rec.turns = []

@@ -70,7 +70,7 @@ def play_games(agent_a: Evaluator, agent_b: Evaluator, game_indices, mode: GameM
     records: list[GameRecord] = []
 
     def on_end(ended: Ended) -> None:
-        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
+        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn, strict=True):
             records.append(seats.game_record(i, int(games[i]), points, result, turn))
 
     table.play(seats, lambda idx: np.array([streams[i].roll(int(table.ply[i])) for i in idx]), on_end)
@@ -86,7 +86,7 @@ class Seats:
     def __init__(self, agents, first: np.ndarray, table: Table, record: bool):
         self.agents, self.first, self.table = agents, first, table
         self.cube_stats = np.zeros((len(first), 3, 2), dtype=np.int64)  # doubles, takes, drops by A/B
-        self.turns = [[] for _ in first] if record else None
+        self.turns: list[list] | None = [[] for _ in first] if record else None
 
     def mover(self, slots, turn=None):
         return (self.first[slots] + (self.table.ply[slots] if turn is None else turn)) % 2
@@ -99,8 +99,9 @@ class Seats:
         turns = []
         if self.turns is not None:
             turns, self.turns[slot] = self.turns[slot], []
+        doubles, takes, drops = (tuple(int(x) for x in self.cube_stats[slot, k]) for k in range(3))
         return GameRecord(index, int(self.first[slot]), float(sign * points), int(result), int(self.table.cube[slot]),
-                          int(turn), *(tuple(int(x) for x in self.cube_stats[slot, k]) for k in range(3)), turns)
+                          int(turn), doubles, takes, drops, turns)
 
     def cube(self, slots, boards, owner):
         mover = self.mover(slots)

@@ -87,8 +87,8 @@ def play_matches(agent_a: Evaluator, agent_b: Evaluator, match_indices, mode: Ma
         seats.cube_stats[slots] = 0
         for i in slots:
             streams[i] = DiceStream(seed, int(idx[i] // 2), game=int(game_no[i]))
-        me = np.array([scores[i].away[f] for i, f in zip(slots, first)])
-        opp = np.array([scores[i].away[1 - f] for i, f in zip(slots, first)])
+        me = np.array([scores[i].away[f] for i, f in zip(slots, first, strict=True)])
+        opp = np.array([scores[i].away[1 - f] for i, f in zip(slots, first, strict=True)])
         table.new_games(slots, mode.start_state(me, opp, np.array([scores[i].crawford for i in slots])))
 
     def finish(i: int, winner: int) -> None:
@@ -101,7 +101,7 @@ def play_matches(agent_a: Evaluator, agent_b: Evaluator, match_indices, mode: Ma
 
     def on_end(ended: Ended) -> None:
         again = []
-        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn):
+        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn, strict=True):
             cube_stats[i] += seats.cube_stats[i]
             if record:   # the game's own points (the .mat's "Wins" line); the score counts what the match needs
                 records[i].game_records.append(seats.game_record(i, int(game_no[i]), points, result, turn))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import datetime
 import re
+from itertools import groupby
+from typing import Any
 
 import numpy as np
 
@@ -29,18 +31,13 @@ def mat_length(mode) -> int:
 
 def _move_text(board, after, dice) -> str:
     """gnubg-style move text: one from/to pair per checker step, 25 = bar, 0 = off, * = hit."""
-    move = be.move_for_result(board, *dice, after)
+    move = be.move_for_result(board, dice[0], dice[1], after)
     if move is None:
         raise ValueError(f"recorded move is not legal: {be.position_id(board)} {dice} -> {be.position_id(after)}")
     parts = [f"{src}/{dst}{'*' if hit else ''}" for src, dst, hit in be.hit_steps(board, move)]
     # repeated steps as "13/9(2)", which gnubg reads, to keep rows short
-    out = []
-    for p in parts:
-        if out and out[-1][0] == p:
-            out[-1][1] += 1
-        else:
-            out.append([p, 1])
-    return " ".join(p if n == 1 else f"{p}({n})" for p, n in out)
+    runs = [(p, len(list(same))) for p, same in groupby(parts)]
+    return " ".join(p if n == 1 else f"{p}({n})" for p, n in runs)
 
 
 def game_actions(record) -> list[tuple[int, str]]:
@@ -150,7 +147,9 @@ def read_mat(path: str):
     GameRecord.turns has it, seats for movers: (seat, dice, event, before, after)),
     ``cube`` and ``winner`` (seat, or None if the file does not say).  Raises
     ValueError on an illegal move."""
-    games, current, names = [], None, ("", "")
+    games: list[dict[str, Any]] = []
+    current: dict[str, Any] | None = None
+    names = ("", "")
     for raw in open(path):
         line = raw.rstrip("\n")
         if re.match(r"^\s*Game \d+", line):
@@ -182,7 +181,8 @@ def read_mat(path: str):
 
 def _replay(game) -> dict:
     board = be.initial_board()
-    seat, cube, positions, turns = game["first"], 1, [], []
+    seat, cube, positions = game["first"], 1, []
+    turns: list[tuple[int, tuple[int, int] | None, str, np.ndarray, np.ndarray | None]] = []
     for text in game["actions"]:
         roll = _ROLL.match(text)
         if roll:

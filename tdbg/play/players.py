@@ -26,7 +26,8 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes import GameMode, MatchPlay, for_mode, game_mode
 from tdbg.game.modes.matchplay import unpack
 from tdbg.infra.errors import InputError
-from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint
+from tdbg.infra.fileio import KIND_NAMES
+from tdbg.net.model import CheckpointError, TDNetwork, load_checkpoint, read_checkpoint
 from tdbg.net.search import Search
 from tdbg.play import opponents
 from tdbg.play.evaluator import Evaluator
@@ -137,6 +138,8 @@ def checkpoint_mode_name(model, meta: dict) -> str:
 def check_spec(spec: str) -> None:
     """InputError unless ``spec`` is a named opponent or an existing file."""
     if opponents.get(spec) is None and not os.path.isfile(spec):
+        if os.path.exists(spec):   # a FIFO, a device or a folder: there, but no checkpoint file
+            raise InputError(f"{spec}: {KIND_NAMES['special']}, not a checkpoint")
         if spec.endswith(".pt") or os.sep in spec:
             raise InputError(f"{spec}: no such checkpoint file")
         raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(opponents.NAMES)}")
@@ -175,6 +178,8 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
         raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
     if model is None:
         model, mode = _checkpoint(player, mode)
+    elif mode is None:
+        raise ValueError(f"{spec}: a network in memory plays the game mode it is given; name one")
     try:
         # the mode the model plays in: a DMP model can still play cubeless money games, maximising
         # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
@@ -187,7 +192,7 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
     return for_mode(SEAT, mode)(agent)
 
 
-def _checkpoint(player: Player, mode: GameMode | None) -> tuple:
+def _checkpoint(player: Player, mode: GameMode | None) -> tuple[TDNetwork, GameMode]:
     """(model, mode) of ``player``'s checkpoint: ``mode``, or the one it was trained for."""
     if player.data is None:
         check_spec(player.name)

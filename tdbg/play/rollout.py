@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from itertools import pairwise
 
 import numpy as np
 from tqdm import tqdm
@@ -187,7 +188,7 @@ def rollout_outcomes(settings: RolloutSettings, boards, root_signs=None, progres
             return rollout_positions(roller, boards, settings, root_signs, progress=bar.update)
     cuts = np.linspace(0, trials, min(workers, trials) * 4 + 1).astype(int)  # a few chunks each: even finish
     jobs = [{"settings": settings, "boards": boards, "signs": root_signs, "range": (int(a), int(b))}
-            for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+            for a, b in pairwise(cuts) if b > a]
     with WorkerPool(min(workers, len(jobs)), what="rollout worker") as pool, \
             tqdm(total=len(jobs), unit="chunk", disable=not progress, dynamic_ncols=True) as bar:
         tasks = [pool.submit(_chunk_job, j) for j in jobs]
@@ -230,7 +231,7 @@ def candidate_moves(roller: Evaluator, board, dice, top: int | None = None):
 def rank_moves(roller: Evaluator, board, moves, outcomes: list[Outcome], use_luck: bool = True) -> list[dict]:
     """Rows for each move, best first, with paired differences from the best (same dice)."""
     rows = [{"move": m, "text": be.format_move(board, m) if m else "(no move)", "outcome": o, **summarize(o, roller.mode)}
-            for m, o in zip(moves, outcomes)]
+            for m, o in zip(moves, outcomes, strict=True)]
     key = "value_adjusted" if use_luck else "value"
     rows.sort(key=lambda r: -r[key])
     best = rows[0]["outcome"]
@@ -258,7 +259,7 @@ def after_outcomes(settings: RolloutSettings, roller: Evaluator, afters, progres
     live = np.flatnonzero(results == 0)
     trials = settings.trials
     outs = rollout_outcomes(settings, afters[live][:, ::-1], -np.ones(len(live)), progress, roller)
-    by_index = dict(zip(live.tolist(), outs))
+    by_index = dict(zip(live.tolist(), outs, strict=True))
     outcomes = []
     for k in range(len(afters)):
         if k in by_index:

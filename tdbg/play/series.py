@@ -3,7 +3,7 @@ on our dice over worker processes, or against an opponent that rolls its own dic
 gnubg binary, tdbg.gnubg.gnubg_series.GnubgSide); either way it returns the records and
 one Summary (summary.py).
 
-A ``Series`` is one frozen value (the players, the table, how many, the seed, where it
+A ``Series`` is one frozen value (the players, the game mode, how many, the seed, where it
 runs), sent to the workers job by job.  What a series counts is the mode's
 (``units.series_unit``): games, or matches; units.UNITS says how each is played and
 summarized.
@@ -27,8 +27,8 @@ from tdbg.play.units import UNITS, series_unit
 
 
 @dataclass(frozen=True)
-class Table:
-    """The game mode as a value a worker rebuilds it from."""
+class ModeSpec:
+    """The game mode as a value a worker rebuilds it from (its name and options)."""
     mode: str
     jacoby: bool = True
     match_length: int = 0
@@ -47,7 +47,7 @@ class Series:
     ``n_bootstrap``: the resamples behind each interval of the summary; ``luck_data``: the
     luck checkpoint's bytes (``pinned_series``)."""
     players: tuple[Player, Player]
-    table: Table
+    mode_spec: ModeSpec
     count: int
     seed: int = 0
     workers: int = 1
@@ -80,7 +80,7 @@ class Played:
     def summary(self) -> Summary | None:
         if not self.records:
             return None
-        mode = self.series.table.build()
+        mode = self.series.mode_spec.build()
         fields = UNITS[series_unit(mode)].summarize(self.records, mode, self.series, self.paired)
         return Summary(series_unit(mode), fields, self.paired)
 
@@ -91,7 +91,7 @@ def _agents(series: Series, mode: GameMode) -> tuple:
     the same units in whichever process); the unit's InputError when a player cannot play
     ``mode``'s games."""
     agents = []
-    for player, seed in zip(series.players, (series.seed, series.seed + 1)):
+    for player, seed in zip(series.players, (series.seed, series.seed + 1), strict=True):
         try:
             agent = evaluator(player.seeded(seed), mode)
             mode.check_agent(agent)
@@ -105,7 +105,8 @@ def _job(job: dict):
     """One worker job: the series (its checkpoints travel inside it as bytes once pinned, so
     a worker needs no file and plays what was read at the start) and the indices of its units."""
     series = job["series"]
-    mode = series.table.build()   # threads: a pool's worker set one (threads.WORKER); in this process, the run's choice
+    # threads: a pool's worker set one (threads.WORKER); in this process, the run's choice
+    mode = series.mode_spec.build()
     return UNITS[series_unit(mode)].play(*_agents(series, mode), job["indices"], mode, series)
 
 
@@ -117,7 +118,7 @@ def pinned_series(series: Series) -> Series:
     luck_data = series.luck_data
     if series.luck and luck_data is None:
         luck_data = read_reference(series.luck)
-    return dataclasses.replace(series, players=tuple(pinned(p) for p in series.players), luck_data=luck_data)
+    return dataclasses.replace(series, players=(pinned(series.players[0]), pinned(series.players[1])), luck_data=luck_data)
 
 
 def play_series(series: Series, progress: bool = True, on_records=None, against: OwnDice | None = None) -> Played:
@@ -127,7 +128,7 @@ def play_series(series: Series, progress: bool = True, on_records=None, against:
     .mat files as they come.  The series plays what its players hold: pin it first
     (``pinned_series``) for its checkpoints to be read once, whatever replaces the files
     during the run (play_models.py's series come pinned)."""
-    mode = series.table.build()
+    mode = series.mode_spec.build()
     unit = UNITS[series_unit(mode)]
     if against is not None:
         records, games, errors = against.play(series, progress)

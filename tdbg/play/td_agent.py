@@ -34,6 +34,7 @@ from tdbg.game.modes import CubefulMoney, GameMode, MatchPlay, for_mode
 from tdbg.net.move_filter import FilteredOnePly
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.search import Search, TwoPly, top_k
+from tdbg.play.evaluator import Evaluator
 from tdbg.play.model_fit import check_model
 
 BLOCK = 256  # positions per all-rolls pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
@@ -43,7 +44,7 @@ BLOCK = 256  # positions per all-rolls pass: 256 x 21 rolls x ~20 candidates kee
 CAPABILITIES = {GameMode: (False, False), CubefulMoney: (True, False), MatchPlay: (True, True)}
 
 
-class TDAgent:
+class TDAgent(Evaluator):
     """A network playing ``mode`` at the depth ``search`` says (module notes); an Evaluator."""
 
     cube_capable = True
@@ -68,7 +69,7 @@ class TDAgent:
     def _owner(self, owner, n):
         return np.zeros(n, dtype=np.int64) if owner is None else owner
 
-    def choose_moves(self, boards, dice, owner=None) -> np.ndarray:
+    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
         boards = np.asarray(boards)
         owner = self._owner(owner, len(boards))
         if self.twoply is not None:
@@ -106,6 +107,7 @@ class TDAgent:
 
     def _backup(self, boards, owner) -> np.ndarray:
         """1-ply backup of positions through the move filter (for the cube's values)."""
+        assert self.filtered is not None   # cube_action chooses _backup only where there is a filter
         return self.filtered.oneply(boards, owner)[0]
 
     def cube_action(self, boards, owner):
@@ -116,15 +118,15 @@ class TDAgent:
                   else self._backup if self.filtered is not None and self.search.oneply else None)
         return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.search.oneply, backup), owner)
 
-    def double_decisions(self, boards, owner) -> np.ndarray:
+    def double_decisions(self, boards: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return self.cube_action(boards, owner).double
 
-    def take_decisions(self, boards, owner) -> np.ndarray:
+    def take_decisions(self, boards: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return self.cube_action(boards, owner).take
 
     # ---- as a judge: the network's 0-ply values
 
-    def all_rolls(self, boards, owner=None):
+    def all_rolls(self, boards: np.ndarray, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
         """(values (n, 21) in points, after-states (n, 21, 2, 25)): each roll's 0-ply best move."""
         values, afters = [], []
         for s in range(0, len(boards), BLOCK):
@@ -138,12 +140,12 @@ class TDAgent:
             afters.append(after[rows].astype(np.int64).reshape(n, len(ALL_ROLLS), 2, 25))
         return np.concatenate(values), np.concatenate(afters)
 
-    def position_values(self, boards):
+    def position_values(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         head = self.scorer.values
         v = self.scorer.state_values(np.asarray(boards))
         return head.points_of(head.scalar(v)), head.win_probability(v), head.net_gammons(v)
 
-    def after_values(self, afters):
+    def after_values(self, afters: np.ndarray) -> np.ndarray:
         head = self.scorer.values
         afters = np.asarray(afters, dtype=np.int64)
         out = np.empty(len(afters))

@@ -101,3 +101,21 @@ def test_a_positional_argument_is_named_as_argparse_names_it(tmp_path):
                        (["play_models.py", "--model1", bad, "--model2", "pubeval"], "argument --model1: ")]:
         proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
         assert_one_line_error(proc, name + "m\\xff.pt: the name is not UTF-8 text")
+
+
+@pytest.mark.parametrize("text", ["1_000", "1e3", "\u0661\u0660", "0x10", "5.0", ""])
+def test_whole_number_flags_take_ascii_digits_only(text):
+    """--trials 1_000 was read as 1,000 (Python's int() takes underscores and other scripts'
+    digits) where --hidden 1_0 and --games 1e3 were refused: every whole-number flag now reads
+    the same way."""
+    import argparse
+
+    from tdbg.app import cli
+    with pytest.raises(argparse.ArgumentTypeError, match="expected a whole number"):
+        cli.positive_int(text)
+
+
+def test_whole_number_flags_still_take_plain_numbers():
+    from tdbg.app import cli
+    assert cli.positive_int("1000") == 1000 and cli.positive_int(" 7 ") == 7 and cli.non_negative_int("+0") == 0
+    assert cli.seed_arg("4294967295") == 2 ** 32 - 1

@@ -64,16 +64,16 @@ def test_same_moves_as_td_agent(tmp_path, positions, mode_name, output, n_inputs
     model, binf = _export(tmp_path, mode_name, output, n_inputs)
     rng = np.random.default_rng(0)
     dice = rng.integers(1, 7, (len(positions), 2))
-    lines = [f"{be.position_id(b)} {d1} {d2}" for b, (d1, d2) in zip(positions, dice)]
+    lines = [f"{be.position_id(b)} {d1} {d2}" for b, (d1, d2) in zip(positions, dice, strict=True)]
     out = [line.split("\t") for line in _c(binf, lines)]
     agent = TDAgent(model, game_mode(mode_name))
     chosen = agent.choose_moves(positions, dice)
     want = [be.position_id(be.swap(c)) for c in chosen]
-    differ = [k for k, (o, w) in enumerate(zip(out, want)) if o[4] != w]
+    differ = [k for k, (o, w) in enumerate(zip(out, want, strict=True)) if o[4] != w]
     # a different choice is only acceptable between candidates of equal value (float ties)
     for k in differ:
         after, offsets, _, scalar = agent.scorer.score(positions[k:k + 1], dice[k:k + 1])
-        vals = {be.position_id(be.swap(a)): v for a, v in zip(after, scalar)}
+        vals = {be.position_id(be.swap(a)): v for a, v in zip(after, scalar, strict=True)}
         assert abs(vals[out[k][4]] - vals[want[k]]) < 1e-5
     assert len(differ) <= len(positions) // 200
     # the printed move text is our notation of that move
@@ -132,9 +132,9 @@ def test_other_activations_match_pytorch(tmp_path, positions, activation, mode_n
     assert np.abs(Scorer(relu, game_mode(mode_name)).state_values(positions[:500], owner, np.zeros(len(pids))
                                                                   if n_inputs == 200 else None) - want).max() > 1e-4
     dice = np.random.default_rng(1).integers(1, 7, (500, 2))
-    out = _c(binf, [f"{p} {d1} {d2}" for p, (d1, d2) in zip(pids, dice)])
+    out = _c(binf, [f"{p} {d1} {d2}" for p, (d1, d2) in zip(pids, dice, strict=True)])
     chosen = TDAgent(model, game_mode(mode_name)).choose_moves(positions[:500], dice)
-    differ = [k for k, (o, c) in enumerate(zip(out, chosen)) if o.split("\t")[4] != be.position_id(be.swap(c))]
+    differ = [k for k, (o, c) in enumerate(zip(out, chosen, strict=True)) if o.split("\t")[4] != be.position_id(be.swap(c))]
     assert len(differ) <= 5
     # C (float32) and PyTorch (float32) may break a near-tie differently: each differing pair
     # must be a tie within 1e-5 in a float64 reference (one call per move, Python engine)
@@ -191,7 +191,7 @@ def test_version_1_copy_for_the_benchmark_baseline(tmp_path, positions):
     folder.mkdir()
     exe = bench.build_baseline(bench.BASELINE, str(folder))
     dice = np.random.default_rng(2).integers(1, 7, (200, 2))
-    lines = [f"{p} {d1} {d2}" for p, (d1, d2) in zip(pids, dice)]
+    lines = [f"{p} {d1} {d2}" for p, (d1, d2) in zip(pids, dice, strict=True)]
     base = subprocess.run([exe, str(old)], input="\n".join(lines) + "\n", capture_output=True, text=True)
     assert base.returncode == 0, base.stderr
     assert [ln.split("\t")[4] for ln in base.stdout.splitlines()] == [ln.split("\t")[4] for ln in _c(binf, lines)]

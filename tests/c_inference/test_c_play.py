@@ -87,14 +87,14 @@ def _same_games(tmp_path, mode_name, model_a, bin_a, model_b, bin_b):
     agents = (TDAgent(model_a, mode), TDAgent(model_b, mode))
     records = play_games(*agents, range(GAMES), mode, SEED, duplicate=True, record=True)
     assert [int(g[1]) for g in games] == [r.index for r in records] == list(range(GAMES))
-    for rec, g in zip(records, games):
+    for rec, g in zip(records, games, strict=True):
         want = [(mover, f"{d[0]}{d[1]}", be.position_id(be.swap(after))) for mover, d, _, _, after in rec.turns]
         got = moves[rec.index]
-        k = next((k for k, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))
+        k = next((k for k, (x, y) in enumerate(zip(got, want, strict=False)) if x != y), min(len(got), len(want)))
         if k < max(len(got), len(want)):  # find out why before failing: a near-tie shows as a tiny gap
             mover, _, before, _, _ = rec.turns[k]
             after, _, _, scalar = agents[mover].scorer.score(before[None], np.array([rec.turns[k][1]]))
-            vals = {be.position_id(be.swap(a)): v for a, v in zip(after, scalar)}
+            vals = {be.position_id(be.swap(a)): v for a, v in zip(after, scalar, strict=True)}
             gap = vals[want[k][2]] - vals.get(got[k][2], np.nan) if k < len(got) else np.nan
             pytest.fail(f"game {rec.index} move {k}: C chose {got[k] if k < len(got) else None}, Python "
                         f"{want[k]}; Python's value gap between them {gap:.3g}")

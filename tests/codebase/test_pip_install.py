@@ -7,7 +7,6 @@ has no network to come from) through a .pth line naming this environment's site-
 a plain path, so this environment's own editable install of tdbg is not on it."""
 import os
 import subprocess
-import sys
 import sysconfig
 import venv
 

@@ -26,7 +26,7 @@ def test_selfplay_decisions_carry_gnubgs_own_win_chances():
     seen = 0
     for game, after, win in dmp_decisions(40, np.random.default_rng(3)):
         assert len(after) == len(win) >= 2 and game >= 0
-        for board, w in list(zip(after, win))[:3]:
+        for board, w in list(zip(after, win, strict=True))[:3]:
             if sum(board[1]) == 0:
                 continue  # the mover has borne off: a won game, not evaluated here
             # the opponent on roll in row 1: gnubg-nn's P(win) is theirs, the mover's is 1 - it

@@ -61,7 +61,7 @@ POSITIONS = [
 def test_a_puretd_net_gives_its_own_values_on_our_inputs(tmp_path):
     torch.manual_seed(3)
     sizes = [8, 4]
-    linear = [torch.nn.Linear(a, b) for a, b in zip([196, *sizes], [*sizes, 1])]
+    linear = [torch.nn.Linear(a, b) for a, b in zip([196, *sizes], [*sizes, 1], strict=True)]
     state = {f"hidden_layers.{i}.{k}": getattr(m, k).detach().clone() for i, m in enumerate(linear[:-1])
              for k in ("weight", "bias")}
     state.update({"fc_output.weight": linear[-1].weight.detach().clone(),
@@ -116,7 +116,7 @@ def test_the_readme_speed_table_is_the_result_file():
     assert not plain["overlap"] and overlapped["overlap"] and overlapped["workers"] == 2
     expected = [(plain, "0-ply"), (plain, "1-ply"), (overlapped, "0-ply")]
     assert len(rows) == len(expected)
-    for row, (result, workload) in zip(rows, expected):
+    for row, (result, workload) in zip(rows, expected, strict=True):
         cells = [c.strip() for c in row.strip("|").split("|")]
         ratio = result["ratio_puretd_seconds_over_ours"][workload]["ratio_of_totals"]
         assert cells[1:] == [secs(result, workload, "puretd"), secs(result, workload, "ours"), f"{ratio:.2f}x"], row

@@ -1,7 +1,6 @@
 """Exact bear-off values against hand arithmetic and against GNU Backgammon's bear-off
 database (gnubg-nn's probabilities for these positions are read from it, stored to
 about 1e-5)."""
-import numpy as np
 import pytest
 
 from tdbg.game import bearoff as bo

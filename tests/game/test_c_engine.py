@@ -42,8 +42,8 @@ def test_no_shared_scratch_between_threads(positions_20k):
         t.start()
     for t in threads:
         t.join()
-    for got, want in zip(results, serial):
-        assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    for got, want in zip(results, serial, strict=True):
+        assert all(np.array_equal(a, b) for a, b in zip(got, want, strict=True))
 
 
 def test_moves_replay_to_their_boards(positions_20k):

@@ -43,7 +43,7 @@ def test_expander_features_are_the_opponents_view(positions_20k):
     assert np.array_equal(feats[:, :196], encoding.encode_batch(be.swap(out_b.transpose(1, 0, 2)).transpose(1, 0, 2)))
     assert not feats[:, 196:].any()
     py = movegen.make_expander("python", width=200).expand(boards, dice)
-    assert all(np.array_equal(a, b) for a, b in zip((out_b, feats, offsets), py))
+    assert all(np.array_equal(a, b) for a, b in zip((out_b, feats, offsets), py, strict=True))
 
 
 def test_cube_features():

@@ -86,14 +86,16 @@ def test_state_packs_and_unpacks():
                       for a in (1, 7, 25) for b in (1, 4, 25)]).T
     s = pack(*parts)
     assert len(set(s.tolist())) == parts.shape[1]
-    for got, want in zip(unpack(s), parts):
+    for got, want in zip(unpack(s), parts, strict=True):
         np.testing.assert_array_equal(got, want)
     assert pack(CUBE_CENTERED, 0, 0, 1, 1) == 0   # state 0 is the 1-away/1-away (DMP) game
 
 
 def test_cube_rules_of_a_match():
     mode = MatchPlay(length=7)
-    st = lambda owner, crawford, me, opp, level=0: pack(owner, level, crawford, me, opp)
+    def st(owner, crawford, me, opp, level=0):
+        return pack(owner, level, crawford, me, opp)
+
     may = mode.may_double(np.array([
         st(CUBE_CENTERED, 0, 5, 3),       # an ordinary game
         st(CUBE_CENTERED, 1, 4, 1),       # the Crawford game: no doubling
@@ -140,7 +142,7 @@ def test_scorer_values_finished_games_from_the_table():
     scorer = Scorer(TDNetwork(MATCH_INPUTS, [8], "mwc"), mode)
     b = board({1: 1}, {6: 2})            # my last checker on the 1 point: any roll bears it off
     states = np.array([pack(CUBE_CENTERED, 0, 0, 2, 2), pack(CUBE_THEIRS, 2, 0, 9, 5)])
-    for st, want in zip(states, (MET.mwc(1, 2), MET.mwc(5, 5))):
+    for st, want in zip(states, (MET.mwc(1, 2), MET.mwc(5, 5)), strict=True):
         _, offsets, values, _ = scorer.score(b[None], np.array([[6, 5]]), np.array([st]))
         assert values[0] == pytest.approx(want)   # 1 point at cube 1; 4 points at cube 4
 
@@ -403,6 +405,16 @@ def test_learned_take_decisions_agree_with_the_met(name, ply0, ply1):
     assert res["cases"] == 270 and res["ply1"]["clear_cases"] > 200
     assert res["ply1"]["take_agreement_clear"] >= ply1, res["ply1"]["wrong_takes"]
     assert res["ply0"]["take_agreement_clear"] >= ply0, res["ply0"]["wrong_takes"]
+
+
+@pytest.mark.parametrize("name", ["cubeful_256x2.pt", "dmp_128x2.pt", "gnubg-nn"])
+def test_take_points_of_another_model_are_one_line(name):
+    """tools/take_points.py asks a match model's doubles and takes by the score: any other
+    model (a cubeful money one raised an AttributeError: it plays a match by its money rules)
+    or a named player is one error line."""
+    from helpers import ROOT, assert_one_line_error, run
+    path = name if name == "gnubg-nn" else os.path.join(ROOT, "best_models", name)
+    assert_one_line_error(run("tools/take_points.py", path), "take points are those of a match-play model")
 
 
 @pytest.mark.parametrize("mode_name", ["cubeful-money", "match"])

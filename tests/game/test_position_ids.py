@@ -119,7 +119,7 @@ def test_gnubg_reads_our_ids_as_we_wrote_them(positions_20k):
     cases = [(gnubg_id(s), xgid(s)) for s in states]
     got = run_gnubg_python(f"CASES = {cases!r}\n" + GNUBG_READS)
     assert len(got) == len(states)
-    for s, (gid, xg), (from_gid, from_xg) in zip(states, cases, got):
+    for s, (gid, xg), (from_gid, from_xg) in zip(states, cases, got, strict=True):
         assert ":".join(from_gid) == gid
         # gnubg numbers the XGID's bottom player (our side on roll) 1
         bottom = GameState(s.board, s.dice, s.cube, s.owner, s.doubled, s.match_length, s.score, s.crawford,

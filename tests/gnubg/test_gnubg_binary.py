@@ -9,6 +9,7 @@ import json
 import os
 import stat
 import threading
+from itertools import pairwise
 
 import numpy as np
 import pytest
@@ -163,11 +164,11 @@ def test_mat_files_import_and_analyse(tmp_path, cubeful_ckpt, gnubg_bin):
     assert len(stats) == 12 and all(np.isfinite(g["stats"][s]["chequer"]) for g in stats for s in "XO")
     # gnubg's count of each side's moves and unforced moves (more than one distinct legal
     # play) equals ours, from the same games replayed with their turns by the Python engine
-    from tdbg.play.series import Series, Table, play_series
+    from tdbg.play.series import ModeSpec, Series, play_series
     from tdbg.game import backgammon_engine as be
-    records = play_series(Series((Player(cubeful_ckpt), Player(cubeful_ckpt)), Table("cubeful-money"), 12,
+    records = play_series(Series((Player(cubeful_ckpt), Player(cubeful_ckpt)), ModeSpec("cubeful-money"), 12,
                                  record=True), progress=False).records
-    for g, rec in zip(stats, records):
+    for g, rec in zip(stats, records, strict=True):
         ours = {"X": [0, 0], "O": [0, 0]}   # X: seat 0 (model1)
         for mover, dice, event, before, _ in rec.turns:
             if event == "move":
@@ -280,7 +281,7 @@ class _RecordingAgent:
         self.name, self.cube_capable = agent.name, agent.cube_capable
 
     def choose_moves(self, boards, dice, owners=None):
-        self.asked += [(b.copy(), tuple(int(x) for x in d)) for b, d in zip(boards, dice)]
+        self.asked += [(b.copy(), tuple(int(x) for x in d)) for b, d in zip(boards, dice, strict=True)]
         return self.agent.choose_moves(boards, dice, owners)
 
     def __getattr__(self, name):
@@ -304,13 +305,13 @@ def test_gnubg_record_gives_every_roll_for_luck(tmp_path, cubeful_ckpt, gnubg_bi
     all_turns = turns_from_mat(mat, records)
     ours = [(t[3], t[1]) for turns in all_turns for t in turns if t[0] == 0 and t[2] == "move"]
     assert len(ours) == len(agent.asked) > 0
-    for (board, dice), (asked, asked_dice) in zip(ours, agent.asked):
+    for (board, dice), (asked, asked_dice) in zip(ours, agent.asked, strict=True):
         assert np.array_equal(board, asked) and sorted(dice) == sorted(asked_dice)
     for turns in all_turns:
         moves = [t for t in turns if t[2] == "move"]
-        for prev, nxt in zip(moves, moves[1:]):
+        for prev, nxt in pairwise(moves):
             assert prev[0] != nxt[0] and np.array_equal(be.swap(prev[4]), nxt[3])
-    for rec, turns in zip(records, all_turns):
+    for rec, turns in zip(records, all_turns, strict=True):
         rec.turns = turns
     add_luck(records, "gnubg-nn", game_mode("cubeful-money"))
     assert all(np.isfinite(r.luck) for r in records) and any(r.luck != 0 for r in records)
@@ -385,7 +386,7 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
     worker processes alike (it used to move only when a worker had played all its matches)."""
     from tdbg.gnubg import gnubg_series
     from tdbg.game.modes.matchplay import MATCH_INPUTS
-    from tdbg.play.series import Series, Table
+    from tdbg.play.series import ModeSpec, Series
     torch.manual_seed(5)
     m = TDNetwork(MATCH_INPUTS, [8], "mwc")
     ckpt = tmp_path / "match.pt"
@@ -405,7 +406,7 @@ def test_progress_bar_moves_as_each_match_ends(tmp_path, gnubg_bin, monkeypatch,
         def close(self):
             pass
     monkeypatch.setattr(gnubg_series, "tqdm", Bar)
-    series = Series((Player(str(ckpt)), Player("gnubg-ext")), Table("match", False, 1), 4, workers=workers)
+    series = Series((Player(str(ckpt)), Player("gnubg-ext")), ModeSpec("match", False, 1), 4, workers=workers)
     matches, _, errors = gnubg_series.GnubgSide("gnubg-ext", gnubg_bin).play(series)
     assert errors == [] and len(matches) == 4
     assert [k for k in steps if k] == [1, 1, 1, 1]

@@ -120,3 +120,19 @@ def test_worker_pool_runs_a_lost_job_once_more_then_gives_up():
             pool.results([pool.submit(_dies, 0)])
         # the pool works again after a break
         assert pool.results([pool.submit(_square, 7)]) == [49]
+
+
+def test_the_resource_tracker_of_a_worker_pool_writes_nowhere():
+    """multiprocessing's resource tracker, started by a worker pool, has its stderr on
+    /dev/null: after a run a signal stopped (its workers killed at once) it wrote "leaked
+    semaphore" warnings below the run's one error line.  Asked of a fresh process, so that
+    the tracker is the pool's own and not one an earlier test started."""
+    code = ("import os\n"
+            "from multiprocessing import resource_tracker\n"
+            "from tdbg.infra.workers import WorkerPool\n"
+            "pool = WorkerPool(1)\n"
+            "print(os.readlink(f'/proc/{resource_tracker._resource_tracker._pid}/fd/2'))\n"
+            "pool.close()\n")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == os.devnull

@@ -155,7 +155,7 @@ def trained(cluster, tmp_path_factory):
 @needs_ray
 def test_train_batch_on_ray_writes_the_local_checkpoint(trained):
     tmp_path = trained
-    (a, meta_a, ts_a), (b, meta_b, ts_b) = _weights(tmp_path / "local.pt"), _weights(tmp_path / "ray.pt")
+    (a, meta_a, _), (b, meta_b, _) = _weights(tmp_path / "local.pt"), _weights(tmp_path / "ray.pt")
     assert all(torch.equal(a[k], b[k]) for k in a) and meta_a["episodes"] == meta_b["episodes"] == 40
     rows = [list(csv.DictReader(open(tmp_path / f"{b}.csv"))) for b in ("local", "ray")]
     assert [(r["samples"], r["loss"]) for r in rows[0]] == [(r["samples"], r["loss"]) for r in rows[1]]

@@ -37,7 +37,7 @@ def test_three_step_trace_by_hand(sign, after):
     m = _linear([0.2, 0.4, 0.6])
     td = TDLambda(m, lam=0.5, alpha=0.1, sign=sign)
     traces = []
-    for (x, target), want in zip(STEPS, after):
+    for (x, target), want in zip(STEPS, after, strict=True):
         v = td.value_and_trace(torch.tensor(x, dtype=torch.float64))
         traces.append(td.trace[0].flatten().tolist())
         td.update(target - v)
@@ -60,9 +60,9 @@ def test_lambda_zero_is_semi_gradient_td0():
         out = b(x[None])[0]
         grads = torch.autograd.grad(out, list(b.parameters()))
         with torch.no_grad():
-            for p, g in zip(b.parameters(), grads):
+            for p, g in zip(b.parameters(), grads, strict=True):
                 p.add_(0.05 * (y - float(out)) * g)
-    for p, q in zip(a.parameters(), b.parameters()):
+    for p, q in zip(a.parameters(), b.parameters(), strict=True):
         assert torch.allclose(p, q, atol=1e-7)
 
 

@@ -108,7 +108,7 @@ def test_cube_targets_1ply_are_the_backed_up_cube_rule():
     head = Scorer(model, mode).values
     take_owner = mode.after_take(owner)
     want = [max(brute_value(model, mode, b, 0, head), min(2 * brute_value(model, mode, b, int(t), head), 1.0))
-            for b, t in zip(boards, take_owner)]
+            for b, t in zip(boards, take_owner, strict=True)]
     assert np.allclose(rec.targets[0], want, atol=1e-6)
     _, rec0 = _recorder(model, mode, Acting())
     rec0.cube(np.arange(2), boards, owner)
@@ -199,7 +199,7 @@ def test_grad_clip_and_momentum_by_hand():
     start = [p.detach().clone() for p in model.parameters()]
     tr = Trainer(model, Optimisation(optimizer="sgd", batch_size=8, grad_clip=1e-3), lr=0.1)
     tr.train_epoch(x.numpy(), y.numpy(), np.random.default_rng(0))
-    step = float(torch.sqrt(sum(((p.detach() - s) ** 2).sum() for p, s in zip(model.parameters(), start))))
+    step = float(torch.sqrt(sum(((p.detach() - s) ** 2).sum() for p, s in zip(model.parameters(), start, strict=True))))
     assert abs(step / (0.1 * 1e-3) - 1) < 1e-3  # the clipped gradient has norm 1e-3 (unclipped: ~10)
     # momentum m: the second step is lr (g2 + m g1)
     model = _net(output="equity", hidden=(6,))
@@ -208,18 +208,18 @@ def test_grad_clip_and_momentum_by_hand():
     def grad(params):
         m = _net(output="equity", hidden=(6,))
         with torch.no_grad():
-            for q, v in zip(m.parameters(), params):
+            for q, v in zip(m.parameters(), params, strict=True):
                 q.copy_(v)
         loss = torch.mean((m(x) - y) ** 2)
         return torch.autograd.grad(loss, list(m.parameters()))
     g1 = grad(p0)
-    p1 = [p - 0.01 * g for p, g in zip(p0, g1)]
+    p1 = [p - 0.01 * g for p, g in zip(p0, g1, strict=True)]
     g2 = grad(p1)
-    want = [p - 0.01 * (b + 0.9 * a) for p, a, b in zip(p1, g1, g2)]
+    want = [p - 0.01 * (b + 0.9 * a) for p, a, b in zip(p1, g1, g2, strict=True)]
     tr = Trainer(model, Optimisation(optimizer="sgd", batch_size=8, momentum=0.9), lr=0.01)
     for _ in range(2):
         tr.train_epoch(x.numpy(), y.numpy(), np.random.default_rng(0))
-    assert all(torch.allclose(p, w, atol=1e-6) for p, w in zip(model.parameters(), want))
+    assert all(torch.allclose(p, w, atol=1e-6) for p, w in zip(model.parameters(), want, strict=True))
     with pytest.raises(ValueError, match="sgd"):
         Trainer(model, Optimisation(optimizer="adam", momentum=0.5))
 

@@ -92,7 +92,7 @@ def test_tools_report_health_and_revive(tmp_path):
     assert d["unit_health"]["games"] == 150 and d["unit_health"]["positions"] >= MIN_POSITIONS
     rep = json.loads(run("tools/repair_twins.py", src, "-o", out, "--no-twins", "--games", "10", "--json",
                          check=True).stdout)
-    assert all(r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"])) and rep["revived"][0] >= 1
+    assert all(r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"], strict=True)) and rep["revived"][0] >= 1
     assert rep["output_change"]["max_abs_change"] < 1e-6
     assert "revived" in load_checkpoint(str(out))[1]["lineage"][-1]
 
@@ -118,4 +118,4 @@ def test_repair_tool_takes_cube_and_match_nets(tmp_path, release):
     # revival alone keeps every value to the bit
     assert rep["output_change"]["max_abs_change"] == 0.0 and rep["health_after"]["positions"] >= MIN_POSITIONS
     # revived: the units dead on the sample and on every play of the measuring games (a subset)
-    assert sum(rep["revived"]) > 0 and all(r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"]))
+    assert sum(rep["revived"]) > 0 and all(r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"], strict=True))

@@ -330,7 +330,7 @@ def test_filtered_play_with_every_reply_is_exact(mode_name, output):
     if mode.cubeful:
         got = filtered.scorer.cube_values(boards, owner, True, filtered._backup)
         want = exact.scorer.cube_values(boards, owner, True)
-        assert all(np.array_equal(g, w) for g, w in zip(got, want))
+        assert all(np.array_equal(g, w) for g, w in zip(got, want, strict=True))
 
 
 def test_filtered_play_prunes_and_ranks_as_the_network():

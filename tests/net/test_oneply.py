@@ -64,7 +64,7 @@ def test_best_moves_match_one_at_a_time_scoring():
     rng = np.random.default_rng(0)
     dice = rng.integers(1, 7, (len(POSITIONS), 2))
     chosen, vals = scorer.best_moves(np.array(POSITIONS), dice)
-    for b, d, c, v in zip(POSITIONS, dice, chosen, vals):
+    for b, d, c in zip(POSITIONS, dice, chosen, strict=True):
         best = max(be.legal_moves(b, *map(int, d)), key=lambda mv: (
             float(mode.points(be.game_result(mv[1]))) if be.game_result(mv[1]) else
             -float(model(torch.from_numpy(encoding.encode(be.swap(mv[1]))[None])).detach())))

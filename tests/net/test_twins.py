@@ -2,11 +2,10 @@
 one with the function kept, checked by hand arithmetic and against the unrepaired net."""
 import json
 
-import numpy as np
 import pytest
 import torch
 
-from helpers import ROOT, assert_one_line_error, run
+from helpers import assert_one_line_error, run
 from tdbg.net.model import TDNetwork, load_checkpoint, save_checkpoint, new_metadata
 from tdbg.net.twins import distinct_units, repair_twins, twin_groups
 

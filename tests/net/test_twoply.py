@@ -47,7 +47,7 @@ class Reference:
     def position_value(self, b, owner, plies, k2=None):
         """Mean over the rolls of the best move's value, the moves valued at plies - 1."""
         total = 0.0
-        for (d1, d2), w in zip(ALL_ROLLS.tolist(), WEIGHTS):
+        for (d1, d2), w in zip(ALL_ROLLS.tolist(), WEIGHTS, strict=True):
             afters = [a for _, a in be.legal_moves(b, d1, d2)]
             if k2 is not None:
                 zero = [self.scalar(self.after_value(a, owner, 0)) for a in afters]
@@ -97,7 +97,7 @@ def test_twoply_moves_equal_brute_force_and_differ_from_oneply(mode_name, output
     dice = np.array([d for _, d in cases])
     got2, got1 = two.choose_moves(boards, dice), one.choose_moves(boards, dice)
     differ = 0
-    for (b, (d1, d2)), c2, c1 in zip(cases, got2, got1):
+    for (b, (d1, d2)), c2, c1 in zip(cases, got2, got1, strict=True):
         afters = [a for _, a in be.legal_moves(b, d1, d2)]
         v1 = [ref.scalar(ref.after_value(a, None, 1)) for a in afters]
         assert np.array_equal(afters[int(np.argmax(v1))], c1)

@@ -174,6 +174,30 @@ def test_describe_model(small_ckpt):
     assert_one_line_error(run("tools/describe_model.py", small_ckpt + ".nope"), "no such checkpoint")
 
 
+def test_describe_names_the_md5_of_the_bytes_it_described(tmp_path, monkeypatch):
+    """A checkpoint replaced just after describe_model read it (the --save file of a running
+    training, saved again): the md5 printed is of the bytes described, whose architecture
+    it shows, not of the file that replaced them."""
+    import hashlib
+
+    import tools.describe_model as tool
+    path = tmp_path / "x.pt"
+    save_checkpoint(str(path), TDNetwork(196, [8], "probability"), new_metadata(TDNetwork(196, [8], "probability"),
+                                                                                 "dmp"))
+    described = hashlib.md5(path.read_bytes()).hexdigest()
+    real = tool.load_checkpoint
+
+    def load_then_replace(p, *args, **kwargs):
+        loaded = real(p, *args, **kwargs)
+        wider = TDNetwork(196, [16], "probability")
+        save_checkpoint(str(path), wider, new_metadata(wider, "dmp"))
+        return loaded
+    monkeypatch.setattr(tool, "load_checkpoint", load_then_replace)
+    d = tool.describe(str(path))
+    assert d["md5"] == described and d["hidden"] == [8]
+    assert hashlib.md5(path.read_bytes()).hexdigest() != described   # it was replaced
+
+
 def test_cubeful_self_play_reports_cube_actions(tmp_path):
     torch.manual_seed(0)
     m = TDNetwork(200, [8], "equity")

@@ -26,7 +26,7 @@ from tdbg.play.evaluation import quick_eval
 from tdbg.play.match import mirror_key
 from tdbg.play.players import Player, evaluator
 from tdbg.play.rollout import RolloutSettings, rollout_outcomes
-from tdbg.play.series import Series, Table, pinned_series, play_series
+from tdbg.play.series import ModeSpec, Series, pinned_series, play_series
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BEST = os.path.join(ROOT, "best_models")
@@ -34,8 +34,9 @@ MODELS = {"dmp": "dmp_128x2.pt", "cubeless-money": "cubeless_256x2.pt", "cubeful
           "match": "match_256x2.pt", "prob5": "prob5_128x2.pt"}
 OPPONENTS = {"dmp": "pubeval", "cubeless-money": "gnubg-nn", "cubeful-money": "gnubg-nn-cubeful",
              "match": "match_256x2_lambda.pt", "prob5": "pubeval"}
-TABLES = {"dmp": Table("dmp"), "cubeless-money": Table("cubeless-money"), "cubeful-money": Table("cubeful-money"),
-          "match": Table("match", match_length=3), "prob5": Table("cubeless-money")}
+MODE_SPECS = {"dmp": ModeSpec("dmp"), "cubeless-money": ModeSpec("cubeless-money"),
+              "cubeful-money": ModeSpec("cubeful-money"), "match": ModeSpec("match", match_length=3),
+              "prob5": ModeSpec("cubeless-money")}
 
 
 def path(name: str) -> str:
@@ -75,13 +76,13 @@ GAMES = {  # (mode, ply) -> digest of the records (produced by the pre-restructu
 
 @pytest.mark.parametrize("mode_name,ply", sorted(GAMES))
 def test_series_fingerprint(mode_name, ply):
-    table = TABLES[mode_name]
+    mode_spec = MODE_SPECS[mode_name]
     players = (Player(path(MODELS[mode_name]), Search(oneply=ply == 1)), Player(spec(OPPONENTS[mode_name])))
     games = 4 if ply == 0 else 2
     luck = None
-    if table.mode != "match":
+    if mode_spec.mode != "match":
         luck = "gnubg-nn" if ply == 0 else path(MODELS[mode_name])
-    series = pinned_series(Series(players, table, games, seed=3, record=table.mode != "match", luck=luck))
+    series = pinned_series(Series(players, mode_spec, games, seed=3, record=mode_spec.mode != "match", luck=luck))
     got = record_digest(play_series(series, progress=False).records)
     assert got == GAMES[(mode_name, ply)]
 
@@ -101,22 +102,22 @@ def positions(n: int, seed: int):
     agent = RandomAgent(seed)
     boards = np.repeat(np.array(be.initial_board())[None], n, axis=0)
     out = []
-    for step in range(12):
+    for _ in range(12):
         dice = rng.integers(1, 7, size=(n, 2))
         boards = agent.choose_moves(boards, dice)[:, ::-1].copy()
         done = be.game_results(boards[:, ::-1].copy()) != 0
-        out += [b for b, d in zip(boards, done) if not d]
+        out += [b for b, d in zip(boards, done, strict=True) if not d]
     out = np.array(out[::7][:n], dtype=np.int64)
     return out, rng.integers(1, 7, size=(len(out), 2))
 
 
 @pytest.mark.parametrize("mode_name", sorted(MOVES))
 def test_chosen_moves_fingerprint(mode_name):
-    table = TABLES[mode_name]
-    mode = table.build()
+    mode_spec = MODE_SPECS[mode_name]
+    mode = mode_spec.build()
     boards, dice = positions(12, 5)
     owner = np.zeros(len(boards), dtype=np.int64)
-    if table.mode == "match":  # varied scores of a 3-point match
+    if mode_spec.mode == "match":  # varied scores of a 3-point match
         owner = mode.initial_states(len(boards), np.random.default_rng(1))
     parts = []
     for search in (Search(), Search(oneply=True), Search(oneply=True, oneply_k=3), Search(twoply=(2, 2))):
@@ -156,7 +157,7 @@ ANALYSIS = {  # produced by the pre-restructure code
 def test_analysis_fingerprint(mode_name, ply):
     agent = analysis.load_agent(path(MODELS[mode_name]), ply)
     boards, dice = positions(3, 11)
-    parts = [analysis.rank_moves(agent, b, tuple(d)) for b, d in zip(boards, dice.tolist())]
+    parts = [analysis.rank_moves(agent, b, tuple(d)) for b, d in zip(boards, dice.tolist(), strict=True)]
     if mode_name == "cubeful-money":
         parts += [analysis.cube_decision(agent, b) for b in boards]
     assert digest(*parts) == ANALYSIS[(mode_name, ply)]

@@ -55,7 +55,7 @@ def check_agent(agent, cases, mode_name):
     dice = np.array([(d1, d2) for _, d1, d2 in cases])
     chosen = agent.choose_moves(boards, dice)
     disagreements = 0
-    for (board, d1, d2), after in zip(cases, chosen):
+    for (board, d1, d2), after in zip(cases, chosen, strict=True):
         values = oracle_values(board, d1, d2, agent.plies, mode_name)
         got = gnubg_nn.key_of_board([list(r) for r in after.tolist()])
         assert got in values, "the agent's move is not a legal gnubg-nn move"

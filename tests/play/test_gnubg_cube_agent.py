@@ -32,7 +32,7 @@ def test_cube_decisions_equal_the_binary_hint(binary_plies, binary):
     hints = cube_actions([be.position_id(b) + ":cAkAAAAAAAAA" for b in boards], binary_plies, binary)  # centred, money
     agent = GnubgNNCubefulAgent(game_mode("cubeful-money"))
     got = agent.cube_decisions(boards, np.full(len(boards), CUBE_CENTERED))
-    for name, (double, take), hint in zip(POSITIONS, got.tolist(), hints):
+    for name, (double, take), hint in zip(POSITIONS, got.tolist(), hints, strict=True):
         assert hint.startswith(ACTIONS[(double, take)]), (name, hint, double, take)
 
 

@@ -49,7 +49,7 @@ def luck_by_hand(model, board, dice, opening):
     rolls = [tuple(r) for r in ALL_ROLLS.tolist() if not (opening and r[0] == r[1])]
     weights = [1 / 15 if opening else (1 / 36 if a == b else 2 / 36) for a, b in rolls]
     values = {r: best_value_by_hand(model, board, *r) for r in rolls}
-    mean = sum(w * values[r] for w, r in zip(weights, rolls))
+    mean = sum(w * values[r] for w, r in zip(weights, rolls, strict=True))
     return values[tuple(sorted(dice))] - mean
 
 
@@ -76,7 +76,7 @@ def test_gnubg_nn_reference_through_moves_and_probabilities(positions_20k):
     rng = np.random.default_rng(3)
     boards = np.asarray(positions_20k)[rng.choice(len(positions_20k), 8, replace=False)]
     got = ref.all_rolls(boards, np.zeros(len(boards), dtype=np.int64))[0]
-    for board, row in zip(boards, got):
+    for board, row in zip(boards, got, strict=True):
         for r, (d1, d2) in enumerate(ALL_ROLLS.tolist()):
             keys = gnubg_nn.moves(board.tolist(), d1, d2)
             afters = [gnubg_nn.board_from_position_key(k) for k in keys] or [board.tolist()]
@@ -95,7 +95,7 @@ def test_self_play_adjusted_mean_is_even_and_tighter():
     agent = evaluator(Player(DMP))
     records = play_games(agent, agent, range(40), mode, seed=5, duplicate=False, record=True)
     luck = game_luck(records, evaluator(Player(DMP)))
-    for rec, x in zip(records, luck):
+    for rec, x in zip(records, luck, strict=True):
         rec.luck = x
     s = luck_summary(records, mode, DMP, seed=5)
     assert s["ci_low"] < 0.5 < s["ci_high"]
@@ -124,8 +124,8 @@ def test_play_models_luck_json(tmp_path, small_ckpt):
     s = summary["luck_adjusted"]
     # the same ten games through the library, each game's luck from game_luck (checked by hand
     # in test_luck_by_hand): the summary's figures are then arithmetic on those games
-    from tdbg.play.series import Series, Table, play_series
-    records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), Table("dmp"), 10, record=True),
+    from tdbg.play.series import ModeSpec, Series, play_series
+    records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), ModeSpec("dmp"), 10, record=True),
                           progress=False).records
     points = np.array([r.points for r in records], dtype=np.float64)
     luck = game_luck(records, evaluator(Player(small_ckpt[0])))

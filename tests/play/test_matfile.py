@@ -21,14 +21,14 @@ def _check_replay(records, path, match_length):
             assert "  " in body or body[28] == " "  # columns stay separable for gnubg
     games = read_mat(str(path))
     assert len(games) == len(records)
-    for rec, game in zip(records, games):
+    for rec, game in zip(records, games, strict=True):
         played = [(t[0], t[3]) for t in rec.turns if t[2] == "move"]
         assert len(played) == len(game["positions"])
-        for (seat, board), (seat2, board2) in zip(played, game["positions"]):
+        for (seat, board), (seat2, board2) in zip(played, game["positions"], strict=True):
             assert seat == seat2 and np.array_equal(board, board2)
         assert game["cube"] == rec.cube
         assert len(game["turns"]) == len(rec.turns)
-        for (seat, dice, event, before, after), t in zip(game["turns"], rec.turns):
+        for (seat, dice, event, before, after), t in zip(game["turns"], rec.turns, strict=True):
             assert (seat, event) == (t[0], t[2])
             assert np.array_equal(before, t[3])
             if event == "move":
@@ -74,7 +74,7 @@ def test_gnubg_reads_every_game_as_played(tmp_path):
                                 "emit([[[[a.get('action'), a.get('player')] for a in g['game']], g['info']]"
                                 " for g in gnubg.match(0, 0, 0, 0)['games']])\n")
     assert len(games) == len(records)
-    for rec, (actions, info) in zip(records, games):
+    for rec, (actions, info) in zip(records, games, strict=True):
         assert [(a, p) for a, p in actions] == [(event, "XO"[seat]) for seat, _, event, _, _ in rec.turns]
         assert info["winner"] == ("X" if rec.points > 0 else "O") and info["points-won"] == abs(rec.points)
         assert not info["resigned"]

@@ -15,7 +15,7 @@ from tdbg.infra.errors import InputError
 from tdbg.net.search import Search
 from tdbg.play import opponents
 from tdbg.play.players import Player, evaluator
-from tdbg.play.series import Series, Table, play_series
+from tdbg.play.series import ModeSpec, Series, play_series
 
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
 
@@ -48,9 +48,9 @@ def test_one_factory_builds_checkpoints_and_opponents():
 
 def test_a_series_of_games_or_matches_is_one_runner():
     players = (Player(DMP), Player("pubeval"))
-    games = play_series(Series(players, Table("dmp"), 4, seed=1), progress=False).records
+    games = play_series(Series(players, ModeSpec("dmp"), 4, seed=1), progress=False).records
     assert [r.index for r in games] == [0, 1, 2, 3]
     match = os.path.join(ROOT, "best_models", "match_256x2.pt")
-    matches = play_series(Series((Player(match), Player(match)), Table("match", match_length=1), 2, seed=1),
+    matches = play_series(Series((Player(match), Player(match)), ModeSpec("match", match_length=1), 2, seed=1),
                           progress=False).records
     assert [m.index for m in matches] == [0, 1] and all(m.length == 1 for m in matches)

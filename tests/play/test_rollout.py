@@ -20,7 +20,7 @@ def test_stratified_dice():
     dice = RolloutDice(1296, seed=5)
     t = np.arange(1296)
     first, second = dice(t, np.zeros(1296, dtype=int)), dice(t, np.ones(1296, dtype=int))
-    pairs = {(a, b, c, d) for (a, b), (c, d) in zip(first.tolist(), second.tolist())}
+    pairs = {(a, b, c, d) for (a, b), (c, d) in zip(first.tolist(), second.tolist(), strict=True)}
     assert len(pairs) == 1296  # every ordered pair of first and second rolls exactly once
     counts = np.unique(first[:36], axis=0, return_counts=True)[1]
     assert len(counts) == 36 and (counts == 1).all()  # every 36 trials: each first roll once

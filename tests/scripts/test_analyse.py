@@ -163,7 +163,7 @@ for gid in {[c[0] for c in cases]!r}:
     got = run_gnubg_python(body)
     agent = analysis.load_agent(CUBEFUL)
     checked = 0
-    for (gid, board, dice), theirs in zip(cases, got):
+    for (gid, board, dice), theirs in zip(cases, got, strict=True):
         ours = [m["move"] for m in analysis.rank_moves(agent, board, dice)]
         if isinstance(theirs, str) or not theirs:
             assert ours == ["pass"], (gid, theirs)
@@ -206,7 +206,7 @@ def test_clear_cut_cube_actions_agree_with_gnubg():
     ids = [gnubg_id(GameState(b, cube=cube, owner=owner)) for _, cube, owner, b in CLEAR_CUT]
     theirs = [a.split("(")[0].strip().lower() for a in cube_actions(ids)]
     agent = analysis.load_agent(CUBEFUL)
-    for (name, _, owner, board), gnubg_action in zip(CLEAR_CUT, theirs):
+    for (name, _, owner, board), gnubg_action in zip(CLEAR_CUT, theirs, strict=True):
         ours = analysis.cube_decision(agent, board, owner)["action"]
         assert ours == gnubg_action, name
 

@@ -128,7 +128,12 @@ def test_a_fifo_or_a_folder_is_refused_without_reading_it(tmp_path):
     real = "experiments/head_to_head/results/dmp_256x2_vs_gnubg-nn.csv"
     for args in [("tools/compare_results.py", fifo, real), ("tools/compare_results.py", real, tmp_path),
                  ("tools/plot_training.py", fifo, "-o", tmp_path / "p.png"),
-                 ("gnubg_eval.py", "--from-mat", mats)]:
+                 ("gnubg_eval.py", "--from-mat", mats),
+                 # a stage file (its read blocked for good) and a checkpoint or table named by any tool
+                 ("train_batch.py", "--config", fifo, "--save", tmp_path / "x.pt"),
+                 ("tools/describe_model.py", fifo), ("tools/analyse.py", tmp_path, "4HPwATDgc/ABMA"),
+                 ("play_models.py", "--model1", "best_models/match_256x2.pt", "--model2", "pubeval",
+                  "--game-mode", "match", "--met", fifo)]:
         proc = run(*args, subprocess_=True, timeout=120)
         assert_one_line_error(proc, "not a regular file")
 

@@ -66,6 +66,24 @@ RESTORE = {
 }
 
 
+def _recorded(name, value):
+    """The stage's record of a setting, in its config and, where it is one, its compared settings."""
+    def change(payload):
+        stage = payload["trainer_state"]["stage"]
+        for record in (stage["config"], stage["settings"]):
+            if name in record or record is stage["config"]:
+                record[name] = value
+    return change
+
+
+RECORDED_SETTINGS = {   # a continued stage takes them: each checked as its flag checks what it is given
+    "lr text": _recorded("lr", "abc"),   # it reached the optimizer: a TypeError traceback
+    "batch size 0": _recorded("batch_size", 0),
+    "optimizer unknown": _recorded("optimizer", "rmsprop"),
+}
+RESTORE.update(RECORDED_SETTINGS)
+
+
 @pytest.mark.parametrize("case", sorted(RESTORE) + ["rounds_done text", "cpu_seconds text", "settings None"])
 def test_resume_refuses_it(stopped, tmp_path, case):
     change = RESTORE[case] if case in RESTORE else LINEAGE_AND_STATE[case][0]

@@ -401,14 +401,14 @@ def _results_tables(monkeypatch, replace):
     spec = importlib.util.spec_from_file_location("results_tables_probe", f"{ROOT}/tools/results_tables.py")
     tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tables)
-    real, swapped = tables._path, []
+    real, swapped = tables.FILES.path, []
 
     def path(rel):
         if rel.endswith(".csv") and not swapped:
             swapped.append(rel)
             return replace(real(rel))
         return real(rel)
-    monkeypatch.setattr(tables, "_path", path)
+    monkeypatch.setattr(tables.FILES, "path", path)
     monkeypatch.setattr(sys, "argv", ["results_tables.py", "--check"])
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \

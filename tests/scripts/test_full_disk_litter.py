@@ -35,6 +35,33 @@ runpy.run_path("train_batch.py", run_name="__main__")
     assert save.exists() and (tmp_path / "c.csv").exists()
 
 
+def test_a_log_whose_first_row_meets_a_full_disk_is_not_left_behind(tmp_path, monkeypatch):
+    """The first row of a new log (a training log on a full disk, a games CSV) fails to be
+    written: no file is left (an empty one was, and the same command run again was refused
+    for a log that exists); a row that fails on an existing file leaves it as it was."""
+    from tdbg.infra import runlog
+    real_write = os.write
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "write", full)
+    new = tmp_path / "new.csv"
+    with pytest.raises(OSError, match="new.csv"):
+        runlog.append_line(str(new), "a,b\n1,2\n")
+    assert not new.exists()
+    with pytest.raises(OSError, match="log.csv"):
+        runlog.CsvLog(str(tmp_path / "log.csv"), ["a", "b"]).write({"a": 1, "b": 2})
+    assert os.listdir(tmp_path) == []
+    old = tmp_path / "old.csv"
+    old.write_text("a,b\n1,2\n")
+    with pytest.raises(OSError):
+        runlog.append_line(str(old), "3,4\n")
+    assert old.read_text() == "a,b\n1,2\n"
+    monkeypatch.setattr(os, "write", real_write)
+    runlog.append_line(str(new), "a,b\n")
+    assert new.read_text() == "a,b\n"
+
+
 def test_a_save_inside_a_symlink_loop_is_refused_before_training(tmp_path):
     """--save under a symbolic link that points at itself: refused when the outputs are
     checked (it passed, trained a round, then failed at the save)."""
@@ -53,6 +80,9 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
     """Both README files' tables are stale; the second write meets a full disk: one line that
     names the file that failed and the one already rewritten."""
     import importlib.util
+
+    from tdbg.app import marked_tables
+    from tdbg.infra import fileio
     spec = importlib.util.spec_from_file_location("results_tables_disk", f"{ROOT}/tools/results_tables.py")
     tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tables)
@@ -60,12 +90,12 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
     for rel in sorted(set(tables.TARGETS.values())):
         text = open(os.path.join(ROOT, rel)).read()
         name = next(n for n, t in tables.TARGETS.items() if t == rel)
-        begin, end = tables._markers(name)
+        begin, end = marked_tables.markers(name)
         stale = text[:text.index(begin) + len(begin)] + "\nstale\n" + text[text.index(end):]
         copies[rel] = tmp_path / rel.replace("/", "_")
         copies[rel].write_text(stale)
-    real_path, real_write = tables._path, tables.atomic_write
-    monkeypatch.setattr(tables, "_path", lambda rel: str(copies[rel]) if rel in copies else real_path(rel))
+    real_path, real_write = tables.FILES.path, fileio.atomic_write
+    monkeypatch.setattr(tables.FILES, "path", lambda rel: str(copies[rel]) if rel in copies else real_path(rel))
     written = []
 
     @contextlib.contextmanager
@@ -75,7 +105,7 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
         with real_write(path, mode) as fh:
             yield fh
         written.append(path)
-    monkeypatch.setattr(tables, "atomic_write", full_second)
+    monkeypatch.setattr(fileio, "atomic_write", full_second)
     monkeypatch.setattr(sys, "argv", ["results_tables.py"])
     err = io.StringIO()
     with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \

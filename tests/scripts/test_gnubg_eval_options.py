@@ -98,12 +98,13 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     analyses them all."""
     from gnubg_python import run_gnubg_python
     from tdbg.play.players import Player
-    from tdbg.play.series import Series, Table, play_series
+    from tdbg.play.series import ModeSpec, Series, play_series
     model = os.path.join(ROOT, "best_models", "match_256x2_outcomes.pt")
     out, js = tmp_path / "mats", tmp_path / "r.json"
     run("gnubg_eval.py", "--model", model, "--game-mode", "match", "--match-length", 7, "--games", 6, "--quiet",
         "--out", out, "--json", js, check=True)
-    ours = play_series(Series((Player(model), Player(model)), Table("match", match_length=7), 6, seed=0, record=True),
+    ours = play_series(Series((Player(model), Player(model)), ModeSpec("match", match_length=7), 6, seed=0,
+                              record=True),
                        progress=False).records
     assert max(len(m.games) for m in ours) >= 3   # scores other than 0-0 are read back too
     finished = {m.index: m for m in ours if m.winner >= 0}
@@ -113,8 +114,8 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
             len(a.turns) == len(b.turns) and a.first != b.first and all(
                 (s1 == 1 - s2 and d1 == d2 and e1 == e2 and np.array_equal(b1, b2)
                  and (x1 is None) == (x2 is None) and (x1 is None or np.array_equal(x1, x2)))
-                for (s1, d1, e1, b1, x1), (s2, d2, e2, b2, x2) in zip(a.turns, b.turns))
-            for a, b in zip(m.game_records, p.game_records))
+                for (s1, d1, e1, b1, x1), (s2, d2, e2, b2, x2) in zip(a.turns, b.turns, strict=True))
+            for a, b in zip(m.game_records, p.game_records, strict=True))
     mirrored = [i for i in finished if i % 2 and i - 1 in finished and mirrors(finished[i], finished[i - 1])]
     assert mirrored   # the same deterministic model in both seats
     distinct = [m for i, m in finished.items() if i not in mirrored]
@@ -124,9 +125,9 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
                    "emit([g['info'] for g in gnubg.match(0, 0, 0, 0)['games']])\n" for n in files)
     read = run_gnubg_python(body)
     assert len(read) == len(files)
-    for m, games in zip(distinct, read):
+    for m, games in zip(distinct, read, strict=True):
         assert len(games) == len(m.games) == len(m.game_records) > 0
-        for (points, _, _, _, a_away, b_away), rec, info in zip(m.games, m.game_records, games):
+        for (points, _, _, _, a_away, b_away), rec, info in zip(m.games, m.game_records, games, strict=True):
             # seat 0 (agent A, the left column) is gnubg's X
             assert (info["score-X"], info["score-O"]) == (7 - a_away, 7 - b_away)
             assert info["winner"] == ("X" if points > 0 else "O")
@@ -141,13 +142,13 @@ def test_match_models_are_analysed_match_by_match_at_their_scores(tmp_path):
     from tdbg.play.matfile import write_mat
     k = mirrored[0]
     pair = [str(tmp_path / f"m{i}.mat") for i in (k - 1, k)]
-    for path, i in zip(pair, (k - 1, k)):
+    for path, i in zip(pair, (k - 1, k), strict=True):
         write_mat(path, finished[i].game_records, ("model", "model_b"), 7)
     got = analyse_files(pair, GnubgAnalysis(find_gnubg(), ply=0, jacoby=True))
     a = sorted((g for g in got if g["file"].endswith(f"m{k - 1}.mat")), key=lambda g: g["game"])
     b = sorted((g for g in got if g["file"].endswith(f"m{k}.mat")), key=lambda g: g["game"])
     assert len(a) == len(b) == len(finished[k].games)
-    for ga, gb in zip(a, b):
+    for ga, gb in zip(a, b, strict=True):
         assert ga["score"] == gb["score"][::-1]
         for s1, s2 in (("X", "O"), ("O", "X")):
             x, y = ga["stats"][s1], gb["stats"][s2]
@@ -274,7 +275,7 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
         pass
 
     def runner(series, *args, **kwargs):
-        raise Asked(series.table.mode, series.table.jacoby)
+        raise Asked(series.mode_spec.mode, series.mode_spec.jacoby)
     monkeypatch.setattr(eval_command, "preflight", lambda binary, timeout=None: {"binary": "gnubg"})
     monkeypatch.setattr(eval_command, "gnubg_ratings", lambda rates, binary, timeout=None: ["Awful!"])
     monkeypatch.setattr(eval_command, "play_series", runner)
@@ -288,6 +289,36 @@ def test_cubeful_is_puretds_name_for_cubeful_money(monkeypatch):
     with pytest.raises(Asked) as got:   # without the flag: the checkpoint's own mode
         gnubg_eval.main()
     assert got.value.args == ("dmp", True)
+
+
+@pytest.mark.parametrize("mode, rules", [("cubeless-money", ["set cube use off", "set analysis cube off"]),
+                                         ("dmp", ["set cube use off", "set analysis cube off"]),
+                                         ("cubeful-money", []), (None, [])])
+def test_from_mat_analyses_with_the_cube_of_the_mode_named(monkeypatch, tmp_path, mode, rules):
+    """--from-mat with --game-mode: gnubg analyses the saved games with that mode's cube (a
+    .mat file does not say whether the cube was in play; cubeless games analysed with it on
+    were charged every right double as a missed one, and --game-mode was taken and ignored).
+    No binary needed: preflight and the rating check are stood in for, and the analysis
+    records the commands it was given and stops."""
+    import sys
+
+    import gnubg_eval
+    from tdbg.app import eval_report
+
+    class Asked(Exception):
+        pass
+
+    def analyse(files, analysis):
+        raise Asked(list(analysis.rules))
+    (tmp_path / "g.mat").write_text(" 0 point match\n\n Game 1\n")
+    monkeypatch.setattr(eval_report, "preflight", lambda binary, timeout=None: {"binary": "gnubg"})
+    monkeypatch.setattr(eval_report, "gnubg_ratings", lambda rates, binary, timeout=None: ["Awful!"])
+    monkeypatch.setattr(eval_report, "analyse_files", analyse)
+    monkeypatch.setattr(sys, "argv", ["gnubg_eval.py", "--from-mat", str(tmp_path),
+                                      *(["--game-mode", mode] if mode else [])])
+    with pytest.raises(Asked) as got:
+        gnubg_eval.main()
+    assert got.value.args == (rules,)
 
 
 def test_cubeful_conflicts_are_one_line_errors(tmp_path):
@@ -391,7 +422,7 @@ def test_the_analysis_has_the_cube_of_the_games_and_the_result_names_the_bytes(t
     import sys
 
     import gnubg_eval
-    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, write_scripts
+    from tdbg.gnubg.gnubg_analysis import write_scripts
     cube_off = ["set cube use off", "set analysis cube off"]
     seen = []
     _fake_gnubg(monkeypatch, seen)

@@ -253,6 +253,13 @@ IMPOSSIBLE = {   # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) 
     "a field too many": OPENING_SEAT1 + ":0",
     "constants changed": _edited(OPENING_SEAT1, f44=24),
     "finished game": _finished(),
+    "Crawford game with cube 2": _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0, f37=2),
+    "take in the Crawford game": _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0, f40=1, f33=0, f34=0),
+    "post-Crawford with no side 1 away": _edited(OPENING_SEAT1, f3=7, f4=2, f5=3, f51=1),
+    "other side's dice 9-9": _edited(OPENING_SEAT1, f35=9, f36=9),
+    "money score 2**70": _edited(OPENING_SEAT1, f5=2 ** 70),
+    "a fullwidth digit": _edited(OPENING_SEAT1, f37="\uff12"),
+    "an underscore in a number": _edited(OPENING_SEAT1, f37="1_0"),
 }
 
 

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import HANG_GUARD, QUICK_TRAIN, ROOT, assert_one_line_error, md5, run
+from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
 
 ROUNDS = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
 

@@ -104,7 +104,7 @@ def test_no_output_replaces_a_checkpoint_or_a_file_of_unknown_kind(tmp_path, inp
             extra = [] if (what == "checkpoint" and kind == "checkpoint") else ["--overwrite"]
             runs.append([script, [str(victim) if a == "{OUT}" else str(a) for a in argv] + extra])
             victims.append((script, flag, kind, what, victim, md5(victim)))
-    for (script, flag, kind, what, victim, before), proc in zip(victims, run_scripts(tmp_path, runs)):
+    for (script, flag, kind, what, victim, before), proc in zip(victims, run_scripts(tmp_path, runs), strict=True):
         if kind == "folder":
             words = "is a file"
         elif what == "checkpoint":

@@ -113,7 +113,7 @@ def _run_readonly(folder, cases):
                           env=dict(os.environ, TDBG_TEST_SUBPROCESS="0"))
     assert proc.returncode == 0, proc.stderr[-3000:]
     return [subprocess.CompletedProcess(c, code, out, err) for c, (code, out, err) in
-            zip(cases, json.loads(proc.stdout.strip().splitlines()[-1]))]
+            zip(cases, json.loads(proc.stdout.strip().splitlines()[-1]), strict=True)]
 
 
 def test_unwritable_outputs_fail_before_any_work(tmp_path, ckpt):

@@ -15,7 +15,7 @@ PROB5 = os.path.join(ROOT, "best_models", "prob5_128x2.pt")
 def rows_of(csv_path):
     lines = [ln for ln in open(csv_path).read().splitlines() if not ln.startswith("#")]
     head = lines[0].split(",")
-    return [dict(zip(head, ln.split(","))) for ln in lines[1:]]
+    return [dict(zip(head, ln.split(","), strict=True)) for ln in lines[1:]]
 
 
 def test_extreme_games_are_exactly_those_at_the_threshold(tmp_path):
@@ -87,10 +87,10 @@ def test_games_against_gnubgs_dice_resample_single_games():
 
     from tdbg.game.modes import game_mode
     from tdbg.play.players import Player
-    from tdbg.play.series import Series, Table
+    from tdbg.play.series import ModeSpec, Series
     from tdbg.play.units import summarize_games
     games = [SimpleNamespace(index=i, points=p, result=1) for i, p in enumerate([1.0, -1.0, 1.0, -1.0])]
-    series = Series((Player("random"), Player("pubeval")), Table("dmp"), 4, seed=3)
+    series = Series((Player("random"), Player("pubeval")), ModeSpec("dmp"), 4, seed=3)
     paired = summarize_games(games, game_mode("dmp"), series)
     assert paired["win_rate"] == {"mean": 0.5, "ci_low": 0.5, "ci_high": 0.5}
     assert paired["resample_unit"].startswith("duplicate pairs")

@@ -72,7 +72,7 @@ def test_lower_episode_count_ends_the_stage_early(unfinished):
     assert meta["episodes"] == 40 and ts["stage"]["episodes_done"] == 40
     assert ts["stage"]["settings"]["num_episodes"] == 40 and ts["stage"]["settings"]["planned_episodes"] == 60
     assert meta["lineage"][-1]["stage"]["num_episodes"] == 40
-    for (k, va), vb in zip(model_before.state_dict().items(), model.state_dict().values()):
+    for (k, va), vb in zip(model_before.state_dict().items(), model.state_dict().values(), strict=True):
         assert torch.equal(va, vb), k
 
 
@@ -98,7 +98,7 @@ def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
     a, meta_a, _ = load_checkpoint(str(whole))
     b, meta_b, _ = load_checkpoint(str(cut))
     assert meta_b["episodes"] == meta_a["episodes"] == 40
-    for (k, va), vb in zip(a.state_dict().items(), b.state_dict().values()):
+    for (k, va), vb in zip(a.state_dict().items(), b.state_dict().values(), strict=True):
         assert torch.equal(va, vb), k
     episodes = [int(r["episodes"]) for r in csv.DictReader(open(tmp_path / "cut.csv"))]
     assert episodes == sorted(set(episodes)) and episodes[-1] == 40
@@ -107,7 +107,7 @@ def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
 def _same_weights(path_a, path_b):
     a, _, _ = load_checkpoint(str(path_a))
     b, _, _ = load_checkpoint(str(path_b))
-    return all(torch.equal(va, vb) for va, vb in zip(a.state_dict().values(), b.state_dict().values()))
+    return all(torch.equal(va, vb) for va, vb in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
 
 
 # a stage with settings away from their defaults: a continued run that fell back to any default

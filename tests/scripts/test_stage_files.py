@@ -25,7 +25,7 @@ def test_a_stage_written_back_runs_the_same_stage(tmp_path):
     stage.write_text(proc.stdout)
     again = tmp_path / "again.pt"
     run("train_batch.py", "--config", stage, "--save", again, "--quiet", check=True)
-    assert all(torch.equal(a, b) for a, b in zip(_weights(first), _weights(again)))
+    assert all(torch.equal(a, b) for a, b in zip(_weights(first), _weights(again), strict=True))
 
 
 def test_command_line_overrides_the_file(tmp_path):

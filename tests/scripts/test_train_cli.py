@@ -45,6 +45,7 @@ def test_bad_inputs_one_line_exit_2(tmp_path, dmp_ckpt):
         (["--lr", "-1"], "positive"),
         (["--resume", dmp_ckpt, "--warm-start-equity", dmp_ckpt], "only one"),
         (["--scoring", "sparse"], "invalid choice"),
+        (["--filter-warmup", "20"], "add --oneply-filter"),   # it was ignored without a word
         # refused before the first round, not at the first quick check
         (["--eval-every", "1", "--eval-opponent", "gnubg-nn-cubeful"], "plays cubeful money only"),
     ]

@@ -78,7 +78,7 @@ def main() -> None:
     try:
         import gnubg_nn  # noqa: F401
     except ImportError:
-        raise cli.UsageError("gnubg-nn is not installed (pip install gnubg-nn): it plays and judges the decisions")
+        raise cli.UsageError("gnubg-nn is not installed (pip install gnubg-nn): it plays and judges the decisions") from None
     n_chunks = -(-args.decisions // settings.chunk_size)
     stats = ds.generate(settings, list(range(n_chunks)), chunks_dir, args.workers, deadline, not args.quiet)
     found, info = ds.merge(chunks_dir, settings)

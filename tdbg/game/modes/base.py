@@ -47,7 +47,7 @@ class GameMode:
     take_scale = 1.0       # a value after a take, in the units of the value before it (lambda_returns.py)
     n_inputs = 196
     layout = "tesauro196"  # the inputs' layout, as checkpoints name it (encoding.py); n_inputs of them
-    outputs: tuple = ()    # output heads that can play this mode; the first is the default
+    outputs: tuple[str, ...] = ()    # output heads that can play this mode; the first is the default
 
     @classmethod
     def length_of(cls, match_length: int | None, met: str | None = None) -> int:
@@ -96,7 +96,7 @@ class GameMode:
         """An ``objective`` value in points from the mover's side (cube 1)."""
         return value
 
-    def points(self, result: np.ndarray, owner=None) -> np.ndarray:
+    def points(self, result: np.ndarray | int, owner=None) -> np.ndarray:
         """Points (at cube 1) for game results +-1/2/3 from game_result(); ``owner`` is
         the cube owner (cubeful modes)."""
         return np.asarray(result, dtype=np.float64)

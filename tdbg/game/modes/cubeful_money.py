@@ -14,7 +14,7 @@ class CubefulMoney(CubelessMoney):
     cubeful = True
     n_inputs = 200
     layout = "tesauro196+cube4"
-    outputs = ("equity",)
+    outputs: tuple[str, ...] = ("equity",)
     take_scale = 2.0       # values are normalised to the cube: after a take, one unit is two before
 
     def points(self, result, owner=None):

@@ -7,7 +7,7 @@ from tdbg.game.modes.base import GameMode
 class CubelessMoney(GameMode):
     """Money play with the cube centred: 1/2/3 points for single/gammon/backgammon."""
     name = "cubeless-money"
-    outputs = ("equity", "prob5")
+    outputs: tuple[str, ...] = ("equity", "prob5")
 
     def position_owner(self, state):
         if state.match_length:
