@@ -52,6 +52,7 @@ def main() -> None:
         raise cli.UsageError(f"a match position (match to {state.match_length}): rollouts here are DMP or money")
     from tdbg.game import backgammon_engine as be
     from tdbg.net.model import CheckpointError
+    from tdbg.play.metrics import metric_per_point, value_text
     from tdbg.play.rollout import RolloutSettings, move_outcomes, rank_moves, rollout_outcomes, summarize
     luck = not args.no_luck
     rollout = RolloutSettings(args.model, args.trials, game_mode=args.game_mode, ply=args.ply, truncate=args.truncate,
@@ -72,23 +73,23 @@ def main() -> None:
         for r in out["moves"]:
             r["move"] = [list(step) for step in r["move"]]
         lines = [f"{args.model}; {out['position_id']}; dice {dice[0]}{dice[1]}; {settings}"]
-        scale = roller.mode.metric_per_point()   # differences in the mode's metric
+        scale = metric_per_point(roller.mode)   # differences in the mode's metric
         for k, r in enumerate(out["moves"], 1):
             v, se = (r["value_adjusted"], r["se_adjusted"]) if luck else (r["value"], r["se"])
             d, dse = (r["diff_adjusted"], r["diff_se_adjusted"]) if luck else (r["diff"], r["diff_se"])
-            lines.append(f"{k:>3}. {r['text']:<24} {roller.mode.value_text(v, se)}"
+            lines.append(f"{k:>3}. {r['text']:<24} {value_text(roller.mode, v, se)}"
                          + (f"   ({d * scale:+.4f} +- {dse * scale:.4f})" if k > 1 else ""))
     else:
         o = rollout_outcomes(rollout, state.board[None], progress=not args.quiet, roller=roller)[0]
         out["value"] = summarize(o, roller.mode)
         s = out["value"]
         lines = [f"{args.model}; {out['position_id']}; {settings}",
-                 f"  plain:         {roller.mode.value_text(s['value'], s['se'])}"
+                 f"  plain:         {value_text(roller.mode, s['value'], s['se'])}"
                  + (f"   P(win) {s['p_win']:.4f}"   # where the value is not already a P(win) (money)
                     if s["p_win"] is not None and s["p_win_adjusted"] is None else "")
                  + (f"   net gammons {s['gammons_net']:+.4f}" if "gammons_net" in s else "")]
         if luck:
-            lines.append(f"  luck-adjusted: {roller.mode.value_text(s['value_adjusted'], s['se_adjusted'])}"
+            lines.append(f"  luck-adjusted: {value_text(roller.mode, s['value_adjusted'], s['se_adjusted'])}"
                          f"   (standard error {s['se_factor']:.1f}x smaller)")
     print(fileio.json_text(out, indent=2) if args.json else "\n".join(lines))
 

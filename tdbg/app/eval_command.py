@@ -10,17 +10,21 @@ import tempfile
 from tdbg.app import cli
 from tdbg.app.eval_report import Analysed, analyse_folder, report
 from tdbg.app.eval_settings import EvalSettings
-from tdbg.game.modes import game_mode, mode_class
+from tdbg.game.modes import DMP, GameMode, MatchPlay, for_mode, game_mode, mode_class
 from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_rules import analysis_rules
 from tdbg.infra import threads
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.net.search import Search
 from tdbg.play.match import mirror_key
-from tdbg.play.matfile import write_mat
+from tdbg.play.matfile import mat_length, write_mat
 from tdbg.play.players import Player, checkpoint_game_mode
 from tdbg.play.series import ModeSpec, Series, pinned_series, play_series
+from tdbg.play.units import series_unit
 
+# the units of gnubg's analysis of the mode's games (a DMP game is analysed as a 1-point match)
+ANALYSIS_UNITS = {GameMode: "EMG", DMP: "MWC (1-point matches)", MatchPlay: "MWC"}
 PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
              "game 2k)")
 
@@ -37,7 +41,7 @@ def run(s: EvalSettings) -> None:
     files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
     try:   # a temporary folder goes however the run ends (a full disk while the games are written)
         records_played, md5s = play(s, mode, files)
-        analysis = s.analysis(info["binary"], mode.gnubg_analysis_rules())
+        analysis = s.analysis(info["binary"], analysis_rules(mode))
         if s.export_only:
             write_scripts(files.paths, analysis, out_dir)
             print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
@@ -51,9 +55,9 @@ def run(s: EvalSettings) -> None:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if s.opponent == "self" else ("X",)
     pairs = [files.record_of(g) // 2 for g in games]
-    report(s, info, Analysed(games, sides, mode.analysis_units, pairs), out_dir if keep else None,
+    report(s, info, Analysed(games, sides, for_mode(ANALYSIS_UNITS, mode), pairs), out_dir if keep else None,
            {"model": s.model, **md5s, "opponent": s.opponent, "game_mode": mode_name,
-            "records_played": records_played, "records": {"game": "games", "match": "matches"}[mode.series_unit],
+            "records_played": records_played, "records": {"game": "games", "match": "matches"}[series_unit(mode)],
             "mirrored_records_skipped": files.mirrored.skipped,
             "resample_unit": PAIR_UNIT})
 
@@ -103,11 +107,11 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> tuple[int, dict]:
     # the opponent looks ahead as our model does only when it is our model
     players = (Player(model, Search(oneply=s.oneply)),
                Player(opponent, Search(oneply=s.oneply and s.opponent == "self")))
-    add = {"game": files.add_games, "match": files.add_matches}[mode.series_unit]
-    spec = ModeSpec(mode.name, s.jacoby, mode.match_length)
+    add = {"game": files.add_games, "match": files.add_matches}[series_unit(mode)]
+    spec = ModeSpec(mode.name, s.jacoby, mat_length(mode))
     series = pinned_series(Series(players, spec, s.games, s.seed, s.workers,
                                   record=True))   # the checkpoints read once: the games play these bytes
-    play_series(series, progress=not s.quiet, on_records=lambda batch: add(batch, mode.match_length))
+    play_series(series, progress=not s.quiet, on_records=lambda batch: add(batch, mat_length(mode)))
     return files.played, {"model_md5": series.players[0].md5, "opponent_md5": series.players[1].md5}
 
 

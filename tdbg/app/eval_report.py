@@ -12,6 +12,7 @@ from tdbg.app.eval_settings import EvalSettings
 from tdbg.game.modes import game_mode
 from tdbg.gnubg.gnubg_analysis import analyse_files, as_player_x, error_rates, gnubg_ratings, luck_adjusted
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
+from tdbg.gnubg.gnubg_rules import analysis_rules
 from tdbg.infra import fileio, threads
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES, Output, check_input, check_outputs, file_kind
@@ -63,7 +64,7 @@ def saved_games_rules(s: EvalSettings) -> list[str]:
     """The gnubg commands the analysis of saved files needs first: those of the game mode
     --game-mode names.  A .mat file does not say whether the cube was in play, and games
     played without one, analysed with it, are charged every right double as a missed one."""
-    return game_mode(s.game_mode, s.jacoby).gnubg_analysis_rules() if s.game_mode else []
+    return analysis_rules(game_mode(s.game_mode, s.jacoby)) if s.game_mode else []
 
 
 def check_mat_file(path: str) -> None:

@@ -62,7 +62,7 @@ class EvalSettings:
 
     def analysis(self, binary: str, rules: Sequence[str] = ()) -> GnubgAnalysis:
         """gnubg's analysis as these flags ask for it, run by ``binary`` (preflight's choice),
-        after the game mode's ``rules`` (GameMode.gnubg_analysis_rules)."""
+        after the game mode's ``rules`` (gnubg_rules.analysis_rules)."""
         return GnubgAnalysis(binary, ply=self.ply, jacoby=self.jacoby, luck=self.luck, rules=tuple(rules),
                              workers=self.gnubg_workers or self.workers, chunk_size=self.chunk_size,
                              timeout=self.gnubg_timeout)

@@ -9,7 +9,7 @@ import os
 from tdbg.app.play_plan import Plan, plan
 from tdbg.app.play_report import report
 from tdbg.app.play_settings import PlaySettings
-from tdbg.play.matfile import write_mat
+from tdbg.play.matfile import mat_length, write_mat
 from tdbg.play.series import play_series
 
 
@@ -43,9 +43,9 @@ def mat_saver(s: PlaySettings, plan: Plan):
 def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:
     """Games as Jellyfish .mat files: a DMP game is a 1-point match (one file each), money
     games share a session file per batch unless ``one_per_game``."""
-    if mode.match_length or one_per_game:
+    if mat_length(mode) or one_per_game:
         for rec in records:
-            write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mode.match_length)
+            write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mat_length(mode))
     elif records:
         first, last = records[0].index, records[-1].index
         write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)

@@ -17,8 +17,10 @@ from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra import run_outputs, threads
 from tdbg.net.search import Search
 from tdbg.play.luck import read_reference
+from tdbg.play.matfile import mat_length
 from tdbg.play.players import Player, check_spec, checkpoint_game_mode, pinned
 from tdbg.play.series import ModeSpec, Series
+from tdbg.play.units import series_unit
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,7 @@ def plan(s: PlaySettings) -> Plan:
                              f"{model2} is not the gnubg binary")
     mode_name = s.game_mode or pins.game_mode(s.model1) or pins.game_mode(model2) or "dmp"
     mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, s.match_length or 7, s.met))
-    series = ON_OUR_DICE[mode.series_unit](s, model2, mode, pins)
+    series = ON_OUR_DICE[series_unit(mode)](s, model2, mode, pins)
     return Plan(series, model2, md5, mode)
 
 
@@ -159,7 +161,7 @@ def matches_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins
     if s.where.backend != "local":
         raise cli.UsageError("match play runs on this machine's workers for now: use --backend local")
     check_play_outputs(s, model2)
-    return Series(the_players(s, model2, pins), ModeSpec("match", match_length=mode.match_length, met=s.met), s.games,
+    return Series(the_players(s, model2, pins), ModeSpec("match", match_length=mat_length(mode), met=s.met), s.games,
                   s.seed, s.workers, n_bootstrap=s.n_bootstrap)
 
 
@@ -202,13 +204,13 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
     mode_name = s.game_mode or checkpoint_game_mode(s.model1, pins.get(s.model1)) or "cubeful-money"
     cls = mode_class(mode_name)
     length = cls.length_of(s.match_length)
-    what = AGAINST_GNUBG[cls.series_unit](s, length)
+    what = AGAINST_GNUBG[series_unit(cls)](s, length)
     mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, length, s.met))  # a bad --met before gnubg starts
     csv_path = gnubg_csv_path(s, what)
     check_play_outputs(s, level, csv_path)
     players = the_players(s, level, pins)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     run_outputs.claim()   # gnubg writes the match files (into --save-games, made with the first): old ones go now
-    series = Series(players, ModeSpec(mode_name, s.jacoby, mode.match_length, s.met), s.games,
+    series = Series(players, ModeSpec(mode_name, s.jacoby, mat_length(mode), s.met), s.games,
                     s.seed, s.workers, luck=s.luck, n_bootstrap=s.n_bootstrap, luck_data=pins.luck)
     return Plan(series, level, md5, mode, GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, s.save_games))

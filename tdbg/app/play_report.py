@@ -13,6 +13,7 @@ from tdbg.infra import fileio
 from tdbg.infra.provenance import provenance
 from tdbg.play.results_file import write_results
 from tdbg.play.series import Played
+from tdbg.play.units import series_unit
 
 NOTE = "gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs resample single {}"
 
@@ -48,7 +49,7 @@ def report(s: PlaySettings, plan: Plan, played: Played) -> None:
     """Print the summary and write the result files; against gnubg, its errors are one line
     (a UsageError when not one unit finished; a RunError after the report, which holds the
     units that finished, when some failed)."""
-    unit = plan.mode.series_unit
+    unit = series_unit(plan.mode)
     settings_of, gnubg_met, units = FIELDS[unit]
     if plan.gnubg and not played.records:
         raise cli.UsageError(f"no {unit} against gnubg finished: {errors_text(played.errors)}")

@@ -182,7 +182,7 @@ def match_length(mode) -> int:
         mode.check_match("")
     except ValueError:
         return 0
-    return mode.match_length
+    return mode.length
 
 
 def seed_of(s: TerminalSettings) -> int:

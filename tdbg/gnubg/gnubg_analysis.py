@@ -31,7 +31,7 @@ import gnubg
 cfg = json.load(open(%(cfg)r))
 CUBE_KINDS = %(cube_kinds)r
 gnubg.command("set jacoby %(jacoby)s")
-for line in %(rules)r:   # the game mode's (GameMode.gnubg_analysis_rules): e.g. no cube, no cube analysis
+for line in %(rules)r:   # the game mode's (gnubg_rules.analysis_rules): e.g. no cube, no cube analysis
     gnubg.command(line)
 gnubg.command("set analysis chequerplay evaluation plies %(ply)d")
 gnubg.command("set analysis cubedecision evaluation plies %(ply)d")
@@ -87,7 +87,7 @@ class GnubgAnalysis:
     binary: str                    # the gnubg binary to run (gnubg_binary.preflight's choice)
     ply: int = 0                   # depth of the chequer, cube and luck analysis
     jacoby: bool = True            # money games: gammons count only once the cube has been turned
-    rules: tuple[str, ...] = ()    # gnubg commands the game mode needs first (GameMode.gnubg_analysis_rules)
+    rules: tuple[str, ...] = ()    # gnubg commands the game mode needs first (gnubg_rules.analysis_rules)
     luck: bool = False             # gnubg also judges the dice (at the same ply)
     workers: int = 1               # gnubg processes at a time
     chunk_size: int | None = None  # .mat files per gnubg process (default: the files split evenly over workers)

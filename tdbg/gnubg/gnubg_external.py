@@ -37,9 +37,11 @@ from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE,
                                        ProtocolError, Question, _keys, gnubg_replies, opening_positions,
                                        parse_board_string)
+from tdbg.gnubg.gnubg_rules import gnubg_plays, session_rules
 from tdbg.infra.workers import child_dies_with_us, end_child
 from tdbg.play.match import GameRecord
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.matfile import mat_length
 from tdbg.play.matches import MatchRecord, Score
 
 LEVELS = {
@@ -105,7 +107,7 @@ class GnubgSession:
         mode = mode or CubefulMoney()
         if opponent.level not in LEVELS:
             raise ValueError(f"unknown gnubg level {opponent.level!r}; choose {', '.join(LEVELS)}")
-        if not mode.gnubg_plays:
+        if not gnubg_plays(mode):
             raise ValueError(f"games against the gnubg binary are money games or matches, not {mode.name}")
         mode.check_agent(agent)
         self.agent, self.level, self.mode = agent, opponent.level, mode
@@ -126,7 +128,7 @@ class GnubgSession:
     @property
     def plays_matches(self) -> bool:
         """Whether gnubg plays whole matches, one game after another (else a money session)."""
-        return self.mode.match_length > 0
+        return mat_length(self.mode) > 0
 
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
@@ -134,10 +136,10 @@ class GnubgSession:
         lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
                  f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
                  f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
-                 *self.mode.gnubg_rules(), "set display off", f"set seed {self.seed}"]
+                 *session_rules(self.mode), "set display off", f"set seed {self.seed}"]
         if match:  # n_games counts matches
             for k in range(n_games):
-                lines.append(f"new match {self.mode.match_length}")
+                lines.append(f"new match {mat_length(self.mode)}")
                 if self.match_mat_paths:
                     lines.append(f"export match mat {self.match_mat_paths[k]}")
         else:
@@ -308,8 +310,8 @@ class GnubgSession:
         game.expected = set(self._openings)
         if self.plays_matches:
             if self._match is None:  # a match begins (we are side 0 of the score, gnubg side 1)
-                self._match = MatchRecord(self.first_index + len(self.matches), -1, self.mode.match_length)
-                self._score = Score(self.mode.match_length)
+                self._match = MatchRecord(self.first_index + len(self.matches), -1, mat_length(self.mode))
+                self._score = Score(mat_length(self.mode))
             game.away, game.crawford = tuple(self._score.away), self._score.crawford
         return game
 
@@ -370,7 +372,7 @@ class GnubgSession:
         if q.kind != "take" and self.mode.cubeful and q.owner != game.owner:
             raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
         if self.plays_matches:
-            ours = (self.mode.match_length, tuple(self.mode.match_length - a for a in game.away), game.crawford)
+            ours = (mat_length(self.mode), tuple(mat_length(self.mode) - a for a in game.away), game.crawford)
             if (q.length, q.scores, q.crawford) != ours:
                 raise ProtocolError(f"game {game.index}: gnubg has the match at length {q.length}, score "
                                     f"{q.scores[0]}-{q.scores[1]} (ours first), Crawford {q.crawford}; we have "

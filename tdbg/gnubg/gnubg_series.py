@@ -18,6 +18,7 @@ from tqdm import tqdm
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_external import GnubgOpponent, GnubgSession
 from tdbg.gnubg.gnubg_protocol import turns_from_mat
+from tdbg.gnubg.gnubg_rules import gnubg_plays
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import atomic_write
 from tdbg.infra.runlog import append_line
@@ -25,7 +26,7 @@ from tdbg.infra.workers import WorkerPool
 from tdbg.play.luck import add_luck
 from tdbg.play.players import evaluator
 from tdbg.play.series import Series, pinned_series
-from tdbg.play.units import UNITS
+from tdbg.play.units import UNITS, series_unit
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
 GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
@@ -122,7 +123,7 @@ def _show_progress(queue, bar, stop: threading.Event) -> None:
 def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     series = pinned_series(series)  # the checkpoints read once (unless the series comes pinned)
     mode = series.mode_spec.build()
-    if not mode.gnubg_plays:
+    if not gnubg_plays(mode):
         raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
                          "cubeful-money, cubeless-money or match")
     try:
@@ -146,7 +147,7 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
                          "first": first})
         first += n
     records, errors, matches = [], [], []
-    bar = tqdm(total=games, unit=mode.series_unit, disable=not progress, dynamic_ncols=True)
+    bar = tqdm(total=games, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
     try:
         if len(jobs) == 1:
             results = [_gnubg_job(jobs[0], report=bar.update)]
@@ -172,7 +173,7 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
                 errors.append(err)
         records.sort(key=lambda r: r.index)
         matches.sort(key=lambda r: r.index)
-        units = UNITS[mode.series_unit].of_gnubg(records, matches)
+        units = UNITS[series_unit(mode)].of_gnubg(records, matches)
         bar.update(len(units) - bar.n)
     finally:
         bar.close()

@@ -54,6 +54,7 @@ from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
 from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, move_filter_of,
                             new_metadata, save_checkpoint, weights_finite)
 from tdbg.play.evaluation import quick_eval, quick_eval_game
+from tdbg.play.model_fit import check_model
 from tdbg.play.players import checkpoint_mode_name
 
 WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney,
@@ -133,7 +134,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             model = net_growth.expand(model, target, seed=seed, growth=spec.growth)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
-        mode.check_model(model.output_mode, model.n_inputs)
+        check_model(mode, model.output_mode, model.n_inputs)
         meta["encoder"] = mode.input_layout(model.n_inputs)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None

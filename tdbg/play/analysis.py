@@ -27,6 +27,7 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.net.search import Search
+from tdbg.play.metrics import value_units
 from tdbg.play.players import Player, checkpoint_mode_name, evaluator
 
 def load_agent(path: str, plies: int = 0, match_length: int = 0):
@@ -163,7 +164,7 @@ def cube_decision(agent, board, owner: int = 0) -> dict:
     return {"no_double": no_double, "double_take": double_take, "double_pass": double_pass,
             "proper": float(rule.value[0]), "action": action, "take": bool(take),
             "taker_take": float(flip(np.array(double_take))), "taker_pass": float(flip(np.array(double_pass))),
-            "units": agent.mode.value_units}
+            "units": value_units(agent.mode)}
 
 
 def format_cube(c: dict, plies: int) -> str:

@@ -23,13 +23,16 @@ import numpy as np
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import OPENING_WEIGHTS, ROLL_WEIGHTS, roll_index
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from tdbg.game.modes.base import GameMode
+from tdbg.game.modes import GameMode, MatchPlay, for_mode
 from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text, has_interval, pair_means, summary_ci
 from tdbg.net.model import CheckpointError, read_checkpoint
 from tdbg.play import opponents
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.metrics import headline, metric_of_points
 from tdbg.play.players import Player, evaluator
+
+JUDGES_SINGLE_GAMES = {GameMode: True, MatchPlay: False}   # a model of the mode values single games
 
 
 def judge(spec: str, mode: GameMode | None, data: bytes | None = None) -> Evaluator:
@@ -40,10 +43,8 @@ def judge(spec: str, mode: GameMode | None, data: bytes | None = None) -> Evalua
     if spec == "gnubg-nn":
         return evaluator(Player(spec), mode)
     found = evaluator(Player(spec, data=data))
-    try:
-        found.mode.check_luck_reference(spec)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    if not for_mode(JUDGES_SINGLE_GAMES, found.mode):
+        raise InputError(f"{spec} is a match-play model: it cannot judge the luck of single games")
     return found
 
 
@@ -124,8 +125,9 @@ def luck_summary(records, mode: GameMode, reference: str, seed: int = 0) -> dict
     idx = np.array([r.index for r in records])
     pts = np.array([r.points for r in records], dtype=np.float64)
     adjusted = pts - np.array([r.luck for r in records])
-    raw_pairs, adj_pairs = pair_means(idx, mode.metric_of_points(pts)), pair_means(idx, mode.metric_of_points(adjusted))
-    out = {"reference": reference, "metric": mode.metric,
+    raw_pairs = pair_means(idx, metric_of_points(mode, pts))
+    adj_pairs = pair_means(idx, metric_of_points(mode, adjusted))
+    out = {"reference": reference, "metric": headline(mode),
            **summary_ci(adj_pairs, seed=seed), "raw_mean": float(raw_pairs.mean()), "units": len(raw_pairs)}
     if not has_interval(len(raw_pairs)):   # one unit has no variance either
         return {**out, "raw_variance": None, "adjusted_variance": None, "games_factor": None}

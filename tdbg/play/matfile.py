@@ -16,9 +16,17 @@ from typing import Any
 import numpy as np
 
 from tdbg.game import backgammon_engine as be
+from tdbg.game.modes import DMP, GameMode, MatchPlay, for_mode
 from tdbg.infra.fileio import write_atomic
 
 LEFT_WIDTH = 27  # gnubg pads the left column to 27 characters plus one space
+# the match length a file of the mode's games names: a money session, a DMP game as a 1-point match
+MAT_LENGTH = {GameMode: lambda mode: 0, DMP: lambda mode: 1, MatchPlay: lambda mode: mode.length}
+
+
+def mat_length(mode) -> int:
+    """The match length .mat files of ``mode``'s games name (0: a money session)."""
+    return for_mode(MAT_LENGTH, mode)(mode)
 
 
 def _move_text(board, after, dice) -> str:

@@ -12,7 +12,7 @@
 A checkpoint plays the mode it names (its output head's default for one that does not
 say) when no mode is given; its output head chooses the class (a head with
 ``five_outcomes`` plays through ProbAgent, every other through TDAgent); a cubeful money
-network at a match table plays by its money rules (matchplay.MoneyInMatch).  A process
+network at a match table plays by its money rules (MoneyInMatch).  A process
 opens each checkpoint once (``opened``): the game mode it names and the network that plays
 it come from the same load.
 """
@@ -23,16 +23,54 @@ import hashlib
 import os
 
 from tdbg.game.heads import output_head
-from tdbg.game.modes import game_mode
-from tdbg.game.modes.base import GameMode
+from tdbg.game.modes import GameMode, MatchPlay, for_mode, game_mode
+from tdbg.game.modes.matchplay import unpack
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES
 from tdbg.net.model import CheckpointError, TDNetwork, load_checkpoint, read_checkpoint
 from tdbg.net.search import Search
 from tdbg.play import opponents
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.model_fit import check_model, game_for
 from tdbg.play.prob_agent import ProbAgent
 from tdbg.play.td_agent import TDAgent
+
+
+class MoneyInMatch:
+    """A cubeful money agent seated at a match table: it sees only the cube's owner and
+    plays by its money rules, blind to the score (the baseline a match model must beat).
+    An Evaluator that plays only: its values would be money values, not the match's."""
+    match_capable = True
+    cube_capable = True
+    values_positions = False
+    plays_own_0ply = False
+
+    def __init__(self, agent):
+        self.agent, self.name, self.mode = agent, agent.name, agent.mode
+
+    def choose_moves(self, boards, dice, owner=None):
+        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
+
+    def double_decisions(self, boards, owner):
+        return self.agent.double_decisions(boards, unpack(owner)[0])
+
+    def take_decisions(self, boards, owner):
+        return self.agent.take_decisions(boards, unpack(owner)[0])
+
+    def _refuse(self, *args):
+        raise ValueError(f"{self.name} plays a match by its money rules; it does not value match positions")
+
+    all_rolls = after_values = position_values = _refuse
+
+
+def seated_in_match(agent):
+    """A cubeful money agent that does not read the match score plays by its money rules."""
+    if not getattr(agent, "match_capable", False) and agent.cube_capable:
+        return MoneyInMatch(agent)
+    return agent
+
+
+SEAT = {GameMode: lambda agent: agent, MatchPlay: seated_in_match}   # an agent as it sits at the mode's table
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,13 +183,13 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
     try:
         # the mode the model plays in: a DMP model can still play cubeless money games, maximising
         # P(win) and ignoring gammons (the baseline a cubeless leg has to beat)
-        agent_mode = mode.mode_for(model.output_mode)
-        agent_mode.check_model(model.output_mode, model.n_inputs)
+        agent_mode = game_for(mode, model.output_mode)
+        check_model(agent_mode, model.output_mode, model.n_inputs)
         cls = ProbAgent if output_head(model.output_mode).five_outcomes else TDAgent
         agent = cls(model, agent_mode, player.search, engine=player.engine, name=spec)
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    return mode.seat(agent)
+    return for_mode(SEAT, mode)(agent)
 
 
 def _checkpoint(player: Player, mode: GameMode | None) -> tuple[TDNetwork, GameMode]:

@@ -32,6 +32,7 @@ from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import check_input
 from tdbg.infra.stats import CAP, bootstrap_ci, ci_text, has_interval, no_interval_reason, pair_means
 from tdbg.play.matches import MATCH_CI
+from tdbg.play.metrics import results_file_metric
 
 UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
 
@@ -84,7 +85,7 @@ def write_matches(path: str, summary: dict, records, gnubg: str | None = None) -
     fileio.write_atomic(path, "\n".join(match_lines(summary, records)) + "\n")
 
 
-WRITERS = {"game": write_games, "match": write_matches}   # by the series' unit (GameMode.series_unit)
+WRITERS = {"game": write_games, "match": write_matches}   # by the series' unit (units.series_unit)
 
 
 def write_results(path: str, summary, records, gnubg: str | None = None) -> None:
@@ -252,7 +253,8 @@ def _mode(name: str):
 def default_metric(name: str) -> str:
     """The metric of a file's game mode (as its header names it): the mode's own (a match
     file's entries are matches: the match-win rate)."""
-    return getattr(_mode(name), "result_metric", "points")
+    mode = _mode(name)
+    return "points" if mode is None else results_file_metric(mode)
 
 
 def compare(a: Results, b: Results, metric: str | None = None, paired: bool | None = None,

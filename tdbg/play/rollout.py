@@ -37,6 +37,7 @@ from tdbg.infra.workers import WorkerPool
 from tdbg.net.model import CheckpointError
 from tdbg.net.search import Search
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.metrics import win_probability
 from tdbg.play.players import Player, evaluator
 
 @dataclass
@@ -209,7 +210,7 @@ def summarize(o: Outcome, mode) -> dict:
     d = {"value": mean, "se": se, "value_adjusted": adj, "se_adjusted": adj_se,
          "se_factor": se / adj_se if adj_se > 0 else float("inf"),
          "p_win": float(np.mean(o.win)) if not np.isnan(o.win).any() else None,
-         "p_win_adjusted": mode.win_probability(adj),
+         "p_win_adjusted": win_probability(mode, adj),
          "finished": int(o.finished.sum()), "trials": len(o.points)}
     if not np.isnan(o.gammon).any():
         d["gammons_net"] = float(o.gammon.mean())  # (wins - losses) by a gammon or more, per game

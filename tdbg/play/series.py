@@ -5,7 +5,7 @@ one Summary (summary.py).
 
 A ``Series`` is one frozen value (the players, the game mode, how many, the seed, where it
 runs), sent to the workers job by job.  What a series counts is the mode's
-(``GameMode.series_unit``): games, or matches; units.UNITS says how each is played and
+(``units.series_unit``): games, or matches; units.UNITS says how each is played and
 summarized.
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ from tdbg.infra.backends import open_pool
 from tdbg.play.luck import read_reference
 from tdbg.play.players import Player, evaluator, pinned
 from tdbg.play.summary import Summary
-from tdbg.play.units import UNITS
+from tdbg.play.units import UNITS, series_unit
 
 
 @dataclass(frozen=True)
@@ -81,8 +81,8 @@ class Played:
         if not self.records:
             return None
         mode = self.series.mode_spec.build()
-        fields = UNITS[mode.series_unit].summarize(self.records, mode, self.series, self.paired)
-        return Summary(mode.series_unit, fields, self.paired)
+        fields = UNITS[series_unit(mode)].summarize(self.records, mode, self.series, self.paired)
+        return Summary(series_unit(mode), fields, self.paired)
 
 
 def _agents(series: Series, mode: GameMode) -> tuple:
@@ -96,7 +96,7 @@ def _agents(series: Series, mode: GameMode) -> tuple:
             agent = evaluator(player.seeded(seed), mode)
             mode.check_agent(agent)
         except ValueError as exc:
-            raise UNITS[mode.series_unit].refused(player, exc) from None
+            raise UNITS[series_unit(mode)].refused(player, exc) from None
         agents.append(agent)
     return tuple(agents)
 
@@ -107,7 +107,7 @@ def _job(job: dict):
     series = job["series"]
     # threads: a pool's worker set one (threads.WORKER); in this process, the run's choice
     mode = series.mode_spec.build()
-    return UNITS[mode.series_unit].play(*_agents(series, mode), job["indices"], mode, series)
+    return UNITS[series_unit(mode)].play(*_agents(series, mode), job["indices"], mode, series)
 
 
 def pinned_series(series: Series) -> Series:
@@ -129,7 +129,7 @@ def play_series(series: Series, progress: bool = True, on_records=None, against:
     (``pinned_series``) for its checkpoints to be read once, whatever replaces the files
     during the run (play_models.py's series come pinned)."""
     mode = series.mode_spec.build()
-    unit = UNITS[mode.series_unit]
+    unit = UNITS[series_unit(mode)]
     if against is not None:
         records, games, errors = against.play(series, progress)
         return Played(series, records, False, games, errors)
@@ -141,8 +141,8 @@ def play_series(series: Series, progress: bool = True, on_records=None, against:
     size += size % 2  # keep duplicate pairs in one job
     chunks = [list(range(s, min(s + size, series.count))) for s in range(0, series.count, size)]
     records = []
-    bar = tqdm(total=series.count, unit=mode.series_unit, disable=not progress, dynamic_ncols=True)
-    pool = open_pool(series.pool, series.workers, f"{mode.series_unit}-playing worker")
+    bar = tqdm(total=series.count, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
+    pool = open_pool(series.pool, series.workers, f"{series_unit(mode)}-playing worker")
     try:
         if pool is None:   # the first job plays the agents just built, every later one builds its own
             finished = (unit.play(*first, chunk, mode, series) if k == 0 else _job({"series": series, "indices": chunk})

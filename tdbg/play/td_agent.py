@@ -30,13 +30,18 @@ import numpy as np
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS
-from tdbg.game.modes.base import GameMode
+from tdbg.game.modes import CubefulMoney, GameMode, MatchPlay, for_mode
 from tdbg.net.move_filter import FilteredOnePly
 from tdbg.net.scoring import Scorer, segment_argmax
 from tdbg.net.search import Search, TwoPly, top_k
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.model_fit import check_model
 
 BLOCK = 256  # positions per all-rolls pass: 256 x 21 rolls x ~20 candidates keeps the inputs near 100 MB
+
+
+# (cube_capable, match_capable) of an agent whose network was trained for the mode
+CAPABILITIES = {GameMode: (False, False), CubefulMoney: (True, False), MatchPlay: (True, True)}
 
 
 class TDAgent(Evaluator):
@@ -47,7 +52,7 @@ class TDAgent(Evaluator):
 
     def __init__(self, model, mode: GameMode, search: Search = Search(), engine: str = "auto",
                  device: str | None = None, name: str | None = None, first_layer: str = "auto"):
-        mode.check_model(model.output_mode, model.n_inputs)
+        check_model(mode, model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
         self.mode = mode
@@ -58,7 +63,7 @@ class TDAgent(Evaluator):
                          if search.oneply_filter is not None else None)
         self.twoply = TwoPly(self.scorer, *search.twoply, lookahead=self._lookahead) if search.twoply else None
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{search.name_suffix}"
-        self.cube_capable, self.match_capable = mode.agent_capabilities()
+        self.cube_capable, self.match_capable = for_mode(CAPABILITIES, mode)
         self.plays_own_0ply = not search.looks_ahead
 
     def _owner(self, owner, n):

@@ -1,5 +1,6 @@
 """What a series counts, and everything about it that differs between its two kinds of unit:
-single games, or whole matches (the game mode names its unit, ``GameMode.series_unit``).
+single games, or whole matches (``series_unit``: match play counts matches, every other
+mode games).
 Each ``Unit`` says how a worker plays a batch of them, how large a batch is, how a player
 that cannot play them is refused, how their records are summarized and printed, and which
 of the records played against the gnubg binary are the units.
@@ -10,6 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Callable
 
+from tdbg.game.modes import GameMode, MatchPlay, for_mode
 from tdbg.infra import threads
 from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text
@@ -17,6 +19,14 @@ from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck, format_luck, luck_summary
 from tdbg.play.match import play_games
 from tdbg.play.matches import dice_text, format_matches, play_matches, summarize_matches
+
+
+SERIES_UNIT = {GameMode: "game", MatchPlay: "match"}   # keyed by the mode's class (for_mode)
+
+
+def series_unit(mode) -> str:
+    """What a series of ``mode`` (a game mode or its class) counts: a key of UNITS."""
+    return for_mode(SERIES_UNIT, mode)
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,9 @@
 
 base.GameMode states the interface; dmp, cubeless_money, cubeful_money and matchplay
 implement it.  Behaviour that differs between modes lives in the mode's class: nothing
-outside this package and heads.py compares mode names.
+outside this package and heads.py compares mode names.  What other layers do differently
+per mode (how results are stated, counted, or set up in gnubg) they keep in small tables
+keyed by the mode's class, read with ``for_mode``.
 """
 from __future__ import annotations
 
@@ -35,3 +37,14 @@ def game_mode(name: str, jacoby: bool = True, match_length: int = 0, met: str | 
         raise ValueError(f"unknown game mode {name!r}; choose one of {', '.join(GAME_MODES)}")
     return MODES[name](jacoby)
 
+
+
+def for_mode(table: dict, mode):
+    """``table``'s entry for ``mode`` (an instance or a class), the table keyed by mode
+    classes: the entry of its own class, else of the nearest class it derives from, as a
+    method would be inherited (so a table states only where modes differ)."""
+    cls = mode if isinstance(mode, type) else type(mode)
+    for c in cls.__mro__:
+        if c in table:
+            return table[c]
+    raise KeyError(f"no entry for {cls.__name__}")

@@ -1,8 +1,8 @@
 """The game mode interface (GameMode); each mode is one module of this package.
 
-Every value is from the side on roll.  A game mode says what a finished game is
-worth and everything that follows from it; behaviour that differs between modes
-lives in the mode's class, and nothing outside this package (and the model
+Every value is from the side on roll.  A game mode holds the game: what a finished
+game is worth and everything that follows from it; behaviour that differs between
+modes lives in the mode's class, and nothing outside this package (and the model
 modules: heads.py, model.py) compares mode names.  A mode knows
 
 * its network inputs (``n_inputs``, ``cube_inputs``) and the output heads that can
@@ -11,10 +11,15 @@ modules: heads.py, model.py) compares mode names.  A mode knows
   (``points``: DMP +-1, money 1/2/3 times the cube, Jacoby in cubeful money);
 * whether and how the cube is used (``may_double``, ``cube_action``: the one cube
   rule), and the cube state as the other side sees it;
-* how a set of head-to-head results is summarised (``metric``, ``summarize``);
-* what callers elsewhere need of its kind, asked as checks and answers rather than by
-  reading ``cubeful`` or ``is_match`` (``check_cubeful``, ``check_cubeless``, ``check_match``,
-  ``agent_capabilities``, ``position_owner``, ``value_text``, ``gnubg_rules``).
+* what callers elsewhere need of its kind, asked as checks rather than by reading
+  ``cubeful`` or ``is_match`` (``check_cubeful``, ``check_cubeless``, ``check_match``,
+  ``check_agent``, ``position_owner``).
+
+How results are counted and stated, and how gnubg is set up for a mode, belong to the
+layers that do it, in small tables keyed by the mode's class (``for_mode``):
+tdbg.play.units (what a series counts), tdbg.play.metrics (headline numbers, value
+text), tdbg.play.evaluation (summaries, quick evaluations), tdbg.play.model_fit (which
+networks play the mode, and the advice when one does not fit), tdbg.gnubg.gnubg_rules.
 
 Cubeful money treats cube decisions as ordinary transitions.  A turn whose mover
 may double starts at a *cube node* (is_cube_action = 1): no-double leads to the
@@ -28,32 +33,21 @@ Match play (matchplay.MatchPlay) is one more such class, with its state and inpu
 """
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from tdbg.game.cube import CubeAction, owner_for_opponent
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_THEIRS, NUM_BOARD_FEATURES
 from tdbg.game.heads import prob5_equity
-from tdbg.infra.stats import bootstrap_ci, interval, pair_means
 
 
 class GameMode:
     name = ""
     cubeful = False        # cube nodes and cube inputs
-    money = True           # points per game (False: DMP, a game is a 1-point match)
     is_match = False       # the cube-owner slot holds a whole match state (matchplay.py)
     take_scale = 1.0       # a value after a take, in the units of the value before it (lambda_returns.py)
     n_inputs = 196
     layout = "tesauro196"  # the inputs' layout, as checkpoints name it (encoding.py); n_inputs of them
     outputs: tuple[str, ...] = ()    # output heads that can play this mode; the first is the default
-    metric = "points_per_game"   # the summary's headline number
-    result_metric = "points"     # results_file's metric for this mode
-    match_length = 0             # .mat files: 0 = a money session
-    analysis_units = "EMG"
-    series_unit = "game"         # what a series of this mode counts (tdbg.play.series)
-    gnubg_plays = True           # the gnubg binary plays it (money sessions, matches; not DMP)
-    value_units = "equity normalised to the cube"   # what the analysis of a position reports
 
     @classmethod
     def length_of(cls, match_length: int | None, met: str | None = None) -> int:
@@ -68,14 +62,6 @@ class GameMode:
         """The match length a model of this mode analyses a position of a ``match_length``-point
         match at (0: a position out of a match); single games ignore the match."""
         return 0
-
-    @classmethod
-    def check_luck_reference(cls, name: str) -> None:
-        """ValueError unless a model of this mode can judge the luck of single games."""
-
-    def seat(self, agent):
-        """``agent`` as it sits at this mode's table (match play adapts a money agent)."""
-        return agent
 
     def mover_state(self, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)) -> np.ndarray:
         """The cube state an agent of this mode sees as the mover, from the cube's owner (its
@@ -118,10 +104,6 @@ class GameMode:
     def result_points(self, result) -> float:
         """Points of a finished game for its winner, gammons counted (cube 1, no Jacoby)."""
         return float(abs(result))
-
-    def metric_of_points(self, points: np.ndarray | float) -> np.ndarray | float:
-        """Points per game in the summary's metric."""
-        return points
 
     # ------------------------------------------------------------------ cube
 
@@ -185,58 +167,9 @@ class GameMode:
     def position_owner(self, state) -> int:
         """The cube-owner slot of a parsed position (position_ids.GameState) as this mode's
         network reads it (ValueError when the position needs what this mode lacks)."""
-        if state.match_length and self.money:
-            raise ValueError(f"a match position (match to {state.match_length}) needs match equities; "
-                             f"this is a {self.name} model")
         return state.owner
 
-    def metric_per_point(self) -> float:
-        """How far one point moves this mode's metric (DMP: a point is 1/2 of P(win))."""
-        return float(self.metric_of_points(1.0) - self.metric_of_points(0.0))
-
-    def value_text(self, value: float, se: float) -> str:
-        """A mean value in points (with its standard error) as this mode states values."""
-        if self.money:
-            return f"Eq. {value:+.4f} +- {se:.4f}"
-        return f"P(win) {self.metric_of_points(value):.4f} +- {se * self.metric_per_point():.4f}"
-
-    def win_probability(self, points: float) -> float | None:
-        """P(win) equal to a mean of ``points`` where points are P(win)'s image (DMP), else None."""
-        return None if self.money else float(self.metric_of_points(points))
-
-    def agent_capabilities(self) -> tuple[bool, bool]:
-        """(cube_capable, match_capable) of an agent whose network was trained for this mode."""
-        return self.cubeful, self.is_match
-
-    def gnubg_rules(self) -> list[str]:
-        """The gnubg commands that set this mode's rules for a session or match against the binary."""
-        lines = [f"set jacoby {'on' if self.jacoby and self.cubeful else 'off'}", "set beavers 0",
-                 # a match plays on game after game to its end (a money session would never stop)
-                 f"set automatic game {'on' if self.is_match else 'off'}"]
-        return lines if self.cubeful else lines + ["set cube use off"]
-
-    def gnubg_analysis_rules(self) -> list[str]:
-        """The gnubg commands its analysis of this mode's games needs first: for games played
-        without a cube, the cube off (with it on, every right double counted as a missed one
-        against a player that could not double)."""
-        return [] if self.cubeful else ["set cube use off", "set analysis cube off"]
-
-    def without_cube(self) -> "GameMode":
-        """The mode played when the cube stays centred (quick evaluations)."""
-        return self
-
-    def eval_mode(self, cube_opponent: bool) -> "GameMode":
-        """The game a quick evaluation plays against a reference agent: this mode's own where
-        the agent makes cube decisions (``cube_opponent``) and this mode's cube is the money
-        cube, else the game with the cube left centred (``without_cube``)."""
-        return self.without_cube()
-
     # ------------------------------------------------------------------ models
-
-    def mode_for(self, output_mode: str) -> "GameMode":
-        """The mode a model with this head plays this mode's games in (itself, or DMP
-        for a P(win) model in cubeless money: it ignores gammons)."""
-        return self
 
     @classmethod
     def input_layout(cls, n_inputs: int) -> str:
@@ -250,38 +183,3 @@ class GameMode:
         raise ValueError(f"{cls.name} needs a {cls.n_inputs}-input model (or {cls.n_inputs + NUM_BOARD_FEATURES} "
                          f"with board features), this one has {n_inputs}")
 
-    def check_model(self, output_mode: str, n_inputs: int) -> None:
-        """ValueError when a network of this kind cannot play or train this mode."""
-        if output_mode not in self.outputs:
-            raise ValueError(f"a {output_mode} model cannot be used for {self.name}{self._hint(output_mode)}")
-        if n_inputs not in (self.n_inputs, self.n_inputs + NUM_BOARD_FEATURES):   # raw, or + board features
-            raise ValueError(f"{self.name} needs a {self.n_inputs}-input model, this one has {n_inputs}"
-                             f"{self._input_hint()}")
-
-    def _hint(self, output_mode: str) -> str:
-        return ""
-
-    def _input_hint(self) -> str:
-        return ""
-
-    # ------------------------------------------------------------------ summaries
-
-    def summarize(self, idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int,
-                  n_boot: int = 2000) -> dict:
-        """The mode's entries of a head-to-head summary (besides games, win rate, abandoned);
-        CIs from ``n_boot`` bootstrap resamples."""
-        units = pair_means(idx, pts)
-        ci = bootstrap_ci(units, n_boot, seed=seed)
-        out: dict[str, Any] = {"points_per_game": interval(*ci, len(units)), "meq_per_game": interval(*ci, len(units), scale=1000)}
-        out["gammon_rate"] = float((res == 2).mean())
-        out["backgammon_rate"] = float((res == 3).mean())
-        return out
-
-    def eval_result(self, summary: dict) -> tuple:
-        """(result, ci_low, ci_high) a quick evaluation logs from its games' ``summarize``."""
-        m = summary[self.metric]
-        return m["mean"], m["ci_low"], m["ci_high"]
-
-    def eval_label(self, opponent: str, cube_opponent: bool = False) -> tuple[str, float]:
-        """(axis label, even result) for plots of quick evaluations (``eval_mode``'s game)."""
-        return f"points/game vs {opponent} (cube centred)", 0.0

@@ -6,7 +6,6 @@ import numpy as np
 from tdbg.game.cube import CubeAction, can_double, owner_for_opponent
 from tdbg.game.encoding import CUBE_CENTERED, cube_features
 from tdbg.game.modes.cubeless_money import CubelessMoney
-from tdbg.infra.stats import CAP, pair_means, summary_ci
 
 
 class CubefulMoney(CubelessMoney):
@@ -55,42 +54,3 @@ class CubefulMoney(CubelessMoney):
         if not agent.cube_capable:
             raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
 
-    def without_cube(self):
-        return CubelessMoney()
-
-    def eval_mode(self, cube_opponent):
-        """Cubeful money itself against an opponent with a cube (gnubg-nn-cubeful); against
-        the others, cubeless money: chequer play by an objective the net was not trained on
-        (there every gammon counts; under Jacoby a centred-cube gammon counts once)."""
-        return self if cube_opponent else self.without_cube()
-
-    def eval_result(self, summary):
-        """Points per game capped at +-CAP, as the cubeful summaries also report them: an
-        early net that doubles every turn against an opponent that takes sends the cube
-        past 1,000, and one such game would swamp a 1,000-game mean."""
-        m = summary["capped_meq_per_game"]
-        return tuple(None if m[k] is None else m[k] / 1000 for k in ("mean", "ci_low", "ci_high"))
-
-    def eval_label(self, opponent, cube_opponent=False):
-        if cube_opponent:
-            return f"points/game vs {opponent} (cubeful money, capped at +-{CAP:g})", 0.0
-        return super().eval_label(opponent)
-
-    def mode_for(self, output_mode):
-        return self
-
-    def _hint(self, output_mode):
-        return {"probability": "; warm-start a cubeless model with --warm-start-cubeful",
-                "prob5": "; prob5 models play cubeless money only"}.get(output_mode, "")
-
-    def _input_hint(self):
-        return "; warm-start it with --warm-start-cubeful"
-
-    def summarize(self, idx, pts, res, records, seed, n_boot=2000):
-        out = super().summarize(idx, pts, res, records, seed, n_boot)
-        capped = np.clip(pts, -CAP, CAP)
-        out["capped_meq_per_game"] = summary_ci(pair_means(idx, capped), n_boot, seed, scale=1000)
-        for key in ("doubles", "takes", "drops"):
-            counts = np.array([getattr(r, key) for r in records])
-            out[f"{key}_per_game"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
-        return out

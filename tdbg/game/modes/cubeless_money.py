@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from tdbg.game.modes.base import GameMode
-from tdbg.game.modes.dmp import DMP
 
 
 class CubelessMoney(GameMode):
@@ -10,8 +9,8 @@ class CubelessMoney(GameMode):
     name = "cubeless-money"
     outputs: tuple[str, ...] = ("equity", "prob5")
 
-    def mode_for(self, output_mode):
-        return DMP() if output_mode == "probability" else self
-
-    def _hint(self, output_mode):
-        return "; warm-start it with --warm-start-equity" if output_mode == "probability" else ""
+    def position_owner(self, state):
+        if state.match_length:
+            raise ValueError(f"a match position (match to {state.match_length}) needs match equities; "
+                             f"this is a {self.name} model")
+        return state.owner

@@ -36,7 +36,6 @@ from tdbg.game.cube import CubeAction, owner_for_opponent
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, cube_features
 from tdbg.game.met import MAX_AWAY, MatchEquityTable, default_met, load_met
 from tdbg.game.modes.cubeful_money import CubefulMoney
-from tdbg.game.modes.dmp import DMP
 
 MAX_LEVEL = 6           # cube 64: more than any 25-point match can use
 MATCH_FEATURES = 8
@@ -67,49 +66,14 @@ def unpack(state):
     return s % 3, (s // 3) % 7, (s // 21) % 2, (s // 42) % 25 + 1, s // 1050 + 1
 
 
-class MoneyInMatch:
-    """A cubeful money agent seated at a match table: it sees only the cube's owner and
-    plays by its money rules, blind to the score (the baseline a match model must beat).
-    An Evaluator (tdbg.play.evaluator) that plays only: its values would be money values,
-    not the match's."""
-    match_capable = True
-    cube_capable = True
-    values_positions = False
-    plays_own_0ply = False
-
-    def __init__(self, agent):
-        self.agent, self.name, self.mode = agent, agent.name, agent.mode
-
-    def choose_moves(self, boards, dice, owner=None):
-        return self.agent.choose_moves(boards, dice, unpack(owner)[0])
-
-    def double_decisions(self, boards, owner):
-        return self.agent.double_decisions(boards, unpack(owner)[0])
-
-    def take_decisions(self, boards, owner):
-        return self.agent.take_decisions(boards, unpack(owner)[0])
-
-    def _refuse(self, *args):
-        raise ValueError(f"{self.name} plays a match by its money rules; it does not value match positions")
-
-    all_rolls = after_values = position_values = _refuse
-
-
 class MatchPlay(CubefulMoney):
     """``length``-point matches (1-25); ``length`` 0 is the training spread of scores."""
     name = "match"
-    money = False
     n_inputs = MATCH_INPUTS
     layout = "tesauro196+cube4+match8"
     outputs = ("mwc", "mwc-outcomes")
-    metric = "match_win_rate"
-    result_metric = "win"         # results_file: one entry per match, the match-win rate
     is_match = True
     take_scale = 1.0       # match-winning chances are not normalised to the cube
-    analysis_units = "MWC"
-    series_unit = "match"         # a series counts whole matches
-    gnubg_plays = True
-    value_units = "MWC"
 
     @classmethod
     def length_of(cls, match_length, met=None):
@@ -120,16 +84,6 @@ class MatchPlay(CubefulMoney):
         if not match_length:
             raise ValueError("a match-play model analyses a match position")
         return match_length
-
-    def seat(self, agent):
-        """A cubeful money agent that does not read the match score plays by its money rules."""
-        if not getattr(agent, "match_capable", False) and agent.cube_capable:
-            return MoneyInMatch(agent)
-        return agent
-
-    @classmethod
-    def check_luck_reference(cls, name):
-        raise ValueError(f"{name} is a match-play model: it cannot judge the luck of single games")
 
     def mover_state(self, owner, cube, crawford=False, away=(0, 0)):
         """The packed state of one position; ValueError for one the packing cannot hold (a
@@ -150,7 +104,6 @@ class MatchPlay(CubefulMoney):
         if not 0 <= int(length) <= MAX_AWAY:
             raise ValueError(f"match length must be 1 to {MAX_AWAY}, got {length}")
         self.length = int(length)
-        self.match_length = self.length
         self.met = load_met(met) if isinstance(met, str) else (met or default_met())
         if self.met.length < max(self.length, 1):
             raise ValueError(f"the match equity table {self.met.name} stops at {self.met.length} away")
@@ -293,18 +246,3 @@ class MatchPlay(CubefulMoney):
     def check_agent(self, agent):
         if not getattr(agent, "match_capable", False):
             raise ValueError(f"{agent.name} cannot play match play (it needs the match score)")
-
-    def without_cube(self):
-        """Quick evaluations during training: the game at 1-away each (DMP), whose match
-        state is 0, against reference agents that have no cube (checker play only)."""
-        return DMP()
-
-    def mode_for(self, output_mode):
-        """A cubeful money model plays a match by its money rules (MoneyInMatch)."""
-        return CubefulMoney(jacoby=False) if output_mode == "equity" else self
-
-    def _hint(self, output_mode):
-        return "; warm-start a cubeful money model with --warm-start-match"
-
-    def _input_hint(self):
-        return "; warm-start a cubeful money model with --warm-start-match"
