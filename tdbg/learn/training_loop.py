@@ -100,7 +100,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
                 if keep and sources[0] != "warm_start_equity":
                     raise InputError(f"--keep-output-layer is for --warm-start-equity ({flag} keeps the output "
                                      f"layer anyway)")
-                options = {"keep_output_layer": True} if keep else {}
+                options: dict[str, object] = {"keep_output_layer": True} if keep else {}
                 if sources[0] == "warm_start_match" and spec.match_head:
                     options["head"] = spec.match_head
                 try:
@@ -129,9 +129,9 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             model = net_growth.add_board_features(model)
             trainer_state = None  # optimizer moments no longer fit the first layer
             meta = {**meta, "n_inputs": model.n_inputs}
-        target = grown_hidden(spec, model, trainer_state)
-        if target != list(model.hidden):  # already that size: a resumed stage
-            model = net_growth.expand(model, target, seed=seed, growth=spec.growth)
+        grown = grown_hidden(spec, model, trainer_state)
+        if grown != list(model.hidden):  # already that size: a resumed stage
+            model = net_growth.expand(model, grown, seed=seed, growth=spec.growth)
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
         check_model(mode, model.output_mode, model.n_inputs)
@@ -267,7 +267,7 @@ class StageProgress:
         self.done = self.round_index = self.logged = 0
         self.size = 1
         self.cpu_seconds = 0.0
-        self.saved_at = None   # where the last checkpoint this run saved stands ("round 3"), None before one
+        self.saved_at: str | None = None   # where the last checkpoint this run saved stands ("round 3"), None before one
 
     def plan(self, learner_class: type[Learner], stage: dict | None, trainer_state: dict | None) -> None:
         """Continue the checkpoint's unfinished ``stage`` or start a new one (run_control.plan_stage)."""
@@ -279,6 +279,7 @@ class StageProgress:
         self.resumed_at = {"total_episodes": int(self.meta.get("episodes", 0)),
                            **({"round": stage["rounds_done"]} if stage and "rounds_done" in stage else {})}
         if continuing:
+            assert stage is not None  # plan_stage continues only a stage the checkpoint holds
             self.done = stage["episodes_done"]
             if schedule.num_episodes <= self.done:  # ended early (plan_stage): it now reads as finished; its LR
                 # schedule ran towards the planned count, kept beside the new one
