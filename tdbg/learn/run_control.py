@@ -27,8 +27,14 @@ class Interrupted(BaseException):
     head_to_head keeps finished games by catching Exception."""
 
 
+def save_path(run: Run) -> str:
+    """--save, which the command line requires (Run allows None only as the unset default)."""
+    assert run.save is not None, "--save is required"
+    return run.save
+
+
 def log_path(run: Run) -> str:
-    return run.log or own_log(run.save)
+    return run.log or own_log(save_path(run))
 
 
 def own_log(save: str) -> str:
@@ -45,16 +51,18 @@ def snapshot_path(save: str, round_index: int) -> str:
 
 def resumes_itself(resume: str | None, save: str) -> bool:
     """--resume X --save X: the run continues the one that wrote X (its checkpoint and log)."""
-    return bool(resume) and os.path.realpath(resume) == os.path.realpath(save)
+    if not resume:
+        return False
+    return os.path.realpath(resume) == os.path.realpath(save)
 
 
 def appends_log(run: Run, spec: ModelSpec) -> bool:
     """--resume X --save X with X's own log (X.csv, or the --log the stage it continues
     recorded): the run adds its rows to that log; another --log is a new log (replaced only
     with --overwrite)."""
-    return (resumes_itself(spec.resume, run.save)
+    return (resumes_itself(spec.resume, save_path(run))
             and (run.log_continues
-                 or os.path.realpath(log_path(run)) == os.path.realpath(own_log(run.save))))
+                 or os.path.realpath(log_path(run)) == os.path.realpath(own_log(save_path(run)))))
 
 
 def check_run_outputs(run: Run, spec: ModelSpec) -> None:
@@ -62,13 +70,13 @@ def check_run_outputs(run: Run, spec: ModelSpec) -> None:
     With --resume X --save X only X and X's own log (X.csv, the log that run wrote) are
     the run's own; --json, or a --log elsewhere, is checked as for any run.  Every source
     the run reads (--resume, any --warm-start-*) is an input no output may name."""
-    own = resumes_itself(spec.resume, run.save)
+    own = resumes_itself(spec.resume, save_path(run))
     inputs = {f"--{k.replace('_', '-')}": v for k, v in spec.sources().items()}
     check_outputs([Output("--save", run.save, "checkpoint", own),
                    Output("--log" if run.log else "the log", log_path(run), "text", appends_log(run, spec)),
                    Output("--json", run.json, "json")], run.overwrite, inputs)
     if run.save_every:  # the longest snapshot name it may write (the snapshots themselves: check_snapshots)
-        check_name(snapshot_path(run.save, 1), f"--save-every's snapshot of --save {run.save}")
+        check_name(snapshot_path(save_path(run), 1), f"--save-every's snapshot of --save {run.save}")
     if run.tensorboard:  # a folder of event files, added to (never replaced)
         require_tensorboard()
         check_folder(run.tensorboard, f"--tensorboard {run.tensorboard}")
@@ -106,10 +114,10 @@ def check_snapshots(run: Run, stage_id: str, first: int, last: int) -> None:
     writes is never replaced.  Stale temporary files of snapshots (a killed save) go now."""
     if not run.save_every:
         return
-    stem, ext = os.path.splitext(run.save)
+    stem, ext = os.path.splitext(save_path(run))
     ext = ext or ".pt"
     name = glob.escape(stem) + "_r" + "[0-9]" * 6 + glob.escape(ext)
-    writes = {os.path.realpath(snapshot_path(run.save, k))
+    writes = {os.path.realpath(snapshot_path(save_path(run), k))
               for k in range(first + 1, last + 1) if k % run.save_every == 0}
     others = []
     for path in sorted(glob.glob(name)):
@@ -124,7 +132,7 @@ def check_snapshots(run: Run, stage_id: str, first: int, last: int) -> None:
         raise OutputError(f"{others[0]} exists (a snapshot of another stage or run, {len(others)} in all); pass "
                           f"--overwrite to replace them, or choose another --save")
     run_outputs.replace_at_start(others)
-    run_outputs.remove_stale_temps([snapshot_path(run.save, k)
+    run_outputs.remove_stale_temps([snapshot_path(save_path(run), k)
                                     for k in range(run.save_every, last + 1, run.save_every)])
 
 
