@@ -60,14 +60,16 @@ class BatchLearner:
             raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
         if col.filter_warmup != filter_training.DEFAULT_WARMUP_EPISODES and not col.oneply_filter:   # ignored unsaid
             raise ValueError("--filter-warmup fits the filter of --oneply-filter K; add --oneply-filter K")
-        self.filter_trainer = None
-        self.filter_state = None   # a continued stage's filter trainer state (the checkpoint's)
+        self.filter_trainer: filter_training.FilterTrainer | None = None
+        self.filter_state: dict | None = None   # a continued stage's filter trainer state (the checkpoint's)
         self.continuing = False
-        self.rng, self.rng_state = None, None   # the minibatch order's generator (open) and a resumed state
+        # the minibatch order's generator (open) and a resumed state
+        self.rng: np.random.Generator | None = None
+        self.rng_state: dict | None = None
         self.trainer = Trainer(model, opt, stage.schedule.lr, run.device, loss)
-        self.collector = None
-        self.pending = None
-        self.stale = None   # --overlap: the weights (and filter) the next round collects with, when resumed
+        self.collector: Collector | None = None   # made in open
+        self.pending: tuple | None = None
+        self.stale: dict | None = None   # --overlap: the weights (and filter) the next round collects with, when resumed
         self.last_loss = float("nan")
         self.lr = stage.schedule.lr
         self.round_started = self.collect_seconds = 0.0   # the round's start, and its collection's time
@@ -170,18 +172,19 @@ class BatchLearner:
         warm_seed, rng_seed = seed.spawn(2)
         filt = move_filter_of(self.model)
         fresh = filt is None
-        if fresh:
+        if filt is None:
             filt = new_filter(self.model)
             set_move_filter(self.model, filt)
-        self.filter_trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), engine)
+        trainer = filter_training.FilterTrainer(filt, np.random.default_rng(rng_seed), engine)
+        self.filter_trainer = trainer
         if self.continuing and not fresh and self.filter_state is not None:
-            self.filter_trainer.load_state_dict(self.filter_state)
+            trainer.load_state_dict(self.filter_state)
         if fresh or not self.continuing:
             zero_ply = replace(col, oneply=False, oneply_filter=0, filter_exact_races=False, collect_precision="fp32")
             setup = SelfPlaySetup(self.mode, zero_ply, Acting(), engine, record_filter=True)   # 0-ply, greedy, fp32
             warm = Collector(setup, self.stage.where.backend)
             try:
-                note = filter_training.warm_up(self.model, warm, col.filter_warmup, warm_seed, self.filter_trainer,
+                note = filter_training.warm_up(self.model, warm, col.filter_warmup, warm_seed, trainer,
                                                fresh)
             finally:
                 warm.close()
@@ -199,6 +202,7 @@ class BatchLearner:
         """Round k's ``n`` episodes, collected (with --overlap: those collected while the last
         round trained, and round k+1's collection started)."""
         stage = self.stage
+        assert self.collector is not None, "collect comes after open"
         self.round_started = time.time()
         if stage.collection.overlap and self.pending is None:
             self.pending = self._submit(self._stale_model(), n, k)
@@ -219,6 +223,7 @@ class BatchLearner:
         which the runner reports), then the move filter's share; the workers' CPU seconds."""
         if samples is None:
             raise ValueError("the batch learner trains on the samples its collect returned")
+        assert self.rng is not None, "train comes after open"
         for _ in range(self.stage.optimisation.epochs):
             self.last_loss = self.trainer.train_epoch(samples["features"], samples["targets"], self.rng)
             if not math.isfinite(self.last_loss):
@@ -240,6 +245,7 @@ class BatchLearner:
         filt = move_filter_of(model)
         weights = {"model": {key: v.detach().clone() for key, v in model.state_dict().items()},
                    "filter": None if filt is None else {key: v.detach().clone() for key, v in filt.state_dict().items()}}
+        assert self.collector is not None, "collection starts after open"
         return self.collector.submit(model, n, self.round_seed(k)), time.time(), weights
 
     def _stale_model(self):
