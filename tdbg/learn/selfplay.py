@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 import numpy as np
 import torch
@@ -61,6 +61,7 @@ class Samples(TypedDict):
     targets: np.ndarray
     filter: dict | None
     stats: dict[str, float]
+    profile: NotRequired[dict]   # a worker's profiling counts, when profiling is on
 
 
 # a collection whose precision is concrete: the stage's "auto" is chosen by BatchLearner.prepare
@@ -266,6 +267,7 @@ class _Recorder:
             rep_owner = None if owner is None else np.repeat(np.asarray(owner), np.diff(offsets))
             scalar = self.scorer.values.scalar(self.scorer.lookahead(after, values.copy(), rep_owner))
         if self.acting.boltzmann_temp > 0:
+            assert self.explore is not None   # SelfPlay.collect makes it whenever boltzmann_temp > 0
             rows = segment_sample(scalar, offsets, self.acting.boltzmann_temp, self.explore)
         else:
             rows, _ = segment_argmax(scalar, offsets)
@@ -289,7 +291,7 @@ def _profile_setup(job_start: float) -> None:
         profiling.count("worker_start", profiling.clock())
 
 
-def _collect_job(job: dict) -> dict:
+def _collect_job(job: dict) -> Samples:
     """One worker's share: ``job`` holds the network (``net``: its shape, ``state``: its
     weights, ``filter``: its move filter or None), the ``setup`` (SelfPlaySetup) whole, and
     the share's ``episodes`` and ``seed``."""
@@ -342,7 +344,7 @@ class Collector:
     def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> Samples:
         return self.result(self.submit(model, n_episodes, seed_seq))
 
-    def submit(self, model, n_episodes: int, seed_seq: np.random.SeedSequence):
+    def submit(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> Samples | list:
         """Start collecting with a snapshot of the model's current weights; ``result``
         waits for it.  With worker processes the caller can train meanwhile (--overlap)."""
         c0 = profiling.clock() if profiling.ENABLED else 0.0
@@ -356,24 +358,24 @@ class Collector:
         state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
         col = self.setup.collection
         filt = move_filter_of(model) if col.oneply_filter and col.oneply else None
-        filt = None if filt is None else {"hidden": list(filt.hidden), "state": {
+        filter_job = None if filt is None else {"hidden": list(filt.hidden), "state": {
             k: v.detach().cpu().numpy().copy() for k, v in filt.state_dict().items()}}
         net = (model.n_inputs, tuple(model.hidden), model.output_mode, model.activation)
-        jobs = [{"net": net, "state": state, "filter": filt, "setup": self.setup, "episodes": share, "seed": seed}
+        jobs = [{"net": net, "state": state, "filter": filter_job, "setup": self.setup, "episodes": share, "seed": seed}
                 for share, seed in worker_shares(n_episodes, seed_seq, col.workers) if share > 0]
         tasks = [self.pool.submit(_collect_job, job) for job in jobs]
         if profiling.ENABLED:
             profiling.add("transfer_trainer", c0)   # the weights out to the workers
         return tasks
 
-    def result(self, pending) -> Samples:
+    def result(self, pending: Samples | list) -> Samples:
         """The round's samples; workers.WorkerError if a share could not be collected."""
         if isinstance(pending, dict):
             return pending
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         parts = self.pool.results(pending)
         stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"]}
-        out = {"features": np.concatenate([p["features"] for p in parts]),
+        out: Samples = {"features": np.concatenate([p["features"] for p in parts]),
                "targets": np.concatenate([p["targets"] for p in parts]),
                "filter": join_rows([p.get("filter") for p in parts]),
                "stats": stats}
