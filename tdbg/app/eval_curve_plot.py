@@ -45,7 +45,8 @@ def load_chain(paths: list[str], old_agent_logs: int = 0, cpu_offset: float = 0.
     """(evaluation points, one end-of-stage dict per log with its episodes and CPU-hours);
     ``cpu_offset``: CPU-hours spent before the first log; ``continues``: log -> the earlier log
     it starts from (0-based), where that is not the one before it."""
-    points, ends = [], []
+    points: list[dict] = []
+    ends: list[dict] = []
     for k, (path, parent) in enumerate(zip(paths, _parents(len(paths), continues or {}), strict=True)):
         rows = cli.read_log(path, "eval_result", "a training log with evaluations")
         start_cpu = cpu_offset if parent < 0 else (ends[parent]["cpu_hours"] or 0.0)
@@ -163,7 +164,7 @@ def _place_labels(fig, notes: list, bars: list) -> None:
     further out, so that it meets no other label and no CI bar and stays inside its axes:
     ``notes`` and ``bars`` (the bars' display boxes) in the same order."""
     renderer = fig.canvas.get_renderer()
-    placed = []
+    placed: list[Bbox] = []
     for note, _bar in sorted(zip(notes, bars, strict=True), key=lambda nb: nb[0].xy[0]):
         frame = note.axes.get_window_extent(renderer)
         for k in range(24):
@@ -224,7 +225,7 @@ def figure(points: list[dict], title: str, target: float | None, finals=(), unit
     fig, axes = plots.new_figure(12, 4.8, 1, 2)
     big = max((p["episodes"] for p in points), default=0) >= 1e6
     xlabels = ["episodes (millions)" if big else "episodes", "CPU-hours"]
-    shown = {"title": title, "unit": unit, "ylabel": ylabel, "xlabels": xlabels, "series": _series(points, scale),
+    shown: dict = {"title": title, "unit": unit, "ylabel": ylabel, "xlabels": xlabels, "series": _series(points, scale),
              "finals": [{"source": f.get("source"), "metric": f.get("metric"), "games": f["games"],
                          "episodes": f["episodes"], "cpu_hours": f["cpu_hours"], "y": f["result"] * scale,
                          "label": plots.value_label(unit, f["result"] * scale)} for f in finals],

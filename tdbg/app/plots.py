@@ -79,7 +79,9 @@ def drawn_texts(fig: Figure) -> list[Text]:
         if ax.axison:
             for axis in (ax.xaxis, ax.yaxis):
                 texts += [axis.label, axis.offsetText]
-                texts += [label for tick in axis._update_ticks() for label in (tick.label1, tick.label2)]
+                # the ticks in view (private, absent from the stubs): get_major_ticks also lists those not drawn
+                texts += [label for tick in axis._update_ticks()  # type: ignore[union-attr]
+                          for label in (tick.label1, tick.label2)]
         legend = ax.get_legend()
         if legend is not None:
             texts += [*legend.get_texts(), legend.get_title()]
@@ -90,7 +92,8 @@ def texts_outside(fig: Figure, tolerance: float = 0.5) -> list[str]:
     """The drawn, non-empty texts of ``fig`` (titles, axis and tick labels, legends, value
     labels) whose box reaches past the figure's edge, each as "'text' at x0,y0,x1,y1"."""
     fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
+    # the figures here draw on Agg, whose canvas has a renderer; the stubs type the base canvas
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
     w, h = fig.bbox.width, fig.bbox.height
     out = []
     for t in drawn_texts(fig):

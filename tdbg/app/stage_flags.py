@@ -104,6 +104,7 @@ def _as_the_flag_takes(action: argparse.Action, value, path: str):
     text = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
     try:
         if action.type is not None:
+            assert callable(action.type)   # the parser's flags convert with functions, never registry names
             action.type(text)
         if action.choices is not None and value not in action.choices:
             raise ValueError(f"not one of {', '.join(map(str, action.choices))}")

@@ -114,7 +114,7 @@ def _eval_panel(ax, rows, xkey, info) -> dict:
         ax.plot(xs, ys, marker="o", ms=3, lw=1, label="result")
         if len(lo) == len(xs) and len(hi) == len(xs):
             ax.fill_between(xs, [v * scale for v in lo], [v * scale for v in hi], alpha=0.2, label="95% CI")
-        if even is not None:
+        if even is not None and unit is not None:   # eval_axis gives an even line only with a unit
             ax.axhline(even, color="k", ls="--", lw=0.8, label=f"{plots.value_label(unit, even)} (even)")
         ax.legend(fontsize=8)
     else:

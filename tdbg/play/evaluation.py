@@ -20,7 +20,7 @@ def money_fields(idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, see
     duplicate pairs, and the rates of gammons and backgammons."""
     units = pair_means(idx, pts)
     ci = bootstrap_ci(units, n_boot, seed=seed)
-    out = {"points_per_game": interval(*ci, len(units)), "meq_per_game": interval(*ci, len(units), scale=1000)}
+    out: dict = {"points_per_game": interval(*ci, len(units)), "meq_per_game": interval(*ci, len(units), scale=1000)}
     out["gammon_rate"] = float((res == 2).mean())
     out["backgammon_rate"] = float((res == 3).mean())
     return out
