@@ -279,7 +279,7 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
     paired = can_pair if paired is None else paired
     va, vb = a.metric(metric), b.metric(metric)
     out = {"metric": metric, "paired": bool(paired), "a": a.path, "b": b.path,
-           "entries": ENTRIES[getattr(_mode(a.game_mode), "series_unit", "game")],
+           "entries": ENTRIES["match" if getattr(_mode(a.game_mode), "is_match", False) else "game"],
            "games_a": len(va), "games_b": len(vb), "mean_a": float(va.mean()), "mean_b": float(vb.mean())}
     if paired:
         ia, ib = np.argsort(a.games), np.argsort(b.games)

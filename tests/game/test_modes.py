@@ -22,7 +22,6 @@ def test_prob5_equity_and_each_modes_objective():
     assert CubelessMoney().objective(PROBS) == pytest.approx(0.34)   # every gammon counts
     assert DMP().objective(PROBS) == pytest.approx(0.6)               # only winning counts
     assert DMP().value_points(np.array([0.0, 0.5, 0.75])).tolist() == [-1.0, 0.0, 0.5]   # 2p - 1
-    assert DMP().metric_of_points(np.array([-1.0, 1.0, 0.0])).tolist() == [0.0, 1.0, 0.5]
 
 
 def test_points_of_a_result_in_each_mode():
@@ -84,11 +83,7 @@ def test_cube_inputs_only_where_the_mode_has_a_cube():
     assert np.array_equal(reply, CubefulMoney().cube_inputs(np.array([CUBE_THEIRS]), np.array([False])))
 
 
-def test_which_mode_an_output_head_plays():
-    assert CubelessMoney().mode_for("probability") == DMP()
-    assert CubelessMoney().mode_for("equity") == CubelessMoney()
-    assert CubefulMoney().without_cube() == CubelessMoney()
-    assert CubefulMoney().eval_mode(cube_opponent=True) == CubefulMoney()
-    assert CubefulMoney().eval_mode(cube_opponent=False) == CubelessMoney()
+def test_each_modes_default_head_and_its_rule():
+    # which mode a network of another head plays is the playing layer's (tests/play/test_model_fit.py)
     assert DMP().default_output == "probability" and CubefulMoney().default_output == "equity"
     assert CubefulMoney(jacoby=False) != CubefulMoney()   # the rule is part of the mode
