@@ -28,7 +28,11 @@ both players.  gnubg's rating (Awful! ... Supernatural) is its verdict on the ov
 rate, the same per-decision error its `show statistics` rates a player by.  In DMP
 files (1-point matches) gnubg states errors in match winning chances instead of EMG.
 """
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli

@@ -8,7 +8,11 @@ gnubg-nn-cubeful.
   python play_models.py --model1 models/cubeful.pt --model2 models/cubeful.pt --game-mode cubeful-money \\
       --games 100 --save-games selfplay_games
 """
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli

@@ -4,7 +4,11 @@ time, eligibility traces on the weights, an SGD update after every move.
 
   python train_online.py --hidden 80 --lambda 0.7 --lr 0.1 --num-episodes 20000 --save models/online.pt
 """
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli

@@ -12,7 +12,11 @@ opponent's P(win) becomes our P(lose), their gammons our lost gammons.  The loss
 on the five outputs is MSE (default) or cross-entropy (losses.py says exactly how,
 --raw-logits included).
 """
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli

@@ -5,6 +5,7 @@
 ``cffi_modules`` names ``ffi`` here); ``make setup`` runs this file itself, which builds it
 in place from the repository root: ``python c_engine/build_cffi.py``.
 """
+
 import os
 import re
 import sys
@@ -32,7 +33,9 @@ def make_ffi() -> FFI:
     setup.py and this file's main build it)."""
     ffi = FFI()
     ffi.cdef(cdef_from_header(os.path.join(HERE, "bgcore.h")))
-    ffi.cdef(cdef_from_header(os.path.join(HERE, "mlp_lowp.h")))  # reduced-precision forward (lowp.py)
+    ffi.cdef(
+        cdef_from_header(os.path.join(HERE, "mlp_lowp.h"))
+    )  # reduced-precision forward (lowp.py)
     ffi.set_source(
         "tdbg.game._bgcore",
         '#include "bgcore.h"\n#include "mlp_lowp.h"',
@@ -43,7 +46,7 @@ def make_ffi() -> FFI:
     return ffi
 
 
-ffi = make_ffi()   # setup.py's cffi_modules = ["c_engine/build_cffi.py:ffi"]
+ffi = make_ffi()  # setup.py's cffi_modules = ["c_engine/build_cffi.py:ffi"]
 
 
 def main() -> None:

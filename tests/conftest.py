@@ -20,5 +20,15 @@ def ckpt(tmp_path_factory):
     """A small DMP checkpoint (8 hidden units, 40 episodes) and its log beside it (c.csv):
     the tests read them and never change them."""
     path = tmp_path_factory.mktemp("ck") / "c.pt"
-    run("train_batch.py", "--hidden", "8", "--num-episodes", "40", "--save", path, *QUICK_TRAIN, check=True)
+    run(
+        "train_batch.py",
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "40",
+        "--save",
+        path,
+        *QUICK_TRAIN,
+        check=True,
+    )
     return str(path)

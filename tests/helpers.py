@@ -1,5 +1,6 @@
 """Helpers the tests share: running scripts, one-line errors, hand-built boards and a
 brute-force 1-ply value (one network call per move, Python engine and numpy encoder)."""
+
 import contextlib
 import hashlib
 import io
@@ -40,8 +41,13 @@ def run(script, *args, timeout=HANG_GUARD, check=False, subprocess_=False):
     (signals, pipes, closed streams, output written by grandchildren to the inherited file
     descriptors, the interpreter's own exit)."""
     if subprocess_ or ALWAYS_SUBPROCESS:
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, script), *map(str, args)],
-                              capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+        proc = subprocess.run(
+            [sys.executable, os.path.join(ROOT, script), *map(str, args)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=ROOT,
+        )
     else:
         proc = _run_in_process(os.path.join(ROOT, script), [str(a) for a in args])
     if check and proc.returncode != 0:
@@ -59,17 +65,19 @@ def _run_in_process(path, args):
     try:
         os.chdir(ROOT)
         sys.argv = [path, *args]
-        sys.path.insert(0, os.path.dirname(path))   # what `python path` itself does: the script's folder first
+        sys.path.insert(
+            0, os.path.dirname(path)
+        )  # what `python path` itself does: the script's folder first
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 runpy.run_path(path, run_name="__main__")
             except SystemExit as exc:
                 if exc.code is None or isinstance(exc.code, int):
                     code = exc.code or 0
-                else:                                # sys.exit("message"): printed, code 1
+                else:  # sys.exit("message"): printed, code 1
                     print(exc.code, file=sys.stderr)
                     code = 1
-            except Exception:                        # noqa: BLE001 - the child's uncaught exception
+            except Exception:  # noqa: BLE001 - the child's uncaught exception
                 traceback.print_exc()
                 code = 1
             finally:
@@ -78,7 +86,7 @@ def _run_in_process(path, args):
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
         os.chdir(saved_cwd)
-        torch.set_num_threads(saved_threads)         # each script sets its own (tdbg.infra.threads)
+        torch.set_num_threads(saved_threads)  # each script sets its own (tdbg.infra.threads)
         os.environ.clear()
         os.environ.update(saved_env)
         for s, handler in saved_signals.items():
@@ -89,7 +97,7 @@ def _run_in_process(path, args):
 # runs every (script, argv) of a job file in this one process, as ``python script argv``
 # would, and writes [exit code, stderr] of each; standard output is discarded, or with
 # "full" in the job it is /dev/full (a device whose every write fails)
-SCRIPTS_DRIVER = r'''
+SCRIPTS_DRIVER = r"""
 import contextlib, io, json, runpy, sys, warnings
 warnings.simplefilter("ignore")
 job, res = sys.argv[1:3]
@@ -113,7 +121,7 @@ for script, argv in job["runs"]:
         pass
     out.append([code, err.getvalue()])
 json.dump(out, open(res, "w"))
-'''
+"""
 
 
 def run_scripts(tmp_path, runs, readonly=None, stdout_full=False):
@@ -128,11 +136,19 @@ def run_scripts(tmp_path, runs, readonly=None, stdout_full=False):
     cmd = [sys.executable, str(drv), str(job), str(res)]
     if readonly:
         quoted = " ".join(f"'{a}'" for a in cmd)
-        cmd = ["unshare", "-rm", "sh", "-c", f'mount --bind "{readonly}" "{readonly}" && '
-               f'mount -o remount,bind,ro "{readonly}" && exec {quoted}']
+        cmd = [
+            "unshare",
+            "-rm",
+            "sh",
+            "-c",
+            f'mount --bind "{readonly}" "{readonly}" && '
+            f'mount -o remount,bind,ro "{readonly}" && exec {quoted}',
+        ]
     subprocess.run(cmd, cwd=ROOT, timeout=HANG_GUARD, check=True, capture_output=True)
-    return [subprocess.CompletedProcess([script, *argv], code, "", err)
-            for (script, argv), (code, err) in zip(runs, json.loads(res.read_text()), strict=True)]
+    return [
+        subprocess.CompletedProcess([script, *argv], code, "", err)
+        for (script, argv), (code, err) in zip(runs, json.loads(res.read_text()), strict=True)
+    ]
 
 
 def assert_one_line_error(proc, words=""):
@@ -185,7 +201,11 @@ def brute_value(model, mode, b, owner, head):
     """Mean over the 21 rolls of the best move's value, one network call per move
     (``head``: heads.output_head of the model)."""
     total = 0.0
-    for (d1, d2), w in zip(ALL_ROLLS.tolist(), [1 / 36 if a == c else 2 / 36 for a, c in ALL_ROLLS.tolist()], strict=True):
+    for (d1, d2), w in zip(
+        ALL_ROLLS.tolist(),
+        [1 / 36 if a == c else 2 / 36 for a, c in ALL_ROLLS.tolist()],
+        strict=True,
+    ):
         best, best_scalar = None, -np.inf
         for _, v, s in move_values(model, mode, b, d1, d2, owner, head):
             if s > best_scalar:

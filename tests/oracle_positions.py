@@ -3,6 +3,7 @@
 Keeping our engine out of position generation means a bug in it cannot hide by
 also shaping the test set.
 """
+
 from __future__ import annotations
 
 import random
@@ -42,7 +43,12 @@ def gnubg_games(n_positions: int, seed: int, policy: str) -> list:
             if policy == "gnubg" and rng.random() > 0.1:
                 # gnubg-nn's choice (its key is already from the opponent's side);
                 # now and then a random one to reach more varied positions
-                nxt = [list(r) for r in gnubg_nn.board_from_position_key(gnubg_nn.bestmove(board, d1, d2, b=1)[1])]
+                nxt = [
+                    list(r)
+                    for r in gnubg_nn.board_from_position_key(
+                        gnubg_nn.bestmove(board, d1, d2, b=1)[1]
+                    )
+                ]
             else:
                 nxt = _after(rng.choice(keys))
             board = nxt if not _finished(nxt) else [list(r) for r in START]

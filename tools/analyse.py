@@ -12,9 +12,13 @@ POSITION is a gnubg Position ID, PositionID:MatchID, or an XGID; dice come from
 length, score, cube and Crawford flag from the Match ID or XGID): values are then
 match-winning chances at that score.
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli
@@ -25,7 +29,9 @@ def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", help="checkpoint (.pt)")
     p.add_argument("position", help="Position ID, PositionID:MatchID, or XGID=...")
-    p.add_argument("--dice", type=cli.dice_arg, help="the roll to play, e.g. 52 (default: from the ID)")
+    p.add_argument(
+        "--dice", type=cli.dice_arg, help="the roll to play, e.g. 52 (default: from the ID)"
+    )
     p.add_argument("--ply", type=int, choices=(0, 1), default=0, help="lookahead: 0 or 1 ply")
     p.add_argument("--top", type=cli.positive_int, help="list only the best N moves")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
@@ -36,6 +42,7 @@ def main() -> None:
     args = build_parser().parse_args()
 
     from tdbg.game.position_ids import gnubg_id, parse_position, xgid
+
     try:
         state = parse_position(args.position)
     except ValueError as exc:
@@ -43,6 +50,7 @@ def main() -> None:
     from tdbg.play import analysis  # torch: only once the position is known to be good
     from tdbg.game import backgammon_engine as be
     from tdbg.net.model import CheckpointError
+
     try:
         agent = analysis.load_agent(args.model, args.ply, state.match_length)
     except CheckpointError as exc:
@@ -52,12 +60,19 @@ def main() -> None:
     except ValueError as exc:
         raise cli.UsageError(f"position {args.position!r}: {exc}") from None
     dice = args.dice or state.dice
-    out = {"model": args.model, "game_mode": agent.mode.name, "output_mode": agent.model.output_mode,
-           "ply": args.ply, "position_id": be.position_id(state.board), "gnubg_id": gnubg_id(state),
-           "xgid": xgid(state), "dice": list(dice) if dice else None}
+    out = {
+        "model": args.model,
+        "game_mode": agent.mode.name,
+        "output_mode": agent.model.output_mode,
+        "ply": args.ply,
+        "position_id": be.position_id(state.board),
+        "gnubg_id": gnubg_id(state),
+        "xgid": xgid(state),
+        "dice": list(dice) if dice else None,
+    }
     if dice:
         ranked = analysis.rank_moves(agent, state.board, dice, owner)
-        out["moves"] = ranked[:args.top] if args.top else ranked
+        out["moves"] = ranked[: args.top] if args.top else ranked
         out["legal_moves"] = len(ranked)
         text = analysis.format_moves(out["moves"], agent.model.output_mode, args.ply)
     else:
@@ -70,8 +85,10 @@ def main() -> None:
     if args.json:
         print(fileio.json_text(out, indent=2))
     else:
-        print(f"{args.model} ({agent.mode.name}, {agent.model.output_mode}); {out['gnubg_id']}"
-              + (f"; dice {dice[0]}{dice[1]}" if dice else ""))
+        print(
+            f"{args.model} ({agent.mode.name}, {agent.model.output_mode}); {out['gnubg_id']}"
+            + (f"; dice {dice[0]}{dice[1]}" if dice else "")
+        )
         print(text)
 
 

@@ -9,9 +9,13 @@ The inputs must have the same architecture, encoder, output head and game mode; 
 result keeps the first one's metadata, with a lineage entry naming every input and its
 md5, and no trainer state (a new stage starts from it).  Prints the output path.
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 import hashlib
@@ -29,24 +33,36 @@ def average(paths: list[str]):
     loaded, digests = [], []
     for path in paths:
         try:
-            data = read_checkpoint(path)   # the md5 recorded is of the bytes averaged
+            data = read_checkpoint(path)  # the md5 recorded is of the bytes averaged
             loaded.append(load_checkpoint(path, data=data))
         except CheckpointError as exc:
             raise cli.UsageError(str(exc)) from None
         digests.append(hashlib.md5(data).hexdigest())
     first, meta, _ = loaded[0]
-    shape = lambda m, md: (m.n_inputs, list(m.hidden), m.output_mode, m.activation, md.get("game_mode"))  # noqa: E731
+
+    def shape(m, md):
+        return (m.n_inputs, list(m.hidden), m.output_mode, m.activation, md.get("game_mode"))
+
     for path, (m, md, _) in zip(paths[1:], loaded[1:], strict=True):
         if shape(m, md) != shape(first, meta):
-            raise cli.UsageError(f"{path} is {shape(m, md)}, {paths[0]} is {shape(first, meta)}: only one network's "
-                                 f"checkpoints can be averaged")
-    mean = {k: torch.stack([m.state_dict()[k].float() for m, _, _ in loaded]).mean(0).to(v.dtype)
-            for k, v in first.state_dict().items()}
+            raise cli.UsageError(
+                f"{path} is {shape(m, md)}, {paths[0]} is {shape(first, meta)}: only one network's "
+                f"checkpoints can be averaged"
+            )
+    mean = {
+        k: torch.stack([m.state_dict()[k].float() for m, _, _ in loaded]).mean(0).to(v.dtype)
+        for k, v in first.state_dict().items()
+    }
     first.load_state_dict(mean)
     meta = dict(meta)
     sources = [f"{p} (md5 {digest})" for p, digest in zip(paths, digests, strict=True)]
-    meta["lineage"] = list(meta.get("lineage", [])) + [{"command": " ".join(["tools/average_checkpoints.py"] + sys.argv[1:]),
-                                                         "averaged": sources, "episodes": 0}]
+    meta["lineage"] = list(meta.get("lineage", [])) + [
+        {
+            "command": " ".join(["tools/average_checkpoints.py"] + sys.argv[1:]),
+            "averaged": sources,
+            "episodes": 0,
+        }
+    ]
     return first, meta
 
 
@@ -54,12 +70,17 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoints", nargs="+", help="checkpoints of one network")
     p.add_argument("-o", "--output", required=True, help="the averaged checkpoint")
-    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing checkpoint")
+    p.add_argument(
+        "--overwrite", action="store_true", help="allow replacing an existing checkpoint"
+    )
     args = p.parse_args()
     if len(args.checkpoints) < 2:
         raise cli.UsageError("give at least two checkpoints to average")
-    check_outputs([Output("--output", args.output, "checkpoint")], args.overwrite,
-                  {f"checkpoint {k + 1}": x for k, x in enumerate(args.checkpoints)})
+    check_outputs(
+        [Output("--output", args.output, "checkpoint")],
+        args.overwrite,
+        {f"checkpoint {k + 1}": x for k, x in enumerate(args.checkpoints)},
+    )
     model, meta = average(args.checkpoints)
     save_checkpoint(args.output, model, meta)
     print(args.output)

@@ -9,9 +9,13 @@ cubeful model must beat.
 
     python tools/cubeless_as_cubeful.py models/cubeless.pt models/cubeless_as_cubeful.pt
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli
@@ -27,18 +31,30 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("parent", help="cubeless money checkpoint (equity output, 196 inputs)")
     p.add_argument("output", help="cubeful money checkpoint to write")
-    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing checkpoint at output")
+    p.add_argument(
+        "--overwrite", action="store_true", help="allow replacing an existing checkpoint at output"
+    )
     args = p.parse_args()
-    check_outputs([Output("output", args.output, "checkpoint")], args.overwrite, {"parent": args.parent})
+    check_outputs(
+        [Output("output", args.output, "checkpoint")], args.overwrite, {"parent": args.parent}
+    )
     try:
         model, meta, _ = load_checkpoint(args.parent)
         if MODES.get(meta.get("game_mode")) is not CubelessMoney:
-            raise ValueError(f"{args.parent} is a {meta.get('game_mode')} model, not cubeless money")
+            raise ValueError(
+                f"{args.parent} is a {meta.get('game_mode')} model, not cubeless money"
+            )
         cubeful = net_growth.warm_start_cubeful(model)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
-    meta = {**meta, "n_inputs": 200, "encoder": CubefulMoney.layout, "game_mode": CubefulMoney.name,
-            "lineage": list(meta.get("lineage", [])) + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})]}
+    meta = {
+        **meta,
+        "n_inputs": 200,
+        "encoder": CubefulMoney.layout,
+        "game_mode": CubefulMoney.name,
+        "lineage": list(meta.get("lineage", []))
+        + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})],
+    }
     save_checkpoint(args.output, cubeful, meta)
     print(args.output)
 

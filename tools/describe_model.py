@@ -7,9 +7,13 @@ last stage as a stage file that runs it again.
     python tools/describe_model.py models/dmp.pt [--json]
     python tools/describe_model.py --config models/dmp.pt > models/dmp_stage.toml
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 import hashlib
@@ -29,7 +33,7 @@ def shape(net) -> str:
 
 def describe(path: str) -> dict:
     try:
-        data = read_checkpoint(path)   # the md5 printed is of the bytes described
+        data = read_checkpoint(path)  # the md5 printed is of the bytes described
         model, meta, trainer_state = load_checkpoint(path, data=data)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
@@ -54,13 +58,21 @@ def describe(path: str) -> dict:
         "output_mode": model.output_mode,
         "game_mode": meta.get("game_mode"),
         # the 1-ply move filter (train_batch.py --oneply-filter): its shape and the after-states it was fitted to
-        "move_filter": None if filt is None else {
+        "move_filter": None
+        if filt is None
+        else {
             "architecture": shape(filt),
-            "parameters": filt.num_parameters(), "samples": int(getattr(filt, "samples", 0))},
+            "parameters": filt.num_parameters(),
+            "samples": int(getattr(filt, "samples", 0)),
+        },
         "episodes": meta.get("episodes", 0),
         "lineage": meta.get("lineage", []),
-        "unfinished_stage": (stage if stage and stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0)
-                             else None),
+        "unfinished_stage": (
+            stage
+            if stage
+            and stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0)
+            else None
+        ),
     }
 
 
@@ -73,8 +85,10 @@ def stage_file_of(path: str) -> str:
         raise cli.UsageError(str(exc)) from None
     stage = (trainer_state or {}).get("stage")
     if not isinstance(stage, dict) or not isinstance(stage.get("config"), dict):
-        raise cli.UsageError(f"{path}: its checkpoint records no stage settings (trained before they were "
-                             f"recorded); its lineage names the command that trained it")
+        raise cli.UsageError(
+            f"{path}: its checkpoint records no stage settings (trained before they were "
+            f"recorded); its lineage names the command that trained it"
+        )
     return stage_file.write_text(stage["config"], stage_file.trainer_of(stage, model.output_mode))
 
 
@@ -82,9 +96,12 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoint")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
-    p.add_argument("--config", action="store_true",
-                   help="print the checkpoint's last stage as a stage file instead (TOML: the settings it recorded; "
-                        "`tdbg train ... --config FILE` runs the stage again)")
+    p.add_argument(
+        "--config",
+        action="store_true",
+        help="print the checkpoint's last stage as a stage file instead (TOML: the settings it recorded; "
+        "`tdbg train ... --config FILE` runs the stage again)",
+    )
     args = p.parse_args()
     if args.config:
         print(stage_file_of(args.checkpoint), end="")
@@ -97,33 +114,52 @@ def main() -> None:
     print(f"md5           {d['md5']}")
     print(f"architecture  {d['architecture']} ({d['activation']} hidden units)")
     hidden = ",".join(map(str, d["hidden"]))
-    print(f"distinct      [{','.join(map(str, d['distinct_units']))}] of [{hidden}] hidden units "
-          f"(twins, at cosine > {TWIN_COSINE}, counted once)")
+    print(
+        f"distinct      [{','.join(map(str, d['distinct_units']))}] of [{hidden}] hidden units "
+        f"(twins, at cosine > {TWIN_COSINE}, counted once)"
+    )
     h = d["unit_health"]
-    print(f"dead          [{','.join(map(str, h['dead']))}] of [{hidden}] hidden units never positive on "
-          f"{h['positions']:,} positions of {h['games']} greedy self-play games")
-    print(f"active        [{','.join(f'{a:.2f}' for a in h['active'])}] mean fraction of those positions a unit "
-          f"fires on")
+    print(
+        f"dead          [{','.join(map(str, h['dead']))}] of [{hidden}] hidden units never positive on "
+        f"{h['positions']:,} positions of {h['games']} greedy self-play games"
+    )
+    print(
+        f"active        [{','.join(f'{a:.2f}' for a in h['active'])}] mean fraction of those positions a unit "
+        f"fires on"
+    )
     print(f"parameters    {d['parameters']:,}")
     print(f"encoder       {d['encoder']}")
     print(f"output mode   {d['output_mode']}")
     print(f"game mode     {d['game_mode']}")
     f = d["move_filter"]
-    print("move filter   " + ("none" if f is None else f"{f['architecture']}, {f['parameters']:,} parameters, "
-                                                    f"fitted to {f['samples']:,} after-states"))
+    print(
+        "move filter   "
+        + (
+            "none"
+            if f is None
+            else f"{f['architecture']}, {f['parameters']:,} parameters, "
+            f"fitted to {f['samples']:,} after-states"
+        )
+    )
     print(f"episodes      {d['episodes']:,}")
     if d["unfinished_stage"]:
         st = d["unfinished_stage"]
-        print(f"in progress   {st['episodes_done']:,} of {st['settings']['num_episodes']:,} episodes "
-              f"(continue it with --resume {d['file']} --save {d['file']})")
+        print(
+            f"in progress   {st['episodes_done']:,} of {st['settings']['num_episodes']:,} episodes "
+            f"(continue it with --resume {d['file']} --save {d['file']})"
+        )
     print("lineage")
     for i, e in enumerate(d["lineage"], 1):
-        print(f"  {i}. {e.get('date', '?')}  commit {e.get('commit', '?')}  {e.get('episodes', 0):,} episodes")
+        print(
+            f"  {i}. {e.get('date', '?')}  commit {e.get('commit', '?')}  {e.get('episodes', 0):,} episodes"
+        )
         print(f"     {e.get('command', '?')}")
-        for sg in e.get("segments", []):   # each start and restart of the stage
-            print(f"     from episode {sg.get('from_episode', 0):,}: {sg.get('date', '?')}  commit "
-                  f"{sg.get('commit', '?')}  {sg.get('cpu', '?')}"
-                  + (f"  collect kernel {sg['collect_kernel']}" if "collect_kernel" in sg else ""))
+        for sg in e.get("segments", []):  # each start and restart of the stage
+            print(
+                f"     from episode {sg.get('from_episode', 0):,}: {sg.get('date', '?')}  commit "
+                f"{sg.get('commit', '?')}  {sg.get('cpu', '?')}"
+                + (f"  collect kernel {sg['collect_kernel']}" if "collect_kernel" in sg else "")
+            )
 
 
 if __name__ == "__main__":

@@ -11,9 +11,13 @@ the even games and model B in the odd ones.
     python tools/dice_file.py --games 1000 --seed 21 dice.txt
     c_inference/tdbg_play a.bin b.bin --dice dice.txt
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli
@@ -30,17 +34,25 @@ def dice_lines(games: int, seed: int, rolls: int, duplicate: bool = True):
     for g in range(games):
         if line is None or not duplicate or g % 2 == 0:
             stream = DiceStream(seed, g // 2 if duplicate else g)
-            line = " ".join(f"{int(d[0])}{int(d[1])}" for d in (stream.roll(i) for i in range(rolls)))
+            line = " ".join(
+                f"{int(d[0])}{int(d[1])}" for d in (stream.roll(i) for i in range(rolls))
+            )
         yield line
 
 
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("output", help="dice file (text, written atomically)")
-    p.add_argument("--games", type=cli.count_arg(MAX_GAMES, "games"), default=1000, help="games (lines)")
+    p.add_argument(
+        "--games", type=cli.count_arg(MAX_GAMES, "games"), default=1000, help="games (lines)"
+    )
     p.add_argument("--seed", type=cli.seed_arg, default=0, help="play_models.py's --seed")
-    p.add_argument("--rolls", type=cli.count_arg(MAX_PLIES, "rolls per game (match.MAX_PLIES)"), default=600,
-                   help="rolls per game; tdbg_play stops with an error if a game needs more")
+    p.add_argument(
+        "--rolls",
+        type=cli.count_arg(MAX_PLIES, "rolls per game (match.MAX_PLIES)"),
+        default=600,
+        help="rolls per game; tdbg_play stops with an error if a game needs more",
+    )
     p.add_argument("--no-duplicate", action="store_true", help="every game its own dice (no pairs)")
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing text file")
     args = p.parse_args()

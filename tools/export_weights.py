@@ -25,9 +25,13 @@ P(wbg|wg), P(lg|lose), P(lbg|lg), multiplied out as model.prob5_from_conditional
 
     python tools/export_weights.py models/dmp.pt models/dmp.bin
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 import struct
@@ -47,8 +51,18 @@ GAME_CODES = {"dmp": 0, "cubeless-money": 1, "cubeful-money": 2}
 
 
 def export_bytes(model, game_mode: str, jacoby: bool = True) -> bytes:
-    parts = [MAGIC, struct.pack("<6I", VERSION, OUTPUT_CODES[model.output_mode], GAME_CODES[game_mode],
-                                1 if jacoby else 0, ACTIVATION_CODES[model.activation], model.n_inputs)]
+    parts = [
+        MAGIC,
+        struct.pack(
+            "<6I",
+            VERSION,
+            OUTPUT_CODES[model.output_mode],
+            GAME_CODES[game_mode],
+            1 if jacoby else 0,
+            ACTIVATION_CODES[model.activation],
+            model.n_inputs,
+        ),
+    ]
     parts.append(struct.pack("<I", len(model.hidden)))
     parts.append(struct.pack(f"<{len(model.hidden)}I", *model.hidden))
     parts.append(struct.pack("<I", model.n_outputs))
@@ -65,7 +79,10 @@ def version1_bytes(data: bytes) -> bytes:
     to say it)."""
     if data[:8] != MAGIC or len(data) < 28:
         raise ValueError("not a TDBGNET1 weights file")
-    version, activation = struct.unpack_from("<I", data, 8)[0], struct.unpack_from("<I", data, 24)[0]
+    version, activation = (
+        struct.unpack_from("<I", data, 8)[0],
+        struct.unpack_from("<I", data, 24)[0],
+    )
     if version != 2:
         raise ValueError(f"format version {version}: only version 2 is converted")
     if activation != ACTIVATION_CODES["relu"]:
@@ -77,26 +94,40 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("checkpoint")
     p.add_argument("output", help=".bin path (written atomically)")
-    p.add_argument("--no-jacoby", action="store_true", help="cubeful: score gammons with a centred cube")
-    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing exported weights file")
+    p.add_argument(
+        "--no-jacoby", action="store_true", help="cubeful: score gammons with a centred cube"
+    )
+    p.add_argument(
+        "--overwrite", action="store_true", help="allow replacing an existing exported weights file"
+    )
     args = p.parse_args()
-    check_outputs([Output("output", args.output, "weights")], args.overwrite, {"the checkpoint": args.checkpoint})
+    check_outputs(
+        [Output("output", args.output, "weights")],
+        args.overwrite,
+        {"the checkpoint": args.checkpoint},
+    )
     try:
         model, meta, _ = load_checkpoint(args.checkpoint)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
     game_mode = meta.get("game_mode", "dmp")
     if game_mode not in GAME_CODES or model.output_mode not in OUTPUT_CODES:
-        raise cli.UsageError(f"the C programs play {', '.join(GAME_CODES)} models; this one is a {game_mode} "
-                             f"model ({model.output_mode} head)")
+        raise cli.UsageError(
+            f"the C programs play {', '.join(GAME_CODES)} models; this one is a {game_mode} "
+            f"model ({model.output_mode} head)"
+        )
     if reads_board_features(model.n_inputs):
-        raise cli.UsageError(f"the C programs compute only the raw inputs; this model also reads the board "
-                             f"features (features.py, {model.n_inputs} inputs)")
+        raise cli.UsageError(
+            f"the C programs compute only the raw inputs; this model also reads the board "
+            f"features (features.py, {model.n_inputs} inputs)"
+        )
     data = export_bytes(model, game_mode, not args.no_jacoby)
     with atomic_write(args.output, "wb") as fh:
         fh.write(data)
-    print(f"{args.output}: {len(data)} bytes, {model.describe()}, {game_mode}, "
-          f"{int(np.sum([p.numel() for p in model.parameters()]))} parameters")
+    print(
+        f"{args.output}: {len(data)} bytes, {model.describe()}, {game_mode}, "
+        f"{int(np.sum([p.numel() for p in model.parameters()]))} parameters"
+    )
 
 
 if __name__ == "__main__":

@@ -13,9 +13,13 @@ external player the Jacoby rule: --jacoby/--no-jacoby must match gnubg's `set ja
 seat works; each question is answered from the board gnubg sends, so undo, edited positions and
 several games or gnubg processes in turn are fine.  docs/gnubg_player.md has the gnubg commands.
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 import os
@@ -33,9 +37,11 @@ from tdbg.net.search import Search
 from tdbg.play.players import Player, evaluator, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
-MAX_LINE = 4096          # bytes of one question (gnubg's are about 200; gnubg reads our reply into 256)
-MAX_CONNECTIONS = 64     # served at once (gnubg opens one per external seat)
-BACKLOG = 128            # connections the system holds until they are accepted (4 dropped most of 200 at once)
+MAX_LINE = 4096  # bytes of one question (gnubg's are about 200; gnubg reads our reply into 256)
+MAX_CONNECTIONS = 64  # served at once (gnubg opens one per external seat)
+BACKLOG = (
+    128  # connections the system holds until they are accepted (4 dropped most of 200 at once)
+)
 
 
 class Stop(Exception):
@@ -46,25 +52,35 @@ class GnubgPlayer:
     """The model's answers to gnubg's questions, one agent per kind of game asked for, each
     looking as deep as ``search`` says."""
 
-    def __init__(self, model: str, jacoby: bool = True, search: Search = Search(), show_values: bool = True):
+    def __init__(
+        self, model: str, jacoby: bool = True, search: Search = Search(), show_values: bool = True
+    ):
         kind = checkpoint_game_mode(model)
         if kind not in SERVED:
-            raise cli.UsageError(f"{model} is a {kind or 'DMP'} model; gnubg_player.py serves the models that make "
-                                 f"cube decisions: cubeful money (money games with the cube) and match play")
+            raise cli.UsageError(
+                f"{model} is a {kind or 'DMP'} model; gnubg_player.py serves the models that make "
+                f"cube decisions: cubeful money (money games with the cube) and match play"
+            )
         self.model, self.kind, self.jacoby, self.show_values = model, kind, jacoby, show_values
         self.player = Player(model, search)
         self._agents = {}
         self._lock = threading.Lock()
-        self.default_length = mode_class(kind).length_of(None)   # 0: money games; a match model's 7
-        self.agent_for(self.default_length)   # load (and check) the checkpoint now
+        self.default_length = mode_class(kind).length_of(None)  # 0: money games; a match model's 7
+        self.agent_for(self.default_length)  # load (and check) the checkpoint now
 
     def agent_for(self, length: int):
         """(agent, mode) for a money game (length 0) or a match of ``length`` points."""
         if length == 0 and self.default_length:
-            raise ProtocolError("this player is a match model: start a match in gnubg (new match 7), "
-                                "not a money session")
+            raise ProtocolError(
+                "this player is a match model: start a match in gnubg (new match 7), "
+                "not a money session"
+            )
         if length not in self._agents:
-            mode = game_mode("match", match_length=length) if length else game_mode("cubeful-money", self.jacoby)
+            mode = (
+                game_mode("match", match_length=length)
+                if length
+                else game_mode("cubeful-money", self.jacoby)
+            )
             self._agents[length] = (evaluator(self.player, mode), mode)
         return self._agents[length]
 
@@ -72,7 +88,9 @@ class GnubgPlayer:
         """(the answer, a line that shows it) to one board string from gnubg (either seat)."""
         q = parse_board_string(as_player_one(line))
         if q.length > 25:
-            raise ProtocolError(f"a {q.length}-point match is longer than the match tables (25 points)")
+            raise ProtocolError(
+                f"a {q.length}-point match is longer than the match tables (25 points)"
+            )
         with self._lock:
             agent, mode = self.agent_for(q.length)
             away = (q.length - q.scores[0], q.length - q.scores[1]) if q.length else (0, 0)
@@ -91,7 +109,11 @@ class GnubgPlayer:
         if not hasattr(agent, "cube_action"):
             return None
         if after is None:
-            board, seen = (q.board, state) if q.kind == "cube" else (be.swap(q.board), mode.for_opponent(state))
+            board, seen = (
+                (q.board, state)
+                if q.kind == "cube"
+                else (be.swap(q.board), mode.for_opponent(state))
+            )
             value = float(agent.cube_action(board[None], seen).value[0])
             return value if q.kind == "cube" else (1 - value if q.length else -value)
         theirs = float(agent.cube_action(be.swap(after)[None], mode.for_opponent(state)).value[0])
@@ -101,11 +123,19 @@ class GnubgPlayer:
 def decision_line(q, text: str, value: str) -> str:
     """One decision as the player's screen shows it: what was asked, in which position (our
     engine's position ID, gnubg's own), the answer and its value."""
-    asked = {"move": f"move {q.dice[0]}{q.dice[1]}", "cube": "cube", "take": f"take of a double to {2 * q.cube}"}
-    score = f" at {q.scores[0]}-{q.scores[1]} of {q.length}" + (" (Crawford)" if q.crawford else "") \
-        if q.length else ""
-    return (f"{asked[q.kind]}, position {be.position_id(q.board)}{score}: {text or '(no move)'}"
-            + (f"  (value {value})" if value else ""))
+    asked = {
+        "move": f"move {q.dice[0]}{q.dice[1]}",
+        "cube": "cube",
+        "take": f"take of a double to {2 * q.cube}",
+    }
+    score = (
+        f" at {q.scores[0]}-{q.scores[1]} of {q.length}" + (" (Crawford)" if q.crawford else "")
+        if q.length
+        else ""
+    )
+    return f"{asked[q.kind]}, position {be.position_id(q.board)}{score}: {text or '(no move)'}" + (
+        f"  (value {value})" if value else ""
+    )
 
 
 class Log:
@@ -130,10 +160,13 @@ def _answer_line(player: GnubgPlayer, line: str, log, show) -> str:
     other reply makes it crash or stall silently) for a question we cannot answer."""
     try:
         text, shown = player.reply(line)
-    except (ProtocolError, ValueError) as exc:   # an impossible question, or one the model cannot play
+    except (
+        ProtocolError,
+        ValueError,
+    ) as exc:  # an impossible question, or one the model cannot play
         log(f"warning: {_refusal(exc)}")
         return f"Error: {_refusal(exc)}"
-    except Exception as exc:   # noqa: BLE001 - a bug must not close gnubg's connection unanswered
+    except Exception as exc:  # noqa: BLE001 - a bug must not close gnubg's connection unanswered
         log(f"warning: could not answer ({type(exc).__name__}: {_refusal(exc)})")
         return f"Error: the player could not answer ({type(exc).__name__})"
     show(shown)
@@ -156,14 +189,19 @@ def serve_connection(conn: socket.socket, player: GnubgPlayer, log, show=lambda 
             buf += chunk.replace(b"\x00", b"")
             while (end := buf.find(b"\n", scanned)) >= 0:
                 line = bytes(buf[:end]).decode(errors="replace").strip()
-                del buf[:end + 1]
+                del buf[: end + 1]
                 scanned = 0
                 if line and not _send(conn, _answer_line(player, line, log, show)):
                     return
             scanned = len(buf)
             if len(buf) > MAX_LINE:
-                log(f"warning: a line longer than {MAX_LINE:,} bytes without a newline; connection closed")
-                _send(conn, f"Error: a question longer than {MAX_LINE:,} bytes (gnubg's are about 200)")
+                log(
+                    f"warning: a line longer than {MAX_LINE:,} bytes without a newline; connection closed"
+                )
+                _send(
+                    conn,
+                    f"Error: a question longer than {MAX_LINE:,} bytes (gnubg's are about 200)",
+                )
                 return
 
 
@@ -175,7 +213,9 @@ def _send(conn: socket.socket, text: str) -> bool:
         return False
 
 
-def serve(player: GnubgPlayer, sock: socket.socket, log, stop: threading.Event, show=lambda line: None) -> None:
+def serve(
+    player: GnubgPlayer, sock: socket.socket, log, stop: threading.Event, show=lambda line: None
+) -> None:
     """Accept gnubg's connections (one per external seat) until ``stop`` is set, at most
     MAX_CONNECTIONS at once: one more gets an `Error:` reply and is closed."""
     sock.settimeout(0.2)
@@ -191,7 +231,10 @@ def serve(player: GnubgPlayer, sock: socket.socket, log, stop: threading.Event, 
         if not slots.acquire(blocking=False):
             log(f"warning: {addr[0]}:{addr[1]} refused: {MAX_CONNECTIONS} connections are open")
             with conn:
-                _send(conn, f"Error: the player serves {MAX_CONNECTIONS} connections at once; try again later")
+                _send(
+                    conn,
+                    f"Error: the player serves {MAX_CONNECTIONS} connections at once; try again later",
+                )
             continue
         log(f"gnubg connected from {addr[0]}:{addr[1]}")
 
@@ -201,6 +244,7 @@ def serve(player: GnubgPlayer, sock: socket.socket, log, stop: threading.Event, 
             finally:
                 slots.release()
             log(f"gnubg at {a[0]}:{a[1]} closed its connection")
+
         threading.Thread(target=run, daemon=True).start()
 
 
@@ -219,17 +263,35 @@ def listen(host: str, port: int) -> socket.socket:
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", help="checkpoint (.pt) of a cubeful money or a match model")
-    p.add_argument("--port", type=cli.count_arg(65535, "(TCP ports are 1 to 65,535)"), required=True,
-                   help="TCP port gnubg connects to (`set player N external localhost:PORT`)")
-    p.add_argument("--host", default="127.0.0.1",
-                   help="address to listen on (0.0.0.0: reachable from other machines too)")
-    p.add_argument("--jacoby", action=cli.argparse.BooleanOptionalAction, default=True,
-                   help="money games under the Jacoby rule; must match gnubg's `set jacoby`")
+    p.add_argument(
+        "--port",
+        type=cli.count_arg(65535, "(TCP ports are 1 to 65,535)"),
+        required=True,
+        help="TCP port gnubg connects to (`set player N external localhost:PORT`)",
+    )
+    p.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (0.0.0.0: reachable from other machines too)",
+    )
+    p.add_argument(
+        "--jacoby",
+        action=cli.argparse.BooleanOptionalAction,
+        default=True,
+        help="money games under the Jacoby rule; must match gnubg's `set jacoby`",
+    )
     p.add_argument("--oneply", action="store_true", help="look one ply ahead (slower, stronger)")
-    p.add_argument("--oneply-k", type=cli.positive_int, default=None,
-                   help="with --oneply: look ahead from the model's K best moves only (default: all)")
-    p.add_argument("--quiet", action="store_true",
-                   help="no line per decision (what was asked, the position ID, the answer and its value)")
+    p.add_argument(
+        "--oneply-k",
+        type=cli.positive_int,
+        default=None,
+        help="with --oneply: look ahead from the model's K best moves only (default: all)",
+    )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no line per decision (what was asked, the position ID, the answer and its value)",
+    )
     return p
 
 
@@ -237,19 +299,26 @@ def main() -> None:
     args = build_parser().parse_args()
     if args.oneply_k is not None and not args.oneply:
         raise cli.UsageError("--oneply-k needs --oneply")
-    player = GnubgPlayer(args.model, args.jacoby, Search(args.oneply, oneply_k=args.oneply_k),
-                         show_values=not args.quiet)
+    player = GnubgPlayer(
+        args.model,
+        args.jacoby,
+        Search(args.oneply, oneply_k=args.oneply_k),
+        show_values=not args.quiet,
+    )
     sock = listen(args.host, args.port)
     log, say = Log(sys.stderr, f"{os.path.basename(sys.argv[0])}: "), Log(sys.stdout)
 
     def on_term(signum, frame):
         raise Stop()
+
     stop = threading.Event()
     shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
     try:
-        with StopSignalHandler(on_term):   # SIGINT by hand too (stop_signals says why)
-            say(f"serving {args.model} ({player.kind}) on {args.host}:{args.port}; in gnubg: "
-                f"set player 0 external {shown}:{args.port}   (Ctrl-C stops)")
+        with StopSignalHandler(on_term):  # SIGINT by hand too (stop_signals says why)
+            say(
+                f"serving {args.model} ({player.kind}) on {args.host}:{args.port}; in gnubg: "
+                f"set player 0 external {shown}:{args.port}   (Ctrl-C stops)"
+            )
             serve(player, sock, log, stop, (lambda line: None) if args.quiet else say)
     except (KeyboardInterrupt, Stop):
         pass

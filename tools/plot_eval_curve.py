@@ -27,9 +27,13 @@ the cubeful summaries and selections read them.  Each final's value is written b
 series, finals and their labels) as JSON in its text chunk ``tdbg:curve``, so a test can check a
 committed plot against its data.
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 from tdbg.app import cli, eval_curve_plot

@@ -10,9 +10,13 @@ sizes), when there is one.
 
     python tools/plot_training.py models/dmp.csv [-o models/dmp.png] [--title TEXT]
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 import os
@@ -25,14 +29,23 @@ def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("csv", help="training log")
     p.add_argument("-o", "--output", help="PNG path (default: the CSV's name with .png)")
-    p.add_argument("--title", default=None, help="default: the run, from the checkpoint beside the log")
-    p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG (the default one "
-                   "beside the log is replaced without it: it is this tool's own output)")
+    p.add_argument(
+        "--title", default=None, help="default: the run, from the checkpoint beside the log"
+    )
+    p.add_argument(
+        "--overwrite",
+        action="store_true",
+        help="allow replacing an existing PNG (the default one "
+        "beside the log is replaced without it: it is this tool's own output)",
+    )
     args = p.parse_args()
     rows = training_plot.read_log(args.csv)
     out = args.output or os.path.splitext(args.csv)[0] + ".png"
-    check_outputs([Output("--output" if args.output else "output", out, "png", own=not args.output)],
-                  args.overwrite, {"the log": args.csv})
+    check_outputs(
+        [Output("--output" if args.output else "output", out, "png", own=not args.output)],
+        args.overwrite,
+        {"the log": args.csv},
+    )
     info = training_plot.run_info(args.csv)
     training_plot.plot(rows, out, args.title or training_plot.run_title(args.csv, info), info)
     print(out)

@@ -16,9 +16,13 @@ Each (position, score, cube) is checked at 0-ply (the network's own values) and 
 
     python tools/take_points.py best_models/match_256x2.pt [--json]
 """
+
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import exit_on_signals  # first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import (
+    exit_on_signals,
+)  # first: a signal during the imports ends in one line
+
 exit_on_signals(__name__)
 
 import numpy as np
@@ -28,10 +32,43 @@ from tdbg.infra import fileio
 from tdbg.game.bearoff import exact_win_probability
 from tdbg.game.encoding import CUBE_CENTERED
 
-DOUBLER_HOMES = [{6: 1, 5: 1}, {6: 2}, {5: 2}, {4: 2}, {6: 1, 1: 1}, {5: 1, 4: 1}, {3: 2}, {6: 1, 3: 1},
-                 {4: 1, 2: 1}, {2: 2}, {6: 1}, {5: 1, 2: 1}, {6: 1, 4: 1}, {5: 1, 3: 1}, {6: 1, 2: 1}]
-SCORES = [(2, 2), (2, 3), (3, 2), (2, 4), (4, 2), (3, 3), (3, 5), (5, 3), (4, 4), (2, 5), (5, 2), (4, 7), (7, 4),
-          (7, 7), (5, 5), (3, 7), (7, 3), (6, 6)]
+DOUBLER_HOMES = [
+    {6: 1, 5: 1},
+    {6: 2},
+    {5: 2},
+    {4: 2},
+    {6: 1, 1: 1},
+    {5: 1, 4: 1},
+    {3: 2},
+    {6: 1, 3: 1},
+    {4: 1, 2: 1},
+    {2: 2},
+    {6: 1},
+    {5: 1, 2: 1},
+    {6: 1, 4: 1},
+    {5: 1, 3: 1},
+    {6: 1, 2: 1},
+]
+SCORES = [
+    (2, 2),
+    (2, 3),
+    (3, 2),
+    (2, 4),
+    (4, 2),
+    (3, 3),
+    (3, 5),
+    (5, 3),
+    (4, 4),
+    (2, 5),
+    (5, 2),
+    (4, 7),
+    (7, 4),
+    (7, 7),
+    (5, 5),
+    (3, 7),
+    (7, 3),
+    (6, 6),
+]
 
 
 def last_roll_board(home: dict) -> np.ndarray:
@@ -49,8 +86,8 @@ def cases(met):
     for home in DOUBLER_HOMES:
         b = last_roll_board(home)
         p = exact_win_probability(b)
-        for a, t in SCORES:   # doubler a away, taker t away, cube 1 centred
-            w2, l2, d = met.mwc(t - 2, a), met.mwc(t, a - 2), met.mwc(t, a - 1)   # the taker's MWC
+        for a, t in SCORES:  # doubler a away, taker t away, cube 1 centred
+            w2, l2, d = met.mwc(t - 2, a), met.mwc(t, a - 2), met.mwc(t, a - 1)  # the taker's MWC
             take_value = p * l2 + (1 - p) * w2
             take = take_value > d
             # the doubler: no double = p win 1 + (1 - p) lose 1; double = min(take, drop) from its side
@@ -64,12 +101,15 @@ def check(model_path: str) -> dict:
     from tdbg.net.search import Search
     from tdbg.play.players import Player, checkpoint_game_mode, evaluator
     from tdbg.game.modes.matchplay import MatchPlay, pack
+
     # only a match model doubles and takes by the score (another plays a match by its own rules:
     # asked for the decisions below, a cubeful money one raised an AttributeError)
     trained_for = checkpoint_game_mode(model_path)
     if trained_for != MatchPlay.name:
-        raise cli.UsageError(f"{model_path} is {'a ' + trained_for + ' model' if trained_for else 'no checkpoint'}: "
-                             f"take points are those of a match-play model (train_batch.py --warm-start-match)")
+        raise cli.UsageError(
+            f"{model_path} is {'a ' + trained_for + ' model' if trained_for else 'no checkpoint'}: "
+            f"take points are those of a match-play model (train_batch.py --warm-start-match)"
+        )
     mode = MatchPlay(length=7)
     rows = cases(mode.met)
     boards = np.stack([r[0] for r in rows])
@@ -77,19 +117,31 @@ def check(model_path: str) -> dict:
     exact_take = np.array([r[4] for r in rows])
     exact_double = np.array([r[5] for r in rows])
     margin = np.array([r[6] for r in rows])
-    out = {"model": model_path, "cases": len(rows), "takes_exact": int(exact_take.sum()),
-           "doubles_exact": int(exact_double.sum())}
-    clear = np.abs(margin) > 0.02   # take/drop decisions more than 2% MWC from the take point
+    out = {
+        "model": model_path,
+        "cases": len(rows),
+        "takes_exact": int(exact_take.sum()),
+        "doubles_exact": int(exact_double.sum()),
+    }
+    clear = np.abs(margin) > 0.02  # take/drop decisions more than 2% MWC from the take point
     for ply in (0, 1):
-        agent = cli.checked(lambda ply=ply: evaluator(Player(model_path, Search(oneply=ply == 1)), mode))
+        agent = cli.checked(
+            lambda ply=ply: evaluator(Player(model_path, Search(oneply=ply == 1)), mode)
+        )
         act = agent.cube_action(boards, states)
         agree_take = act.take == exact_take
         agree_double = act.double == exact_double
-        out[f"ply{ply}"] = {"take_agreement": float(agree_take.mean()),
-                            "take_agreement_clear": float(agree_take[clear].mean()), "clear_cases": int(clear.sum()),
-                            "double_agreement": float(agree_double.mean()),
-                            "wrong_takes": [f"{r[1]}a-{r[2]}a p={r[3]:.3f} margin {r[6]:+.3f}"
-                                            for r, ok in zip(rows, agree_take, strict=True) if not ok][:12]}
+        out[f"ply{ply}"] = {
+            "take_agreement": float(agree_take.mean()),
+            "take_agreement_clear": float(agree_take[clear].mean()),
+            "clear_cases": int(clear.sum()),
+            "double_agreement": float(agree_double.mean()),
+            "wrong_takes": [
+                f"{r[1]}a-{r[2]}a p={r[3]:.3f} margin {r[6]:+.3f}"
+                for r, ok in zip(rows, agree_take, strict=True)
+                if not ok
+            ][:12],
+        }
     return out
 
 
@@ -102,13 +154,17 @@ def main() -> None:
     if args.json:
         print(fileio.json_text(res))
         return
-    print(f"{args.model}: {res['cases']} last-roll cube decisions ({res['takes_exact']} correct takes, "
-          f"{res['doubles_exact']} correct doubles by the table)")
+    print(
+        f"{args.model}: {res['cases']} last-roll cube decisions ({res['takes_exact']} correct takes, "
+        f"{res['doubles_exact']} correct doubles by the table)"
+    )
     for ply in (0, 1):
         r = res[f"ply{ply}"]
-        print(f"  {ply}-ply: takes agree {100 * r['take_agreement']:.1f}% (clear cases, margin > 2% MWC: "
-              f"{100 * r['take_agreement_clear']:.1f}% of {r['clear_cases']}), doubles agree "
-              f"{100 * r['double_agreement']:.1f}%")
+        print(
+            f"  {ply}-ply: takes agree {100 * r['take_agreement']:.1f}% (clear cases, margin > 2% MWC: "
+            f"{100 * r['take_agreement_clear']:.1f}% of {r['clear_cases']}), doubles agree "
+            f"{100 * r['double_agreement']:.1f}%"
+        )
         for w in r["wrong_takes"]:
             print(f"      wrong take/drop: {w}")
 

@@ -9,6 +9,7 @@ per board.  Prints one JSON object last; compare the ratio, not the rates.
 
     python experiments/benchmarks/board_features.py --hidden 512,512,256 --reps 3
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -40,15 +41,27 @@ def main() -> None:
     raw = TDNetwork(196, parse_hidden(args.hidden), "probability")
     models = {"raw": raw, "features": add_board_features(raw)}
     # what train_batch.py gets by default with these workers and this net (tdbg.infra.threads)
-    chosen = threads.use(None, args.workers if args.workers > 1 else 0, sum(p.numel() for p in raw.parameters()))
-    collector = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=100, workers=args.workers), engine="c"))
+    chosen = threads.use(
+        None, args.workers if args.workers > 1 else 0, sum(p.numel() for p in raw.parameters())
+    )
+    collector = Collector(
+        SelfPlaySetup(
+            game_mode("dmp"),
+            replace(FP32_COLLECTION, parallel_games=100, workers=args.workers),
+            engine="c",
+        )
+    )
     acc = {k: {"episodes": 0, "seconds": 0.0, "evaluations": 0} for k in models}
     try:
-        collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers
+        collector.collect(
+            TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed)
+        )  # start workers
         for rep in range(args.reps):
             for name in list(models) if rep % 2 == 0 else list(models)[::-1]:
                 t0 = time.perf_counter()
-                data = collector.collect(models[name], args.round, np.random.SeedSequence([args.seed, rep]))
+                data = collector.collect(
+                    models[name], args.round, np.random.SeedSequence([args.seed, rep])
+                )
                 acc[name]["seconds"] += time.perf_counter() - t0
                 acc[name]["episodes"] += data["stats"]["episodes"]
                 acc[name]["evaluations"] += data["stats"]["evaluations"]
@@ -58,13 +71,30 @@ def main() -> None:
     t0 = time.perf_counter()
     board_features(boards)
     per_board = (time.perf_counter() - t0) / len(boards)
-    rates = {k: {"episodes_per_s": round(a["episodes"] / a["seconds"], 2),
-                 "evals_per_s": round(a["evaluations"] / a["seconds"])} for k, a in acc.items()}
-    print(json_text({**chosen, "benchmark": "board_features", "hidden": args.hidden, "workers": args.workers,
-                     "reps": args.reps, "round": args.round, "rates": rates,
-                     "features_over_raw_episodes": round(rates["features"]["episodes_per_s"]
-                                                         / rates["raw"]["episodes_per_s"], 3),
-                     "board_features_us_per_board": round(per_board * 1e6, 2)}))
+    rates = {
+        k: {
+            "episodes_per_s": round(a["episodes"] / a["seconds"], 2),
+            "evals_per_s": round(a["evaluations"] / a["seconds"]),
+        }
+        for k, a in acc.items()
+    }
+    print(
+        json_text(
+            {
+                **chosen,
+                "benchmark": "board_features",
+                "hidden": args.hidden,
+                "workers": args.workers,
+                "reps": args.reps,
+                "round": args.round,
+                "rates": rates,
+                "features_over_raw_episodes": round(
+                    rates["features"]["episodes_per_s"] / rates["raw"]["episodes_per_s"], 3
+                ),
+                "board_features_us_per_board": round(per_board * 1e6, 2),
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

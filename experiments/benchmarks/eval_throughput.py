@@ -7,6 +7,7 @@ rest is the game loop.  Prints one JSON object as its last line.
 
     python experiments/benchmarks/eval_throughput.py [--games 400] [--workers 2] [--hidden 256,256,256]
 """
+
 from __future__ import annotations
 
 import os
@@ -45,30 +46,46 @@ def main() -> None:
     mode = game_mode("dmp")
 
     t0 = time.perf_counter()
-    records = play_series(Series((Player(path), Player("gnubg-nn")), ModeSpec("dmp"), args.games, seed=args.seed,
-                                 workers=args.workers), progress=False).records
+    records = play_series(
+        Series(
+            (Player(path), Player("gnubg-nn")),
+            ModeSpec("dmp"),
+            args.games,
+            seed=args.seed,
+            workers=args.workers,
+        ),
+        progress=False,
+    ).records
     parallel = time.perf_counter() - t0
 
-    chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
+    chosen = threads.use()  # what a user's run gets by default (tdbg.infra.threads)
     ours, theirs = evaluator(Player(path)), evaluator(Player("gnubg-nn"), mode)
     t0 = time.perf_counter()
     single = play_games(ours, theirs, range(args.games), mode, args.seed)
     total = time.perf_counter() - t0
     net, engine, gnubg = ours.scorer.net_seconds, ours.scorer.engine_seconds, theirs.seconds
     plies = sum(r.plies for r in single)
-    print(json_text({**chosen,
-        "benchmark": "eval_throughput",
-        "checkpoint": args.checkpoint or f"fresh [{args.hidden}]",
-        "hidden": ours.model.hidden,
-        "games": args.games,
-        "workers": args.workers,
-        "games_per_s": round(len(records) / parallel, 2),
-        "single_process_games_per_s": round(args.games / total, 2),
-        "plies_per_game": round(plies / args.games, 1),
-        "time_share": {"our_network": round(net / total, 3), "our_engine": round(engine / total, 3),
-                       "gnubg_nn": round(gnubg / total, 3),
-                       "game_loop_and_other": round(1 - (net + engine + gnubg) / total, 3)},
-    }))
+    print(
+        json_text(
+            {
+                **chosen,
+                "benchmark": "eval_throughput",
+                "checkpoint": args.checkpoint or f"fresh [{args.hidden}]",
+                "hidden": ours.model.hidden,
+                "games": args.games,
+                "workers": args.workers,
+                "games_per_s": round(len(records) / parallel, 2),
+                "single_process_games_per_s": round(args.games / total, 2),
+                "plies_per_game": round(plies / args.games, 1),
+                "time_share": {
+                    "our_network": round(net / total, 3),
+                    "our_engine": round(engine / total, 3),
+                    "gnubg_nn": round(gnubg / total, 3),
+                    "game_loop_and_other": round(1 - (net + engine + gnubg) / total, 3),
+                },
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ share of a round.  Prints one JSON object last.
 
     python experiments/benchmarks/incremental_scoring.py --reps 3
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -45,10 +46,15 @@ def _add(acc: dict, stats: dict, seconds: float) -> None:
 
 def _rates(acc: dict) -> dict:
     busy = max(acc["collect_seconds"], 1e-9)  # the workers' collect time, summed
-    out = {"episodes_per_s": round(acc["episodes"] / acc["seconds"], 2),
-           "evals_per_s": round(acc["evaluations"] / acc["seconds"]),
-           "time_split": {"engine": round(acc["engine_seconds"] / busy, 3), "net": round(acc["net_seconds"] / busy, 3),
-                          "other": round(1 - (acc["engine_seconds"] + acc["net_seconds"]) / busy, 3)}}
+    out = {
+        "episodes_per_s": round(acc["episodes"] / acc["seconds"], 2),
+        "evals_per_s": round(acc["evaluations"] / acc["seconds"]),
+        "time_split": {
+            "engine": round(acc["engine_seconds"] / busy, 3),
+            "net": round(acc["net_seconds"] / busy, 3),
+            "other": round(1 - (acc["engine_seconds"] + acc["net_seconds"]) / busy, 3),
+        },
+    }
     if "train_seconds" in acc:
         out["train_share"] = round(acc["train_seconds"] / acc["seconds"], 3)
     return out
@@ -80,7 +86,9 @@ def measure(collector: Collector, hidden, oneply: bool, args, seed: int) -> dict
     out = {"hidden": hidden, "ply": int(oneply)}
     for part, acc in (("selfplay", selfplay), ("train_batch", train)):
         r = {m: _rates(acc[m]) for m in MODES}
-        r["speedup_episodes"] = round(r["incremental"]["episodes_per_s"] / r["dense"]["episodes_per_s"], 3)
+        r["speedup_episodes"] = round(
+            r["incremental"]["episodes_per_s"] / r["dense"]["episodes_per_s"], 3
+        )
         r["speedup_evals"] = round(r["incremental"]["evals_per_s"] / r["dense"]["evals_per_s"], 3)
         out[part] = r
     return out
@@ -88,23 +96,43 @@ def measure(collector: Collector, hidden, oneply: bool, args, seed: int) -> dict
 
 def main() -> None:
     ap = cli.Parser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--hidden", type=cli.hidden_text, nargs="+", default=["128,128", "256,256", "256,256,256"])
-    ap.add_argument("--plies", default="0,1", help="0-ply (sampled TD) and/or 1-ply (--oneply) self-play")
+    ap.add_argument(
+        "--hidden", type=cli.hidden_text, nargs="+", default=["128,128", "256,256", "256,256,256"]
+    )
+    ap.add_argument(
+        "--plies", default="0,1", help="0-ply (sampled TD) and/or 1-ply (--oneply) self-play"
+    )
     ap.add_argument("--workers", type=cli.workers_arg, default=2)
     ap.add_argument("--reps", type=cli.positive_int, default=3, help="rounds per mode, alternating")
-    ap.add_argument("--round", type=cli.positive_int, default=500, help="train_batch round, 0-ply (its default)")
-    ap.add_argument("--round-oneply", type=cli.positive_int, default=32, help="train_batch round, 1-ply")
-    ap.add_argument("--train-threads", type=cli.positive_int, default=None,
-                    help="torch threads of the training step (default: train_batch.py's, tdbg.infra.threads: "
-                         "one for these nets)")
+    ap.add_argument(
+        "--round", type=cli.positive_int, default=500, help="train_batch round, 0-ply (its default)"
+    )
+    ap.add_argument(
+        "--round-oneply", type=cli.positive_int, default=32, help="train_batch round, 1-ply"
+    )
+    ap.add_argument(
+        "--train-threads",
+        type=cli.positive_int,
+        default=None,
+        help="torch threads of the training step (default: train_batch.py's, tdbg.infra.threads: "
+        "one for these nets)",
+    )
     ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     chosen = threads.use(args.train_threads, args.workers if args.workers > 1 else 0, None)
     plies = [int(p) for p in args.plies.split(",")]
-    collector = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=128, workers=args.workers), engine="c"))
+    collector = Collector(
+        SelfPlaySetup(
+            game_mode("dmp"),
+            replace(FP32_COLLECTION, parallel_games=128, workers=args.workers),
+            engine="c",
+        )
+    )
     results = []
     try:
-        collector.collect(TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed))  # start workers
+        collector.collect(
+            TDNetwork(196, [8]), args.workers, np.random.SeedSequence(args.seed)
+        )  # start workers
         for text in args.hidden:
             for ply in plies:
                 res = measure(collector, parse_hidden(text), bool(ply), args, args.seed)
@@ -112,10 +140,21 @@ def main() -> None:
                 results.append(res)
     finally:
         collector.close()
-    print(json_text({**chosen, "benchmark": "incremental_scoring", "workers": args.workers,
-                     "train_threads": args.train_threads,
-                     "reps": args.reps, "round": args.round, "round_oneply": args.round_oneply,
-                     "torch_threads_per_worker": 1, "results": results}))
+    print(
+        json_text(
+            {
+                **chosen,
+                "benchmark": "incremental_scoring",
+                "workers": args.workers,
+                "train_threads": args.train_threads,
+                "reps": args.reps,
+                "round": args.round,
+                "round_oneply": args.round_oneply,
+                "torch_threads_per_worker": 1,
+                "results": results,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

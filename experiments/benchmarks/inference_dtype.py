@@ -14,6 +14,7 @@ thread.  Prints one JSON object last.
 
     python experiments/benchmarks/inference_dtype.py --hidden 512,512,256,256 --reps 5
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -45,24 +46,35 @@ def random_positions(n: int, rng: np.random.Generator) -> np.ndarray:
 
 @torch.inference_mode()
 def _pass(model, rows: torch.Tensor) -> torch.Tensor:
-    return torch.cat([model.from_first_hidden(rows[s:s + CPU_BLOCK]) for s in range(0, len(rows), CPU_BLOCK)])
+    return torch.cat(
+        [model.from_first_hidden(rows[s : s + CPU_BLOCK]) for s in range(0, len(rows), CPU_BLOCK)]
+    )
 
 
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("--hidden", type=cli.hidden_text, default="512,512,256,256")
-    p.add_argument("--rows", type=cli.positive_int, default=8192, help="candidate rows per timed pass")
-    p.add_argument("--positions", type=cli.positive_int, default=400, help="(board, dice) pairs per scoring pass")
+    p.add_argument(
+        "--rows", type=cli.positive_int, default=8192, help="candidate rows per timed pass"
+    )
+    p.add_argument(
+        "--positions",
+        type=cli.positive_int,
+        default=400,
+        help="(board, dice) pairs per scoring pass",
+    )
     p.add_argument("--reps", type=cli.positive_int, default=5)
     args = p.parse_args()
-    chosen = threads.use()   # what a user's run gets by default (tdbg.infra.threads)
+    chosen = threads.use()  # what a user's run gets by default (tdbg.infra.threads)
     torch.manual_seed(0)
     hidden = parse_hidden(args.hidden)
     mode = game_mode("dmp")
     model = TDNetwork(196, hidden, "probability").eval()
     # realistic rows: first-layer activations of positions met in self-play
-    games = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=32), engine="c")).collect(40, np.random.default_rng(1))
-    feats = torch.from_numpy(games["features"][:args.rows])
+    games = SelfPlay(
+        model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=32), engine="c")
+    ).collect(40, np.random.default_rng(1))
+    feats = torch.from_numpy(games["features"][: args.rows])
     with torch.inference_mode():
         rows32 = torch.relu(model.layers[0](feats))
     low = TDNetwork(196, hidden, "probability").eval()
@@ -92,12 +104,25 @@ def main() -> None:
                 t0 = time.perf_counter()
                 sc.score(boards, dice)
                 t[fl] += time.perf_counter() - t0
-        act[activation] = {"incremental_per_s": round(args.reps * len(boards) / t["incremental"], 1),
-                           "dense_per_s": round(args.reps * len(boards) / t["dense"], 1),
-                           "dense_over_incremental_time": round(t["dense"] / t["incremental"], 3)}
-    print(json_text({**chosen, "hidden": hidden, "rows": len(rows32), "reps": args.reps,
-                     "rows_per_s": dtype, "fp32_over_bf16_time": round(sum(times["fp32"]) / sum(times["bf16"]), 3),
-                     "bf16_max_abs_diff": diff, "decisions_per_s_by_activation": act}))
+        act[activation] = {
+            "incremental_per_s": round(args.reps * len(boards) / t["incremental"], 1),
+            "dense_per_s": round(args.reps * len(boards) / t["dense"], 1),
+            "dense_over_incremental_time": round(t["dense"] / t["incremental"], 3),
+        }
+    print(
+        json_text(
+            {
+                **chosen,
+                "hidden": hidden,
+                "rows": len(rows32),
+                "reps": args.reps,
+                "rows_per_s": dtype,
+                "fp32_over_bf16_time": round(sum(times["fp32"]) / sum(times["bf16"]), 3),
+                "bf16_max_abs_diff": diff,
+                "decisions_per_s_by_activation": act,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

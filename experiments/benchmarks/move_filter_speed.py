@@ -17,6 +17,7 @@ episode, where the time went, and the ratios to exact; last line one JSON object
 A K written with an ``r`` (``--ks 8,8r``) is that K with ``--filter-exact-races`` (every
 candidate of positions with no contact left valued in full).
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -40,7 +41,9 @@ from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 
 
-def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp32", races: bool = False) -> dict:
+def one_round(
+    base, mode, k: int, episodes: int, seed: int, precision: str = "fp32", races: bool = False
+) -> dict:
     """A BatchLearner round with --oneply (--oneply-filter k, --filter-exact-races with
     ``races``) from ``base``'s weights."""
     model = copy.deepcopy(base)
@@ -48,7 +51,20 @@ def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp
     rng = np.random.default_rng(seed)
     trainer = Trainer(model, Optimisation(batch_size=256), 1e-4)
     ftrainer = filter_training.FilterTrainer(move_filter_of(model), rng) if k else None
-    collector = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=128, oneply_filter=k, collect_precision=precision, filter_exact_races=races, workers=1)))
+    collector = Collector(
+        SelfPlaySetup(
+            mode,
+            replace(
+                FP32_COLLECTION,
+                oneply=True,
+                parallel_games=128,
+                oneply_filter=k,
+                collect_precision=precision,
+                filter_exact_races=races,
+                workers=1,
+            ),
+        )
+    )
     t0, c0 = time.perf_counter(), time.process_time()
     model.eval()
     data = collector.collect(model, episodes, np.random.SeedSequence(seed))
@@ -61,25 +77,51 @@ def one_round(base, mode, k: int, episodes: int, seed: int, precision: str = "fp
     cpu = time.process_time() - c0
     collector.close()
     st = data["stats"]
-    return {"seconds": secs, "cpu_seconds": cpu, "collect_seconds": t_collect, "train_seconds": t_train,
-            "filter_seconds": secs - t_collect - t_train, "episodes": st["episodes"],
-            "evaluations": st["evaluations"], "engine_seconds": st["engine_seconds"],
-            "net_seconds": st["net_seconds"]}
+    return {
+        "seconds": secs,
+        "cpu_seconds": cpu,
+        "collect_seconds": t_collect,
+        "train_seconds": t_train,
+        "filter_seconds": secs - t_collect - t_train,
+        "episodes": st["episodes"],
+        "evaluations": st["evaluations"],
+        "engine_seconds": st["engine_seconds"],
+        "net_seconds": st["net_seconds"],
+    }
 
 
 def main() -> None:
     ap = cli.Parser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--model", default="experiments/retraining/strength/s2_256x3.pt",
-                    help="a checkpoint, or 'fresh:256,256,256' for untrained DMP weights")
-    ap.add_argument("--ks", default="2,4,8", help="the filter's K of each filtered arm; K followed by r: with "
-                                                  "--filter-exact-races")
-    ap.add_argument("--precisions", default="fp32",
-                    help="collection precisions (train_batch --collect-precision), each with exact and every K")
+    ap.add_argument(
+        "--model",
+        default="experiments/retraining/strength/s2_256x3.pt",
+        help="a checkpoint, or 'fresh:256,256,256' for untrained DMP weights",
+    )
+    ap.add_argument(
+        "--ks",
+        default="2,4,8",
+        help="the filter's K of each filtered arm; K followed by r: with --filter-exact-races",
+    )
+    ap.add_argument(
+        "--precisions",
+        default="fp32",
+        help="collection precisions (train_batch --collect-precision), each with exact and every K",
+    )
     ap.add_argument("--episodes", type=cli.positive_int, default=30, help="episodes per round")
     ap.add_argument("--reps", type=cli.positive_int, default=3)
-    ap.add_argument("--warmup", type=cli.positive_int, default=200, help="0-ply episodes to warm the filter up on (speed does "
-                    "not depend on its quality: K rows a roll whatever it ranks)")
-    ap.add_argument("--filter-hidden", type=cli.positive_int, default=FILTER_HIDDEN, help="the warmed-up filter's hidden units")
+    ap.add_argument(
+        "--warmup",
+        type=cli.positive_int,
+        default=200,
+        help="0-ply episodes to warm the filter up on (speed does "
+        "not depend on its quality: K rows a roll whatever it ranks)",
+    )
+    ap.add_argument(
+        "--filter-hidden",
+        type=cli.positive_int,
+        default=FILTER_HIDDEN,
+        help="the warmed-up filter's hidden units",
+    )
     ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
     if args.model.startswith("fresh:"):
@@ -93,19 +135,29 @@ def main() -> None:
     chosen = threads.use(None, 0, sum(p.numel() for p in model.parameters()))
     if move_filter_of(model) is None:
         set_move_filter(model, new_filter(model, args.filter_hidden))
-        warm = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=128, workers=1), record_filter=True))
-        note = filter_training.warm_up(model, warm, args.warmup, np.random.SeedSequence([args.seed, 1]),
-                                       filter_training.FilterTrainer(move_filter_of(model),
-                                                                     np.random.default_rng(args.seed)))
+        warm = Collector(
+            SelfPlaySetup(
+                mode, replace(FP32_COLLECTION, parallel_games=128, workers=1), record_filter=True
+            )
+        )
+        note = filter_training.warm_up(
+            model,
+            warm,
+            args.warmup,
+            np.random.SeedSequence([args.seed, 1]),
+            filter_training.FilterTrainer(move_filter_of(model), np.random.default_rng(args.seed)),
+        )
         warm.close()
         print(note, file=sys.stderr, flush=True)
     try:
         ks = [(int(k.rstrip("r")), k.endswith("r")) for k in args.ks.split(",")]
     except ValueError:
-        raise cli.UsageError(f"--ks {args.ks!r}: expected K or Kr, comma-separated (e.g. 3,8,8r)") from None
+        raise cli.UsageError(
+            f"--ks {args.ks!r}: expected K or Kr, comma-separated (e.g. 3,8,8r)"
+        ) from None
     arms = [(k, races, p) for p in args.precisions.split(",") for k, races in [(0, False)] + ks]
     for k, races, p in arms[:: max(1, len(arms) // 2)]:
-        one_round(model, mode, k, 2, args.seed, p, races)   # warm caches and lazy imports
+        one_round(model, mode, k, 2, args.seed, p, races)  # warm caches and lazy imports
     acc = {arm: {} for arm in arms}
     for rep in range(args.reps):
         for arm in arms if rep % 2 == 0 else arms[::-1]:
@@ -113,29 +165,58 @@ def main() -> None:
             r = one_round(model, mode, k, args.episodes, args.seed + 1 + rep, precision, races)
             for name, v in r.items():
                 acc[arm][name] = acc[arm].get(name, 0) + v
-            print(json_text({"rep": rep, "k": f"{k}{'r' if races else ''}", "precision": precision, "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
-                              "episodes_per_cpu_s": round(r["episodes"] / r["cpu_seconds"], 3)}),
-                  file=sys.stderr, flush=True)
+            print(
+                json_text(
+                    {
+                        "rep": rep,
+                        "k": f"{k}{'r' if races else ''}",
+                        "precision": precision,
+                        "episodes_per_s": round(r["episodes"] / r["seconds"], 3),
+                        "episodes_per_cpu_s": round(r["episodes"] / r["cpu_seconds"], 3),
+                    }
+                ),
+                file=sys.stderr,
+                flush=True,
+            )
     out = {}
     for arm in arms:
         k, races, precision = arm
         a = acc[arm]
-        out[("exact" if k == 0 else f"k{k}{'r' if races else ''}") + ("" if precision == "fp32" else f"_{precision}")] = {
-            "episodes_per_s": a["episodes"] / a["seconds"], "episodes_per_cpu_s": a["episodes"] / a["cpu_seconds"],
+        out[
+            ("exact" if k == 0 else f"k{k}{'r' if races else ''}")
+            + ("" if precision == "fp32" else f"_{precision}")
+        ] = {
+            "episodes_per_s": a["episodes"] / a["seconds"],
+            "episodes_per_cpu_s": a["episodes"] / a["cpu_seconds"],
             "rows_per_episode": a["evaluations"] / a["episodes"],
-            "collect_share": a["collect_seconds"] / a["seconds"], "train_share": a["train_seconds"] / a["seconds"],
+            "collect_share": a["collect_seconds"] / a["seconds"],
+            "train_share": a["train_seconds"] / a["seconds"],
             "filter_train_share": a["filter_seconds"] / a["seconds"],
             "engine_share_of_collect": a["engine_seconds"] / a["collect_seconds"],
-            "net_share_of_collect": a["net_seconds"] / a["collect_seconds"]}
-    first = next(iter(out))   # the first precision's exact arm
+            "net_share_of_collect": a["net_seconds"] / a["collect_seconds"],
+        }
+    first = next(iter(out))  # the first precision's exact arm
     base, base_cpu = out[first]["episodes_per_s"], out[first]["episodes_per_cpu_s"]
     for v in out.values():
         v["speedup"] = v["episodes_per_s"] / base
-        v["speedup_cpu"] = v["episodes_per_cpu_s"] / base_cpu   # the figure to quote on a shared machine
-    print(json_text({**chosen, "benchmark": "move_filter_speed", "model": args.model, "hidden": list(model.hidden),
-                      "filter": list(move_filter_of(model).hidden),
-                      "episodes_per_round": args.episodes, "reps": args.reps, "threads": 1,
-                      "arms": {n: {a: round(b, 4) for a, b in v.items()} for n, v in out.items()}}))
+        v["speedup_cpu"] = (
+            v["episodes_per_cpu_s"] / base_cpu
+        )  # the figure to quote on a shared machine
+    print(
+        json_text(
+            {
+                **chosen,
+                "benchmark": "move_filter_speed",
+                "model": args.model,
+                "hidden": list(model.hidden),
+                "filter": list(move_filter_of(model).hidden),
+                "episodes_per_round": args.episodes,
+                "reps": args.reps,
+                "threads": 1,
+                "arms": {n: {a: round(b, 4) for a, b in v.items()} for n, v in out.items()},
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ run: these machines are noisy.
 
     python experiments/benchmarks/movegen.py [--positions 20000] [--chunk 512] [--seed 0]
 """
+
 from __future__ import annotations
 
 import time
@@ -47,8 +48,18 @@ def timed(fn, min_seconds: float = 1.0):
 def main() -> None:
     ap = cli.Parser(description=__doc__)
     ap.add_argument("--positions", type=cli.positive_int, default=20000)
-    ap.add_argument("--python-positions", type=cli.positive_int, default=2000, help="subset for the slow Python engine")
-    ap.add_argument("--chunk", type=cli.positive_int, default=512, help="inputs per batch call (a self-play step)")
+    ap.add_argument(
+        "--python-positions",
+        type=cli.positive_int,
+        default=2000,
+        help="subset for the slow Python engine",
+    )
+    ap.add_argument(
+        "--chunk",
+        type=cli.positive_int,
+        default=512,
+        help="inputs per batch call (a self-play step)",
+    )
     ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
 
@@ -71,7 +82,8 @@ def main() -> None:
     def c_batch(encode):
         def run():
             for s in range(0, n, args.chunk):
-                ex.expand(b8[s:s + args.chunk], d8[s:s + args.chunk], encode=encode)
+                ex.expand(b8[s : s + args.chunk], d8[s : s + args.chunk], encode=encode)
+
         return run
 
     def gnubg_moves():
@@ -97,11 +109,18 @@ def main() -> None:
         "seed": args.seed,
         "mean_results_per_input": n_results / n,
         "inputs_per_s": {k: round(v) for k, v in rates.items()},
-        "c_batch_with_encoding_results_per_s": round(rates["c_batch_with_encoding"] * n_results / n),
-        "ratio_c_batch_encoding_vs_gnubg_nn_moves": round(rates["c_batch_with_encoding"] / rates["gnubg_nn_moves"], 2),
-        "ratio_c_batch_encoding_vs_gnubg_nn_moves_plus_boards":
-            round(rates["c_batch_with_encoding"] / rates["gnubg_nn_moves_plus_boards"], 2),
-        "ratio_c_single_vs_python": round(rates["c_engine_single_call"] / rates["python_engine"], 1),
+        "c_batch_with_encoding_results_per_s": round(
+            rates["c_batch_with_encoding"] * n_results / n
+        ),
+        "ratio_c_batch_encoding_vs_gnubg_nn_moves": round(
+            rates["c_batch_with_encoding"] / rates["gnubg_nn_moves"], 2
+        ),
+        "ratio_c_batch_encoding_vs_gnubg_nn_moves_plus_boards": round(
+            rates["c_batch_with_encoding"] / rates["gnubg_nn_moves_plus_boards"], 2
+        ),
+        "ratio_c_single_vs_python": round(
+            rates["c_engine_single_call"] / rates["python_engine"], 1
+        ),
     }
     print(json_text(out))
 

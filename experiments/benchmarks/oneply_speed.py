@@ -21,6 +21,7 @@ and whether the digests agreed in every pair.
     python experiments/benchmarks/oneply_speed.py --baseline /path/to/checkout-of-main \\
         --model best_models/dmp_256x3.pt --episodes 64 --reps 4 --stage-episodes 200
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -61,20 +62,48 @@ def child_collect(model_path: str, episodes: int, parallel_games: int, seed: int
     model.eval()
     mode = game_mode(meta["game_mode"])
     precision, _ = lowp.choose_auto(model)
-    sp = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=parallel_games, collect_precision=precision)))
-    sp.collect(2, np.random.default_rng(seed + 1))   # warm-up: buffers grown, weights converted
+    sp = SelfPlay(
+        model,
+        SelfPlaySetup(
+            mode,
+            replace(
+                FP32_COLLECTION,
+                oneply=True,
+                parallel_games=parallel_games,
+                collect_precision=precision,
+            ),
+        ),
+    )
+    sp.collect(2, np.random.default_rng(seed + 1))  # warm-up: buffers grown, weights converted
     c0, w0 = time.process_time(), time.perf_counter()
     out = sp.collect(episodes, np.random.default_rng(seed))
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    return {"episodes": out["stats"]["episodes"], "samples": len(out["targets"]), "cpu_seconds": cpu,
-            "wall_seconds": wall, "evaluations": out["stats"]["evaluations"], "precision": precision,
-            "digest": _digest(out["targets"], out["features"])}
+    return {
+        "episodes": out["stats"]["episodes"],
+        "samples": len(out["targets"]),
+        "cpu_seconds": cpu,
+        "wall_seconds": wall,
+        "evaluations": out["stats"]["evaluations"],
+        "precision": precision,
+        "digest": _digest(out["targets"], out["features"]),
+    }
 
 
 def run_collect(tree: str, args, seed: int) -> dict:
     env = {**os.environ, "PYTHONPATH": tree, "OMP_NUM_THREADS": "1"}
-    cmd = [sys.executable, os.path.abspath(__file__), "--child", "--model", os.path.abspath(args.model),
-           "--episodes", str(args.episodes), "--parallel-games", str(args.parallel_games), "--seed", str(seed)]
+    cmd = [
+        sys.executable,
+        os.path.abspath(__file__),
+        "--child",
+        "--model",
+        os.path.abspath(args.model),
+        "--episodes",
+        str(args.episodes),
+        "--parallel-games",
+        str(args.parallel_games),
+        "--seed",
+        str(seed),
+    ]
     proc = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{tree}: collection failed:\n{proc.stderr[-2000:]}")
@@ -87,14 +116,33 @@ def run_stage(tree: str, args, seed: int) -> dict:
     """A train_batch.py --oneply stage in ``tree``: its rates and the saved weights' digest."""
     import torch
 
-    from tdbg.infra import profiling   # (here, not at the top: the --child runs import another tree's tdbg)
+    from tdbg.infra import (
+        profiling,
+    )  # (here, not at the top: the --child runs import another tree's tdbg)
 
     with tempfile.TemporaryDirectory() as tmp:
         save = os.path.join(tmp, "s.pt")
-        cmd = [sys.executable, os.path.join(tree, "train_batch.py"), "--resume", os.path.abspath(args.model),
-               "--new-stage", "--oneply", "--workers", str(args.workers), "--num-episodes",
-               str(args.stage_episodes), "--episodes-per-round", str(args.episodes_per_round), "--lr", "1e-5",
-               "--seed", str(seed), "--save", save, "--quiet"]
+        cmd = [
+            sys.executable,
+            os.path.join(tree, "train_batch.py"),
+            "--resume",
+            os.path.abspath(args.model),
+            "--new-stage",
+            "--oneply",
+            "--workers",
+            str(args.workers),
+            "--num-episodes",
+            str(args.stage_episodes),
+            "--episodes-per-round",
+            str(args.episodes_per_round),
+            "--lr",
+            "1e-5",
+            "--seed",
+            str(seed),
+            "--save",
+            save,
+            "--quiet",
+        ]
         env = {**os.environ, "PYTHONPATH": tree}
         c0, w0 = profiling.children_cpu(), time.perf_counter()
         proc = subprocess.run(cmd, env=env, cwd=tree, capture_output=True, text=True)
@@ -103,9 +151,14 @@ def run_stage(tree: str, args, seed: int) -> dict:
             raise SystemExit(f"{tree}: train_batch failed:\n{proc.stderr[-2000:]}")
         state = torch.load(save, map_location="cpu", weights_only=True)["state_dict"]
         digest = _digest(*(state[k].numpy() for k in sorted(state)))
-    return {"episodes": args.stage_episodes, "wall_seconds": wall, "cpu_seconds": cpu,
-            "episodes_per_s": args.stage_episodes / wall, "episodes_per_cpu_s": args.stage_episodes / cpu,
-            "digest": digest}
+    return {
+        "episodes": args.stage_episodes,
+        "wall_seconds": wall,
+        "cpu_seconds": cpu,
+        "episodes_per_s": args.stage_episodes / wall,
+        "episodes_per_cpu_s": args.stage_episodes / cpu,
+        "digest": digest,
+    }
 
 
 def _median(xs):
@@ -116,25 +169,53 @@ def _median(xs):
 def summarise(pairs: list, key: str) -> dict:
     before = [b[key] for b, _ in pairs]
     after = [a[key] for _, a in pairs]
-    return {"before": [round(x, 2) for x in before], "after": [round(x, 2) for x in after],
-            "ratio_of_medians": round(_median(after) / _median(before), 3),
-            "ratio_per_pair": [round(a / b, 3) for b, a in zip(before, after, strict=True)],
-            "digests_equal": all(b["digest"] == a["digest"] for b, a in pairs)}
+    return {
+        "before": [round(x, 2) for x in before],
+        "after": [round(x, 2) for x in after],
+        "ratio_of_medians": round(_median(after) / _median(before), 3),
+        "ratio_per_pair": [round(a / b, 3) for b, a in zip(before, after, strict=True)],
+        "digests_equal": all(b["digest"] == a["digest"] for b, a in pairs),
+    }
 
 
 def main() -> None:
     ap = cli.Parser(description=__doc__.split("\n\n")[0], allow_abbrev=False)
-    ap.add_argument("--baseline", help="the checkout to compare with (\"before\"), its C engine built; required")
-    ap.add_argument("--model", default=os.path.join(ROOT, "best_models", "dmp_256x3.pt"), help="checkpoint")
-    ap.add_argument("--episodes", type=cli.positive_int, default=64, help="1-ply episodes per collect measurement")
-    ap.add_argument("--parallel-games", type=cli.positive_int, default=128,
-                    help="games advanced together (train_batch's default)")
-    ap.add_argument("--reps", type=cli.positive_int, default=4, help="measurements per checkout, interleaved")
-    ap.add_argument("--stage-episodes", type=cli.non_negative_int, default=0,
-                    help="train_batch stage episodes (0: no stages)")
-    ap.add_argument("--episodes-per-round", type=cli.positive_int, default=100, help="the stages' rounds")
-    ap.add_argument("--workers", type=cli.workers_arg, default=2, help="the stages' self-play workers")
-    ap.add_argument("--seed", type=cli.seed_arg, default=0, help="seed of the first pair (then +1 a pair)")
+    ap.add_argument(
+        "--baseline", help='the checkout to compare with ("before"), its C engine built; required'
+    )
+    ap.add_argument(
+        "--model", default=os.path.join(ROOT, "best_models", "dmp_256x3.pt"), help="checkpoint"
+    )
+    ap.add_argument(
+        "--episodes",
+        type=cli.positive_int,
+        default=64,
+        help="1-ply episodes per collect measurement",
+    )
+    ap.add_argument(
+        "--parallel-games",
+        type=cli.positive_int,
+        default=128,
+        help="games advanced together (train_batch's default)",
+    )
+    ap.add_argument(
+        "--reps", type=cli.positive_int, default=4, help="measurements per checkout, interleaved"
+    )
+    ap.add_argument(
+        "--stage-episodes",
+        type=cli.non_negative_int,
+        default=0,
+        help="train_batch stage episodes (0: no stages)",
+    )
+    ap.add_argument(
+        "--episodes-per-round", type=cli.positive_int, default=100, help="the stages' rounds"
+    )
+    ap.add_argument(
+        "--workers", type=cli.workers_arg, default=2, help="the stages' self-play workers"
+    )
+    ap.add_argument(
+        "--seed", type=cli.seed_arg, default=0, help="seed of the first pair (then +1 a pair)"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -149,33 +230,59 @@ def main() -> None:
     collect, stage = [], []
     for rep in range(args.reps):
         seed = args.seed + rep
-        pair = {name: run_collect(tree, args, seed) for name, tree in
-                (sorted(trees.items()) if rep % 2 else sorted(trees.items(), reverse=True))}
+        pair = {
+            name: run_collect(tree, args, seed)
+            for name, tree in (
+                sorted(trees.items()) if rep % 2 else sorted(trees.items(), reverse=True)
+            )
+        }
         collect.append((pair["before"], pair["after"]))
-        print(f"collect rep {rep}: before {pair['before']['episodes_per_cpu_s']:.2f}, after "
-              f"{pair['after']['episodes_per_cpu_s']:.2f} episodes/CPU s", file=sys.stderr, flush=True)
+        print(
+            f"collect rep {rep}: before {pair['before']['episodes_per_cpu_s']:.2f}, after "
+            f"{pair['after']['episodes_per_cpu_s']:.2f} episodes/CPU s",
+            file=sys.stderr,
+            flush=True,
+        )
         if args.stage_episodes:
-            pair = {name: run_stage(tree, args, seed) for name, tree in
-                    (sorted(trees.items()) if rep % 2 else sorted(trees.items(), reverse=True))}
+            pair = {
+                name: run_stage(tree, args, seed)
+                for name, tree in (
+                    sorted(trees.items()) if rep % 2 else sorted(trees.items(), reverse=True)
+                )
+            }
             stage.append((pair["before"], pair["after"]))
-            print(f"stage rep {rep}: before {pair['before']['episodes_per_s']:.2f}, after "
-                  f"{pair['after']['episodes_per_s']:.2f} episodes/s", file=sys.stderr, flush=True)
+            print(
+                f"stage rep {rep}: before {pair['before']['episodes_per_s']:.2f}, after "
+                f"{pair['after']['episodes_per_s']:.2f} episodes/s",
+                file=sys.stderr,
+                flush=True,
+            )
     before0, after0 = collect[0]
     model = os.path.abspath(args.model)
-    result = {"benchmark": "oneply_speed",
-              "model": os.path.relpath(model, ROOT) if model.startswith(ROOT + os.sep) else model,
-              "before": trees["before"], "precision": after0["precision"], "episodes": args.episodes,
-              "parallel_games": args.parallel_games, "reps": args.reps,
-              "load_average_before": [round(x, 2) for x in load],
-              "load_average_after": [round(x, 2) for x in os.getloadavg()],
-              "collect_episodes_per_cpu_s": summarise(collect, "episodes_per_cpu_s"),
-              "network_rows_per_episode": {"before": round(before0["evaluations"] / before0["episodes"]),
-                                           "after": round(after0["evaluations"] / after0["episodes"])}}
+    result = {
+        "benchmark": "oneply_speed",
+        "model": os.path.relpath(model, ROOT) if model.startswith(ROOT + os.sep) else model,
+        "before": trees["before"],
+        "precision": after0["precision"],
+        "episodes": args.episodes,
+        "parallel_games": args.parallel_games,
+        "reps": args.reps,
+        "load_average_before": [round(x, 2) for x in load],
+        "load_average_after": [round(x, 2) for x in os.getloadavg()],
+        "collect_episodes_per_cpu_s": summarise(collect, "episodes_per_cpu_s"),
+        "network_rows_per_episode": {
+            "before": round(before0["evaluations"] / before0["episodes"]),
+            "after": round(after0["evaluations"] / after0["episodes"]),
+        },
+    }
     if stage:
-        result["stage"] = {"workers": args.workers, "episodes": args.stage_episodes,
-                           "episodes_per_round": args.episodes_per_round,
-                           "episodes_per_s": summarise(stage, "episodes_per_s"),
-                           "episodes_per_cpu_s": summarise(stage, "episodes_per_cpu_s")}
+        result["stage"] = {
+            "workers": args.workers,
+            "episodes": args.stage_episodes,
+            "episodes_per_round": args.episodes_per_round,
+            "episodes_per_s": summarise(stage, "episodes_per_s"),
+            "episodes_per_cpu_s": summarise(stage, "episodes_per_cpu_s"),
+        }
     print(json_text(result))
 
 

@@ -10,6 +10,7 @@ job), both minus an empty job's round trip.  Prints one JSON object last.
 
     python experiments/benchmarks/ray_overhead.py --hidden 256,256 --workers 2 --episodes 200 --rounds 3
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -38,17 +39,23 @@ def _load_state(job: dict) -> int:
     return sum(v.nbytes for v in job["state"].values())
 
 
-def broadcast_seconds(pool, workers: int, state: dict, n_inputs: int, hidden, repeats: int) -> tuple[float, float]:
+def broadcast_seconds(
+    pool, workers: int, state: dict, n_inputs: int, hidden, repeats: int
+) -> tuple[float, float]:
     """(median seconds to give every worker ``state``, median seconds of an empty round trip)."""
+
     def once(with_state: bool) -> float:
         start = time.perf_counter()
         shared = pool.share(state) if with_state else None
         jobs = [{"state": shared, "n_inputs": n_inputs, "hidden": hidden} for _ in range(workers)]
         pool.results([pool.submit(_load_state, job) for job in jobs])
         return time.perf_counter() - start
+
     once(True)  # warm-up: workers started, torch imported
-    return (float(np.median([once(True) for _ in range(repeats)])),
-            float(np.median([once(False) for _ in range(repeats)])))
+    return (
+        float(np.median([once(True) for _ in range(repeats)])),
+        float(np.median([once(False) for _ in range(repeats)])),
+    )
 
 
 def main() -> None:
@@ -56,7 +63,12 @@ def main() -> None:
     ap.add_argument("--hidden", type=cli.hidden_text, default="256,256", help="self-play network")
     ap.add_argument("--workers", type=cli.workers_arg, default=2)
     ap.add_argument("--episodes", type=cli.positive_int, default=200, help="episodes per round")
-    ap.add_argument("--rounds", type=cli.positive_int, default=3, help="timed rounds per backend (after one warm-up)")
+    ap.add_argument(
+        "--rounds",
+        type=cli.positive_int,
+        default=3,
+        help="timed rounds per backend (after one warm-up)",
+    )
     ap.add_argument("--parallel-games", type=cli.positive_int, default=128)
     ap.add_argument("--broadcast-hidden", type=cli.hidden_text, default="512,512,256,256")
     ap.add_argument("--repeats", type=cli.positive_int, default=5, help="broadcasts timed (median)")
@@ -64,18 +76,31 @@ def main() -> None:
     args = ap.parse_args()
 
     from tdbg.infra import ray_backend
+
     ray_backend.connect(None, args.workers)
     mode = game_mode("dmp")
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
-    chosen = threads.use(None, args.workers, sum(p.numel() for p in model.parameters()))  # train_batch.py's default
-    collectors = {b: Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=args.parallel_games, workers=args.workers)), pool_backend=b)
-                  for b in ("local", "ray")}
+    chosen = threads.use(
+        None, args.workers, sum(p.numel() for p in model.parameters())
+    )  # train_batch.py's default
+    collectors = {
+        b: Collector(
+            SelfPlaySetup(
+                mode,
+                replace(FP32_COLLECTION, parallel_games=args.parallel_games, workers=args.workers),
+            ),
+            pool_backend=b,
+        )
+        for b in ("local", "ray")
+    }
     seconds, episodes, same = {"local": 0.0, "ray": 0.0}, {"local": 0, "ray": 0}, True
     # inside the workers: wall seconds of collection (summed over workers) and their CPU seconds
     inside = {name: {"collect_seconds": 0.0, "cpu_seconds": 0.0} for name in seconds}
     try:
-        for k in range(args.rounds + 1):  # round 0 warms both up; rounds alternate between the backends
+        for k in range(
+            args.rounds + 1
+        ):  # round 0 warms both up; rounds alternate between the backends
             seed = np.random.SeedSequence([args.seed, k])
             got = {}
             for name, collector in collectors.items():
@@ -86,8 +111,10 @@ def main() -> None:
                     episodes[name] += got[name]["stats"]["episodes"]
                     for key in inside[name]:
                         inside[name][key] += got[name]["stats"][key]
-            same &= bool(np.array_equal(got["local"]["features"], got["ray"]["features"])
-                         and np.array_equal(got["local"]["targets"], got["ray"]["targets"]))
+            same &= bool(
+                np.array_equal(got["local"]["features"], got["ray"]["features"])
+                and np.array_equal(got["local"]["targets"], got["ray"]["targets"])
+            )
     finally:
         for collector in collectors.values():
             collector.close()
@@ -100,18 +127,38 @@ def main() -> None:
     for name in ("local", "ray"):
         pool = open_pool(name, args.workers, "benchmark worker")
         try:
-            full, empty = broadcast_seconds(pool, args.workers, state, mode.n_inputs, hidden, args.repeats)
+            full, empty = broadcast_seconds(
+                pool, args.workers, state, mode.n_inputs, hidden, args.repeats
+            )
         finally:
             pool.close()
-        broadcast[name] = {"seconds": full, "empty_job_seconds": empty, "weights_seconds": full - empty}
-    print(json_text({**chosen,
-        "benchmark": "ray_overhead", "commit": git_commit(), "workers": args.workers, "hidden": args.hidden,
-        "episodes_per_round": args.episodes, "rounds": args.rounds, "cores": os.cpu_count(),
-        "episodes_per_s": rate, "ray_over_local": rate["ray"] / rate["local"], "identical_data": same,
-        "round_seconds": seconds, "inside_workers": inside,
-        "broadcast_hidden": args.broadcast_hidden,
-        "broadcast_megabytes": sum(v.nbytes for v in state.values()) / 1e6, "broadcast": broadcast,
-    }))
+        broadcast[name] = {
+            "seconds": full,
+            "empty_job_seconds": empty,
+            "weights_seconds": full - empty,
+        }
+    print(
+        json_text(
+            {
+                **chosen,
+                "benchmark": "ray_overhead",
+                "commit": git_commit(),
+                "workers": args.workers,
+                "hidden": args.hidden,
+                "episodes_per_round": args.episodes,
+                "rounds": args.rounds,
+                "cores": os.cpu_count(),
+                "episodes_per_s": rate,
+                "ray_over_local": rate["ray"] / rate["local"],
+                "identical_data": same,
+                "round_seconds": seconds,
+                "inside_workers": inside,
+                "broadcast_hidden": args.broadcast_hidden,
+                "broadcast_megabytes": sum(v.nbytes for v in state.values()) / 1e6,
+                "broadcast": broadcast,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ throughput that self-play turns into evaluations.  Prints one JSON object last.
 
     python experiments/benchmarks/selfplay_throughput.py --hidden 256,256,256 --workers 2 --seconds 30 [--oneply]
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -45,7 +46,10 @@ def _forward_rate(job) -> float:
 
 def ceiling(workers: int, n_inputs: int, hidden, output_mode: str, seconds: float) -> float:
     with WorkerPool(workers) as pool:
-        tasks = [pool.submit(_forward_rate, (n_inputs, hidden, output_mode, seconds)) for _ in range(workers)]
+        tasks = [
+            pool.submit(_forward_rate, (n_inputs, hidden, output_mode, seconds))
+            for _ in range(workers)
+        ]
         return sum(pool.results(tasks))
 
 
@@ -57,11 +61,20 @@ def main() -> None:
     ap.add_argument("--game-mode", choices=GAME_MODES, default="dmp")
     ap.add_argument("--output", choices=("default", "prob5"), default="default")
     ap.add_argument("--prob5", action="store_true", help="same as --output prob5 (cubeless money)")
-    ap.add_argument("--trainer", choices=("batch", "online"), default="batch",
-                    help="online: TD(lambda) in one process, learning after every move")
+    ap.add_argument(
+        "--trainer",
+        choices=("batch", "online"),
+        default="batch",
+        help="online: TD(lambda) in one process, learning after every move",
+    )
     ap.add_argument("--seconds", type=cli.positive_float, default=30.0)
     ap.add_argument("--parallel-games", type=cli.positive_int, default=128)
-    ap.add_argument("--episodes-per-call", type=cli.non_negative_int, default=0, help="0: 128 x workers (1-ply: 32 x workers)")
+    ap.add_argument(
+        "--episodes-per-call",
+        type=cli.non_negative_int,
+        default=0,
+        help="0: 128 x workers (1-ply: 32 x workers)",
+    )
     ap.add_argument("--seed", type=cli.seed_arg, default=0)
     args = ap.parse_args()
 
@@ -78,9 +91,22 @@ def main() -> None:
     # barrier at the end of a round (waiting for the longest game) stays small
     per_call = args.episodes_per_call or (32 if args.oneply else 128) * args.workers
 
-    collector = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=args.oneply, parallel_games=args.parallel_games, workers=args.workers), engine="c"))
+    collector = Collector(
+        SelfPlaySetup(
+            mode,
+            replace(
+                FP32_COLLECTION,
+                oneply=args.oneply,
+                parallel_games=args.parallel_games,
+                workers=args.workers,
+            ),
+            engine="c",
+        )
+    )
     try:
-        collector.collect(model, args.workers, np.random.SeedSequence(args.seed))  # start the workers
+        collector.collect(
+            model, args.workers, np.random.SeedSequence(args.seed)
+        )  # start the workers
         episodes = evals = samples = 0
         start = time.perf_counter()
         k = 0
@@ -93,32 +119,39 @@ def main() -> None:
         elapsed = time.perf_counter() - start
     finally:
         collector.close()
-    ceil = ceiling(args.workers, mode.n_inputs, hidden, output_mode, min(10.0, max(3.0, args.seconds / 3)))
+    ceil = ceiling(
+        args.workers, mode.n_inputs, hidden, output_mode, min(10.0, max(3.0, args.seconds / 3))
+    )
     evals_per_s = evals / elapsed
-    print(json_text({
-        "benchmark": "selfplay_throughput",
-        "trainer": "batch",
-        "hidden": hidden,
-        "workers": args.workers,
-        "game_mode": mode.name,
-        "output_mode": output_mode,
-        "oneply": args.oneply,
-        "seconds": round(elapsed, 1),
-        "episodes": episodes,
-        "episodes_per_s": round(episodes / elapsed, 2),
-        "samples_per_s": round(samples / elapsed, 1),
-        "evals_per_s": round(evals_per_s),
-        "ceiling_evals_per_s": round(ceil),
-        "efficiency": round(evals_per_s / ceil, 3),
-        "torch_threads_per_worker": 1,
-    }))
+    print(
+        json_text(
+            {
+                "benchmark": "selfplay_throughput",
+                "trainer": "batch",
+                "hidden": hidden,
+                "workers": args.workers,
+                "game_mode": mode.name,
+                "output_mode": output_mode,
+                "oneply": args.oneply,
+                "seconds": round(elapsed, 1),
+                "episodes": episodes,
+                "episodes_per_s": round(episodes / elapsed, 2),
+                "samples_per_s": round(samples / elapsed, 1),
+                "evals_per_s": round(evals_per_s),
+                "ceiling_evals_per_s": round(ceil),
+                "efficiency": round(evals_per_s / ceil, 3),
+                "torch_threads_per_worker": 1,
+            }
+        )
+    )
 
 
 def online(args, mode, hidden, output_mode) -> None:
     """Online TD(lambda) throughput: one process (it is sequential by nature), one thread.
     Evaluations count the after-states scored plus the one forward/backward per move."""
     from tdbg.learn.online_td import OnlineSelfPlay
-    threads.use(None, 0, None)   # online TD's default (tdbg.infra.threads): nothing batched
+
+    threads.use(None, 0, None)  # online TD's default (tdbg.infra.threads): nothing batched
     torch.manual_seed(args.seed)
     model = TDNetwork(mode.n_inputs, hidden, output_mode)
     learner = OnlineSelfPlay(model, mode, lam=0.7, alpha=0.01, engine="c")
@@ -133,14 +166,27 @@ def online(args, mode, hidden, output_mode) -> None:
     elapsed = time.perf_counter() - start
     evals = learner.scorer.evaluations - evals0 + plies
     ceil = ceiling(1, mode.n_inputs, hidden, output_mode, min(10.0, max(3.0, args.seconds / 3)))
-    print(json_text({
-        "benchmark": "selfplay_throughput", "trainer": "online", "hidden": hidden, "workers": 1,
-        "game_mode": mode.name, "output_mode": output_mode, "oneply": False,
-        "seconds": round(elapsed, 1), "episodes": episodes, "episodes_per_s": round(episodes / elapsed, 2),
-        "samples_per_s": round(plies / elapsed, 1), "evals_per_s": round(evals / elapsed),
-        "ceiling_evals_per_s": round(ceil), "efficiency": round(evals / elapsed / ceil, 3),
-        "torch_threads_per_worker": 1,
-    }))
+    print(
+        json_text(
+            {
+                "benchmark": "selfplay_throughput",
+                "trainer": "online",
+                "hidden": hidden,
+                "workers": 1,
+                "game_mode": mode.name,
+                "output_mode": output_mode,
+                "oneply": False,
+                "seconds": round(elapsed, 1),
+                "episodes": episodes,
+                "episodes_per_s": round(episodes / elapsed, 2),
+                "samples_per_s": round(plies / elapsed, 1),
+                "evals_per_s": round(evals / elapsed),
+                "ceiling_evals_per_s": round(ceil),
+                "efficiency": round(evals / elapsed / ceil, 3),
+                "torch_threads_per_worker": 1,
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

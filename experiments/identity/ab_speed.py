@@ -8,6 +8,7 @@ comes before the installed (editable) package.
 
 ``selfplay``: 256 episodes of a fresh [256,256,256] net, 128 games at a time;
 ``match``: 400 games of a fresh [256,256,256] TDAgent against a [128,128] one."""
+
 from dataclasses import replace
 import json
 import os
@@ -31,7 +32,10 @@ torch.manual_seed(0)
 big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()
 if kind == "selfplay":
     from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
-    sp = SelfPlay(big, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=128), engine="c"))
+
+    sp = SelfPlay(
+        big, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=128), engine="c")
+    )
     sp.collect(16, np.random.default_rng(0))  # warm-up
     t = time.process_time()
     sp.collect(256, np.random.default_rng(1))
@@ -39,8 +43,11 @@ if kind == "selfplay":
 else:
     from tdbg.play.match import play_games
     from tdbg.play.players import Player, evaluator
+
     a = evaluator(Player("big"), mode, model=big)
-    b = evaluator(Player("small"), mode, model=TDNetwork(mode.n_inputs, [128, 128], mode.default_output))
+    b = evaluator(
+        Player("small"), mode, model=TDNetwork(mode.n_inputs, [128, 128], mode.default_output)
+    )
     play_games(a, b, range(20), mode, 0)  # warm-up
     t = time.process_time()
     play_games(a, b, range(400), mode, 1)

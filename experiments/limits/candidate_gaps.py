@@ -9,6 +9,7 @@ rank candidates within these gaps to play gnubg's move (experiments/limits/READM
 Prints one JSON object: the decisions, the median and mean gap, and the share of gaps below
 each --below threshold.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,8 +38,17 @@ def gaps(n: int, rng: np.random.Generator) -> np.ndarray:
 def main() -> None:
     args = build_parser().parse_args()
     g = gaps(args.decisions, np.random.default_rng(args.seed))
-    print(json_text({"decisions": len(g), "seed": args.seed, "median_gap": float(np.median(g)),
-                     "mean_gap": float(g.mean()), "share_below": {str(t): float((g < t).mean()) for t in args.below}}))
+    print(
+        json_text(
+            {
+                "decisions": len(g),
+                "seed": args.seed,
+                "median_gap": float(np.median(g)),
+                "mean_gap": float(g.mean()),
+                "share_below": {str(t): float((g < t).mean()) for t in args.below},
+            }
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@
 gnubg-nn picks the candidate with the highest 0-ply P(win), as agents.GnubgNNAgent does in
 DMP; dice come from the caller's generator, so a run is repeatable by its seed.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,6 +15,7 @@ def dmp_decisions(n: int, rng: np.random.Generator):
     from tdbg.play.players import Player, evaluator
     from tdbg.game.backgammon_engine import initial_board
     from tdbg.game.modes import game_mode
+
     agent = evaluator(Player("gnubg-nn"), game_mode("dmp"))
     game, board, done = 0, initial_board().tolist(), 0
     while done < n:

@@ -17,6 +17,7 @@ disagreement is, which is what this is for.
 
 Prints a table, then one JSON object.
 """
+
 from __future__ import annotations
 
 import os
@@ -28,8 +29,13 @@ from tdbg.app import cli
 from gnubg_selfplay import dmp_decisions
 from tdbg.infra.fileio import json_text
 
-CLASS_NAMES = {"c_over": "over", "c_bearoff": "bearoff", "c_race": "race", "c_crashed": "crashed",
-               "c_contact": "contact"}
+CLASS_NAMES = {
+    "c_over": "over",
+    "c_bearoff": "bearoff",
+    "c_race": "race",
+    "c_crashed": "crashed",
+    "c_contact": "contact",
+}
 
 
 def build_parser() -> cli.Parser:
@@ -45,13 +51,21 @@ def picks(model, decisions) -> np.ndarray:
     import torch
     from distill_from_gnubg import inputs
     from tdbg.net.scoring import segment_argmax
+
     boards, offsets = [], [0]
     for after, _ in decisions:
-        boards.extend(np.asarray(after, dtype=np.int8)[:, ::-1])  # the opponent on roll: the net's side
+        boards.extend(
+            np.asarray(after, dtype=np.int8)[:, ::-1]
+        )  # the opponent on roll: the net's side
         offsets.append(len(boards))
     boards = np.asarray(boards)
     with torch.no_grad():
-        opp = np.concatenate([model(inputs(model, boards[i:i + 4096])).numpy() for i in range(0, len(boards), 4096)])
+        opp = np.concatenate(
+            [
+                model(inputs(model, boards[i : i + 4096])).numpy()
+                for i in range(0, len(boards), 4096)
+            ]
+        )
     opp = np.where(boards[:, 0].sum(axis=1) == 0, 0.0, opp)  # the mover bore off: it has won
     rows, _ = segment_argmax(1.0 - opp, np.asarray(offsets))
     return rows - np.asarray(offsets[:-1])
@@ -61,6 +75,7 @@ def main() -> None:
     args = build_parser().parse_args()
     import gnubg_nn
     from tdbg.net.model import CheckpointError, load_checkpoint
+
     models = {}
     for path in args.models:
         try:
@@ -73,32 +88,56 @@ def main() -> None:
     code_names = {getattr(gnubg_nn, k): v for k, v in CLASS_NAMES.items()}
     decisions, classes = [], []
     from tqdm import tqdm
-    for _, after, win in tqdm(dmp_decisions(args.decisions, np.random.default_rng(args.seed)),
-                              total=args.decisions, unit="dec", desc="gnubg-nn self-play", dynamic_ncols=True):
+
+    for _, after, win in tqdm(
+        dmp_decisions(args.decisions, np.random.default_rng(args.seed)),
+        total=args.decisions,
+        unit="dec",
+        desc="gnubg-nn self-play",
+        dynamic_ncols=True,
+    ):
         best = int(np.argmax(win))
         decisions.append((after, np.asarray(win)))
         classes.append(code_names.get(gnubg_nn.classify([list(r) for r in after[best]]), "other"))
     classes = np.asarray(classes)
     gnubg_best = np.array([w.max() for _, w in decisions])
-    report = {"decisions": len(decisions), "seed": args.seed, "judge": "gnubg-nn 0-ply P(win)",
-              "class_share": {c: float((classes == c).mean()) for c in np.unique(classes)}, "models": {}}
+    report = {
+        "decisions": len(decisions),
+        "seed": args.seed,
+        "judge": "gnubg-nn 0-ply P(win)",
+        "class_share": {c: float((classes == c).mean()) for c in np.unique(classes)},
+        "models": {},
+    }
     for path, model in models.items():
         chosen = picks(model, decisions)
         loss = gnubg_best - np.array([w[k] for (_, w), k in zip(decisions, chosen, strict=True)])
         per = {}
         for c in np.unique(classes):
             m = classes == c
-            per[c] = {"agreement": float((loss[m] == 0).mean()), "mean_loss": float(loss[m].mean()),
-                      "loss_share": float(loss[m].sum() / max(loss.sum(), 1e-12))}
-        report["models"][path] = {"agreement": float((loss == 0).mean()), "mean_loss": float(loss.mean()),
-                                  "by_class": per}
-    print(f"{'class':<10}{'share':>8}" + "".join(f"  {os.path.basename(p)[:28]:>28}" for p in models))
+            per[c] = {
+                "agreement": float((loss[m] == 0).mean()),
+                "mean_loss": float(loss[m].mean()),
+                "loss_share": float(loss[m].sum() / max(loss.sum(), 1e-12)),
+            }
+        report["models"][path] = {
+            "agreement": float((loss == 0).mean()),
+            "mean_loss": float(loss.mean()),
+            "by_class": per,
+        }
+    print(
+        f"{'class':<10}{'share':>8}" + "".join(f"  {os.path.basename(p)[:28]:>28}" for p in models)
+    )
     for c, share in report["class_share"].items():
-        cells = "".join(f"  {r['by_class'][c]['agreement']:>8.1%} {1000 * r['by_class'][c]['mean_loss']:>6.2f}m "
-                        f"{r['by_class'][c]['loss_share']:>7.1%}" for r in report["models"].values())
+        cells = "".join(
+            f"  {r['by_class'][c]['agreement']:>8.1%} {1000 * r['by_class'][c]['mean_loss']:>6.2f}m "
+            f"{r['by_class'][c]['loss_share']:>7.1%}"
+            for r in report["models"].values()
+        )
         print(f"{c:<10}{share:>8.1%}{cells}")
-    print("(each model: agreement with gnubg, mean loss per decision in thousandths of P(win), share of its loss)",
-          file=sys.stderr)
+    print(
+        "(each model: agreement with gnubg, mean loss per decision in thousandths of P(win), share of its loss)",
+        file=sys.stderr,
+    )
     print(json_text(report))
 
 

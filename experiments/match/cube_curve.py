@@ -8,6 +8,7 @@ the CSV, which experiments/retraining/published_plots.py redraws without gnubg).
         --run "lambda 0.7" 'experiments/retraining/match/match_256x2_lam_r*.pt' \
         --start experiments/retraining/match/match_256x2_oc2.pt -o experiments/retraining/match/cube_curve.png
 """
+
 import argparse
 import glob
 import os
@@ -26,8 +27,14 @@ def stage_episodes(path: str) -> int:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--run", nargs=2, action="append", metavar=("LABEL", "GLOB"), required=True,
-                   help="a run's label and a glob of its checkpoints (quote it)")
+    p.add_argument(
+        "--run",
+        nargs=2,
+        action="append",
+        metavar=("LABEL", "GLOB"),
+        required=True,
+        help="a run's label and a glob of its checkpoints (quote it)",
+    )
     p.add_argument("--start", help="the checkpoint every run starts from (plotted at 0 episodes)")
     p.add_argument("-o", "--out", required=True, help="figure (.png); the CSV is written beside it")
     args = p.parse_args()
@@ -40,13 +47,25 @@ def main() -> None:
         if not paths:
             sys.exit(f"cube_curve.py: error: no checkpoint matches {pattern}")
         points = [(0, start)] if start else []
-        points += [(stage_episodes(path), agreement(path, boards, evals)["total"]) for path in paths]
+        points += [
+            (stage_episodes(path), agreement(path, boards, evals)["total"]) for path in paths
+        ]
         for episodes, t in sorted(points, key=lambda x: x[0]):
-            rows.append({"run": label, "episodes": episodes, "ownership_gap": t["ownership_gap"],
-                         "dropped_takes": t["we_drop_its_takes"], "gnubg_takes": t["gnubg_takes"],
-                         "double_agrees": t["double_agrees"] / t["positions"]})
-            print(f"{label:>12} {episodes:8d}: gap {t['ownership_gap']:+.4f}, drops {t['we_drop_its_takes']}, "
-                  f"double agrees {rows[-1]['double_agrees']:.3f}", flush=True)
+            rows.append(
+                {
+                    "run": label,
+                    "episodes": episodes,
+                    "ownership_gap": t["ownership_gap"],
+                    "dropped_takes": t["we_drop_its_takes"],
+                    "gnubg_takes": t["gnubg_takes"],
+                    "double_agrees": t["double_agrees"] / t["positions"],
+                }
+            )
+            print(
+                f"{label:>12} {episodes:8d}: gap {t['ownership_gap']:+.4f}, drops {t['we_drop_its_takes']}, "
+                f"double agrees {rows[-1]['double_agrees']:.3f}",
+                flush=True,
+            )
     base = os.path.splitext(args.out)[0]
     cube_curve_plot.write_rows(rows, base + ".csv")
     cube_curve_plot.plot(rows, args.out)

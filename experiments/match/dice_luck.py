@@ -14,6 +14,7 @@ error compare: if gnubg's net luck were a bias of its own, this one would sit at
 Prints one JSON line per folder: games, matches, mean luck per game and per match (one
 .mat file) with standard errors.
 """
+
 import argparse
 import glob
 import os
@@ -40,27 +41,46 @@ def folder_luck(folder: str, judge: Evaluator, player: str) -> dict:
         games = []
         for g in read_mat(path):
             if player not in g["names"]:
-                raise ValueError(f"{path}: no player named {player!r} (the players are {g['names']})")
+                raise ValueError(
+                    f"{path}: no player named {player!r} (the players are {g['names']})"
+                )
             seat = g["names"].index(player)
             # what luck.game_luck reads: the turns, the named player as mover 0; checker-play turns
             # only, so the cube stays 1 and each roll's luck is P(win) luck
-            turns = [(0 if s == seat else 1, d, e, b, a) for s, d, e, b, a in g["turns"] if e == "move"]
+            turns = [
+                (0 if s == seat else 1, d, e, b, a) for s, d, e, b, a in g["turns"] if e == "move"
+            ]
             games.append(SimpleNamespace(turns=turns))
         luck = game_luck(games, judge)
         per_game += luck.tolist()
         per_match.append(float(luck.sum()))
     pg, pm = np.array(per_game), np.array(per_match)
-    return {"folder": folder, "judge": judge.name, "player": player, "matches": len(pm), "games": len(pg),
-            "per_game_mean": float(pg.mean()), "per_game_se": float(pg.std(ddof=1) / np.sqrt(len(pg))),
-            "per_match_mean": float(pm.mean()), "per_match_se": float(pm.std(ddof=1) / np.sqrt(len(pm)))}
+    return {
+        "folder": folder,
+        "judge": judge.name,
+        "player": player,
+        "matches": len(pm),
+        "games": len(pg),
+        "per_game_mean": float(pg.mean()),
+        "per_game_se": float(pg.std(ddof=1) / np.sqrt(len(pg))),
+        "per_match_mean": float(pm.mean()),
+        "per_match_se": float(pm.std(ddof=1) / np.sqrt(len(pm))),
+    }
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("folders", nargs="+", help="folders of .mat files (e.g. play_models.py --save-games)")
-    p.add_argument("--judge", default=os.path.normpath(os.path.join(ROOT, "best_models", "dmp_128x2.pt")),
-                   help="a DMP checkpoint")
-    p.add_argument("--player", default="td", help="whose luck (default td, our side against gnubg-ext)")
+    p.add_argument(
+        "folders", nargs="+", help="folders of .mat files (e.g. play_models.py --save-games)"
+    )
+    p.add_argument(
+        "--judge",
+        default=os.path.normpath(os.path.join(ROOT, "best_models", "dmp_128x2.pt")),
+        help="a DMP checkpoint",
+    )
+    p.add_argument(
+        "--player", default="td", help="whose luck (default td, our side against gnubg-ext)"
+    )
     args = p.parse_args()
     for folder in args.folders:
         if not os.path.isdir(folder):
@@ -70,7 +90,10 @@ def main() -> None:
     except (InputError, OSError, ValueError) as exc:
         p.exit(2, f"error: {args.judge}: {exc}\n")
     if judge.mode.name != "dmp":
-        p.exit(2, f"error: {args.judge} is a {judge.mode.name} model; the judge must be a DMP checkpoint\n")
+        p.exit(
+            2,
+            f"error: {args.judge} is a {judge.mode.name} model; the judge must be a DMP checkpoint\n",
+        )
     for folder in args.folders:
         try:
             print(json_text(folder_luck(folder, judge, args.player)), flush=True)

@@ -13,6 +13,7 @@ ours/gnubg, gnubg/ours, and with --cubeless, cubeless/ours.  The opponent is alw
 gnubg-nn-cubeful (gnubg-nn's cubeless chequer play, gnubg's cube at 0-0 of a 25-point match,
 Jacoby).  Last line: one JSON object.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -32,6 +33,7 @@ CHUNK = 500  # games per play_games call (the dice follow the game index, so chu
 
 class SplitAgent(PlaysOnly):
     """Chequer play from one agent, cube decisions from another."""
+
     cube_capable = True
 
     def __init__(self, chequer: Evaluator, cube: Evaluator, name: str):
@@ -50,8 +52,15 @@ class SplitAgent(PlaysOnly):
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", help="the cubeful money checkpoint")
-    p.add_argument("--cubeless", help="a cubeless money checkpoint: its chequer play with the model's cube")
-    p.add_argument("--games", type=cli.positive_int, default=10000, help="games per player (even: duplicate pairs)")
+    p.add_argument(
+        "--cubeless", help="a cubeless money checkpoint: its chequer play with the model's cube"
+    )
+    p.add_argument(
+        "--games",
+        type=cli.positive_int,
+        default=10000,
+        help="games per player (even: duplicate pairs)",
+    )
     p.add_argument("--seed", type=cli.seed_arg, default=1001, help="the dice")
     p.add_argument("--n-bootstrap", type=cli.positive_int, default=2000)
     p.add_argument("--quiet", action="store_true")
@@ -76,10 +85,17 @@ def main(argv=None) -> None:
     mode = game_mode("cubeful-money")
     ours = evaluator(Player(a.model), mode, model=load(a.model, "cubeful-money"))
     gnubg = evaluator(Player("gnubg-nn-cubeful"), mode)
-    players = {"ours/ours": ours, "ours/gnubg": SplitAgent(ours, gnubg, "ours/gnubg"),
-               "gnubg/ours": SplitAgent(gnubg, ours, "gnubg/ours")}
+    players = {
+        "ours/ours": ours,
+        "ours/gnubg": SplitAgent(ours, gnubg, "ours/gnubg"),
+        "gnubg/ours": SplitAgent(gnubg, ours, "gnubg/ours"),
+    }
     if a.cubeless:
-        cubeless = evaluator(Player(a.cubeless), game_mode("cubeless-money"), model=load(a.cubeless, "cubeless-money"))
+        cubeless = evaluator(
+            Player(a.cubeless),
+            game_mode("cubeless-money"),
+            model=load(a.cubeless, "cubeless-money"),
+        )
         players["cubeless/ours"] = SplitAgent(cubeless, ours, "cubeless/ours")
     opponent = evaluator(Player("gnubg-nn-cubeful"), mode)
     units = {}
@@ -87,25 +103,39 @@ def main(argv=None) -> None:
     for name, player in players.items():
         idx, pts = [], []
         for start in range(0, a.games, CHUNK):
-            records = play_games(player, opponent, range(start, min(start + CHUNK, a.games)), mode, a.seed)
+            records = play_games(
+                player, opponent, range(start, min(start + CHUNK, a.games)), mode, a.seed
+            )
             idx += [r.index for r in records]
             pts += [r.points for r in records]
             bar.update(len(records))
         units[name] = pair_means(np.array(idx), np.clip(np.array(pts, dtype=np.float64), -CAP, CAP))
     bar.close()
     first = next(iter(units))
-    out = {"model": a.model, "cubeless": a.cubeless, "opponent": "gnubg-nn-cubeful", "games": a.games,
-           "seed": a.seed, "metric": f"mEq/game capped at +-{CAP:g}", "players": {}}
+    out = {
+        "model": a.model,
+        "cubeless": a.cubeless,
+        "opponent": "gnubg-nn-cubeful",
+        "games": a.games,
+        "seed": a.seed,
+        "metric": f"mEq/game capped at +-{CAP:g}",
+        "players": {},
+    }
     for name, u in units.items():
         row = {"capped_meq_per_game": summary_ci(u, a.n_bootstrap, a.seed, scale=1000)}
         if name != first:
             row[f"minus_{first}"] = summary_ci(u - units[first], a.n_bootstrap, a.seed, scale=1000)
         out["players"][name] = row
         diff = row.get(f"minus_{first}")
-        print(f"{name:>14}: {row['capped_meq_per_game']['mean']:7.1f} "
-              f"[{row['capped_meq_per_game']['ci_low']:.1f}, {row['capped_meq_per_game']['ci_high']:.1f}]"
-              + (f"   paired minus {first}: {diff['mean']:+.1f} [{diff['ci_low']:+.1f}, {diff['ci_high']:+.1f}]"
-                 if diff else ""))
+        print(
+            f"{name:>14}: {row['capped_meq_per_game']['mean']:7.1f} "
+            f"[{row['capped_meq_per_game']['ci_low']:.1f}, {row['capped_meq_per_game']['ci_high']:.1f}]"
+            + (
+                f"   paired minus {first}: {diff['mean']:+.1f} [{diff['ci_low']:+.1f}, {diff['ci_high']:+.1f}]"
+                if diff
+                else ""
+            )
+        )
     print(fileio.json_text(out))
 
 

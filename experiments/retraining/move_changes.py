@@ -8,6 +8,7 @@ choices without a measured gain moved the net sideways.  DMP checkpoints, 0-ply,
     python experiments/retraining/move_changes.py experiments/retraining/strength/s3_256x3.pt \\
         experiments/retraining/strength/s4_256x3_1ply.pt --games 300 --seed 5
 """
+
 from __future__ import annotations
 
 import os
@@ -25,7 +26,9 @@ def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("base", help="the DMP checkpoint whose games and choices are the reference")
     p.add_argument("others", nargs="+", help="DMP checkpoints compared with it")
-    p.add_argument("--games", type=cli.positive_int, default=300, help="greedy games of the base model")
+    p.add_argument(
+        "--games", type=cli.positive_int, default=300, help="greedy games of the base model"
+    )
     p.add_argument("--seed", type=cli.seed_arg, default=5, help="their dice")
     return p
 
@@ -51,7 +54,13 @@ def main(argv=None) -> None:
     choice = np.diff(offsets) > 1
     n_choices = int(choice.sum())
     rows, _ = segment_argmax(values, offsets)
-    result = {"base": a.base, "games": a.games, "seed": a.seed, "decisions_with_a_choice": n_choices, "others": {}}
+    result = {
+        "base": a.base,
+        "games": a.games,
+        "seed": a.seed,
+        "decisions_with_a_choice": n_choices,
+        "others": {},
+    }
     for path in a.others:
         _, off, _, v = Scorer(nets[path], mode, engine="c").score(boards, dice)
         r, _ = segment_argmax(v, off)
@@ -59,10 +68,14 @@ def main(argv=None) -> None:
         entry = result["others"][path] = {
             "changed_choices": changed,
             "changed_share": round(changed / max(n_choices, 1), 4),
-            "mean_abs_value_change": round(float(np.abs(v[rows] - values[rows]).mean()), 5)}
-        print(f"{os.path.basename(path)}: {changed} of {n_choices} choices changed "
-              f"({entry['changed_share']:.2%}); mean |value change| of the base's choice "
-              f"{entry['mean_abs_value_change']}", flush=True)
+            "mean_abs_value_change": round(float(np.abs(v[rows] - values[rows]).mean()), 5),
+        }
+        print(
+            f"{os.path.basename(path)}: {changed} of {n_choices} choices changed "
+            f"({entry['changed_share']:.2%}); mean |value change| of the base's choice "
+            f"{entry['mean_abs_value_change']}",
+            flush=True,
+        )
     print(fileio.json_text(result))
 
 

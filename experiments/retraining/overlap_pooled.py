@@ -5,6 +5,7 @@ Writes overlap_check2/overlap_minus_plain_pooled.json and prints it.
 
     python experiments/retraining/overlap_pooled.py
 """
+
 import os
 
 import numpy as np
@@ -29,17 +30,29 @@ def paired_differences(a_path: str, b_path: str) -> np.ndarray:
 def main() -> None:
     files, diffs = [], []
     for folder, dice in CHECKS:
-        a, b = (os.path.join(folder, f"{arm}_vs_gnubg-nn_seed{dice}.csv") for arm in ("overlap", "plain"))
+        a, b = (
+            os.path.join(folder, f"{arm}_vs_gnubg-nn_seed{dice}.csv")
+            for arm in ("overlap", "plain")
+        )
         files += [a, b]
         diffs.append(paired_differences(os.path.join(HERE, a), os.path.join(HERE, b)))
-    d = np.concatenate(diffs)   # every unit a full pair: all weigh alike
+    d = np.concatenate(diffs)  # every unit a full pair: all weigh alike
     mean, low, high = bootstrap_ci(d, 2000, seed=0)
-    out = {"what": "overlap minus plain, both paired checks pooled: per duplicate pair, the difference of the two "
-                   "arms' win rates on the same dice, bootstrapped over the pairs of both checks",
-           "command": "python experiments/retraining/overlap_pooled.py", "files": files, "pairs": len(d),
-           "difference": round(mean, 5), "ci_low": round(low, 5), "ci_high": round(high, 5), "n_bootstrap": 2000,
-           "bootstrap_seed": 0}
-    with atomic_write(os.path.join(HERE, "overlap_check2", "overlap_minus_plain_pooled.json")) as fh:
+    out = {
+        "what": "overlap minus plain, both paired checks pooled: per duplicate pair, the difference of the two "
+        "arms' win rates on the same dice, bootstrapped over the pairs of both checks",
+        "command": "python experiments/retraining/overlap_pooled.py",
+        "files": files,
+        "pairs": len(d),
+        "difference": round(mean, 5),
+        "ci_low": round(low, 5),
+        "ci_high": round(high, 5),
+        "n_bootstrap": 2000,
+        "bootstrap_seed": 0,
+    }
+    with atomic_write(
+        os.path.join(HERE, "overlap_check2", "overlap_minus_plain_pooled.json")
+    ) as fh:
         fh.write(json_text(out, indent=2) + "\n")
     print(json_text(out))
 

@@ -8,6 +8,7 @@ best_models/README.md from it.
 
     python experiments/unit_health/measure.py        # about a minute on one core
 """
+
 from __future__ import annotations
 
 import glob
@@ -27,7 +28,9 @@ OUT = os.path.join(ROOT, "experiments", "unit_health", "best_models.json")
 
 def main() -> None:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--overwrite", action="store_true", help="allow replacing the existing results file")
+    p.add_argument(
+        "--overwrite", action="store_true", help="allow replacing the existing results file"
+    )
     args = p.parse_args()
     fileio.check_outputs([fileio.Output("results", OUT, "json")], args.overwrite)
     threads.use()
@@ -38,7 +41,9 @@ def main() -> None:
         health = measure_health(model, game_mode(meta.get("game_mode") or "dmp"))
         models[os.path.basename(path)] = {"md5": hashlib.md5(data).hexdigest(), **health.as_dict()}
         print(f"{os.path.basename(path)}: {health.text()}")
-    fileio.write_json(OUT, {**provenance(), "games": HEALTH_GAMES, "seed": HEALTH_SEED, "models": models})
+    fileio.write_json(
+        OUT, {**provenance(), "games": HEALTH_GAMES, "seed": HEALTH_SEED, "models": models}
+    )
     print(OUT)
 
 

@@ -1,5 +1,6 @@
 """The flags that choose where worker jobs run (--backend, --ray-address, --ray-timeout)
 and the check of them (and the connection to Ray) before a run starts."""
+
 from __future__ import annotations
 
 from tdbg.app import cli, settings
@@ -16,16 +17,24 @@ def add_backend_args(parser, what: str) -> None:
     ``start`` for the local backend only: Ray workers are limited by the cluster's CPUs."""
     for action in parser._actions:
         if action.dest == "workers":
-            action.type = cli.count_arg(MAX_RAY_WORKERS, f"workers (with --backend local at most "
-                                                         f"{MAX_WORKERS_PER_CORE} per core)")
+            action.type = cli.count_arg(
+                MAX_RAY_WORKERS,
+                f"workers (with --backend local at most {MAX_WORKERS_PER_CORE} per core)",
+            )
             action.help += "; with --backend ray: at most the Ray cluster's CPUs"
     settings.add_arguments(parser.add_argument_group("where the workers run"), Backend, what=what)
 
 
 def start(args) -> None:
     """``start_backend`` for the parsed flags."""
-    start_backend(Backend(getattr(args, "backend", "local"), getattr(args, "ray_address", None),
-                          getattr(args, "ray_timeout", DEFAULT_RAY_TIMEOUT)), args.workers)
+    start_backend(
+        Backend(
+            getattr(args, "backend", "local"),
+            getattr(args, "ray_address", None),
+            getattr(args, "ray_timeout", DEFAULT_RAY_TIMEOUT),
+        ),
+        args.workers,
+    )
 
 
 def start_backend(where: Backend, workers: int) -> None:
@@ -43,6 +52,9 @@ def start_backend(where: Backend, workers: int) -> None:
     try:
         import ray  # noqa: F401
     except ImportError:
-        raise InputError(f"--backend ray needs Ray, which is not installed: {RAY_INSTALL}") from None
+        raise InputError(
+            f"--backend ray needs Ray, which is not installed: {RAY_INSTALL}"
+        ) from None
     from tdbg.infra import ray_backend  # imports Ray
+
     ray_backend.connect(where.ray_address, workers, where.ray_timeout)

@@ -1,6 +1,7 @@
 """What every command-line script shares: one-line errors with exit code 2 (Ctrl-C: 130,
 SIGTERM: 143), limits on numbers, atomic result files (the output policy itself is fileio's;
 run logs are runlog's)."""
+
 from __future__ import annotations
 
 import argparse
@@ -40,8 +41,12 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
     def _get_help_string(self, action):
         text = action.help or ""
-        if "default" in text or action.default is None or action.default is False \
-                or action.default is argparse.SUPPRESS:
+        if (
+            "default" in text
+            or action.default is None
+            or action.default is False
+            or action.default is argparse.SUPPRESS
+        ):
             return text
         return super()._get_help_string(action)
 
@@ -65,8 +70,10 @@ class Parser(argparse.ArgumentParser):
             for text in value if isinstance(value, (list, tuple)) else [value]:
                 if isinstance(text, str) and not _utf8(text):
                     # worded as the output policy words it (fileio.check_name), the bytes shown as given
-                    self.error(f"argument {self._name_of(key)}: {_shown(text)}: the name is not UTF-8 text "
-                               f"(result files and messages name it); choose a name of UTF-8 characters")
+                    self.error(
+                        f"argument {self._name_of(key)}: {_shown(text)}: the name is not UTF-8 text "
+                        f"(result files and messages name it); choose a name of UTF-8 characters"
+                    )
         return parsed, rest
 
     def _name_of(self, dest: str) -> str:
@@ -90,11 +97,11 @@ def _shown(text: str) -> str:
     """``text`` printable: a byte that is not UTF-8 as ``\\xff``, as the command line gave it."""
     try:
         return os.fsencode(text).decode("utf-8", "backslashreplace")
-    except UnicodeEncodeError:   # a lone surrogate that no byte stands for
+    except UnicodeEncodeError:  # a lone surrogate that no byte stands for
         return text.encode("utf-8", "backslashreplace").decode()
 
 
-FAILED = 2        # exit code of every failure reported as one error line: bad input or one met part-way
+FAILED = 2  # exit code of every failure reported as one error line: bad input or one met part-way
 INTERRUPTED = 130  # exit code after Ctrl-C (128 + SIGINT), as a shell reports it
 
 
@@ -141,7 +148,9 @@ class _WatchedStdout:
         return getattr(self.stream, name)
 
 
-READER_GONE = 128 + signal.SIGPIPE  # exit code when stdout's reader went away: what a shell reports for `yes | head`
+READER_GONE = (
+    128 + signal.SIGPIPE
+)  # exit code when stdout's reader went away: what a shell reports for `yes | head`
 
 
 def _stdout_failed(error: OSError) -> None:
@@ -166,33 +175,44 @@ def run_main(main) -> None:
     however it ends.  Every script starts on one torch thread (or TDBG_THREADS,
     OMP_NUM_THREADS: threads.py); one that learns how big its work is chooses again."""
     held: list = []
-    for stream in (sys.stdout, sys.stderr):   # a character the terminal's encoding lacks (PYTHONIOENCODING=ascii,
-        with contextlib.suppress(AttributeError, ValueError):   # a non-ASCII path) is shown as \xe9, not a traceback
+    for stream in (
+        sys.stdout,
+        sys.stderr,
+    ):  # a character the terminal's encoding lacks (PYTHONIOENCODING=ascii,
+        with contextlib.suppress(
+            AttributeError, ValueError
+        ):  # a non-ASCII path) is shown as \xe9, not a traceback
             # a stream replaced by a caller (a test's capture) may have no reconfigure: suppressed above
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
-        with stop_signals.raise_on_signals(), warnings.catch_warnings(record=True) as held, run_outputs.run():
+        with (
+            stop_signals.raise_on_signals(),
+            warnings.catch_warnings(record=True) as held,
+            run_outputs.run(),
+        ):
             threads.use()
             main()
             sys.stdout.flush()
     except (InputError, OutputError, RunError, WorkerError) as exc:
         fail(str(exc))
-    except SystemExit:   # a script's own exit (--help, --check's verdict): what it printed must be written
-        try:                 # (argparse's help swallows a failed write: the watch has kept it)
+    except (
+        SystemExit
+    ):  # a script's own exit (--help, --check's verdict): what it printed must be written
+        try:  # (argparse's help swallows a failed write: the watch has kept it)
             sys.stdout.flush()
         except OSError:
             pass
         if watched.error is not None:
             _stdout_failed(watched.error)
         raise
-    except KeyboardInterrupt as exc:   # Ctrl-C, or stop_signals.Terminated for SIGTERM
+    except KeyboardInterrupt as exc:  # Ctrl-C, or stop_signals.Terminated for SIGTERM
         signum = getattr(exc, "signum", signal.SIGINT)
         fail(stop_signals.interrupted_message(signum), code=stop_signals.exit_code(signum))
     except OSError as exc:
-        if watched.error is not None:   # e.g. > /dev/full, | head: the output cannot be written
+        if watched.error is not None:  # e.g. > /dev/full, | head: the output cannot be written
             _stdout_failed(watched.error)
-        if isinstance(exc, BrokenPipeError) and exc.filename is None:   # a pipe to another process
+        if isinstance(exc, BrokenPipeError) and exc.filename is None:  # a pipe to another process
             fail(f"a pipe to another process closed ({exc.strerror or exc})")
         if exc.filename is None:
             raise
@@ -214,6 +234,7 @@ def _int_at_least(low: int, words: str):
         if value < low:
             raise argparse.ArgumentTypeError(f"{words}, got {value}")
         return value
+
     return parse
 
 
@@ -224,6 +245,7 @@ non_negative_int = _int_at_least(0, "must not be negative")
 def _number(check, words: str, base=float):
     """A parser of a number: ``base(text)`` (float, or a parser below), then ``check(value)``;
     an error ``words, got TEXT`` when the check fails."""
+
     def parse(text: str) -> float:
         try:
             value = base(text)
@@ -232,6 +254,7 @@ def _number(check, words: str, base=float):
         if not check(value):
             raise argparse.ArgumentTypeError(f"{words}, got {text}")
         return value
+
     return parse
 
 
@@ -239,7 +262,9 @@ MAX_LR = 100.0
 
 finite_float = _number(math.isfinite, "must be a finite number")
 positive_float = _number(lambda v: v > 0 and math.isfinite(v), "must be a positive finite number")
-probability_arg = _number(lambda v: 0.0 <= v <= 1.0, "must be between 0 and 1")  # a probability: 0 to 1
+probability_arg = _number(
+    lambda v: 0.0 <= v <= 1.0, "must be between 0 and 1"
+)  # a probability: 0 to 1
 non_negative_float = _number(lambda v: v >= 0, "must not be negative", finite_float)
 momentum_arg = _number(lambda v: v < 1, "must be in [0, 1)", non_negative_float)
 # a learning rate: positive, finite and at most MAX_LR (larger ones overflow the optimizer)
@@ -254,6 +279,7 @@ def _bounded_int(low: int, high: int, what: str):
         if value > high:
             raise argparse.ArgumentTypeError(f"at most {high:,} {what}, got {value:,}")
         return value
+
     return parse
 
 
@@ -263,8 +289,11 @@ threads_arg = _bounded_int(1, threads.MAX_THREADS, "threads")
 # a time limit: positive, finite, and within what poll() and socket timeouts take (milliseconds
 # in a signed 32-bit number: about 24.8 days)
 MAX_TIMEOUT = 1_000_000.0
-timeout_arg = _number(lambda v: v <= MAX_TIMEOUT, f"at most {MAX_TIMEOUT:,.0f} seconds (about 11.5 days)",
-                      positive_float)
+timeout_arg = _number(
+    lambda v: v <= MAX_TIMEOUT,
+    f"at most {MAX_TIMEOUT:,.0f} seconds (about 11.5 days)",
+    positive_float,
+)
 
 # a random seed: numpy's generators take 0 .. 2**32 - 1
 seed_arg = _bounded_int(0, 2**32 - 1, "(seeds are 0 to 4,294,967,295)")
@@ -283,7 +312,9 @@ def hidden_text(text: str) -> str:
 def workers_arg(text: str) -> int:
     """--workers: 1 .. MAX_WORKERS_PER_CORE x the cores this process may use."""
     high = MAX_WORKERS_PER_CORE * cores()
-    return _bounded_int(1, high, f"workers ({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")(text)
+    return _bounded_int(1, high, f"workers ({MAX_WORKERS_PER_CORE} per core, {cores()} cores)")(
+        text
+    )
 
 
 def match_length_arg(text: str) -> int:
@@ -308,8 +339,10 @@ def read_log(path: str, column: str, what: str = "a training log") -> list[dict]
     e.g. a checkpoint given where its log was meant."""
     check_input(path, what)
     if file_kind(path) not in ("text", "empty"):
-        raise UsageError(f"{path} is {KIND_NAMES[file_kind(path)]}, not {what} (a CSV file such as the one "
-                         f"written next to the checkpoint)")
+        raise UsageError(
+            f"{path} is {KIND_NAMES[file_kind(path)]}, not {what} (a CSV file such as the one "
+            f"written next to the checkpoint)"
+        )
     try:
         with open(path, newline="") as fh:
             rows = list(csv.DictReader(fh))

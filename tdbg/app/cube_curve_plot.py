@@ -3,6 +3,7 @@ figure: the ownership gap (in match-winning chances, % points), gnubg's takes th
 and double / no double agreement, each against the stage's episodes, one line per run
 (experiments/match/cube_curve.py measures the rows and writes them as a CSV beside the figure).
 """
+
 from __future__ import annotations
 
 import csv
@@ -22,9 +23,17 @@ def read_rows(path: str) -> list[dict]:
     if missing:
         raise cli.UsageError(f"{path} is not a cube-curve CSV (no {', '.join(missing)} column)")
     try:
-        return [{"run": r["run"], "episodes": int(r["episodes"]), "ownership_gap": float(r["ownership_gap"]),
-                 "dropped_takes": int(r["dropped_takes"]), "gnubg_takes": int(r["gnubg_takes"]),
-                 "double_agrees": float(r["double_agrees"])} for r in rows]
+        return [
+            {
+                "run": r["run"],
+                "episodes": int(r["episodes"]),
+                "ownership_gap": float(r["ownership_gap"]),
+                "dropped_takes": int(r["dropped_takes"]),
+                "gnubg_takes": int(r["gnubg_takes"]),
+                "double_agrees": float(r["double_agrees"]),
+            }
+            for r in rows
+        ]
     except ValueError as exc:
         raise cli.UsageError(f"{path}: a row that is not numbers ({exc})") from None
 
@@ -33,20 +42,24 @@ def figure(rows: list[dict], title: str = TITLE):
     """(figure, what it shows): three panels against the stage's episodes, one line per run."""
     fig, axes = plots.new_figure(15, 4.4, 1, 3)
     ax_gap, ax_drops, ax_agree = axes[0]
-    gap_scale = plots.UNITS["mwc"][0]   # MWC as a fraction -> % points
+    gap_scale = plots.UNITS["mwc"][0]  # MWC as a fraction -> % points
     series = {}
     for run in dict.fromkeys(r["run"] for r in rows):
         rr = sorted((r for r in rows if r["run"] == run), key=lambda r: r["episodes"])
         x = [r["episodes"] / 1000 for r in rr]
-        series[run] = {"episodes": [r["episodes"] for r in rr],
-                       "ownership_gap": [r["ownership_gap"] * gap_scale for r in rr],
-                       "dropped_takes": [r["dropped_takes"] for r in rr],
-                       "double_agrees": [100 * r["double_agrees"] for r in rr]}
+        series[run] = {
+            "episodes": [r["episodes"] for r in rr],
+            "ownership_gap": [r["ownership_gap"] * gap_scale for r in rr],
+            "dropped_takes": [r["dropped_takes"] for r in rr],
+            "double_agrees": [100 * r["double_agrees"] for r in rr],
+        }
         ax_gap.plot(x, series[run]["ownership_gap"], marker="o", label=run)
         ax_drops.plot(x, series[run]["dropped_takes"], marker="o", label=run)
         ax_agree.plot(x, series[run]["double_agrees"], marker="o", label=run)
     ax_gap.axhline(0.0, color="grey", lw=0.8)
-    ax_gap.set_ylabel(plots.wrap("ownership gap, match-winning chances, % points (0 = gnubg's)", 48))
+    ax_gap.set_ylabel(
+        plots.wrap("ownership gap, match-winning chances, % points (0 = gnubg's)", 48)
+    )
     ax_drops.set_ylabel(f"gnubg's {rows[0]['gnubg_takes']} takes the model drops")
     ax_agree.set_ylabel("double / no double agrees with gnubg, %")
     for ax in axes[0]:
@@ -54,8 +67,12 @@ def figure(rows: list[dict], title: str = TITLE):
         ax.grid(alpha=0.3)
         ax.legend()
     fig.suptitle(title)
-    shown = {"title": title, "ylabels": [ax.get_ylabel() for ax in axes[0]], "xlabel": ax_gap.get_xlabel(),
-             "series": series}
+    shown = {
+        "title": title,
+        "ylabels": [ax.get_ylabel() for ax in axes[0]],
+        "xlabel": ax_gap.get_xlabel(),
+        "series": series,
+    }
     return fig, shown
 
 

@@ -1,6 +1,7 @@
 """gnubg_eval.py's run: the model plays (itself or an opponent), the games or matches are
 written as .mat files, and the gnubg binary analyses them (eval_report reports the result);
 or, with --from-mat, files already played are analysed."""
+
 from __future__ import annotations
 
 import os
@@ -25,27 +26,35 @@ from tdbg.play.units import series_unit
 
 # the units of gnubg's analysis of the mode's games (a DMP game is analysed as a 1-point match)
 ANALYSIS_UNITS = {GameMode: "EMG", DMP: "MWC (1-point matches)", MatchPlay: "MWC"}
-PAIR_UNIT = ("duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
-             "game 2k)")
+PAIR_UNIT = (
+    "duplicate pairs (records 2k and 2k+1 share their dice; where 2k+1 mirrors 2k, the pair is the one "
+    "game 2k)"
+)
 
 
 def run(s: EvalSettings) -> None:
     """The whole of gnubg_eval.py after its flags are parsed."""
-    threads.use(s.threads)   # this process plays the games when --workers is 1
+    threads.use(s.threads)  # this process plays the games when --workers is 1
     if s.from_mat:
         return analyse_folder(s)
     mode_name, info = checked_start(s)
     mode = game_mode(mode_name, s.jacoby, mode_class(mode_name).length_of(s.match_length))
     out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
-    keep = bool(s.out or s.keep_files)   # --out is made with its first file (nothing is made before then)
-    files = MatFiles(out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self")
-    try:   # a temporary folder goes however the run ends (a full disk while the games are written)
+    keep = bool(
+        s.out or s.keep_files
+    )  # --out is made with its first file (nothing is made before then)
+    files = MatFiles(
+        out_dir, ("model", "opponent" if s.opponent != "self" else "model_b"), s.opponent == "self"
+    )
+    try:  # a temporary folder goes however the run ends (a full disk while the games are written)
         records_played, md5s = play(s, mode, files)
         analysis = s.analysis(info["binary"], analysis_rules(mode))
         if s.export_only:
             write_scripts(files.paths, analysis, out_dir)
-            print(f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
-                  f"{os.path.join(out_dir, 'analyse.sh')}")
+            print(
+                f"{len(files.paths)} .mat files and gnubg's scripts in {out_dir}; run "
+                f"{os.path.join(out_dir, 'analyse.sh')}"
+            )
             return
         games = analyse_files(files.paths, analysis, out_dir if keep else None)
     except GnubgError as exc:
@@ -55,11 +64,22 @@ def run(s: EvalSettings) -> None:
             shutil.rmtree(out_dir, ignore_errors=True)
     sides = ("X", "O") if s.opponent == "self" else ("X",)
     pairs = [files.record_of(g) // 2 for g in games]
-    report(s, info, Analysed(games, sides, for_mode(ANALYSIS_UNITS, mode), pairs), out_dir if keep else None,
-           {"model": s.model, **md5s, "opponent": s.opponent, "game_mode": mode_name,
-            "records_played": records_played, "records": {"game": "games", "match": "matches"}[series_unit(mode)],
+    report(
+        s,
+        info,
+        Analysed(games, sides, for_mode(ANALYSIS_UNITS, mode), pairs),
+        out_dir if keep else None,
+        {
+            "model": s.model,
+            **md5s,
+            "opponent": s.opponent,
+            "game_mode": mode_name,
+            "records_played": records_played,
+            "records": {"game": "games", "match": "matches"}[series_unit(mode)],
             "mirrored_records_skipped": files.mirrored.skipped,
-            "resample_unit": PAIR_UNIT})
+            "resample_unit": PAIR_UNIT,
+        },
+    )
 
 
 def checked_start(s: EvalSettings) -> tuple[str, dict]:
@@ -70,18 +90,29 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
     game_mode_name = s.game_mode
     if s.cubeful:  # PureTD's name for cubeful money play
         if s.game_mode not in (None, "cubeful-money"):
-            raise cli.UsageError(f"--cubeful is --game-mode cubeful-money: not with --game-mode {s.game_mode}")
+            raise cli.UsageError(
+                f"--cubeful is --game-mode cubeful-money: not with --game-mode {s.game_mode}"
+            )
         game_mode_name = "cubeful-money"
     if s.self_play and s.opponent != "self":
         raise cli.UsageError("--self-play and --opponent name different opponents")
     if s.luck and s.opponent == "self":
-        raise cli.UsageError("--luck rates one player against another: give --opponent, or --from-mat DIR "
-                             "(in self-play the luck-adjusted result is even by symmetry)")
+        raise cli.UsageError(
+            "--luck rates one player against another: give --opponent, or --from-mat DIR "
+            "(in self-play the luck-adjusted result is even by symmetry)"
+        )
     if s.export_only and not s.out:
         raise cli.UsageError("--export-only needs --out DIR for the files")
-    check_outputs([Output("--out", s.out, "folder", files=("*.mat", "cfg*.json", "analyse*.py", "analyse.sh")),
-                   Output("--json", s.json, "json")], s.overwrite,
-                  {"--model": s.model})
+    check_outputs(
+        [
+            Output(
+                "--out", s.out, "folder", files=("*.mat", "cfg*.json", "analyse*.py", "analyse.sh")
+            ),
+            Output("--json", s.json, "json"),
+        ],
+        s.overwrite,
+        {"--model": s.model},
+    )
     # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
     # error on a machine with or without gnubg
     mode_name = game_mode_name or checkpoint_game_mode(s.model) or "dmp"
@@ -92,7 +123,9 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
     try:
         info = preflight(s.gnubg, timeout=s.gnubg_timeout)
         if not s.export_only:
-            gnubg_ratings([0.0], info["binary"], s.gnubg_timeout)   # the rating the report ends with works, before any game
+            gnubg_ratings(
+                [0.0], info["binary"], s.gnubg_timeout
+            )  # the rating the report ends with works, before any game
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     return mode_name, info
@@ -102,15 +135,18 @@ def play(s: EvalSettings, mode, files: "MatFiles") -> tuple[int, dict]:
     """Play the games (matches) into ``files``: the number of records played, and the md5 of
     the checkpoint bytes each side played (None for a named opponent)."""
     model = s.model
-    assert model is not None   # checked_start refused a run without --model
+    assert model is not None  # checked_start refused a run without --model
     opponent = model if s.opponent == "self" else s.opponent
     # the opponent looks ahead as our model does only when it is our model
-    players = (Player(model, Search(oneply=s.oneply)),
-               Player(opponent, Search(oneply=s.oneply and s.opponent == "self")))
+    players = (
+        Player(model, Search(oneply=s.oneply)),
+        Player(opponent, Search(oneply=s.oneply and s.opponent == "self")),
+    )
     add = {"game": files.add_games, "match": files.add_matches}[series_unit(mode)]
     spec = ModeSpec(mode.name, s.jacoby, mat_length(mode))
-    series = pinned_series(Series(players, spec, s.games, s.seed, s.workers,
-                                  record=True))   # the checkpoints read once: the games play these bytes
+    series = pinned_series(
+        Series(players, spec, s.games, s.seed, s.workers, record=True)
+    )  # the checkpoints read once: the games play these bytes
     play_series(series, progress=not s.quiet, on_records=lambda batch: add(batch, mat_length(mode)))
     return files.played, {"model_md5": series.players[0].md5, "opponent_md5": series.players[1].md5}
 
@@ -125,7 +161,7 @@ class MatFiles:
         # self-play: the same deterministic player in both seats makes record 2k+1 replay 2k with the
         # seats swapped; such a record is the same game again, so it is neither written nor analysed
         self.mirrored = Mirrors(self_play)
-        self.played = 0   # the records played that gnubg can analyse
+        self.played = 0  # the records played that gnubg can analyse
 
     @property
     def paths(self) -> list[str]:
@@ -140,9 +176,9 @@ class MatFiles:
                 self._write(f"game_{rec.index:07d}.mat", [rec], match_length, [rec.index])
         else:
             for k in range(0, len(records), 100):
-                chunk = records[k:k + 100]
+                chunk = records[k : k + 100]
                 self._write(f"games_{chunk[0].index:07d}.mat", chunk, 0, [r.index for r in chunk])
-        for rec in batch:   # only the results stay in memory
+        for rec in batch:  # only the results stay in memory
             rec.turns = []
         self.played += len(batch)
 
@@ -164,7 +200,9 @@ class MatFiles:
         record; a session's are its records in order."""
         recs = {os.path.abspath(f): rec for f, rec in self.held.items()}[os.path.abspath(g["file"])]
         if len(recs) > 1 and g["game"] >= len(recs):
-            raise cli.UsageError(f"gnubg read {g['game'] + 1}+ games in {g['file']}, where {len(recs)} were written")
+            raise cli.UsageError(
+                f"gnubg read {g['game'] + 1}+ games in {g['file']}, where {len(recs)} were written"
+            )
         return recs[g["game"]] if len(recs) > 1 else recs[0]
 
 

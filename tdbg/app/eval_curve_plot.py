@@ -6,6 +6,7 @@ Logs come in chain order; a log continues the one before it unless ``continues``
 along each log's own line.  Results are drawn in their game mode's unit (plots.MODE_UNITS): win
 rate in % for DMP, mEq/game for money, match-winning chances in % for match play.
 """
+
 from __future__ import annotations
 
 import math
@@ -40,14 +41,20 @@ def _parents(n: int, continues: dict[int, int]) -> list[int]:
     return [continues.get(k, k - 1) for k in range(n)]
 
 
-def load_chain(paths: list[str], old_agent_logs: int = 0, cpu_offset: float = 0.0,
-               continues: dict[int, int] | None = None) -> tuple[list[dict], list[dict]]:
+def load_chain(
+    paths: list[str],
+    old_agent_logs: int = 0,
+    cpu_offset: float = 0.0,
+    continues: dict[int, int] | None = None,
+) -> tuple[list[dict], list[dict]]:
     """(evaluation points, one end-of-stage dict per log with its episodes and CPU-hours);
     ``cpu_offset``: CPU-hours spent before the first log; ``continues``: log -> the earlier log
     it starts from (0-based), where that is not the one before it."""
     points: list[dict] = []
     ends: list[dict] = []
-    for k, (path, parent) in enumerate(zip(paths, _parents(len(paths), continues or {}), strict=True)):
+    for k, (path, parent) in enumerate(
+        zip(paths, _parents(len(paths), continues or {}), strict=True)
+    ):
         rows = cli.read_log(path, "eval_result", "a training log with evaluations")
         start_cpu = cpu_offset if parent < 0 else (ends[parent]["cpu_hours"] or 0.0)
         last_cpu, last_episodes = 0.0, 0.0
@@ -58,17 +65,35 @@ def load_chain(paths: list[str], old_agent_logs: int = 0, cpu_offset: float = 0.
             cpu = float(r["cpu_hours"]) if r.get("cpu_hours") else None
             if cpu is not None:
                 last_cpu = cpu
-            stage_episodes = float(r.get("stage_episodes") or r.get("episodes") or last_episodes)  # old logs: total
-            marks.append((stage_episodes, last_episodes, start_cpu + cpu if cpu is not None else None))
+            stage_episodes = float(
+                r.get("stage_episodes") or r.get("episodes") or last_episodes
+            )  # old logs: total
+            marks.append(
+                (stage_episodes, last_episodes, start_cpu + cpu if cpu is not None else None)
+            )
             if r.get("eval_result"):
-                points.append({"stage": _stage(path), "episodes": last_episodes,
-                               "cpu_hours": None if cpu is None else start_cpu + cpu,
-                               "result": float(r["eval_result"]), "low": _end(r["eval_ci_low"]),
-                               "high": _end(r["eval_ci_high"]), "opponent": r.get("eval_opponent", ""),
-                               "old_agent": old})
-        ends.append({"stage": _stage(path), "episodes": last_episodes,
-                     "cpu_hours": start_cpu + last_cpu if any(r.get("cpu_hours") for r in rows) else None,
-                     "marks": marks})
+                points.append(
+                    {
+                        "stage": _stage(path),
+                        "episodes": last_episodes,
+                        "cpu_hours": None if cpu is None else start_cpu + cpu,
+                        "result": float(r["eval_result"]),
+                        "low": _end(r["eval_ci_low"]),
+                        "high": _end(r["eval_ci_high"]),
+                        "opponent": r.get("eval_opponent", ""),
+                        "old_agent": old,
+                    }
+                )
+        ends.append(
+            {
+                "stage": _stage(path),
+                "episodes": last_episodes,
+                "cpu_hours": start_cpu + last_cpu
+                if any(r.get("cpu_hours") for r in rows)
+                else None,
+                "marks": marks,
+            }
+        )
     if not points:
         raise cli.UsageError("no evaluations in these logs (train with --eval-every)")
     return points, ends
@@ -91,18 +116,29 @@ def _result_at(path: str, where: dict, capped: bool = False) -> dict:
         metric = "capped"
     v = res.metric(metric)
     m, lo, hi = bootstrap_ci(pair_means(res.games, v))
-    if lo is None:   # no interval (one unit): the point alone
+    if lo is None:  # no interval (one unit): the point alone
         lo = hi = float("nan")
-    return {"episodes": where["episodes"], "cpu_hours": where["cpu_hours"], "result": m, "low": lo, "high": hi,
-            "games": len(v), "opponent": res.header.get("model2", ""), "source": path, "metric": metric,
-            "game_mode": res.game_mode}
+    return {
+        "episodes": where["episodes"],
+        "cpu_hours": where["cpu_hours"],
+        "result": m,
+        "low": lo,
+        "high": hi,
+        "games": len(v),
+        "opponent": res.header.get("model2", ""),
+        "source": path,
+        "metric": metric,
+        "game_mode": res.game_mode,
+    }
 
 
 def final_results(paths: list[str], ends: list[dict], capped: bool = False) -> list[dict]:
     """Large-game results of each stage's final checkpoint, placed at the stage's end."""
     if len(paths) != len(ends):
         raise cli.UsageError(f"--final-results needs one entry per log ({len(ends)}), '-' for none")
-    return [_result_at(path, end, capped) for path, end in zip(paths, ends, strict=True) if path != "-"]
+    return [
+        _result_at(path, end, capped) for path, end in zip(paths, ends, strict=True) if path != "-"
+    ]
 
 
 def checkpoint_results(specs: list[str], ends: list[dict], capped: bool = False) -> list[dict]:
@@ -114,12 +150,18 @@ def checkpoint_results(specs: list[str], ends: list[dict], capped: bool = False)
         try:
             k, episodes, path = int(parts[0]), float(parts[1]), parts[2]
         except (ValueError, IndexError):
-            raise cli.UsageError(f"--checkpoint-results {spec!r}: expected LOG_NUMBER:STAGE_EPISODES:CSV") from None
+            raise cli.UsageError(
+                f"--checkpoint-results {spec!r}: expected LOG_NUMBER:STAGE_EPISODES:CSV"
+            ) from None
         if not 1 <= k <= len(ends):
-            raise cli.UsageError(f"--checkpoint-results {spec!r}: there are {len(ends)} logs (numbered from 1)")
+            raise cli.UsageError(
+                f"--checkpoint-results {spec!r}: there are {len(ends)} logs (numbered from 1)"
+            )
         at = next((m for m in ends[k - 1]["marks"] if m[0] >= episodes), None)
         if at is None:
-            raise cli.UsageError(f"--checkpoint-results {spec!r}: log {k} stops before {episodes:,.0f} episodes")
+            raise cli.UsageError(
+                f"--checkpoint-results {spec!r}: log {k} stops before {episodes:,.0f} episodes"
+            )
         out.append(_result_at(path, {"episodes": at[1], "cpu_hours": at[2]}, capped))
     return out
 
@@ -131,9 +173,13 @@ def continues_arg(specs, n: int) -> dict[int, int]:
         try:
             k, parent = (int(x) for x in spec.split(":"))
         except ValueError:
-            raise cli.UsageError(f"--continues {spec!r}: expected LOG_NUMBER:EARLIER_LOG_NUMBER") from None
+            raise cli.UsageError(
+                f"--continues {spec!r}: expected LOG_NUMBER:EARLIER_LOG_NUMBER"
+            ) from None
         if not 1 <= parent < k <= n:
-            raise cli.UsageError(f"--continues {spec!r}: log {k} can continue only an earlier one of the {n} logs")
+            raise cli.UsageError(
+                f"--continues {spec!r}: log {k} can continue only an earlier one of the {n} logs"
+            )
         out[k - 1] = parent - 1
     return out
 
@@ -146,16 +192,25 @@ def chain_unit(finals: list[dict], logs: list[str]) -> str | None:
     if len(units) == 1:
         return units.pop()
     if units:
-        raise cli.UsageError(f"the result files are of game modes that plot in different units: {sorted(modes)}")
-    return plots.unit_of_mode((training_plot.run_info(logs[-1]) or {}).get("game_mode")) if logs else None
+        raise cli.UsageError(
+            f"the result files are of game modes that plot in different units: {sorted(modes)}"
+        )
+    return (
+        plots.unit_of_mode((training_plot.run_info(logs[-1]) or {}).get("game_mode"))
+        if logs
+        else None
+    )
 
 
 def _series(points: list[dict], scale: float) -> dict:
     out = {}
     for stage in dict.fromkeys(p["stage"] for p in points):
         pts = [p for p in points if p["stage"] == stage]
-        out[stage] = {"opponent": pts[0]["opponent"], "episodes": [p["episodes"] for p in pts],
-                      "y": [p["result"] * scale for p in pts]}
+        out[stage] = {
+            "opponent": pts[0]["opponent"],
+            "episodes": [p["episodes"] for p in pts],
+            "y": [p["result"] * scale for p in pts],
+        }
     return out
 
 
@@ -186,10 +241,23 @@ def _draw_stages(ax, points: list[dict], key: str, scale: float, vs) -> None:
             continue
         xs = [p[key] for p in pts]
         old = pts[0]["old_agent"]
-        ax.plot(xs, [p["result"] * scale for p in pts], marker="o", ms=3, lw=1, ls="--" if old else "-",
-                label=f"{stage} (old money-playing gnubg-nn)" if old else stage + vs(pts[0]["opponent"]))
-        ax.fill_between(xs, [p["low"] * scale for p in pts], [p["high"] * scale for p in pts],
-                        alpha=0.12 if old else 0.2)
+        ax.plot(
+            xs,
+            [p["result"] * scale for p in pts],
+            marker="o",
+            ms=3,
+            lw=1,
+            ls="--" if old else "-",
+            label=f"{stage} (old money-playing gnubg-nn)"
+            if old
+            else stage + vs(pts[0]["opponent"]),
+        )
+        ax.fill_between(
+            xs,
+            [p["low"] * scale for p in pts],
+            [p["high"] * scale for p in pts],
+            alpha=0.12 if old else 0.2,
+        )
 
 
 def _draw_finals(ax, finals: list[dict], key: str, unit: str) -> list:
@@ -200,17 +268,39 @@ def _draw_finals(ax, finals: list[dict], key: str, unit: str) -> list:
             continue
         y, lo, hi = f["result"] * scale, f["low"] * scale, f["high"] * scale
         has_ci = not math.isnan(lo)
-        ax.errorbar([f[key]], [y], yerr=[[y - lo], [hi - y]] if has_ci else None,
-                    fmt="D", ms=6, color="k", capsize=3, zorder=5)
-        note = ax.annotate(plots.value_label(unit, y), (f[key], hi if has_ci else y), textcoords="offset points",
-                           xytext=(0, 3), fontsize=7, rotation=90, ha="center", va="bottom",
-                           bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.8))
+        ax.errorbar(
+            [f[key]],
+            [y],
+            yerr=[[y - lo], [hi - y]] if has_ci else None,
+            fmt="D",
+            ms=6,
+            color="k",
+            capsize=3,
+            zorder=5,
+        )
+        note = ax.annotate(
+            plots.value_label(unit, y),
+            (f[key], hi if has_ci else y),
+            textcoords="offset points",
+            xytext=(0, 3),
+            fontsize=7,
+            rotation=90,
+            ha="center",
+            va="bottom",
+            bbox=dict(boxstyle="square,pad=0.1", fc="white", ec="none", alpha=0.8),
+        )
         note._tdbg_hi, note._tdbg_lo = (hi, lo) if has_ci else (y, y)
         notes.append(note)
     if finals:
         capped = any(f.get("metric") == "capped" for f in finals)
-        ax.plot([], [], "D", color="k", label=f"checkpoints, {finals[0]['games']:,} games"
-                + (" (cubeful: capped)" if capped else ""))
+        ax.plot(
+            [],
+            [],
+            "D",
+            color="k",
+            label=f"checkpoints, {finals[0]['games']:,} games"
+            + (" (cubeful: capped)" if capped else ""),
+        )
     return notes
 
 
@@ -220,44 +310,79 @@ def figure(points: list[dict], title: str, target: float | None, finals=(), unit
     opponents = list(dict.fromkeys(p["opponent"] for p in points if p["opponent"]))
     opponents += [f["opponent"] for f in finals if f["opponent"] and f["opponent"] not in opponents]
     # one opponent: named on the axis; several: in the legend, per stage and for the finals
-    ylabel = plots.wrap(plots.axis_label(unit, opponents[0] if len(opponents) == 1 else "", "95% CI"), 48)
+    ylabel = plots.wrap(
+        plots.axis_label(unit, opponents[0] if len(opponents) == 1 else "", "95% CI"), 48
+    )
     vs = (lambda opp: f" (vs {opp})" if opp else "") if len(opponents) > 1 else (lambda opp: "")
     fig, axes = plots.new_figure(12, 4.8, 1, 2)
     big = max((p["episodes"] for p in points), default=0) >= 1e6
     xlabels = ["episodes (millions)" if big else "episodes", "CPU-hours"]
-    shown: dict = {"title": title, "unit": unit, "ylabel": ylabel, "xlabels": xlabels, "series": _series(points, scale),
-             "finals": [{"source": f.get("source"), "metric": f.get("metric"), "games": f["games"],
-                         "episodes": f["episodes"], "cpu_hours": f["cpu_hours"], "y": f["result"] * scale,
-                         "label": plots.value_label(unit, f["result"] * scale)} for f in finals],
-             "label_boxes": {}}
+    shown: dict = {
+        "title": title,
+        "unit": unit,
+        "ylabel": ylabel,
+        "xlabels": xlabels,
+        "series": _series(points, scale),
+        "finals": [
+            {
+                "source": f.get("source"),
+                "metric": f.get("metric"),
+                "games": f["games"],
+                "episodes": f["episodes"],
+                "cpu_hours": f["cpu_hours"],
+                "y": f["result"] * scale,
+                "label": plots.value_label(unit, f["result"] * scale),
+            }
+            for f in finals
+        ],
+        "label_boxes": {},
+    }
     notes = {}
     for ax, key, label in zip(axes[0], ("episodes", "cpu_hours"), xlabels, strict=True):
         _draw_stages(ax, points, key, scale, vs)
         notes[label] = _draw_finals(ax, finals, key, unit)
         if target is not None:
-            ax.axhline(target * scale, color="k", ls="--", lw=0.8,
-                       label=f"target {plots.value_label(unit, target * scale)}")
+            ax.axhline(
+                target * scale,
+                color="k",
+                ls="--",
+                lw=0.8,
+                label=f"target {plots.value_label(unit, target * scale)}",
+            )
         ax.set_xlabel(label)
         if key == "episodes" and big:
-            ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1e6:g}"))
+            ax.xaxis.set_major_formatter(
+                matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1e6:g}")
+            )
         ax.set_ylabel(ylabel)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
     fig.suptitle(plots.wrap(title, 130), fontsize=10)
-    fig.canvas.draw()   # lay out first: label boxes are measured on the final layout
+    fig.canvas.draw()  # lay out first: label boxes are measured on the final layout
     for ax, label in zip(axes[0], xlabels, strict=True):
         to_px = ax.transData.transform
-        bars = [[to_px((n.xy[0], n._tdbg_lo)) - (5, 0), to_px((n.xy[0], n._tdbg_hi)) + (5, 0)] for n in notes[label]]
+        bars = [
+            [to_px((n.xy[0], n._tdbg_lo)) - (5, 0), to_px((n.xy[0], n._tdbg_hi)) + (5, 0)]
+            for n in notes[label]
+        ]
         _place_labels(fig, notes[label], bars)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     for label in xlabels:
-        shown["label_boxes"][label] = [[round(v, 1) for v in n.get_window_extent(renderer).extents]
-                                       for n in notes[label]]
+        shown["label_boxes"][label] = [
+            [round(v, 1) for v in n.get_window_extent(renderer).extents] for n in notes[label]
+        ]
     return fig, shown
 
 
-def plot(points: list[dict], out: str, title: str, target: float | None, finals=(), unit: str = "win-rate") -> dict:
+def plot(
+    points: list[dict],
+    out: str,
+    title: str,
+    target: float | None,
+    finals=(),
+    unit: str = "win-rate",
+) -> dict:
     """Draw the chain into ``out``; returns what the plot shows (also stored in the PNG as ``tdbg:curve``)."""
     fig, shown = figure(points, title, target, finals, unit)
     plots.save_png(fig, out, PNG_KEY, shown)
@@ -269,31 +394,72 @@ def parser(description: str = "") -> cli.Parser:
     p.add_argument("logs", nargs="+", help="training CSV logs in chain order")
     p.add_argument("-o", "--output", required=True, help="PNG path")
     p.add_argument("--title", default="evaluation during training (95% CI)", help="figure title")
-    p.add_argument("--target", type=cli.finite_float, default=None,
-                   help="draw a horizontal target line (in the logs' units: a fraction, or points per game)")
-    p.add_argument("--unit", choices=sorted(plots.UNITS), default=None,
-                   help="y-axis: win-rate (percent, DMP), meq (mEq/game, money) or mwc (match-winning chances "
-                        "in percent, match play) (default: the game mode's, from the result files or the "
-                        "checkpoint beside the last log)")
-    p.add_argument("--capped", action="store_true",
-                   help="cubeful --final-results/--checkpoint-results capped at +-128 points a game")
-    p.add_argument("--old-agent-logs", type=int, default=0, metavar="N",
-                   help="the first N logs were evaluated by the pre-fix gnubg-nn agent (money equity in DMP) "
-                        "(default: 0)")
-    p.add_argument("--continues", nargs="+", metavar="N:K", default=(),
-                   help="log N starts from the end of the earlier log K (numbered from 1), not from the log "
-                        "before it: a branch (default: each log continues the one before it)")
-    p.add_argument("--final-results", nargs="+", metavar="CSV", default=(),
-                   help="per log, a per-game result CSV of its final checkpoint, or '-' (default: none)")
-    p.add_argument("--base-logs", nargs="+", metavar="CSV", default=(),
-                   help="logs of the stages the chain builds on: their CPU-hours count on the CPU axis, their "
-                        "evaluations are not drawn (e.g. the DMP stages under a money leg)")
-    p.add_argument("--base-cpu-hours", type=cli.non_negative_float, default=0.0, metavar="H",
-                   help="CPU-hours spent before the first log besides --base-logs (e.g. a base checkpoint taken "
-                        "inside a stage, whose log runs on past it)")
-    p.add_argument("--checkpoint-results", nargs="+", metavar="N:EPISODES:CSV", default=(),
-                   help="the per-game result CSV of a checkpoint taken inside the N-th log's stage after EPISODES of "
-                        "its episodes (default: none)")
+    p.add_argument(
+        "--target",
+        type=cli.finite_float,
+        default=None,
+        help="draw a horizontal target line (in the logs' units: a fraction, or points per game)",
+    )
+    p.add_argument(
+        "--unit",
+        choices=sorted(plots.UNITS),
+        default=None,
+        help="y-axis: win-rate (percent, DMP), meq (mEq/game, money) or mwc (match-winning chances "
+        "in percent, match play) (default: the game mode's, from the result files or the "
+        "checkpoint beside the last log)",
+    )
+    p.add_argument(
+        "--capped",
+        action="store_true",
+        help="cubeful --final-results/--checkpoint-results capped at +-128 points a game",
+    )
+    p.add_argument(
+        "--old-agent-logs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="the first N logs were evaluated by the pre-fix gnubg-nn agent (money equity in DMP) "
+        "(default: 0)",
+    )
+    p.add_argument(
+        "--continues",
+        nargs="+",
+        metavar="N:K",
+        default=(),
+        help="log N starts from the end of the earlier log K (numbered from 1), not from the log "
+        "before it: a branch (default: each log continues the one before it)",
+    )
+    p.add_argument(
+        "--final-results",
+        nargs="+",
+        metavar="CSV",
+        default=(),
+        help="per log, a per-game result CSV of its final checkpoint, or '-' (default: none)",
+    )
+    p.add_argument(
+        "--base-logs",
+        nargs="+",
+        metavar="CSV",
+        default=(),
+        help="logs of the stages the chain builds on: their CPU-hours count on the CPU axis, their "
+        "evaluations are not drawn (e.g. the DMP stages under a money leg)",
+    )
+    p.add_argument(
+        "--base-cpu-hours",
+        type=cli.non_negative_float,
+        default=0.0,
+        metavar="H",
+        help="CPU-hours spent before the first log besides --base-logs (e.g. a base checkpoint taken "
+        "inside a stage, whose log runs on past it)",
+    )
+    p.add_argument(
+        "--checkpoint-results",
+        nargs="+",
+        metavar="N:EPISODES:CSV",
+        default=(),
+        help="the per-game result CSV of a checkpoint taken inside the N-th log's stage after EPISODES of "
+        "its episodes (default: none)",
+    )
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG")
     return p
 
@@ -303,7 +469,9 @@ def load(args) -> tuple[list[dict], list[dict]]:
     continues = continues_arg(args.continues, len(args.logs))
     offset = args.base_cpu_hours + base_cpu_hours(list(args.base_logs))
     points, ends = load_chain(args.logs, args.old_agent_logs, offset, continues)
-    finals = final_results(list(args.final_results), ends, args.capped) if args.final_results else []
+    finals = (
+        final_results(list(args.final_results), ends, args.capped) if args.final_results else []
+    )
     finals += checkpoint_results(list(args.checkpoint_results), ends, args.capped)
     return points, finals
 
@@ -312,16 +480,21 @@ def build(args, points: list[dict], finals: list[dict]):
     """(figure, what it shows) of loaded data in the unit ``args`` name or the game mode's."""
     unit = args.unit or chain_unit(finals, list(args.logs))
     if unit is None:
-        raise cli.UsageError("cannot tell the logs' game mode (no result file, no checkpoint beside the last log): "
-                             "name the unit with --unit")
+        raise cli.UsageError(
+            "cannot tell the logs' game mode (no result file, no checkpoint beside the last log): "
+            "name the unit with --unit"
+        )
     return figure(points, args.title, args.target, finals, unit)
 
 
 def make(args) -> dict:
     """Read, check and plot what parsed ``args`` name; returns what the plot shows."""
     points, finals = load(args)
-    check_outputs([Output("--output", args.output, "png")], args.overwrite,
-                  {f"log {k + 1}": x for k, x in enumerate(args.logs)})
+    check_outputs(
+        [Output("--output", args.output, "png")],
+        args.overwrite,
+        {f"log {k + 1}": x for k, x in enumerate(args.logs)},
+    )
     fig, shown = build(args, points, finals)
     plots.save_png(fig, args.output, PNG_KEY, shown)
     return shown

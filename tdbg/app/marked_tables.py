@@ -5,6 +5,7 @@ A table named NAME lives between the lines ``<!-- results_tables: NAME begin -->
 from the files' text; ``write_texts`` then rewrites those files, each atomically, so that a
 table that cannot be made leaves every file as it was.
 """
+
 from __future__ import annotations
 
 import os
@@ -29,14 +30,16 @@ def render(text: str, name: str, table: str) -> str:
     i, j = text.find(begin), text.find(end)
     if i < 0 or j < i:
         raise ValueError(f"no '{begin}' ... '{end}' markers")
-    return text[:i + len(begin)] + "\n" + table + "\n" + text[j:]
+    return text[: i + len(begin)] + "\n" + table + "\n" + text[j:]
 
 
-def remade(tables: dict[str, Callable[[], str]], targets: dict[str, str]) -> tuple[list[str], dict[str, str]]:
+def remade(
+    tables: dict[str, Callable[[], str]], targets: dict[str, str]
+) -> tuple[list[str], dict[str, str]]:
     """(the names of the tables whose text differs, in ``tables``' order; every file's text
     with its tables remade); ``targets``: each table's file."""
     changed, texts = [], {}
-    for name, make in tables.items():   # every table made before any file is written
+    for name, make in tables.items():  # every table made before any file is written
         path = targets[name]
         if path not in texts:
             with open(path) as fh:
@@ -57,7 +60,10 @@ def write_texts(texts: dict[str, str], paths: list[str], root: str) -> None:
             with fileio.atomic_write(path) as fh:
                 fh.write(texts[path])
         except OSError as exc:
-            kept = (f"{', '.join(os.path.relpath(w, root) for w in written)} already rewritten" if written
-                    else "nothing was rewritten")
+            kept = (
+                f"{', '.join(os.path.relpath(w, root) for w in written)} already rewritten"
+                if written
+                else "nothing was rewritten"
+            )
             raise OSError(exc.errno, f"{exc.strerror}; {kept}", exc.filename) from None
         written.append(path)

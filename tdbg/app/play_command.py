@@ -2,6 +2,7 @@
 line before any game), the series played on our dice or against the gnubg binary on its
 dice (tdbg.play.series), with --save-games its games written as .mat files as they finish,
 and its summary printed and result files written (play_report)."""
+
 from __future__ import annotations
 
 import os
@@ -16,8 +17,12 @@ from tdbg.play.series import play_series
 def run(s: PlaySettings) -> None:
     """The whole of play_models.py after its flags are parsed."""
     planned = plan(s)
-    played = play_series(planned.series, progress=not s.quiet, on_records=mat_saver(s, planned),
-                         against=planned.gnubg)
+    played = play_series(
+        planned.series,
+        progress=not s.quiet,
+        on_records=mat_saver(s, planned),
+        against=planned.gnubg,
+    )
     report(s, planned, played)
 
 
@@ -33,10 +38,16 @@ def mat_saver(s: PlaySettings, plan: Plan):
         if s.save_games:
             save_mat_games(s.save_games, records, names, plan.mode)
         if s.save_extreme_games:
-            save_mat_games(s.save_extreme_games, [r for r in records if abs(r.points) >= s.extreme_threshold],
-                           names, plan.mode, one_per_game=True)
+            save_mat_games(
+                s.save_extreme_games,
+                [r for r in records if abs(r.points) >= s.extreme_threshold],
+                names,
+                plan.mode,
+                one_per_game=True,
+            )
         for rec in records:  # written: only the result stays in memory
             rec.turns = []
+
     return save
 
 
@@ -45,7 +56,9 @@ def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False
     games share a session file per batch unless ``one_per_game``."""
     if mat_length(mode) or one_per_game:
         for rec in records:
-            write_mat(os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mat_length(mode))
+            write_mat(
+                os.path.join(folder, f"game_{rec.index:07d}.mat"), [rec], names, mat_length(mode)
+            )
     elif records:
         first, last = records[0].index, records[-1].index
         write_mat(os.path.join(folder, f"games_{first:07d}-{last:07d}.mat"), records, names, 0)

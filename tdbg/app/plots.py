@@ -6,6 +6,7 @@ A plot module builds a ``Figure`` and a ``shown`` dict (its axis labels, series 
 the plotted unit); ``save_png`` writes both: the dict goes into the PNG's text chunk under the
 plot's key, so a test can check a committed plot against its data and against a fresh drawing.
 """
+
 from __future__ import annotations
 
 import textwrap
@@ -20,9 +21,11 @@ DPI = 110
 
 # unit -> (scale from a logged or summarized fraction / points per game, axis label before " vs ...",
 #          a value's label)
-UNITS = {"win-rate": (100.0, "win rate, %", "{:.2f}%"),
-         "meq": (1000.0, "mEq/game", "{:.1f}"),
-         "mwc": (100.0, "match-winning chances, %", "{:.2f}%")}
+UNITS = {
+    "win-rate": (100.0, "win rate, %", "{:.2f}%"),
+    "meq": (1000.0, "mEq/game", "{:.1f}"),
+    "mwc": (100.0, "match-winning chances, %", "{:.2f}%"),
+}
 
 # game mode (a checkpoint's or a result file's) -> the unit its results are drawn in
 MODE_UNITS = {"dmp": "win-rate", "cubeless-money": "meq", "cubeful-money": "meq", "match": "mwc"}
@@ -80,8 +83,11 @@ def drawn_texts(fig: Figure) -> list[Text]:
             for axis in (ax.xaxis, ax.yaxis):
                 texts += [axis.label, axis.offsetText]
                 # the ticks in view (private, absent from the stubs): get_major_ticks also lists those not drawn
-                texts += [label for tick in axis._update_ticks()  # type: ignore[union-attr]
-                          for label in (tick.label1, tick.label2)]
+                texts += [
+                    label
+                    for tick in axis._update_ticks()  # type: ignore[union-attr]
+                    for label in (tick.label1, tick.label2)
+                ]
         legend = ax.get_legend()
         if legend is not None:
             texts += [*legend.get_texts(), legend.get_title()]
@@ -100,7 +106,12 @@ def texts_outside(fig: Figure, tolerance: float = 0.5) -> list[str]:
         if not t.get_visible() or not t.get_text().strip():
             continue
         box = t.get_window_extent(renderer)
-        if box.x0 < -tolerance or box.y0 < -tolerance or box.x1 > w + tolerance or box.y1 > h + tolerance:
+        if (
+            box.x0 < -tolerance
+            or box.y0 < -tolerance
+            or box.x1 > w + tolerance
+            or box.y1 > h + tolerance
+        ):
             out.append(f"{t.get_text()!r} at {box.x0:.0f},{box.y0:.0f},{box.x1:.0f},{box.y1:.0f}")
     return out
 

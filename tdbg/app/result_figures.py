@@ -6,6 +6,7 @@ hi)', checked against the file's own rows), a paired difference of two such CSVs
 JSON lines, or a checkpoint's bytes (md5).  ``ResultFiles`` reads each file once and answers
 in the text the tables print.
 """
+
 from __future__ import annotations
 
 import errno
@@ -148,7 +149,9 @@ class ResultFiles:
         if not self._decisions:
             self._decisions = {(d["model"], d["ply"]): d for d in self.decision_entries()}
         key = f"best_models/{model}"
-        return decision_text(self._decisions[(key, 0)]["overall"], self._decisions[(key, 1)]["overall"])
+        return decision_text(
+            self._decisions[(key, 0)]["overall"], self._decisions[(key, 1)]["overall"]
+        )
 
     def md5(self, model: str) -> str:
         path = self.path(f"best_models/{model}")

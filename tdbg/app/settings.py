@@ -5,6 +5,7 @@ back from the parsed flags: the one place where a library setting becomes a flag
 into fields that are settings themselves; ``build(Settings, namespace)`` makes the
 dataclass from what was parsed (a field the script offers no flag for keeps its default).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -66,7 +67,13 @@ def add_arguments(parser, cls, skip=(), hide=(), what: str | None = None) -> Non
             kwargs["default"] = meta.get("shown", f.default)
             if "type" in meta:
                 kwargs["type"] = parser_type(meta["type"])
-            kwargs.update({k: meta[k] for k in ("choices", "metavar", "required", "nargs", "const") if k in meta})
+            kwargs.update(
+                {
+                    k: meta[k]
+                    for k in ("choices", "metavar", "required", "nargs", "const")
+                    if k in meta
+                }
+            )
         parser.add_argument(meta.get("flag") or "--" + f.name.replace("_", "-"), **kwargs)
 
 

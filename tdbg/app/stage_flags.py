@@ -9,6 +9,7 @@ recorded one, so ``--resume X --save X`` alone carries on, and a setting given t
 from the record is refused by name (run_control.plan_stage).  ``--overwrite`` never
 replaces an unfinished stage unless ``--new-stage`` says to.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,7 +31,9 @@ SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_matc
 def given_on_command_line(parser, argv: list[str]) -> set[str]:
     """The dests of the flags ``argv`` gives (abbreviated or not): a second parse into a
     namespace whose every dest holds a marker argparse leaves where a flag is absent."""
-    probe = argparse.Namespace(**{a.dest: _UNSET for a in parser._actions if a.dest != argparse.SUPPRESS})
+    probe = argparse.Namespace(
+        **{a.dest: _UNSET for a in parser._actions if a.dest != argparse.SUPPRESS}
+    )
     parser.parse_args(argv, probe)
     return {k for k, v in vars(probe).items() if v is not _UNSET}
 
@@ -57,17 +60,21 @@ def _check_continues(args, save: str, stage: dict) -> None:
     may continue it: not with --overwrite, and only from the source that began it."""
     where = unfinished_stage(stage["episodes_done"], stage["settings"]["num_episodes"])
     if args.overwrite:
-        raise InputError(f"--save {save} holds {where}, which this command would continue; drop --overwrite to "
-                         f"continue it, or add --new-stage to replace it with a new stage")
+        raise InputError(
+            f"--save {save} holds {where}, which this command would continue; drop --overwrite to "
+            f"continue it, or add --new-stage to replace it with a new stage"
+        )
     recorded = stage.get("config")
-    if recorded is None:   # a stage recorded before its config was: its settings are still compared
+    if recorded is None:  # a stage recorded before its config was: its settings are still compared
         return
     for name in SOURCES:
         mine, theirs = getattr(args, name, None), recorded.get(name)
         if (mine and os.path.realpath(mine)) != (theirs and os.path.realpath(theirs)):
             started = f"with --{name.replace('_', '-')} {theirs}" if theirs else "from scratch"
-            raise InputError(f"--save {save} holds {where}, started {started}, not as this command starts; add "
-                             f"--new-stage --overwrite to replace it, or choose another --save")
+            raise InputError(
+                f"--save {save} holds {where}, started {started}, not as this command starts; add "
+                f"--new-stage --overwrite to replace it, or choose another --save"
+            )
 
 
 def _unfinished(path: str) -> dict | None:
@@ -89,10 +96,15 @@ def _recorded_values(stage: dict, dests: set[str]) -> dict:
     """The settings a continued stage takes from its record: its full config when the
     checkpoint has one, else its compared settings; never what started it nor this run's own
     (its log is the stage's: a continued stage goes on writing the log it wrote)."""
-    values = dict(stage.get("config") or {})   # the compared settings win (a stage ended early rewrites them)
+    values = dict(
+        stage.get("config") or {}
+    )  # the compared settings win (a stage ended early rewrites them)
     values.update({RECORDED_NAMES.get(k, k): v for k, v in stage["settings"].items()})
-    return {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()
-            if k in dests and k not in STAGE_START and k not in RUN_ONLY and k not in ("save", "json")}
+    return {
+        k: tuple(v) if isinstance(v, list) else v
+        for k, v in values.items()
+        if k in dests and k not in STAGE_START and k not in RUN_ONLY and k not in ("save", "json")
+    }
 
 
 def _as_the_flag_takes(action: argparse.Action, value, path: str):
@@ -104,13 +116,17 @@ def _as_the_flag_takes(action: argparse.Action, value, path: str):
     text = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
     try:
         if action.type is not None:
-            assert callable(action.type)   # the parser's flags convert with functions, never registry names
+            assert callable(
+                action.type
+            )  # the parser's flags convert with functions, never registry names
             action.type(text)
         if action.choices is not None and value not in action.choices:
             raise ValueError(f"not one of {', '.join(map(str, action.choices))}")
     except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
-        raise InputError(f"{path}: its unfinished stage records {action.option_strings[0]} {value!r}, which the "
-                         f"flag refuses ({exc})") from None
+        raise InputError(
+            f"{path}: its unfinished stage records {action.option_strings[0]} {value!r}, which the "
+            f"flag refuses ({exc})"
+        ) from None
     return value
 
 
@@ -118,26 +134,39 @@ def parse(parser, stage_class, argv: list[str] | None = None):
     """(the stage's settings, the parsed namespace) from ``argv`` (default: the command line),
     the stage file and a continued stage's record, as the module notes say."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    finder = cli.Parser(prog=parser.prog, add_help=False)   # the stage file first: it may hold required flags
+    finder = cli.Parser(
+        prog=parser.prog, add_help=False
+    )  # the stage file first: it may hold required flags
     finder.add_argument("--config")
     config = finder.parse_known_args(argv)[0].config
-    argv = (stage_file.read_tokens(parser, config) if config else []) + argv   # later flags win: the command line's
+    argv = (
+        stage_file.read_tokens(parser, config) if config else []
+    ) + argv  # later flags win: the command line's
     args = parser.parse_args(argv)
     given = given_on_command_line(parser, argv)
     continued = _continued_stage(args)
     if continued:
         path, stage = continued
         if not resumes_itself(args.resume, args.save) and path == args.save:
-            for name in SOURCES + ("match_head", "keep_output_layer"):   # they began the stage; it now continues
+            for name in SOURCES + (
+                "match_head",
+                "keep_output_layer",
+            ):  # they began the stage; it now continues
                 if hasattr(args, name):
                     setattr(args, name, False if name == "keep_output_layer" else None)
             args.resume = path
-        if stage is not None:   # a stage that is finished (or has no record) starts anew: nothing to take
+        if (
+            stage is not None
+        ):  # a stage that is finished (or has no record) starts anew: nothing to take
             actions = {a.dest: a for a in parser._actions}
             for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
-    log_continues = bool(args.log and recorded_log and os.path.realpath(args.log) == os.path.realpath(recorded_log))
-    stage = settings.build(stage_class, args, hidden_given="hidden" in given, log_continues=log_continues)
+    log_continues = bool(
+        args.log and recorded_log and os.path.realpath(args.log) == os.path.realpath(recorded_log)
+    )
+    stage = settings.build(
+        stage_class, args, hidden_given="hidden" in given, log_continues=log_continues
+    )
     return stage, args

@@ -10,6 +10,7 @@ This module imports nothing heavy at its top (cli, the scripts and torch load wh
 subcommand runs), so that ``tdbg --help`` and a bad subcommand answer at once and whatever
 the scripts set up first (their signal handling) comes first here too.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -75,7 +76,7 @@ def usage() -> str:
 def find(argv: list[str]) -> tuple[tuple[str, ...], str] | None:
     """(the subcommand's words, its module) that ``argv`` starts with, or None."""
     for words, module in COMMANDS.items():
-        if tuple(argv[:len(words)]) == words:
+        if tuple(argv[: len(words)]) == words:
             return words, module
     return None
 
@@ -92,27 +93,32 @@ def load(module: str):
 
 
 def main(argv: list[str] | None = None) -> None:
-    exit_on_signals()   # first, as every script's first line: a signal while the rest loads ends in one line
+    exit_on_signals()  # first, as every script's first line: a signal while the rest loads ends in one line
     argv = sys.argv[1:] if argv is None else list(argv)
     cli = importlib.import_module("tdbg.app.cli")
     if not argv or argv[0] in ("-h", "--help"):
         sys.argv = ["tdbg"]
-        cli.run_main(lambda: print(usage()))   # (| head: the same handling as every command's output)
+        cli.run_main(
+            lambda: print(usage())
+        )  # (| head: the same handling as every command's output)
         return
     found = find(argv)
     if found is None:
         group = [w for w in COMMANDS if w[0] == argv[0] and len(w) > 1]
-        what = (f"'{argv[0]}' needs one of: {', '.join(w[1] for w in group)}" if group
-                else f"no command '{argv[0]}' (tdbg --help lists them)")
+        what = (
+            f"'{argv[0]}' needs one of: {', '.join(w[1] for w in group)}"
+            if group
+            else f"no command '{argv[0]}' (tdbg --help lists them)"
+        )
         cli.fail(what, "tdbg", code=cli.FAILED)
-        return   # (fail exits; cli is imported late, so the checker cannot tell)
+        return  # (fail exits; cli is imported late, so the checker cannot tell)
     words, module = found
-    rest = argv[len(words):]
+    rest = argv[len(words) :]
     prog = "tdbg " + " ".join(words)
     if words == ("play",):
         _play(module, prog, rest)
         return
-    sys.argv = [prog, *rest]   # the usage and error lines name the subcommand typed
+    sys.argv = [prog, *rest]  # the usage and error lines name the subcommand typed
     cli.run_main(load(module).main)
 
 
@@ -127,6 +133,6 @@ def _play(module: str, prog: str, rest: list[str]) -> None:
             raise
         cli.fail("this installation has no terminal game (tdbg.app.terminal_game is missing)", prog)
     sys.argv = [prog, *rest]
-    code = game.main(rest)   # its main has the scripts' error handling (cli.run_main) itself
-    if code:   # (a main that returns its exit code)
+    code = game.main(rest)  # its main has the scripts' error handling (cli.run_main) itself
+    if code:  # (a main that returns its exit code)
         sys.exit(code)

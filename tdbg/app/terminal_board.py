@@ -9,13 +9,14 @@ stand each side's pips, checkers on the bar and borne off, the cube and the scor
 Boards are gnubg's two rows of 25 (index 24 the bar); here row 1 is always the human's
 and row 0 the net's, whoever is on roll.
 """
+
 from __future__ import annotations
 
 import numpy as np
 
 from tdbg.game import backgammon_engine as be
 
-ROWS = 5          # checker rows per half of the board
+ROWS = 5  # checker rows per half of the board
 HUMAN, NET = "X", "O"
 TOP, BOTTOM = list(range(13, 25)), list(range(12, 0, -1))
 
@@ -43,24 +44,53 @@ def _half(board, points, bar_count: int, bar_symbol: str, from_edge) -> list[str
     for row in from_edge:
         left = "".join(_point_cell(board, p, row) for p in points[:6])
         right = "".join(_point_cell(board, p, row) for p in points[6:])
-        bar = _cell(bar_count, bar_symbol, ROWS - 1 - row)   # bar checkers stack from the middle out
+        bar = _cell(bar_count, bar_symbol, ROWS - 1 - row)  # bar checkers stack from the middle out
         lines.append(f" |{left}|{bar}|{right}|")
     return lines
 
 
-def draw(board, names: tuple[str, str], cube_line: str, score_line: str, on_roll_line: str = "") -> str:
+def draw(
+    board, names: tuple[str, str], cube_line: str, score_line: str, on_roll_line: str = ""
+) -> str:
     """The board ``board`` (row 1 the human's) with the side information: ``names`` (human,
     net), the cube's line, the score's, and who is on roll."""
     board = np.asarray(board)
     off_net, off_human = be.borne_off(board)
-    header = " +" + "".join(f"{p:>2}-" for p in TOP[:6]) + "-----" + "".join(f"{p:>2}-" for p in TOP[6:]) + "+"
-    footer = " +" + "".join(f"{p:->2}-" for p in BOTTOM[:6]) + "-----" + "".join(f"{p:->2}-" for p in BOTTOM[6:]) + "+"
+    header = (
+        " +"
+        + "".join(f"{p:>2}-" for p in TOP[:6])
+        + "-----"
+        + "".join(f"{p:>2}-" for p in TOP[6:])
+        + "+"
+    )
+    footer = (
+        " +"
+        + "".join(f"{p:->2}-" for p in BOTTOM[:6])
+        + "-----"
+        + "".join(f"{p:->2}-" for p in BOTTOM[6:])
+        + "+"
+    )
     top = _half(board, TOP, int(board[1][24]), HUMAN, range(ROWS))
     bottom = _half(board, BOTTOM, int(board[0][24]), NET, range(ROWS - 1, -1, -1))
     middle = " |" + " " * 18 + "|BAR|" + " " * 18 + "|"
-    side_net = [f"{NET}: {names[1]}", f"   pips {pips(board[0])}  bar {int(board[0][24])}  off {off_net}"]
-    side_human = [f"   pips {pips(board[1])}  bar {int(board[1][24])}  off {off_human}", f"{HUMAN}: {names[0]}"]
-    side = {1: side_net[0], 2: side_net[1], 6: cube_line, 5: score_line, 7: on_roll_line,
-            10: side_human[0], 11: side_human[1]}
+    side_net = [
+        f"{NET}: {names[1]}",
+        f"   pips {pips(board[0])}  bar {int(board[0][24])}  off {off_net}",
+    ]
+    side_human = [
+        f"   pips {pips(board[1])}  bar {int(board[1][24])}  off {off_human}",
+        f"{HUMAN}: {names[0]}",
+    ]
+    side = {
+        1: side_net[0],
+        2: side_net[1],
+        6: cube_line,
+        5: score_line,
+        7: on_roll_line,
+        10: side_human[0],
+        11: side_human[1],
+    }
     lines = [header] + top + [middle] + bottom + [footer]
-    return "\n".join(f"{ln}   {side[i]}".rstrip() if side.get(i) else ln for i, ln in enumerate(lines))
+    return "\n".join(
+        f"{ln}   {side[i]}".rstrip() if side.get(i) else ln for i, ln in enumerate(lines)
+    )

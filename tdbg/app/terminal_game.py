@@ -12,6 +12,7 @@ Everything the net decides goes through ``net_player``, the one adapter onto the
 interface (tdbg.play); the rest is the game's bookkeeping, read from the net's game mode
 (cube rule, points, match state) and the players' move generator.
 """
+
 from __future__ import annotations
 
 import secrets
@@ -37,43 +38,62 @@ from tdbg.play.matches import Score
 @dataclass(frozen=True)
 class TerminalSettings:
     checkpoint: str = derived(None, "the net to play (a .pt checkpoint)")
-    ply: int = option(0, "how far the net looks ahead (0 or 1 ply) for its plays, its cube and the hints", type=int,
-                      choices=(0, 1))
-    seed: int | None = option(None, "seed of the dice: the same seed, the same dice (default: a fresh one, printed "
-                                    "at the start)", type="seed_arg")
+    ply: int = option(
+        0,
+        "how far the net looks ahead (0 or 1 ply) for its plays, its cube and the hints",
+        type=int,
+        choices=(0, 1),
+    )
+    seed: int | None = option(
+        None,
+        "seed of the dice: the same seed, the same dice (default: a fresh one, printed "
+        "at the start)",
+        type="seed_arg",
+    )
     games: int = option(1, "games to play with a money or DMP net", type="positive_int")
-    match_length: int | None = option(None, "a match net: points of the match (1-25; default 7)",
-                                      type="match_length_arg")
+    match_length: int | None = option(
+        None, "a match net: points of the match (1-25; default 7)", type="match_length_arg"
+    )
 
 
 # --------------------------------------------------------------------------- the net
+
 
 @dataclass(frozen=True)
 class Net:
     """What the game asks of the net: boards have the net's side on roll in row 1, ``state``
     is the mode's cube state from the net's (or, for ``cube``, the doubler's) view."""
+
     name: str
     mode: GameMode
     output_mode: str
     plies: int
     cube_capable: bool
-    move: Callable        # (board, dice, state) -> board after its play
-    hint: Callable        # (board, dice, state) -> every legal play ranked (analysis.rank_moves)
-    cube: Callable        # (board, state) -> the cube decision of the side on roll (analysis.cube_decision)
+    move: Callable  # (board, dice, state) -> board after its play
+    hint: Callable  # (board, dice, state) -> every legal play ranked (analysis.rank_moves)
+    cube: (
+        Callable  # (board, state) -> the cube decision of the side on roll (analysis.cube_decision)
+    )
 
 
 def net_player(path: str, plies: int, match_length: int) -> Net:
     """The one adapter onto the players' interface (tdbg.play): the checkpoint's agent in its
     own game mode (a match net in ``match_length``-point matches), at ``plies``."""
     agent = analysis.load_agent(path, plies, match_length)
-    return Net(name="tdbg", mode=agent.mode, output_mode=agent.model.output_mode, plies=plies,
-               cube_capable=bool(agent.cube_capable),
-               move=lambda b, dice, s: agent.choose_moves(b[None], np.array([dice]), np.array([s]))[0],
-               hint=lambda b, dice, s: analysis.rank_moves(agent, b, dice, s),
-               cube=lambda b, s: analysis.cube_decision(agent, b, s))
+    return Net(
+        name="tdbg",
+        mode=agent.mode,
+        output_mode=agent.model.output_mode,
+        plies=plies,
+        cube_capable=bool(agent.cube_capable),
+        move=lambda b, dice, s: agent.choose_moves(b[None], np.array([dice]), np.array([s]))[0],
+        hint=lambda b, dice, s: analysis.rank_moves(agent, b, dice, s),
+        cube=lambda b, s: analysis.cube_decision(agent, b, s),
+    )
 
 
 # --------------------------------------------------------------------------- one game
+
 
 class Session:
     """A money or DMP session of games, or a match, against ``net``, talking through
@@ -88,20 +108,30 @@ class Session:
     # ---- the cube state and the score, as the mode reads them
     def state(self, game: Game, mover: int) -> int:
         """The mode's cube state from ``mover``'s view (match play: with the score)."""
-        code = CUBE_CENTERED if game.owner is None else CUBE_MINE if game.owner == mover else CUBE_THEIRS
+        code = (
+            CUBE_CENTERED
+            if game.owner is None
+            else CUBE_MINE
+            if game.owner == mover
+            else CUBE_THEIRS
+        )
         away = (self.match.away[mover], self.match.away[1 - mover]) if self.match else (0, 0)
         return int(self.net.mode.mover_state(code, game.cube, game.crawford, away)[0])
 
     def may_double(self, game: Game, mover: int) -> bool:
         if not self.net.cube_capable or game.turn == 0:
             return False
-        return bool(self.net.mode.may_double(np.array([self.state(game, mover)]), np.array([game.cube]))[0])
+        return bool(
+            self.net.mode.may_double(np.array([self.state(game, mover)]), np.array([game.cube]))[0]
+        )
 
     def score_line(self, game: Game | None = None) -> str:
         if self.match:
             (me, them), length = self.match.away, match_length(self.net.mode)
             crawford = " (Crawford game)" if game is not None and game.crawford else ""
-            return f"Match to {length}: you {length - me}, {self.net.name} {length - them}{crawford}"
+            return (
+                f"Match to {length}: you {length - me}, {self.net.name} {length - them}{crawford}"
+            )
         return f"Score ({self.net.mode.name}): you {self.totals[0]:g}, {self.net.name} {self.totals[1]:g}"
 
     def cube_line(self, game: Game) -> str:
@@ -113,15 +143,25 @@ class Session:
     def show(self, game: Game, mover: int) -> None:
         on_roll = "You are on roll" if mover == HUMAN else f"{self.net.name} is on roll"
         pid = be.position_id(game.board if mover == HUMAN else be.swap(game.board))
-        self.say(f"\n Position ID: {pid}\n"
-                 + draw(game.board, ("you", f"{self.net.name} ({self.s.checkpoint})"), self.cube_line(game),
-                        self.score_line(game), on_roll))
+        self.say(
+            f"\n Position ID: {pid}\n"
+            + draw(
+                game.board,
+                ("you", f"{self.net.name} ({self.s.checkpoint})"),
+                self.cube_line(game),
+                self.score_line(game),
+                on_roll,
+            )
+        )
 
     def accepts_resignation(self, game: Game, level: int, play_on: float) -> bool:
         """Whether the net accepts the human's resignation of ``level`` (1/2/3): when the human
         would get no more by it than by playing on (``play_on``, the net's value of the
         human's position, in the net's units)."""
-        return resignation_value(self.net.output_mode, self.net.mode, level, self.state(game, NET)) <= play_on + 1e-9
+        return (
+            resignation_value(self.net.output_mode, self.net.mode, level, self.state(game, NET))
+            <= play_on + 1e-9
+        )
 
     def roll(self, game: Game) -> tuple[int, int]:
         d = game.dice.roll(game.turn)
@@ -139,8 +179,10 @@ class Session:
         game = Game(be.initial_board(), DiceStream(self.seed, index), crawford)
         d_you, d_net = self.roll(game)
         mover = HUMAN if d_you > d_net else NET
-        self.say(f"\nGame {index + 1}. You roll {d_you}, {self.net.name} rolls {d_net}: "
-                 f"{'you move' if mover == HUMAN else self.net.name + ' moves'} first.")
+        self.say(
+            f"\nGame {index + 1}. You roll {d_you}, {self.net.name} rolls {d_net}: "
+            f"{'you move' if mover == HUMAN else self.net.name + ' moves'} first."
+        )
         while True:
             outcome = (human_turn if mover == HUMAN else net_turn)(self, game)
             if outcome is not None:
@@ -155,11 +197,18 @@ class Session:
             points = self.match.game_won(outcome.winner, points)
         else:
             self.totals[outcome.winner] += points
-        self.say(f"{who} {outcome.how}: {points} point{'s' if points != 1 else ''}.  {self.score_line()}")
+        self.say(
+            f"{who} {outcome.how}: {points} point{'s' if points != 1 else ''}.  {self.score_line()}"
+        )
 
     def play(self) -> None:
         """Games until the session's count is played or the match is over (Quit ends it early)."""
-        while self.match is None and self.games_played < self.s.games or self.match and not self.match.over:
+        while (
+            self.match is None
+            and self.games_played < self.s.games
+            or self.match
+            and not self.match.over
+        ):
             self.finish(self.play_game(self.games_played))
             self.games_played += 1
         if self.match:
@@ -194,8 +243,11 @@ def run(s: TerminalSettings, ask=input, say=print) -> int:
     net = load_net(s)
     seed = seed_of(s)
     session = Session(net, s, seed, ask, lambda text: say(text, flush=True))
-    say(f"You ({HUMAN_MARK}) against {s.checkpoint} ({net.mode.name}, {net.plies}-ply); dice seed {seed}.  "
-        f"Type help for the commands.", flush=True)
+    say(
+        f"You ({HUMAN_MARK}) against {s.checkpoint} ({net.mode.name}, {net.plies}-ply); dice seed {seed}.  "
+        f"Type help for the commands.",
+        flush=True,
+    )
     try:
         session.play()
     except Quit:
@@ -212,24 +264,36 @@ def load_net(s: TerminalSettings) -> Net:
     """The net of ``s.checkpoint``; UsageError where the settings do not fit it."""
     net = net_player(s.checkpoint, s.ply, s.match_length or 7)
     if s.match_length is not None and not match_length(net.mode):
-        raise cli.UsageError(f"--match-length is for match nets; {s.checkpoint} is a {net.mode.name} net")
+        raise cli.UsageError(
+            f"--match-length is for match nets; {s.checkpoint} is a {net.mode.name} net"
+        )
     if match_length(net.mode) and s.games != 1:
-        raise cli.UsageError("--games is for money and DMP nets; a match net plays one match (--match-length)")
+        raise cli.UsageError(
+            "--games is for money and DMP nets; a match net plays one match (--match-length)"
+        )
     return net
 
 
 def build_parser() -> cli.Parser:
-    p = cli.Parser(prog="tdbg play", description="Play a game of backgammon against a trained net in the terminal.")
-    p.add_argument("checkpoint", help="the net to play (a .pt checkpoint, e.g. best_models/cubeful_256x3_from_1ply.pt)")
+    p = cli.Parser(
+        prog="tdbg play",
+        description="Play a game of backgammon against a trained net in the terminal.",
+    )
+    p.add_argument(
+        "checkpoint",
+        help="the net to play (a .pt checkpoint, e.g. best_models/cubeful_256x3_from_1ply.pt)",
+    )
     settings.add_arguments(p, TerminalSettings)
     return p
 
 
 def main(argv: list[str] | None = None) -> None:
     """``tdbg play``: the flags, one line and exit code 2 for bad input, then the game."""
+
     def go() -> None:
         args = build_parser().parse_args(argv)
         code = run(settings.build(TerminalSettings, args, checkpoint=args.checkpoint))
         if code:
             sys.exit(code)
+
     cli.run_main(go)

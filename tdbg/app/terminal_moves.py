@@ -12,6 +12,7 @@ where, and that fixes the mover's checkers after the play.  Where two legal play
 mover's checkers alike and differ only in what they hit on the way (``24/18*/13`` or
 ``24/13`` with a 6-5), the stars and the points named on the way choose between them.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,6 +33,7 @@ EXAMPLES = "e.g. 8/5 6/5, 13/7(2), 24/18/13, bar/22, 6/off"
 class Play:
     """One legal play: its steps (the engine's: (from, to), 25 the bar, 0 off), the board
     after it (mover still in row 1) and its text."""
+
     steps: tuple
     after: np.ndarray
     text: str
@@ -41,8 +43,10 @@ def legal_plays(board, dice, engine: str = "auto") -> list[Play]:
     """Every legal play of ``dice`` on ``board`` (row 1 on roll), as the players' move
     generator lists them; one entry with no steps and the text "" when no checker can move."""
     legal = movegen.legal_moves_fn(engine)(np.asarray(board), int(dice[0]), int(dice[1]))
-    return [Play(tuple(steps), np.asarray(after, dtype=np.int64), gnubg_move_text(board, steps))
-            for steps, after in legal]
+    return [
+        Play(tuple(steps), np.asarray(after, dtype=np.int64), gnubg_move_text(board, steps))
+        for steps, after in legal
+    ]
 
 
 def play_leading_to(plays: list[Play], after) -> Play:
@@ -88,7 +92,9 @@ def read_words(text: str) -> list[tuple[list[int], set, int]]:
         if OFF in points[:-1]:
             raise ValueError(f"{word!r}: a checker borne off goes no further")
         if any(b >= a for a, b in pairwise(points) if b != OFF):
-            raise ValueError(f"{word!r} moves backwards: checkers move from higher points to lower ones")
+            raise ValueError(
+                f"{word!r} moves backwards: checkers move from higher points to lower ones"
+            )
         starred = {p for p, piece in zip(points, pieces, strict=True) if piece.endswith("*")}
         times = int(m.group(3) or 1)
         if not 1 <= times <= 4:
@@ -111,7 +117,7 @@ def parse_play(text: str, board, dice, plays: list[Play]) -> Play:
         if dst != OFF:
             mine[dst - 1] += times
     short = [i + 1 for i, n in enumerate(mine) if n < 0]
-    if short:   # checked once every word is counted: 18/13 24/18 is as good as 24/18 18/13
+    if short:  # checked once every word is counted: 18/13 24/18 is as good as 24/18 18/13
         where = "on the bar" if short[-1] == BAR else f"on your {short[-1]} point"
         raise ValueError(f"{text.strip()}: you do not have that many checkers {where}")
     same = [p for p in plays if p.after[1].tolist() == mine]
@@ -126,4 +132,6 @@ def parse_play(text: str, board, dice, plays: list[Play]) -> Play:
     chosen = [p for p in covering if len(hit_points(board, p.after)) == fewest]
     if len(chosen) == 1:
         return chosen[0]
-    raise ValueError(f"{text.strip()} could be {' or '.join(p.text for p in same)}; type the one you mean")
+    raise ValueError(
+        f"{text.strip()} could be {' or '.join(p.text for p in same)}; type the one you mean"
+    )

@@ -5,6 +5,7 @@ resign) and the net's (its cube decision, its play printed in the usual notation
 drawing and the cube state and points as the net's game mode reads them.  A turn returns
 the game's Outcome when the game ends in it, else None with ``game`` moved on.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -17,12 +18,14 @@ from tdbg.game.dice import DiceStream
 from tdbg.play.analysis import format_cube, format_moves
 
 HUMAN, NET = 0, 1
-HINT_LINES = 10     # plays a move hint lists
+HINT_LINES = 10  # plays a move hint lists
 RESULTS = {1: "a single game", 2: "a gammon", 3: "a backgammon"}
 RESIGN_LEVELS = {"": 1, "single": 1, "s": 1, "gammon": 2, "g": 2, "backgammon": 3, "b": 3}
-HELP = (f"Type a move in the usual notation, {EXAMPLES} (the * of a hit is optional).\n"
-        "Commands: hint (the net's ranking of your plays, or its cube analysis before the roll), board, "
-        "resign [single|gammon|backgammon], quit; before the roll, with a cube: roll (or Enter), double.")
+HELP = (
+    f"Type a move in the usual notation, {EXAMPLES} (the * of a hit is optional).\n"
+    "Commands: hint (the net's ranking of your plays, or its cube analysis before the roll), board, "
+    "resign [single|gammon|backgammon], quit; before the roll, with a cube: roll (or Enter), double."
+)
 
 
 class Quit(Exception):
@@ -32,18 +35,19 @@ class Quit(Exception):
 @dataclass
 class Game:
     """One game: the board with the human in row 1, the dice, the cube and the plies played."""
+
     board: np.ndarray
     dice: DiceStream
     crawford: bool = False
     cube: int = 1
-    owner: int | None = None      # HUMAN, NET or None (centred)
+    owner: int | None = None  # HUMAN, NET or None (centred)
     turn: int = 0
 
 
 @dataclass(frozen=True)
 class Outcome:
     winner: int
-    points: int      # the winner's, cube included (match play: before the match caps them)
+    points: int  # the winner's, cube included (match play: before the match caps them)
     how: str
 
 
@@ -81,8 +85,10 @@ def _command(session, game: Game, cmd: str, mover: int, play_on=None) -> Outcome
             session.say("Resign single, gammon or backgammon (resign alone: a single game).")
             return None
         if not session.accepts_resignation(game, level, play_on()):
-            session.say(f"You offer to resign {RESULTS[level]}; {session.net.name} declines: it expects more by "
-                        "playing on.")
+            session.say(
+                f"You offer to resign {RESULTS[level]}; {session.net.name} declines: it expects more by "
+                "playing on."
+            )
             return None
         session.say(f"You resign {RESULTS[level]}; {session.net.name} accepts.")
         return Outcome(NET, session.points(game, NET, level), "as you resign")
@@ -92,6 +98,7 @@ def _command(session, game: Game, cmd: str, mover: int, play_on=None) -> Outcome
 
 
 # --------------------------------------------------------------------------- the human
+
 
 def human_turn(session, game: Game) -> Outcome | None:
     """Cube (when the human may double), roll, then the play the human types."""
@@ -121,16 +128,25 @@ def _before_roll(session, game: Game) -> Outcome | None:
         if cmd in ("d", "double", "redouble"):
             return _human_doubles(session, game)
         if cmd == "hint":
-            session.say(format_cube(session.net.cube(game.board, session.state(game, HUMAN)), session.net.plies))
+            session.say(
+                format_cube(
+                    session.net.cube(game.board, session.state(game, HUMAN)), session.net.plies
+                )
+            )
             continue
-        outcome = _command(session, game, cmd, HUMAN,
-                           lambda: session.net.cube(game.board, session.state(game, HUMAN))["proper"])
+        outcome = _command(
+            session,
+            game,
+            cmd,
+            HUMAN,
+            lambda: session.net.cube(game.board, session.state(game, HUMAN))["proper"],
+        )
         if outcome is not None:
             return outcome
 
 
 def _human_doubles(session, game: Game) -> Outcome | None:
-    c = session.net.cube(game.board, session.state(game, HUMAN))   # the net answers as the taker
+    c = session.net.cube(game.board, session.state(game, HUMAN))  # the net answers as the taker
     name = session.net.name
     reason = f"(for {name}: take {_value(c, c['taker_take'])}, pass {_value(c, c['taker_pass'])})"
     if not c["take"]:
@@ -148,28 +164,44 @@ def _ask_play(session, game: Game, dice, plays):
         word = text.partition(" ")[0]
         if word == "hint":
             ranked = session.net.hint(game.board, dice, session.state(game, HUMAN))
-            more = f"\n  ({len(ranked)} legal plays; the best {HINT_LINES} shown)" if len(ranked) > HINT_LINES else ""
-            session.say(format_moves(ranked[:HINT_LINES], session.net.output_mode, session.net.plies) + more)
+            more = (
+                f"\n  ({len(ranked)} legal plays; the best {HINT_LINES} shown)"
+                if len(ranked) > HINT_LINES
+                else ""
+            )
+            session.say(
+                format_moves(ranked[:HINT_LINES], session.net.output_mode, session.net.plies) + more
+            )
             continue
         if not text:
             session.say(f"Type your move, {EXAMPLES}; help for the commands.")
             continue
         if word in ("roll", "r", "double", "d", "take", "pass"):
-            session.say(f"You have rolled {dice[0]}-{dice[1]}: type your move (the cube is turned before the roll).")
+            session.say(
+                f"You have rolled {dice[0]}-{dice[1]}: type your move (the cube is turned before the roll)."
+            )
             continue
         if word in ("help", "?", "board", "quit", "q", "exit", "resign"):
-            outcome = _command(session, game, text, HUMAN,
-                               lambda: session.net.hint(game.board, dice, session.state(game, HUMAN))[0]["value"])
+            outcome = _command(
+                session,
+                game,
+                text,
+                HUMAN,
+                lambda: session.net.hint(game.board, dice, session.state(game, HUMAN))[0]["value"],
+            )
             if outcome is not None:
                 return outcome
             continue
         try:
             return parse_play(text, game.board, dice, plays)
         except ValueError as exc:
-            session.say(f"Illegal move: {exc}.  Type hint for the legal plays ranked, help for the notation.")
+            session.say(
+                f"Illegal move: {exc}.  Type hint for the legal plays ranked, help for the notation."
+            )
 
 
 # --------------------------------------------------------------------------- the net
+
 
 def net_turn(session, game: Game) -> Outcome | None:
     """The net's cube decision (when it may double), its roll and its play, printed."""
@@ -192,8 +224,10 @@ def _net_doubles(session, game: Game, c: dict) -> Outcome | None:
     name = session.net.name
     verb = "redoubles" if game.owner == NET else "doubles"
     session.show(game, NET)
-    session.say(f"{name} {verb} to {2 * game.cube}.  Its cube analysis: no double {_value(c, c['no_double'])}, "
-                f"double/take {_value(c, c['double_take'])}, double/pass {_value(c, c['double_pass'])}.")
+    session.say(
+        f"{name} {verb} to {2 * game.cube}.  Its cube analysis: no double {_value(c, c['no_double'])}, "
+        f"double/take {_value(c, c['double_take'])}, double/pass {_value(c, c['double_pass'])}."
+    )
     while True:
         cmd = _ask(session, "Take or pass? (take, pass, hint, board, quit): ")
         if cmd in ("t", "take"):

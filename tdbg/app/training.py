@@ -1,6 +1,7 @@
 """What the training scripts share: their parsers, made from the stage settings
 (learn.settings, through tdbg.app.settings), the settings built from the parsed flags,
 and the end of a run (the summary, its exit code)."""
+
 from __future__ import annotations
 
 import signal
@@ -13,9 +14,22 @@ from tdbg.learn.settings import BatchStage, OnlineStage
 PROB5_ONLY = ("loss", "win_weight", "raw_logits")  # train_prob5.py's own flags
 # the fields of an OnlineStage that train_online.py offers no flag for: the online learner
 # takes them at their defaults
-ONLINE_FIXED = ("board_features", "warm_start_equity", "warm_start_cubeful", "warm_start_match", "match_head",
-                "keep_output_layer", "match_length", "met", "jacoby", "episodes_per_round", "warmup_cycles",
-                "device", "save_every", "json")
+ONLINE_FIXED = (
+    "board_features",
+    "warm_start_equity",
+    "warm_start_cubeful",
+    "warm_start_match",
+    "match_head",
+    "keep_output_layer",
+    "match_length",
+    "met",
+    "jacoby",
+    "episodes_per_round",
+    "warmup_cycles",
+    "device",
+    "save_every",
+    "json",
+)
 
 
 def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide=()) -> cli.Parser:
@@ -49,4 +63,6 @@ def finish(summary: dict, json_path: str | None = None) -> None:
         fileio.write_json(json_path, summary)
     print(fileio.json_text(summary))
     if summary["interrupted"]:
-        sys.exit(stop_signals.exit_code(getattr(signal.Signals, summary["interrupted"], signal.SIGINT)))
+        sys.exit(
+            stop_signals.exit_code(getattr(signal.Signals, summary["interrupted"], signal.SIGINT))
+        )

@@ -7,6 +7,7 @@ evaluation result with its 95% CI against episodes, in the game mode's unit (plo
 The title names the run from the checkpoint beside the log (model, game mode, hidden sizes), when
 there is one.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,11 +34,17 @@ def read_log(path: str) -> list[dict]:
     for line, row in enumerate(rows, 2):
         for key in TRAINING_COLUMNS:
             try:
-                value = float(row[key]) if row[key] not in ("", None) or key == "total_episodes" else 0.0
+                value = (
+                    float(row[key])
+                    if row[key] not in ("", None) or key == "total_episodes"
+                    else 0.0
+                )
             except (TypeError, ValueError):
                 value = None
             if value is None or (key == "total_episodes" and not value >= 0):
-                raise cli.UsageError(f"{path}: line {line} is not a training log's row ({key} {row[key]!r})")
+                raise cli.UsageError(
+                    f"{path}: line {line} is not a training log's row ({key} {row[key]!r})"
+                )
     return rows
 
 
@@ -78,8 +85,10 @@ def run_title(log_path: str, info: dict | None) -> str:
     if not info:
         return os.path.basename(log_path)
     hidden = ",".join(str(h) for h in info.get("hidden", []))
-    return (f"{info['name']}: {info.get('game_mode')} {info.get('output_mode')} [{hidden}], "
-            f"{int(info.get('episodes', 0)):,} episodes")
+    return (
+        f"{info['name']}: {info.get('game_mode')} {info.get('output_mode')} [{hidden}], "
+        f"{int(info.get('episodes', 0)):,} episodes"
+    )
 
 
 def eval_axis(rows, info) -> tuple[str | None, str, float | None]:
@@ -89,7 +98,11 @@ def eval_axis(rows, info) -> tuple[str | None, str, float | None]:
     mode = (info or {}).get("game_mode")
     unit = plots.unit_of_mode(mode)
     if unit is None:
-        return None, f"logged result vs {opp or 'the opponent'} (no checkpoint beside the log)", None
+        return (
+            None,
+            f"logged result vs {opp or 'the opponent'} (no checkpoint beside the log)",
+            None,
+        )
     # only cubeful money's quick evaluations play an opponent with a cube, and read capped points
     note = "capped at +-128, 95% CI" if opp in opponents.CUBE_NAMES else "95% CI"
     even = {"win-rate": 50.0, "mwc": 50.0, "meq": 0.0}[unit]
@@ -113,13 +126,23 @@ def _eval_panel(ax, rows, xkey, info) -> dict:
     if xs:
         ax.plot(xs, ys, marker="o", ms=3, lw=1, label="result")
         if len(lo) == len(xs) and len(hi) == len(xs):
-            ax.fill_between(xs, [v * scale for v in lo], [v * scale for v in hi], alpha=0.2, label="95% CI")
-        if even is not None and unit is not None:   # eval_axis gives an even line only with a unit
-            ax.axhline(even, color="k", ls="--", lw=0.8, label=f"{plots.value_label(unit, even)} (even)")
+            ax.fill_between(
+                xs, [v * scale for v in lo], [v * scale for v in hi], alpha=0.2, label="95% CI"
+            )
+        if even is not None and unit is not None:  # eval_axis gives an even line only with a unit
+            ax.axhline(
+                even, color="k", ls="--", lw=0.8, label=f"{plots.value_label(unit, even)} (even)"
+            )
         ax.legend(fontsize=8)
     else:
-        ax.text(0.5, 0.5, "no evaluations in this log\n(--eval-every)", ha="center", va="center",
-                transform=ax.transAxes)
+        ax.text(
+            0.5,
+            0.5,
+            "no evaluations in this log\n(--eval-every)",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+        )
     ax.set_ylabel(label)
     return {"unit": unit, "ylabel": label, "episodes": xs, "y": ys}
 
@@ -152,8 +175,12 @@ def figure(rows: list[dict], title: str, info: dict | None = None):
     if constant_lr and lrs:
         title += f"; constant lr {lrs[0]:g}"
     fig.suptitle(plots.wrap(title, 110))
-    shown = {"title": title, "ylabels": [ax.get_ylabel() for ax in axes.flat],
-             "xlabel": axes[1, 1].get_xlabel(), "evaluation": evaluation}
+    shown = {
+        "title": title,
+        "ylabels": [ax.get_ylabel() for ax in axes.flat],
+        "xlabel": axes[1, 1].get_xlabel(),
+        "evaluation": evaluation,
+    }
     return fig, shown
 
 

@@ -13,6 +13,7 @@ The empty tuple is the pass when no checker can move.
 The C engine (``c_engine``) implements the same rules for speed; this module is
 the reference the tests hold both of them to, alongside gnubg-nn.
 """
+
 from __future__ import annotations
 
 import base64
@@ -28,6 +29,7 @@ _INITIAL_ROW = (0, 0, 0, 0, 0, 5, 0, 3, 0, 0, 0, 0, 5, 0, 0, 0, 0, 0, 0, 0, 0, 0
 
 
 # --------------------------------------------------------------------------- validation
+
 
 def check_board(board) -> np.ndarray:
     """Return ``board`` as a fresh (2, 25) int array, or raise ValueError saying what is wrong."""
@@ -45,16 +47,22 @@ def check_board(board) -> np.ndarray:
     arr = arr.astype(np.int64)
     if (arr < 0).any():
         side, idx = (int(v) for v in np.argwhere(arr < 0)[0])
-        raise ValueError(f"board has a negative checker count ({arr[side, idx]}) in row {side} index {idx}")
+        raise ValueError(
+            f"board has a negative checker count ({arr[side, idx]}) in row {side} index {idx}"
+        )
     for side in (0, 1):
         total = int(arr[side].sum())
         if total > NUM_CHECKERS:
-            raise ValueError(f"board row {side} has {total} checkers; a side has at most {NUM_CHECKERS}")
+            raise ValueError(
+                f"board row {side} has {total} checkers; a side has at most {NUM_CHECKERS}"
+            )
     both = (arr[1, :24] > 0) & (arr[0, 23::-1] > 0)
     if both.any():
         i = int(np.argmax(both))
-        raise ValueError(f"both sides have checkers on the same point "
-                         f"(mover's point {i + 1} = opponent's point {24 - i})")
+        raise ValueError(
+            f"both sides have checkers on the same point "
+            f"(mover's point {i + 1} = opponent's point {24 - i})"
+        )
     return arr
 
 
@@ -97,11 +105,14 @@ def check_batch(boards, dice) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"{len(b)} boards but {len(d)} dice pairs")
     if d.size and (d.min() < 1 or d.max() > 6):
         bad = int(np.argmax(((d < 1) | (d > 6)).any(axis=1)))
-        raise ValueError(f"input {bad}: dice must be whole numbers from 1 to 6, got {tuple(d[bad].tolist())}")
+        raise ValueError(
+            f"input {bad}: dice must be whole numbers from 1 to 6, got {tuple(d[bad].tolist())}"
+        )
     return b, d
 
 
 # --------------------------------------------------------------------------- basics
+
 
 def initial_board() -> np.ndarray:
     """The starting position as a (2, 25) int array."""
@@ -185,6 +196,7 @@ def apply_move(board, move) -> np.ndarray:
 
 # --------------------------------------------------------------------------- move generation
 
+
 def _step(me: list, opp: list, src: int, die: int):
     """Play one checker from index ``src`` (24 = bar) by ``die`` pips.
 
@@ -197,7 +209,7 @@ def _step(me: list, opp: list, src: int, die: int):
         # bearing off: all checkers home (indices 0..5) and exact, or from the highest point
         if any(me[6:25]):
             return None
-        if dst < -1 and any(me[src + 1:6]):
+        if dst < -1 and any(me[src + 1 : 6]):
             return None
         me2 = me[:]
         me2[src] -= 1
@@ -239,7 +251,9 @@ def _search(me, opp, dice, steps, used, found, doubles, max_src=23):
             continue
         moved = True
         me2, opp2, dst = res
-        _search(me2, opp2, dice[1:], steps + ((src + 1, dst + 1),), used + (die,), found, doubles, src)
+        _search(
+            me2, opp2, dice[1:], steps + ((src + 1, dst + 1),), used + (die,), found, doubles, src
+        )
     if not moved:
         found.append((steps, me, opp, used))
 
@@ -277,6 +291,7 @@ def legal_moves(board, die1, die2) -> list[tuple[tuple, np.ndarray]]:
 
 # --------------------------------------------------------------------------- position ID
 
+
 def position_key_bytes(boards) -> np.ndarray:
     """gnubg's 80-bit position key of each board, as (N, 10) uint8, vectorised.
 
@@ -284,7 +299,7 @@ def position_key_bytes(boards) -> np.ndarray:
     followed by a 0, least significant bit of each byte first.
     """
     b = np.asarray(boards, dtype=np.int64).reshape(-1, 50)
-    zeros = np.cumsum(b + 1, axis=1) - 1          # bit index of each slot's closing 0
+    zeros = np.cumsum(b + 1, axis=1) - 1  # bit index of each slot's closing 0
     bits = np.arange(80)[None, :] < zeros[:, -1:]  # nothing after the last slot
     rows = np.repeat(np.arange(len(b)), 50)
     bits[rows, zeros.ravel()] = False
@@ -327,6 +342,7 @@ def board_from_position_id(pid: str) -> np.ndarray:
 
 
 # --------------------------------------------------------------------------- move text
+
 
 def _point_name(p: int) -> str:
     return "bar" if p == 25 else "off" if p == 0 else str(p)
@@ -406,7 +422,9 @@ def parse_move(board, die1, die2, text: str) -> tuple[tuple, np.ndarray]:
     for word in words:
         m = _TOKEN.match(word)
         if not m:
-            raise ValueError(f"cannot read move {word!r} (expected e.g. 13/7*, bar/22, 6/off, 8/5(2))")
+            raise ValueError(
+                f"cannot read move {word!r} (expected e.g. 13/7*, bar/22, 6/off, 8/5(2))"
+            )
         pieces = m.group(1).split("/")
         points = [_parse_point(p.rstrip("*"), i == 0) for i, p in enumerate(pieces)]
         starred |= {p for p, piece in zip(points, pieces, strict=True) if piece.endswith("*")}
@@ -421,7 +439,9 @@ def parse_move(board, die1, die2, text: str) -> tuple[tuple, np.ndarray]:
     if len(matches) > 1:  # same checkers moved, hitting on different points
         matches = [mv for mv in matches if _hit_points(arr, mv[1]) == starred] or matches
     if not matches:
-        raise ValueError(f"{text!r} is not a legal play of {die1}-{die2} in position {position_id(arr)}")
+        raise ValueError(
+            f"{text!r} is not a legal play of {die1}-{die2} in position {position_id(arr)}"
+        )
     if len(matches) > 1:
         raise ValueError(f"{text!r} is ambiguous for {die1}-{die2}; mark the hits with *")
     return matches[0]

@@ -18,6 +18,7 @@ rules every other part of the project plays by.
 This is ground truth no network estimates: rollouts (tools/rollout.py) and the
 training targets of finished bear-offs can be checked against it.
 """
+
 from __future__ import annotations
 
 import itertools

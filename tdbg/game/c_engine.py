@@ -5,6 +5,7 @@
 turns many (board, dice) inputs into all their resulting boards and encodings in
 numpy buffers, with no Python object per candidate move.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,9 @@ import numpy as np
 try:
     from tdbg.game._bgcore import ffi, lib
 except ImportError as exc:  # pragma: no cover - exercised only without a build
-    raise ImportError("the C engine is not built; run `make setup` (or "
-                      "`python c_engine/build_cffi.py`)") from exc
+    raise ImportError(
+        "the C engine is not built; run `make setup` (or `python c_engine/build_cffi.py`)"
+    ) from exc
 
 from tdbg.game.backgammon_engine import check_batch, check_board, check_dice
 
@@ -64,13 +66,23 @@ def legal_moves(board, die1, die2) -> list[tuple[tuple, np.ndarray]]:
     out_steps = np.empty((MAX_MOVES, 8), dtype=np.int8)
     out_n = np.empty(MAX_MOVES, dtype=np.int8)
     where = ffi.new("int *")
-    n = lib.bg_legal_moves(_ptr("int8_t *", arr), d1, d2, _ptr("int8_t *", out_boards),
-                           _ptr("int8_t *", out_steps), _ptr("int8_t *", out_n), MAX_MOVES, where)
+    n = lib.bg_legal_moves(
+        _ptr("int8_t *", arr),
+        d1,
+        d2,
+        _ptr("int8_t *", out_boards),
+        _ptr("int8_t *", out_steps),
+        _ptr("int8_t *", out_n),
+        MAX_MOVES,
+        where,
+    )
     if n < 0:
         _raise_for(n, where[0], arr[None])
     boards = out_boards[:n].astype(np.int64)
     steps = out_steps[:n].reshape(n, 4, 2).tolist()
-    return [(tuple(tuple(s) for s in steps[k][:c]), boards[k]) for k, c in enumerate(out_n[:n].tolist())]
+    return [
+        (tuple(tuple(s) for s in steps[k][:c]), boards[k]) for k, c in enumerate(out_n[:n].tolist())
+    ]
 
 
 def encode_batch(boards, on_roll_row: int = 1, width: int = NUM_FEATURES) -> np.ndarray:
@@ -86,7 +98,9 @@ def board_features(boards, on_roll_row: int = 1) -> np.ndarray:
     boards; row ``on_roll_row`` is the side on roll."""
     arr = np.ascontiguousarray(boards, dtype=np.int8).reshape(-1, 2, 25)
     out = np.empty((len(arr), 20), dtype=np.float32)
-    lib.bg_board_features_batch(_ptr("int8_t *", arr), len(arr), _ptr("float *", out), 20, on_roll_row)
+    lib.bg_board_features_batch(
+        _ptr("int8_t *", arr), len(arr), _ptr("float *", out), 20, on_roll_row
+    )
     return out
 
 
@@ -109,7 +123,9 @@ class Expander:
         # them) and first hidden layers (expand_first_layer)
         self._features: np.ndarray | None = None
         self._hidden1: np.ndarray | None = None
-        self._src: np.ndarray | None = None   # expand_first_layer(distinct=True): each result's hidden row
+        self._src: np.ndarray | None = (
+            None  # expand_first_layer(distinct=True): each result's hidden row
+        )
         self._where = ffi.new("int *")
         self._n_rows = ffi.new("int *")
 
@@ -141,19 +157,33 @@ class Expander:
 
         def call(done, offsets):
             return lib.bg_expand_batch(
-                _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), len(b) - done,
+                _ptr("int8_t *", b[done:]),
+                _ptr("int8_t *", d[done:]),
+                len(b) - done,
                 _ptr("int8_t *", self._boards),
                 _ptr("float *", self._features) if encode else ffi.NULL,
-                self.width, self.on_roll_row, _ptr("int32_t *", offsets[done:]),
-                len(self._boards), self._where)
+                self.width,
+                self.on_roll_row,
+                _ptr("int32_t *", offsets[done:]),
+                len(self._boards),
+                self._where,
+            )
 
         offsets = self._run(call, b)
         total = int(offsets[-1])
         feats = self._features[:total] if encode and self._features is not None else None
         return self._boards[:total], feats, offsets
 
-    def expand_first_layer(self, boards, dice, w1t: np.ndarray, b1: np.ndarray, extra=None, relu: bool = True,
-                           distinct: bool = False):
+    def expand_first_layer(
+        self,
+        boards,
+        dice,
+        w1t: np.ndarray,
+        b1: np.ndarray,
+        extra=None,
+        relu: bool = True,
+        distinct: bool = False,
+    ):
         """Every legal result of each input with its first hidden layer max(0, W1 x + b1)
         in place of its inputs x: ``(boards, hidden1, offsets)``, views as in :meth:`expand`.
         ``relu`` False: the pre-activations W1 x + b1 (for other hidden activations).
@@ -172,12 +202,21 @@ class Expander:
         d = np.ascontiguousarray(d, dtype=np.int8)
         n_extra = w1t.shape[0] - NUM_FEATURES
         hidden = w1t.shape[1]
-        if w1t.dtype != np.float32 or not w1t.flags.c_contiguous or not 0 <= n_extra <= lib.BG_MAX_EXTRA:
-            raise ValueError(f"w1t must be C-contiguous float32 with 196 to {NUM_FEATURES + lib.BG_MAX_EXTRA} rows")
+        if (
+            w1t.dtype != np.float32
+            or not w1t.flags.c_contiguous
+            or not 0 <= n_extra <= lib.BG_MAX_EXTRA
+        ):
+            raise ValueError(
+                f"w1t must be C-contiguous float32 with 196 to {NUM_FEATURES + lib.BG_MAX_EXTRA} rows"
+            )
         if b1.dtype != np.float32 or b1.shape != (hidden,):
             raise ValueError(f"b1 must be float32 of shape ({hidden},)")
-        ex = np.zeros((len(b), n_extra), dtype=np.float32) if extra is None else \
-            np.ascontiguousarray(extra, dtype=np.float32).reshape(len(b), n_extra)
+        ex = (
+            np.zeros((len(b), n_extra), dtype=np.float32)
+            if extra is None
+            else np.ascontiguousarray(extra, dtype=np.float32).reshape(len(b), n_extra)
+        )
         if self._hidden1 is None or self._hidden1.shape != (len(self._boards), hidden):
             self._hidden1 = np.empty((len(self._boards), hidden), dtype=np.float32)
         if distinct and self._src is None:
@@ -186,19 +225,32 @@ class Expander:
 
         def call(done, offsets):
             return lib.bg_expand_first_layer_distinct(
-                _ptr("int8_t *", b[done:]), _ptr("int8_t *", d[done:]), len(b) - done,
-                _ptr("float *", ex[done:]), n_extra, _ptr("float *", w1t), _ptr("float *", b1), hidden,
-                _ptr("int8_t *", self._boards), _ptr("float *", self._hidden1), self.on_roll_row,
-                _ptr("int32_t *", offsets[done:]), len(self._boards), self._where, int(relu),
-                _ptr("int32_t *", self._src) if distinct else ffi.NULL, self._n_rows)
+                _ptr("int8_t *", b[done:]),
+                _ptr("int8_t *", d[done:]),
+                len(b) - done,
+                _ptr("float *", ex[done:]),
+                n_extra,
+                _ptr("float *", w1t),
+                _ptr("float *", b1),
+                hidden,
+                _ptr("int8_t *", self._boards),
+                _ptr("float *", self._hidden1),
+                self.on_roll_row,
+                _ptr("int32_t *", offsets[done:]),
+                len(self._boards),
+                self._where,
+                int(relu),
+                _ptr("int32_t *", self._src) if distinct else ffi.NULL,
+                self._n_rows,
+            )
 
         offsets = self._run(call, b)
         total = int(offsets[-1])
         hidden1, src = self._hidden1, self._src
-        assert hidden1 is not None   # allocated above (and src where distinct); _run only grows them
+        assert hidden1 is not None  # allocated above (and src where distinct); _run only grows them
         if distinct:
             assert src is not None
-            return self._boards[:total], hidden1[:self._n_rows[0]], offsets, src[:total]
+            return self._boards[:total], hidden1[: self._n_rows[0]], offsets, src[:total]
         return self._boards[:total], hidden1[:total], offsets
 
     def _run(self, call, b) -> np.ndarray:
@@ -217,9 +269,14 @@ class Expander:
         return offsets
 
 
-def expand_batch(boards, dice, encode: bool = True, on_roll_row: int = 0,
-                 width: int = NUM_FEATURES):
+def expand_batch(
+    boards, dice, encode: bool = True, on_roll_row: int = 0, width: int = NUM_FEATURES
+):
     """One-off :meth:`Expander.expand` whose arrays the caller owns."""
-    ex = Expander(width=width, on_roll_row=on_roll_row, capacity=max(64, 24 * len(np.asarray(boards).reshape(-1, 50))))
+    ex = Expander(
+        width=width,
+        on_roll_row=on_roll_row,
+        capacity=max(64, 24 * len(np.asarray(boards).reshape(-1, 50))),
+    )
     out_b, out_f, offsets = ex.expand(boards, dice, encode)
     return out_b.copy(), (None if out_f is None else out_f.copy()), offsets

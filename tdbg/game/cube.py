@@ -1,5 +1,6 @@
 """Cube state shared by the cubeful modes: the cube node's decision, who may double and
 the cube as the other side sees it (owner codes: encoding.CUBE_CENTERED/MINE/THEIRS)."""
+
 from __future__ import annotations
 
 from typing import NamedTuple
@@ -14,10 +15,9 @@ MAX_CUBE = 1024
 
 
 class CubeAction(NamedTuple):
-    double: np.ndarray   # the mover doubles
-    take: np.ndarray     # the opponent would take (meaningful where double)
-    value: np.ndarray    # the cube node's value for the mover
-
+    double: np.ndarray  # the mover doubles
+    take: np.ndarray  # the opponent would take (meaningful where double)
+    value: np.ndarray  # the cube node's value for the mover
 
 
 def can_double(owner: np.ndarray, cube=1) -> np.ndarray:

@@ -8,6 +8,7 @@
   results do not depend on how games are split over workers;
 * ``RolloutDice``: rollout dice, stratified over the first two plies.
 """
+
 from __future__ import annotations
 
 import numpy as np

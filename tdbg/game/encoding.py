@@ -20,6 +20,7 @@ the cube and match inputs, so every slice above keeps its place (``reads_board_f
 The C engine writes the same 196 numbers (``c_engine.encode_batch``); the tests
 hold the two to identical arrays.
 """
+
 from __future__ import annotations
 
 import numpy as np

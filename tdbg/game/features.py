@@ -29,6 +29,7 @@ moves from point 24 down to 1, the opponent moves up through the same points):
 ``board_features(boards)`` returns (N, 2 * FEATURES_PER_SIDE) for boards with row 1 on
 roll: the side on roll's features first, then the opponent's.  All numbers are in [0, 1].
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -38,8 +39,18 @@ from tdbg.game.dice import ALL_ROLLS, ROLL_WEIGHTS
 
 FEATURES_PER_SIDE = 10
 NUM_BOARD_FEATURES = 2 * FEATURES_PER_SIDE
-FEATURE_NAMES = ("pips", "hit_chance", "pip_loss", "back_checker", "back_anchor", "contact_pips", "prime",
-                 "home_points", "escape", "blots")
+FEATURE_NAMES = (
+    "pips",
+    "hit_chance",
+    "pip_loss",
+    "back_checker",
+    "back_anchor",
+    "contact_pips",
+    "prime",
+    "home_points",
+    "escape",
+    "blots",
+)
 
 
 def _shift_up(x: np.ndarray, d: int) -> np.ndarray:
@@ -62,12 +73,12 @@ def _hits(own: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     die if that die's entry point is open; with doubles, the dice left after entering.
     (gnubg's own rules are exact; these are close enough for an input.)"""
     n = len(own)
-    pts = np.zeros((n, 26), dtype=np.int16)          # index y: own checkers on point y (1..24)
+    pts = np.zeros((n, 26), dtype=np.int16)  # index y: own checkers on point y (1..24)
     pts[:, 1:25] = own[:, :24]
     blot = pts == 1
     made = pts >= 2
-    src = np.zeros((n, 26), dtype=bool)              # index x: opponent checkers at x
-    src[:, 1:25] = opp[:, 23::-1] > 0                # their point p (index p-1) is x = 25 - p
+    src = np.zeros((n, 26), dtype=bool)  # index x: opponent checkers at x
+    src[:, 1:25] = opp[:, 23::-1] > 0  # their point p (index p-1) is x = 25 - p
     bar = opp[:, 24].astype(np.int64)
     src[:, 0] = bar > 0
     src_board = src.copy()
@@ -75,7 +86,7 @@ def _hits(own: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     from_bar = np.zeros_like(src)
     from_bar[:, 0] = True
     loss = np.arange(26, dtype=np.float64)[None, :]
-    loss = np.where((loss >= 1) & (loss <= 24), 25.0 - loss, 0.0)   # pips lost when hit on point y
+    loss = np.where((loss >= 1) & (loss <= 24), 25.0 - loss, 0.0)  # pips lost when hit on point y
     hit_p = np.zeros(n)
     pip_loss = np.zeros(n)
     open_ = ~made
@@ -85,22 +96,28 @@ def _hits(own: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             combo = _shift_up(src, d1 + d2) & (_shift_up(open_, d2) | _shift_up(open_, d1))
             # one on the bar: it enters and may go on; another checker may use the die left
             one_up = _shift_up(from_bar, d1) | _shift_up(from_bar, d2)
-            one_up |= _shift_up(from_bar, d1 + d2) & (open_[:, d1:d1 + 1] | open_[:, d2:d2 + 1])
-            one_up |= _shift_up(src_board, d1) & open_[:, d2:d2 + 1]
-            one_up |= _shift_up(src_board, d2) & open_[:, d1:d1 + 1]
+            one_up |= _shift_up(from_bar, d1 + d2) & (open_[:, d1 : d1 + 1] | open_[:, d2 : d2 + 1])
+            one_up |= _shift_up(src_board, d1) & open_[:, d2 : d2 + 1]
+            one_up |= _shift_up(src_board, d2) & open_[:, d1 : d1 + 1]
             two_up = _shift_up(from_bar, d1) | _shift_up(from_bar, d2)
-            reach = np.where((bar == 0)[:, None], direct | combo, np.where((bar == 1)[:, None], one_up, two_up))
+            reach = np.where(
+                (bar == 0)[:, None], direct | combo, np.where((bar == 1)[:, None], one_up, two_up)
+            )
         else:
             d = d1
-            entered = open_[:, d]                     # a bar checker can come in at all
-            free = np.where(bar > 0, np.where(entered, 4 - bar, 0), 4).clip(0, 4)  # dice left after entering
+            entered = open_[:, d]  # a bar checker can come in at all
+            free = np.where(bar > 0, np.where(entered, 4 - bar, 0), 4).clip(
+                0, 4
+            )  # dice left after entering
             reach = np.zeros_like(src)
-            path = src_board.copy()                   # board checkers: k steps of d through open points
+            path = src_board.copy()  # board checkers: k steps of d through open points
             for k in range(1, 5):
                 path = _shift_up(path, d)
                 reach |= path & (free >= k)[:, None]
                 path &= open_
-            path = from_bar & (bar > 0)[:, None] & entered[:, None]   # the entering checker: up to free + 1 steps
+            path = (
+                from_bar & (bar > 0)[:, None] & entered[:, None]
+            )  # the entering checker: up to free + 1 steps
             for k in range(1, 5):
                 path = _shift_up(path, d)
                 reach |= path & (k <= free + 1)[:, None]
@@ -121,14 +138,18 @@ def _side_features(own: np.ndarray, opp: np.ndarray) -> np.ndarray:
     out[:, 0] = (own * points).sum(axis=1) / 167.0
     out[:, 1], out[:, 2] = _hits(own, opp)
     on = own > 0
-    back = np.where(on.any(axis=1), 25 - np.argmax(on[:, ::-1], axis=1), 0)       # highest occupied point
+    back = np.where(
+        on.any(axis=1), 25 - np.argmax(on[:, ::-1], axis=1), 0
+    )  # highest occupied point
     out[:, 3] = back / 25.0
     made = own[:, :24] >= 2
     out[:, 4] = np.where(made.any(axis=1), 24 - np.argmax(made[:, ::-1], axis=1), 0) / 24.0
     # opponent's rearmost checker, in this side's numbering: their highest point p sits at 25 - p
     opp_on = opp > 0
-    opp_back = np.where(opp_on.any(axis=1), 25 - np.argmax(opp_on[:, ::-1], axis=1), 0)  # their point (bar 25)
-    front = 25 - opp_back                               # this side's point of that checker (0 for their bar)
+    opp_back = np.where(
+        opp_on.any(axis=1), 25 - np.argmax(opp_on[:, ::-1], axis=1), 0
+    )  # their point (bar 25)
+    front = 25 - opp_back  # this side's point of that checker (0 for their bar)
     beyond = np.clip(points[None, :] - front[:, None], 0, None)
     out[:, 5] = (own * beyond).sum(axis=1) / 152.0
     run = np.zeros(n, dtype=np.int64)
@@ -147,17 +168,21 @@ def _escape(own: np.ndarray, opp: np.ndarray, back: np.ndarray) -> np.ndarray:
     """Chance that the checker on point ``back`` (25: the bar) can move, alone, to a point in
     front of every opponent point made within 12 pips ahead of it (1 if there is none)."""
     n = len(own)
-    blocked = np.zeros((n, 26), dtype=bool)             # index = this side's point
-    blocked[:, 1:25] = opp[:, 23::-1] >= 2              # their point p is this side's 25 - p
+    blocked = np.zeros((n, 26), dtype=bool)  # index = this side's point
+    blocked[:, 1:25] = opp[:, 23::-1] >= 2  # their point p is this side's 25 - p
     idx = np.arange(26)
-    ahead = (idx[None, :] < back[:, None]) & (idx[None, :] >= back[:, None] - 12) & (idx[None, :] >= 1)
-    wall = np.where((blocked & ahead).any(axis=1), np.where(blocked & ahead, idx[None, :], 99).min(axis=1), 0)
+    ahead = (
+        (idx[None, :] < back[:, None]) & (idx[None, :] >= back[:, None] - 12) & (idx[None, :] >= 1)
+    )
+    wall = np.where(
+        (blocked & ahead).any(axis=1), np.where(blocked & ahead, idx[None, :], 99).min(axis=1), 0
+    )
     out = np.zeros(n)
     rows = np.arange(n)
     for (d1, d2), w in zip(ALL_ROLLS.tolist(), ROLL_WEIGHTS, strict=True):
         steps = [d1, d2] if d1 != d2 else [d1] * 4
         ok = np.zeros(n, dtype=bool)
-        for order in ([steps] if d1 == d2 else [steps, steps[::-1]]):
+        for order in [steps] if d1 == d2 else [steps, steps[::-1]]:
             pos = back.copy()
             alive = np.ones(n, dtype=bool)
             for s in order:
@@ -182,5 +207,6 @@ def board_features(boards, on_roll_row: int = 1) -> np.ndarray:
     """As ``board_features_numpy``, by the C engine when it is built (about 40x faster)."""
     if movegen.c_available():
         from tdbg.game import c_engine
+
         return c_engine.board_features(boards, on_roll_row)
     return board_features_numpy(boards, on_roll_row)

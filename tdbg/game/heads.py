@@ -13,6 +13,7 @@ Every value is from the side on roll.  A head knows
 ``output_head(name)`` gives the head for a checkpoint's ``output_mode``; nothing
 outside this module and the model compares those names.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,13 +21,13 @@ import numpy as np
 
 class OutputHead:
     name = ""
-    width = 1                         # values per position
-    net_outputs = 1                   # the network's output units (more where the head reads them out)
-    reads_payoffs = False             # the value is read out through match play's payoff inputs
-    default_mode = "cubeless-money"   # the game mode of a checkpoint that does not say
-    value_name = "Eq."                # how analysis labels a value
+    width = 1  # values per position
+    net_outputs = 1  # the network's output units (more where the head reads them out)
+    reads_payoffs = False  # the value is read out through match play's payoff inputs
+    default_mode = "cubeless-money"  # the game mode of a checkpoint that does not say
+    value_name = "Eq."  # how analysis labels a value
     value_format, delta_format = "{:+.3f}", "{:+.3f}"
-    five_outcomes = False             # the value is P(win), P(wg), P(wbg), P(lg), P(lbg) themselves
+    five_outcomes = False  # the value is P(win), P(wg), P(wbg), P(lg), P(lbg) themselves
 
     def flip(self, v: np.ndarray) -> np.ndarray:
         """Value for the other side."""
@@ -58,6 +59,7 @@ class OutputHead:
 
 class ProbabilityHead(OutputHead):
     """P(win): DMP."""
+
     name = "probability"
     default_mode = "dmp"
     value_name = "P(win)"
@@ -79,13 +81,16 @@ class ProbabilityHead(OutputHead):
 class MwcHead(ProbabilityHead):
     """Match-winning chance of the side on roll (match play); a finished game's value
     depends on the score, so the game mode supplies it (MatchPlay.terminal_values)."""
+
     name = "mwc"
     default_mode = "match"
     value_name = "MWC"
 
     def terminal(self, points):
-        raise ValueError("a finished game's match-winning chance depends on the score: "
-                         "ask the match mode (terminal_values)")
+        raise ValueError(
+            "a finished game's match-winning chance depends on the score: "
+            "ask the match mode (terminal_values)"
+        )
 
     def win_probability(self, v):
         return np.full(len(v), np.nan)
@@ -99,6 +104,7 @@ class MwcOutcomesHead(MwcHead):
     board evaluation for every score; the plain ``mwc`` head has to build the product of
     outcome chances and payoffs out of ReLUs, which it does poorly at lopsided scores
     (experiments/match/cube_bias.py)."""
+
     name = "mwc-outcomes"
     net_outputs = 5
     reads_payoffs = True
@@ -106,6 +112,7 @@ class MwcOutcomesHead(MwcHead):
 
 class EquityHead(OutputHead):
     """Points at cube 1: money play (cubeless or cubeful, normalised to the cube)."""
+
     name = "equity"
 
     def flip(self, v):
@@ -117,6 +124,7 @@ class EquityHead(OutputHead):
 
 class Prob5Head(OutputHead):
     """Five probabilities: P(win), P(win gammon), P(win bg), P(lose gammon), P(lose bg)."""
+
     name = "prob5"
     width = 5
     five_outcomes = True
@@ -137,8 +145,16 @@ class Prob5Head(OutputHead):
 
     def terminal(self, points):
         points = np.asarray(points, dtype=np.float64)
-        return np.stack([np.ones_like(points), points >= 2, points >= 3,
-                         np.zeros_like(points), np.zeros_like(points)], axis=1).astype(np.float64)
+        return np.stack(
+            [
+                np.ones_like(points),
+                points >= 2,
+                points >= 3,
+                np.zeros_like(points),
+                np.zeros_like(points),
+            ],
+            axis=1,
+        ).astype(np.float64)
 
 
 def prob5_equity(v: np.ndarray) -> np.ndarray:
@@ -147,7 +163,9 @@ def prob5_equity(v: np.ndarray) -> np.ndarray:
     return 2 * v[..., 0] + v[..., 1] + v[..., 2] - v[..., 3] - v[..., 4] - 1
 
 
-HEADS = {cls.name: cls() for cls in (ProbabilityHead, EquityHead, Prob5Head, MwcHead, MwcOutcomesHead)}
+HEADS = {
+    cls.name: cls() for cls in (ProbabilityHead, EquityHead, Prob5Head, MwcHead, MwcOutcomesHead)
+}
 OUTPUT_MODES = tuple(HEADS)
 
 

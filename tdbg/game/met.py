@@ -10,6 +10,7 @@ Crawford game (post-Crawford), for whom it is 1 - post[j].
 The XML is parsed leniently (a regular expression over the rows), because some
 versions of the files carry a stray closing tag that a strict parser rejects.
 """
+
 from __future__ import annotations
 
 import os
@@ -17,12 +18,20 @@ import re
 
 import numpy as np
 
-PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))   # tdbg/
+PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tdbg/
 ROOT = os.path.dirname(PACKAGE)  # the repository, in a checkout
 # the shipped table: the checkout's data/met, or where `pip install .` put it (tdbg/data/met)
-DEFAULT_MET = next((p for p in (os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml"),
-                                os.path.join(PACKAGE, "data", "met", "Kazaross-XG2.xml")) if os.path.isfile(p)),
-                   os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml"))
+DEFAULT_MET = next(
+    (
+        p
+        for p in (
+            os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml"),
+            os.path.join(PACKAGE, "data", "met", "Kazaross-XG2.xml"),
+        )
+        if os.path.isfile(p)
+    ),
+    os.path.join(ROOT, "data", "met", "Kazaross-XG2.xml"),
+)
 MAX_AWAY = 25
 
 
@@ -35,8 +44,10 @@ class MatchEquityTable:
         pre, post = np.asarray(pre, dtype=np.float64), np.asarray(post, dtype=np.float64)
         n = len(pre)
         if pre.shape != (n, n) or post.shape != (n,) or n < 1:
-            raise METError(f"a pre-Crawford table must be square and the post-Crawford row as long "
-                           f"(got {pre.shape} and {post.shape})")
+            raise METError(
+                f"a pre-Crawford table must be square and the post-Crawford row as long "
+                f"(got {pre.shape} and {post.shape})"
+            )
         if not (np.all((pre >= 0) & (pre <= 1)) and np.all((post >= 0) & (post <= 1))):
             raise METError("match equities must lie in [0, 1]")
         self.pre, self.post, self.name = pre, post, name
@@ -46,7 +57,9 @@ class MatchEquityTable:
         """MWC of a player ``me`` away against ``opp`` away at the start of a game (arrays).
         A score at or below 0 is a finished match (1 or 0).  ``post_crawford``: the game
         to come is after the Crawford game (only meaningful where one side is 1-away)."""
-        me, opp = np.broadcast_arrays(np.asarray(me, dtype=np.int64), np.asarray(opp, dtype=np.int64))
+        me, opp = np.broadcast_arrays(
+            np.asarray(me, dtype=np.int64), np.asarray(opp, dtype=np.int64)
+        )
         post = np.broadcast_to(np.asarray(post_crawford, dtype=bool), me.shape)
         out = np.empty(me.shape, dtype=np.float64)
         won, lost = me <= 0, (opp <= 0) & (me > 0)
@@ -57,7 +70,7 @@ class MatchEquityTable:
         a, b = np.clip(me, 1, self.length) - 1, np.clip(opp, 1, self.length) - 1
         pre = live & ~(post & ((me == 1) ^ (opp == 1)))
         out[pre] = self.pre[a[pre], b[pre]]
-        trailer = live & ~pre & (opp == 1)   # post-Crawford, I am the trailer
+        trailer = live & ~pre & (opp == 1)  # post-Crawford, I am the trailer
         leader = live & ~pre & (me == 1)
         out[trailer] = self.post[a[trailer]]
         out[leader] = 1.0 - self.post[b[leader]]
@@ -66,9 +79,16 @@ class MatchEquityTable:
 
 def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
     """The table in a GNU Backgammon MET XML file; METError with the reason otherwise."""
-    if not os.path.isfile(path):   # a FIFO, a device or a folder is there, but no table file
-        raise METError(f"{path}: " + ("not a regular file (a folder, a FIFO, a socket or a device), not a match "
-                                      "equity table" if os.path.exists(path) else "no such match equity table file"))
+    if not os.path.isfile(path):  # a FIFO, a device or a folder is there, but no table file
+        raise METError(
+            f"{path}: "
+            + (
+                "not a regular file (a folder, a FIFO, a socket or a device), not a match "
+                "equity table"
+                if os.path.exists(path)
+                else "no such match equity table file"
+            )
+        )
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             text = fh.read()
@@ -82,10 +102,14 @@ def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
     pre = [_numbers(row, path) for row in re.findall(r"<row>(.*?)</row>", pre_body, flags=re.S)]
     post = [_numbers(row, path) for row in re.findall(r"<row>(.*?)</row>", post_body, flags=re.S)]
     if not pre or any(len(r) != len(pre) for r in pre):
-        raise METError(f"{path}: the pre-Crawford table is not square "
-                       f"({len(pre)} rows of {sorted({len(r) for r in pre})} entries)")
+        raise METError(
+            f"{path}: the pre-Crawford table is not square "
+            f"({len(pre)} rows of {sorted({len(r) for r in pre})} entries)"
+        )
     if len(post) != 1 or len(post[0]) != len(pre):
-        raise METError(f"{path}: expected one post-Crawford row of {len(pre)} entries (player=\"both\")")
+        raise METError(
+            f'{path}: expected one post-Crawford row of {len(pre)} entries (player="both")'
+        )
     try:
         return MatchEquityTable(np.array(pre), np.array(post[0]), os.path.basename(path))
     except METError as exc:

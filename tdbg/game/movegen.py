@@ -6,6 +6,7 @@ saying which rows belong to which input.  ``engine="c"`` uses the C engine,
 ``"python"`` the reference engine (slow, always available), ``"auto"`` the C
 engine when it is built and otherwise the Python one with a one-line warning.
 """
+
 from __future__ import annotations
 
 import sys
@@ -38,8 +39,10 @@ def resolve_engine(engine: str = "auto") -> str:
     if engine == "c":
         raise ImportError("the C engine is not built; run `make setup`")
     if not _warned:
-        print("warning: C engine not built (run `make setup`); using the slow Python engine",
-              file=sys.stderr)
+        print(
+            "warning: C engine not built (run `make setup`); using the slow Python engine",
+            file=sys.stderr,
+        )
         _warned = True
     return "python"
 
@@ -48,6 +51,7 @@ def legal_moves_fn(engine: str = "auto"):
     """The ``legal_moves(board, die1, die2)`` function of the chosen engine."""
     if resolve_engine(engine) == "c":
         from tdbg.game import c_engine
+
         return c_engine.legal_moves
     return backgammon_engine.legal_moves
 
@@ -83,6 +87,7 @@ def make_expander(engine: str = "auto", width: int = encoding.NUM_FEATURES, on_r
     """An expander (``.expand(boards, dice, encode=True) -> (boards, features, offsets)``)."""
     if resolve_engine(engine) == "c":
         from tdbg.game import c_engine
+
         return c_engine.Expander(width=width, on_roll_row=on_roll_row)
     return PythonExpander(width=width, on_roll_row=on_roll_row)
 
@@ -91,5 +96,6 @@ def encode_on_roll(boards, engine: str = "auto") -> np.ndarray:
     """(N, 196) inputs of boards whose row 1 is on roll (pre-roll positions)."""
     if resolve_engine(engine) == "c":
         from tdbg.game import c_engine
+
         return c_engine.encode_batch(boards, on_roll_row=1)
     return encoding.encode_batch(boards)

@@ -22,6 +22,7 @@ Formats (checked against gnubg's own reading of the same strings in the tests):
   Owner 1 / -1 / 0 = bottom / top / centred; turn 1 = bottom on roll; dice ``00`` =
   before rolling, ``D`` = a double offered, else the two dice.  gnubg player 1 = bottom.
 """
+
 from __future__ import annotations
 
 import base64
@@ -34,26 +35,37 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 
 # (name, first bit, width) of the Match ID's fields
-_MATCH_FIELDS = (("cube_log2", 0, 4), ("owner", 4, 2), ("on_roll", 6, 1), ("crawford", 7, 1),
-                 ("game_state", 8, 3), ("turn", 11, 1), ("doubled", 12, 1), ("resigned", 13, 2),
-                 ("die1", 15, 3), ("die2", 18, 3), ("match_length", 21, 15), ("score0", 36, 15),
-                 ("score1", 51, 15))
+_MATCH_FIELDS = (
+    ("cube_log2", 0, 4),
+    ("owner", 4, 2),
+    ("on_roll", 6, 1),
+    ("crawford", 7, 1),
+    ("game_state", 8, 3),
+    ("turn", 11, 1),
+    ("doubled", 12, 1),
+    ("resigned", 13, 2),
+    ("die1", 15, 3),
+    ("die2", 18, 3),
+    ("match_length", 21, 15),
+    ("score0", 36, 15),
+    ("score1", 51, 15),
+)
 _GNUBG_CENTRED = 3
 MAX_CUBE_LOG2 = 12  # a 4-bit field could hold 15; nobody plays a 4096 cube
 
 
 @dataclass
 class GameState:
-    board: np.ndarray            # (2, 25), row 1 = the side on roll
-    dice: tuple | None = None    # (d1, d2) rolled, or None before the roll
+    board: np.ndarray  # (2, 25), row 1 = the side on roll
+    dice: tuple | None = None  # (d1, d2) rolled, or None before the roll
     cube: int = 1
-    owner: int = CUBE_CENTERED   # from the on-roll side's view
-    doubled: bool = False        # a double has been offered and awaits an answer
-    match_length: int = 0        # 0 = money
-    score: tuple = (0, 0)        # (side on roll, opponent)
+    owner: int = CUBE_CENTERED  # from the on-roll side's view
+    doubled: bool = False  # a double has been offered and awaits an answer
+    match_length: int = 0  # 0 = money
+    score: tuple = (0, 0)  # (side on roll, opponent)
     crawford: bool = False
-    jacoby: bool = True          # money only
-    on_roll_player: int = 1      # gnubg's player number of the side on roll (IDs round-trip)
+    jacoby: bool = True  # money only
+    on_roll_player: int = 1  # gnubg's player number of the side on roll (IDs round-trip)
 
 
 def parse_position(text: str) -> GameState:
@@ -93,25 +105,39 @@ def check_context(s: GameState, where: str) -> GameState:
     exactly one side 1 point away, or a cube turned in the Crawford game."""
     length, score = s.match_length, tuple(int(x) for x in s.score)
     if length > MAX_MATCH_LENGTH:
-        raise ValueError(f"{where}: a {length}-point match; match lengths are 1 to {MAX_MATCH_LENGTH} points "
-                         f"(the match equity table's size)")
+        raise ValueError(
+            f"{where}: a {length}-point match; match lengths are 1 to {MAX_MATCH_LENGTH} points "
+            f"(the match equity table's size)"
+        )
     if not length and any(score):
         raise ValueError(f"{where}: a money game has no score (got {score[0]}-{score[1]})")
     if s.doubled and s.dice:
-        raise ValueError(f"{where}: a double is pending but the dice {s.dice[0]}-{s.dice[1]} are rolled "
-                         f"(a double comes before the roll)")
+        raise ValueError(
+            f"{where}: a double is pending but the dice {s.dice[0]}-{s.dice[1]} are rolled "
+            f"(a double comes before the roll)"
+        )
     if s.crawford:
         away = [length - x for x in score]
         if away.count(1) != 1:
-            raise ValueError(f"{where}: the Crawford game needs exactly one side 1 point away "
-                             f"(score {score[0]}-{score[1]} in a {length}-point match)")
+            raise ValueError(
+                f"{where}: the Crawford game needs exactly one side 1 point away "
+                f"(score {score[0]}-{score[1]} in a {length}-point match)"
+            )
         if s.cube != 1 or s.doubled:
-            raise ValueError(f"{where}: the cube is not turned in the Crawford game (cube {s.cube}"
-                             f"{', a double pending' if s.doubled else ''})")
-    if s.owner != CUBE_CENTERED and s.cube == 1:   # (a cube above 1 may be centred: automatic doubles)
-        raise ValueError(f"{where}: an owned cube at 1: a side owns the cube once it took a double (2 or more)")
+            raise ValueError(
+                f"{where}: the cube is not turned in the Crawford game (cube {s.cube}"
+                f"{', a double pending' if s.doubled else ''})"
+            )
+    if (
+        s.owner != CUBE_CENTERED and s.cube == 1
+    ):  # (a cube above 1 may be centred: automatic doubles)
+        raise ValueError(
+            f"{where}: an owned cube at 1: a side owns the cube once it took a double (2 or more)"
+        )
     if s.doubled and s.owner == CUBE_THEIRS:
-        raise ValueError(f"{where}: a double is pending from the side on roll, but the cube is its opponent's")
+        raise ValueError(
+            f"{where}: a double is pending from the side on roll, but the cube is its opponent's"
+        )
     return s
 
 
@@ -136,20 +162,40 @@ def parse_match_id(mid: str) -> GameState:
         raise ValueError(f"Match ID {mid}: dice {dice[0]}-{dice[1]} out of range")
     length, scores = f["match_length"], (f["score0"], f["score1"])
     if length and max(scores) >= length:
-        raise ValueError(f"Match ID {mid}: score {scores[0]}-{scores[1]} is not below the match length {length}")
+        raise ValueError(
+            f"Match ID {mid}: score {scores[0]}-{scores[1]} is not below the match length {length}"
+        )
     if not length and f["crawford"]:
         raise ValueError(f"Match ID {mid}: a money game has no Crawford game")
     if f["resigned"]:
         raise ValueError(f"Match ID {mid}: a resignation is pending; give the position before it")
     me = f["on_roll"]
     if f["turn"] != me ^ f["doubled"]:
-        raise ValueError(f"Match ID {mid}: player {f['turn']} is to act, but player {me} is on roll and "
-                         f"{'a double is' if f['doubled'] else 'no double is'} pending")
-    owner = CUBE_CENTERED if f["owner"] == _GNUBG_CENTRED else CUBE_MINE if f["owner"] == me else CUBE_THEIRS
-    return check_context(GameState(np.zeros((2, 25), dtype=np.int64), dice if dice != (0, 0) else None,
-                                   1 << f["cube_log2"], owner, bool(f["doubled"]), length,
-                                   (scores[me], scores[1 - me]), bool(f["crawford"]), on_roll_player=me),
-                         f"Match ID {mid}")
+        raise ValueError(
+            f"Match ID {mid}: player {f['turn']} is to act, but player {me} is on roll and "
+            f"{'a double is' if f['doubled'] else 'no double is'} pending"
+        )
+    owner = (
+        CUBE_CENTERED
+        if f["owner"] == _GNUBG_CENTRED
+        else CUBE_MINE
+        if f["owner"] == me
+        else CUBE_THEIRS
+    )
+    return check_context(
+        GameState(
+            np.zeros((2, 25), dtype=np.int64),
+            dice if dice != (0, 0) else None,
+            1 << f["cube_log2"],
+            owner,
+            bool(f["doubled"]),
+            length,
+            (scores[me], scores[1 - me]),
+            bool(f["crawford"]),
+            on_roll_player=me,
+        ),
+        f"Match ID {mid}",
+    )
 
 
 def match_id(state: GameState) -> str:
@@ -158,10 +204,21 @@ def match_id(state: GameState) -> str:
     owner = {CUBE_CENTERED: _GNUBG_CENTRED, CUBE_MINE: me, CUBE_THEIRS: 1 - me}[state.owner]
     scores = (state.score[0], state.score[1]) if me == 0 else (state.score[1], state.score[0])
     d1, d2 = sorted(state.dice or (0, 0), reverse=True)  # gnubg writes the higher die first
-    values = {"cube_log2": int(state.cube).bit_length() - 1, "owner": owner, "on_roll": me,
-              "crawford": int(state.crawford), "game_state": 1, "turn": me ^ int(state.doubled),
-              "doubled": int(state.doubled), "resigned": 0, "die1": d1, "die2": d2,
-              "match_length": state.match_length, "score0": scores[0], "score1": scores[1]}
+    values = {
+        "cube_log2": int(state.cube).bit_length() - 1,
+        "owner": owner,
+        "on_roll": me,
+        "crawford": int(state.crawford),
+        "game_state": 1,
+        "turn": me ^ int(state.doubled),
+        "doubled": int(state.doubled),
+        "resigned": 0,
+        "die1": d1,
+        "die2": d2,
+        "match_length": state.match_length,
+        "score0": scores[0],
+        "score1": scores[1],
+    }
     bits = 0
     for name, start, width in _MATCH_FIELDS:
         bits |= (int(values[name]) & ((1 << width) - 1)) << start
@@ -174,6 +231,7 @@ def gnubg_id(state: GameState) -> str:
 
 
 # --------------------------------------------------------------------------- XGID
+
 
 def _xg_count(ch: str) -> tuple[int, int]:
     """(bottom checkers, top checkers) of one XGID position character."""
@@ -198,17 +256,22 @@ def parse_xgid(text: str) -> GameState:
         raise ValueError(f"an XGID position is 26 characters, got {len(pos)}")
     try:
         cube_log2, owner, turn, s_bottom, s_top, rules, length, max_cube = (
-            int(x) for x in fields[1:4] + fields[5:])
+            int(x) for x in fields[1:4] + fields[5:]
+        )
     except ValueError:
-        raise ValueError(f"XGID {text!r}: cube, owner, turn, scores, rules, match length and maximum cube must be "
-                         f"whole numbers") from None
+        raise ValueError(
+            f"XGID {text!r}: cube, owner, turn, scores, rules, match length and maximum cube must be "
+            f"whole numbers"
+        ) from None
     if max_cube < 0:
         raise ValueError(f"XGID maximum cube field {max_cube} is negative")
-    board = np.zeros((2, 25), dtype=np.int64)   # row 1 = bottom player
+    board = np.zeros((2, 25), dtype=np.int64)  # row 1 = bottom player
     for i, ch in enumerate(pos):
         bottom, top = _xg_count(ch)
         if i == 0 and bottom or i == 25 and top:
-            raise ValueError(f"XGID character {i} is a bar: only the {'top' if i == 0 else 'bottom'} player's checkers go there")
+            raise ValueError(
+                f"XGID character {i} is a bar: only the {'top' if i == 0 else 'bottom'} player's checkers go there"
+            )
         if bottom:
             board[1, 24 if i == 25 else i - 1] = bottom
         if top:
@@ -226,7 +289,9 @@ def parse_xgid(text: str) -> GameState:
     if length < 0 or s_bottom < 0 or s_top < 0 or (length and max(s_bottom, s_top) >= length):
         raise ValueError(f"XGID score {s_bottom}-{s_top} does not fit a match to {length}")
     if rules not in ((0, 1) if length else (0, 1, 2, 3)):
-        raise ValueError(f"XGID rules field {rules} is not valid for a {'match' if length else 'money game'}")
+        raise ValueError(
+            f"XGID rules field {rules} is not valid for a {'match' if length else 'money game'}"
+        )
     doubled, rolled = dice.upper() == "D", None
     if not doubled:
         if not re.fullmatch(r"[0-6]{2}", dice) or (dice != "00" and "0" in dice):
@@ -239,9 +304,21 @@ def parse_xgid(text: str) -> GameState:
     scores = (s_bottom, s_top) if bottom_on_roll else (s_top, s_bottom)
     mine = 1 if bottom_on_roll else -1
     owner_view = CUBE_CENTERED if owner == 0 else CUBE_MINE if owner == mine else CUBE_THEIRS
-    return check_context(GameState(board, rolled, 1 << cube_log2, owner_view, doubled, length, scores,
-                                   crawford=bool(length and rules == 1), jacoby=bool(not length and rules in (1, 3)),
-                                   on_roll_player=1 if bottom_on_roll else 0), "XGID")
+    return check_context(
+        GameState(
+            board,
+            rolled,
+            1 << cube_log2,
+            owner_view,
+            doubled,
+            length,
+            scores,
+            crawford=bool(length and rules == 1),
+            jacoby=bool(not length and rules in (1, 3)),
+            on_roll_player=1 if bottom_on_roll else 0,
+        ),
+        "XGID",
+    )
 
 
 def xgid(state: GameState, max_cube_log2: int = 10) -> str:
@@ -258,5 +335,7 @@ def xgid(state: GameState, max_cube_log2: int = 10) -> str:
     owner = {CUBE_CENTERED: 0, CUBE_MINE: 1, CUBE_THEIRS: -1}[state.owner]
     dice = "D" if state.doubled else "00" if not state.dice else f"{state.dice[0]}{state.dice[1]}"
     rules = int(state.crawford) if state.match_length else int(state.jacoby)
-    return (f"XGID={''.join(chars)}:{int(state.cube).bit_length() - 1}:{owner}:1:{dice}:"
-            f"{state.score[0]}:{state.score[1]}:{rules}:{state.match_length}:{max_cube_log2}")
+    return (
+        f"XGID={''.join(chars)}:{int(state.cube).bit_length() - 1}:{owner}:1:{dice}:"
+        f"{state.score[0]}:{state.score[1]}:{rules}:{state.match_length}:{max_cube_log2}"
+    )

@@ -25,6 +25,7 @@ the mover's view):
   the opponent takes (read where double);
 * ``move(slots, boards, dice, owner) -> after`` boards (n, 2, 25), mover in row 1.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -42,10 +43,13 @@ DROPPED, ABANDONED = 0, -1  # Ended.result besides 1/2/3 (single game, gammon, b
 @dataclass
 class Ended:
     """Games that ended in one step of the loop."""
+
     slots: np.ndarray
-    points: np.ndarray   # won by the side that acted this turn (the doubler on a drop), times the cube
-    result: np.ndarray   # 1/2/3 single/gammon/backgammon, DROPPED or ABANDONED
-    turn: np.ndarray     # plies played before the turn the game ended in (abandoned: MAX_PLIES)
+    points: (
+        np.ndarray
+    )  # won by the side that acted this turn (the doubler on a drop), times the cube
+    result: np.ndarray  # 1/2/3 single/gammon/backgammon, DROPPED or ABANDONED
+    turn: np.ndarray  # plies played before the turn the game ended in (abandoned: MAX_PLIES)
 
 
 class Table:
@@ -55,7 +59,7 @@ class Table:
         self.mode = mode
         self.max_plies = max_plies
         self.boards = np.tile(be.initial_board(), (n, 1, 1))
-        self.owner = np.zeros(n, dtype=np.int64)     # cube owner from the mover's view
+        self.owner = np.zeros(n, dtype=np.int64)  # cube owner from the mover's view
         self.cube = np.ones(n, dtype=np.int64)
         self.ply = np.zeros(n, dtype=np.int64)
         self.live = np.ones(n, dtype=bool)
@@ -70,8 +74,14 @@ class Table:
 
     def _end(self, on_end, slots, points, result, turn) -> None:
         self.live[slots] = False
-        on_end(Ended(slots, np.asarray(points, dtype=np.float64), np.asarray(result, dtype=np.int64),
-                     np.asarray(turn, dtype=np.int64)))
+        on_end(
+            Ended(
+                slots,
+                np.asarray(points, dtype=np.float64),
+                np.asarray(result, dtype=np.int64),
+                np.asarray(turn, dtype=np.int64),
+            )
+        )
 
     def play(self, players, dice, on_end) -> None:
         """Turns until no game is live."""
@@ -84,7 +94,9 @@ class Table:
         if not len(idx):
             return
         rolls = dice(idx)
-        after = np.asarray(players.move(idx, self.boards[idx], rolls, self.owner[idx]), dtype=np.int64)
+        after = np.asarray(
+            players.move(idx, self.boards[idx], rolls, self.owner[idx]), dtype=np.int64
+        )
         results = be.game_results(after)
         done = results != 0
         self.ply[idx] += 1
@@ -97,7 +109,9 @@ class Table:
         self.owner[go_on] = self.mode.for_opponent(self.owner[go_on])
         stuck = go_on[self.ply[go_on] >= self.max_plies]
         if len(stuck):
-            self._end(on_end, stuck, np.zeros(len(stuck)), np.full(len(stuck), ABANDONED), self.ply[stuck])
+            self._end(
+                on_end, stuck, np.zeros(len(stuck)), np.full(len(stuck), ABANDONED), self.ply[stuck]
+            )
 
     def _cube_node(self, idx, players, on_end) -> np.ndarray:
         """Offers, takes and drops for the games in idx; returns the games that roll on."""
@@ -114,5 +128,11 @@ class Table:
         if not drops.any():
             return idx
         slots = j[drops]
-        self._end(on_end, slots, self.cube[slots].astype(np.float64), np.full(len(slots), DROPPED), self.ply[slots])
+        self._end(
+            on_end,
+            slots,
+            self.cube[slots].astype(np.float64),
+            np.full(len(slots), DROPPED),
+            self.ply[slots],
+        )
         return idx[~np.isin(idx, slots)]

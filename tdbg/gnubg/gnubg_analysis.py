@@ -6,6 +6,7 @@ error (EMG, gnubg's own statistics), its kinds of cube error, and for match play
 score and every double with gnubg's no-double and double/take values (MWC).  Used by
 gnubg_eval.py (playing and then analysing, or analysing saved files).
 """
+
 from __future__ import annotations
 
 import json
@@ -25,7 +26,7 @@ from tdbg.infra.fileio import atomic_write, json_text
 from tdbg.infra.stats import has_interval, interval
 from tdbg.infra.workers import child_dies_with_us, end_child
 
-GNUBG_PY = r'''
+GNUBG_PY = r"""
 import json
 import gnubg
 cfg = json.load(open(%(cfg)r))
@@ -68,30 +69,49 @@ for path in cfg["files"]:
                           for a in g.get("game", []) if a.get("action") == "double"
                           and "nd-cubeful-eq" in a.get("analysis", {})]
         print("@@GAME " + json.dumps(out), flush=True)
-'''
+"""
 
 
 # gnubg's kinds of cube error (its statistics' dict keys; each has a count and an error)
-CUBE_KINDS = ("missed-double-below-cp", "missed-double-above-cp", "wrong-double-below-dp", "wrong-double-above-tg",
-              "wrong-take", "wrong-drop")
+CUBE_KINDS = (
+    "missed-double-below-cp",
+    "missed-double-above-cp",
+    "wrong-double-below-dp",
+    "wrong-double-above-tg",
+    "wrong-take",
+    "wrong-drop",
+)
 
 # gnubg's verbal ratings, indexed by its errorrating() (analysis.c: aszRating, arThrsRating)
-RATINGS = ("Awful!", "Beginner", "Casual player", "Intermediate", "Advanced", "Expert", "World class",
-           "Supernatural")
+RATINGS = (
+    "Awful!",
+    "Beginner",
+    "Casual player",
+    "Intermediate",
+    "Advanced",
+    "Expert",
+    "World class",
+    "Supernatural",
+)
 
 
 @dataclass(frozen=True)
 class GnubgAnalysis:
     """How the gnubg binary analyses .mat files, built once by the caller (gnubg_eval.py's
     from its flags: EvalSettings.analysis)."""
-    binary: str                    # the gnubg binary to run (gnubg_binary.preflight's choice)
-    ply: int = 0                   # depth of the chequer, cube and luck analysis
-    jacoby: bool = True            # money games: gammons count only once the cube has been turned
-    rules: tuple[str, ...] = ()    # gnubg commands the game mode needs first (gnubg_rules.analysis_rules)
-    luck: bool = False             # gnubg also judges the dice (at the same ply)
-    workers: int = 1               # gnubg processes at a time
-    chunk_size: int | None = None  # .mat files per gnubg process (default: the files split evenly over workers)
-    timeout: float | None = None   # seconds the running gnubg may all stay silent (None: no limit)
+
+    binary: str  # the gnubg binary to run (gnubg_binary.preflight's choice)
+    ply: int = 0  # depth of the chequer, cube and luck analysis
+    jacoby: bool = True  # money games: gammons count only once the cube has been turned
+    rules: tuple[
+        str, ...
+    ] = ()  # gnubg commands the game mode needs first (gnubg_rules.analysis_rules)
+    luck: bool = False  # gnubg also judges the dice (at the same ply)
+    workers: int = 1  # gnubg processes at a time
+    chunk_size: int | None = (
+        None  # .mat files per gnubg process (default: the files split evenly over workers)
+    )
+    timeout: float | None = None  # seconds the running gnubg may all stay silent (None: no limit)
 
 
 def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None) -> list[str]:
@@ -101,17 +121,29 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
     with tempfile.TemporaryDirectory(prefix="gnubg_rating_") as tmp:
         script = os.path.join(tmp, "rating.py")
         with open(script, "w") as fh:
-            fh.write("import json, gnubg\n"
-                     f"print('@@RATING ' + json.dumps([gnubg.errorrating(r / 1000.0) for r in {list(map(float, rates))!r}]))\n")
+            fh.write(
+                "import json, gnubg\n"
+                f"print('@@RATING ' + json.dumps([gnubg.errorrating(r / 1000.0) for r in {list(map(float, rates))!r}]))\n"
+            )
         try:
-            proc = subprocess.run([binary, "-t", "-q", "-r", "-p", script], capture_output=True, text=True,
-                                  preexec_fn=child_dies_with_us(), timeout=timeout, stdin=subprocess.DEVNULL)
+            proc = subprocess.run(
+                [binary, "-t", "-q", "-r", "-p", script],
+                capture_output=True,
+                text=True,
+                preexec_fn=child_dies_with_us(),
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+            )
         except subprocess.TimeoutExpired:
-            raise GnubgError(f"{binary}: no rating within {timeout:g} s (stalled? --gnubg-timeout)") from None
+            raise GnubgError(
+                f"{binary}: no rating within {timeout:g} s (stalled? --gnubg-timeout)"
+            ) from None
     for line in proc.stdout.splitlines():
         if line.startswith("@@RATING "):
             return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in json.loads(line[9:])]
-    raise GnubgError(f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}")
+    raise GnubgError(
+        f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}"
+    )
 
 
 def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> list[str]:
@@ -124,21 +156,32 @@ def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> lis
         cfg = os.path.join(folder, f"cfg{k}.json")
         # atomic_write: an error, ENOSPC met as the file closes included, names the file
         with atomic_write(cfg) as fh:
-            fh.write(json_text({"files": [os.path.abspath(f) for f in files[s:s + size]]}))
+            fh.write(json_text({"files": [os.path.abspath(f) for f in files[s : s + size]]}))
         scripts.append(os.path.join(folder, f"analyse{k}.py"))
         with atomic_write(scripts[-1]) as fh:
-            fh.write(GNUBG_PY % {"cfg": os.path.abspath(cfg), "jacoby": "on" if analysis.jacoby else "off",
-                                 "ply": analysis.ply, "cube_kinds": CUBE_KINDS,
-                                 "rules": list(analysis.rules),
-                                 "luck": "on" if analysis.luck else "off"})
+            fh.write(
+                GNUBG_PY
+                % {
+                    "cfg": os.path.abspath(cfg),
+                    "jacoby": "on" if analysis.jacoby else "off",
+                    "ply": analysis.ply,
+                    "cube_kinds": CUBE_KINDS,
+                    "rules": list(analysis.rules),
+                    "luck": "on" if analysis.luck else "off",
+                }
+            )
     with atomic_write(os.path.join(folder, "analyse.sh")) as fh:
-        fh.write("#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
-                 f"cd \"$(dirname \"$0\")\"\nls analyse*.py | xargs -P {analysis.workers} -I{{}} "
-                 f"{analysis.binary} -t -q -r -p {{}}\n")
+        fh.write(
+            "#!/bin/sh\n# gnubg's analysis of these .mat files; each line of output starting @@GAME is one game\n"
+            f'cd "$(dirname "$0")"\nls analyse*.py | xargs -P {analysis.workers} -I{{}} '
+            f"{analysis.binary} -t -q -r -p {{}}\n"
+        )
     return scripts
 
 
-def analyse_files(files: list[str], analysis: GnubgAnalysis, folder: str | None = None) -> list[dict]:
+def analyse_files(
+    files: list[str], analysis: GnubgAnalysis, folder: str | None = None
+) -> list[dict]:
     """Per-game statistics from gnubg's analysis of the .mat files: chunks of
     ``analysis.chunk_size`` files, ``analysis.workers`` gnubg processes at a time; the
     scripts go into ``folder`` (default: a temporary one).  When the gnubg processes all
@@ -146,7 +189,7 @@ def analyse_files(files: list[str], analysis: GnubgAnalysis, folder: str | None 
     ended and GnubgError says so."""
     tmp = folder or tempfile.mkdtemp(prefix="gnubg_eval_")
     games, failures, warnings = [], [], []
-    try:   # the temporary folder goes however this ends (a full disk while the scripts are written)
+    try:  # the temporary folder goes however this ends (a full disk while the scripts are written)
         scripts = write_scripts(files, analysis, tmp)
         for out, err, code in _run_scripts(scripts, analysis):
             for line in out.splitlines():
@@ -154,17 +197,27 @@ def analyse_files(files: list[str], analysis: GnubgAnalysis, folder: str | None 
                     games.append(json.loads(line[7:]))
                 elif line.startswith("@@FAIL "):
                     failures.append(json.loads(line[7:]))
-            warnings += [ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()]
+            warnings += [
+                ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()
+            ]
             if code not in (0, None) and not games:
-                raise GnubgError(f"gnubg analysis failed (exit {code}): {err.strip().splitlines()[-1:]}")
+                raise GnubgError(
+                    f"gnubg analysis failed (exit {code}): {err.strip().splitlines()[-1:]}"
+                )
     finally:
         if not folder:
             shutil.rmtree(tmp, ignore_errors=True)
     seen = {os.path.abspath(r["file"]) for r in games + failures}
-    failures += [{"file": f, "error": "gnubg found no games in it"} for f in files if os.path.abspath(f) not in seen]
+    failures += [
+        {"file": f, "error": "gnubg found no games in it"}
+        for f in files
+        if os.path.abspath(f) not in seen
+    ]
     if failures or warnings:
-        raise GnubgError(f"gnubg could not import/analyse {len(failures)} file(s): "
-                         f"{(failures[:1] or warnings[:1])}")
+        raise GnubgError(
+            f"gnubg could not import/analyse {len(failures)} file(s): "
+            f"{(failures[:1] or warnings[:1])}"
+        )
     return games
 
 
@@ -181,18 +234,29 @@ def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
     error, Ctrl-C)."""
     binary, workers, timeout = analysis.binary, analysis.workers, analysis.timeout
     pending = list(scripts)
-    running: dict[subprocess.Popen, tuple[bytearray, IO[bytes]]] = {}   # process -> (its output so far, its stderr file)
+    running: dict[
+        subprocess.Popen, tuple[bytearray, IO[bytes]]
+    ] = {}  # process -> (its output so far, its stderr file)
     try:
         while pending or running:
             while pending and len(running) < workers:
-                err: IO[bytes] = tempfile.TemporaryFile()  # a file: a chatty stderr can never block gnubg
-                proc = subprocess.Popen([binary, "-t", "-q", "-r", "-p", pending.pop(0)], stdout=subprocess.PIPE,
-                                        stderr=err, stdin=subprocess.DEVNULL, preexec_fn=child_dies_with_us())
+                err: IO[bytes] = (
+                    tempfile.TemporaryFile()
+                )  # a file: a chatty stderr can never block gnubg
+                proc = subprocess.Popen(
+                    [binary, "-t", "-q", "-r", "-p", pending.pop(0)],
+                    stdout=subprocess.PIPE,
+                    stderr=err,
+                    stdin=subprocess.DEVNULL,
+                    preexec_fn=child_dies_with_us(),
+                )
                 running[proc] = (bytearray(), err)
             by_fd = {_stdout(p).fileno(): p for p in running}
             ready, _, _ = select.select(list(by_fd), [], [], timeout)
             if not ready:
-                raise GnubgError(f"gnubg said nothing for {timeout:g} s while analysing (stalled? --gnubg-timeout)")
+                raise GnubgError(
+                    f"gnubg said nothing for {timeout:g} s while analysing (stalled? --gnubg-timeout)"
+                )
             for fd in ready:
                 proc = by_fd[fd]
                 chunk = os.read(fd, 1 << 16)
@@ -203,7 +267,11 @@ def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
                 end_child(proc, wait=timeout or 60.0)  # its output is closed: it is ending
                 _stdout(proc).close()
                 err.seek(0)
-                yield out.decode(errors="replace"), err.read().decode(errors="replace"), proc.returncode
+                yield (
+                    out.decode(errors="replace"),
+                    err.read().decode(errors="replace"),
+                    proc.returncode,
+                )
                 err.close()
     finally:
         for proc, (_, err) in running.items():
@@ -212,8 +280,13 @@ def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
             err.close()
 
 
-def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot: int = 2000,
-                units: list | None = None) -> dict:
+def error_rates(
+    games: list[dict],
+    sides: tuple[str, ...],
+    seed: int = 0,
+    n_boot: int = 2000,
+    units: list | None = None,
+) -> dict:
     """Ratio-of-sums error rates with a bootstrap over independent units: the groups of games
     ``units`` names (one key a game, e.g. its duplicate pair or its match), resampled whole,
     or each game where ``units`` is None.  With fewer than two units the CI ends are None
@@ -222,21 +295,26 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
     cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games], dtype=float)
     unforced = np.array([sum(g["stats"][s]["unforced"] for s in sides) for g in games], dtype=float)
     close = np.array([sum(g["stats"][s]["close_cube"] for s in sides) for g in games], dtype=float)
-    all_moves = np.array([g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float)
+    all_moves = np.array(
+        [g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float
+    )
     per_side = len(sides)
-    if units is not None:   # each unit's sums: the rates are ratios of sums over the resampled units
+    if units is not None:  # each unit's sums: the rates are ratios of sums over the resampled units
         if len(units) != len(games):
             raise ValueError(f"{len(units)} unit keys for {len(games)} games")
         _, inv = np.unique(np.asarray(units), return_inverse=True)
-        cheq, cube, unforced, close, all_moves = (np.bincount(inv, weights=v) for v in
-                                                  (cheq, cube, unforced, close, all_moves))
+        cheq, cube, unforced, close, all_moves = (
+            np.bincount(inv, weights=v) for v in (cheq, cube, unforced, close, all_moves)
+        )
     n = len(cheq)
 
     def rates(idx):
         u, c = unforced[idx].sum(), close[idx].sum()
-        return (1000 * cheq[idx].sum() / max(u, 1),
-                1000 * (cheq[idx].sum() + cube[idx].sum()) / max(u + c, 1),
-                1000 * (cheq[idx].sum() + cube[idx].sum()) / per_side / max(all_moves[idx].sum(), 1))
+        return (
+            1000 * cheq[idx].sum() / max(u, 1),
+            1000 * (cheq[idx].sum() + cube[idx].sum()) / max(u + c, 1),
+            1000 * (cheq[idx].sum() + cube[idx].sum()) / per_side / max(all_moves[idx].sum(), 1),
+        )
 
     point = rates(np.arange(n))
     names = ("chequer_memg_per_move", "overall_memg_per_decision", "snowie_error_rate")
@@ -244,17 +322,29 @@ def error_rates(games: list[dict], sides: tuple[str, ...], seed: int = 0, n_boot
         rng = np.random.default_rng(seed)
         boots = np.array([rates(rng.integers(0, n, n)) for _ in range(n_boot)])
         lo, hi = np.quantile(boots, [0.025, 0.975], axis=0)
-        out: dict[str, Any] = {name: interval(float(point[k]), float(lo[k]), float(hi[k]), n)
-                               for k, name in enumerate(names)}
+        out: dict[str, Any] = {
+            name: interval(float(point[k]), float(lo[k]), float(hi[k]), n)
+            for k, name in enumerate(names)
+        }
     else:
         out = {name: interval(float(point[k]), None, None, n) for k, name in enumerate(names)}
-    out.update(games=len(games), unforced_moves=int(unforced.sum()), close_cube_decisions=int(close.sum()),
-               bootstrap_units=n, n_bootstrap=n_boot)
+    out.update(
+        games=len(games),
+        unforced_moves=int(unforced.sum()),
+        close_cube_decisions=int(close.sum()),
+        bootstrap_units=n,
+        n_bootstrap=n_boot,
+    )
     # where the cube error comes from: gnubg's count and total error (milli, as the rates) of each kind
     kinds = {}
     for kind in CUBE_KINDS:
-        pairs = [g["stats"][s].get("cube_kinds", {}).get(kind, (0, 0.0)) for g in games for s in sides]
-        kinds[kind] = {"count": int(sum(c for c, _ in pairs)), "error": 1000 * float(sum(e for _, e in pairs))}
+        pairs = [
+            g["stats"][s].get("cube_kinds", {}).get(kind, (0, 0.0)) for g in games for s in sides
+        ]
+        kinds[kind] = {
+            "count": int(sum(c for c, _ in pairs)),
+            "error": 1000 * float(sum(e for _, e in pairs)),
+        }
     out["cube_errors"] = kinds
     by_score = doubles_by_score(games, sides)
     if by_score:
@@ -290,10 +380,15 @@ def luck_adjusted(games: list[dict], match_play: bool, seed: int = 0, n_boot: in
         rng = np.random.default_rng(seed)
         boots = values[rng.integers(0, n, (n_boot, n))].mean(axis=1)
         lo, hi = (list(map(float, x)) for x in np.quantile(boots, [0.025, 0.975], axis=0))
-    out: dict[str, Any] = {name: interval(float(values[:, k].mean()), lo[k], hi[k], n)
-           for k, name in enumerate(("actual", "luck_adjusted", "luck"))}
-    out.update(units="matches" if match_play else "games", n=len(values),
-               measure="match-win rate" if match_play else "points per game")
+    out: dict[str, Any] = {
+        name: interval(float(values[:, k].mean()), lo[k], hi[k], n)
+        for k, name in enumerate(("actual", "luck_adjusted", "luck"))
+    }
+    out.update(
+        units="matches" if match_play else "games",
+        n=len(values),
+        measure="match-win rate" if match_play else "points per game",
+    )
     return out
 
 
@@ -305,15 +400,23 @@ def as_player_x(games: list[dict], player: str) -> list[dict]:
     for g in games:
         names = g.get("names", {})
         if player not in names.values():
-            raise GnubgError(f"{g['file']}: no player named {player!r} (the players are "
-                             f"{', '.join(repr(v) for v in names.values())}); use --player")
+            raise GnubgError(
+                f"{g['file']}: no player named {player!r} (the players are "
+                f"{', '.join(repr(v) for v in names.values())}); use --player"
+            )
         if names.get("X") == player:
             out.append(g)
             continue
         swap = {"X": "O", "O": "X"}
-        out.append({**g, "stats": {"X": g["stats"]["O"], "O": g["stats"]["X"]}, "score": g["score"][::-1],
-                    "names": {"X": names["O"], "O": names["X"]},
-                    "doubles": [[swap[p], nd, dt] for p, nd, dt in g.get("doubles", [])]})
+        out.append(
+            {
+                **g,
+                "stats": {"X": g["stats"]["O"], "O": g["stats"]["X"]},
+                "score": g["score"][::-1],
+                "names": {"X": names["O"], "O": names["X"]},
+                "doubles": [[swap[p], nd, dt] for p, nd, dt in g.get("doubles", [])],
+            }
+        )
     return out
 
 
@@ -333,7 +436,9 @@ def doubles_by_score(games: list[dict], sides: tuple[str, ...]) -> dict:
             if player not in sides:
                 continue
             mine, theirs = g["score"] if player == "X" else g["score"][::-1]
-            row = out.setdefault(f"{length - mine}-{length - theirs}", {"doubles": 0, "wrong": 0, "error": 0.0})
+            row = out.setdefault(
+                f"{length - mine}-{length - theirs}", {"doubles": 0, "wrong": 0, "error": 0.0}
+            )
             row["doubles"] += 1
             loss = nd - dt
             if loss > 0:

@@ -7,6 +7,7 @@ weights file that binary loads (its data folder, as its own `show engine` report
 and refuses versions this project has not checked its protocol and file formats against.
 Version differences: ../shared/reference/gnubg-external-player.md and README "gnubg".
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -18,7 +19,9 @@ from typing import TypeGuard
 
 SUPPORTED_VERSIONS = ("1.07.001", "1.08.003")
 SEED_VERSION = "1.08.003"  # the seed's opponent; `make gnubg` builds it here
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # the repository
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)  # the repository
 LOCAL_BUILD = os.path.join(ROOT, ".gnubg", SEED_VERSION, "bin", "gnubg")
 DEBIAN_BINARY = "/usr/games/gnubg"  # Debian 12's package: 1.07.001
 # weights files whose provenance is documented in ../shared/reference/gnubg-analysis.md
@@ -68,28 +71,42 @@ def installed_binaries() -> list[str]:
 
 
 def _no_answer(binary: str, exc: subprocess.TimeoutExpired) -> GnubgError:
-    return GnubgError(f"{binary}: no answer within {exc.timeout:g} s (--gnubg-timeout where the script has it)")
+    return GnubgError(
+        f"{binary}: no answer within {exc.timeout:g} s (--gnubg-timeout where the script has it)"
+    )
 
 
 def gnubg_version(binary: str, timeout: float | None = None) -> str:
     try:
-        out = subprocess.run([binary, "--version"], capture_output=True, text=True, timeout=timeout or 30,
-                             stdin=subprocess.DEVNULL).stdout
+        out = subprocess.run(
+            [binary, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=timeout or 30,
+            stdin=subprocess.DEVNULL,
+        ).stdout
     except subprocess.TimeoutExpired as exc:
         raise _no_answer(binary, exc) from None
     except (OSError, subprocess.SubprocessError) as exc:
         raise GnubgError(f"{binary}: cannot run it ({exc})") from None
     m = re.search(r"GNU Backgammon (\d+\.\d+\.\d+)", out)
     if not m:
-        raise GnubgError(f"{binary}: does not look like GNU Backgammon (--version said {out[:60]!r})")
+        raise GnubgError(
+            f"{binary}: does not look like GNU Backgammon (--version said {out[:60]!r})"
+        )
     return m.group(1)
 
 
 def weights_file(binary: str, timeout: float | None = None) -> str:
     """The gnubg.wd this binary loads: its data folder as `show engine` reports it."""
     try:
-        out = subprocess.run([binary, "-t", "-q", "-r"], input="show engine\n", capture_output=True, text=True,
-                             timeout=timeout or 120).stdout
+        out = subprocess.run(
+            [binary, "-t", "-q", "-r"],
+            input="show engine\n",
+            capture_output=True,
+            text=True,
+            timeout=timeout or 120,
+        ).stdout
     except subprocess.TimeoutExpired as exc:
         raise _no_answer(binary, exc) from None
     except (OSError, subprocess.SubprocessError) as exc:
@@ -98,8 +115,10 @@ def weights_file(binary: str, timeout: float | None = None) -> str:
     path = os.path.join(m.group(1).strip(), "gnubg.wd") if m else ""
     if not path or not os.path.isfile(path):
         missing = re.search(r"couldn't open (\S+)", out)
-        raise GnubgError(f"{binary}: cannot find the weights it loads "
-                         f"({missing.group(0) if missing else 'show engine names no data folder'})")
+        raise GnubgError(
+            f"{binary}: cannot find the weights it loads "
+            f"({missing.group(0) if missing else 'show engine names no data folder'})"
+        )
     return os.path.realpath(path)
 
 
@@ -111,16 +130,25 @@ def preflight(binary: str | None = None, quiet: bool = False, timeout: float | N
     if b not in _cache:
         version = gnubg_version(b, timeout)
         if version not in SUPPORTED_VERSIONS:
-            raise GnubgError(f"{b} is GNU Backgammon {version}; supported versions: {', '.join(SUPPORTED_VERSIONS)}")
+            raise GnubgError(
+                f"{b} is GNU Backgammon {version}; supported versions: {', '.join(SUPPORTED_VERSIONS)}"
+            )
         path = weights_file(b, timeout)
         with open(path, "rb") as fh:
             md5 = hashlib.md5(fh.read()).hexdigest()
-        _cache[b] = {"binary": b, "version": version, "weights": path, "weights_md5": md5,
-                     "weights_known": KNOWN_WEIGHTS.get(md5, "unknown weights")}
+        _cache[b] = {
+            "binary": b,
+            "version": version,
+            "weights": path,
+            "weights_md5": md5,
+            "weights_known": KNOWN_WEIGHTS.get(md5, "unknown weights"),
+        }
     info = dict(_cache[b])
     if not quiet:
-        print(f"gnubg {info['version']} at {b}; weights {info['weights']} md5 {info['weights_md5']} "
-              f"({info['weights_known']})")
+        print(
+            f"gnubg {info['version']} at {b}; weights {info['weights']} md5 {info['weights_md5']} "
+            f"({info['weights_known']})"
+        )
     return info
 
 

@@ -16,6 +16,7 @@ handed to ``on_game`` as they end, so a crash later loses nothing already played
 Reading what gnubg says (board strings, result lines, its .mat record): gnubg_protocol.py.
 Protocol notes: ../shared/reference/gnubg-external-player.md.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,9 +35,19 @@ from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
-from tdbg.gnubg.gnubg_protocol import (GNUBG_NAME, MATCH_LINE, OUR_NAME, RESIGN_ACCEPTED, RESULT_LINE,
-                                       ProtocolError, Question, _keys, gnubg_replies, opening_positions,
-                                       parse_board_string)
+from tdbg.gnubg.gnubg_protocol import (
+    GNUBG_NAME,
+    MATCH_LINE,
+    OUR_NAME,
+    RESIGN_ACCEPTED,
+    RESULT_LINE,
+    ProtocolError,
+    Question,
+    _keys,
+    gnubg_replies,
+    opening_positions,
+    parse_board_string,
+)
 from tdbg.gnubg.gnubg_rules import gnubg_plays, session_rules
 from tdbg.infra.workers import child_dies_with_us, end_child
 from tdbg.play.match import GameRecord
@@ -45,12 +56,18 @@ from tdbg.play.matfile import mat_length
 from tdbg.play.matches import MatchRecord, Score
 
 LEVELS = {
-    "gnubg-ext": ["set player 0 chequerplay evaluation plies 0", "set player 0 cubedecision evaluation plies 0"],
+    "gnubg-ext": [
+        "set player 0 chequerplay evaluation plies 0",
+        "set player 0 cubedecision evaluation plies 0",
+    ],
     # 1-ply, full width: no pruning nets, every legal move scored at 1 ply
-    "gnubg-ext-full": ["set player 0 chequerplay evaluation plies 1", "set player 0 cubedecision evaluation plies 1",
-                       "set player 0 chequerplay evaluation prune off",
-                       "set player 0 cubedecision evaluation prune off",
-                       "set player 0 movefilter 1 0 -1"],
+    "gnubg-ext-full": [
+        "set player 0 chequerplay evaluation plies 1",
+        "set player 0 cubedecision evaluation plies 1",
+        "set player 0 chequerplay evaluation prune off",
+        "set player 0 cubedecision evaluation prune off",
+        "set player 0 movefilter 1 0 -1",
+    ],
 }
 
 
@@ -58,6 +75,7 @@ LEVELS = {
 class GnubgOpponent:
     """The gnubg binary as our opponent: how it plays (a key of LEVELS), which binary
     (None: gnubg_binary.preflight's default) and how long we wait for it (seconds)."""
+
     level: str = "gnubg-ext"
     binary: str | None = None
     timeout: float = 60.0
@@ -76,9 +94,9 @@ class _Game:
     takes: list = field(default_factory=lambda: [0, 0])
     drops: list = field(default_factory=lambda: [0, 0])
     our_record: float | None = None  # points from our side, as we saw the game end
-    pending_double: bool = False     # we doubled and have not yet seen gnubg's answer
-    away: tuple = (0, 0)             # match play: points we and gnubg need before this game
-    crawford: bool = False           # match play: this is the Crawford game
+    pending_double: bool = False  # we doubled and have not yet seen gnubg's answer
+    away: tuple = (0, 0)  # match play: points we and gnubg need before this game
+    crawford: bool = False  # match play: this is the Crawford game
 
 
 def _feed(stdin, script: bytes) -> None:
@@ -94,9 +112,16 @@ def _feed(stdin, script: bytes) -> None:
 class GnubgSession:
     """One gnubg process playing ``n_games`` against ``agent`` (seat 1)."""
 
-    def __init__(self, agent: Evaluator, opponent: GnubgOpponent = GnubgOpponent(), mode: GameMode | None = None,
-                 seed: int = 0, first_index: int = 0, mat_path: str | None = None,
-                 match_mat_paths: list[str] | None = None):
+    def __init__(
+        self,
+        agent: Evaluator,
+        opponent: GnubgOpponent = GnubgOpponent(),
+        mode: GameMode | None = None,
+        seed: int = 0,
+        first_index: int = 0,
+        mat_path: str | None = None,
+        match_mat_paths: list[str] | None = None,
+    ):
         """``opponent``: the gnubg it runs (a GnubgOpponent, e.g. a series' GnubgSide, whole).
         ``mode``: a money mode (default cubeful money with Jacoby); its points score our
         record of each game, and the agent decides through the policy interface (agents.py).
@@ -108,22 +133,26 @@ class GnubgSession:
         if opponent.level not in LEVELS:
             raise ValueError(f"unknown gnubg level {opponent.level!r}; choose {', '.join(LEVELS)}")
         if not gnubg_plays(mode):
-            raise ValueError(f"games against the gnubg binary are money games or matches, not {mode.name}")
+            raise ValueError(
+                f"games against the gnubg binary are money games or matches, not {mode.name}"
+            )
         mode.check_agent(agent)
         self.agent, self.level, self.mode = agent, opponent.level, mode
         self.seed, self.timeout, self.first_index = seed, opponent.timeout, first_index
         self.info = preflight(opponent.binary, quiet=True, timeout=opponent.timeout)
-        self.mat_path = mat_path  # where gnubg exports the session's record (with its dice), if given
+        self.mat_path = (
+            mat_path  # where gnubg exports the session's record (with its dice), if given
+        )
         if match_mat_paths is not None and not self.plays_matches:
             raise ValueError("match_mat_paths: only match play exports one record per match")
         if any(any(c.isspace() for c in p) for p in match_mat_paths or ()):
             raise ValueError("gnubg's export command takes a path without blanks")
         self.match_mat_paths = match_mat_paths
         self._openings = opening_positions()
-        self.matches: list[MatchRecord] = []   # match play: finished matches, in order
+        self.matches: list[MatchRecord] = []  # match play: finished matches, in order
         self._match: MatchRecord | None = None
-        self._match_winners: list[str] = []    # match play: who gnubg says won each match
-        self._accepted = False    # the game about to be scored ended by an accepted resignation
+        self._match_winners: list[str] = []  # match play: who gnubg says won each match
+        self._accepted = False  # the game about to be scored ended by an accepted resignation
 
     @property
     def plays_matches(self) -> bool:
@@ -133,10 +162,18 @@ class GnubgSession:
     def _script(self, port: int, n_games: int) -> str:
         # 1.08 renames both seats to the default names at `new session` (1.07 keeps them): set both
         match = self.plays_matches
-        lines = ["set sound enable off", f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
-                 f"set player 0 name {GNUBG_NAME}", "set player 0 gnubg", *LEVELS[self.level],
-                 f"set player 1 name {OUR_NAME}", f"set player 1 external 127.0.0.1:{port}",
-                 *session_rules(self.mode), "set display off", f"set seed {self.seed}"]
+        lines = [
+            "set sound enable off",
+            f"set defaultnames {GNUBG_NAME} {OUR_NAME}",
+            f"set player 0 name {GNUBG_NAME}",
+            "set player 0 gnubg",
+            *LEVELS[self.level],
+            f"set player 1 name {OUR_NAME}",
+            f"set player 1 external 127.0.0.1:{port}",
+            *session_rules(self.mode),
+            "set display off",
+            f"set seed {self.seed}",
+        ]
         if match:  # n_games counts matches
             for k in range(n_games):
                 lines.append(f"new match {mat_length(self.mode)}")
@@ -160,17 +197,27 @@ class GnubgSession:
         srv.settimeout(self.timeout)
         port = srv.getsockname()[1]
         master, slave = pty.openpty()  # a terminal: gnubg flushes each result line at once
-        proc = subprocess.Popen([self.info["binary"], "-t", "-q", "-r"], stdin=subprocess.PIPE, stdout=slave,
-                                stderr=slave, close_fds=True, preexec_fn=child_dies_with_us())
+        proc = subprocess.Popen(
+            [self.info["binary"], "-t", "-q", "-r"],
+            stdin=subprocess.PIPE,
+            stdout=slave,
+            stderr=slave,
+            close_fds=True,
+            preexec_fn=child_dies_with_us(),
+        )
         os.close(slave)
         results: list = []
         lines: list = []
-        reader = threading.Thread(target=self._read_output, args=(master, results, lines), daemon=True)
+        reader = threading.Thread(
+            target=self._read_output, args=(master, results, lines), daemon=True
+        )
         reader.start()
         records: list[GameRecord] = []
         # gnubg reads its script as it plays: written in one go, a long one (thousands of games)
         # fills the pipe while gnubg waits on our first move, so a thread feeds it
-        feeder = threading.Thread(target=_feed, args=(proc.stdin, self._script(port, n_games).encode()), daemon=True)
+        feeder = threading.Thread(
+            target=_feed, args=(proc.stdin, self._script(port, n_games).encode()), daemon=True
+        )
         feeder.start()
         finished = False
         try:
@@ -190,9 +237,11 @@ class GnubgSession:
             os.close(master) if _fd_open(master) else None
         if self.plays_matches:
             ours = [OUR_NAME if m.winner == 0 else GNUBG_NAME for m in self.matches]
-            if ours != self._match_winners[:len(ours)]:
-                raise ProtocolError(f"our record of the match winners ({', '.join(ours)}) differs from gnubg's "
-                                    f"({', '.join(self._match_winners)})")
+            if ours != self._match_winners[: len(ours)]:
+                raise ProtocolError(
+                    f"our record of the match winners ({', '.join(ours)}) differs from gnubg's "
+                    f"({', '.join(self._match_winners)})"
+                )
         return records
 
     def _read_output(self, fd: int, results: list, lines: list) -> None:
@@ -236,8 +285,9 @@ class GnubgSession:
             try:
                 chunk = conn.recv(4096)
             except socket.timeout:
-                raise GnubgError(f"no message from gnubg for {self.timeout:.0f} s (stalled) in game "
-                                 f"{game.index}") from None
+                raise GnubgError(
+                    f"no message from gnubg for {self.timeout:.0f} s (stalled) in game {game.index}"
+                ) from None
             except (ConnectionResetError, BrokenPipeError):
                 chunk = b""  # a killed gnubg may reset the connection instead of closing it
             if not chunk:
@@ -247,8 +297,10 @@ class GnubgSession:
                     return
                 code = proc.poll()
                 tail = " | ".join(out_lines[-3:])
-                raise GnubgError(f"gnubg closed the connection during game {game.index}"
-                                 f"{f' (exit code {code})' if code is not None else ''}: {tail}")
+                raise GnubgError(
+                    f"gnubg closed the connection during game {game.index}"
+                    f"{f' (exit code {code})' if code is not None else ''}: {tail}"
+                )
             buf += chunk.replace(b"\x00", b"")
             while b"\n" in buf:
                 raw, buf = buf.split(b"\n", 1)
@@ -273,11 +325,15 @@ class GnubgSession:
         self._wait_results(results, len(records) + 1, 10.0 if require else 0.5)
         if len(results) <= len(records):
             if require:
-                raise ProtocolError(f"game {game.index}: a new game started but gnubg reported no result")
+                raise ProtocolError(
+                    f"game {game.index}: a new game started but gnubg reported no result"
+                )
             return game
         name, kind, points, resigned = results[len(records)]
         if name not in (OUR_NAME, GNUBG_NAME):
-            raise ProtocolError(f"game {game.index}: gnubg scored it for {name!r}, neither {OUR_NAME!r} nor {GNUBG_NAME!r}")
+            raise ProtocolError(
+                f"game {game.index}: gnubg scored it for {name!r}, neither {OUR_NAME!r} nor {GNUBG_NAME!r}"
+            )
         ours = points if name == OUR_NAME else -points
         if game.pending_double:  # gnubg answered our double by dropping
             game.drops[1] += 1
@@ -291,13 +347,26 @@ class GnubgSession:
             game.our_record = float(ours)
         if game.our_record is None:
             game.our_record = self._our_view_of_gnubg_win(game)
-        result = 0 if game.drops != [0, 0] else {"single game": 1, "gammon": 2, "backgammon": 3}[kind]
-        rec = GameRecord(game.index, 1, float(ours), result, game.cube, game.plies,
-                         tuple(game.doubles), tuple(game.takes), tuple(game.drops))
+        result = (
+            0 if game.drops != [0, 0] else {"single game": 1, "gammon": 2, "backgammon": 3}[kind]
+        )
+        rec = GameRecord(
+            game.index,
+            1,
+            float(ours),
+            result,
+            game.cube,
+            game.plies,
+            tuple(game.doubles),
+            tuple(game.takes),
+            tuple(game.drops),
+        )
         rec.our_record = game.our_record
         rec.resigned = resigned
         records.append(rec)
-        if self.plays_matches:  # first, so that on_game sees the match it may have ended in self.matches
+        if (
+            self.plays_matches
+        ):  # first, so that on_game sees the match it may have ended in self.matches
             self._score_game(game, rec)
         if on_game:
             on_game(rec)
@@ -310,7 +379,9 @@ class GnubgSession:
         game.expected = set(self._openings)
         if self.plays_matches:
             if self._match is None:  # a match begins (we are side 0 of the score, gnubg side 1)
-                self._match = MatchRecord(self.first_index + len(self.matches), -1, mat_length(self.mode))
+                self._match = MatchRecord(
+                    self.first_index + len(self.matches), -1, mat_length(self.mode)
+                )
                 self._score = Score(mat_length(self.mode))
             game.away, game.crawford = tuple(self._score.away), self._score.crawford
         return game
@@ -319,12 +390,18 @@ class GnubgSession:
         """Our record of the match: the game's points up to what its winner needs, the
         Crawford game when a player first reaches 1-away, the match's end."""
         m = self._match
-        assert m is not None   # _new_game began the match this game belongs to
+        assert m is not None  # _new_game began the match this game belongs to
         winner = 0 if rec.points > 0 else 1
         won = self._score.game_won(winner, int(abs(rec.points)))
-        m.games.append((won if winner == 0 else -won, rec.result, rec.cube, game.crawford, *game.away))
+        m.games.append(
+            (won if winner == 0 else -won, rec.result, rec.cube, game.crawford, *game.away)
+        )
         for key in ("doubles", "takes", "drops"):
-            setattr(m, key, tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key), strict=True)))
+            setattr(
+                m,
+                key,
+                tuple(a + b for a, b in zip(getattr(m, key), getattr(rec, key), strict=True)),
+            )
         if self._score.over:
             m.winner = winner
             self.matches.append(m)
@@ -348,8 +425,11 @@ class GnubgSession:
         key = be.position_keys(q.board[None])[0]
         if q.kind == "take":
             # gnubg doubles before rolling: the position is the one our last move left
-            ok = game.our_after is not None and key == be.position_keys(game.our_after[None])[0] \
+            ok = (
+                game.our_after is not None
+                and key == be.position_keys(game.our_after[None])[0]
                 and game.our_record is None
+            )
         else:
             ok = key in game.expected
         if not ok and q.kind != "take" and key in self._openings:
@@ -361,22 +441,33 @@ class GnubgSession:
             raise ProtocolError(
                 f"game {game.index}: gnubg sent position {be.position_id(q.board)} ({q.kind} question), which our "
                 f"engine cannot reach from {want}\n  gnubg: {q.raw}\n  ours:  last position {want}, "
-                f"{len(game.expected)} legal continuations")
+                f"{len(game.expected)} legal continuations"
+            )
         if game.pending_double and q.kind == "move":  # our double was taken
             game.pending_double = False
             game.takes[1] += 1
             game.cube *= 2
             game.owner = CUBE_THEIRS
         if q.cube != game.cube:
-            raise ProtocolError(f"game {game.index}: gnubg says the cube is {q.cube}, we have {game.cube}\n  {q.raw}")
+            raise ProtocolError(
+                f"game {game.index}: gnubg says the cube is {q.cube}, we have {game.cube}\n  {q.raw}"
+            )
         if q.kind != "take" and self.mode.cubeful and q.owner != game.owner:
-            raise ProtocolError(f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}")
+            raise ProtocolError(
+                f"game {game.index}: cube owner differs (gnubg {q.owner}, ours {game.owner})\n  {q.raw}"
+            )
         if self.plays_matches:
-            ours = (mat_length(self.mode), tuple(mat_length(self.mode) - a for a in game.away), game.crawford)
+            ours = (
+                mat_length(self.mode),
+                tuple(mat_length(self.mode) - a for a in game.away),
+                game.crawford,
+            )
             if (q.length, q.scores, q.crawford) != ours:
-                raise ProtocolError(f"game {game.index}: gnubg has the match at length {q.length}, score "
-                                    f"{q.scores[0]}-{q.scores[1]} (ours first), Crawford {q.crawford}; we have "
-                                    f"{ours[0]}, {ours[1][0]}-{ours[1][1]}, Crawford {ours[2]}\n  {q.raw}")
+                raise ProtocolError(
+                    f"game {game.index}: gnubg has the match at length {q.length}, score "
+                    f"{q.scores[0]}-{q.scores[1]} (ours first), Crawford {q.crawford}; we have "
+                    f"{ours[0]}, {ours[1][0]}-{ours[1][1]}, Crawford {ours[2]}\n  {q.raw}"
+                )
         game.last_board = q.board
         return game
 
@@ -409,7 +500,7 @@ class GnubgSession:
                 game.our_record = -float(game.cube)
                 game.expected = set()
         else:
-            assert after is not None   # answer gives a move question the position the move leaves
+            assert after is not None  # answer gives a move question the position the move leaves
             game.plies += 1
             game.our_after = after
             result = be.game_result(after)
@@ -421,7 +512,9 @@ class GnubgSession:
         return text
 
 
-def agent_state(mode: GameMode, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)) -> np.ndarray:
+def agent_state(
+    mode: GameMode, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)
+) -> np.ndarray:
     """The cube state our agent sees as the mover: the cube's owner (money), or in match play the
     packed match state (matchplay.py) from the cube, the Crawford flag and the points each
     side needs (ours first)."""
@@ -438,13 +531,16 @@ def answer(agent, mode: GameMode, q: Question, state: np.ndarray) -> tuple[str, 
         return ("double" if agent.double_decisions(b[None], state)[0] else "roll"), None
     if q.kind == "take":
         # the doubler is on turn: decide from its view
-        return ("take" if agent.take_decisions(be.swap(b)[None], mode.for_opponent(state))[0] else "drop"), None
+        return (
+            "take"
+            if agent.take_decisions(be.swap(b)[None], mode.for_opponent(state))[0]
+            else "drop"
+        ), None
     after = agent.choose_moves(b[None], np.array([q.dice]), state)[0]
     move = be.move_for_result(b, q.dice[0], q.dice[1], after)
     if move is None:
         raise ProtocolError(f"our agent chose an illegal move in {be.position_id(b)}")
     return be.format_move(b, move), after
-
 
 
 def _fd_open(fd: int) -> bool:

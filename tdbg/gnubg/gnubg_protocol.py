@@ -6,6 +6,7 @@ are enumerated so that gnubg_external.GnubgSession can check every board it rece
 gnubg's own .mat export is read back as per-turn records (its dice are only there).
 Protocol notes: ../shared/reference/gnubg-external-player.md.
 """
+
 from __future__ import annotations
 
 import re
@@ -27,7 +28,6 @@ RESIGN_ACCEPTED = re.compile(r"([\w-]+) accepts and wins an? (single game|gammon
 OUR_NAME, GNUBG_NAME = "td", "gnubg"
 
 
-
 class ProtocolError(GnubgError):
     """gnubg said something we cannot reconcile with our engine's state."""
 
@@ -36,9 +36,16 @@ class ProtocolError(GnubgError):
 MAX_MATCH_LENGTH = 64
 MAX_CUBE = 4096
 FIELDS = 53
-CONSTANTS = {41: 1, 42: -1, 43: 0, 44: 25}   # colour, direction, home and bar: gnubg always sends these
-MAX_SCORE = 2**31 - 1   # a money session's score is one of gnubg's ints
-NUMBER = re.compile(r"-?[0-9]+")   # a field as gnubg writes it (int() also reads "\uff12", "1_0", " 2")
+CONSTANTS = {
+    41: 1,
+    42: -1,
+    43: 0,
+    44: 25,
+}  # colour, direction, home and bar: gnubg always sends these
+MAX_SCORE = 2**31 - 1  # a money session's score is one of gnubg's ints
+NUMBER = re.compile(
+    r"-?[0-9]+"
+)  # a field as gnubg writes it (int() also reads "\uff12", "1_0", " 2")
 
 
 def _numbers(fields: list[str], line: str) -> list[int]:
@@ -46,8 +53,15 @@ def _numbers(fields: list[str], line: str) -> list[int]:
     if not all(NUMBER.fullmatch(x) for x in fields):
         raise ProtocolError(f"non-numeric field in board string: {line[:120]!r}")
     return [int(x) for x in fields]
-FLAGS = {38: "player 1's may-double flag", 39: "player 0's may-double flag", 40: "the doubled flag",
-         51: "the post-Crawford flag", 52: "the non-Crawford flag"}
+
+
+FLAGS = {
+    38: "player 1's may-double flag",
+    39: "player 0's may-double flag",
+    40: "the doubled flag",
+    51: "the post-Crawford flag",
+    52: "the non-Crawford flag",
+}
 
 
 def check_fields(v: list[int], line: str) -> None:
@@ -59,12 +73,21 @@ def check_fields(v: list[int], line: str) -> None:
 
     def refuse(what: str):
         raise ProtocolError(f"{what} in {shown!r}")
-    length, scores, cube, turn, dice = val(3), (val(4), val(5)), val(37), val(32), (val(33), val(34))
+
+    length, scores, cube, turn, dice = (
+        val(3),
+        (val(4), val(5)),
+        val(37),
+        val(32),
+        (val(33), val(34)),
+    )
     if not 0 <= length <= MAX_MATCH_LENGTH:
         refuse(f"match length {length} is not 0 (money) or 1 to {MAX_MATCH_LENGTH} (gnubg's limit)")
     if min(scores) < 0 or max(scores) > MAX_SCORE or (length and max(scores) >= length):
-        refuse(f"score {scores[0]}-{scores[1]} is not a score of " + (f"a {length}-point match in play" if length
-                                                                     else "a money session"))
+        refuse(
+            f"score {scores[0]}-{scores[1]} is not a score of "
+            + (f"a {length}-point match in play" if length else "a money session")
+        )
     if cube < 1 or cube > MAX_CUBE or cube & (cube - 1):
         refuse(f"cube {cube} is not a power of 2 from 1 to {MAX_CUBE} (gnubg's limit)")
     for i, what in FLAGS.items():
@@ -79,7 +102,10 @@ def check_fields(v: list[int], line: str) -> None:
     if val(40) and cube * 2 > MAX_CUBE:
         refuse(f"a double of cube {cube} is beyond gnubg's {MAX_CUBE}")
     if dice != (0, 0) and (val(40) or not all(1 <= d <= 6 for d in dice)):
-        refuse(f"dice {dice[0]}-{dice[1]} are not a roll" + (" (a take question has none)" if val(40) else ""))
+        refuse(
+            f"dice {dice[0]}-{dice[1]} are not a roll"
+            + (" (a take question has none)" if val(40) else "")
+        )
     if (val(35), val(36)) != (0, 0) and not all(1 <= d <= 6 for d in (val(35), val(36))):
         refuse(f"the other side's dice {val(35)}-{val(36)} are not a roll")
     crawford, post = val(52) == 0, val(51) == 1
@@ -88,8 +114,10 @@ def check_fields(v: list[int], line: str) -> None:
     if crawford and post:
         refuse("a game cannot be the Crawford game and after it")
     if (crawford or post) and length - 1 not in scores:
-        refuse(f"the {'Crawford game' if crawford else 'game after the Crawford game'} at {scores[0]}-{scores[1]} "
-               f"of {length} (no side is 1 away)")
+        refuse(
+            f"the {'Crawford game' if crawford else 'game after the Crawford game'} at {scores[0]}-{scores[1]} "
+            f"of {length} (no side is 1 away)"
+        )
     if crawford and (cube != 1 or val(40)):
         refuse("the Crawford game has no doubling (cube 1, never turned)")
     if max(val(45), val(46)) >= 15:
@@ -98,13 +126,13 @@ def check_fields(v: list[int], line: str) -> None:
 
 @dataclass
 class Question:
-    kind: str               # "move", "cube" or "take"
-    board: np.ndarray       # our view: row 1 = us, row 0 = gnubg
-    dice: tuple             # (0, 0) for cube and take questions
-    cube: int               # cube value (before a pending double)
-    owner: int              # cube owner from our view
+    kind: str  # "move", "cube" or "take"
+    board: np.ndarray  # our view: row 1 = us, row 0 = gnubg
+    dice: tuple  # (0, 0) for cube and take questions
+    cube: int  # cube value (before a pending double)
+    owner: int  # cube owner from our view
     raw: str = ""
-    length: int = 0         # match length (0: a money session)
+    length: int = 0  # match length (0: a money session)
     scores: tuple = (0, 0)  # points we and gnubg have in the match
     crawford: bool = False  # this game is the Crawford game
 
@@ -113,8 +141,10 @@ def parse_board_string(line: str) -> Question:
     """A FIBS board string from gnubg, with us as player 1 (positive checkers)."""
     f = line.strip().split(":")
     if len(f) != FIELDS or f[0] != "board":
-        raise ProtocolError(f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
-                            f"{line[:120]!r}")
+        raise ProtocolError(
+            f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
+            f"{line[:120]!r}"
+        )
     v = _numbers(f[3:53], line)
     check_fields(v, line)
     val = lambda i: v[i - 3]  # noqa: E731  (field index as in the reference table)
@@ -130,7 +160,9 @@ def parse_board_string(line: str) -> Question:
     try:
         be.check_board(board)
     except ValueError as exc:
-        raise ProtocolError(f"board string gives an impossible position ({exc}): {line[:120]!r}") from None
+        raise ProtocolError(
+            f"board string gives an impossible position ({exc}): {line[:120]!r}"
+        ) from None
     if board[1].sum() + val(45) != 15 or board[0].sum() + val(46) != 15:
         raise ProtocolError(f"checker counts do not add up to 15 in {line[:120]!r}")
     doubled = val(40) == 1
@@ -158,8 +190,10 @@ def as_player_one(line: str) -> str:
     the names and the scores exchanged, and the turn negated."""
     f = line.strip().split(":")
     if len(f) != FIELDS or f[0] != "board":
-        raise ProtocolError(f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
-                            f"{line[:120]!r}")
+        raise ProtocolError(
+            f"cannot parse board string from gnubg (not {FIELDS} fields from 'board'): "
+            f"{line[:120]!r}"
+        )
     turn, doubled = _numbers([f[32]], line)[0], _numbers([f[40]], line)[0] == 1
     cells = _numbers(f[6:32], line)
     if (-turn if doubled else turn) > 0:
@@ -183,7 +217,9 @@ def gnubg_replies(our_after: np.ndarray) -> set:
     """Keys (our view, us on roll) of every position gnubg can reach by one legal play
     from the position after our move, over all 21 rolls."""
     theirs = be.swap(our_after)
-    out, _, _ = movegen.make_expander().expand(np.repeat(theirs[None], 21, axis=0), ALL_ROLLS, encode=False)
+    out, _, _ = movegen.make_expander().expand(
+        np.repeat(theirs[None], 21, axis=0), ALL_ROLLS, encode=False
+    )
     return _keys(out[:, ::-1])
 
 
@@ -191,7 +227,9 @@ def opening_positions() -> set:
     """Our first question of a game: the start (we open) or any gnubg opening play."""
     start = be.initial_board()
     rolls = np.array([r for r in ALL_ROLLS if r[0] != r[1]])
-    out, _, _ = movegen.make_expander().expand(np.repeat(start[None], len(rolls), axis=0), rolls, encode=False)
+    out, _, _ = movegen.make_expander().expand(
+        np.repeat(start[None], len(rolls), axis=0), rolls, encode=False
+    )
     return _keys(out[:, ::-1]) | _keys(start)
 
 
@@ -204,14 +242,21 @@ def turns_from_mat(path: str, records: list[GameRecord]) -> list[list]:
     except (OSError, ValueError) as exc:
         raise ProtocolError(f"cannot read gnubg's record {path}: {exc}") from None
     if len(games) != len(records):
-        raise ProtocolError(f"gnubg's record {path} has {len(games)} games, we played {len(records)}")
+        raise ProtocolError(
+            f"gnubg's record {path} has {len(games)} games, we played {len(records)}"
+        )
     out = []
     for rec, game in zip(records, games, strict=True):
         # seat 1 is us (agent A = mover 0), seat 0 is gnubg (mover 1)
-        turns = [(1 - seat, dice, event, before, after) for seat, dice, event, before, after in game["turns"]]
+        turns = [
+            (1 - seat, dice, event, before, after)
+            for seat, dice, event, before, after in game["turns"]
+        ]
         ours = sum(1 for t in turns if t[0] == 0 and t[2] == "move")
         if ours != rec.plies or game["cube"] != rec.cube:
-            raise ProtocolError(f"game {rec.index}: gnubg's record ({ours} of our moves, cube {game['cube']}) "
-                                f"disagrees with ours ({rec.plies} moves, cube {rec.cube})")
+            raise ProtocolError(
+                f"game {rec.index}: gnubg's record ({ours} of our moves, cube {game['cube']}) "
+                f"disagrees with ours ({rec.plies} moves, cube {rec.cube})"
+            )
         out.append(turns)
     return out

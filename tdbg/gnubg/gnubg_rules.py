@@ -2,15 +2,24 @@
 (game.modes.for_mode): which modes the binary plays (money sessions and matches; it has no
 DMP session), the rules of a session or match against it, and what its analysis of the
 mode's games needs first."""
+
 from __future__ import annotations
 
 from tdbg.game.modes import DMP, CubefulMoney, GameMode, MatchPlay, for_mode
 
 PLAYS = {GameMode: True, DMP: False}
 SESSION_RULES = {
-    GameMode: lambda mode: ["set jacoby off", "set beavers 0", "set automatic game off", "set cube use off"],
-    CubefulMoney: lambda mode: [f"set jacoby {'on' if mode.jacoby else 'off'}", "set beavers 0",
-                                "set automatic game off"],
+    GameMode: lambda mode: [
+        "set jacoby off",
+        "set beavers 0",
+        "set automatic game off",
+        "set cube use off",
+    ],
+    CubefulMoney: lambda mode: [
+        f"set jacoby {'on' if mode.jacoby else 'off'}",
+        "set beavers 0",
+        "set automatic game off",
+    ],
     # a match plays on game after game to its end (a money session would never stop)
     MatchPlay: lambda mode: ["set jacoby off", "set beavers 0", "set automatic game on"],
 }

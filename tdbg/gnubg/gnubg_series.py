@@ -2,6 +2,7 @@
 process per worker.  ``GnubgSide`` is the opponent as a value; tdbg.play.series.play_series
 plays a series against it (``against=``) as it plays one on our dice, and returns the same
 summary."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,14 +30,39 @@ from tdbg.play.series import Series, pinned_series
 from tdbg.play.units import UNITS, series_unit
 
 GNUBG_LEVELS = ("gnubg-ext", "gnubg-ext-full")
-GAME_CSV_FIELDS = ["game", "points", "our_record", "cube", "result", "plies", "doubles_ours", "doubles_gnubg",
-                   "takes_ours", "takes_gnubg", "drops_ours", "drops_gnubg", "resigned"]
+GAME_CSV_FIELDS = [
+    "game",
+    "points",
+    "our_record",
+    "cube",
+    "result",
+    "plies",
+    "doubles_ours",
+    "doubles_gnubg",
+    "takes_ours",
+    "takes_gnubg",
+    "drops_ours",
+    "drops_gnubg",
+    "resigned",
+]
 
 
 def _append_game_row(path: str, rec) -> None:
-    row = [rec.index, rec.points, rec.our_record, rec.cube, rec.result, rec.plies, *rec.doubles, *rec.takes, *rec.drops,
-           int(getattr(rec, "resigned", False))]
-    append_line(path, ",".join(str(x) for x in row) + "\n")  # whole rows: safe from several processes
+    row = [
+        rec.index,
+        rec.points,
+        rec.our_record,
+        rec.cube,
+        rec.result,
+        rec.plies,
+        *rec.doubles,
+        *rec.takes,
+        *rec.drops,
+        int(getattr(rec, "resigned", False)),
+    ]
+    append_line(
+        path, ",".join(str(x) for x in row) + "\n"
+    )  # whole rows: safe from several processes
 
 
 _progress_queue = None  # in a gnubg-playing worker: where it reports each finished game or match
@@ -53,6 +79,7 @@ class GnubgSide(GnubgOpponent):
     (its ``level``, one of GNUBG_LEVELS, the binary, how long to wait for it), and what of
     the series to keep: ``csv``, one row per game appended as each ends; ``save_mats``
     (match play), a folder for gnubg's own record of each match."""
+
     csv: str | None = None
     save_mats: str | None = None
 
@@ -75,11 +102,21 @@ def _gnubg_job(job: dict, report=None):
     agent = evaluator(series.players[0].seeded(job["seed"]), mode)
     mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_mats else None
     # match play: gnubg's record of each match, moved into save_mats as the worker ends
-    per_match = ([os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
-                 if gnubg.save_mats and mat_dir else None)
+    per_match = (
+        [os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
+        if gnubg.save_mats and mat_dir
+        else None
+    )
     session_mat = os.path.join(mat_dir, "session.mat") if series.luck and mat_dir else None
-    session = GnubgSession(agent, gnubg, mode, seed=job["seed"], first_index=job["first"], mat_path=session_mat,
-                           match_mat_paths=per_match)
+    session = GnubgSession(
+        agent,
+        gnubg,
+        mode,
+        seed=job["seed"],
+        first_index=job["first"],
+        mat_path=session_mat,
+        match_mat_paths=per_match,
+    )
     done, reported = [], [0]
     report = report or (_progress_queue.put if _progress_queue is not None else None)
 
@@ -91,9 +128,12 @@ def _gnubg_job(job: dict, report=None):
         if report and finished > reported[0]:
             report(finished - reported[0])
             reported[0] = finished
+
     try:
         session.play(job["games"], on_game)
-        if session_mat:  # series.luck: luck needs gnubg's dice, which only its exported record holds
+        if (
+            session_mat
+        ):  # series.luck: luck needs gnubg's dice, which only its exported record holds
             for rec, turns in zip(done, turns_from_mat(session_mat, done), strict=True):
                 rec.turns = turns
             add_luck(done, series.luck, mode, data=series.luck_data)
@@ -104,8 +144,12 @@ def _gnubg_job(job: dict, report=None):
             for path in per_match or ():
                 if os.path.exists(path):  # the matches that finished, even when gnubg failed later
                     # copied, not moved: the temporary folder may be another file system
-                    with open(path, "rb") as src, atomic_write(os.path.join(gnubg.save_mats,
-                                                                            os.path.basename(path)), "wb") as dst:
+                    with (
+                        open(path, "rb") as src,
+                        atomic_write(
+                            os.path.join(gnubg.save_mats, os.path.basename(path)), "wb"
+                        ) as dst,
+                    ):
                         shutil.copyfileobj(src, dst)
             shutil.rmtree(mat_dir, ignore_errors=True)
     return done, session.matches, None
@@ -124,10 +168,14 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     series = pinned_series(series)  # the checkpoints read once (unless the series comes pinned)
     mode = series.mode_spec.build()
     if not gnubg_plays(mode):
-        raise InputError("games against the gnubg binary are money games or matches: use --game-mode "
-                         "cubeful-money, cubeless-money or match")
+        raise InputError(
+            "games against the gnubg binary are money games or matches: use --game-mode "
+            "cubeful-money, cubeless-money or match"
+        )
     try:
-        gnubg = dataclasses.replace(gnubg, binary=preflight(gnubg.binary, timeout=gnubg.timeout)["binary"])
+        gnubg = dataclasses.replace(
+            gnubg, binary=preflight(gnubg.binary, timeout=gnubg.timeout)["binary"]
+        )
     except GnubgError as exc:
         raise InputError(str(exc)) from None
     games, workers = series.count, series.workers
@@ -136,15 +184,24 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
         mode.check_agent(agent)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    if gnubg.csv:  # a new file (the caller checked it may be written): rows are appended as games end
+    if (
+        gnubg.csv
+    ):  # a new file (the caller checked it may be written): rows are appended as games end
         with open(gnubg.csv, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
     shares = [games // workers + (k < games % workers) for k in range(workers)]
     jobs, first = [], 0
     for k, n in enumerate(shares):
         if n:
-            jobs.append({"series": series, "gnubg": gnubg, "seed": series.seed * 1000 + k, "games": n,
-                         "first": first})
+            jobs.append(
+                {
+                    "series": series,
+                    "gnubg": gnubg,
+                    "seed": series.seed * 1000 + k,
+                    "games": n,
+                    "first": first,
+                }
+            )
         first += n
     records, errors, matches = [], [], []
     bar = tqdm(total=games, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
@@ -152,12 +209,16 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
         if len(jobs) == 1:
             results = [_gnubg_job(jobs[0], report=bar.update)]
         else:
-            queue = mp.get_context("spawn").Queue()  # the workers' finished games (matches), as they end
+            queue = mp.get_context(
+                "spawn"
+            ).Queue()  # the workers' finished games (matches), as they end
             stop = threading.Event()
             shown = threading.Thread(target=_show_progress, args=(queue, bar, stop), daemon=True)
             shown.start()
             try:
-                with WorkerPool(len(jobs), _set_progress_queue, (queue,), what="gnubg-playing worker") as pool:
+                with WorkerPool(
+                    len(jobs), _set_progress_queue, (queue,), what="gnubg-playing worker"
+                ) as pool:
                     # no second try: the games already played are in the CSV
                     results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
             finally:

@@ -10,6 +10,7 @@ put in the object store once; a checkpoint travels as its bytes), ``submit(fn, j
 Ray is optional: nothing here imports it unless ``--backend ray`` is asked for (the flags
 and the connection at the start of a run are tdbg.app.backend_flags').
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -25,15 +26,28 @@ DEFAULT_RAY_TIMEOUT = 3600.0
 @dataclass(frozen=True)
 class Backend:
     """Where worker jobs run (``{what}`` in a help text: what the workers do, named by the script)."""
-    backend: str = option("local", f"local: {{what}} processes on this machine; ray: Ray actors on a cluster "
-                                   f"(needs Ray: {RAY_INSTALL})", choices=BACKENDS)
-    ray_address: str | None = option(None, "with --backend ray: the head of a running Ray cluster (ray start "
-                                           "--head), or auto (default: start a local Ray with this machine's "
-                                           "cores)", metavar="HOST:PORT")
-    ray_timeout: float = option(DEFAULT_RAY_TIMEOUT, "with --backend ray: a worker's job (its share of a round, "
-                                "or a batch of games) that does not finish within this many seconds of its "
-                                "start stops the run (a training run keeps its last checkpoint)",
-                                type="positive_float", metavar="SECONDS")
+
+    backend: str = option(
+        "local",
+        f"local: {{what}} processes on this machine; ray: Ray actors on a cluster "
+        f"(needs Ray: {RAY_INSTALL})",
+        choices=BACKENDS,
+    )
+    ray_address: str | None = option(
+        None,
+        "with --backend ray: the head of a running Ray cluster (ray start "
+        "--head), or auto (default: start a local Ray with this machine's "
+        "cores)",
+        metavar="HOST:PORT",
+    )
+    ray_timeout: float = option(
+        DEFAULT_RAY_TIMEOUT,
+        "with --backend ray: a worker's job (its share of a round, "
+        "or a batch of games) that does not finish within this many seconds of its "
+        "start stops the run (a training run keeps its last checkpoint)",
+        type="positive_float",
+        metavar="SECONDS",
+    )
 
 
 def open_pool(backend: str, workers: int, what: str, separate: bool = False):
@@ -41,5 +55,6 @@ def open_pool(backend: str, workers: int, what: str, separate: bool = False):
     unless ``separate``: a process of its own, so that this one can work meanwhile)."""
     if backend == "ray":
         from tdbg.infra.ray_backend import RayPool
+
         return RayPool(workers, what)
     return WorkerPool(workers, what=what) if workers > 1 or separate else None

@@ -21,6 +21,7 @@ Readers of a file written by ``atomic_write`` see the old file or the whole new 
 temporary file, ``.tmp-NAME-XXXXXXXX.ext`` beside it, is removed on any error, and one left
 by a killed run is removed by the next run on that output.
 """
+
 from __future__ import annotations
 
 import codecs
@@ -41,9 +42,15 @@ class OutputError(Exception):
 
 
 # what a file holds, from its first bytes; "text" covers CSV logs, result CSVs and .mat games
-KIND_NAMES = {"checkpoint": "a checkpoint", "weights": "an exported weights file", "png": "a PNG image",
-              "json": "a JSON file", "text": "a text file", "other": "a file of unknown kind",
-              "special": "not a regular file (a folder, a FIFO, a socket or a device)"}
+KIND_NAMES = {
+    "checkpoint": "a checkpoint",
+    "weights": "an exported weights file",
+    "png": "a PNG image",
+    "json": "a JSON file",
+    "text": "a text file",
+    "other": "a file of unknown kind",
+    "special": "not a regular file (a folder, a FIFO, a socket or a device)",
+}
 
 
 # torch.save's legacy (non-zip) format opens with this pickled magic number
@@ -115,13 +122,14 @@ def atomic_write(path: str, mode: str = "w"):
     the file it named was never updated)."""
     if os.path.islink(path):
         path = os.path.realpath(path)
-    run_outputs.claim()   # the run's first write: the old files it replaces go now
+    run_outputs.claim()  # the run's first write: the old files it replaces go now
     folder = os.path.dirname(os.path.abspath(path))
     tmp = None
     try:
         os.makedirs(folder, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=run_outputs.temp_prefix(path), suffix=os.path.splitext(path)[1],
-                                   dir=folder)
+        fd, tmp = tempfile.mkstemp(
+            prefix=run_outputs.temp_prefix(path), suffix=os.path.splitext(path)[1], dir=folder
+        )
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, mode) as fh:
             yield fh
@@ -131,8 +139,14 @@ def atomic_write(path: str, mode: str = "w"):
     except BaseException as exc:
         if tmp and os.path.exists(tmp):
             os.unlink(tmp)
-        if isinstance(exc, OSError) and exc.errno and (exc.filename in (None, folder) or os.path.basename(
-                os.fsdecode(exc.filename)).startswith(".tmp-")):  # e.g. ENOSPC: the file asked for, not the temporary
+        if (
+            isinstance(exc, OSError)
+            and exc.errno
+            and (
+                exc.filename in (None, folder)
+                or os.path.basename(os.fsdecode(exc.filename)).startswith(".tmp-")
+            )
+        ):  # e.g. ENOSPC: the file asked for, not the temporary
             raise OSError(exc.errno, exc.strerror, path) from None
         raise
 
@@ -145,12 +159,15 @@ def write_atomic(path: str, text: str) -> None:
         fh.write(text)
 
 
-NULL_REASONS = {"nan": "not a number: undefined here (e.g. a spread or a ratio of too few samples)",
-                "inf": "infinite (e.g. a ratio over zero)", "-inf": "minus infinity (e.g. a ratio over zero)"}
+NULL_REASONS = {
+    "nan": "not a number: undefined here (e.g. a spread or a ratio of too few samples)",
+    "inf": "infinite (e.g. a ratio over zero)",
+    "-inf": "minus infinity (e.g. a ratio over zero)",
+}
 
 
 def _strict(obj, where: str, nulls: dict):
-    if type(obj).__module__ == "numpy":   # numpy scalars and arrays as Python numbers and lists
+    if type(obj).__module__ == "numpy":  # numpy scalars and arrays as Python numbers and lists
         obj = obj.tolist()
     if isinstance(obj, float) and not math.isfinite(obj):
         nulls[where] = NULL_REASONS["nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")]
@@ -191,8 +208,10 @@ def check_name(path: str, label: str) -> None:
         os.fsencode(path).decode("utf-8")
     except UnicodeDecodeError:
         shown = label.replace(path, os.fsencode(path).decode("utf-8", "backslashreplace"))
-        raise OutputError(f"{shown}: the name is not UTF-8 text (it is written into the run's records); "
-                          f"choose a name of UTF-8 characters") from None
+        raise OutputError(
+            f"{shown}: the name is not UTF-8 text (it is written into the run's records); "
+            f"choose a name of UTF-8 characters"
+        ) from None
     where = _existing_ancestor(os.path.dirname(os.path.abspath(path)))
     try:
         name_max, path_max = os.pathconf(where, "PC_NAME_MAX"), os.pathconf(where, "PC_PATH_MAX")
@@ -202,11 +221,15 @@ def check_name(path: str, label: str) -> None:
     if name > name_max:
         raise OutputError(f"{label}: the name is too long ({name} bytes; at most {name_max} here)")
     temp = run_outputs.temp_prefix(path) + "X" * run_outputs.TEMP_TAIL + os.path.splitext(path)[1]
-    full = max(len(os.fsencode(os.path.abspath(path))),
-               len(os.fsencode(os.path.join(os.path.dirname(os.path.abspath(path)), temp))))
+    full = max(
+        len(os.fsencode(os.path.abspath(path))),
+        len(os.fsencode(os.path.join(os.path.dirname(os.path.abspath(path)), temp))),
+    )
     if full >= path_max:
-        raise OutputError(f"{label}: the path is too long ({full} bytes with the temporary name written beside "
-                          f"it; at most {path_max - 1} here)")
+        raise OutputError(
+            f"{label}: the path is too long ({full} bytes with the temporary name written beside "
+            f"it; at most {path_max - 1} here)"
+        )
 
 
 def check_folder(folder: str, label: str) -> None:
@@ -215,9 +238,13 @@ def check_folder(folder: str, label: str) -> None:
     probe = folder
     while not os.path.lexists(probe) and os.path.dirname(probe) != probe:
         probe = os.path.dirname(probe)
-    if os.path.islink(probe) and not os.path.exists(probe):   # it passed as a folder to make, then failed the save
-        raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a symbolic link that leads nowhere "
-                          f"(a loop, or a missing target)")
+    if os.path.islink(probe) and not os.path.exists(
+        probe
+    ):  # it passed as a folder to make, then failed the save
+        raise OutputError(
+            f"{label}: cannot make folder {folder}: {probe} is a symbolic link that leads nowhere "
+            f"(a loop, or a missing target)"
+        )
     if not os.path.isdir(probe):
         raise OutputError(f"{label}: cannot make folder {folder}: {probe} is a file")
     try:  # really create a file: os.access says yes to root even where a write fails
@@ -228,7 +255,9 @@ def check_folder(folder: str, label: str) -> None:
         raise OutputError(f"{label}: cannot write to {probe} ({exc.strerror})") from None
 
 
-def check_file(path: str, kind: str, label: str, overwrite: bool = False, own: bool = False) -> None:
+def check_file(
+    path: str, kind: str, label: str, overwrite: bool = False, own: bool = False
+) -> None:
     """OutputError unless this run may write a file of ``kind`` at ``path`` (see the module doc)."""
     if os.path.isdir(path):
         raise OutputError(f"{label} is a folder, not a file")
@@ -237,13 +266,19 @@ def check_file(path: str, kind: str, label: str, overwrite: bool = False, own: b
             raise OutputError(f"{label} exists and is not a regular file")
         found = file_kind(path)
         if found not in ("empty", kind):
-            raise OutputError(f"{label} is {KIND_NAMES[found]}; refusing to replace it with {KIND_NAMES[kind]}")
+            raise OutputError(
+                f"{label} is {KIND_NAMES[found]}; refusing to replace it with {KIND_NAMES[kind]}"
+            )
         if not (overwrite or own):
-            raise OutputError(f"{label} exists; pass --overwrite to replace it, or choose another path")
+            raise OutputError(
+                f"{label} exists; pass --overwrite to replace it, or choose another path"
+            )
     check_folder(os.path.dirname(os.path.abspath(path)), label)
 
 
-def check_games_folder(path: str, label: str, overwrite: bool = False, files: tuple = ("*.mat",)) -> list[str]:
+def check_games_folder(
+    path: str, label: str, overwrite: bool = False, files: tuple = ("*.mat",)
+) -> list[str]:
     """OutputError unless ``path`` can be a folder of new files named as ``files`` (patterns);
     the old ones, which --overwrite replaces: all of them, so old and new are never mixed
     (each a text file: a file of another kind is never replaced)."""
@@ -251,16 +286,24 @@ def check_games_folder(path: str, label: str, overwrite: bool = False, files: tu
         raise OutputError(f"{label} is a file, not a folder")
     old = []
     if os.path.isdir(path):
-        old = [os.path.join(path, n) for n in sorted(os.listdir(path)) if any(fnmatch.fnmatch(n, f) for f in files)]
+        old = [
+            os.path.join(path, n)
+            for n in sorted(os.listdir(path))
+            if any(fnmatch.fnmatch(n, f) for f in files)
+        ]
         names = " / ".join(files)
         if old and not overwrite:
-            raise OutputError(f"{label} already holds {len(old)} {names} file(s); pass --overwrite to replace "
-                              f"them, or choose another folder")
+            raise OutputError(
+                f"{label} already holds {len(old)} {names} file(s); pass --overwrite to replace "
+                f"them, or choose another folder"
+            )
         for p in old:
             kind = file_kind(p) if os.path.isfile(p) and not os.path.islink(p) else "other"
             if kind not in ("text", "json", "empty"):
-                raise OutputError(f"{label}: {os.path.basename(p)} is {KIND_NAMES[kind]}, not one of this run's "
-                                  f"files; refusing to replace it")
+                raise OutputError(
+                    f"{label}: {os.path.basename(p)} is {KIND_NAMES[kind]}, not one of this run's "
+                    f"files; refusing to replace it"
+                )
     check_folder(path, label)
     return old
 
@@ -277,8 +320,10 @@ def check_cleared(path: str) -> None:
         return
     real = os.path.realpath(path)
     if real not in _cleared and os.path.dirname(real) not in _cleared:
-        raise OutputError(f"{path} exists and this run did not check it against the output policy; "
-                          f"refusing to replace it")
+        raise OutputError(
+            f"{path} exists and this run did not check it against the output policy; "
+            f"refusing to replace it"
+        )
 
 
 class Output:
@@ -286,7 +331,9 @@ class Output:
     "folder" for a folder of games: ``files``, the patterns of the names the run writes in
     it), and whether it is the run's own file."""
 
-    def __init__(self, flag: str, path: str | None, kind: str, own: bool = False, files: tuple = ("*.mat",)):
+    def __init__(
+        self, flag: str, path: str | None, kind: str, own: bool = False, files: tuple = ("*.mat",)
+    ):
         self.flag, self.path, self.kind, self.own, self.files = flag, path, kind, own, files
 
 
@@ -295,7 +342,9 @@ def label_of(flag: str, path: str) -> str:
     return f"{flag} {path}" if flag.startswith("-") else path
 
 
-def check_outputs(outputs: list[Output], overwrite: bool = False, inputs: dict | None = None) -> None:
+def check_outputs(
+    outputs: list[Output], overwrite: bool = False, inputs: dict | None = None
+) -> None:
     """Apply the policy to every output before any work starts, then lock them for the run
     (run_outputs.hold); ``inputs`` ({flag: path}) are files the run reads, which no output
     may name."""
@@ -327,5 +376,7 @@ def hold(path: str, label: str) -> None:
         run_outputs.hold(path, label)
     except run_outputs.LockedError as exc:
         raise OutputError(str(exc)) from None
-    except OSError as exc:   # e.g. no lock folder can be made under the temporary folder
-        raise OutputError(f"{label}: cannot take the run's lock on it ({exc.filename}: {exc.strerror})") from None
+    except OSError as exc:  # e.g. no lock folder can be made under the temporary folder
+        raise OutputError(
+            f"{label}: cannot take the run's lock on it ({exc.filename}: {exc.strerror})"
+        ) from None

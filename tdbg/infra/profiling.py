@@ -9,6 +9,7 @@ and torch's intra-op threads count in full) and counts to this process's ``count
 self-play workers hand theirs back with each share of a round (``take``) and the
 collector adds them to the trainer's (``merge``).  Off, a hook is one test of ``ENABLED``.
 """
+
 from __future__ import annotations
 
 import contextlib

@@ -1,5 +1,6 @@
 """Where a result came from: the code's commit, the time (UTC) and the command line, in
 every checkpoint's lineage and every published summary, built one way."""
+
 from __future__ import annotations
 
 import datetime
@@ -15,11 +16,21 @@ def git_commit(tree: str | None = None) -> str:
     uncommitted changes to tracked files; "unknown" outside a git checkout."""
     try:
         here = tree or os.path.dirname(os.path.abspath(__file__))
-        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
-                             text=True, timeout=5)
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        )
         commit = out.stdout.strip() or "unknown"
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=here,
-                               capture_output=True, text=True, timeout=5).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=no"],
+            cwd=here,
+            capture_output=True,
+            text=True,
+            timeout=5,
+        ).stdout.strip()
         return commit + ("-dirty" if dirty else "")
     except (OSError, subprocess.SubprocessError):
         return "unknown"

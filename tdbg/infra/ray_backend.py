@@ -13,6 +13,7 @@ is not done ``timeout`` seconds after an actor started on it, workers.WorkerErro
 says so in one line.  A job that raises re-raises
 its own exception here.
 """
+
 from __future__ import annotations
 
 import logging
@@ -25,13 +26,23 @@ from collections import deque
 
 import ray
 import torch
-from ray.exceptions import ObjectLostError, RayActorError, RayError, RayTaskError, WorkerCrashedError
+from ray.exceptions import (
+    ObjectLostError,
+    RayActorError,
+    RayError,
+    RayTaskError,
+    WorkerCrashedError,
+)
 
 from tdbg.infra.errors import InputError
 from tdbg.infra.threads import WORKER, cores
 from tdbg.infra.workers import Task, WorkerError
 
-LOST = (RayActorError, WorkerCrashedError, ObjectLostError)  # the job's actor (or node) is gone: run it again
+LOST = (
+    RayActorError,
+    WorkerCrashedError,
+    ObjectLostError,
+)  # the job's actor (or node) is gone: run it again
 _settings = {"timeout": 3600.0}
 _WAIT_STEP = 1.0  # seconds per ray.wait, so that signals (Ctrl-C, SIGTERM) are handled promptly
 
@@ -67,12 +78,16 @@ def connect(address: str | None, workers: int, timeout: float = 3600.0) -> None:
     try:
         ray.init(**kwargs, logging_level=logging.ERROR, log_to_driver=True, configure_logging=True)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise InputError(f"--ray-address {address}: cannot connect to Ray ({str(exc).splitlines()[0]})") from None
+        raise InputError(
+            f"--ray-address {address}: cannot connect to Ray ({str(exc).splitlines()[0]})"
+        ) from None
     cpus = int(ray.cluster_resources().get("CPU", 0))
     if cpus < workers:
         ray.shutdown()
-        raise InputError(f"--workers {workers} needs {workers} CPUs, but the Ray cluster at {address} has {cpus}: "
-                         f"give --workers {cpus} or less, or add nodes (ray start --address)")
+        raise InputError(
+            f"--workers {workers} needs {workers} CPUs, but the Ray cluster at {address} has {cpus}: "
+            f"give --workers {cpus} or less, or add nodes (ray start --address)"
+        )
 
 
 @ray.remote(num_cpus=1, max_restarts=0)
@@ -84,7 +99,10 @@ class _Runner:
         torch.set_num_threads(WORKER)
 
     def run(self, fn, job: dict, keys: tuple, *shared):
-        job = {**job, **dict(zip(keys, shared, strict=True))}  # the object store's values, fetched by Ray
+        job = {
+            **job,
+            **dict(zip(keys, shared, strict=True)),
+        }  # the object store's values, fetched by Ray
         return fn(job)
 
     def where(self) -> tuple:
@@ -101,7 +119,9 @@ class RayTask(Task):
 
 
 class RayPool:
-    def __init__(self, workers: int, what: str = "worker", retries: int = 3, timeout: float | None = None):
+    def __init__(
+        self, workers: int, what: str = "worker", retries: int = 3, timeout: float | None = None
+    ):
         if not ray.is_initialized():
             connect(None, workers)
         self.what, self.retries = what, retries
@@ -141,23 +161,33 @@ class RayPool:
         self.actors[self.actors.index(actor)] = fresh = self._new_actor()
         self.idle.append(fresh)
         if task.retries <= 0:
-            raise WorkerError(f"a {self.what} (Ray actor) died {self.retries + 1} times running one job "
-                              f"({type(exc).__name__})")
+            raise WorkerError(
+                f"a {self.what} (Ray actor) died {self.retries + 1} times running one job "
+                f"({type(exc).__name__})"
+            )
         task.retries -= 1
         self.restarts += 1
-        print(f"warning: a {self.what} (Ray actor) died ({type(exc).__name__}); running its job again on a "
-              f"new actor", file=sys.stderr, flush=True)
+        print(
+            f"warning: a {self.what} (Ray actor) died ({type(exc).__name__}); running its job again on a "
+            f"new actor",
+            file=sys.stderr,
+            flush=True,
+        )
         self.queue.appendleft(task)
 
     def _step(self, deadline: float) -> None:
         """Wait for one job to finish (or be lost) and start the next."""
         left = deadline - time.monotonic()
         if left <= 0:
-            raise WorkerError(f"a {self.what} job did not finish within {self.timeout:g} s of its start "
-                              f"(--ray-timeout; is the cluster short of free CPUs, or a node unreachable?)")
+            raise WorkerError(
+                f"a {self.what} job did not finish within {self.timeout:g} s of its start "
+                f"(--ray-timeout; is the cluster short of free CPUs, or a node unreachable?)"
+            )
         try:
             ready, _ = ray.wait(list(self.running), num_returns=1, timeout=min(left, _WAIT_STEP))
-        except SystemError as exc:  # a signal handler raised (Ctrl-C, SIGTERM) inside Ray's C code: that exception
+        except (
+            SystemError
+        ) as exc:  # a signal handler raised (Ctrl-C, SIGTERM) inside Ray's C code: that exception
             if exc.__context__ is None:
                 raise
             raise exc.__context__ from None
@@ -166,13 +196,19 @@ class RayPool:
         task, actor = self.running.pop(ready[0])
         try:
             task.value = ray.get(ready[0])
-        except RayTaskError as exc:  # the job itself raised: its exception, as a local worker's would be
+        except (
+            RayTaskError
+        ) as exc:  # the job itself raised: its exception, as a local worker's would be
             self.idle.append(actor)
-            raise (exc.cause if isinstance(exc.cause, BaseException) else WorkerError(str(exc))) from None
+            raise (
+                exc.cause if isinstance(exc.cause, BaseException) else WorkerError(str(exc))
+            ) from None
         except LOST as exc:
             self._lost(task, actor, exc)
         except RayError as exc:
-            raise WorkerError(f"Ray failed while running {self.what} jobs: {str(exc).splitlines()[0]}") from None
+            raise WorkerError(
+                f"Ray failed while running {self.what} jobs: {str(exc).splitlines()[0]}"
+            ) from None
         else:
             task.finished = True
             self.idle.append(actor)

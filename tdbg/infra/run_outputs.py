@@ -16,6 +16,7 @@ scripts' cli.run_main ends them):
 * stale temporary files of its outputs (``.tmp-NAME-XXXXXXXX.ext``, what a run killed
   during an atomic write leaves), removed once the lock is held: no other run writes them.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -38,7 +39,9 @@ def lock_path(real: str) -> str:
     return os.path.join(folder, hashlib.sha256(os.fsencode(real)).hexdigest()[:32] + ".lock")
 
 
-TEMP_TAIL = 8   # the random characters mkstemp puts between a temporary name's prefix and its extension
+TEMP_TAIL = (
+    8  # the random characters mkstemp puts between a temporary name's prefix and its extension
+)
 _NAME_MAX = 255
 
 
@@ -69,7 +72,7 @@ def remove_stale_temps(paths: list[str]) -> None:
             if not entry.startswith(".tmp-"):
                 continue
             for ext in set(prefixes.values()):
-                head = entry[:len(entry) - len(ext) - TEMP_TAIL]
+                head = entry[: len(entry) - len(ext) - TEMP_TAIL]
                 if entry.endswith(ext) and prefixes.get(head) == ext:
                     remove(os.path.join(folder, entry))
                     break
@@ -115,8 +118,10 @@ def hold(path: str, label: str) -> None:
             os.close(fd)
             if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
                 raise
-            raise LockedError(f"{label} is being written by another run{_holder(where)}; wait for it to end, "
-                              f"or choose another path") from None
+            raise LockedError(
+                f"{label} is being written by another run{_holder(where)}; wait for it to end, "
+                f"or choose another path"
+            ) from None
         # the lock file may have been removed (its run ended) between open and flock: lock the one there now
         if _identity(fd) == _identity(where):
             break
@@ -181,4 +186,4 @@ def run():
         end()
 
 
-atexit.register(end)   # a run through the library, not a script: its locks go when the process ends
+atexit.register(end)  # a run through the library, not a script: its locks go when the process ends

@@ -1,5 +1,6 @@
 """A training run's CSV log (and, if asked, the same numbers for TensorBoard), and the one
 way a row is added to a CSV file: whole, in one write, or not at all."""
+
 from __future__ import annotations
 
 import contextlib
@@ -30,8 +31,10 @@ def append_line(path: str, text: str, start_afresh: bool = False) -> int:
             if os.write(fd, data) != len(data):
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         except OSError as exc:
-            os.ftruncate(fd, size)   # no torn row
-            if created:   # nor an empty file this write made: the same command, run again, was refused for it
+            os.ftruncate(fd, size)  # no torn row
+            if (
+                created
+            ):  # nor an empty file this write made: the same command, run again, was refused for it
                 with contextlib.suppress(FileNotFoundError):
                     os.remove(path)
             raise OSError(exc.errno, exc.strerror, path) from None
@@ -53,12 +56,14 @@ class CsvLog:
     opened before the first row, so a run that fails early leaves an old file as it was
     (fileio.check_outputs decides whether it may be replaced)."""
 
-    def __init__(self, path: str, fields: list[str], append: bool = False, tensorboard: str | None = None):
+    def __init__(
+        self, path: str, fields: list[str], append: bool = False, tensorboard: str | None = None
+    ):
         self.path = path
         self.fields = fields
         self.append = append
         self.started = False
-        self.before: int | None = None   # the file's size before the last row written
+        self.before: int | None = None  # the file's size before the last row written
         self.tb = None
         self.open_tensorboard(tensorboard)
 
@@ -83,44 +88,63 @@ class CsvLog:
         the line returned says so.  A missing or empty log is started afresh."""
         if not (self.append and os.path.isfile(self.path) and os.path.getsize(self.path)):
             return None
-        fix = "give another --log for the rows from here, or resume from the checkpoint that wrote it"
+        fix = (
+            "give another --log for the rows from here, or resume from the checkpoint that wrote it"
+        )
         try:
             with open(self.path, "rb") as fh:
                 lines = fh.read().decode("utf-8").splitlines(keepends=True)
             rows = list(csv.reader(lines))
         except (OSError, UnicodeDecodeError, csv.Error) as exc:
-            raise InputError(f"{self.path}: cannot read the log this run appends to ({exc}); {fix}") from None
+            raise InputError(
+                f"{self.path}: cannot read the log this run appends to ({exc}); {fix}"
+            ) from None
         if len(rows) != len(lines):
             raise InputError(f"{self.path} is not a log of one row a line; {fix}")
         if rows[0] != self.fields:
-            raise InputError(f"{self.path} is not this run's log (its columns are not this run's: "
-                             f"{','.join(rows[0])[:80]}); {fix}")
+            raise InputError(
+                f"{self.path} is not this run's log (its columns are not this run's: "
+                f"{','.join(rows[0])[:80]}); {fix}"
+            )
         if not lines[-1].endswith("\n"):
             raise InputError(f"{self.path}: its last row is cut short; {fix}")
 
         def mismatch(row: list[str]) -> str | None:
-            got = dict(zip(rows[0], row, strict=False))   # a hand-edited row may be short: a mismatch
+            got = dict(
+                zip(rows[0], row, strict=False)
+            )  # a hand-edited row may be short: a mismatch
             for key, want in last.items():
                 if key in self.fields and got.get(key) != str(want):
                     return f"{key} {got[key]}" if key in got else "no rows"
             return None
+
         found = mismatch(rows[-1]) if len(rows) > 1 else "no rows"
         if found is None:
             return None
         episodes = last.get("total_episodes")
-        if (len(rows) > 2 and mismatch(rows[-2]) is None and episodes is not None
-                and int(dict(zip(rows[0], rows[-1], strict=False)).get("total_episodes") or 0) > episodes):
+        if (
+            len(rows) > 2
+            and mismatch(rows[-2]) is None
+            and episodes is not None
+            and int(dict(zip(rows[0], rows[-1], strict=False)).get("total_episodes") or 0)
+            > episodes
+        ):
             truncate(self.path, sum(len(ln.encode("utf-8")) for ln in lines[:-1]))
             return f"{self.path}: its last row was never saved (a save cut short); taken back"
         want = "; ".join(f"{k} {v}" for k, v in last.items() if k in self.fields)
-        raise InputError(f"{self.path} is not this checkpoint's log (its last row has {found}, the checkpoint "
-                         f"{want}); {fix}")
+        raise InputError(
+            f"{self.path} is not this checkpoint's log (its last row has {found}, the checkpoint "
+            f"{want}); {fix}"
+        )
 
     def write(self, row: dict) -> None:
-        fresh = not self.started and (not self.append or not os.path.exists(self.path)
-                                      or os.path.getsize(self.path) == 0)
+        fresh = not self.started and (
+            not self.append or not os.path.exists(self.path) or os.path.getsize(self.path) == 0
+        )
         before = append_line(self.path, self._text([row], header=fresh), start_afresh=fresh)
-        self.before = None if fresh else before   # None: the row started the file, which goes with it
+        self.before = (
+            None if fresh else before
+        )  # None: the row started the file, which goes with it
         self.started = True
         if self.tb is not None:  # the same numbers; the CSV stays the record
             step = int(row.get("total_episodes") or row.get("episodes") or 0)
@@ -152,8 +176,10 @@ def require_tensorboard():
     try:
         from torch.utils.tensorboard import SummaryWriter
     except ImportError:
-        raise InputError("--tensorboard needs the tensorboard package (pip install tensorboard); "
-                         "without the flag the CSV log has the same numbers") from None
+        raise InputError(
+            "--tensorboard needs the tensorboard package (pip install tensorboard); "
+            "without the flag the CSV log has the same numbers"
+        ) from None
     return SummaryWriter
 
 

@@ -17,6 +17,7 @@ besides its default, what its flag needs in ``metadata``:
   differently (``hidden`` (80,) is ``80``);
 * ``record``: learn.settings: the stage records the value when it is not the default.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -37,5 +38,6 @@ def variant(cls, name: str, default=dataclasses.MISSING, help: str | None = None
     default, help or flag detail, the rest (type, choices...) as the base has it."""
     base = cls.__dataclass_fields__[name]
     metadata = {**base.metadata, **flag, **({"help": help} if help is not None else {})}
-    return dataclasses.field(default=base.default if default is dataclasses.MISSING else default,
-                             metadata=metadata)
+    return dataclasses.field(
+        default=base.default if default is dataclasses.MISSING else default, metadata=metadata
+    )

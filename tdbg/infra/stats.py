@@ -11,6 +11,7 @@ have.  ``bootstrap_ci`` then gives None for both ends; ``interval`` turns that i
 summaries' {"mean", "ci_low": null, "ci_high": null, "ci_reason": ...} and ``ci_text``
 prints "no interval: 1 unit" in place of the bracket.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,9 @@ def has_interval(units: int) -> bool:
     return units >= MIN_UNITS
 
 
-def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95,
-                 seed: int = 0) -> tuple[float, float | None, float | None]:
+def bootstrap_ci(
+    values, n_boot: int = 2000, level: float = 0.95, seed: int = 0
+) -> tuple[float, float | None, float | None]:
     """(mean, low, high): percentile bootstrap CI of the mean of ``values`` (one value per
     independent unit); low and high are None with fewer than MIN_UNITS units."""
     counts = getattr(values, "counts", None)  # pair_means: games per unit
@@ -50,7 +52,7 @@ def bootstrap_ci(values, n_boot: int = 2000, level: float = 0.95,
     for start in range(0, n_boot, chunk):
         k = min(chunk, n_boot - start)
         idx = rng.integers(0, len(x), (k, len(x)))
-        means[start:start + k] = x[idx].mean(axis=1)
+        means[start : start + k] = x[idx].mean(axis=1)
     alpha = (1 - level) / 2
     low, high = np.quantile(means, [alpha, 1 - alpha])
     return mean, float(low), float(high)
@@ -71,12 +73,17 @@ def _weighted_bootstrap(x, w, n_boot, level, seed) -> tuple[float, float | None,
     return mean, float(low), float(high)
 
 
-def interval(mean: float, low: float | None, high: float | None, units: int, scale: float = 1.0) -> dict:
+def interval(
+    mean: float, low: float | None, high: float | None, units: int, scale: float = 1.0
+) -> dict:
     """A summary's {"mean", "ci_low", "ci_high"} (times ``scale``) from bootstrap_ci's triple
     over ``units`` independent units; where there is no interval its ends are None (null in
     JSON) and "ci_reason" says why."""
-    out: dict[str, float | str | None] = {"mean": mean * scale, "ci_low": None if low is None else low * scale,
-           "ci_high": None if high is None else high * scale}
+    out: dict[str, float | str | None] = {
+        "mean": mean * scale,
+        "ci_low": None if low is None else low * scale,
+        "ci_high": None if high is None else high * scale,
+    }
     if low is None or high is None:
         out["ci_reason"] = no_interval_reason(units)
     return out
@@ -92,12 +99,19 @@ def summary_ci(values, n_boot: int = 2000, seed: int = 0, scale: float = 1.0) ->
     return interval(*bootstrap_ci(values, n_boot, seed=seed), units_of(values), scale)
 
 
-def ci_text(d: dict, fmt: str = "{:.2f}", scale: float = 1.0, unit: str = "",
-            template: str = "95% CI [{low}, {high}]") -> str:
+def ci_text(
+    d: dict,
+    fmt: str = "{:.2f}",
+    scale: float = 1.0,
+    unit: str = "",
+    template: str = "95% CI [{low}, {high}]",
+) -> str:
     """A summary dict's interval as printed text, or "no interval: N units" where it has none."""
     if d.get("ci_low") is None or d.get("ci_high") is None:
         return d.get("ci_reason", "no interval").split(" (")[0]
-    return template.format(low=fmt.format(d["ci_low"] * scale) + unit, high=fmt.format(d["ci_high"] * scale) + unit)
+    return template.format(
+        low=fmt.format(d["ci_low"] * scale) + unit, high=fmt.format(d["ci_high"] * scale) + unit
+    )
 
 
 class PairMeans(np.ndarray):

@@ -15,6 +15,7 @@ does with them from its first line to its exit.
 SIGINT is handled by hand, not left to Python's KeyboardInterrupt: a process started with
 SIGINT ignored (a shell's background job) gets no KeyboardInterrupt from Python, and would go
 on after Ctrl-C or ``kill -INT``."""
+
 from __future__ import annotations
 
 import os
@@ -33,8 +34,10 @@ def exit_code(signum: int) -> int:
 
 def interrupted_message(signum: int) -> str:
     """What the one line of a program stopped by a signal says."""
-    return f"interrupted ({SIGNAL_WORDS.get(signum, signal.Signals(signum).name)}); nothing was written after " \
-           f"the interrupt"
+    return (
+        f"interrupted ({SIGNAL_WORDS.get(signum, signal.Signals(signum).name)}); nothing was written after "
+        f"the interrupt"
+    )
 
 
 class Terminated(KeyboardInterrupt):
@@ -46,7 +49,9 @@ class Terminated(KeyboardInterrupt):
 def _exit_now(signum, frame):
     prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
     try:
-        os.write(2, f"{prog}: error: {interrupted_message(signum)}\n".encode("utf-8", "backslashreplace"))
+        os.write(
+            2, f"{prog}: error: {interrupted_message(signum)}\n".encode("utf-8", "backslashreplace")
+        )
     finally:
         os._exit(exit_code(signum))
 

@@ -15,6 +15,7 @@ step 0.02-0.43x and a scoring pass 0.04-0.61x as fast as one, for every net from
 ``--threads N`` (a settings field, ``threads_option``), else ``TDBG_THREADS``, else
 ``OMP_NUM_THREADS`` overrides the choice of the main process; workers keep one.
 """
+
 from __future__ import annotations
 
 import os
@@ -24,13 +25,15 @@ import torch
 from tdbg.infra.errors import InputError
 from tdbg.infra.settings import option
 
-WORKER = 1                    # torch threads of a worker process
+WORKER = 1  # torch threads of a worker process
 # the most threads a process may ask for: far beyond any core count this runs on, far below
 # what breaks OpenMP (about 32,768 threads: libgomp aborts; 70,000: a segmentation fault)
 MAX_THREADS = 1024
-SMALL_NET_PARAMS = 2_000_000  # below this, one thread (the module notes: no crossover measured up to 1.78M)
-ENV_VARS = ("TDBG_THREADS", "OMP_NUM_THREADS")   # in order of precedence, after --threads
-_chosen_by = ["default"]                           # what chose this process's threads (use)
+SMALL_NET_PARAMS = (
+    2_000_000  # below this, one thread (the module notes: no crossover measured up to 1.78M)
+)
+ENV_VARS = ("TDBG_THREADS", "OMP_NUM_THREADS")  # in order of precedence, after --threads
+_chosen_by = ["default"]  # what chose this process's threads (use)
 
 
 def cores() -> int:
@@ -41,8 +44,13 @@ def cores() -> int:
 def threads_option(default: str = "1"):
     """The ``threads`` field of a script's settings: --threads N (``default``: what the
     script chooses without it, in words)."""
-    return option(None, f"torch threads of this process, 1 to {MAX_THREADS:,} (default: {default}; also set by "
-                        f"TDBG_THREADS or OMP_NUM_THREADS); worker processes use 1", type="threads_arg", metavar="N")
+    return option(
+        None,
+        f"torch threads of this process, 1 to {MAX_THREADS:,} (default: {default}; also set by "
+        f"TDBG_THREADS or OMP_NUM_THREADS); worker processes use 1",
+        type="threads_arg",
+        metavar="N",
+    )
 
 
 def choose(cores: int, workers: int, net_params: int | None) -> int:
@@ -73,7 +81,9 @@ def requested(flag: int | None, environ=os.environ) -> tuple[int | None, str]:
         if value >= 1:
             return value, name
         if name == "TDBG_THREADS":
-            raise InputError(f"{name}={text!r}: the number of threads must be a positive whole number")
+            raise InputError(
+                f"{name}={text!r}: the number of threads must be a positive whole number"
+            )
     return None, "default"
 
 
@@ -95,6 +105,6 @@ def current() -> dict:
 
 
 def text(summary: dict) -> str:
-    """", N thread(s)" for a run's settings line, where ``summary`` records the threads (``use``)."""
+    """ ", N thread(s)" for a run's settings line, where ``summary`` records the threads (``use``)."""
     n = summary.get("threads")
     return "" if n is None else f", {n} thread{'' if n == 1 else 's'}"

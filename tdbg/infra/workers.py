@@ -10,6 +10,7 @@ A job whose worker died (killed, out of memory) is run once more on a fresh pool
 (same job, same seed, so the result is the one it would have given); a second loss
 raises WorkerError.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,7 +29,7 @@ import torch
 from tdbg.infra import threads
 
 PR_SET_PDEATHSIG = 1
-MAX_WORKERS_PER_CORE = 4   # --workers at most this many per core the process may use
+MAX_WORKERS_PER_CORE = 4  # --workers at most this many per core the process may use
 
 
 class WorkerError(RuntimeError):
@@ -142,14 +143,23 @@ def _quiet_resource_tracker() -> None:
 
 class WorkerPool:
     def __init__(self, workers: int, initializer=None, initargs=(), what: str = "worker"):
-        self.workers, self.initializer, self.initargs, self.what = workers, initializer, initargs, what
+        self.workers, self.initializer, self.initargs, self.what = (
+            workers,
+            initializer,
+            initargs,
+            what,
+        )
         self.executor: ProcessPoolExecutor | None = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
         _quiet_resource_tracker()
         with _sigint_blocked():
-            return ProcessPoolExecutor(self.workers, mp_context=mp.get_context("spawn"), initializer=_init,
-                                       initargs=(os.getpid(), self.initializer, self.initargs))
+            return ProcessPoolExecutor(
+                self.workers,
+                mp_context=mp.get_context("spawn"),
+                initializer=_init,
+                initargs=(os.getpid(), self.initializer, self.initargs),
+            )
 
     def _open(self) -> ProcessPoolExecutor:
         """The pool's executor; a closed pool (close() ran) takes no more work."""
@@ -181,13 +191,18 @@ class WorkerPool:
 
     def _retry(self, task: Task) -> None:
         if task.retries <= 0:
-            raise WorkerError(f"a {self.what} process died (killed, or out of memory?)"
-                              + (" again while running a lost job once more" if task.retried else ""))
+            raise WorkerError(
+                f"a {self.what} process died (killed, or out of memory?)"
+                + (" again while running a lost job once more" if task.retried else "")
+            )
         task.retries -= 1
         task.retried = True
         if task.executor is self.executor:  # the current pool broke: replace it
-            print(f"warning: a {self.what} process died (killed, or out of memory?); running its job again",
-                  file=sys.stderr, flush=True)
+            print(
+                f"warning: a {self.what} process died (killed, or out of memory?); running its job again",
+                file=sys.stderr,
+                flush=True,
+            )
             self._open().shutdown(wait=False, cancel_futures=True)
             self.executor = self._new_executor()
         self._start(task)
@@ -224,7 +239,10 @@ class WorkerPool:
             executor = self.executor
             procs = list((getattr(executor, "_processes", None) or {}).values())
             manager = getattr(executor, "_executor_manager_thread", None)
-            pipes = (getattr(executor, "_call_queue", None), getattr(executor, "_result_queue", None))
+            pipes = (
+                getattr(executor, "_call_queue", None),
+                getattr(executor, "_result_queue", None),
+            )
             executor.shutdown(wait=False, cancel_futures=True)
             for proc in procs:
                 with contextlib.suppress(OSError, ValueError):

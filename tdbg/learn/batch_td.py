@@ -7,6 +7,7 @@ With ``--overlap`` the workers collect round k+1 (with the weights before round 
 training) while this process trains on round k; targets are one round staler.  One worker
 then runs in a process of its own (without it, in this one).
 """
+
 from __future__ import annotations
 
 import copy
@@ -29,50 +30,83 @@ from tdbg.net.model import move_filter_of, set_move_filter
 from tdbg.net.move_filter import new_filter
 from tdbg.net.scoring import check_first_layer
 
-OVERLAP_KEY = "overlap_weights"   # trainer state: the weights of the round being collected (--overlap)
-FILTER_KEY = "filter_trainer"     # trainer state: the move filter's optimizer and row generator (--oneply-filter)
-LOG_FIELDS = ["round", "stage_episodes", "total_episodes", "samples", "loss", "lr", "episodes_per_s",
-              "evals_per_s", "round_seconds", "elapsed_seconds", "cpu_hours", "gammon_rate", "doubles", "takes",
-              "drops"]
+OVERLAP_KEY = (
+    "overlap_weights"  # trainer state: the weights of the round being collected (--overlap)
+)
+FILTER_KEY = "filter_trainer"  # trainer state: the move filter's optimizer and row generator (--oneply-filter)
+LOG_FIELDS = [
+    "round",
+    "stage_episodes",
+    "total_episodes",
+    "samples",
+    "loss",
+    "lr",
+    "episodes_per_s",
+    "evals_per_s",
+    "round_seconds",
+    "elapsed_seconds",
+    "cpu_hours",
+    "gammon_rate",
+    "doubles",
+    "takes",
+    "drops",
+]
 
 
 class BatchLearner:
     """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
     (a learner.Learner)."""
+
     log_fields: ClassVar[list[str]] = LOG_FIELDS
     learns_while_playing: ClassVar[bool] = False
 
     def __init__(self, stage: BatchStage, model, mode):
         self.stage, self.model, self.mode = stage, model, mode
         opt, col, run = stage.optimisation, stage.collection, stage.run
-        stage.acting.check(mode)   # here, before any worker starts a game
+        stage.acting.check(mode)  # here, before any worker starts a game
         check_first_layer(col.scoring, run.engine)
         if col.collect_precision != "fp32":
-            lowp.check_settings(col.collect_precision, model, run.engine, col.scoring, run.device, col.workers)
+            lowp.check_settings(
+                col.collect_precision, model, run.engine, col.scoring, run.device, col.workers
+            )
         loss = None
         if output_head(model.output_mode).five_outcomes:
             loss = prob5_loss(opt.loss, opt.win_weight, opt.raw_logits)
         elif opt.loss != "mse" or opt.raw_logits:
             raise ValueError("--loss and --raw-logits are for prob5 models (train_prob5.py)")
         if col.oneply_filter and not col.oneply:
-            raise ValueError("--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)")
+            raise ValueError(
+                "--oneply-filter filters the 1-ply targets of --oneply; add --oneply (or drop it)"
+            )
         if col.filter_exact_races and not col.oneply_filter:
-            raise ValueError("--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K")
-        if col.filter_warmup != filter_training.DEFAULT_WARMUP_EPISODES and not col.oneply_filter:   # ignored unsaid
-            raise ValueError("--filter-warmup fits the filter of --oneply-filter K; add --oneply-filter K")
+            raise ValueError(
+                "--filter-exact-races says where --oneply-filter K does not filter; add --oneply-filter K"
+            )
+        if (
+            col.filter_warmup != filter_training.DEFAULT_WARMUP_EPISODES and not col.oneply_filter
+        ):  # ignored unsaid
+            raise ValueError(
+                "--filter-warmup fits the filter of --oneply-filter K; add --oneply-filter K"
+            )
         self.filter_trainer: filter_training.FilterTrainer | None = None
-        self.filter_state: dict | None = None   # a continued stage's filter trainer state (the checkpoint's)
+        self.filter_state: dict | None = (
+            None  # a continued stage's filter trainer state (the checkpoint's)
+        )
         self.continuing = False
         # the minibatch order's generator (open) and a resumed state
         self.rng: np.random.Generator | None = None
         self.rng_state: dict | None = None
         self.trainer = Trainer(model, opt, stage.schedule.lr, run.device, loss)
-        self.collector: Collector | None = None   # made in open
+        self.collector: Collector | None = None  # made in open
         self.pending: tuple | None = None
-        self.stale: dict | None = None   # --overlap: the weights (and filter) the next round collects with, when resumed
+        self.stale: dict | None = (
+            None  # --overlap: the weights (and filter) the next round collects with, when resumed
+        )
         self.last_loss = float("nan")
         self.lr = stage.schedule.lr
-        self.round_started = self.collect_seconds = 0.0   # the round's start, and its collection's time
+        self.round_started = self.collect_seconds = (
+            0.0  # the round's start, and its collection's time
+        )
         self._row: dict = {}
 
     @staticmethod
@@ -89,9 +123,15 @@ class BatchLearner:
         if unfinished is not None:
             precision = unfinished["settings"]["collect_precision"]
         else:
-            precision, why = lowp.choose_auto(model, run.engine, col.scoring, run.device, col.workers)
-            if precision == "fp32" and not run.quiet:   # (--quiet: the checkpoint's stage records it)
-                print(f"collect precision fp32 (auto, not bf16: {why})", file=sys.stderr, flush=True)
+            precision, why = lowp.choose_auto(
+                model, run.engine, col.scoring, run.device, col.workers
+            )
+            if (
+                precision == "fp32" and not run.quiet
+            ):  # (--quiet: the checkpoint's stage records it)
+                print(
+                    f"collect precision fp32 (auto, not bf16: {why})", file=sys.stderr, flush=True
+                )
         return replace(stage, collection=replace(col, collect_precision=precision))
 
     @staticmethod
@@ -99,9 +139,16 @@ class BatchLearner:
         """The stage's settings as its checkpoint keeps them: these always, and the options
         (learn.settings' ``record`` fields) that are not at their defaults."""
         sch = stage.schedule
-        base = {"num_episodes": sch.num_episodes, "oneply": stage.collection.oneply, "game_mode": mode.name,
-                "lr": sch.lr, "end_lr": sch.end_lr, "warmup_cycles": sch.warmup_cycles,
-                "episodes_per_round": sch.episodes_per_round, "optimizer": stage.optimisation.optimizer}
+        base = {
+            "num_episodes": sch.num_episodes,
+            "oneply": stage.collection.oneply,
+            "game_mode": mode.name,
+            "lr": sch.lr,
+            "end_lr": sch.end_lr,
+            "warmup_cycles": sch.warmup_cycles,
+            "episodes_per_round": sch.episodes_per_round,
+            "optimizer": stage.optimisation.optimizer,
+        }
         return {**base, **recorded(stage)}
 
     @staticmethod
@@ -124,21 +171,25 @@ class BatchLearner:
         # training; keep them, so that a continued stage collects it with them as well
         stale: dict = {} if self.pending is None else {OVERLAP_KEY: self.pending[2]}
         # --oneply-filter: the filter's optimizer and row generator, for the same reason
-        filt: dict = {} if self.filter_trainer is None else {FILTER_KEY: self.filter_trainer.state_dict()}
+        filt: dict = (
+            {} if self.filter_trainer is None else {FILTER_KEY: self.filter_trainer.state_dict()}
+        )
         return {**self.trainer.state_dict(), **rng, **stale, **filt}
 
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)
-        self.rng_state = state.get("minibatch_rng")   # (checkpoints from before it was kept have none)
-        if self.rng_state is not None:   # a malformed one is refused now, not when the stage starts
+        self.rng_state = state.get(
+            "minibatch_rng"
+        )  # (checkpoints from before it was kept have none)
+        if self.rng_state is not None:  # a malformed one is refused now, not when the stage starts
             np.random.default_rng().bit_generator.state = self.rng_state
         self.stale = state.get(OVERLAP_KEY)
-        self.filter_state = state.get(FILTER_KEY)   # (checkpoints from before it was kept have none)
-        if self.filter_state is not None:   # a malformed one is refused now, as the generator above
+        self.filter_state = state.get(FILTER_KEY)  # (checkpoints from before it was kept have none)
+        if self.filter_state is not None:  # a malformed one is refused now, as the generator above
             np.random.default_rng().bit_generator.state = self.filter_state["rng"]
             if not isinstance(self.filter_state["optimizer_state"], dict):
                 raise TypeError("the move filter's optimizer state is not a dict")
-        self.continuing = True   # the checkpoint's unfinished stage goes on (its filter is current)
+        self.continuing = True  # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:
         self.lr = lr
@@ -150,7 +201,9 @@ class BatchLearner:
         self.rng = np.random.default_rng(seed_root.spawn(1)[0])  # minibatch order
         if self.rng_state is not None:
             self.rng.bit_generator.state = self.rng_state
-        setup = SelfPlaySetup(self.mode, col, self.stage.acting, engine)   # the stage's settings whole
+        setup = SelfPlaySetup(
+            self.mode, col, self.stage.acting, engine
+        )  # the stage's settings whole
         self.collector = Collector(setup, self.stage.where.backend, separate=col.overlap)
         if col.oneply_filter:
             self._open_filter(seed_root.spawn(1)[0])
@@ -180,12 +233,21 @@ class BatchLearner:
         if self.continuing and not fresh and self.filter_state is not None:
             trainer.load_state_dict(self.filter_state)
         if fresh or not self.continuing:
-            zero_ply = replace(col, oneply=False, oneply_filter=0, filter_exact_races=False, collect_precision="fp32")
-            setup = SelfPlaySetup(self.mode, zero_ply, Acting(), engine, record_filter=True)   # 0-ply, greedy, fp32
+            zero_ply = replace(
+                col,
+                oneply=False,
+                oneply_filter=0,
+                filter_exact_races=False,
+                collect_precision="fp32",
+            )
+            setup = SelfPlaySetup(
+                self.mode, zero_ply, Acting(), engine, record_filter=True
+            )  # 0-ply, greedy, fp32
             warm = Collector(setup, self.stage.where.backend)
             try:
-                note = filter_training.warm_up(self.model, warm, col.filter_warmup, warm_seed, trainer,
-                                               fresh)
+                note = filter_training.warm_up(
+                    self.model, warm, col.filter_warmup, warm_seed, trainer, fresh
+                )
             finally:
                 warm.close()
             print(note, file=sys.stderr, flush=True)
@@ -209,7 +271,9 @@ class BatchLearner:
         if self.pending is not None:
             tasks, t_submitted, _ = self.pending
             data = self.collector.result(tasks)
-            self.collect_seconds = time.time() - t_submitted   # it ran beside the last round's training
+            self.collect_seconds = (
+                time.time() - t_submitted
+            )  # it ran beside the last round's training
             self.pending = None
             if done + n < stage.schedule.num_episodes:
                 self.pending = self._submit(self.model, self._size(done + n), k + 1)
@@ -225,26 +289,41 @@ class BatchLearner:
             raise ValueError("the batch learner trains on the samples its collect returned")
         assert self.rng is not None, "train comes after open"
         for _ in range(self.stage.optimisation.epochs):
-            self.last_loss = self.trainer.train_epoch(samples["features"], samples["targets"], self.rng)
+            self.last_loss = self.trainer.train_epoch(
+                samples["features"], samples["targets"], self.rng
+            )
             if not math.isfinite(self.last_loss):
                 break
-        if self.filter_trainer is not None:   # the move filter: one pass over a share of the round's rows
+        if (
+            self.filter_trainer is not None
+        ):  # the move filter: one pass over a share of the round's rows
             self.filter_trainer.fit(samples.get("filter"), share=filter_training.ROUND_SHARE)
         secs = time.time() - self.round_started
         st = samples["stats"]
-        self._row = {"samples": len(samples["targets"]), "loss": self.last_loss, "lr": self.lr,
-                     "episodes_per_s": n / secs, "evals_per_s": st["evaluations"] / max(self.collect_seconds, 1e-9),
-                     "round_seconds": secs,
-                     "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
-                     "doubles": st["doubles"], "takes": st["takes"], "drops": st["drops"]}
+        self._row = {
+            "samples": len(samples["targets"]),
+            "loss": self.last_loss,
+            "lr": self.lr,
+            "episodes_per_s": n / secs,
+            "evals_per_s": st["evaluations"] / max(self.collect_seconds, 1e-9),
+            "round_seconds": secs,
+            "gammon_rate": (st["gammons"] + st["backgammons"]) / max(st["episodes"], 1),
+            "doubles": st["doubles"],
+            "takes": st["takes"],
+            "drops": st["drops"],
+        }
         return st.get("cpu_seconds", 0.0)
 
     def _submit(self, model, n: int, k: int) -> tuple:
         """--overlap: round k's collection started with ``model``'s weights (tasks, start time,
         those weights and the move filter's, as the checkpoint keeps them)."""
         filt = move_filter_of(model)
-        weights = {"model": {key: v.detach().clone() for key, v in model.state_dict().items()},
-                   "filter": None if filt is None else {key: v.detach().clone() for key, v in filt.state_dict().items()}}
+        weights = {
+            "model": {key: v.detach().clone() for key, v in model.state_dict().items()},
+            "filter": None
+            if filt is None
+            else {key: v.detach().clone() for key, v in filt.state_dict().items()},
+        }
         assert self.collector is not None, "collection starts after open"
         return self.collector.submit(model, n, self.round_seed(k)), time.time(), weights
 

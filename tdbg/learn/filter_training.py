@@ -15,6 +15,7 @@ their rows.  A continued stage (``--resume`` of its unfinished self) skips it.  
 that, a random quarter of each round's rows (ROUND_SHARE) trains it one more pass, after
 the main network's epoch.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,14 +29,20 @@ FILTER_LR = 1e-3
 FILTER_BATCH = 256
 WARMUP_EPOCHS = 3
 DEFAULT_WARMUP_EPISODES = 1000
-ROUND_SHARE = 0.25   # of a round's rows the filter trains on (a 500-episode round has ~600,000)
+ROUND_SHARE = 0.25  # of a round's rows the filter trains on (a 500-episode round has ~600,000)
 
 
 class FilterTrainer:
     """Adam on the filter's weights (its own optimizer; the main network's never sees them)."""
 
-    def __init__(self, filt: TDNetwork, rng: np.random.Generator, engine: str = "auto", lr: float = FILTER_LR,
-                 batch_size: int = FILTER_BATCH):
+    def __init__(
+        self,
+        filt: TDNetwork,
+        rng: np.random.Generator,
+        engine: str = "auto",
+        lr: float = FILTER_LR,
+        batch_size: int = FILTER_BATCH,
+    ):
         self.filter, self.rng, self.engine, self.batch_size = filt, rng, engine, batch_size
         self.opt = torch.optim.Adam(filt.parameters(), lr=lr)
         self.board_features = reads_board_features(filt.n_inputs)
@@ -64,9 +71,14 @@ class FilterTrainer:
         for _ in range(epochs):
             loss_sum, order = 0.0, self.rng.permutation(n)
             for s in range(0, n, self.batch_size):
-                idx = np.sort(order[s:s + self.batch_size])
-                x = encode_after_states(rows["after"][idx], None if rows["cube"] is None else rows["cube"][idx],
-                                        filt.n_inputs, self.engine, self.board_features)
+                idx = np.sort(order[s : s + self.batch_size])
+                x = encode_after_states(
+                    rows["after"][idx],
+                    None if rows["cube"] is None else rows["cube"][idx],
+                    filt.n_inputs,
+                    self.engine,
+                    self.board_features,
+                )
                 y = torch.from_numpy(rows["raw"][idx])
                 pred = filt(torch.from_numpy(x))
                 loss = torch.mean((pred - y) ** 2)
@@ -79,15 +91,27 @@ class FilterTrainer:
         return loss_sum / n
 
 
-def warm_up(model, collector, episodes: int, seed_seq: np.random.SeedSequence, trainer: FilterTrainer,
-            fresh: bool = True) -> str:
+def warm_up(
+    model,
+    collector,
+    episodes: int,
+    seed_seq: np.random.SeedSequence,
+    trainer: FilterTrainer,
+    fresh: bool = True,
+) -> str:
     """Fit the model's filter on ``episodes`` of 0-ply self-play (``collector``: oneply off,
     record_filter on); the line that says so (``fresh``: the filter is new)."""
     data = collector.collect(model, episodes, seed_seq)
     rows = data.get("filter")
     loss = trainer.fit(rows, WARMUP_EPOCHS)
     n = 0 if rows is None else len(rows["raw"])
-    what = "none in the checkpoint; a new" if fresh else "the checkpoint's, refitted for a new stage: its"
-    return (f"move filter: {what} [{','.join(map(str, trainer.filter.hidden))}] filter fitted "
-            f"to the network's values of {n:,} after-states from {episodes:,} 0-ply episodes "
-            f"({WARMUP_EPOCHS} passes, mse {loss:.2e})")
+    what = (
+        "none in the checkpoint; a new"
+        if fresh
+        else "the checkpoint's, refitted for a new stage: its"
+    )
+    return (
+        f"move filter: {what} [{','.join(map(str, trainer.filter.hidden))}] filter fitted "
+        f"to the network's values of {n:,} after-states from {episodes:,} 0-ply episodes "
+        f"({WARMUP_EPOCHS} passes, mse {loss:.2e})"
+    )

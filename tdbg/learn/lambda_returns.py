@@ -20,6 +20,7 @@ A sample whose action was exploratory (not the greedy one its target assumes) cu
 the trace there (``cut``: G_t = T_t), so the returns stay those of greedy play, as
 the one-step targets are (Watkins' Q(lambda)).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,11 +38,11 @@ def lambda_returns(targets, game, side, cut, scale, lam: float, flip) -> np.ndar
         return out
     game = np.asarray(game)
     n = len(targets)
-    order = np.argsort(game, kind="stable")           # each game's samples, in time order
+    order = np.argsort(game, kind="stable")  # each game's samples, in time order
     g = game[order]
     change = g[1:] != g[:-1]
-    last = np.append(change, True)                    # the final sample of each game
-    nxt = np.minimum(np.arange(n) + 1, n - 1)         # the next sample (read only where not last)
+    last = np.append(change, True)  # the final sample of each game
+    nxt = np.minimum(np.arange(n) + 1, n - 1)  # the next sample (read only where not last)
     # steps to the end of the game: computed back from the final samples
     start = np.flatnonzero(np.append(True, change))
     lengths = np.diff(np.append(start, n))
@@ -49,7 +50,7 @@ def lambda_returns(targets, game, side, cut, scale, lam: float, flip) -> np.ndar
     t_sorted = targets[order]
     sides = np.asarray(side)[order]
     same = sides == sides[nxt]
-    stop = np.asarray(cut, dtype=bool)[order] | last   # G = T there
+    stop = np.asarray(cut, dtype=bool)[order] | last  # G = T there
     fac = np.asarray(scale, dtype=np.float64)[order]
     if t_sorted.ndim == 2:
         fac = fac[:, None]
@@ -57,8 +58,8 @@ def lambda_returns(targets, game, side, cut, scale, lam: float, flip) -> np.ndar
     longest = int(rank.max())
     by_rank = np.argsort(rank, kind="stable")
     bounds = np.searchsorted(rank[by_rank], np.arange(longest + 2))
-    for k in range(1, longest + 1):                   # one step back from every game's end at a time
-        idx = by_rank[bounds[k]:bounds[k + 1]]
+    for k in range(1, longest + 1):  # one step back from every game's end at a time
+        idx = by_rank[bounds[k] : bounds[k + 1]]
         idx = idx[~stop[idx]]
         if not len(idx):
             continue

@@ -15,6 +15,7 @@ The class-level members work on the stage's settings (a ``learn.settings`` datac
 any learner exists; an instance is made with ``(stage, model, mode)`` and is then opened,
 asked round by round, and closed.
 """
+
 from __future__ import annotations
 
 from typing import Callable, ClassVar, Protocol, TypeVar, runtime_checkable
@@ -26,14 +27,16 @@ from tdbg.learn.selfplay import Samples
 from tdbg.learn.settings import BatchStage, OnlineStage
 from tdbg.net.model import TDNetwork
 
-StageT = TypeVar("StageT", bound=BatchStage | OnlineStage)   # the learner's stage settings
+StageT = TypeVar("StageT", bound=BatchStage | OnlineStage)  # the learner's stage settings
 
 
 @runtime_checkable
 class Learner(Protocol[StageT]):
-    log_fields: ClassVar[list[str]]    # the CSV log's columns (run_stage adds the evaluation's)
-    learns_while_playing: ClassVar[bool]   # True: ``collect`` gathers nothing and each step is one game
-    last_loss: float                   # the last round's loss (nan before any round)
+    log_fields: ClassVar[list[str]]  # the CSV log's columns (run_stage adds the evaluation's)
+    learns_while_playing: ClassVar[
+        bool
+    ]  # True: ``collect`` gathers nothing and each step is one game
+    last_loss: float  # the last round's loss (nan before any round)
 
     # --- on the stage's settings, before a learner exists ---
     def __init__(self, stage: StageT, model: TDNetwork, mode: GameMode) -> None:
@@ -77,7 +80,9 @@ class Learner(Protocol[StageT]):
     def load_state_dict(self, state: dict) -> None:
         """Continue the checkpoint's unfinished stage from ``state``."""
 
-    def open(self, round_seed: Callable[[int], np.random.SeedSequence], seed_root: np.random.SeedSequence) -> None:
+    def open(
+        self, round_seed: Callable[[int], np.random.SeedSequence], seed_root: np.random.SeedSequence
+    ) -> None:
         """Start workers and the like; ``round_seed(k)``: the seed of round (or game) k."""
 
     def segment_info(self) -> dict:

@@ -15,6 +15,7 @@ negative of that seen by the other (flip(v) = 1 - v or -v), so the credit that a
 later surprise sends back alternates in sign.  With lambda = 0 the trace is g_t
 and the update is the semi-gradient TD(0) rule w += alpha (y_t - V_t) g_t.
 """
+
 from __future__ import annotations
 
 import time
@@ -117,8 +118,15 @@ class OnlineLearner:
     ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each a
     step of its own (run_stage's guard: a signal waits for the game's end)."""
 
-    log_fields: ClassVar[list[str]] = ["episodes", "total_episodes", "loss", "lr", "episodes_per_s", "mean_plies",
-                                       "elapsed_seconds"]
+    log_fields: ClassVar[list[str]] = [
+        "episodes",
+        "total_episodes",
+        "loss",
+        "lr",
+        "episodes_per_s",
+        "mean_plies",
+        "elapsed_seconds",
+    ]
     learns_while_playing: ClassVar[bool] = True
 
     def __init__(self, stage: OnlineStage, model, mode):
@@ -139,8 +147,14 @@ class OnlineLearner:
     @staticmethod
     def settings(stage: OnlineStage, mode) -> dict:
         sch = stage.schedule
-        settings = {"trainer": "online", "num_episodes": sch.num_episodes, "lambda": stage.online.lam, "lr": sch.lr,
-                    "end_lr": sch.end_lr, "game_mode": mode.name}
+        settings = {
+            "trainer": "online",
+            "num_episodes": sch.num_episodes,
+            "lambda": stage.online.lam,
+            "lr": sch.lr,
+            "end_lr": sch.end_lr,
+            "game_mode": mode.name,
+        }
         if stage.model.expand_depth_size:  # (only when given: older checkpoints resume as before)
             settings["expand_depth_size"] = stage.model.expand_depth_size
         return settings
@@ -165,7 +179,9 @@ class OnlineLearner:
         self.play.set_lr(lr)
 
     def open(self, round_seed, seed_root) -> None:
-        self.game_seed = round_seed  # game k of the stage: its own dice stream (a round of one game)
+        self.game_seed = (
+            round_seed  # game k of the stage: its own dice stream (a round of one game)
+        )
 
     def segment_info(self) -> dict:
         return {}
@@ -184,8 +200,11 @@ class OnlineLearner:
         the round's loss once its last game is played.  No other process works for it."""
         for g in range(first, first + n):
             st = self.play.play_game(np.random.default_rng(self.game_seed(g)))
-            self.block.update(sq=self.block["sq"] + st["sq_err"], plies=self.block["plies"] + st["plies"],
-                              games=self.block["games"] + 1)
+            self.block.update(
+                sq=self.block["sq"] + st["sq_err"],
+                plies=self.block["plies"] + st["plies"],
+                games=self.block["games"] + 1,
+            )
         if first + n == self.round_end:
             self.last_loss = self.block["sq"] / max(self.block["plies"], 1)
         return 0.0
@@ -193,8 +212,12 @@ class OnlineLearner:
     def row(self, n: int) -> dict:
         b = self.block
         games, secs = b["games"], time.time() - b["t0"]
-        return {"loss": b["sq"] / max(b["plies"], 1), "lr": self.lr, "episodes_per_s": games / max(secs, 1e-9),
-                "mean_plies": b["plies"] / max(games, 1)}
+        return {
+            "loss": b["sq"] / max(b["plies"], 1),
+            "lr": self.lr,
+            "episodes_per_s": games / max(secs, 1e-9),
+            "mean_plies": b["plies"] / max(games, 1),
+        }
 
     @staticmethod
     def eval_due(stage: OnlineStage, round_index: int, done: int, n: int) -> bool:

@@ -2,6 +2,7 @@
 (fileio's policy for the checkpoint, the log, --json and --save-every's snapshots),
 whether ``--resume`` continues the checkpoint's stage or starts a new one (said in one
 line), and signals that stop it only between training steps."""
+
 from __future__ import annotations
 
 import glob
@@ -11,7 +12,15 @@ import uuid
 
 from tdbg.infra import run_outputs
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import KIND_NAMES, Output, OutputError, check_folder, check_name, check_outputs, file_kind
+from tdbg.infra.fileio import (
+    KIND_NAMES,
+    Output,
+    OutputError,
+    check_folder,
+    check_name,
+    check_outputs,
+    file_kind,
+)
 from tdbg.infra.runlog import require_tensorboard
 from tdbg.infra.stop_signals import StopSignalHandler
 from tdbg.learn.settings import ModelSpec, Run
@@ -60,9 +69,10 @@ def appends_log(run: Run, spec: ModelSpec) -> bool:
     """--resume X --save X with X's own log (X.csv, or the --log the stage it continues
     recorded): the run adds its rows to that log; another --log is a new log (replaced only
     with --overwrite)."""
-    return (resumes_itself(spec.resume, save_path(run))
-            and (run.log_continues
-                 or os.path.realpath(log_path(run)) == os.path.realpath(own_log(save_path(run)))))
+    return resumes_itself(spec.resume, save_path(run)) and (
+        run.log_continues
+        or os.path.realpath(log_path(run)) == os.path.realpath(own_log(save_path(run)))
+    )
 
 
 def check_run_outputs(run: Run, spec: ModelSpec) -> None:
@@ -72,11 +82,23 @@ def check_run_outputs(run: Run, spec: ModelSpec) -> None:
     the run reads (--resume, any --warm-start-*) is an input no output may name."""
     own = resumes_itself(spec.resume, save_path(run))
     inputs = {f"--{k.replace('_', '-')}": v for k, v in spec.sources().items()}
-    check_outputs([Output("--save", run.save, "checkpoint", own),
-                   Output("--log" if run.log else "the log", log_path(run), "text", appends_log(run, spec)),
-                   Output("--json", run.json, "json")], run.overwrite, inputs)
-    if run.save_every:  # the longest snapshot name it may write (the snapshots themselves: check_snapshots)
-        check_name(snapshot_path(save_path(run), 1), f"--save-every's snapshot of --save {run.save}")
+    check_outputs(
+        [
+            Output("--save", run.save, "checkpoint", own),
+            Output(
+                "--log" if run.log else "the log", log_path(run), "text", appends_log(run, spec)
+            ),
+            Output("--json", run.json, "json"),
+        ],
+        run.overwrite,
+        inputs,
+    )
+    if (
+        run.save_every
+    ):  # the longest snapshot name it may write (the snapshots themselves: check_snapshots)
+        check_name(
+            snapshot_path(save_path(run), 1), f"--save-every's snapshot of --save {run.save}"
+        )
     if run.tensorboard:  # a folder of event files, added to (never replaced)
         require_tensorboard()
         check_folder(run.tensorboard, f"--tensorboard {run.tensorboard}")
@@ -117,23 +139,31 @@ def check_snapshots(run: Run, stage_id: str, first: int, last: int) -> None:
     stem, ext = os.path.splitext(save_path(run))
     ext = ext or ".pt"
     name = glob.escape(stem) + "_r" + "[0-9]" * 6 + glob.escape(ext)
-    writes = {os.path.realpath(snapshot_path(save_path(run), k))
-              for k in range(first + 1, last + 1) if k % run.save_every == 0}
+    writes = {
+        os.path.realpath(snapshot_path(save_path(run), k))
+        for k in range(first + 1, last + 1)
+        if k % run.save_every == 0
+    }
     others = []
     for path in sorted(glob.glob(name)):
         kind = file_kind(path)
         if kind not in ("checkpoint", "empty"):
             if os.path.realpath(path) in writes:
-                raise OutputError(f"{path} (a --save-every snapshot name) is {KIND_NAMES.get(kind, kind)}; refusing "
-                                  f"to replace it with a checkpoint")
+                raise OutputError(
+                    f"{path} (a --save-every snapshot name) is {KIND_NAMES.get(kind, kind)}; refusing "
+                    f"to replace it with a checkpoint"
+                )
         elif _snapshot_stage(path) != stage_id:
             others.append(path)
     if others and not run.overwrite:
-        raise OutputError(f"{others[0]} exists (a snapshot of another stage or run, {len(others)} in all); pass "
-                          f"--overwrite to replace them, or choose another --save")
+        raise OutputError(
+            f"{others[0]} exists (a snapshot of another stage or run, {len(others)} in all); pass "
+            f"--overwrite to replace them, or choose another --save"
+        )
     run_outputs.replace_at_start(others)
-    run_outputs.remove_stale_temps([snapshot_path(save_path(run), k)
-                                    for k in range(run.save_every, last + 1, run.save_every)])
+    run_outputs.remove_stale_temps(
+        [snapshot_path(save_path(run), k) for k in range(run.save_every, last + 1, run.save_every)]
+    )
 
 
 def unfinished_stage(done: int, total: int) -> str:
@@ -141,8 +171,9 @@ def unfinished_stage(done: int, total: int) -> str:
     return f"its unfinished stage at {done:,} of {total:,} episodes"
 
 
-def plan_stage(resume: str | None, new_stage: bool, num_episodes: int, stage: dict | None,
-               settings: dict) -> tuple[bool, str | None]:
+def plan_stage(
+    resume: str | None, new_stage: bool, num_episodes: int, stage: dict | None, settings: dict
+) -> tuple[bool, str | None]:
     """(True to continue the checkpoint's unfinished stage (``stage``, from the checkpoint
     ``resume``) with ``settings``, the line that says what happens: printed once the run's
     outputs are checked too); InputError when an unfinished stage with other settings would
@@ -155,22 +186,40 @@ def plan_stage(resume: str | None, new_stage: bool, num_episodes: int, stage: di
         return False, f"{resume}: starting a new stage on its weights"
     done, total = stage["episodes_done"], stage["settings"].get("num_episodes", 0)
     if done >= total:
-        return False, f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights"
+        return (
+            False,
+            f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
+        )
     old = stage["settings"]
-    if (not new_stage and num_episodes <= done
-            and all(old.get(k) == settings.get(k) for k in set(old) | set(settings) if k != "num_episodes")):
+    if (
+        not new_stage
+        and num_episodes <= done
+        and all(
+            old.get(k) == settings.get(k) for k in set(old) | set(settings) if k != "num_episodes"
+        )
+    ):
         # the stage is cut short where it stands: nothing is left to run, its weights are kept as they are
-        return True, f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})"
-    diff = "; ".join(f"{k.replace('_', '-')} {old.get(k)} -> {settings.get(k)}"
-                     for k in sorted(set(old) | set(settings)) if old.get(k) != settings.get(k))
+        return (
+            True,
+            f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})",
+        )
+    diff = "; ".join(
+        f"{k.replace('_', '-')} {old.get(k)} -> {settings.get(k)}"
+        for k in sorted(set(old) | set(settings))
+        if old.get(k) != settings.get(k)
+    )
     where = unfinished_stage(done, total)
     if not diff and not new_stage:
         return True, f"{resume}: continuing {where}"
     if not new_stage:
-        raise InputError(f"{resume}: {where} has other settings ({diff}); give the same settings to continue "
-                         f"it, or --new-stage to start a new stage on its weights")
-    return False, (f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
-                   f"{total:,} episodes)")
+        raise InputError(
+            f"{resume}: {where} has other settings ({diff}); give the same settings to continue "
+            f"it, or --new-stage to start a new stage on its weights"
+        )
+    return False, (
+        f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
+        f"{total:,} episodes)"
+    )
 
 
 class StopSignals(StopSignalHandler):
@@ -199,6 +248,7 @@ class StopSignals(StopSignalHandler):
                 signals.inside = False
                 if signals.deferred and exc[0] is None:
                     raise Interrupted(signals.deferred)
+
         return _Guard()
 
     def hold(self):
@@ -213,4 +263,5 @@ class StopSignals(StopSignalHandler):
 
             def __exit__(self, *exc):
                 signals.inside = False
+
         return _Hold()

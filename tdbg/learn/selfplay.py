@@ -31,6 +31,7 @@ this machine, or Ray actors; a lost share of a round is collected again); they
 return plain numpy arrays.  Worker i's share of round k is seeded from (seed, stage,
 k, i) alone, so the data are the same whichever backend collects them.
 """
+
 from __future__ import annotations
 
 import time
@@ -57,11 +58,12 @@ class Samples(TypedDict):
     """A round's self-play (``SelfPlay.collect``, ``Collector.result``): the positions'
     encoded ``features`` and their ``targets``, the move filter's training rows (or None)
     and the counts and times in ``stats``."""
+
     features: np.ndarray
     targets: np.ndarray
     filter: dict | None
     stats: dict[str, float]
-    profile: NotRequired[dict]   # a worker's profiling counts, when profiling is on
+    profile: NotRequired[dict]  # a worker's profiling counts, when profiling is on
 
 
 # a collection whose precision is concrete: the stage's "auto" is chosen by BatchLearner.prepare
@@ -75,6 +77,7 @@ class SelfPlaySetup:
     each field read where it is used, beside the game mode and the move generator
     (``Run.engine``).  ``record_filter``: 0-ply play keeps the thrown roll's candidates as
     the move filter's rows (the filter's warm-up, filter_training.py)."""
+
     mode: GameMode
     collection: Collection = FP32_COLLECTION
     acting: Acting = Acting()
@@ -89,14 +92,24 @@ class SelfPlay:
         col, self.acting, self.mode = setup.collection, setup.acting, setup.mode
         self.acting.check(self.mode)
         if col.collect_precision == lowp.AUTO:
-            raise ValueError("self-play needs a concrete collect precision (BatchLearner.prepare chooses auto's)")
+            raise ValueError(
+                "self-play needs a concrete collect precision (BatchLearner.prepare chooses auto's)"
+            )
         self.collection = col
-        self.scorer = Scorer(model, self.mode, engine=setup.engine, first_layer=col.scoring,
-                             precision=col.collect_precision)
+        self.scorer = Scorer(
+            model,
+            self.mode,
+            engine=setup.engine,
+            first_layer=col.scoring,
+            precision=col.collect_precision,
+        )
         # --oneply-filter K: 1-ply targets over the model's move filter's K best candidates a roll
         # (move_filter.py); record_filter: 0-ply play keeps the thrown roll's candidates as filter rows
-        self.filtered = FilteredOnePly(self.scorer, k=col.oneply_filter, exact_races=col.filter_exact_races) \
-            if col.oneply and col.oneply_filter else None
+        self.filtered = (
+            FilteredOnePly(self.scorer, k=col.oneply_filter, exact_races=col.filter_exact_races)
+            if col.oneply and col.oneply_filter
+            else None
+        )
         self.record_filter = setup.record_filter
 
     def collect(self, n_episodes: int, rng: np.random.Generator) -> Samples:
@@ -104,11 +117,18 @@ class SelfPlay:
         scorer = self.scorer
         g = max(1, min(self.collection.parallel_games, n_episodes))
         table = Table(self.mode, g)
-        table.new_games(np.arange(g), self.mode.initial_states(g, rng, self.acting.cube_start))  # match: a spread of scores
+        table.new_games(
+            np.arange(g), self.mode.initial_states(g, rng, self.acting.cube_start)
+        )  # match: a spread of scores
         # exploration draws from its own stream, seeded from the dice stream only when used
-        explore = np.random.default_rng(rng.integers(0, 2 ** 63, 2)) \
-            if self.acting.boltzmann_temp > 0 or self.acting.cube_explore > 0 or self.acting.cube_hold > 0 \
-            or self.acting.take_explore > 0 else None
+        explore = (
+            np.random.default_rng(rng.integers(0, 2**63, 2))
+            if self.acting.boltzmann_temp > 0
+            or self.acting.cube_explore > 0
+            or self.acting.cube_hold > 0
+            or self.acting.take_explore > 0
+            else None
+        )
         players = _Recorder(self, table, explore)
         players.new_games(np.arange(g))
         started = g
@@ -130,28 +150,37 @@ class SelfPlay:
                 stats["points"] += float(np.abs(ended.points[fin]).sum())
                 stats["plies"] += int((ended.turn[fin] + (res != DROPPED)).sum())
                 stats["episodes"] += int(fin.sum())
-            fresh = ended.slots[:max(0, min(len(ended.slots), n_episodes - started))]
-            table.new_games(fresh, self.mode.initial_states(len(fresh), rng, self.acting.cube_start))
+            fresh = ended.slots[: max(0, min(len(ended.slots), n_episodes - started))]
+            table.new_games(
+                fresh, self.mode.initial_states(len(fresh), rng, self.acting.cube_start)
+            )
             players.new_games(fresh)
             started += len(fresh)
 
-        table.play(players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end)
+        table.play(
+            players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end
+        )
 
         width = scorer.values.width
         out_t = players.returns() if self.acting.td_lambda > 0 else np.concatenate(players.targets)
         out_t = out_t.astype(np.float32)
-        filter_parts = players.filter_parts + ([self.filtered.take_rows()] if self.filtered is not None else [])
+        filter_parts = players.filter_parts + (
+            [self.filtered.take_rows()] if self.filtered is not None else []
+        )
         if profiling.ENABLED:
             profiling.add("collect", c0)
         return {
             "features": np.concatenate(players.feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
             "filter": join_rows(filter_parts),  # the move filter's training rows, or None
-            "stats": {**stats, "evaluations": scorer.evaluations - evals_before,
-                      # where the time went (benchmarks): C engine (incremental: + first layer), network
-                      "engine_seconds": scorer.engine_seconds - engine_before,
-                      "net_seconds": scorer.net_seconds - net_before,
-                      "collect_seconds": time.perf_counter() - started_at},
+            "stats": {
+                **stats,
+                "evaluations": scorer.evaluations - evals_before,
+                # where the time went (benchmarks): C engine (incremental: + first layer), network
+                "engine_seconds": scorer.engine_seconds - engine_before,
+                "net_seconds": scorer.net_seconds - net_before,
+                "collect_seconds": time.perf_counter() - started_at,
+            },
         }
 
 
@@ -161,8 +190,14 @@ class _Recorder:
     a cube node's target is its value under the cube rule, a pre-roll position's the
     best move's value (sampled) or the mean over all 21 rolls (1-ply)."""
 
-    def __init__(self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None):
-        self.scorer, self.mode, self.collection = selfplay.scorer, selfplay.mode, selfplay.collection
+    def __init__(
+        self, selfplay: SelfPlay, table: Table, explore: np.random.Generator | None = None
+    ):
+        self.scorer, self.mode, self.collection = (
+            selfplay.scorer,
+            selfplay.mode,
+            selfplay.collection,
+        )
         self.acting, self.explore, self.table = selfplay.acting, explore, table
         self.filtered, self.record_filter = selfplay.filtered, selfplay.record_filter
         self.filter_parts: list = []
@@ -177,8 +212,17 @@ class _Recorder:
         self.game_of_slot = np.zeros(len(table.ply) if table is not None else 0, dtype=np.int64)
         self.next_game = 0
         self.abandoned: list = []
-        self.stats = {"episodes": 0, "plies": 0, "gammons": 0, "backgammons": 0, "abandoned": 0,
-                      "doubles": 0, "takes": 0, "drops": 0, "points": 0.0}
+        self.stats = {
+            "episodes": 0,
+            "plies": 0,
+            "gammons": 0,
+            "backgammons": 0,
+            "abandoned": 0,
+            "doubles": 0,
+            "takes": 0,
+            "drops": 0,
+            "points": 0.0,
+        }
 
     def new_games(self, slots) -> None:
         self.game_of_slot[slots] = self.next_game + np.arange(len(slots))
@@ -196,8 +240,15 @@ class _Recorder:
         their one-step targets."""
         targets = np.concatenate(self.targets)
         game = np.concatenate(self.games)
-        out = lambda_returns(targets, game, np.concatenate(self.sides), np.concatenate(self.cuts),
-                             np.concatenate(self.scales), self.acting.td_lambda, self.scorer.values.flip)
+        out = lambda_returns(
+            targets,
+            game,
+            np.concatenate(self.sides),
+            np.concatenate(self.cuts),
+            np.concatenate(self.scales),
+            self.acting.td_lambda,
+            self.scorer.values.flip,
+        )
         lost = np.isin(game, self.abandoned)
         out[lost] = targets[lost]
         return out
@@ -219,15 +270,22 @@ class _Recorder:
             # and the other way: now and then roll on where the rule doubles, so the value of
             # keeping the cube is learned in the very positions the rule doubles in (greedy
             # doubles never visit them, and an undervalued "no double" is never corrected)
-            double = double & ~(act.double & (self.explore.random(len(slots)) < self.acting.cube_hold))
+            double = double & ~(
+                act.double & (self.explore.random(len(slots)) < self.acting.cube_hold)
+            )
         if self.acting.take_explore:
             # and take now and then where the rule drops, so the value after a take is learned
             # where greedy play never takes (b3 dropped 47% of gnubg's correct takes)
             take = take | (double & (self.explore.random(len(slots)) < self.acting.take_explore))
         takes = double & take
-        if self.trace:   # the trace stops where the played action is not the greedy one the target assumes
-            self._note(slots, (double != act.double) | (double & (take != act.take)),
-                       np.where(takes, self.mode.take_scale, 1.0))
+        if (
+            self.trace
+        ):  # the trace stops where the played action is not the greedy one the target assumes
+            self._note(
+                slots,
+                (double != act.double) | (double & (take != act.take)),
+                np.where(takes, self.mode.take_scale, 1.0),
+            )
         self.stats["doubles"] += int(double.sum())
         self.stats["takes"] += int(takes.sum())
         self.stats["drops"] += int((double & ~takes).sum())
@@ -237,7 +295,9 @@ class _Recorder:
         self.feats.append(self.scorer.encode_states(boards, owner, np.zeros(len(slots))))
         greedy = not (self.acting.boltzmann_temp > 0 or self.acting.oneply_acting)
         if self.collection.oneply:
-            if self.filtered is not None:   # the thrown roll in full: the same move as exact 1-ply plays
+            if (
+                self.filtered is not None
+            ):  # the thrown roll in full: the same move as exact 1-ply plays
                 target, (after, rows) = self.filtered.oneply(boards, owner, played=roll_index(dice))
             else:
                 target, (after, rows) = self.scorer.oneply(boards, owner)
@@ -249,11 +309,24 @@ class _Recorder:
             if not self.collection.oneply:
                 target = values[best]
                 if self.record_filter:
-                    self.filter_parts.append(filter_rows(after, offsets, values, self.mode.reply_cube_inputs(owner),
-                                                         self.scorer.values.flip))
-            greedy_after = after[best]   # a copy, taken before the lookahead reuses the scorer's buffers
-            chosen = greedy_after if greedy else self._explore(after, offsets, values, scalar, owner)
-            if self.trace:   # the trace stops where exploration played another move than the greedy one
+                    self.filter_parts.append(
+                        filter_rows(
+                            after,
+                            offsets,
+                            values,
+                            self.mode.reply_cube_inputs(owner),
+                            self.scorer.values.flip,
+                        )
+                    )
+            greedy_after = after[
+                best
+            ]  # a copy, taken before the lookahead reuses the scorer's buffers
+            chosen = (
+                greedy_after if greedy else self._explore(after, offsets, values, scalar, owner)
+            )
+            if (
+                self.trace
+            ):  # the trace stops where exploration played another move than the greedy one
                 self._note(slots, (chosen != greedy_after).reshape(len(slots), -1).any(axis=1))
         elif self.trace:
             self._note(slots, np.zeros(len(slots), dtype=bool))
@@ -265,9 +338,11 @@ class _Recorder:
         if self.acting.oneply_acting:
             after = after.astype(np.int64)  # a copy: the lookahead reuses the scorer's buffers
             rep_owner = None if owner is None else np.repeat(np.asarray(owner), np.diff(offsets))
-            scalar = self.scorer.values.scalar(self.scorer.lookahead(after, values.copy(), rep_owner))
+            scalar = self.scorer.values.scalar(
+                self.scorer.lookahead(after, values.copy(), rep_owner)
+            )
         if self.acting.boltzmann_temp > 0:
-            assert self.explore is not None   # SelfPlay.collect makes it whenever boltzmann_temp > 0
+            assert self.explore is not None  # SelfPlay.collect makes it whenever boltzmann_temp > 0
             rows = segment_sample(scalar, offsets, self.acting.boltzmann_temp, self.explore)
         else:
             rows, _ = segment_argmax(scalar, offsets)
@@ -277,7 +352,7 @@ class _Recorder:
 # --------------------------------------------------------------------------- worker processes
 
 _WORKER_CACHE: dict = {}
-_WORKER_CPU: dict = {}   # profiling: this worker's CPU clock at the end of its last job
+_WORKER_CPU: dict = {}  # profiling: this worker's CPU clock at the end of its last job
 
 
 def _profile_setup(job_start: float) -> None:
@@ -301,7 +376,9 @@ def _collect_job(job: dict) -> Samples:
     if model is None:
         model = _WORKER_CACHE[key] = TDNetwork(*key)
         model.eval()
-    model.load_state_dict({k: torch.tensor(v) for k, v in job["state"].items()})  # a copy: v may be read-only
+    model.load_state_dict(
+        {k: torch.tensor(v) for k, v in job["state"].items()}
+    )  # a copy: v may be read-only
     filt = None
     if job.get("filter") is not None:
         f = job["filter"]
@@ -314,7 +391,9 @@ def _collect_job(job: dict) -> Samples:
         _profile_setup(job_start)
     t0 = time.process_time()
     out = sp.collect(job["episodes"], np.random.default_rng(job["seed"]))
-    out["stats"]["cpu_seconds"] = time.process_time() - t0  # this worker's CPU time, for CPU-hour accounting
+    out["stats"]["cpu_seconds"] = (
+        time.process_time() - t0
+    )  # this worker's CPU time, for CPU-hour accounting
     if profiling.ENABLED:
         out["profile"] = profiling.take()
         _WORKER_CPU["end"] = profiling.clock()
@@ -328,8 +407,15 @@ def worker_shares(n_episodes: int, seed_seq: np.random.SeedSequence, workers: in
         return [(n_episodes, seed_seq)]  # as collected in-process
     shares = [n_episodes // workers + (i < n_episodes % workers) for i in range(workers)]
     # seed_seq.spawn(workers) of a fresh sequence, without changing seed_seq
-    return [(share, np.random.SeedSequence(seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, i),
-                                           pool_size=seed_seq.pool_size)) for i, share in enumerate(shares)]
+    return [
+        (
+            share,
+            np.random.SeedSequence(
+                seed_seq.entropy, spawn_key=(*seed_seq.spawn_key, i), pool_size=seed_seq.pool_size
+            ),
+        )
+        for i, share in enumerate(shares)
+    ]
 
 
 class Collector:
@@ -355,17 +441,35 @@ class Collector:
             if profiling.ENABLED:
                 profiling.add("collect_in_trainer", c0)
             return out
-        state = self.pool.share({k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()})
+        state = self.pool.share(
+            {k: v.detach().cpu().numpy().copy() for k, v in model.state_dict().items()}
+        )
         col = self.setup.collection
         filt = move_filter_of(model) if col.oneply_filter and col.oneply else None
-        filter_job = None if filt is None else {"hidden": list(filt.hidden), "state": {
-            k: v.detach().cpu().numpy().copy() for k, v in filt.state_dict().items()}}
+        filter_job = (
+            None
+            if filt is None
+            else {
+                "hidden": list(filt.hidden),
+                "state": {k: v.detach().cpu().numpy().copy() for k, v in filt.state_dict().items()},
+            }
+        )
         net = (model.n_inputs, tuple(model.hidden), model.output_mode, model.activation)
-        jobs = [{"net": net, "state": state, "filter": filter_job, "setup": self.setup, "episodes": share, "seed": seed}
-                for share, seed in worker_shares(n_episodes, seed_seq, col.workers) if share > 0]
+        jobs = [
+            {
+                "net": net,
+                "state": state,
+                "filter": filter_job,
+                "setup": self.setup,
+                "episodes": share,
+                "seed": seed,
+            }
+            for share, seed in worker_shares(n_episodes, seed_seq, col.workers)
+            if share > 0
+        ]
         tasks = [self.pool.submit(_collect_job, job) for job in jobs]
         if profiling.ENABLED:
-            profiling.add("transfer_trainer", c0)   # the weights out to the workers
+            profiling.add("transfer_trainer", c0)  # the weights out to the workers
         return tasks
 
     def result(self, pending: Samples | list) -> Samples:
@@ -375,11 +479,15 @@ class Collector:
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         parts = self.pool.results(pending)
         stats = {k: sum(p["stats"][k] for p in parts) for k in parts[0]["stats"]}
-        out: Samples = {"features": np.concatenate([p["features"] for p in parts]),
-               "targets": np.concatenate([p["targets"] for p in parts]),
-               "filter": join_rows([p.get("filter") for p in parts]),
-               "stats": stats}
-        if profiling.ENABLED:   # the samples back (the pool's threads unpickle them while this one waits)
+        out: Samples = {
+            "features": np.concatenate([p["features"] for p in parts]),
+            "targets": np.concatenate([p["targets"] for p in parts]),
+            "filter": join_rows([p.get("filter") for p in parts]),
+            "stats": stats,
+        }
+        if (
+            profiling.ENABLED
+        ):  # the samples back (the pool's threads unpickle them while this one waits)
             profiling.add("transfer_trainer", c0)
             for p in parts:
                 profiling.merge(p.get("profile"))

@@ -21,6 +21,7 @@ A field marked ``record`` is stored in the checkpoint's stage settings when it i
 its default (``recorded``), so a checkpoint written before the field existed resumes as
 before, and one written with it resumes only with the same value.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
@@ -41,97 +42,173 @@ from tdbg.net.scoring import FIRST_LAYER_MODES
 from tdbg.play import opponents
 
 MAX_EPISODES_PER_ROUND = 20_000  # a round's samples are held in memory: about 90 kB per episode
-SCALAR_MODES = tuple(name for name, cls in MODES.items() if not cls.cubeful)  # online TD plays without a cube
+SCALAR_MODES = tuple(
+    name for name, cls in MODES.items() if not cls.cubeful
+)  # online TD plays without a cube
 
 
 @dataclass(frozen=True)
 class ModelSpec:
     """The network a stage trains: new (its mode and shape), or loaded from the checkpoint
     it resumes or warm-starts from (at most one), then grown."""
-    game_mode: str | None = option(None, "default: the checkpoint's mode, or dmp from scratch", choices=GAME_MODES)
-    hidden: tuple[int, ...] = option((80,), "hidden layer sizes (from scratch)", type="hidden_arg", shown="80")
+
+    game_mode: str | None = option(
+        None, "default: the checkpoint's mode, or dmp from scratch", choices=GAME_MODES
+    )
+    hidden: tuple[int, ...] = option(
+        (80,), "hidden layer sizes (from scratch)", type="hidden_arg", shown="80"
+    )
     expand: tuple[int, ...] | None = option(
-        None, "grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; added layers as for "
-              "--expand-depth-size)", type="hidden_arg")
+        None,
+        "grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; added layers as for "
+        "--expand-depth-size)",
+        type="hidden_arg",
+    )
     expand_depth_size: int | None = option(
-        None, "append a hidden layer of N units (after any --expand), function-preserving: as wide as the last "
-              "one or wider: identity weights plus noise of std 1e-4; narrower: its units carry the head's positive and negative parts "
-              "(N >= 2 x outputs); ReLU nets only", type="positive_int", metavar="N", record=True)
+        None,
+        "append a hidden layer of N units (after any --expand), function-preserving: as wide as the last "
+        "one or wider: identity weights plus noise of std 1e-4; narrower: its units carry the head's positive and negative parts "
+        "(N >= 2 x outputs); ReLU nets only",
+        type="positive_int",
+        metavar="N",
+        record=True,
+    )
     growth: str = option(
-        "fresh", "how --expand makes new units: fresh (random incoming weights, zero outgoing weights: the "
-                 "function is unchanged and the new units differ from the old) or net2net (copies of existing "
-                 "units with their outgoing weights shared out; the copies stay near-identical twins under "
-                 "low-LR training)", choices=GROWTHS)
+        "fresh",
+        "how --expand makes new units: fresh (random incoming weights, zero outgoing weights: the "
+        "function is unchanged and the new units differ from the old) or net2net (copies of existing "
+        "units with their outgoing weights shared out; the copies stay near-identical twins under "
+        "low-LR training)",
+        choices=GROWTHS,
+    )
     board_features: bool = option(
-        False, "the network also reads the 20 hand-made board features of features.py (hitting chances, escapes, "
-               "primes...): a new one from the start, a loaded one that lacks them gets them with zero weights "
-               "(function-preserving)")
+        False,
+        "the network also reads the 20 hand-made board features of features.py (hitting chances, escapes, "
+        "primes...): a new one from the start, a loaded one that lacks them gets them with zero weights "
+        "(function-preserving)",
+    )
     activation: str | None = option(
-        None, "hidden units of a new network (default relu; Tesauro used sigmoid; leaky_relu has slope 0.01); a "
-              "loaded one keeps its own", choices=ACTIVATIONS)
-    resume: str | None = option(None, "continue from a checkpoint: its unfinished stage, with the settings it "
-                                      "recorded (a flag given that differs is refused); a finished one: a new stage "
-                                      "on its weights", metavar="CKPT")
-    new_stage: bool = option(False, "with --resume of an unfinished stage: start a new stage on its weights instead; "
-                                    "with --overwrite: replace an unfinished stage at --save")
-    warm_start_equity: str | None = option(None, "DMP trunk + fresh equity head -> cubeless money",
-                                           metavar="DMP_CKPT")
-    warm_start_cubeful: str | None = option(None, "196 -> 200 inputs -> cubeful money", metavar="CUBELESS_CKPT")
-    warm_start_match: str | None = option(None, "200 -> 208 inputs, MWC head -> match play", metavar="CUBEFUL_CKPT")
+        None,
+        "hidden units of a new network (default relu; Tesauro used sigmoid; leaky_relu has slope 0.01); a "
+        "loaded one keeps its own",
+        choices=ACTIVATIONS,
+    )
+    resume: str | None = option(
+        None,
+        "continue from a checkpoint: its unfinished stage, with the settings it "
+        "recorded (a flag given that differs is refused); a finished one: a new stage "
+        "on its weights",
+        metavar="CKPT",
+    )
+    new_stage: bool = option(
+        False,
+        "with --resume of an unfinished stage: start a new stage on its weights instead; "
+        "with --overwrite: replace an unfinished stage at --save",
+    )
+    warm_start_equity: str | None = option(
+        None, "DMP trunk + fresh equity head -> cubeless money", metavar="DMP_CKPT"
+    )
+    warm_start_cubeful: str | None = option(
+        None, "196 -> 200 inputs -> cubeful money", metavar="CUBELESS_CKPT"
+    )
+    warm_start_match: str | None = option(
+        None, "200 -> 208 inputs, MWC head -> match play", metavar="CUBEFUL_CKPT"
+    )
     match_head: str | None = option(
-        None, "with --warm-start-match: mwc (one sigmoid, the default) or mwc-outcomes (outcome probabilities "
-              "weighted by the score's payoffs; also converts an mwc match model)", choices=("mwc", "mwc-outcomes"))
+        None,
+        "with --warm-start-match: mwc (one sigmoid, the default) or mwc-outcomes (outcome probabilities "
+        "weighted by the score's payoffs; also converts an mwc match model)",
+        choices=("mwc", "mwc-outcomes"),
+    )
     keep_output_layer: bool = option(
-        False, "with --warm-start-equity: keep the DMP head (halved: equity 2 P(win) - 1 ~ logit / 2) instead of a "
-               "fresh small random one")
+        False,
+        "with --warm-start-equity: keep the DMP head (halved: equity 2 P(win) - 1 ~ logit / 2) instead of a "
+        "fresh small random one",
+    )
     match_length: int | None = option(
-        None, "match play: self-play games start from the scores of N-point matches (default: a spread up to 25 "
-              "away, mostly within 11)", type="match_length_arg")
-    met: str | None = option(None, "match play: match equity table in GNU Backgammon's XML format (default: the "
-                                   "shipped Kazaross-XG2, data/met/)", metavar="XML")
+        None,
+        "match play: self-play games start from the scores of N-point matches (default: a spread up to 25 "
+        "away, mostly within 11)",
+        type="match_length_arg",
+    )
+    met: str | None = option(
+        None,
+        "match play: match equity table in GNU Backgammon's XML format (default: the "
+        "shipped Kazaross-XG2, data/met/)",
+        metavar="XML",
+    )
     jacoby: bool = option(True, "cubeful: Jacoby rule", negatable=True)
-    hidden_given: bool = derived(False, "--hidden was given: a loaded network's sizes must be these")
+    hidden_given: bool = derived(
+        False, "--hidden was given: a loaded network's sizes must be these"
+    )
 
     def sources(self) -> dict[str, str]:
         """The checkpoints the spec starts from, by field name (build_model allows one)."""
-        named = {"resume": self.resume, "warm_start_equity": self.warm_start_equity,
-                 "warm_start_cubeful": self.warm_start_cubeful, "warm_start_match": self.warm_start_match}
+        named = {
+            "resume": self.resume,
+            "warm_start_equity": self.warm_start_equity,
+            "warm_start_cubeful": self.warm_start_cubeful,
+            "warm_start_match": self.warm_start_match,
+        }
         return {name: path for name, path in named.items() if path}
 
 
 @dataclass(frozen=True)
 class Schedule:
     """How long the stage runs, in rounds of how many episodes, and its learning rate."""
+
     num_episodes: int = option(10000, "episodes in this stage", type="positive_int")
     episodes_per_round: int = option(
-        500, "self-play episodes collected before each training pass",
-        type=("count_arg", MAX_EPISODES_PER_ROUND, "(a round is held in memory)"))
+        500,
+        "self-play episodes collected before each training pass",
+        type=("count_arg", MAX_EPISODES_PER_ROUND, "(a round is held in memory)"),
+    )
     # 3e-4, not 1e-3: from scratch, Adam at 1e-3 killed a third of a [128,128] net's ReLU units within
     # 40,000 episodes (dead units get no gradient); 3e-4 kept them alive and played best of 1e-3, 3e-4 and
     # 1e-4 after 300,000 episodes (docs/training.md, "A base that stays alive")
     lr: float = option(3e-4, "learning rate (start of the schedule)", type="learning_rate")
-    end_lr: float | None = option(None, "linear anneal target (default: none, a constant --lr)",
-                                  type="learning_rate")
+    end_lr: float | None = option(
+        None, "linear anneal target (default: none, a constant --lr)", type="learning_rate"
+    )
     warmup_cycles: int = option(0, "rounds ramping 0.1x -> 1x", type="non_negative_int")
 
 
 @dataclass(frozen=True)
 class Optimisation:
     """The batch learner's optimizer and minibatches (trainer.py), and prob5's loss (losses.py)."""
+
     optimizer: str = option("adam", "optimizer", choices=OPTIMIZERS)
-    momentum: float = option(0.0, "SGD momentum, 0..1 (with --optimizer sgd)", type="momentum_arg", record=True)
+    momentum: float = option(
+        0.0, "SGD momentum, 0..1 (with --optimizer sgd)", type="momentum_arg", record=True
+    )
     grad_clip: float | None = option(
-        None, "scale each minibatch's gradient down to at most this global L2 norm (default: off)",
-        type="positive_float", metavar="NORM", record=True)
+        None,
+        "scale each minibatch's gradient down to at most this global L2 norm (default: off)",
+        type="positive_float",
+        metavar="NORM",
+        record=True,
+    )
     batch_size: int = option(256, "minibatch size", type="positive_int")
     epochs: int = option(1, "training passes over each round's samples", type="positive_int")
-    loss: str = option("mse", "loss on the five outputs: squared error, or binary cross-entropy of each output "
-                              "against its target probability", choices=LOSSES, record=True)
-    win_weight: float = option(1.0, "weight of the P(win) output's term in the loss (the other four weigh 1)",
-                               type="positive_float", record=True)
+    loss: str = option(
+        "mse",
+        "loss on the five outputs: squared error, or binary cross-entropy of each output "
+        "against its target probability",
+        choices=LOSSES,
+        record=True,
+    )
+    win_weight: float = option(
+        1.0,
+        "weight of the P(win) output's term in the loss (the other four weigh 1)",
+        type="positive_float",
+        record=True,
+    )
     raw_logits: bool = option(
-        False, "with --loss cross-entropy: compute it from the head's logits in log space (exact where a saturated "
-               "sigmoid would round to 0 or 1) instead of from clamped probabilities", record=True)
+        False,
+        "with --loss cross-entropy: compute it from the head's logits in log space (exact where a saturated "
+        "sigmoid would round to 0 or 1) instead of from clamped probabilities",
+        record=True,
+    )
 
 
 @dataclass(frozen=True)
@@ -141,37 +218,71 @@ class Acting:
     (targets and decisions); and whether its targets are lambda-returns (``td_lambda``).
     Every field is a flag of the batch trainers and is recorded in the stage; self-play's
     workers receive this value whole (selfplay.SelfPlaySetup)."""
+
     cube_explore: float = option(
-        0.0, "cube modes: with this chance a mover doubles although its rule says not to, and a double is taken "
-             "although the rule would drop it, so the branches greedy play avoids are visited and learned; "
-             "cube-node targets stay the greedy rule's value (0: greedy)",
-        type="probability_arg", metavar="P", record=True)
+        0.0,
+        "cube modes: with this chance a mover doubles although its rule says not to, and a double is taken "
+        "although the rule would drop it, so the branches greedy play avoids are visited and learned; "
+        "cube-node targets stay the greedy rule's value (0: greedy)",
+        type="probability_arg",
+        metavar="P",
+        record=True,
+    )
     cube_hold: float = option(
-        0.0, "cube modes: with this chance a mover rolls on where its rule says double, so the value of keeping "
-             "the cube is learned in the positions the rule doubles in (greedy play never visits them); cube-node "
-             "targets stay the greedy rule's value (0: greedy)", type="probability_arg", metavar="P", record=True)
+        0.0,
+        "cube modes: with this chance a mover rolls on where its rule says double, so the value of keeping "
+        "the cube is learned in the positions the rule doubles in (greedy play never visits them); cube-node "
+        "targets stay the greedy rule's value (0: greedy)",
+        type="probability_arg",
+        metavar="P",
+        record=True,
+    )
     take_explore: float = option(
-        0.0, "cube modes: with this chance a double the rule would drop is taken, so the value after a take is "
-             "learned where greedy play never takes; targets stay greedy (0: greedy)",
-        type="probability_arg", metavar="P", record=True)
+        0.0,
+        "cube modes: with this chance a double the rule would drop is taken, so the value after a take is "
+        "learned where greedy play never takes; targets stay greedy (0: greedy)",
+        type="probability_arg",
+        metavar="P",
+        record=True,
+    )
     cube_start: float = option(
-        0.0, "match play: with this chance a self-play game starts with the cube already turned (2 or 4, owned by "
-             "the side that took it) at its score, so positions after a take are learned at every score, also "
-             "where greedy self-play would drop (0: all centred)", type="probability_arg", metavar="P", record=True)
+        0.0,
+        "match play: with this chance a self-play game starts with the cube already turned (2 or 4, owned by "
+        "the side that took it) at its score, so positions after a take are learned at every score, also "
+        "where greedy self-play would drop (0: all centred)",
+        type="probability_arg",
+        metavar="P",
+        record=True,
+    )
     cube_targets_1ply: bool = option(
-        False, "cubeful/match: exact 1-ply values (all 21 rolls) at cube nodes only, for their targets and the "
-               "cube decisions played", record=True)
+        False,
+        "cubeful/match: exact 1-ply values (all 21 rolls) at cube nodes only, for their targets and the "
+        "cube decisions played",
+        record=True,
+    )
     boltzmann_temp: float = option(
-        0.0, "self-play plays a roll's candidate i with probability ~ exp(s_i / T), s the mover's P(win) or equity "
-             "(0: greedy). Targets stay greedy: the best candidate's value (or the 1-ply mean of each roll's best), "
-             "whatever move is played", type="non_negative_float", metavar="T", record=True)
+        0.0,
+        "self-play plays a roll's candidate i with probability ~ exp(s_i / T), s the mover's P(win) or equity "
+        "(0: greedy). Targets stay greedy: the best candidate's value (or the 1-ply mean of each roll's best), "
+        "whatever move is played",
+        type="non_negative_float",
+        metavar="T",
+        record=True,
+    )
     td_lambda: float = option(
-        0.0, "targets are lambda-returns over each self-play game (0: one-step TD(0) targets, 1: the game's "
-             "outcome), cut where exploration played a non-greedy action", type="probability_arg", metavar="L",
-        record=True)
+        0.0,
+        "targets are lambda-returns over each self-play game (0: one-step TD(0) targets, 1: the game's "
+        "outcome), cut where exploration played a non-greedy action",
+        type="probability_arg",
+        metavar="L",
+        record=True,
+    )
     oneply_acting: bool = option(
-        False, "self-play picks moves (or, with --boltzmann-temp, weighs them) by their 1-ply value; the targets "
-               "are still set by --oneply alone", record=True)
+        False,
+        "self-play picks moves (or, with --boltzmann-temp, weighs them) by their 1-ply value; the targets "
+        "are still set by --oneply alone",
+        record=True,
+    )
 
     def check(self, mode: GameMode) -> None:
         """ValueError unless every option applies to ``mode`` (checked where a run begins,
@@ -181,9 +292,14 @@ class Acting:
         if not 0.0 <= self.td_lambda <= 1.0:
             raise ValueError(f"--td-lambda must be 0 to 1, got {self.td_lambda}")
         if self.cube_targets_1ply:
-            mode.check_cubeful(f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}")
-        for flag, used in (("--cube-explore", self.cube_explore), ("--cube-hold", self.cube_hold),
-                           ("--take-explore", self.take_explore)):
+            mode.check_cubeful(
+                f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}"
+            )
+        for flag, used in (
+            ("--cube-explore", self.cube_explore),
+            ("--cube-hold", self.cube_hold),
+            ("--take-explore", self.take_explore),
+        ):
             if used:
                 mode.check_cubeful(f"{flag} applies to modes with a cube, not {mode.name}")
         if self.cube_start:
@@ -195,67 +311,116 @@ class Collection:
     """How self-play collects a round's samples: its targets, worker processes and scoring.
     Self-play's workers receive this value whole (selfplay.SelfPlaySetup) and read each
     field where it is used."""
+
     oneply: bool = option(False, "exact 1-ply targets (all 21 rolls)")
     oneply_filter: int = option(
-        0, "with --oneply: value only the K best candidates of each roll by the checkpoint's small move filter (a "
-           "[64] net trained alongside on the network's own values) with the full network; the roll actually "
-           "thrown is valued in full. 0: exact 1-ply", type="non_negative_int", metavar="K", record=True)
+        0,
+        "with --oneply: value only the K best candidates of each roll by the checkpoint's small move filter (a "
+        "[64] net trained alongside on the network's own values) with the full network; the roll actually "
+        "thrown is valued in full. 0: exact 1-ply",
+        type="non_negative_int",
+        metavar="K",
+        record=True,
+    )
     filter_exact_races: bool = option(
-        False, "with --oneply-filter: value every candidate of positions with no contact left (races and bear-offs, "
-               "where the filter misses most), so that only contact positions are filtered", record=True)
+        False,
+        "with --oneply-filter: value every candidate of positions with no contact left (races and bear-offs, "
+        "where the filter misses most), so that only contact positions are filtered",
+        record=True,
+    )
     filter_warmup: int = option(
-        DEFAULT_WARMUP_EPISODES, "with --oneply-filter, at the start of a new stage: fit the filter (a new one when "
-                                 "the checkpoint has none, else its own, which may be stale) on N episodes of 0-ply "
-                                 "self-play (not trained on by the network); a continued stage skips it",
-        type="positive_int", metavar="N")
-    workers: int = option(1, f"self-play processes (at most {MAX_WORKERS_PER_CORE} per core)", type="workers_arg")
+        DEFAULT_WARMUP_EPISODES,
+        "with --oneply-filter, at the start of a new stage: fit the filter (a new one when "
+        "the checkpoint has none, else its own, which may be stale) on N episodes of 0-ply "
+        "self-play (not trained on by the network); a continued stage skips it",
+        type="positive_int",
+        metavar="N",
+    )
+    workers: int = option(
+        1, f"self-play processes (at most {MAX_WORKERS_PER_CORE} per core)", type="workers_arg"
+    )
     overlap: bool = option(
-        False, "collect the next round while training on this one, on the weights before this round's training "
-               "(targets one round staler, so other games and weights; docs/training.md has its paired strength "
-               "checks); --workers 1 then plays in a process of its own beside the trainer (docs/speed.md)",
-        record=True)
+        False,
+        "collect the next round while training on this one, on the weights before this round's training "
+        "(targets one round staler, so other games and weights; docs/training.md has its paired strength "
+        "checks); --workers 1 then plays in a process of its own beside the trainer (docs/speed.md)",
+        record=True,
+    )
     parallel_games: int = option(128, "games advanced together per process", type="positive_int")
-    scoring: str = option("auto", "candidates' first layer: incremental (from the pre-move sums, C engine) or "
-                                  "dense; auto: incremental on the CPU", choices=FIRST_LAYER_MODES)
+    scoring: str = option(
+        "auto",
+        "candidates' first layer: incremental (from the pre-move sums, C engine) or "
+        "dense; auto: incremental on the CPU",
+        choices=FIRST_LAYER_MODES,
+    )
     collect_precision: str = option(
-        "auto", "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in fp32-c "
-                "(float32, AVX-512 FMA), bf16 (AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks "
-                "them (lowp.py); auto: bf16 where the CPU, the model (ReLU, hidden sizes multiples of 16) and "
-                "the settings allow it, else fp32; a continued stage keeps the precision it recorded. "
-                "Training, export and evaluation stay float32",
-        choices=("auto", "fp32", "fp32-c", "bf16", "int8"), record=True)
+        "auto",
+        "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in fp32-c "
+        "(float32, AVX-512 FMA), bf16 (AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks "
+        "them (lowp.py); auto: bf16 where the CPU, the model (ReLU, hidden sizes multiples of 16) and "
+        "the settings allow it, else fp32; a continued stage keeps the precision it recorded. "
+        "Training, export and evaluation stay float32",
+        choices=("auto", "fp32", "fp32-c", "bf16", "int8"),
+        record=True,
+    )
 
 
 @dataclass(frozen=True)
 class Run:
     """Seeds, where the work runs, and the stage's outputs (run_control.py)."""
+
     engine: str = option("auto", "move generator", choices=ENGINES)
     device: str = option("cpu", "where training runs", choices=("cpu", "cuda"))
     threads: int | None = threads_option(
-        "1, or for a batch-trained net of 2M parameters or more the cores left free by the self-play workers")
-    seed: int = option(0, "random seed (dice and exploration; also weights and minibatch order unless "
-                          "--torch-seed)", type="seed_arg")
-    torch_seed: int | None = option(None, "seed of weight initialisation, growth and minibatch order "
-                                          "(default: --seed)", type="seed_arg")
-    save: str | None = option(None, "checkpoint path (written atomically after every round)", required=True)
+        "1, or for a batch-trained net of 2M parameters or more the cores left free by the self-play workers"
+    )
+    seed: int = option(
+        0,
+        "random seed (dice and exploration; also weights and minibatch order unless --torch-seed)",
+        type="seed_arg",
+    )
+    torch_seed: int | None = option(
+        None,
+        "seed of weight initialisation, growth and minibatch order (default: --seed)",
+        type="seed_arg",
+    )
+    save: str | None = option(
+        None, "checkpoint path (written atomically after every round)", required=True
+    )
     save_every: int = option(
-        0, "also keep a snapshot every N rounds beside --save, named STEM_rNNNNNN.pt (the round count of the "
-           "stage); 0: none", type="non_negative_int", metavar="N")
+        0,
+        "also keep a snapshot every N rounds beside --save, named STEM_rNNNNNN.pt (the round count of the "
+        "stage); 0: none",
+        type="non_negative_int",
+        metavar="N",
+    )
     stop_at: int = option(
-        0, "end this run once the stage has N episodes, the stage left unfinished (the same command without it, "
-           "or --resume X --save X alone, continues the stage: its LR schedule runs over the full "
-           "--num-episodes); 0: at the stage's end",
-        type="non_negative_int", metavar="N")
-    overwrite: bool = option(False, "allow replacing existing output files of the same kind (--save, the log, "
-                                    "--json); an unfinished stage at --save is continued, and replaced only with "
-                                    "--new-stage")
+        0,
+        "end this run once the stage has N episodes, the stage left unfinished (the same command without it, "
+        "or --resume X --save X alone, continues the stage: its LR schedule runs over the full "
+        "--num-episodes); 0: at the stage's end",
+        type="non_negative_int",
+        metavar="N",
+    )
+    overwrite: bool = option(
+        False,
+        "allow replacing existing output files of the same kind (--save, the log, "
+        "--json); an unfinished stage at --save is continued, and replaced only with "
+        "--new-stage",
+    )
     log: str | None = option(None, "CSV log path (default: --save with .csv)")
-    tensorboard: str | None = option(None, "also log the CSV's numbers for TensorBoard here (needs the "
-                                           "tensorboard package)", metavar="DIR")
+    tensorboard: str | None = option(
+        None,
+        "also log the CSV's numbers for TensorBoard here (needs the tensorboard package)",
+        metavar="DIR",
+    )
     quiet: bool = option(False, "no progress bar")
     json: str | None = option(None, "write the run summary here", metavar="PATH")
-    log_continues: bool = derived(False, "the log is the one the stage this run continues wrote (a --log of its "
-                                         "own): the run appends to it, as to --save's own log")
+    log_continues: bool = derived(
+        False,
+        "the log is the one the stage this run continues wrote (a --log of its "
+        "own): the run appends to it, as to --save's own log",
+    )
 
     def weights_seed(self) -> int:
         """The seed of weight initialisation and minibatch order: torch_seed, else seed."""
@@ -265,18 +430,24 @@ class Run:
 @dataclass(frozen=True)
 class Evaluation:
     """The quick evaluation every so often during the stage (evaluation.quick_eval)."""
+
     eval_every: int = option(0, "rounds between quick evals (0: off)", type="non_negative_int")
     eval_games: int = option(200, "games per quick eval", type=("count_arg", 1_000_000, "games"))
     eval_opponent: str = option("pubeval", "quick-eval opponent", choices=opponents.NAMES)
     health_every: int = option(
-        100, "log rows between unit-health measurements (dead, distinct and active hidden units on the net's own "
-             "self-play positions: net/health.py); they are also logged with every snapshot, quick eval and the "
-             "stage's last row; 0: only then", type="non_negative_int", metavar="N")
+        100,
+        "log rows between unit-health measurements (dead, distinct and active hidden units on the net's own "
+        "self-play positions: net/health.py); they are also logged with every snapshot, quick eval and the "
+        "stage's last row; 0: only then",
+        type="non_negative_int",
+        metavar="N",
+    )
 
 
 @dataclass(frozen=True)
 class BatchStage:
     """train_batch.py's stage: batch TD (batch_td.BatchLearner)."""
+
     model: ModelSpec = ModelSpec()
     schedule: Schedule = Schedule()
     acting: Acting = Acting()
@@ -289,12 +460,15 @@ class BatchStage:
 
 @dataclass(frozen=True)
 class Prob5ModelSpec(ModelSpec):
-    game_mode: str | None = variant(ModelSpec, "game_mode", "cubeless-money", "prob5 models play cubeless money only")
+    game_mode: str | None = variant(
+        ModelSpec, "game_mode", "cubeless-money", "prob5 models play cubeless money only"
+    )
 
 
 @dataclass(frozen=True)
 class Prob5Stage(BatchStage):
     """train_prob5.py's stage: batch TD of a five-output model in cubeless money."""
+
     model: Prob5ModelSpec = Prob5ModelSpec()
 
 
@@ -303,40 +477,60 @@ class Prob5Stage(BatchStage):
 class OnlineModelSpec(ModelSpec):
     game_mode: str | None = variant(ModelSpec, "game_mode", choices=SCALAR_MODES)
     expand: tuple[int, ...] | None = variant(
-        ModelSpec, "expand", help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; as "
-                                  "train_batch.py)")
+        ModelSpec,
+        "expand",
+        help="grow the loaded/new net to these hidden sizes (Net2Net, function-preserving; as "
+        "train_batch.py)",
+    )
     expand_depth_size: int | None = variant(
-        ModelSpec, "expand_depth_size",
-        help="append a hidden layer of N units, function-preserving (as train_batch.py; ReLU nets)")
-    activation: str | None = variant(ModelSpec, "activation",
-                                     help="hidden units of a new network (default relu; Tesauro used sigmoid)")
+        ModelSpec,
+        "expand_depth_size",
+        help="append a hidden layer of N units, function-preserving (as train_batch.py; ReLU nets)",
+    )
+    activation: str | None = variant(
+        ModelSpec,
+        "activation",
+        help="hidden units of a new network (default relu; Tesauro used sigmoid)",
+    )
 
 
 @dataclass(frozen=True)
 class OnlineSchedule(Schedule):
     lr: float = variant(Schedule, "lr", 0.1, "SGD step size alpha")
-    end_lr: float | None = variant(Schedule, "end_lr",
-                                   help="linear anneal target per log block (default: none, a constant --lr)")
+    end_lr: float | None = variant(
+        Schedule,
+        "end_lr",
+        help="linear anneal target per log block (default: none, a constant --lr)",
+    )
 
 
 @dataclass(frozen=True)
 class OnlineRun(Run):
     seed: int = variant(Run, "seed", help="random seed (dice; weights too unless --torch-seed)")
-    torch_seed: int | None = variant(Run, "torch_seed",
-                                     help="seed of weight initialisation and growth (default: --seed)")
-    save: str | None = variant(Run, "save", help="checkpoint path (written atomically every --log-every episodes)")
-    overwrite: bool = variant(Run, "overwrite",
-                              help="allow replacing existing output files of the same kind (--save, the log)")
+    torch_seed: int | None = variant(
+        Run, "torch_seed", help="seed of weight initialisation and growth (default: --seed)"
+    )
+    save: str | None = variant(
+        Run, "save", help="checkpoint path (written atomically every --log-every episodes)"
+    )
+    overwrite: bool = variant(
+        Run,
+        "overwrite",
+        help="allow replacing existing output files of the same kind (--save, the log)",
+    )
 
 
 @dataclass(frozen=True)
 class OnlineEvaluation(Evaluation):
-    eval_every: int = variant(Evaluation, "eval_every", help="episodes between quick evals (0: off)")
+    eval_every: int = variant(
+        Evaluation, "eval_every", help="episodes between quick evals (0: off)"
+    )
 
 
 @dataclass(frozen=True)
 class Online:
     """Online TD(lambda)'s own (online_td.py): the trace decay, and games per log row."""
+
     lam: float = option(0.7, "trace decay, 0..1 (0 = TD(0))", type="finite_float", flag="--lambda")
     log_every: int = option(100, "episodes per log row and save", type="positive_int")
 
@@ -344,6 +538,7 @@ class Online:
 @dataclass(frozen=True)
 class OnlineStage:
     """train_online.py's stage: online TD(lambda) (online_td.OnlineLearner)."""
+
     model: OnlineModelSpec = OnlineModelSpec()
     schedule: OnlineSchedule = OnlineSchedule()
     online: Online = Online()
@@ -366,8 +561,20 @@ def recorded(settings) -> dict:
 
 # what made the stage's network: applied when a stage starts (a continued stage's checkpoint
 # already holds the result), so a continued stage never takes them from its record
-STAGE_START = ("resume", "new_stage", "warm_start_equity", "warm_start_cubeful", "warm_start_match", "match_head",
-               "keep_output_layer", "hidden", "activation", "expand", "growth", "board_features")
+STAGE_START = (
+    "resume",
+    "new_stage",
+    "warm_start_equity",
+    "warm_start_cubeful",
+    "warm_start_match",
+    "match_head",
+    "keep_output_layer",
+    "hidden",
+    "activation",
+    "expand",
+    "growth",
+    "board_features",
+)
 # this run's outputs and manners: not the stage's, and not written into its record
 RUN_ONLY = ("overwrite", "stop_at", "quiet", "threads")
 
@@ -385,4 +592,3 @@ def stage_config(settings) -> dict:
         elif f.name not in RUN_ONLY and f.metadata.get("flag", "") is not None:
             out[f.name] = list(value) if isinstance(value, tuple) else value
     return out
-

@@ -8,6 +8,7 @@ Options: SGD ``momentum`` (heavy ball, torch's SGD), ``grad_clip`` (the gradient
 global L2 norm is scaled down to at most this before each step) and the ``loss``
 (default MSE of the outputs; losses.py has prob5's).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,8 +19,9 @@ from tdbg.infra import profiling
 OPTIMIZERS = ("adam", "sgd")
 
 
-def scheduled_lr(round_index: int, total_rounds: int, lr: float, end_lr: float | None,
-                 warmup_cycles: int = 0) -> float:
+def scheduled_lr(
+    round_index: int, total_rounds: int, lr: float, end_lr: float | None, warmup_cycles: int = 0
+) -> float:
     """Learning rate for round ``round_index`` (0-based) of ``total_rounds``."""
     end = lr if end_lr is None else end_lr
     frac = min(round_index / max(total_rounds - 1, 1), 1.0)
@@ -42,7 +44,9 @@ class Trainer:
         grad_clip and batch_size)."""
         optimizer, momentum = optimisation.optimizer, optimisation.momentum
         if optimizer not in OPTIMIZERS:
-            raise ValueError(f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}")
+            raise ValueError(
+                f"unknown optimizer {optimizer!r}; choose one of {', '.join(OPTIMIZERS)}"
+            )
         if momentum and optimizer != "sgd":
             raise ValueError("--momentum is for --optimizer sgd (Adam keeps its own moments)")
         if not 0.0 <= momentum < 1.0:
@@ -53,15 +57,20 @@ class Trainer:
         self.grad_clip = optimisation.grad_clip
         self.loss = loss or mse_loss
         params = model.parameters()
-        self.optimizer = (torch.optim.Adam(params, lr=lr) if optimizer == "adam"
-                          else torch.optim.SGD(params, lr=lr, momentum=momentum))
+        self.optimizer = (
+            torch.optim.Adam(params, lr=lr)
+            if optimizer == "adam"
+            else torch.optim.SGD(params, lr=lr, momentum=momentum)
+        )
         self.optimizer_name = optimizer
 
     def set_lr(self, lr: float) -> None:
         for group in self.optimizer.param_groups:
             group["lr"] = lr
 
-    def train_epoch(self, features: np.ndarray, targets: np.ndarray, rng: np.random.Generator) -> float:
+    def train_epoch(
+        self, features: np.ndarray, targets: np.ndarray, rng: np.random.Generator
+    ) -> float:
         """One shuffled pass of minibatch updates; returns the mean loss."""
         self.model.train()
         x_all = torch.from_numpy(np.ascontiguousarray(features, dtype=np.float32)).to(self.device)
@@ -70,7 +79,7 @@ class Trainer:
         total, count = 0.0, 0
         for start in range(0, len(order), self.batch_size):
             c = profiling.clock() if profiling.ENABLED else 0.0
-            batch = order[start:start + self.batch_size]
+            batch = order[start : start + self.batch_size]
             loss = self.loss(self.model, x_all[batch], y_all[batch])
             if profiling.ENABLED:
                 c = profiling.add("train_forward", c)

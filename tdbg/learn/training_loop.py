@@ -20,6 +20,7 @@ The stage's settings are a dataclass of learn.settings (``BatchStage``, ``Online
 this module reads its ``model`` (settings.ModelSpec), ``schedule``, ``run`` and
 ``evaluation``, the learner the rest.
 """
+
 from __future__ import annotations
 
 import math
@@ -44,21 +45,42 @@ from tdbg.infra import profiling, threads
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
 from tdbg.learn.learner import Learner, StageT
-from tdbg.learn.run_control import (Interrupted, StopSignals, appends_log, check_run_outputs, check_snapshots,
-                                    log_path, new_stage_id, plan_stage, resumes_itself, snapshot_path,
-                                    stage_identity)
+from tdbg.learn.run_control import (
+    Interrupted,
+    StopSignals,
+    appends_log,
+    check_run_outputs,
+    check_snapshots,
+    log_path,
+    new_stage_id,
+    plan_stage,
+    resumes_itself,
+    snapshot_path,
+    stage_identity,
+)
 from tdbg.learn.settings import STAGE_START, Evaluation, ModelSpec, stage_config
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
 from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
-from tdbg.net.model import (CheckpointError, TDNetwork, lineage_entry, load_checkpoint, move_filter_of,
-                            new_metadata, save_checkpoint, weights_finite)
+from tdbg.net.model import (
+    CheckpointError,
+    TDNetwork,
+    lineage_entry,
+    load_checkpoint,
+    move_filter_of,
+    new_metadata,
+    save_checkpoint,
+    weights_finite,
+)
 from tdbg.play.evaluation import quick_eval, quick_eval_game
 from tdbg.play.model_fit import check_model
 from tdbg.play.players import checkpoint_mode_name
 
-WARM_STARTS = {"warm_start_equity": CubelessMoney, "warm_start_cubeful": CubefulMoney,
-               "warm_start_match": MatchPlay}  # ModelSpec field -> mode it trains
+WARM_STARTS = {
+    "warm_start_equity": CubelessMoney,
+    "warm_start_cubeful": CubefulMoney,
+    "warm_start_match": MatchPlay,
+}  # ModelSpec field -> mode it trains
 EVAL_FIELDS = ["eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
 
 
@@ -67,7 +89,9 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
     grown weights); InputError on bad input."""
     sources = list(spec.sources())
     if len(sources) > 1:
-        raise InputError("use only one of --resume, --warm-start-equity, --warm-start-cubeful, --warm-start-match")
+        raise InputError(
+            "use only one of --resume, --warm-start-equity, --warm-start-cubeful, --warm-start-match"
+        )
     match_length = spec.match_length
 
     def mode_named(name):
@@ -83,7 +107,9 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
         if not sources:
             mode = mode_named(spec.game_mode or "dmp")
             n_inputs = mode.n_inputs + (NUM_BOARD_FEATURES if spec.board_features else 0)
-            model = TDNetwork(n_inputs, spec.hidden, output_mode or mode.default_output, spec.activation or "relu")
+            model = TDNetwork(
+                n_inputs, spec.hidden, output_mode or mode.default_output, spec.activation or "relu"
+            )
             meta = new_metadata(model, mode.name)
         else:
             path = spec.sources()[sources[0]]
@@ -98,8 +124,10 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
                     raise InputError(f"{flag} trains {target.name}; drop --game-mode or set it so")
                 keep = spec.keep_output_layer
                 if keep and sources[0] != "warm_start_equity":
-                    raise InputError(f"--keep-output-layer is for --warm-start-equity ({flag} keeps the output "
-                                     f"layer anyway)")
+                    raise InputError(
+                        f"--keep-output-layer is for --warm-start-equity ({flag} keeps the output "
+                        f"layer anyway)"
+                    )
                 options: dict[str, object] = {"keep_output_layer": True} if keep else {}
                 if sources[0] == "warm_start_match" and spec.match_head:
                     options["head"] = spec.match_head
@@ -109,22 +137,38 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
                 except ValueError as exc:
                     raise InputError(f"{path}: {exc}") from None
             if spec.hidden_given and list(spec.hidden) != list(model.hidden):
-                raise InputError(f"--hidden {','.join(map(str, spec.hidden))} differs from the checkpoint's "
-                                 f"{','.join(map(str, model.hidden))}; use --expand to grow it")
+                raise InputError(
+                    f"--hidden {','.join(map(str, spec.hidden))} differs from the checkpoint's "
+                    f"{','.join(map(str, model.hidden))}; use --expand to grow it"
+                )
             if spec.activation not in (None, model.activation):
-                raise InputError(f"--activation {spec.activation} differs from the checkpoint's {model.activation} "
-                                 f"(the activation is chosen when a network is made)")
-            meta = {**meta, "n_inputs": model.n_inputs, "hidden": list(model.hidden),
-                    "output_mode": model.output_mode, "activation": model.activation, "game_mode": mode.name,
-                    "encoder": None}  # the mode's input layout, once the model is checked against it
+                raise InputError(
+                    f"--activation {spec.activation} differs from the checkpoint's {model.activation} "
+                    f"(the activation is chosen when a network is made)"
+                )
+            meta = {
+                **meta,
+                "n_inputs": model.n_inputs,
+                "hidden": list(model.hidden),
+                "output_mode": model.output_mode,
+                "activation": model.activation,
+                "game_mode": mode.name,
+                "encoder": None,
+            }  # the mode's input layout, once the model is checked against it
         if spec.keep_output_layer and not spec.warm_start_equity:
             raise InputError("--keep-output-layer goes with --warm-start-equity")
         if spec.match_head and not spec.warm_start_match:
-            raise InputError("--match-head goes with --warm-start-match (a checkpoint keeps its head)")
+            raise InputError(
+                "--match-head goes with --warm-start-match (a checkpoint keeps its head)"
+            )
         if sources == ["resume"]:
             refuse_growth_of_unfinished(spec, model, trainer_state)
-        if spec.growth != net_growth.GROWTHS[0] and not spec.expand:   # it was ignored without a word
-            raise InputError(f"--growth {spec.growth} says how --expand makes new units; give --expand")
+        if (
+            spec.growth != net_growth.GROWTHS[0] and not spec.expand
+        ):  # it was ignored without a word
+            raise InputError(
+                f"--growth {spec.growth} says how --expand makes new units; give --expand"
+            )
         if spec.board_features and not reads_board_features(model.n_inputs):
             model = net_growth.add_board_features(model)
             trainer_state = None  # optimizer moments no longer fit the first layer
@@ -144,7 +188,9 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
 def unfinished_stage_of(trainer_state) -> dict | None:
     """The checkpoint's stage when it is unfinished (fewer episodes done than it planned), else None."""
     stage = (trainer_state or {}).get("stage")
-    if isinstance(stage, dict) and stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0):
+    if isinstance(stage, dict) and stage.get("episodes_done", 0) < stage.get("settings", {}).get(
+        "num_episodes", 0
+    ):
         return stage
     return None
 
@@ -162,12 +208,17 @@ def refuse_growth_of_unfinished(spec: ModelSpec, model, trainer_state) -> None:
         grows.append("--board-features")
     if spec.expand and list(spec.expand) != list(model.hidden):
         grows.append("--expand " + ",".join(map(str, spec.expand)))
-    if spec.expand_depth_size and stage["settings"].get("expand_depth_size") != spec.expand_depth_size:
+    if (
+        spec.expand_depth_size
+        and stage["settings"].get("expand_depth_size") != spec.expand_depth_size
+    ):
         grows.append(f"--expand-depth-size {spec.expand_depth_size}")
     if grows:
-        raise InputError(f"{spec.resume}: {' and '.join(grows)} would grow the network of its unfinished stage "
-                         f"({stage['episodes_done']:,} of {stage['settings']['num_episodes']:,} episodes); add "
-                         f"--new-stage to start a new stage on its grown weights, or drop the flag to continue it")
+        raise InputError(
+            f"{spec.resume}: {' and '.join(grows)} would grow the network of its unfinished stage "
+            f"({stage['episodes_done']:,} of {stage['settings']['num_episodes']:,} episodes); add "
+            f"--new-stage to start a new stage on its grown weights, or drop the flag to continue it"
+        )
 
 
 def grown_hidden(spec: ModelSpec, model, trainer_state) -> list[int]:
@@ -177,9 +228,15 @@ def grown_hidden(spec: ModelSpec, model, trainer_state) -> list[int]:
     depth = spec.expand_depth_size
     if depth:
         stage = (trainer_state or {}).get("stage") or {}
-        unfinished = stage.get("episodes_done", 0) < stage.get("settings", {}).get("num_episodes", 0)
-        if (spec.resume and unfinished and not spec.new_stage
-                and stage["settings"].get("expand_depth_size") == depth):
+        unfinished = stage.get("episodes_done", 0) < stage.get("settings", {}).get(
+            "num_episodes", 0
+        )
+        if (
+            spec.resume
+            and unfinished
+            and not spec.new_stage
+            and stage["settings"].get("expand_depth_size") == depth
+        ):
             return list(model.hidden)  # this stage added the layer already
         target.append(depth)
     return target
@@ -191,10 +248,15 @@ def check_finite(model, loss: float, where: str, lr: float, save: str, done: int
     filt = move_filter_of(model)
     if math.isfinite(loss) and weights_finite(model) and (filt is None or weights_finite(filt)):
         return
-    kept = (f"{save} keeps the last good weights" if os.path.exists(save)
-            else "no checkpoint was written")
-    raise RunError(f"the loss became {loss} in {where} (lr {lr:g}): training stopped; {kept} "
-                   f"({done:,} episodes of this stage); try a smaller --lr")
+    kept = (
+        f"{save} keeps the last good weights"
+        if os.path.exists(save)
+        else "no checkpoint was written"
+    )
+    raise RunError(
+        f"the loss became {loss} in {where} (lr {lr:g}): training stopped; {kept} "
+        f"({done:,} episodes of this stage); try a smaller --lr"
+    )
 
 
 def default_evaluate(evaluation: Evaluation, mode):
@@ -208,25 +270,37 @@ def default_evaluate(evaluation: Evaluation, mode):
 
     def evaluate(model, mode, games, seed):
         return quick_eval(model, mode, games, seed, evaluation.eval_opponent)
+
     return evaluate
 
 
-def run_stage(stage_settings: StageT, learner_class: type[Learner[StageT]], output_mode: str | None = None,
-              evaluate=None) -> dict:
+def run_stage(
+    stage_settings: StageT,
+    learner_class: type[Learner[StageT]],
+    output_mode: str | None = None,
+    evaluate=None,
+) -> dict:
     """Run one stage as ``stage_settings`` (learn.settings: BatchStage, OnlineStage...) say;
     returns a summary dict.  ``evaluate(model, mode, games, seed)`` -> (opponent, result,
     low, high) runs the periodic quick evaluation (default: against --eval-opponent)."""
     spec, run = stage_settings.model, stage_settings.run
     check_run_outputs(run, spec)
-    torch.manual_seed(run.weights_seed())  # before any network is built: fresh weights follow the seed
+    torch.manual_seed(
+        run.weights_seed()
+    )  # before any network is built: fresh weights follow the seed
     if run.device == "cuda" and not torch.cuda.is_available():
         raise InputError("--device cuda asked for, but no CUDA device is available")
     model, meta, trainer_state, mode = build_model(spec, run.weights_seed(), output_mode)
     evaluate = evaluate or default_evaluate(stage_settings.evaluation, mode)
     model.to(run.device)
     stage = (trainer_state or {}).get("stage")
-    unfinished = (stage if stage and not spec.new_stage
-                  and stage["episodes_done"] < stage["settings"].get("num_episodes", 0) else None)
+    unfinished = (
+        stage
+        if stage
+        and not spec.new_stage
+        and stage["episodes_done"] < stage["settings"].get("num_episodes", 0)
+        else None
+    )
     # settings that depend on the model or the stage it continues
     stage_settings = learner_class.prepare(stage_settings, model, unfinished)
     chosen = threads.use(run.threads, *learner_class.thread_work(stage_settings, model))
@@ -247,13 +321,19 @@ def check_stop_at(stop_at: int, size: int, done: int, total: int) -> None:
     if not stop_at:
         return
     if stop_at > total:
-        raise InputError(f"--stop-at {stop_at:,} is beyond the stage's {total:,} episodes (--num-episodes)")
+        raise InputError(
+            f"--stop-at {stop_at:,} is beyond the stage's {total:,} episodes (--num-episodes)"
+        )
     if stop_at <= done:
-        raise InputError(f"--stop-at {stop_at:,}: the stage already has {done:,} episodes; give a later point")
+        raise InputError(
+            f"--stop-at {stop_at:,}: the stage already has {done:,} episodes; give a later point"
+        )
     if stop_at % size and stop_at != total:
         below = stop_at - stop_at % size
-        raise InputError(f"--stop-at {stop_at:,} is inside a round (rounds of {size:,} episodes): give a round's "
-                         f"end, such as {below + size:,}" + (f" or {below:,}" if below > done else ""))
+        raise InputError(
+            f"--stop-at {stop_at:,} is inside a round (rounds of {size:,} episodes): give a round's "
+            f"end, such as {below + size:,}" + (f" or {below:,}" if below > done else "")
+        )
 
 
 class StageProgress:
@@ -262,54 +342,94 @@ class StageProgress:
     counts, logs, evaluates and saves."""
 
     def __init__(self, stage_settings, learner: Learner, model, meta: dict, mode):
-        self.settings, self.learner, self.model, self.meta, self.mode = stage_settings, learner, model, meta, mode
+        self.settings, self.learner, self.model, self.meta, self.mode = (
+            stage_settings,
+            learner,
+            model,
+            meta,
+            mode,
+        )
         self.stage: dict = {}
         self.done = self.round_index = self.logged = 0
         self.size = 1
         self.cpu_seconds = 0.0
-        self.saved_at: str | None = None   # where the last checkpoint this run saved stands ("round 3"), None before one
+        self.saved_at: str | None = (
+            None  # where the last checkpoint this run saved stands ("round 3"), None before one
+        )
 
-    def plan(self, learner_class: type[Learner], stage: dict | None, trainer_state: dict | None) -> None:
+    def plan(
+        self, learner_class: type[Learner], stage: dict | None, trainer_state: dict | None
+    ) -> None:
         """Continue the checkpoint's unfinished ``stage`` or start a new one (run_control.plan_stage)."""
         spec, schedule = self.settings.model, self.settings.schedule
         settings = learner_class.settings(self.settings, self.mode)
-        continuing, note = plan_stage(spec.resume, spec.new_stage, schedule.num_episodes, stage, settings)
+        continuing, note = plan_stage(
+            spec.resume, spec.new_stage, schedule.num_episodes, stage, settings
+        )
         self.size = learner_class.round_episodes(self.settings)
         # where the checkpoint stands, which the last row of the log this run appends to must agree with
-        self.resumed_at = {"total_episodes": int(self.meta.get("episodes", 0)),
-                           **({"round": stage["rounds_done"]} if stage and "rounds_done" in stage else {})}
+        self.resumed_at = {
+            "total_episodes": int(self.meta.get("episodes", 0)),
+            **({"round": stage["rounds_done"]} if stage and "rounds_done" in stage else {}),
+        }
         if continuing:
             assert stage is not None  # plan_stage continues only a stage the checkpoint holds
             self.done = stage["episodes_done"]
-            if schedule.num_episodes <= self.done:  # ended early (plan_stage): it now reads as finished; its LR
+            if (
+                schedule.num_episodes <= self.done
+            ):  # ended early (plan_stage): it now reads as finished; its LR
                 # schedule ran towards the planned count, kept beside the new one
                 planned = stage["settings"]["num_episodes"]
-                stage["settings"] = self.meta["lineage"][-1]["stage"] = {**settings, "planned_episodes": planned}
+                stage["settings"] = self.meta["lineage"][-1]["stage"] = {
+                    **settings,
+                    "planned_episodes": planned,
+                }
             self.round_index = stage.get("rounds_done", self.done // self.size)
             if trainer_state:
                 try:
                     self.learner.load_state_dict(trainer_state)
-                except (AttributeError, KeyError, TypeError, ValueError, IndexError, RuntimeError) as exc:   # torch's, numpy's
-                    raise InputError(f"{spec.resume}: its trainer state cannot be restored ({type(exc).__name__}: "
-                                     f"{str(exc).splitlines()[0] if str(exc) else 'malformed'})") from None
+                except (
+                    AttributeError,
+                    KeyError,
+                    TypeError,
+                    ValueError,
+                    IndexError,
+                    RuntimeError,
+                ) as exc:  # torch's, numpy's
+                    raise InputError(
+                        f"{spec.resume}: its trainer state cannot be restored ({type(exc).__name__}: "
+                        f"{str(exc).splitlines()[0] if str(exc) else 'malformed'})"
+                    ) from None
             # CPU time of this stage: this process plus the workers' collection time; carried over on resume
             self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
-            stage["id"] = stage_identity(self.meta, stage)   # its snapshots so far are this run's own
+            stage["id"] = stage_identity(
+                self.meta, stage
+            )  # its snapshots so far are this run's own
             # what started the stage stays as recorded (this run continues it from its own checkpoint)
             started = {k: v for k, v in stage.get("config", {}).items() if k in STAGE_START}
             stage["config"] = {**stage_config(self.settings), **started}
         else:
-            self.meta["lineage"] = list(self.meta.get("lineage", [])) + [lineage_entry(0, {"stage": settings})]
-            stage = {"settings": settings, "config": stage_config(self.settings), "episodes_done": 0,
-                     "rounds_done": 0, "id": new_stage_id()}
+            self.meta["lineage"] = list(self.meta.get("lineage", [])) + [
+                lineage_entry(0, {"stage": settings})
+            ]
+            stage = {
+                "settings": settings,
+                "config": stage_config(self.settings),
+                "episodes_done": 0,
+                "rounds_done": 0,
+                "id": new_stage_id(),
+            }
         self.stage = stage
         run = self.settings.run
         check_stop_at(run.stop_at, self.size, self.done, schedule.num_episodes)
         check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
-        self.log = CsvLog(log_path(run), self.learner.log_fields + EVAL_FIELDS + HEALTH_LOG_FIELDS,
-                          append=appends_log(run, spec))
+        self.log = CsvLog(
+            log_path(run),
+            self.learner.log_fields + EVAL_FIELDS + HEALTH_LOG_FIELDS,
+            append=appends_log(run, spec),
+        )
         repaired = self.log.check_continues(self.resumed_at)
-        for line in (note, repaired):   # once every check passed: what this run does
+        for line in (note, repaired):  # once every check passed: what this run does
             if line:
                 print(line, file=sys.stderr)
         self.log.open_tensorboard(run.tensorboard)
@@ -317,62 +437,111 @@ class StageProgress:
 
     def run(self, evaluate) -> dict:
         """The rounds, between the learner's open and close, under the stop signals."""
-        run, schedule, learner, meta = self.settings.run, self.settings.schedule, self.learner, self.meta
+        run, schedule, learner, meta = (
+            self.settings.run,
+            self.settings.schedule,
+            self.learner,
+            self.meta,
+        )
         total_rounds = -(-schedule.num_episodes // self.size)
         self.evaluate = evaluate
         self.started, self.cpu_mark = time.time(), time.process_time()
         interrupted = None
-        with ExitStack() as stack:   # left in this order: signals, bar, learner, log
+        with ExitStack() as stack:  # left in this order: signals, bar, learner, log
             stack.callback(self.log.close)
             stack.callback(learner.close)
             # "40/100 [00:10<00:20, 4.00 games/s, loss=0.01234, lr=0.001]": the stage's games (episodes)
-            self.bar = tqdm(total=schedule.num_episodes, initial=self.done, unit=" games",
-                            desc=os.path.basename(run.save), dynamic_ncols=True, disable=run.quiet)
+            self.bar = tqdm(
+                total=schedule.num_episodes,
+                initial=self.done,
+                unit=" games",
+                desc=os.path.basename(run.save),
+                dynamic_ncols=True,
+                disable=run.quiet,
+            )
             stack.callback(self.bar.close)
             signals = stack.enter_context(StopSignals())
             try:
-                learner.open(lambda k: np.random.SeedSequence([run.seed, len(meta["lineage"]), k]),
-                             np.random.SeedSequence([run.weights_seed(), len(meta["lineage"])]))
+                learner.open(
+                    lambda k: np.random.SeedSequence([run.seed, len(meta["lineage"]), k]),
+                    np.random.SeedSequence([run.weights_seed(), len(meta["lineage"])]),
+                )
                 # each start or restart of the stage: its lineage entry names only the first, and a stage
                 # continued elsewhere (another commit, CPU or collection kernel) runs otherwise unrecorded
                 meta["lineage"][-1].setdefault("segments", []).append(
-                    {"from_episode": self.done, **provenance(), "cpu": cpu_name(), **learner.segment_info()})
-                end = min(schedule.num_episodes, run.stop_at or schedule.num_episodes)   # --stop-at: this run's end
+                    {
+                        "from_episode": self.done,
+                        **provenance(),
+                        "cpu": cpu_name(),
+                        **learner.segment_info(),
+                    }
+                )
+                end = min(
+                    schedule.num_episodes, run.stop_at or schedule.num_episodes
+                )  # --stop-at: this run's end
                 while self.done < end:
                     # to the next round boundary, so a run resumed mid-round keeps the same rounds
                     n = min(self.size - self.done % self.size, end - self.done)
-                    lr = scheduled_lr(self.round_index, total_rounds, schedule.lr, schedule.end_lr,
-                                      schedule.warmup_cycles)
+                    lr = scheduled_lr(
+                        self.round_index,
+                        total_rounds,
+                        schedule.lr,
+                        schedule.end_lr,
+                        schedule.warmup_cycles,
+                    )
                     learner.set_lr(lr)
                     self.run_round(n, lr, signals)
             except (KeyboardInterrupt, Interrupted) as exc:
                 interrupted = str(exc) or "SIGINT"
-                self.bar.write(f"interrupted ({interrupted}): saving {run.save} at {self.done} episodes")
-                with signals.hold():   # a second Ctrl-C waits for the save
+                self.bar.write(
+                    f"interrupted ({interrupted}): saving {run.save} at {self.done} episodes"
+                )
+                with signals.hold():  # a second Ctrl-C waits for the save
                     if self.done > self.logged:  # a round cut short: its episodes so far
                         self.log_row(self.done - self.logged, False, then=self.save)
                     else:
                         self.save()
             except WorkerError as exc:
                 raise RunError(f"{exc}; {self.kept()}") from None
-            except OSError as exc:   # a checkpoint, snapshot or log row that could not be written (a full disk)
+            except (
+                OSError
+            ) as exc:  # a checkpoint, snapshot or log row that could not be written (a full disk)
                 if exc.filename is None:
                     raise
-                raise RunError(f"{exc.filename}: {exc.strerror}; training stopped; {self.kept()}") from None
+                raise RunError(
+                    f"{exc.filename}: {exc.strerror}; training stopped; {self.kept()}"
+                ) from None
         if not interrupted:
-            with StopSignals() as signals, signals.hold():   # a signal during the last save waits for it
+            with (
+                StopSignals() as signals,
+                signals.hold(),
+            ):  # a signal during the last save waits for it
                 self.save()
             interrupted = signals.deferred
-        return {"save": run.save, "log": self.log.path, "episodes": self.done, "total_episodes": meta["episodes"],
-                "loss": learner.last_loss if math.isfinite(learner.last_loss) else None,  # None: no round ran
-                "seconds": time.time() - self.started, "interrupted": interrupted}
+        return {
+            "save": run.save,
+            "log": self.log.path,
+            "episodes": self.done,
+            "total_episodes": meta["episodes"],
+            "loss": learner.last_loss
+            if math.isfinite(learner.last_loss)
+            else None,  # None: no round ran
+            "seconds": time.time() - self.started,
+            "interrupted": interrupted,
+        }
 
     def save(self, path: str | None = None) -> None:
         """Save the checkpoint (--save), or a snapshot at ``path``."""
-        self.stage.update(episodes_done=self.done, rounds_done=self.round_index, cpu_seconds=self.cpu_seconds)
+        self.stage.update(
+            episodes_done=self.done, rounds_done=self.round_index, cpu_seconds=self.cpu_seconds
+        )
         self.meta["lineage"][-1]["episodes"] = self.done
-        save_checkpoint(path or self.settings.run.save, self.model, self.meta,
-                        {**self.learner.state_dict(), "stage": self.stage})
+        save_checkpoint(
+            path or self.settings.run.save,
+            self.model,
+            self.meta,
+            {**self.learner.state_dict(), "stage": self.stage},
+        )
         if path is None:
             self.saved_at = self.learner.where(self.round_index, self.done)
 
@@ -381,8 +550,10 @@ class StageProgress:
         round saved, and the log ending at that round (log_row keeps the two together)."""
         run = self.settings.run
         if self.saved_at:
-            return (f"{run.save} keeps the last checkpoint ({self.saved_at} of this stage) and {self.log.path} "
-                    f"ends at the same point")
+            return (
+                f"{run.save} keeps the last checkpoint ({self.saved_at} of this stage) and {self.log.path} "
+                f"ends at the same point"
+            )
         if resumes_itself(self.settings.model.resume, run.save):
             return f"{run.save} keeps the last checkpoint, the one this run started from"
         return "no checkpoint was written"
@@ -400,8 +571,14 @@ class StageProgress:
             with signals.guard():
                 self.count(step, learner.train(k, samples, first, step))
                 if first + step == start + n:
-                    check_finite(self.model, learner.last_loss, learner.where(k + 1, start + n), lr,
-                                 self.settings.run.save, start)
+                    check_finite(
+                        self.model,
+                        learner.last_loss,
+                        learner.where(k + 1, start + n),
+                        lr,
+                        self.settings.run.save,
+                        start,
+                    )
                     self.finish(n)
 
     def count(self, n: int, worker_cpu_seconds: float = 0.0) -> None:
@@ -418,19 +595,41 @@ class StageProgress:
         takes its row back, and a row that cannot be written (the log's disk full) is never
         saved: the checkpoint and the log always end at the same round."""
         done, ev = self.done, self.settings.evaluation
-        row = {**self.learner.row(n), "stage_episodes": done, "episodes": done,
-               "total_episodes": self.meta["episodes"], "round": self.round_index,
-               "elapsed_seconds": time.time() - self.started, "cpu_hours": self.cpu_seconds / 3600}
+        row = {
+            **self.learner.row(n),
+            "stage_episodes": done,
+            "episodes": done,
+            "total_episodes": self.meta["episodes"],
+            "round": self.round_index,
+            "elapsed_seconds": time.time() - self.started,
+            "cpu_hours": self.cpu_seconds / 3600,
+        }
         if with_eval:
-            opp, res, lo, hi = self.evaluate(self.model, self.mode, ev.eval_games,
-                                             self.learner.eval_seed(self.settings, self.round_index, done))
-            row.update(eval_opponent=opp, eval_games=ev.eval_games, eval_result=res, eval_ci_low=lo,
-                       eval_ci_high=hi)
-            ci = ci_text({"ci_low": lo, "ci_high": hi, "ci_reason": "no interval: fewer than 2 duplicate pairs"},
-                         "{:.4f}", template="[{low}, {high}]")
+            opp, res, lo, hi = self.evaluate(
+                self.model,
+                self.mode,
+                ev.eval_games,
+                self.learner.eval_seed(self.settings, self.round_index, done),
+            )
+            row.update(
+                eval_opponent=opp,
+                eval_games=ev.eval_games,
+                eval_result=res,
+                eval_ci_low=lo,
+                eval_ci_high=hi,
+            )
+            ci = ci_text(
+                {
+                    "ci_low": lo,
+                    "ci_high": hi,
+                    "ci_reason": "no interval: fewer than 2 duplicate pairs",
+                },
+                "{:.4f}",
+                template="[{low}, {high}]",
+            )
             self.bar.write(f"{self.learner.where(self.round_index, done)}: vs {opp} {res:.4f} {ci}")
-        if with_eval or with_health:   # a stage that kills units shows it in its log
-            with profiling.paused():   # not self-play: a profiled run's shares leave it out
+        if with_eval or with_health:  # a stage that kills units shows it in its log
+            with profiling.paused():  # not self-play: a profiled run's shares leave it out
                 row.update(measure_health(self.model, self.mode).log_fields())
         self.log.write(row)
         if then is not None:
@@ -446,9 +645,13 @@ class StageProgress:
         ev, run = self.settings.evaluation, self.settings.run
         self.round_index += 1
         last = self.done >= self.settings.schedule.num_episodes
-        due = bool(ev.eval_every) and (self.learner.eval_due(self.settings, self.round_index, self.done, n) or last)
+        due = bool(ev.eval_every) and (
+            self.learner.eval_due(self.settings, self.round_index, self.done, n) or last
+        )
         snapshot = bool(run.save_every) and self.round_index % run.save_every == 0
-        health = last or snapshot or bool(ev.health_every) and self.round_index % ev.health_every == 0
+        health = (
+            last or snapshot or bool(ev.health_every) and self.round_index % ev.health_every == 0
+        )
         self.log_row(n, due, then=self.save, with_health=health)
         if snapshot:
             self.save(snapshot_path(run.save, self.round_index))

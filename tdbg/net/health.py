@@ -22,6 +22,7 @@ hands dead units on to the bigger net.  So a net's real size is its live, distin
   the sample exactly (off the sample, only where a "dead" unit would have fired).
   Layers are revived first to last on the weights the previous step left.
 """
+
 from __future__ import annotations
 
 import math
@@ -35,9 +36,9 @@ from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.scoring import Scorer, greedy_game_decisions
 from tdbg.net.twins import TWIN_COSINE, distinct_units, next_weights
 
-HEALTH_GAMES = 150       # greedy self-play games whose positions make the sample
+HEALTH_GAMES = 150  # greedy self-play games whose positions make the sample
 HEALTH_SEED = 20_261_206  # their dice: fixed, so one net always meets the same positions
-MIN_POSITIONS = 5_000    # a sample smaller than this is topped up with more games
+MIN_POSITIONS = 5_000  # a sample smaller than this is topped up with more games
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,7 @@ class UnitHealth:
     """Per hidden layer: ``widths``, ``dead`` (never positive on the sample), ``distinct``
     (twins counted once) and ``active`` (mean over the layer's units of the fraction of
     positions each is positive on); ``positions``: the sample's size."""
+
     widths: tuple[int, ...]
     dead: tuple[int, ...]
     distinct: tuple[int, ...]
@@ -52,27 +54,37 @@ class UnitHealth:
     positions: int
 
     def text(self) -> str:
-        return (f"dead [{'/'.join(map(str, self.dead))}] of [{'/'.join(map(str, self.widths))}], "
-                f"distinct [{'/'.join(map(str, self.distinct))}], active "
-                f"[{'/'.join(f'{a:.2f}' for a in self.active)}] (on {self.positions:,} self-play positions)")
+        return (
+            f"dead [{'/'.join(map(str, self.dead))}] of [{'/'.join(map(str, self.widths))}], "
+            f"distinct [{'/'.join(map(str, self.distinct))}], active "
+            f"[{'/'.join(f'{a:.2f}' for a in self.active)}] (on {self.positions:,} self-play positions)"
+        )
 
     def log_fields(self) -> dict:
         """The CSV log's columns: one cell each, layers separated by '/'."""
-        return {"dead_units": "/".join(map(str, self.dead)),
-                "distinct_units": "/".join(map(str, self.distinct)),
-                "active_fraction": "/".join(f"{a:.4f}" for a in self.active)}
+        return {
+            "dead_units": "/".join(map(str, self.dead)),
+            "distinct_units": "/".join(map(str, self.distinct)),
+            "active_fraction": "/".join(f"{a:.4f}" for a in self.active),
+        }
 
     def as_dict(self) -> dict:
-        return {"widths": list(self.widths), "dead": list(self.dead), "distinct": list(self.distinct),
-                "active": [round(a, 6) for a in self.active], "positions": self.positions,
-                "twin_cosine": TWIN_COSINE}
+        return {
+            "widths": list(self.widths),
+            "dead": list(self.dead),
+            "distinct": list(self.distinct),
+            "active": [round(a, 6) for a in self.active],
+            "positions": self.positions,
+            "twin_cosine": TWIN_COSINE,
+        }
 
 
 HEALTH_LOG_FIELDS = ["dead_units", "distinct_units", "active_fraction"]
 
 
-def health_positions(model: TDNetwork, mode, games: int = HEALTH_GAMES, seed: int = HEALTH_SEED,
-                     engine: str = "c") -> torch.Tensor:
+def health_positions(
+    model: TDNetwork, mode, games: int = HEALTH_GAMES, seed: int = HEALTH_SEED, engine: str = "c"
+) -> torch.Tensor:
     """The encoded pre-roll positions of ``games`` greedy self-play games of ``model`` in
     game mode ``mode`` (more games until there are MIN_POSITIONS), each encoded as the net
     read it when it chose the move that made it; (positions, inputs)."""
@@ -80,8 +92,8 @@ def health_positions(model: TDNetwork, mode, games: int = HEALTH_GAMES, seed: in
     scorer = Scorer(model.eval(), mode, engine=engine)
     rng = np.random.default_rng(seed)
     boards: list[np.ndarray] = []
-    states: list[np.ndarray] = []   # none in a mode without a cube
-    count = 0   # (more games while count < MIN_POSITIONS)
+    states: list[np.ndarray] = []  # none in a mode without a cube
+    count = 0  # (more games while count < MIN_POSITIONS)
     while count < MIN_POSITIONS:
         b, _, st = greedy_game_decisions(scorer, games, rng, with_states=True)
         boards.append(b)
@@ -95,7 +107,7 @@ def health_positions(model: TDNetwork, mode, games: int = HEALTH_GAMES, seed: in
     # previous move (the mode's reply_cube_inputs of the previous mover's state)
     owner = np.concatenate(states)
     feats = scorer.encode_states(np.concatenate(boards), owner, np.zeros(count))
-    feats[:, NUM_FEATURES:scorer.base_inputs] = mode.reply_cube_inputs(mode.for_opponent(owner))
+    feats[:, NUM_FEATURES : scorer.base_inputs] = mode.reply_cube_inputs(mode.for_opponent(owner))
     return torch.from_numpy(feats)
 
 
@@ -110,7 +122,7 @@ def played_inputs(scorer: Scorer, boards: np.ndarray, dice: np.ndarray, owner=No
         return torch.from_numpy(scorer.encode_states(after))
     owner = np.repeat(np.asarray(owner), np.diff(offsets))
     feats = scorer.encode_states(after, owner, np.zeros(len(after)))
-    feats[:, NUM_FEATURES:scorer.base_inputs] = scorer.mode.reply_cube_inputs(owner)
+    feats[:, NUM_FEATURES : scorer.base_inputs] = scorer.mode.reply_cube_inputs(owner)
     return torch.from_numpy(feats)
 
 
@@ -127,9 +139,13 @@ def firing_rates(model: TDNetwork, inputs: torch.Tensor) -> list[torch.Tensor]:
 def unit_health(model: TDNetwork, inputs: torch.Tensor) -> UnitHealth:
     """Dead, distinct and active units of each hidden layer on the positions ``inputs``."""
     rates = firing_rates(model, inputs)
-    return UnitHealth(widths=tuple(model.hidden), dead=tuple(int((r == 0).sum()) for r in rates),
-                      distinct=tuple(distinct_units(model)), active=tuple(float(r.mean()) for r in rates),
-                      positions=len(inputs))
+    return UnitHealth(
+        widths=tuple(model.hidden),
+        dead=tuple(int((r == 0).sum()) for r in rates),
+        distinct=tuple(distinct_units(model)),
+        active=tuple(float(r.mean()) for r in rates),
+        positions=len(inputs),
+    )
 
 
 def measure_health(model: TDNetwork, mode) -> UnitHealth:
@@ -138,7 +154,9 @@ def measure_health(model: TDNetwork, mode) -> UnitHealth:
 
 
 @torch.no_grad()
-def revive_dead(model: TDNetwork, inputs: torch.Tensor, seed: int = 0) -> tuple[TDNetwork, list[int]]:
+def revive_dead(
+    model: TDNetwork, inputs: torch.Tensor, seed: int = 0
+) -> tuple[TDNetwork, list[int]]:
     """A copy of ``model`` with its dead units (on ``inputs``) given fresh incoming weights
     and zero outgoing weights (module notes); and the units revived in each layer."""
     revived = TDNetwork(model.n_inputs, model.hidden, model.output_mode, model.activation)
@@ -147,15 +165,23 @@ def revive_dead(model: TDNetwork, inputs: torch.Tensor, seed: int = 0) -> tuple[
     generator = torch.Generator().manual_seed(seed)
     counts = []
     # measured once: a revived unit's zero outgoing weights leave every later layer's activations as they were
-    for i, (layer, rates) in enumerate(zip(revived.layers, firing_rates(model, inputs), strict=True)):
+    for i, (layer, rates) in enumerate(
+        zip(revived.layers, firing_rates(model, inputs), strict=True)
+    ):
         dead = torch.nonzero(rates == 0).flatten()
-        bound = 1.0 / math.sqrt(layer.in_features)   # torch's default init for a Linear layer
+        bound = 1.0 / math.sqrt(layer.in_features)  # torch's default init for a Linear layer
         n = len(dead)
         if n:
-            layer.weight[dead] = (torch.rand(n, layer.in_features, generator=generator, dtype=torch.float64)
-                                  * 2 - 1).mul(bound).to(layer.weight.dtype)
-            layer.bias[dead] = (torch.rand(n, generator=generator, dtype=torch.float64)
-                                * 2 - 1).mul(bound).to(layer.bias.dtype)
+            layer.weight[dead] = (
+                (torch.rand(n, layer.in_features, generator=generator, dtype=torch.float64) * 2 - 1)
+                .mul(bound)
+                .to(layer.weight.dtype)
+            )
+            layer.bias[dead] = (
+                (torch.rand(n, generator=generator, dtype=torch.float64) * 2 - 1)
+                .mul(bound)
+                .to(layer.bias.dtype)
+            )
             next_weights(revived, i)[:, dead] = 0.0
         counts.append(n)
     return revived, counts

@@ -18,6 +18,7 @@ network's or a 1-ply mean's values otherwise).
   s1)).  Exact where the clamped version saturates: a confident wrong output keeps
   a loss and gradient proportional to its logit.
 """
+
 from __future__ import annotations
 
 import torch
@@ -47,8 +48,10 @@ def prob5_log_probs(z: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     log_not_lg = torch.logaddexp(log_win, log_lose + lns[:, 3])
     log_lbg = log_lg + ls[:, 4]
     log_not_lbg = torch.logaddexp(log_not_lg, log_lg + lns[:, 4])
-    return (torch.stack([log_win, log_wg, log_wbg, log_lg, log_lbg], dim=1),
-            torch.stack([log_lose, log_not_wg, log_not_wbg, log_not_lg, log_not_lbg], dim=1))
+    return (
+        torch.stack([log_win, log_wg, log_wbg, log_lg, log_lbg], dim=1),
+        torch.stack([log_lose, log_not_wg, log_not_wbg, log_not_lg, log_not_lbg], dim=1),
+    )
 
 
 def prob5_loss(kind: str = "mse", win_weight: float = 1.0, raw_logits: bool = False):
@@ -56,7 +59,9 @@ def prob5_loss(kind: str = "mse", win_weight: float = 1.0, raw_logits: bool = Fa
     if kind not in LOSSES:
         raise ValueError(f"unknown loss {kind!r}; choose one of {', '.join(LOSSES)}")
     if raw_logits and kind != "cross-entropy":
-        raise ValueError("--raw-logits computes the cross-entropy from the logits: it needs --loss cross-entropy")
+        raise ValueError(
+            "--raw-logits computes the cross-entropy from the logits: it needs --loss cross-entropy"
+        )
     if not win_weight > 0:
         raise ValueError(f"--win-weight must be positive, got {win_weight}")
 
@@ -67,8 +72,11 @@ def prob5_loss(kind: str = "mse", win_weight: float = 1.0, raw_logits: bool = Fa
             log_p, log_q = prob5_log_probs(model.logits(x))
             per = -(y * log_p + (1 - y) * log_q)
         else:
-            p = prob5_from_conditionals(torch.sigmoid(model.logits(x))).clamp(PROB_CLAMP, 1 - PROB_CLAMP)
+            p = prob5_from_conditionals(torch.sigmoid(model.logits(x))).clamp(
+                PROB_CLAMP, 1 - PROB_CLAMP
+            )
             per = -(y * torch.log(p) + (1 - y) * torch.log1p(-p))
         w = _weights(win_weight, per)
         return (per * w).sum(dim=1).mean() / w.sum()
+
     return loss

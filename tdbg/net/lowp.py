@@ -34,6 +34,7 @@ Where the CPU lacks the instructions (checked at run time with cpuid) the float3
 path runs instead, and ``describe`` says so in one line.  Training, export and
 evaluation stay float32: only ``--collect-precision`` (train_batch.py) selects this.
 """
+
 from __future__ import annotations
 
 import functools
@@ -49,20 +50,30 @@ from tdbg.infra.errors import InputError
 # --collect-precision; fp32 is torch's float32 forward, fp32-c the same arithmetic in our C kernel
 # (2.1x torch's on the AMD EPYC, 1.3x on an Intel Xeon where bf16 gains nothing: reduced_precision_results/)
 PRECISIONS = ("fp32", "fp32-c", "bf16", "int8")
-AUTO = "auto"   # train_batch's default: bf16 where it can run, else fp32 (choose_auto)
-KERNELS = ("fp32-c", "bf16", "int8", "bf16-amx")   # what LowpMLP runs
-_INSTRUCTIONS = {"bf16": "AVX512_BF16 vdpbf16ps", "int8": "AVX512_VNNI vpdpbusd", "fp32-c": "AVX-512 FMA",
-                 "bf16-amx": "AMX-BF16 tiles (torch's oneDNN)"}
+AUTO = "auto"  # train_batch's default: bf16 where it can run, else fp32 (choose_auto)
+KERNELS = ("fp32-c", "bf16", "int8", "bf16-amx")  # what LowpMLP runs
+_INSTRUCTIONS = {
+    "bf16": "AVX512_BF16 vdpbf16ps",
+    "int8": "AVX512_VNNI vpdpbusd",
+    "fp32-c": "AVX-512 FMA",
+    "bf16-amx": "AMX-BF16 tiles (torch's oneDNN)",
+}
 
 
 def _lib():
     from tdbg.game._bgcore import ffi, lib
+
     return ffi, lib
 
 
 def _path_ids() -> dict:
     _, lib = _lib()
-    return {"fp32-c": lib.LP_FP32, "bf16": lib.LP_BF16, "int8": lib.LP_INT8, "fp32-portable": lib.LP_FP32_AVX512}
+    return {
+        "fp32-c": lib.LP_FP32,
+        "bf16": lib.LP_BF16,
+        "int8": lib.LP_INT8,
+        "fp32-portable": lib.LP_FP32_AVX512,
+    }
 
 
 def _amx() -> bool:
@@ -79,16 +90,25 @@ def amx_present() -> bool:
             flags = next((line.split() for line in fh if line.startswith("flags")), [])
     except OSError:
         return False
-    return ("amx_bf16" in flags and "amx_tile" in flags and torch.backends.mkldnn.is_available()
-            and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported()))
+    return (
+        "amx_bf16" in flags
+        and "amx_tile" in flags
+        and torch.backends.mkldnn.is_available()
+        and bool(torch.ops.mkldnn._is_mkldnn_bf16_supported())
+    )
 
 
 def available() -> dict:
     """Which kernels this CPU runs: {name: bool} (fp32-c always: AVX-512 or portable loops)."""
     _, lib = _lib()
     bits = lib.lp_cpu_paths()
-    return {"fp32-c": True, "bf16": bool(bits & (1 << lib.LP_BF16)), "int8": bool(bits & (1 << lib.LP_INT8)),
-            "fp32-avx512": bool(bits & (1 << lib.LP_FP32_AVX512)), "bf16-amx": _amx()}
+    return {
+        "fp32-c": True,
+        "bf16": bool(bits & (1 << lib.LP_BF16)),
+        "int8": bool(bits & (1 << lib.LP_INT8)),
+        "fp32-avx512": bool(bits & (1 << lib.LP_FP32_AVX512)),
+        "bf16-amx": _amx(),
+    }
 
 
 def resolve(precision: str) -> str:
@@ -98,7 +118,7 @@ def resolve(precision: str) -> str:
         raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(PRECISIONS)}")
     runs = available()
     if precision == "bf16-amx" or (precision == "bf16" and runs.get("bf16-amx")):
-        return "bf16-amx"   # asked for by name it runs anywhere (torch's bf16, slowly without AMX)
+        return "bf16-amx"  # asked for by name it runs anywhere (torch's bf16, slowly without AMX)
     return precision if runs.get(precision) else "fp32-c"
 
 
@@ -111,8 +131,10 @@ def describe(precision: str) -> str:
     if runs == "bf16-amx":
         return f"collect precision {precision}: {_INSTRUCTIONS[runs]}"
     if runs != precision:
-        return (f"collect precision {precision}: this CPU lacks {_INSTRUCTIONS[precision].split()[0]}; "
-                f"float32 C fallback ({fp32})")
+        return (
+            f"collect precision {precision}: this CPU lacks {_INSTRUCTIONS[precision].split()[0]}; "
+            f"float32 C fallback ({fp32})"
+        )
     return f"collect precision {precision}: C kernel with {_INSTRUCTIONS[precision] if runs != 'fp32-c' else fp32}"
 
 
@@ -134,8 +156,9 @@ def supports(model) -> str | None:
     return None
 
 
-def choose_auto(model, engine: str = "auto", scoring: str = "auto", device: str = "cpu",
-                workers: int = 1) -> tuple[str, str]:
+def choose_auto(
+    model, engine: str = "auto", scoring: str = "auto", device: str = "cpu", workers: int = 1
+) -> tuple[str, str]:
     """``--collect-precision auto``: (precision, why).  bf16 where this CPU has AVX512_BF16
     and the model and settings let the C kernel run, else torch's float32.  bf16 is the
     automatic choice because it measured no loss of strength: 300,000 episodes from the same
@@ -150,8 +173,14 @@ def choose_auto(model, engine: str = "auto", scoring: str = "auto", device: str 
     return "bf16", "bf16 measured no loss of strength"
 
 
-def check_settings(precision: str, model, engine: str = "auto", scoring: str = "auto", device: str = "cpu",
-                   workers: int = 1) -> None:
+def check_settings(
+    precision: str,
+    model,
+    engine: str = "auto",
+    scoring: str = "auto",
+    device: str = "cpu",
+    workers: int = 1,
+) -> None:
     """errors.InputError, before any game, unless self-play can collect at ``precision`` with
     these train_batch settings (the hidden layers after an incremental first layer, on the CPU)."""
     if precision == "fp32":
@@ -180,15 +209,17 @@ class LowpMLP:
         self.model = model
         self.precision = precision
         self.kernel = path or resolve(precision)
-        self.path_id = _path_ids().get(self.kernel)   # None: bf16-amx, which torch runs
+        self.path_id = _path_ids().get(self.kernel)  # None: bf16-amx, which torch runs
         self.every_step = every_step
         self._key: tuple | None = None
-        self.conversions = 0   # how often the weights were converted (tests, benchmarks)
+        self.conversions = 0  # how often the weights were converted (tests, benchmarks)
 
     def _params(self):
         layers = list(self.model.layers)[1:]
-        return [t for layer in layers for t in (layer.weight, layer.bias)] + [self.model.head.weight,
-                                                                              self.model.head.bias]
+        return [t for layer in layers for t in (layer.weight, layer.bias)] + [
+            self.model.head.weight,
+            self.model.head.bias,
+        ]
 
     def refresh(self) -> None:
         """Convert the weights if any parameter changed since the last conversion."""
@@ -210,8 +241,14 @@ class LowpMLP:
             buf = np.empty(lib.lp_packed_bytes(pack_id, m, k), dtype=np.uint8)
             sc = np.ones(m, dtype=np.float32)
             b = np.ascontiguousarray(layer.bias.detach().to("cpu", torch.float32).numpy())
-            rc = lib.lp_pack(pack_id, ffi.cast("float *", ffi.from_buffer(w)), m, k, ffi.from_buffer(buf),
-                             ffi.cast("float *", ffi.from_buffer(sc)))
+            rc = lib.lp_pack(
+                pack_id,
+                ffi.cast("float *", ffi.from_buffer(w)),
+                m,
+                k,
+                ffi.from_buffer(buf),
+                ffi.cast("float *", ffi.from_buffer(sc)),
+            )
             if rc != 0:
                 raise ValueError(f"lp_pack failed ({rc}) for a {m}x{k} layer")
             self._keep += [buf, sc, b]
@@ -221,8 +258,12 @@ class LowpMLP:
         self._packed = ffi.new("void *[]", packed or [ffi.NULL])
         self._scales = ffi.new("float *[]", scales or [ffi.NULL])
         self._biases = ffi.new("float *[]", biases or [ffi.NULL])
-        self._hw = np.ascontiguousarray(self.model.head.weight.detach().to("cpu", torch.float32).numpy())
-        self._hb = np.ascontiguousarray(self.model.head.bias.detach().to("cpu", torch.float32).numpy())
+        self._hw = np.ascontiguousarray(
+            self.model.head.weight.detach().to("cpu", torch.float32).numpy()
+        )
+        self._hb = np.ascontiguousarray(
+            self.model.head.bias.detach().to("cpu", torch.float32).numpy()
+        )
         self._n_layers = len(sizes) - 1
         self._key = key
         self.conversions += 1
@@ -232,12 +273,18 @@ class LowpMLP:
         # destination it sums into, added to the float32 accumulator, so each sum is rounded once
         with torch.no_grad():
             layers = list(self.model.layers)[1:]
-            self._amx_w = [layer.weight.detach().to("cpu", torch.float32).t().contiguous().to(torch.bfloat16)
-                           for layer in layers]
-            self._amx_b = [layer.bias.detach().to("cpu", torch.float32).to(torch.bfloat16) for layer in layers]
+            self._amx_w = [
+                layer.weight.detach().to("cpu", torch.float32).t().contiguous().to(torch.bfloat16)
+                for layer in layers
+            ]
+            self._amx_b = [
+                layer.bias.detach().to("cpu", torch.float32).to(torch.bfloat16) for layer in layers
+            ]
             self._head_w = self.model.head.weight.detach().to("cpu", torch.float32).t().contiguous()
             self._head_b = self.model.head.bias.detach().to("cpu", torch.float32).clone()
-        self._amx_in: dict[int, torch.Tensor] = {}   # padded row count -> its bfloat16 input buffer (reused: no allocation a call)
+        self._amx_in: dict[
+            int, torch.Tensor
+        ] = {}  # padded row count -> its bfloat16 input buffer (reused: no allocation a call)
         self._key = key
         self.conversions += 1
 
@@ -247,7 +294,7 @@ class LowpMLP:
         # 1,024), a few dozen shapes in all; unpadded, the builds ate the tiles' gain.  The
         # padding rows hold whatever an earlier call left there (finite): their outputs are dropped
         n = len(h1)
-        if not self._amx_w:   # a one-layer net: the head reads the first layer, float32
+        if not self._amx_w:  # a one-layer net: the head reads the first layer, float32
             return torch.addmm(self._head_b, torch.from_numpy(h1), self._head_w).numpy()
         step = 64 if n <= 1024 else 256
         rows = -(-n // step) * step
@@ -267,10 +314,16 @@ class LowpMLP:
         h1 = np.ascontiguousarray(h1, dtype=np.float32)
         n = len(h1)
         if h1.shape[1:] != (self.model.hidden[0],):
-            raise ValueError(f"rows of {self.model.hidden[0]} first-layer activations expected, got {h1.shape}")
+            raise ValueError(
+                f"rows of {self.model.hidden[0]} first-layer activations expected, got {h1.shape}"
+            )
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         if self.kernel == "bf16-amx":
-            out = self._logits_amx(h1) if n else np.empty((0, self.model.head.out_features), dtype=np.float32)
+            out = (
+                self._logits_amx(h1)
+                if n
+                else np.empty((0, self.model.head.out_features), dtype=np.float32)
+            )
         else:
             out = self._logits_c(h1)
         if profiling.ENABLED:
@@ -284,11 +337,21 @@ class LowpMLP:
         n = len(h1)
         out = np.empty((n, self._hw.shape[0]), dtype=np.float32)
         if n:
-            rc = lib.lp_forward(self.path_id, ffi.cast("float *", ffi.from_buffer(h1)), n, self._n_layers,
-                                self._sizes, self._packed, self._scales, self._biases,
-                                ffi.cast("float *", ffi.from_buffer(self._hw)),
-                                ffi.cast("float *", ffi.from_buffer(self._hb)), self._hw.shape[0],
-                                ffi.cast("float *", ffi.from_buffer(out)), int(self.every_step))
+            rc = lib.lp_forward(
+                self.path_id,
+                ffi.cast("float *", ffi.from_buffer(h1)),
+                n,
+                self._n_layers,
+                self._sizes,
+                self._packed,
+                self._scales,
+                self._biases,
+                ffi.cast("float *", ffi.from_buffer(self._hw)),
+                ffi.cast("float *", ffi.from_buffer(self._hb)),
+                self._hw.shape[0],
+                ffi.cast("float *", ffi.from_buffer(out)),
+                int(self.every_step),
+            )
             if rc != 0:
                 raise RuntimeError(f"lp_forward failed ({rc})")
         return out
@@ -300,13 +363,16 @@ class LowpMLP:
         without a trace); torch's AMX matmul makes no such promise."""
         return self.kernel != "bf16-amx"
 
-    def forward(self, h1: np.ndarray, payoffs: torch.Tensor | None = None, rows: np.ndarray | None = None
-                ) -> torch.Tensor:
+    def forward(
+        self, h1: np.ndarray, payoffs: torch.Tensor | None = None, rows: np.ndarray | None = None
+    ) -> torch.Tensor:
         """model.from_first_hidden(h1, payoffs), the hidden layers at this precision.  ``rows``:
         the head's raw outputs of these rows of h1 (indices, repeats allowed), in that order, go
         through its nonlinearity (payoffs then one per row of ``rows``)."""
         logits = self.logits(h1)
-        return self.model.head_output(torch.from_numpy(logits if rows is None else logits[rows]), payoffs)
+        return self.model.head_output(
+            torch.from_numpy(logits if rows is None else logits[rows]), payoffs
+        )
 
 
 def bf16_round(a: np.ndarray) -> np.ndarray:
@@ -329,11 +395,15 @@ def reference_logits(model, h1: np.ndarray, precision: str) -> np.ndarray:
         if precision == "bf16":
             y = bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64).T + b
         elif precision == "bf16-amx":
-            y = bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64).T + bf16_round(b)
+            y = bf16_round(x).astype(np.float64) @ bf16_round(w).astype(np.float64).T + bf16_round(
+                b
+            )
             y = bf16_round(y.astype(np.float32))
         elif precision == "int8":
             top = x.max(axis=1)
-            inv = np.where(top > 0, np.float32(255) / np.where(top > 0, top, 1), 0).astype(np.float32)
+            inv = np.where(top > 0, np.float32(255) / np.where(top > 0, top, 1), 0).astype(
+                np.float32
+            )
             q = np.clip(np.rint(x * inv[:, None]), 0, 255)
             sa = np.where(top > 0, top / np.float32(255), 0).astype(np.float32)
             mx = np.abs(w).max(axis=1)
@@ -344,4 +414,6 @@ def reference_logits(model, h1: np.ndarray, precision: str) -> np.ndarray:
             y = x.astype(np.float64) @ w.astype(np.float64).T + b
         x = np.maximum(y, 0).astype(np.float32)
     hw = model.head.weight.detach().float().numpy().astype(np.float64)
-    return (x.astype(np.float64) @ hw.T + model.head.bias.detach().float().numpy()).astype(np.float32)
+    return (x.astype(np.float64) @ hw.T + model.head.bias.detach().float().numpy()).astype(
+        np.float32
+    )

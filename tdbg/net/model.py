@@ -27,6 +27,7 @@ It rides on the model object outside its module tree (``move_filter_of`` /
 ``set_move_filter``), so the model's state_dict, parameters and optimizer never see it;
 a checkpoint without one loads as before, and code that predates it ignores the key.
 """
+
 from __future__ import annotations
 
 import io
@@ -50,10 +51,17 @@ CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1
 # every input layout a mode names (game.modes: raw, and with the board features of features.py),
 # by input count: the counts a network may have, and the name of a checkpoint made with no mode
-ENCODERS = {n: cls.input_layout(n) for cls in (*MODES.values(), MatchPlay)
-            for n in (cls.n_inputs, cls.n_inputs + NUM_BOARD_FEATURES)}
-ACTIVATIONS = {"relu": torch.relu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
-               "leaky_relu": torch.nn.functional.leaky_relu}  # name -> function (hidden units)
+ENCODERS = {
+    n: cls.input_layout(n)
+    for cls in (*MODES.values(), MatchPlay)
+    for n in (cls.n_inputs, cls.n_inputs + NUM_BOARD_FEATURES)
+}
+ACTIVATIONS = {
+    "relu": torch.relu,
+    "sigmoid": torch.sigmoid,
+    "tanh": torch.tanh,
+    "leaky_relu": torch.nn.functional.leaky_relu,
+}  # name -> function (hidden units)
 
 
 class CheckpointError(InputError):
@@ -64,15 +72,24 @@ class CheckpointError(InputError):
 class TDNetwork(nn.Module):
     """MLP with ``activation`` hidden layers and a head chosen by ``output_mode``."""
 
-    samples: int   # a move filter's: the after-states it was trained on (set on filters only)
+    samples: int  # a move filter's: the after-states it was trained on (set on filters only)
 
-    def __init__(self, n_inputs: int = 196, hidden=(80,), output_mode: str = "probability",
-                 activation: str = "relu"):
+    def __init__(
+        self,
+        n_inputs: int = 196,
+        hidden=(80,),
+        output_mode: str = "probability",
+        activation: str = "relu",
+    ):
         super().__init__()
         if activation not in ACTIVATIONS:
-            raise ValueError(f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}")
+            raise ValueError(
+                f"unknown activation {activation!r}; choose one of {', '.join(ACTIVATIONS)}"
+            )
         if output_mode not in OUTPUT_MODES:
-            raise ValueError(f"unknown output mode {output_mode!r}; choose one of {', '.join(OUTPUT_MODES)}")
+            raise ValueError(
+                f"unknown output mode {output_mode!r}; choose one of {', '.join(OUTPUT_MODES)}"
+            )
         hidden = [int(h) for h in hidden]
         if not hidden or any(h < 1 for h in hidden):
             raise ValueError(f"hidden sizes must be positive whole numbers, got {hidden}")
@@ -80,9 +97,13 @@ class TDNetwork(nn.Module):
             raise ValueError(f"n_inputs must be one of {sorted(ENCODERS)}, got {n_inputs}")
         sizes = [n_inputs] + hidden + [5]
         weights = sum((a + 1) * b for a, b in pairwise(sizes))
-        if weights * 4 > physical_memory():  # refused before torch tries (and the machine swaps or kills)
-            raise ValueError(f"hidden sizes {hidden} make {weights:,} weights ({weights * 4 / 2**30:.1f} GiB), "
-                             f"more than this machine's memory ({physical_memory() / 2**30:.1f} GiB)")
+        if (
+            weights * 4 > physical_memory()
+        ):  # refused before torch tries (and the machine swaps or kills)
+            raise ValueError(
+                f"hidden sizes {hidden} make {weights:,} weights ({weights * 4 / 2**30:.1f} GiB), "
+                f"more than this machine's memory ({physical_memory() / 2**30:.1f} GiB)"
+            )
         self.n_inputs = n_inputs
         self.hidden = hidden
         self.output_mode = output_mode
@@ -91,11 +112,15 @@ class TDNetwork(nn.Module):
         sizes = [n_inputs] + hidden
         try:
             # an nn.ModuleList (its parameters register); the checker sees the Linear layers it holds
-            self.layers = cast("Sequence[nn.Linear]", nn.ModuleList(nn.Linear(a, b) for a, b in pairwise(sizes)))
+            self.layers = cast(
+                "Sequence[nn.Linear]", nn.ModuleList(nn.Linear(a, b) for a, b in pairwise(sizes))
+            )
             self.head = nn.Linear(hidden[-1], output_head(output_mode).net_outputs)
         except (MemoryError, RuntimeError) as exc:  # torch's allocator fails with a RuntimeError
-            raise ValueError(f"hidden sizes {hidden}: cannot allocate the network "
-                             f"({(str(exc).splitlines() or [type(exc).__name__])[0][:120]})") from None
+            raise ValueError(
+                f"hidden sizes {hidden}: cannot allocate the network "
+                f"({(str(exc).splitlines() or [type(exc).__name__])[0][:120]})"
+            ) from None
         self.reads_payoffs = output_head(output_mode).reads_payoffs
 
     @property
@@ -109,8 +134,9 @@ class TDNetwork(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """(N, n_inputs) -> (N,) for scalar heads, (N, 5) for prob5."""
-        return self.from_first_hidden(self.act(self.layers[0](x)),
-                                      x[:, MATCH_PAYOFFS] if self.reads_payoffs else None)
+        return self.from_first_hidden(
+            self.act(self.layers[0](x)), x[:, MATCH_PAYOFFS] if self.reads_payoffs else None
+        )
 
     def from_first_pre(self, x: torch.Tensor, payoffs: torch.Tensor | None = None) -> torch.Tensor:
         """The rest of forward from the first hidden layer's pre-activations W1 x + b1."""
@@ -121,7 +147,9 @@ class TDNetwork(nn.Module):
         log space (losses.py)."""
         return self.head(self.trunk(x))
 
-    def from_first_hidden(self, x: torch.Tensor, payoffs: torch.Tensor | None = None) -> torch.Tensor:
+    def from_first_hidden(
+        self, x: torch.Tensor, payoffs: torch.Tensor | None = None
+    ) -> torch.Tensor:
         """The rest of forward from the first hidden layer's activations, which scoring
         can compute more cheaply than a full matrix product (scoring.py).  ``payoffs``:
         the rows' six payoff inputs, for a head that reads them (mwc-outcomes)."""
@@ -139,7 +167,7 @@ class TDNetwork(nn.Module):
             if payoffs is None:
                 raise ValueError(f"a {self.output_mode} network needs the rows' payoff inputs")
             return outcome_mwc(prob5_from_conditionals(out), payoffs)
-        if self.output_mode != "prob5":   # probability, mwc
+        if self.output_mode != "prob5":  # probability, mwc
             return out.squeeze(-1)
         return prob5_from_conditionals(out)
 
@@ -148,7 +176,9 @@ class TDNetwork(nn.Module):
 
     def describe(self) -> str:
         act = "" if self.activation == "relu" else f", {self.activation}"
-        return f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}{act}"
+        return (
+            f"[{','.join(map(str, self.hidden))}] {self.n_inputs} inputs, {self.output_mode}{act}"
+        )
 
 
 def outcome_mwc(p: torch.Tensor, payoffs: torch.Tensor) -> torch.Tensor:
@@ -183,6 +213,7 @@ def parse_hidden(text: str) -> list[int]:
 
 
 # --------------------------------------------------------------------------- checkpoints
+
 
 def lineage_entry(episodes: int, extra: dict | None = None) -> dict:
     entry = {
@@ -221,9 +252,13 @@ def move_filter_of(model: TDNetwork) -> TDNetwork | None:
 def set_move_filter(model: TDNetwork, filt: TDNetwork | None) -> None:
     """Attach ``filt`` to ``model`` (None: remove it), outside the module tree: not in the
     model's state_dict or parameters.  The filter must read the model's inputs and have its head."""
-    if filt is not None and (filt.n_inputs != model.n_inputs or filt.output_mode != model.output_mode):
-        raise ValueError(f"a move filter with {filt.n_inputs} inputs and a {filt.output_mode} head does not fit "
-                         f"a model with {model.n_inputs} inputs and a {model.output_mode} head")
+    if filt is not None and (
+        filt.n_inputs != model.n_inputs or filt.output_mode != model.output_mode
+    ):
+        raise ValueError(
+            f"a move filter with {filt.n_inputs} inputs and a {filt.output_mode} head does not fit "
+            f"a model with {model.n_inputs} inputs and a {model.output_mode} head"
+        )
     model.__dict__["_move_filter"] = filt
 
 
@@ -233,9 +268,14 @@ def weights_finite(net: TDNetwork) -> bool:
 
 
 def _filter_payload(filt: TDNetwork) -> dict:
-    return {"n_inputs": filt.n_inputs, "hidden": list(filt.hidden), "output_mode": filt.output_mode,
-            "activation": filt.activation, "samples": int(getattr(filt, "samples", 0)),
-            "state_dict": {k: v.detach().cpu().clone() for k, v in filt.state_dict().items()}}
+    return {
+        "n_inputs": filt.n_inputs,
+        "hidden": list(filt.hidden),
+        "output_mode": filt.output_mode,
+        "activation": filt.activation,
+        "samples": int(getattr(filt, "samples", 0)),
+        "state_dict": {k: v.detach().cpu().clone() for k, v in filt.state_dict().items()},
+    }
 
 
 def real_weights(state: dict) -> dict:
@@ -244,18 +284,27 @@ def real_weights(state: dict) -> dict:
     imaginary part dropped) or a bool one to 0 and 1 without a word."""
     for key, value in state.items():
         if not isinstance(value, torch.Tensor) or not torch.is_floating_point(value):
-            raise ValueError(f"weight {key} is {getattr(value, 'dtype', type(value).__name__)}, not real numbers")
+            raise ValueError(
+                f"weight {key} is {getattr(value, 'dtype', type(value).__name__)}, not real numbers"
+            )
     return state
 
 
 def _filter_from_payload(payload: dict) -> TDNetwork:
-    filt = TDNetwork(payload["n_inputs"], payload["hidden"], payload["output_mode"], payload.get("activation", "relu"))
+    filt = TDNetwork(
+        payload["n_inputs"],
+        payload["hidden"],
+        payload["output_mode"],
+        payload.get("activation", "relu"),
+    )
     filt.load_state_dict(real_weights(payload["state_dict"]))
     filt.samples = int(payload.get("samples", 0))  # after-states it was trained on
     return filt
 
 
-def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict | None = None) -> None:
+def save_checkpoint(
+    path: str, model: TDNetwork, meta: dict, trainer_state: dict | None = None
+) -> None:
     """Write atomically: a temporary file in the same folder, flushed, then renamed over ``path``."""
     payload = {
         "format": CHECKPOINT_FORMAT,
@@ -267,7 +316,9 @@ def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict
     filt = move_filter_of(model)
     if filt is not None:
         payload[MOVE_FILTER_KEY] = _filter_payload(filt)
-    buf = io.BytesIO()  # serialised first: a failed write (a full disk) is then a plain OSError naming ``path``
+    buf = (
+        io.BytesIO()
+    )  # serialised first: a failed write (a full disk) is then a plain OSError naming ``path``
     torch.save(payload, buf)
     with atomic_write(path, "wb") as fh:
         fh.write(buf.getbuffer())
@@ -275,9 +326,18 @@ def save_checkpoint(path: str, model: TDNetwork, meta: dict, trainer_state: dict
 
 # the metadata a checkpoint must or may hold, and the type each must have (a crafted or
 # foreign file with a string where a count belongs is refused here, not met as a traceback later)
-META_TYPES: dict[str, type | tuple[type, ...]] = {"n_inputs": int, "hidden": list, "output_mode": str}
-OPTIONAL_META_TYPES: dict[str, type | tuple[type, ...]] = {"activation": str, "encoder": (str, type(None)), "game_mode": (str, type(None)),
-                       "episodes": int, "lineage": list}
+META_TYPES: dict[str, type | tuple[type, ...]] = {
+    "n_inputs": int,
+    "hidden": list,
+    "output_mode": str,
+}
+OPTIONAL_META_TYPES: dict[str, type | tuple[type, ...]] = {
+    "activation": str,
+    "encoder": (str, type(None)),
+    "game_mode": (str, type(None)),
+    "episodes": int,
+    "lineage": list,
+}
 
 
 def check_metadata(meta, where: str) -> None:
@@ -291,10 +351,14 @@ def check_metadata(meta, where: str) -> None:
             continue
         value = meta[key]
         if isinstance(value, bool) or not isinstance(value, kind):
-            raise CheckpointError(f"{where}: its metadata's {key!r} is {type(value).__name__} {value!r:.40}, "
-                                  f"not {getattr(kind, '__name__', 'text or none')}")
+            raise CheckpointError(
+                f"{where}: its metadata's {key!r} is {type(value).__name__} {value!r:.40}, "
+                f"not {getattr(kind, '__name__', 'text or none')}"
+            )
     if any(isinstance(h, bool) or not isinstance(h, int) for h in meta["hidden"]):
-        raise CheckpointError(f"{where}: its metadata's 'hidden' holds {meta['hidden']!r:.60}, not whole numbers")
+        raise CheckpointError(
+            f"{where}: its metadata's 'hidden' holds {meta['hidden']!r:.60}, not whole numbers"
+        )
     if meta.get("episodes", 0) < 0:
         raise CheckpointError(f"{where}: its metadata's 'episodes' is negative")
     if any(not isinstance(e, dict) for e in meta.get("lineage", [])):
@@ -302,7 +366,9 @@ def check_metadata(meta, where: str) -> None:
     for k, entry in enumerate(meta.get("lineage", []), 1):
         _check_fields(entry, LINEAGE_TYPES, f"{where}: its lineage entry {k}")
         if any(not isinstance(s, dict) for s in entry.get("segments", [])):
-            raise CheckpointError(f"{where}: its lineage entry {k}'s 'segments' holds entries that are not dicts")
+            raise CheckpointError(
+                f"{where}: its lineage entry {k}'s 'segments' holds entries that are not dicts"
+            )
 
 
 def _count(value) -> bool:
@@ -310,21 +376,36 @@ def _count(value) -> bool:
 
 
 def _seconds(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value >= 0
+    return (
+        isinstance(value, (int, float))
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and value >= 0
+    )
 
 
 # what a field of a lineage entry or of a stage must hold, where it is present (the readers
 # count with these: a string of episodes, or settings that are not a dict, made tracebacks)
-COUNT, SECONDS = (_count, "a whole number of at least 0"), (_seconds, "a finite number of at least 0")
+COUNT, SECONDS = (
+    (_count, "a whole number of at least 0"),
+    (_seconds, "a finite number of at least 0"),
+)
 LIST, DICT = (lambda v: isinstance(v, list), "a list"), (lambda v: isinstance(v, dict), "a dict")
 LINEAGE_TYPES = {"episodes": COUNT, "segments": LIST}
-STAGE_TYPES = {"settings": DICT, "episodes_done": COUNT, "rounds_done": COUNT, "cpu_seconds": SECONDS}
+STAGE_TYPES = {
+    "settings": DICT,
+    "episodes_done": COUNT,
+    "rounds_done": COUNT,
+    "cpu_seconds": SECONDS,
+}
 
 
 def _check_fields(record: dict, types: dict, what: str) -> None:
     for key, (check, words) in types.items():
         if key in record and not check(record[key]):
-            raise CheckpointError(f"{what}'s {key!r} is {type(record[key]).__name__} {record[key]!r:.40}, not {words}")
+            raise CheckpointError(
+                f"{what}'s {key!r} is {type(record[key]).__name__} {record[key]!r:.40}, not {words}"
+            )
 
 
 def check_trainer_state(state, where: str) -> None:
@@ -338,7 +419,9 @@ def check_trainer_state(state, where: str) -> None:
     if stage is None:
         return
     if not isinstance(stage, dict):
-        raise CheckpointError(f"{where}: its trainer state's 'stage' is {type(stage).__name__}, not a dict")
+        raise CheckpointError(
+            f"{where}: its trainer state's 'stage' is {type(stage).__name__}, not a dict"
+        )
     _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
 
 
@@ -347,9 +430,15 @@ def read_checkpoint(path: str) -> bytes:
     (``load_checkpoint(path, data=...)``) and an md5 taken of them describe the same model,
     whatever replaces the file later (a training run's next save).  CheckpointError for a
     file that is missing or not a checkpoint."""
-    if not os.path.isfile(path):   # a FIFO, a device or a folder is there, but no checkpoint file
-        raise CheckpointError(f"{path}: " + (f"{KIND_NAMES['special']}, not a checkpoint" if os.path.exists(path)
-                                             else "no such checkpoint file"))
+    if not os.path.isfile(path):  # a FIFO, a device or a folder is there, but no checkpoint file
+        raise CheckpointError(
+            f"{path}: "
+            + (
+                f"{KIND_NAMES['special']}, not a checkpoint"
+                if os.path.exists(path)
+                else "no such checkpoint file"
+            )
+        )
     kind = file_kind(path)
     if kind not in ("checkpoint", "empty"):
         raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")
@@ -368,8 +457,9 @@ def physical_memory() -> int:
         return 1 << 62
 
 
-def load_checkpoint(path: str, map_location: str = "cpu",
-                    data: bytes | None = None) -> tuple[TDNetwork, dict, dict | None]:
+def load_checkpoint(
+    path: str, map_location: str = "cpu", data: bytes | None = None
+) -> tuple[TDNetwork, dict, dict | None]:
     """(model, metadata, trainer_state) from a checkpoint: from ``data`` (its bytes, read_checkpoint's)
     when given, ``path`` then only naming it in messages; else from the file, read once.
     CheckpointError with the reason otherwise."""
@@ -379,18 +469,28 @@ def load_checkpoint(path: str, map_location: str = "cpu",
         payload = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     except Exception as exc:  # torch raises many kinds for truncated or foreign files
         # (its weights_only advice is not for us: a checkpoint holds tensors and plain data only)
-        reason = str(exc).splitlines()[0] if str(exc) and "weights_only" not in str(exc) else "corrupt or truncated"
-        raise CheckpointError(f"{path}: not a readable checkpoint ({type(exc).__name__}: {reason})") from None
+        reason = (
+            str(exc).splitlines()[0]
+            if str(exc) and "weights_only" not in str(exc)
+            else "corrupt or truncated"
+        )
+        raise CheckpointError(
+            f"{path}: not a readable checkpoint ({type(exc).__name__}: {reason})"
+        ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path}: not a {CHECKPOINT_FORMAT} file")
     if payload.get("version") != CHECKPOINT_VERSION:
-        raise CheckpointError(f"{path}: checkpoint version {payload.get('version')} is not supported "
-                              f"(this code reads version {CHECKPOINT_VERSION})")
+        raise CheckpointError(
+            f"{path}: checkpoint version {payload.get('version')} is not supported "
+            f"(this code reads version {CHECKPOINT_VERSION})"
+        )
     meta = payload.get("meta")
     check_metadata(meta, path)
-    assert isinstance(meta, dict)   # check_metadata raised otherwise
+    assert isinstance(meta, dict)  # check_metadata raised otherwise
     try:
-        model = TDNetwork(meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu"))
+        model = TDNetwork(
+            meta["n_inputs"], meta["hidden"], meta["output_mode"], meta.get("activation", "relu")
+        )
         model.load_state_dict(real_weights(payload["state_dict"]))
     except (KeyError, TypeError, ValueError, RuntimeError, AttributeError) as exc:
         raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None

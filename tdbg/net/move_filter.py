@@ -34,6 +34,7 @@ main network does, they equal them for any ``k`` >= 1 (tests/net/test_move_filte
 The filter rides on the model (model.move_filter_of), is saved in its checkpoint and
 carried through growth (net_growth).
 """
+
 from __future__ import annotations
 
 import time
@@ -48,7 +49,7 @@ from tdbg.game.features import board_features
 from tdbg.net.model import TDNetwork, move_filter_of
 from tdbg.net.scoring import Scorer, segment_argmax
 
-FILTER_HIDDEN = 64   # [32]: K=2 mean |target diff| 1.1e-3 at 3.6x; [64] 8.4e-4 at 3.5x; [128] 6.4e-4 at 3.2x (docs/training.md)
+FILTER_HIDDEN = 64  # [32]: K=2 mean |target diff| 1.1e-3 at 3.6x; [64] 8.4e-4 at 3.5x; [128] 6.4e-4 at 3.2x (docs/training.md)
 
 
 def new_filter(model: TDNetwork, hidden: int = FILTER_HIDDEN) -> TDNetwork:
@@ -69,7 +70,7 @@ def segment_top_k(scalar: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray
     first rows), as search.top_k keeps them; ``k`` passes of a segmented argmax, which for
     small ``k`` is several times faster than sorting ~50,000 rows by (segment, value)."""
     counts = np.diff(offsets)
-    keep = np.repeat(counts <= k, counts)   # short segments: every row
+    keep = np.repeat(counts <= k, counts)  # short segments: every row
     work = np.where(keep, -np.inf, scalar)
     for _ in range(min(k, int(counts.max(initial=0)))):
         rows, _ = segment_argmax(work, offsets)
@@ -78,8 +79,14 @@ def segment_top_k(scalar: np.ndarray, offsets: np.ndarray, k: int) -> np.ndarray
     return keep
 
 
-def filter_rows(after: np.ndarray, offsets: np.ndarray, values: np.ndarray, cube: np.ndarray | None, flip,
-                segments: np.ndarray | None = None) -> dict:
+def filter_rows(
+    after: np.ndarray,
+    offsets: np.ndarray,
+    values: np.ndarray,
+    cube: np.ndarray | None,
+    flip,
+    segments: np.ndarray | None = None,
+) -> dict:
     """The filter's training rows from scored candidates (``Scorer.score``'s after-states,
     offsets and mover's values; ``cube``: each input's reply cube inputs or None): the
     after-states of ``segments`` (default all), the cube inputs the network saw with them,
@@ -89,9 +96,11 @@ def filter_rows(after: np.ndarray, offsets: np.ndarray, values: np.ndarray, cube
     pick = np.ones(len(after), dtype=bool) if segments is None else np.isin(seg, segments)
     pick &= after[:, 1].sum(axis=1, dtype=np.int64) != 0
     rows = np.flatnonzero(pick)
-    return {"after": after[rows].astype(np.int8),
-            "cube": None if cube is None else np.asarray(cube, dtype=np.float32)[seg[rows]],
-            "raw": np.asarray(flip(values[rows]), dtype=np.float32)}
+    return {
+        "after": after[rows].astype(np.int8),
+        "cube": None if cube is None else np.asarray(cube, dtype=np.float32)[seg[rows]],
+        "raw": np.asarray(flip(values[rows]), dtype=np.float32),
+    }
 
 
 def join_rows(parts: list) -> dict | None:
@@ -99,22 +108,31 @@ def join_rows(parts: list) -> dict | None:
     parts = [p for p in parts if p is not None and len(p["after"])]
     if not parts:
         return None
-    return {"after": np.concatenate([p["after"] for p in parts]),
-            "cube": None if parts[0]["cube"] is None else np.concatenate([p["cube"] for p in parts]),
-            "raw": np.concatenate([p["raw"] for p in parts])}
+    return {
+        "after": np.concatenate([p["after"] for p in parts]),
+        "cube": None if parts[0]["cube"] is None else np.concatenate([p["cube"] for p in parts]),
+        "raw": np.concatenate([p["raw"] for p in parts]),
+    }
 
 
-def encode_after_states(after: np.ndarray, cube: np.ndarray | None, n_inputs: int, engine: str = "auto",
-                        with_board_features: bool = False) -> np.ndarray:
+def encode_after_states(
+    after: np.ndarray,
+    cube: np.ndarray | None,
+    n_inputs: int,
+    engine: str = "auto",
+    with_board_features: bool = False,
+) -> np.ndarray:
     """The network's inputs of after-states (mover in row 1; the opponent, on roll next, is
     the encoded side), as the expander encodes them: the 196 board inputs, the reply cube
     inputs, then the board features when the model reads them."""
     feats = np.zeros((len(after), n_inputs), dtype=np.float32)
     feats[:, :NUM_FEATURES] = movegen.encode_on_roll(np.ascontiguousarray(after[:, ::-1]), engine)
     if cube is not None:
-        feats[:, NUM_FEATURES:NUM_FEATURES + cube.shape[1]] = cube
+        feats[:, NUM_FEATURES : NUM_FEATURES + cube.shape[1]] = cube
     if with_board_features:
-        feats[:, n_inputs - board_features(after[:1], on_roll_row=0).shape[1]:] = board_features(after, on_roll_row=0)
+        feats[:, n_inputs - board_features(after[:1], on_roll_row=0).shape[1] :] = board_features(
+            after, on_roll_row=0
+        )
     return feats
 
 
@@ -122,35 +140,62 @@ class FilteredOnePly:
     """Filtered 1-ply over one Scorer (the module notes); ``k`` >= 1 candidates a roll, every
     candidate in races with ``exact_races``."""
 
-    def __init__(self, scorer: Scorer, filt: TDNetwork | None = None, k: int = 4, exact_races: bool = False):
+    def __init__(
+        self, scorer: Scorer, filt: TDNetwork | None = None, k: int = 4, exact_races: bool = False
+    ):
         filt = move_filter_of(scorer.model) if filt is None else filt
         if filt is None:
-            raise ValueError("this model has no move filter (train one first: train_batch.py --oneply-filter K)")
+            raise ValueError(
+                "this model has no move filter (train one first: train_batch.py --oneply-filter K)"
+            )
         check_filter(filt)
         if k < 1:
             raise ValueError(f"the move filter keeps at least 1 candidate a roll, got {k}")
         if filt.n_inputs != scorer.model.n_inputs or filt.output_mode != scorer.model.output_mode:
-            raise ValueError("the move filter reads other inputs or has another head than the model")
+            raise ValueError(
+                "the move filter reads other inputs or has another head than the model"
+            )
         self.scorer, self.filter, self.k, self.exact_races = scorer, filt, k, exact_races
-        self._w: tuple[tuple, np.ndarray, np.ndarray] | None = None   # (versions, W1^T of model and filter side by side, b1)
+        self._w: tuple[tuple, np.ndarray, np.ndarray] | None = (
+            None  # (versions, W1^T of model and filter side by side, b1)
+        )
         self.rows: list = []  # filter training rows of each call with ``played`` (filter_rows)
-        self.kept = 0         # candidates the main network valued, and all candidates seen
+        self.kept = 0  # candidates the main network valued, and all candidates seen
         self.candidates = 0
         self.last_best = None
 
     def _versions(self):
-        return tuple(t._version for t in (self.scorer.model.layers[0].weight, self.scorer.model.layers[0].bias,
-                                          self.filter.layers[0].weight, self.filter.layers[0].bias)) + \
-            (id(self.scorer.model.layers[0].weight), id(self.filter.layers[0].weight))
+        return tuple(
+            t._version
+            for t in (
+                self.scorer.model.layers[0].weight,
+                self.scorer.model.layers[0].bias,
+                self.filter.layers[0].weight,
+                self.filter.layers[0].bias,
+            )
+        ) + (id(self.scorer.model.layers[0].weight), id(self.filter.layers[0].weight))
 
     def _first_layers(self) -> tuple[np.ndarray, np.ndarray]:
         """W1^T (inputs, H + F) and b1 (H + F,) of the model then the filter, float32, cached."""
         v = self._versions()
         if self._w is None or self._w[0] != v:
-            w = torch.cat([self.scorer.model.layers[0].weight.detach().cpu(), self.filter.layers[0].weight.detach().cpu()])
-            b = torch.cat([self.scorer.model.layers[0].bias.detach().cpu(), self.filter.layers[0].bias.detach().cpu()])
-            self._w = (v, np.ascontiguousarray(w.to("cpu", torch.float32).numpy().T),
-                       b.to("cpu", torch.float32).numpy().copy())
+            w = torch.cat(
+                [
+                    self.scorer.model.layers[0].weight.detach().cpu(),
+                    self.filter.layers[0].weight.detach().cpu(),
+                ]
+            )
+            b = torch.cat(
+                [
+                    self.scorer.model.layers[0].bias.detach().cpu(),
+                    self.filter.layers[0].bias.detach().cpu(),
+                ]
+            )
+            self._w = (
+                v,
+                np.ascontiguousarray(w.to("cpu", torch.float32).numpy().T),
+                b.to("cpu", torch.float32).numpy().copy(),
+            )
         _, w1t, b1 = self._w
         return w1t, b1
 
@@ -162,7 +207,11 @@ class FilteredOnePly:
             return self.filter(t).numpy().astype(np.float64)
         p = None if payoffs is None else torch.from_numpy(payoffs)
         # the C engine applied ReLU when the model's units are ReLU, else handed back pre-activations
-        out = self.filter.from_first_hidden(t, p) if self.scorer._relu else self.filter.from_first_pre(t, p)
+        out = (
+            self.filter.from_first_hidden(t, p)
+            if self.scorer._relu
+            else self.filter.from_first_pre(t, p)
+        )
         return out.numpy().astype(np.float64)
 
     def _expand_all_rolls(self, boards: np.ndarray, rep_owner):
@@ -178,19 +227,24 @@ class FilteredOnePly:
         cube = sc.mode.reply_cube_inputs(rep_owner)
         payoffs = None
         if sc.first_layer == "incremental":
-            after, hidden, offsets = sc.expand_first_layer(rep_boards, rep_dice, cube, *self._first_layers())
+            after, hidden, offsets = sc.expand_first_layer(
+                rep_boards, rep_dice, cube, *self._first_layers()
+            )
             sc.engine_seconds += time.perf_counter() - t0
             if getattr(sc.model, "reads_payoffs", False):
-                payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],
-                                    np.diff(offsets), axis=0).astype(np.float32)
-            f_raw = self._filter_values(hidden[:, sc.model.layers[0].out_features:], True, payoffs)
+                payoffs = np.repeat(
+                    cube[:, MATCH_PAYOFFS.start - NUM_FEATURES : MATCH_PAYOFFS.stop - NUM_FEATURES],
+                    np.diff(offsets),
+                    axis=0,
+                ).astype(np.float32)
+            f_raw = self._filter_values(hidden[:, sc.model.layers[0].out_features :], True, payoffs)
         else:
             after, hidden, offsets = sc.expander.expand(rep_boards, rep_dice)
             sc.engine_seconds += time.perf_counter() - t0
             if cube is not None:
-                hidden[:, NUM_FEATURES:sc.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
+                hidden[:, NUM_FEATURES : sc.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
             if sc.board_features:
-                hidden[:, sc.base_inputs:] = board_features(after, on_roll_row=0)
+                hidden[:, sc.base_inputs :] = board_features(after, on_roll_row=0)
             f_raw = self._filter_values(hidden, False, None)
         return after, hidden, offsets, cube, payoffs, f_raw
 
@@ -215,21 +269,26 @@ class FilteredOnePly:
         if terminal is not None:
             f_values[won] = terminal
         keep = segment_top_k(sc.values.scalar(f_values), offsets, self.k)
-        if self.exact_races:   # every roll of a position with no contact left valued in full
+        if self.exact_races:  # every roll of a position with no contact left valued in full
             keep |= np.repeat(np.repeat(be.no_contact(boards), r), counts)
         if played is not None:
             played_segments = np.arange(n) * r + np.asarray(played)
             in_full = np.zeros(len(counts), dtype=bool)
             in_full[played_segments] = True
             keep |= np.repeat(in_full, counts)
-        kept = np.flatnonzero(keep)    # in row order: with every row kept, exactly exact 1-ply's rows
+        kept = np.flatnonzero(keep)  # in row order: with every row kept, exactly exact 1-ply's rows
         seg = np.repeat(np.arange(len(counts)), counts)
-        kept_offsets = np.concatenate([[0], np.cumsum(np.bincount(seg[kept], minlength=len(counts)))])
+        kept_offsets = np.concatenate(
+            [[0], np.cumsum(np.bincount(seg[kept], minlength=len(counts)))]
+        )
         self.kept += len(kept)
         self.candidates += len(after)
         if sc.first_layer == "incremental":
-            raw = sc.net(np.ascontiguousarray(hidden[kept, :h]), first_hidden=True,
-                         payoffs=None if payoffs is None else payoffs[kept])
+            raw = sc.net(
+                np.ascontiguousarray(hidden[kept, :h]),
+                first_hidden=True,
+                payoffs=None if payoffs is None else payoffs[kept],
+            )
         else:
             raw = sc.net(hidden[kept])
         values = sc.values.flip(raw)
@@ -237,13 +296,17 @@ class FilteredOnePly:
             values[won[kept]] = terminal[np.cumsum(won)[kept][won[kept]] - 1]
         best_k, _ = segment_argmax(sc.values.scalar(values), kept_offsets)
         best = values[best_k]
-        self.last_best = best   # each (position, roll)'s value, for accuracy reports
+        self.last_best = best  # each (position, roll)'s value, for accuracy reports
         if best.ndim == 1:
             targets = (best.reshape(n, -1) * ROLL_WEIGHTS).sum(axis=1)
         else:
             targets = (best.reshape(n, r, -1) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
         if played is not None:
-            self.rows.append(filter_rows(after[kept], kept_offsets, values, cube, sc.values.flip, played_segments))
+            self.rows.append(
+                filter_rows(
+                    after[kept], kept_offsets, values, cube, sc.values.flip, played_segments
+                )
+            )
         return targets, (after, kept[best_k].reshape(n, r))
 
     def lookahead(self, after: np.ndarray, values: np.ndarray, owner) -> np.ndarray:
@@ -251,8 +314,10 @@ class FilteredOnePly:
         out = np.array(values, dtype=np.float64, copy=True)
         live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
         for s in range(0, len(live), 128):
-            rows = live[s:s + 128]
-            opp_owner = None if owner is None else self.scorer.mode.for_opponent(np.asarray(owner)[rows])
+            rows = live[s : s + 128]
+            opp_owner = (
+                None if owner is None else self.scorer.mode.for_opponent(np.asarray(owner)[rows])
+            )
             opp_values, _ = self.oneply(after[rows][:, ::-1], opp_owner)
             out[rows] = self.scorer.values.flip(opp_values)
         return out

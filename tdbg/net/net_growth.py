@@ -34,6 +34,7 @@
   equity head on it; cubeless -> cubeful grows the first layer from 196 to 200
   inputs with zero weights on the cube inputs, so play is unchanged at first.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -59,13 +60,17 @@ def _carry_first_layer(new: TDNetwork, model: TDNetwork) -> None:
     w.zero_()
     w[:, :base].copy_(model.layers[0].weight[:, :base])
     if extra:
-        w[:, new.n_inputs - extra:].copy_(model.layers[0].weight[:, base:])
+        w[:, new.n_inputs - extra :].copy_(model.layers[0].weight[:, base:])
     new.layers[0].bias.copy_(model.layers[0].bias)
 
 
 def _copy_model(model: TDNetwork, n_inputs=None, hidden=None, output_mode=None) -> TDNetwork:
-    return TDNetwork(n_inputs or model.n_inputs, hidden or model.hidden, output_mode or model.output_mode,
-                     model.activation)
+    return TDNetwork(
+        n_inputs or model.n_inputs,
+        hidden or model.hidden,
+        output_mode or model.output_mode,
+        model.activation,
+    )
 
 
 NARROW_BIAS = 0.01  # eps: keeps a narrowed layer's units above ReLU's kink (see the module notes)
@@ -73,26 +78,36 @@ DEEPEN_NOISE = 1e-4  # std of the noise added to a new identity layer's weights
 GROWTHS = ("fresh", "net2net")  # how widening makes its new units (see the module notes)
 
 
-def plan_expansion(old: list[int], new: list[int], activation: str = "relu", n_outputs: int = 1) -> None:
+def plan_expansion(
+    old: list[int], new: list[int], activation: str = "relu", n_outputs: int = 1
+) -> None:
     """Raise ValueError unless ``new`` widens ``old`` and/or appends layers that can
     preserve the function."""
     if len(new) < len(old):
-        raise ValueError(f"--expand {','.join(map(str, new))} has fewer layers than the model's "
-                         f"{','.join(map(str, old))}; layers can only be added")
-    for i, (a, b) in enumerate(zip(old, new, strict=False)):   # new may append layers
+        raise ValueError(
+            f"--expand {','.join(map(str, new))} has fewer layers than the model's "
+            f"{','.join(map(str, old))}; layers can only be added"
+        )
+    for i, (a, b) in enumerate(zip(old, new, strict=False)):  # new may append layers
         if b < a:
             raise ValueError(f"--expand cannot narrow hidden layer {i + 1} from {a} to {b}")
     if len(new) > len(old) and activation != "relu":
-        raise ValueError(f"depth expansion needs ReLU hidden units (a new layer passes its input through "
-                         f"unchanged only where ReLU(z) = z); this model's are {activation}")
-    for b in new[len(old):]:
+        raise ValueError(
+            f"depth expansion needs ReLU hidden units (a new layer passes its input through "
+            f"unchanged only where ReLU(z) = z); this model's are {activation}"
+        )
+    for b in new[len(old) :]:
         if b < 2 * n_outputs:
-            raise ValueError(f"a new layer needs at least {2 * n_outputs} units to carry the head's "
-                             f"{n_outputs} output(s) (a positive and a negative part each), got {b}")
+            raise ValueError(
+                f"a new layer needs at least {2 * n_outputs} units to carry the head's "
+                f"{n_outputs} output(s) (a positive and a negative part each), got {b}"
+            )
 
 
 @torch.no_grad()
-def expand(model: TDNetwork, new_hidden: list[int], seed: int = 0, growth: str = "fresh") -> TDNetwork:
+def expand(
+    model: TDNetwork, new_hidden: list[int], seed: int = 0, growth: str = "fresh"
+) -> TDNetwork:
     """A copy of ``model`` with hidden sizes ``new_hidden``, its function preserved (exactly
     by widening, within about 1e-3 by an added identity layer); ``growth``
     says how new units are made (GROWTHS).  Its move filter (model.py), if any, rides
@@ -113,7 +128,7 @@ def _expand(model: TDNetwork, new_hidden: list[int], seed: int, growth: str) -> 
     widths = new_hidden[: len(old_hidden)]
     if len(new_hidden) > len(old_hidden):  # widen first, then one new layer at a time
         model = _expand(model, widths, seed, growth)
-        for k, width in enumerate(new_hidden[len(old_hidden):]):
+        for k, width in enumerate(new_hidden[len(old_hidden) :]):
             last = model.hidden[-1]
             model = _append_layer(model, min(width, last), rng)
             if width > last:
@@ -172,7 +187,7 @@ def _append_layer(model: TDNetwork, width: int, rng: np.random.Generator) -> TDN
     head, the function unchanged (the module notes say how)."""
     last = model.hidden[-1]
     grown = _copy_model(model, hidden=list(model.hidden) + [width])
-    for dst, src in zip(grown.layers, model.layers, strict=False):   # the appended layer is new
+    for dst, src in zip(grown.layers, model.layers, strict=False):  # the appended layer is new
         dst.load_state_dict(src.state_dict())
     new, head = grown.layers[-1], grown.head
     if width == last:
@@ -204,16 +219,22 @@ def _append_layer(model: TDNetwork, width: int, rng: np.random.Generator) -> TDN
 
 
 @torch.no_grad()
-def warm_start_equity(model: TDNetwork, seed: int = 0, keep_output_layer: bool = False) -> TDNetwork:
+def warm_start_equity(
+    model: TDNetwork, seed: int = 0, keep_output_layer: bool = False
+) -> TDNetwork:
     """Same trunk, fresh linear equity head (DMP probability -> cubeless money equity).
     ``keep_output_layer``: the DMP head instead, halved: its logit z gives P(win) =
     sigmoid(z), and cubeless equity without gammons, 2 P(win) - 1 = tanh(z / 2), is z / 2
     to first order, so play starts as the DMP model's near even positions."""
     if _base_inputs(model) != 196:
-        raise ValueError(f"--warm-start-equity needs a 196-input model (with or without the board features), "
-                         f"got {model.n_inputs} inputs")
+        raise ValueError(
+            f"--warm-start-equity needs a 196-input model (with or without the board features), "
+            f"got {model.n_inputs} inputs"
+        )
     if type(output_head(model.output_mode)) is not ProbabilityHead:
-        raise ValueError(f"--warm-start-equity expects a DMP probability model, this one is {model.output_mode}")
+        raise ValueError(
+            f"--warm-start-equity expects a DMP probability model, this one is {model.output_mode}"
+        )
     new = _copy_model(model, output_mode="equity")
     for dst, src in zip(new.layers, model.layers, strict=True):
         dst.load_state_dict(src.state_dict())
@@ -233,13 +254,19 @@ def warm_start_cubeful(model: TDNetwork, seed: int = 0) -> TDNetwork:
     """200-input copy (220 with the board features): the four cube inputs get zero weights, so
     outputs are unchanged."""
     if _base_inputs(model) != 196:
-        raise ValueError(f"--warm-start-cubeful needs a 196-input cubeless model (with or without the board "
-                         f"features), got {model.n_inputs} inputs")
+        raise ValueError(
+            f"--warm-start-cubeful needs a 196-input cubeless model (with or without the board "
+            f"features), got {model.n_inputs} inputs"
+        )
     if type(output_head(model.output_mode)) is not EquityHead:
-        raise ValueError(f"--warm-start-cubeful needs an equity (cubeless money) model, got a "
-                         f"{model.output_mode} model; warm-start it with --warm-start-equity first")
+        raise ValueError(
+            f"--warm-start-cubeful needs an equity (cubeless money) model, got a "
+            f"{model.output_mode} model; warm-start it with --warm-start-equity first"
+        )
     new = _copy_model(model, n_inputs=model.n_inputs + 4)
-    new.load_state_dict({k: v for k, v in model.state_dict().items() if k != "layers.0.weight"}, strict=False)
+    new.load_state_dict(
+        {k: v for k, v in model.state_dict().items() if k != "layers.0.weight"}, strict=False
+    )
     _carry_first_layer(new, model)
     return new
 
@@ -264,10 +291,12 @@ def warm_start_match(model: TDNetwork, seed: int = 0, head: str = "mwc") -> TDNe
         _outcome_head(new.head, model.head.weight[0], model.head.bias[0])
         return new
     if _base_inputs(model) != 200 or type(output_head(model.output_mode)) is not EquityHead:
-        raise ValueError(f"--warm-start-match needs a cubeful money model (200 inputs, equity; 220 with the "
-                         f"board features)"
-                         f"{' or, for --match-head mwc-outcomes, an mwc match model' if outcomes else ''}, got "
-                         f"{model.n_inputs} inputs, {model.output_mode}")
+        raise ValueError(
+            f"--warm-start-match needs a cubeful money model (200 inputs, equity; 220 with the "
+            f"board features)"
+            f"{' or, for --match-head mwc-outcomes, an mwc match model' if outcomes else ''}, got "
+            f"{model.n_inputs} inputs, {model.output_mode}"
+        )
     new = _copy_model(model, n_inputs=model.n_inputs + 8, output_mode=head)
     for i, (dst, src) in enumerate(zip(new.layers, model.layers, strict=True)):
         if i:
@@ -296,8 +325,11 @@ def _outcome_head(head: nn.Linear, win_weight: torch.Tensor, win_bias: torch.Ten
 
 
 # the warm starts by the flag that asks for them (training_loop.build_model)
-WARM_STARTS = {"warm_start_equity": warm_start_equity, "warm_start_cubeful": warm_start_cubeful,
-               "warm_start_match": warm_start_match}
+WARM_STARTS = {
+    "warm_start_equity": warm_start_equity,
+    "warm_start_cubeful": warm_start_cubeful,
+    "warm_start_match": warm_start_match,
+}
 
 
 @torch.no_grad()
@@ -307,10 +339,12 @@ def add_board_features(model: TDNetwork) -> TDNetwork:
     if model.n_inputs not in BASE_WIDTHS:
         raise ValueError(f"this model already reads the board features ({model.n_inputs} inputs)")
     new = _copy_model(model, n_inputs=model.n_inputs + NUM_BOARD_FEATURES)
-    new.load_state_dict({k: v for k, v in model.state_dict().items() if k != "layers.0.weight"}, strict=False)
+    new.load_state_dict(
+        {k: v for k, v in model.state_dict().items() if k != "layers.0.weight"}, strict=False
+    )
     _carry_first_layer(new, model)
     filt = move_filter_of(model)
-    if filt is not None:   # the filter reads the new inputs too, with zero weights on them
+    if filt is not None:  # the filter reads the new inputs too, with zero weights on them
         grown_filter = add_board_features(filt)
         grown_filter.samples = getattr(filt, "samples", 0)
         set_move_filter(new, grown_filter)

@@ -31,6 +31,7 @@ moves are then the same to the bit as scoring every candidate
 (tests/net/test_oneply_real_positions.py); torch's forward passes make no such promise and score
 every candidate.
 """
+
 from __future__ import annotations
 
 import time
@@ -85,7 +86,9 @@ def finished_games(boards, after: np.ndarray, counts: np.ndarray) -> np.ndarray:
     return won
 
 
-def segment_sample(values: np.ndarray, offsets: np.ndarray, temp: float, rng: np.random.Generator) -> np.ndarray:
+def segment_sample(
+    values: np.ndarray, offsets: np.ndarray, temp: float, rng: np.random.Generator
+) -> np.ndarray:
     """A row drawn from each segment offsets[i]:offsets[i+1] with probability
     softmax(values / temp) within the segment (Boltzmann exploration), all segments at
     once: one uniform per segment placed on the running sum of the weights."""
@@ -101,7 +104,9 @@ def segment_sample(values: np.ndarray, offsets: np.ndarray, temp: float, rng: np
 def resolve_first_layer(first_layer: str, engine: str, device: torch.device) -> str:
     """'incremental' or 'dense' for a requested first-layer mode (see the module notes)."""
     if first_layer not in FIRST_LAYER_MODES:
-        raise ValueError(f"unknown first-layer mode {first_layer!r}; choose one of {', '.join(FIRST_LAYER_MODES)}")
+        raise ValueError(
+            f"unknown first-layer mode {first_layer!r}; choose one of {', '.join(FIRST_LAYER_MODES)}"
+        )
     if engine != "c":
         return "dense"  # only the C engine computes the deltas
     if first_layer == "auto":
@@ -113,26 +118,45 @@ def check_first_layer(first_layer: str, engine: str) -> None:
     """errors.InputError, before any game, for a first layer that ``engine`` cannot run:
     only the C engine computes the incremental sums, so "incremental" with the Python engine
     (asked for, or the only one built) would run dense."""
-    if first_layer == "incremental" and (engine == "python" or (engine == "auto" and not movegen.c_available())):
-        why = "--engine python" if engine == "python" else "the C engine is not built (run `make setup`)"
-        raise InputError(f"--scoring incremental needs the C engine, and {why}: use --scoring dense or auto "
-                         "(both dense with the Python engine)")
+    if first_layer == "incremental" and (
+        engine == "python" or (engine == "auto" and not movegen.c_available())
+    ):
+        why = (
+            "--engine python"
+            if engine == "python"
+            else "the C engine is not built (run `make setup`)"
+        )
+        raise InputError(
+            f"--scoring incremental needs the C engine, and {why}: use --scoring dense or auto "
+            "(both dense with the Python engine)"
+        )
 
 
 def _lowp_mlp(model, precision: str, first_layer: str, device: torch.device):
     """lowp.LowpMLP for a collection precision other than fp32 (incremental first layer, CPU)."""
     if precision not in lowp.PRECISIONS + lowp.KERNELS:
-        raise ValueError(f"unknown precision {precision!r}; choose one of {', '.join(lowp.PRECISIONS)}")
+        raise ValueError(
+            f"unknown precision {precision!r}; choose one of {', '.join(lowp.PRECISIONS)}"
+        )
     if first_layer != "incremental" or device.type != "cpu":
-        raise ValueError(f"precision {precision} needs the incremental first layer on the CPU (C engine)")
+        raise ValueError(
+            f"precision {precision} needs the incremental first layer on the CPU (C engine)"
+        )
     return lowp.LowpMLP(model, precision)
 
 
 class Scorer:
     """Evaluates positions and after-states for one model in one game mode."""
 
-    def __init__(self, model, mode: GameMode, engine: str = "auto", device: str | None = None,
-                 first_layer: str = "auto", precision: str = "fp32"):
+    def __init__(
+        self,
+        model,
+        mode: GameMode,
+        engine: str = "auto",
+        device: str | None = None,
+        first_layer: str = "auto",
+        precision: str = "fp32",
+    ):
         self.model = model
         self.mode = mode
         self.values = output_head(model.output_mode)
@@ -145,22 +169,34 @@ class Scorer:
         self.expander = movegen.make_expander(engine, width=model.n_inputs, on_roll_row=0)
         self.engine = movegen.resolve_engine(engine)
         self.first_layer = resolve_first_layer(first_layer, self.engine, self.device)
-        self._relu = getattr(model, "activation", "relu") == "relu"  # else the C engine gives pre-activations
+        self._relu = (
+            getattr(model, "activation", "relu") == "relu"
+        )  # else the C engine gives pre-activations
         # the layers after an incremental first layer in reduced precision (lowp.py); fp32: torch
-        self.lowp = None if precision == "fp32" else _lowp_mlp(model, precision, self.first_layer, self.device)
+        self.lowp = (
+            None
+            if precision == "fp32"
+            else _lowp_mlp(model, precision, self.first_layer, self.device)
+        )
         # 1-ply's rolls that reach the same after-state share its network row (with a kernel whose rows
         # are independent: the same bits either way); tests and benchmarks turn it off to compare
         self.share_rows = True
         # (weight, version, bias, version, W1^T, b1) cache
-        self._w1: tuple[torch.Tensor | None, int, torch.Tensor | None, int, np.ndarray, np.ndarray] = (
-            None, -1, None, -1, np.empty(0, np.float32), np.empty(0, np.float32))
+        self._w1: tuple[
+            torch.Tensor | None, int, torch.Tensor | None, int, np.ndarray, np.ndarray
+        ] = (None, -1, None, -1, np.empty(0, np.float32), np.empty(0, np.float32))
         self.evaluations = 0  # network rows evaluated, for throughput reports
         self.engine_seconds = 0.0  # time in move generation + encoding (incremental: + first layer)
         self.net_seconds = 0.0  # time in forward passes
 
     @torch.inference_mode()
-    def net(self, features: np.ndarray, first_hidden: bool = False, payoffs: np.ndarray | None = None,
-            rows: np.ndarray | None = None) -> np.ndarray:
+    def net(
+        self,
+        features: np.ndarray,
+        first_hidden: bool = False,
+        payoffs: np.ndarray | None = None,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
         """Raw network values (N,) or (N, 5) as float64, side on roll = the encoded side.
         ``first_hidden``: the rows are the C engine's first hidden layer, not inputs: its
         activations for ReLU, its pre-activations W1 x + b1 for other activations (which
@@ -176,9 +212,15 @@ class Scorer:
         self.evaluations += len(features)
         t0 = time.perf_counter()
         c0 = profiling.clock() if profiling.ENABLED else 0.0
-        if rows is not None and not (first_hidden and self.lowp is not None and self.lowp.rows_independent):
-            raise ValueError("rows= needs the first hidden layer and a reduced-precision kernel with independent rows")
-        inputs = [torch.from_numpy(features)]   # with the payoffs, when given: sliced and moved together
+        if rows is not None and not (
+            first_hidden and self.lowp is not None and self.lowp.rows_independent
+        ):
+            raise ValueError(
+                "rows= needs the first hidden layer and a reduced-precision kernel with independent rows"
+            )
+        inputs = [
+            torch.from_numpy(features)
+        ]  # with the payoffs, when given: sliced and moved together
         forward = self.model
         if first_hidden:
             forward = self.model.from_first_hidden if self._relu else self.model.from_first_pre
@@ -192,11 +234,17 @@ class Scorer:
         elif n <= CPU_BLOCK:
             out = forward(*inputs)
         else:
-            out = torch.cat([forward(*(r[s:s + CPU_BLOCK] for r in inputs)) for s in range(0, n, CPU_BLOCK)])
-        if profiling.ENABLED and not (first_hidden and self.lowp is not None):   # (lowp.py times its own)
+            out = torch.cat(
+                [forward(*(r[s : s + CPU_BLOCK] for r in inputs)) for s in range(0, n, CPU_BLOCK)]
+            )
+        if profiling.ENABLED and not (
+            first_hidden and self.lowp is not None
+        ):  # (lowp.py times its own)
             profiling.add("kernel", c0)
             profiling.count("kernel_rows", n)
-            dense = 0 if first_hidden else self.n_inputs * self.model.hidden[0]   # dense: the first layer too
+            dense = (
+                0 if first_hidden else self.n_inputs * self.model.hidden[0]
+            )  # dense: the first layer too
             profiling.count("kernel_macs", n * (lowp.macs_per_row(self.model) + dense))
         out = out.numpy().astype(np.float64)
         self.net_seconds += time.perf_counter() - t0
@@ -208,9 +256,9 @@ class Scorer:
         feats[:, :NUM_FEATURES] = movegen.encode_on_roll(boards, self.engine)
         cube = self.mode.cube_inputs(owner, cube_action)
         if cube is not None:
-            feats[:, NUM_FEATURES:self.base_inputs] = cube
+            feats[:, NUM_FEATURES : self.base_inputs] = cube
         if self.board_features:
-            feats[:, self.base_inputs:] = board_features(boards)
+            feats[:, self.base_inputs :] = board_features(boards)
         return feats
 
     def state_values(self, boards, owner=None, cube_action=None) -> np.ndarray:
@@ -230,7 +278,11 @@ class Scorer:
         if backup is not None:
             v = backup(both, owners)
         else:
-            v = self.oneply(both, owners)[0] if oneply else self.state_values(both, owners, np.zeros(2 * n))
+            v = (
+                self.oneply(both, owners)[0]
+                if oneply
+                else self.state_values(both, owners, np.zeros(2 * n))
+            )
         return v[:n], v[n:]
 
     def expand_first_layer(self, boards, dice, cube, w1t, b1, distinct: bool = False):
@@ -240,11 +292,17 @@ class Scorer:
         ``distinct``: one hidden row per distinct after-state of consecutive identical inputs
         (c_engine.Expander.expand_first_layer), and a fourth result, each candidate's row."""
         if not self.board_features:
-            return self.expander.expand_first_layer(boards, dice, w1t, b1, cube, self._relu, distinct)
-        after, hidden, offsets, *src = self.expander.expand_first_layer(boards, dice, w1t[:self.base_inputs], b1,
-                                                                        cube, False, distinct)
-        hidden = hidden + board_features(after if not distinct else after[first_rows(src[0])],
-                                          on_roll_row=0) @ w1t[self.base_inputs:]
+            return self.expander.expand_first_layer(
+                boards, dice, w1t, b1, cube, self._relu, distinct
+            )
+        after, hidden, offsets, *src = self.expander.expand_first_layer(
+            boards, dice, w1t[: self.base_inputs], b1, cube, False, distinct
+        )
+        hidden = (
+            hidden
+            + board_features(after if not distinct else after[first_rows(src[0])], on_roll_row=0)
+            @ w1t[self.base_inputs :]
+        )
         if self._relu:
             np.maximum(hidden, 0.0, out=hidden)
         return (after, hidden, offsets, *src)
@@ -263,25 +321,35 @@ class Scorer:
             # each position's rolls (1-ply), its value copied to every candidate that reaches it:
             # the same inputs, so the same value to the bit, for less work (module notes)
             distinct = self.share_rows and self.lowp is not None and self.lowp.rows_independent
-            after, hidden1, offsets, *src = self.expand_first_layer(boards, dice, cube,
-                                                                    *self._first_layer_weights(), distinct)
+            after, hidden1, offsets, *src = self.expand_first_layer(
+                boards, dice, cube, *self._first_layer_weights(), distinct
+            )
             self.engine_seconds += time.perf_counter() - t0
             if profiling.ENABLED:
-                profiling.add("engine", c0)   # move generation and the first layer (one C call)
+                profiling.add("engine", c0)  # move generation and the first layer (one C call)
             payoffs = None
-            if getattr(self.model, "reads_payoffs", False):  # the head reads each row's payoffs: its board's, repeated
-                payoffs = np.repeat(cube[:, MATCH_PAYOFFS.start - NUM_FEATURES:MATCH_PAYOFFS.stop - NUM_FEATURES],
-                                    np.diff(offsets), axis=0).astype(np.float32)
-            raw = self.net(hidden1, first_hidden=True, payoffs=payoffs, rows=src[0] if src else None)
+            if getattr(
+                self.model, "reads_payoffs", False
+            ):  # the head reads each row's payoffs: its board's, repeated
+                payoffs = np.repeat(
+                    cube[:, MATCH_PAYOFFS.start - NUM_FEATURES : MATCH_PAYOFFS.stop - NUM_FEATURES],
+                    np.diff(offsets),
+                    axis=0,
+                ).astype(np.float32)
+            raw = self.net(
+                hidden1, first_hidden=True, payoffs=payoffs, rows=src[0] if src else None
+            )
         else:
             after, feats, offsets = self.expander.expand(boards, dice)
             self.engine_seconds += time.perf_counter() - t0
             if profiling.ENABLED:
-                profiling.add("engine", c0)   # move generation and encoding
+                profiling.add("engine", c0)  # move generation and encoding
             if cube is not None:
-                feats[:, NUM_FEATURES:self.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
-            if self.board_features:   # the opponent is on roll in each after-state
-                feats[:, self.base_inputs:] = board_features(after, on_roll_row=0)
+                feats[:, NUM_FEATURES : self.base_inputs] = np.repeat(
+                    cube, np.diff(offsets), axis=0
+                )
+            if self.board_features:  # the opponent is on roll in each after-state
+                feats[:, self.base_inputs :] = board_features(after, on_roll_row=0)
             raw = self.net(feats)
         counts = np.diff(offsets)
         values = self.values.flip(raw)
@@ -292,7 +360,7 @@ class Scorer:
             values[won] = self.mode.terminal_values(self.values, results, own)
         scalar = self.values.scalar(values)
         if profiling.ENABLED:
-            profiling.add("score", c0)   # the C call, the network and the numpy around them
+            profiling.add("score", c0)  # the C call, the network and the numpy around them
         return after, offsets, values, scalar
 
     def _first_layer_weights(self) -> tuple[np.ndarray, np.ndarray]:
@@ -301,10 +369,12 @@ class Scorer:
         updates after every move)."""
         layer = self.model.layers[0]
         w, b = layer.weight, layer.bias
-        assert b is not None   # TDNetwork's layers have biases
+        assert b is not None  # TDNetwork's layers have biases
         cw, vw, cb, vb, w1t, b1 = self._w1
         if vw != w._version or vb != b._version or cw is not w or cb is not b:
-            w1t = np.ascontiguousarray(w.detach().to("cpu", torch.float32).numpy().T)  # (numpy: 2x faster)
+            w1t = np.ascontiguousarray(
+                w.detach().to("cpu", torch.float32).numpy().T
+            )  # (numpy: 2x faster)
             b1 = b.detach().to("cpu", torch.float32).numpy().copy()
             self._w1 = (w, w._version, b, b._version, w1t, b1)
         return w1t, b1
@@ -322,8 +392,10 @@ class Scorer:
         buffers (the backup reuses them)."""
         out = np.array(values, dtype=np.float64, copy=True)
         live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
-        for s in range(0, len(live), LOOKAHEAD_BLOCK):   # blocks bound the 21-roll expansion's memory
-            rows = live[s:s + LOOKAHEAD_BLOCK]
+        for s in range(
+            0, len(live), LOOKAHEAD_BLOCK
+        ):  # blocks bound the 21-roll expansion's memory
+            rows = live[s : s + LOOKAHEAD_BLOCK]
             opp_owner = None if owner is None else self.mode.for_opponent(np.asarray(owner)[rows])
             opp_values, _ = self.oneply(after[rows][:, ::-1], opp_owner)
             out[rows] = self.values.flip(opp_values)
@@ -347,22 +419,27 @@ class Scorer:
         if best.ndim == 1:
             targets = (best.reshape(n, -1) * ROLL_WEIGHTS).sum(axis=1)
         else:
-            targets = (best.reshape(n, len(ALL_ROLLS), -1) * ROLL_WEIGHTS[None, :, None]).sum(axis=1)
+            targets = (best.reshape(n, len(ALL_ROLLS), -1) * ROLL_WEIGHTS[None, :, None]).sum(
+                axis=1
+            )
         return targets, (after, rows.reshape(n, len(ALL_ROLLS)))
 
 
 @overload
-def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
-                          with_states: Literal[False] = False) -> tuple[np.ndarray, np.ndarray]: ...
+def greedy_game_decisions(
+    scorer: Scorer, games: int, rng: np.random.Generator, with_states: Literal[False] = False
+) -> tuple[np.ndarray, np.ndarray]: ...
 
 
 @overload
-def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
-                          with_states: Literal[True]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
+def greedy_game_decisions(
+    scorer: Scorer, games: int, rng: np.random.Generator, with_states: Literal[True]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]: ...
 
 
-def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
-                          with_states: bool = False) -> tuple:
+def greedy_game_decisions(
+    scorer: Scorer, games: int, rng: np.random.Generator, with_states: bool = False
+) -> tuple:
     """(boards, dice) of every decision of ``games`` games the scorer plays greedily against
     itself, in parallel: each pre-roll position (row 1 on roll) with the roll that was played
     from it; contact, race and bear-off positions from real play.  The cube is never turned:
@@ -389,7 +466,11 @@ def greedy_game_decisions(scorer: Scorer, games: int, rng: np.random.Generator,
         ply[live] += 1
         live = live[~done]
     if with_states:
-        return np.concatenate(out_b), np.concatenate(out_d), np.concatenate(out_s) if out_s else None
+        return (
+            np.concatenate(out_b),
+            np.concatenate(out_d),
+            np.concatenate(out_s) if out_s else None,
+        )
     return np.concatenate(out_b), np.concatenate(out_d)
 
 

@@ -27,6 +27,7 @@ candidates by 0-ply, or all) or ``twoply`` = (k1, k2); ``oneply_filter`` = K: th
 lookahead values only each roll's K best replies by the model's move filter.  A value
 that asks for a filter its depth has no use for is refused as it is made.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,6 +45,7 @@ class Search:
     """How deep a model's player looks (see the module notes); ValueError for a
     ``oneply_k`` below 1 or without ``oneply``, or a ``oneply_filter`` at 0-ply.  With
     both ``oneply`` and ``twoply`` the 2-ply search chooses the moves."""
+
     oneply: bool = False
     twoply: tuple[int, int] | None = None
     oneply_k: int | None = None
@@ -52,11 +54,15 @@ class Search:
     def __post_init__(self):
         # the flags' names: these reach the command line's users as they are
         if self.oneply_k is not None and (self.oneply_k < 1 or not self.oneply):
-            raise ValueError(f"--oneply-k filters a 1-ply player's candidates and must be at least 1, "
-                             f"got {self.oneply_k}")
+            raise ValueError(
+                f"--oneply-k filters a 1-ply player's candidates and must be at least 1, "
+                f"got {self.oneply_k}"
+            )
         if self.oneply_filter is not None and not self.looks_ahead:
-            raise ValueError("--oneply-filter prunes the replies of a 1-ply or 2-ply player's lookahead; "
-                             "this player plays at 0-ply")
+            raise ValueError(
+                "--oneply-filter prunes the replies of a 1-ply or 2-ply player's lookahead; "
+                "this player plays at 0-ply"
+            )
 
     @property
     def looks_ahead(self) -> bool:
@@ -111,9 +117,12 @@ class TwoPly:
         n = len(boards)
         rep_owner = None if owner is None else np.repeat(np.asarray(owner), len(ALL_ROLLS))
         after, offsets, values, scalar, cand_owner = self._candidates(
-            np.repeat(boards, len(ALL_ROLLS), axis=0), np.tile(ALL_ROLLS, (n, 1)), rep_owner)
+            np.repeat(boards, len(ALL_ROLLS), axis=0), np.tile(ALL_ROLLS, (n, 1)), rep_owner
+        )
         keep, kept_offsets = top_k(scalar, offsets, self.k2)
-        v1 = self.lookahead(after[keep], values[keep], None if cand_owner is None else cand_owner[keep])
+        v1 = self.lookahead(
+            after[keep], values[keep], None if cand_owner is None else cand_owner[keep]
+        )
         rows, _ = segment_argmax(self.scorer.values.scalar(v1), kept_offsets)
         best = v1[rows]
         if best.ndim == 1:
@@ -126,8 +135,12 @@ class TwoPly:
         out = np.array(values, dtype=np.float64, copy=True)
         live = np.flatnonzero(after[:, 1].sum(axis=1) != 0)
         if len(live):
-            opp_owner = None if owner is None else self.scorer.mode.for_opponent(np.asarray(owner)[live])
-            out[live] = self.scorer.values.flip(self.position_values(after[live][:, ::-1], opp_owner))
+            opp_owner = (
+                None if owner is None else self.scorer.mode.for_opponent(np.asarray(owner)[live])
+            )
+            out[live] = self.scorer.values.flip(
+                self.position_values(after[live][:, ::-1], opp_owner)
+            )
         return out
 
     def choose(self, boards, dice, owner=None) -> np.ndarray:
@@ -135,6 +148,8 @@ class TwoPly:
         after, offsets, values, _, cand_owner = self._candidates(np.asarray(boards), dice, owner)
         v1 = self.lookahead(after, values, cand_owner)
         keep, kept_offsets = top_k(self.scorer.values.scalar(v1), offsets, self.k1)
-        v2 = self.after_values(after[keep], v1[keep], None if cand_owner is None else cand_owner[keep])
+        v2 = self.after_values(
+            after[keep], v1[keep], None if cand_owner is None else cand_owner[keep]
+        )
         rows, _ = segment_argmax(self.scorer.values.scalar(v2), kept_offsets)
         return after[keep][rows]

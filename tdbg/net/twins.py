@@ -20,6 +20,7 @@ every input.  Such *twins* add parameters and no capacity.  Widening by copying 
   repaired first to last, each on the weights the previous step left (folding layer i
   can make twins in layer i + 1, e.g. in an identity layer added by deepening).
 """
+
 from __future__ import annotations
 
 import torch
@@ -46,7 +47,9 @@ def twin_groups(layer: torch.nn.Linear, threshold: float = TWIN_COSINE) -> list[
     for i in range(len(cos)):
         if taken[i]:
             continue
-        members = [i] + [j for j in range(i + 1, len(cos)) if not taken[j] and cos[i, j] > threshold]
+        members = [i] + [
+            j for j in range(i + 1, len(cos)) if not taken[j] and cos[i, j] > threshold
+        ]
         for j in members:
             taken[j] = True
         groups.append(members)
@@ -97,8 +100,12 @@ def fold_factors(h_twin: torch.Tensor, h_rep: torch.Tensor) -> tuple[float, floa
 
 
 @torch.no_grad()
-def repair_twins(model: TDNetwork, seed: int = 0, threshold: float = TWIN_COSINE,
-                 inputs: torch.Tensor | None = None) -> tuple[TDNetwork, dict]:
+def repair_twins(
+    model: TDNetwork,
+    seed: int = 0,
+    threshold: float = TWIN_COSINE,
+    inputs: torch.Tensor | None = None,
+) -> tuple[TDNetwork, dict]:
     """A copy of ``model`` with every twin group folded into its representative and the
     twins made fresh units (module notes; ``inputs``: encoded real positions to fit the
     folds on); and a report: the distinct units per layer before and after, and the units
@@ -112,20 +119,27 @@ def repair_twins(model: TDNetwork, seed: int = 0, threshold: float = TWIN_COSINE
     for i, layer in enumerate(repaired.layers):
         out = next_weights(repaired, i)
         bias = repaired.layers[i + 1].bias if i + 1 < len(repaired.layers) else repaired.head.bias
-        assert bias is not None   # TDNetwork's layers and head have biases
-        out_bias: torch.Tensor = bias   # updated in place
+        assert bias is not None  # TDNetwork's layers and head have biases
+        out_bias: torch.Tensor = bias  # updated in place
         h = activations(repaired, inputs, i) if inputs is not None else None
         norms = unit_vectors(layer).norm(dim=1)
         twins = []
         for rep, *members in twin_groups(layer, threshold):
             for j in members:
-                a, c = (fold_factors(h[:, j], h[:, rep]) if h is not None
-                        else (float(norms[j] / norms[rep]), 0.0))
+                a, c = (
+                    fold_factors(h[:, j], h[:, rep])
+                    if h is not None
+                    else (float(norms[j] / norms[rep]), 0.0)
+                )
                 out[:, rep] += a * out[:, j]
                 out_bias += c * out[:, j]
                 out[:, j] = 0.0
                 twins.append(j)
         fresh_rows(layer, twins, generator)
         freed.append(len(twins))
-    return repaired, {"distinct_before": before, "distinct_after": distinct_units(repaired, threshold),
-                      "freed": freed, "threshold": threshold}
+    return repaired, {
+        "distinct_before": before,
+        "distinct_after": distinct_units(repaired, threshold),
+        "freed": freed,
+        "threshold": threshold,
+    }

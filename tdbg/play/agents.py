@@ -8,6 +8,7 @@ equity in money).  None of them makes cube decisions except ``gnubg-nn-cubeful``
 (gnubg_cube_agent.py: gnubg-nn's match cube decisions at 0-0 in a long match).
 Their names are registered in tdbg.play.opponents.
 """
+
 from __future__ import annotations
 
 import time
@@ -34,7 +35,9 @@ class RandomAgent(NoCubeDecisions, PlaysOnly, Evaluator):
         self.rng = np.random.default_rng(seed)
         self.expander = movegen.make_expander(engine)
 
-    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    def choose_moves(
+        self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None
+    ) -> np.ndarray:
         after, _, offsets = self.expander.expand(boards, dice, encode=False)
         counts = np.diff(offsets)
         pick = offsets[:-1] + (self.rng.random(len(counts)) * counts).astype(np.int64)
@@ -50,10 +53,15 @@ class PubevalAgent(NoCubeDecisions, PlaysOnly, Evaluator):
         # the game it plays; its moves ignore it, so tests that only ask for moves make one without
         self.mode = mode  # type: ignore[assignment]
 
-    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    def choose_moves(
+        self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None
+    ) -> np.ndarray:
         import gnubg_nn
+
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
-        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)):
+        for i, (b, (d1, d2)) in enumerate(
+            zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)
+        ):
             flat = gnubg_nn.pub_best_move(b, d1, d2)
             # pairs of 0-based (from, to); 24 = bar, -1 = off
             steps = tuple((flat[k] + 1, max(flat[k + 1] + 1, 0)) for k in range(0, len(flat), 2))
@@ -94,11 +102,14 @@ class GnubgNNAgent(NoCubeDecisions, Evaluator):
         self.seconds = 0.0  # time inside gnubg-nn, for throughput reports
         self.name = "gnubg-nn" if plies == 0 else f"gnubg-nn-{plies}ply"
 
-    def candidates(self, board: list, d1: int, d2: int, plies: int | None = None) -> tuple[list, np.ndarray | None]:
+    def candidates(
+        self, board: list, d1: int, d2: int, plies: int | None = None
+    ) -> tuple[list, np.ndarray | None]:
         """(after-boards with the mover in row 1, the mover's five probabilities of each
         or None when there is at most one candidate and nothing to choose), at ``plies``
         (default: the agent's own depth)."""
         import gnubg_nn
+
         plies = self.plies if plies is None else plies
         if plies == 0:
             listed = gnubg_nn.bestmove(board, d1, d2, b=1, list=1)[2]
@@ -115,10 +126,14 @@ class GnubgNNAgent(NoCubeDecisions, Evaluator):
         probs = [gnubg_nn.probabilities([b[1], b[0]], plies) for b in boards]
         return boards, mover_probabilities(probs)
 
-    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    def choose_moves(
+        self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None
+    ) -> np.ndarray:
         t0 = time.perf_counter()
         out = np.empty((len(boards), 2, 25), dtype=np.int64)
-        for i, (b, (d1, d2)) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)):
+        for i, (b, (d1, d2)) in enumerate(
+            zip(np.asarray(boards).tolist(), np.asarray(dice).tolist(), strict=True)
+        ):
             after, probs = self.candidates(b, d1, d2)
             if not after:
                 out[i] = b  # no legal move: the pass
@@ -134,7 +149,9 @@ class GnubgNNAgent(NoCubeDecisions, Evaluator):
     def _points(self, probs):
         return self.mode.value_points(self.mode.objective(probs))
 
-    def all_rolls(self, boards: np.ndarray, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def all_rolls(
+        self, boards: np.ndarray, owner: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """As ``all_rolls_exact``, faster: a mover with five or more checkers left cannot
         finish the game this turn (at most four checkers move), so where gnubg lists two or
         more candidates their values come straight from the listed probabilities, all 21
@@ -142,13 +159,14 @@ class GnubgNNAgent(NoCubeDecisions, Evaluator):
         (tests/play/test_rollout.py compares the two); the other rolls take the exact path.
         ``owner`` is not read: gnubg-nn's values are cubeless."""
         import gnubg_nn
+
         boards = np.asarray(boards)
         values = np.empty((len(boards), len(ALL_ROLLS)))
         afters = np.empty((len(boards), len(ALL_ROLLS), 2, 25), dtype=np.int64)
         rolls = ALL_ROLLS.tolist()
         for i, board in enumerate(boards.tolist()):
             if sum(board[1]) <= 4:
-                values[i], afters[i] = (x[0] for x in self.all_rolls_exact(boards[i:i + 1]))
+                values[i], afters[i] = (x[0] for x in self.all_rolls_exact(boards[i : i + 1]))
                 continue
             listed = [gnubg_nn.bestmove(board, d1, d2, b=1, list=1)[2] for d1, d2 in rolls]
             fast = [r for r, e in enumerate(listed) if len(e) >= 2]
@@ -157,10 +175,12 @@ class GnubgNNAgent(NoCubeDecisions, Evaluator):
                 v = self._points(probs)
                 offsets = np.cumsum([0] + [len(listed[r]) for r in fast])
                 for j, r in enumerate(fast):
-                    seg = v[offsets[j]:offsets[j + 1]]
+                    seg = v[offsets[j] : offsets[j + 1]]
                     best = int(np.argmax(seg))
                     values[i, r] = seg[best]
-                    afters[i, r] = _mover_on_roll(gnubg_nn.board_from_position_key(listed[r][best][0]))
+                    afters[i, r] = _mover_on_roll(
+                        gnubg_nn.board_from_position_key(listed[r][best][0])
+                    )
             for r in set(range(len(rolls))) - set(fast):
                 values[i, r], afters[i, r] = self._best_of_roll(board, *rolls[r])
         return values, afters
@@ -177,6 +197,7 @@ class GnubgNNAgent(NoCubeDecisions, Evaluator):
 
     def _best_of_roll(self, board, d1, d2):
         import gnubg_nn
+
         after, probs = self.candidates(board, d1, d2, plies=0)
         if not after:
             after = [board]  # no legal move: the pass
@@ -191,18 +212,22 @@ class GnubgNNAgent(NoCubeDecisions, Evaluator):
 
     def position_values(self, boards: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         import gnubg_nn
+
         probs = np.array([gnubg_nn.probabilities(b, 0) for b in np.asarray(boards).tolist()])
         return self._points(probs), probs[:, 0], probs[:, 1] - probs[:, 3]
 
     def after_values(self, afters: np.ndarray) -> np.ndarray:
         import gnubg_nn
+
         out = np.empty(len(afters))
         for k, a in enumerate(np.asarray(afters).tolist()):
             result = be.game_result(np.asarray(a))
             if result:
                 out[k] = float(self.mode.points(np.array([result]))[0])
             else:
-                out[k] = self._points(mover_probabilities([gnubg_nn.probabilities([a[1], a[0]], 0)]))[0]
+                out[k] = self._points(
+                    mover_probabilities([gnubg_nn.probabilities([a[1], a[0]], 0)])
+                )[0]
         return out
 
 

@@ -17,6 +17,7 @@ doubled position itself and double/pass the MET entry after winning the cube.  T
 doubler doubles when the better of take and pass for the taker (the lower of the two)
 beats no double; the taker takes when double/take < double/pass.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,6 +31,7 @@ from tdbg.net.search import Search
 from tdbg.play.metrics import value_units
 from tdbg.play.players import Player, checkpoint_mode_name, evaluator
 
+
 def load_agent(path: str, plies: int = 0, match_length: int = 0):
     """The checkpoint's evaluator (TDAgent, ProbAgent for prob5) in the game mode it was
     trained for (a match model: in ``match_length``-point matches)."""
@@ -38,13 +40,16 @@ def load_agent(path: str, plies: int = 0, match_length: int = 0):
     try:
         length = mode_class(name).position_length(match_length)
     except ValueError:
-        raise CheckpointError(f"{path} is a match-play model: give a match position (a Match ID or an XGID "
-                              "with the match length and score)") from None
+        raise CheckpointError(
+            f"{path} is a match-play model: give a match position (a Match ID or an XGID "
+            "with the match length and score)"
+        ) from None
     mode = game_mode(name, match_length=length)
     return evaluator(Player(path, Search(oneply=plies == 1)), mode, model=model)
 
 
 # --------------------------------------------------------------------------- move text
+
 
 def gnubg_move_text(board, move) -> str:
     """``move`` in GNU Backgammon's notation (its FormatMove rules, checked against the
@@ -62,7 +67,9 @@ def gnubg_move_text(board, move) -> str:
         if used[i]:
             continue
         points = [src, dst]
-        for j in range(i + 1, len(steps)):  # the first chain takes every step that goes on from its end
+        for j in range(
+            i + 1, len(steps)
+        ):  # the first chain takes every step that goes on from its end
             if not used[j] and points[-1] != 0 and steps[j][0] == points[-1]:
                 used[j] = True
                 points.append(steps[j][1])
@@ -95,6 +102,7 @@ def _point(p: int) -> str:
 
 # --------------------------------------------------------------------------- moves
 
+
 def rank_moves(agent, board, dice, owner: int = 0) -> list[dict]:
     """Every legal play of ``dice``, best first: move text, after-board position ID, the
     value (and probabilities for prob5) and the difference from the best."""
@@ -107,9 +115,13 @@ def rank_moves(agent, board, dice, owner: int = 0) -> list[dict]:
     out = []
     for rank, i in enumerate(order, 1):
         move = moves[be.position_keys(after[i][None])[0]]
-        entry = {"rank": rank, "move": gnubg_move_text(board, move) or "pass",
-                 "position_id": be.position_id(be.swap(after[i])), "value": float(scalar[i]),
-                 "diff": float(scalar[i]) - best}
+        entry = {
+            "rank": rank,
+            "move": gnubg_move_text(board, move) or "pass",
+            "position_id": be.position_id(be.swap(after[i])),
+            "value": float(scalar[i]),
+            "diff": float(scalar[i]) - best,
+        }
         if values.ndim == 2:
             entry["probabilities"] = [float(x) for x in values[i]]
         out.append(entry)
@@ -124,16 +136,26 @@ def format_moves(ranked: list[dict], output_mode: str, plies: int) -> str:
     lines = []
     for m in ranked:
         diff = "" if m["rank"] == 1 else f" ({dfmt.format(m['diff'])})"
-        lines.append(f"{m['rank']:5d}. {plies}-ply  {m['move']:<{width}}  {name}: {fmt.format(m['value'])}{diff}")
+        lines.append(
+            f"{m['rank']:5d}. {plies}-ply  {m['move']:<{width}}  {name}: {fmt.format(m['value'])}{diff}"
+        )
         if "probabilities" in m:
             p = m["probabilities"]
-            lines.append(f"       {p[0]:.3f} {p[1]:.3f} {p[2]:.3f} - {1 - p[0]:.3f} {p[3]:.3f} {p[4]:.3f}")
+            lines.append(
+                f"       {p[0]:.3f} {p[1]:.3f} {p[2]:.3f} - {1 - p[0]:.3f} {p[3]:.3f} {p[4]:.3f}"
+            )
     return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- cube
 
-ACTIONS = ("no double, take", "double, take", "double, pass", "too good to double, pass", "no double, pass")
+ACTIONS = (
+    "no double, take",
+    "double, take",
+    "double, pass",
+    "too good to double, pass",
+    "no double, pass",
+)
 
 
 def cube_decision(agent, board, owner: int = 0) -> dict:
@@ -141,18 +163,24 @@ def cube_decision(agent, board, owner: int = 0) -> dict:
     cube state ``owner`` from its view (match play: the match state): the doubler's values
     in the mode's units (normalised equity, or MWC), and the taker's."""
     if not agent.cube_capable:
-        raise ValueError(f"a {agent.mode.name} model makes no cube decisions; give --dice to rank moves")
+        raise ValueError(
+            f"a {agent.mode.name} model makes no cube decisions; give --dice to rank moves"
+        )
     state = np.array([owner])
     if agent.mode.cube_owner(state)[0] == CUBE_THEIRS:
         raise ValueError("the side on roll cannot double: the opponent owns the cube")
     if not agent.mode.may_double(state, np.ones(1, dtype=np.int64))[0]:
-        raise ValueError("no double is possible here (the Crawford game, or a dead cube: any win ends the match)")
+        raise ValueError(
+            "no double is possible here (the Crawford game, or a dead cube: any win ends the match)"
+        )
     board = be.check_board(board)
     v_nd, v_take = agent.scorer.cube_values(board[None], state, agent.search.oneply)
-    no_double, double_take, double_pass = (float(x[0]) for x in agent.mode.cube_options(v_nd, v_take, state))
+    no_double, double_take, double_pass = (
+        float(x[0]) for x in agent.mode.cube_options(v_nd, v_take, state)
+    )
     rule = agent.mode.cube_action(v_nd, v_take, state)  # the one cube rule
     take = bool(rule.take[0])
-    flip = agent.scorer.values.flip   # the taker's side of a value
+    flip = agent.scorer.values.flip  # the taker's side of a value
     if rule.double[0]:
         action = "double, take" if take else "double, pass"
     elif take:
@@ -161,26 +189,48 @@ def cube_decision(agent, board, owner: int = 0) -> dict:
         action = "too good to double, pass" if no_double > double_pass else "no double, pass"
     if agent.mode.cube_owner(state)[0] == CUBE_MINE:
         action = action.replace("double", "redouble")
-    return {"no_double": no_double, "double_take": double_take, "double_pass": double_pass,
-            "proper": float(rule.value[0]), "action": action, "take": bool(take),
-            "taker_take": float(flip(np.array(double_take))), "taker_pass": float(flip(np.array(double_pass))),
-            "units": value_units(agent.mode)}
+    return {
+        "no_double": no_double,
+        "double_take": double_take,
+        "double_pass": double_pass,
+        "proper": float(rule.value[0]),
+        "action": action,
+        "take": bool(take),
+        "taker_take": float(flip(np.array(double_take))),
+        "taker_pass": float(flip(np.array(double_pass))),
+        "units": value_units(agent.mode),
+    }
 
 
 def format_cube(c: dict, plies: int) -> str:
     # as gnubg lists them: the action that happens first, then the others by equity
-    options = {"No double": c["no_double"], "Double, take": c["double_take"], "Double, pass": c["double_pass"]}
-    happens = ("Double, take" if c["take"] else "Double, pass") if c["action"].startswith(("double", "redouble")) \
+    options = {
+        "No double": c["no_double"],
+        "Double, take": c["double_take"],
+        "Double, pass": c["double_pass"],
+    }
+    happens = (
+        ("Double, take" if c["take"] else "Double, pass")
+        if c["action"].startswith(("double", "redouble"))
         else "No double"
+    )
     rows = [(happens, options.pop(happens))] + sorted(options.items(), key=lambda r: -r[1])
     mwc = c.get("units") == "MWC"
     fmt = "{:.4f}" if mwc else "{:+.3f}"
-    lines = [f"Cube analysis ({plies}-ply, {c.get('units', 'equity normalised to the cube')})",
-             "Match-winning chances:" if mwc else "Cubeful equities:"]
+    lines = [
+        f"Cube analysis ({plies}-ply, {c.get('units', 'equity normalised to the cube')})",
+        "Match-winning chances:" if mwc else "Cubeful equities:",
+    ]
     for k, (name, eq) in enumerate(rows, 1):
-        diff = f"  ({(eq - c['proper']):{'+.4f' if mwc else '+.3f'}})" if abs(eq - c["proper"]) > 1e-12 else ""
+        diff = (
+            f"  ({(eq - c['proper']):{'+.4f' if mwc else '+.3f'}})"
+            if abs(eq - c["proper"]) > 1e-12
+            else ""
+        )
         lines.append(f"{k}. {name:<18} {fmt.format(eq)}{diff}")
     lines.append(f"Proper cube action: {c['action'][0].upper() + c['action'][1:]}")
-    lines.append(f"Taker: {'take' if c['take'] else 'pass'} (take {fmt.format(c['taker_take'])} vs pass "
-                 f"{fmt.format(c['taker_pass'])})")
+    lines.append(
+        f"Taker: {'take' if c['take'] else 'pass'} (take {fmt.format(c['taker_take'])} vs pass "
+        f"{fmt.format(c['taker_pass'])})"
+    )
     return "\n".join(lines)

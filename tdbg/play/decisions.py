@@ -23,6 +23,7 @@ rollout-minus-1-ply offset of that decision's candidates, so it loses at least t
 candidates' mean gap and more as gnubg-nn 1-ply thinks it worse.  Equities are cubeless
 money from the mover's side after the move.
 """
+
 from __future__ import annotations
 
 import json
@@ -50,16 +51,19 @@ CLASSES = ("contact", "crashed", "race")
 FORMAT = "tdbg-decisions-1"
 OTHERS_FIELDS = ["move", "after_id", "ply1"]
 MAX_PLIES = 1000  # a self-play game this long is a bug; stop it
-ROLLOUT_MODEL, ROLLOUT_MODE = "gnubg-nn", "cubeless-money"  # who rolls out the candidates, in which mode
+ROLLOUT_MODEL, ROLLOUT_MODE = (
+    "gnubg-nn",
+    "cubeless-money",
+)  # who rolls out the candidates, in which mode
 
 
 @dataclass(frozen=True)
 class Settings:
     seed: int = 0
-    trials: int = 72          # per candidate, a multiple of 36: every first roll equally often
-    truncate: int = 7         # plies of the rollout before gnubg-nn 0-ply scores the position
-    top: int = 5              # candidates at most
-    window: float = 0.08      # candidates within this 1-ply equity of the best
+    trials: int = 72  # per candidate, a multiple of 36: every first roll equally often
+    truncate: int = 7  # plies of the rollout before gnubg-nn 0-ply scores the position
+    top: int = 5  # candidates at most
+    window: float = 0.08  # candidates within this 1-ply equity of the best
     mix: dict = field(default_factory=lambda: {"contact": 6, "crashed": 2, "race": 2})  # per chunk
 
     @property
@@ -68,13 +72,22 @@ class Settings:
 
     def rollout(self, seed: int) -> RolloutSettings:
         """The rollout of one decision's candidates, on its own dice ``seed``."""
-        return RolloutSettings(ROLLOUT_MODEL, self.trials, game_mode=ROLLOUT_MODE, truncate=self.truncate, seed=seed)
+        return RolloutSettings(
+            ROLLOUT_MODEL, self.trials, game_mode=ROLLOUT_MODE, truncate=self.truncate, seed=seed
+        )
 
     def check(self) -> None:
         if self.trials < 1 or self.truncate < 0 or self.top < 2 or not self.window > 0:
             raise InputError("need trials >= 1, truncate >= 0, top >= 2 and window > 0")
-        if not self.mix or set(self.mix) - set(CLASSES) or min(self.mix.values()) < 0 or self.chunk_size < 1:
-            raise InputError(f"class mix {self.mix}: counts >= 0 of {', '.join(CLASSES)}, at least one decision")
+        if (
+            not self.mix
+            or set(self.mix) - set(CLASSES)
+            or min(self.mix.values()) < 0
+            or self.chunk_size < 1
+        ):
+            raise InputError(
+                f"class mix {self.mix}: counts >= 0 of {', '.join(CLASSES)}, at least one decision"
+            )
         if self.chunk_size >= 1000:
             raise InputError("at most 999 decisions per chunk")
 
@@ -84,6 +97,7 @@ class Settings:
 
 def class_names() -> dict:
     import gnubg_nn
+
     return {gnubg_nn.c_contact: "contact", gnubg_nn.c_crashed: "crashed", gnubg_nn.c_race: "race"}
 
 
@@ -96,6 +110,7 @@ def oneply_equities(afters) -> np.ndarray:
     """gnubg-nn's 1-ply cubeless equity of each after-state (mover in row 1) for the mover;
     a finished game is worth its result."""
     import gnubg_nn
+
     out = np.empty(len(afters))
     for k, a in enumerate(np.asarray(afters).tolist()):
         result = be.game_result(np.asarray(a))
@@ -121,13 +136,14 @@ def self_play_game(rng: np.random.Generator, agent) -> list[tuple[np.ndarray, tu
 
 def select_candidates(ply1: np.ndarray, settings: Settings) -> list[int]:
     """Indices of the candidates: the ``top`` best by 1-ply within ``window`` of the best."""
-    order = np.argsort(-ply1, kind="stable")[:settings.top]
+    order = np.argsort(-ply1, kind="stable")[: settings.top]
     return [int(k) for k in order if ply1[k] >= ply1[order[0]] - settings.window]
 
 
 def draw_chunk(settings: Settings, chunk: int) -> list[dict]:
     """The decisions of one chunk (see the module notes), before their rollouts."""
     import gnubg_nn
+
     rng = np.random.default_rng([settings.seed, chunk])
     agent = evaluator(Player("gnubg-nn"), game_mode("cubeless-money"))
     names = class_names()
@@ -152,10 +168,24 @@ def draw_chunk(settings: Settings, chunk: int) -> list[dict]:
                 continue
             taken.add(cls)
             need[cls] -= 1
-            moves = [(gnubg_move_text(board, m), after_id(a), float(v)) for (m, a), v in zip(legal, ply1, strict=True)]
-            out.append({"position_id": be.position_id(board), "dice": list(dice), "class": cls, "chunk": chunk,
-                        "game": game, "ply": int(i), "rollout_seed": settings.seed * 1_000_000 + chunk * 1000 + len(out),
-                        "moves": moves, "candidates": cands, "_afters": afters})
+            moves = [
+                (gnubg_move_text(board, m), after_id(a), float(v))
+                for (m, a), v in zip(legal, ply1, strict=True)
+            ]
+            out.append(
+                {
+                    "position_id": be.position_id(board),
+                    "dice": list(dice),
+                    "class": cls,
+                    "chunk": chunk,
+                    "game": game,
+                    "ply": int(i),
+                    "rollout_seed": settings.seed * 1_000_000 + chunk * 1000 + len(out),
+                    "moves": moves,
+                    "candidates": cands,
+                    "_afters": afters,
+                }
+            )
         game += 1
     return out
 
@@ -174,9 +204,19 @@ def roll_out(decision: dict, settings: Settings, roller) -> dict:
         s = summarize(outcomes[j], roller.mode)
         diff, diff_se = _stats(outcomes[j].adjusted - best.adjusted)
         text, aid, ply1 = moves[cands[j]]
-        rows.append({"move": text, "after_id": aid, "equity": s["value_adjusted"], "se": s["se_adjusted"],
-                     "diff": diff, "diff_se": diff_se,
-                     "equity_plain": s["value"], "se_plain": s["se"], "ply1": ply1})
+        rows.append(
+            {
+                "move": text,
+                "after_id": aid,
+                "equity": s["value_adjusted"],
+                "se": s["se_adjusted"],
+                "diff": diff,
+                "diff_se": diff_se,
+                "equity_plain": s["value"],
+                "se_plain": s["se"],
+                "ply1": ply1,
+            }
+        )
     others = sorted((list(m) for k, m in enumerate(moves) if k not in cands), key=lambda m: -m[2])
     return {**decision, "candidates": rows, "others": others}
 
@@ -197,8 +237,12 @@ def run_chunk(job: dict) -> dict:
         if job.get("deadline") and time.time() > job["deadline"]:
             return {"chunk": job["chunk"], "expired": True}
         out.append(roll_out(d, settings, _ROLLER))
-    return {"chunk": job["chunk"], "settings": asdict(settings), "cpu_seconds": time.process_time() - t0,
-            "decisions": out}
+    return {
+        "chunk": job["chunk"],
+        "settings": asdict(settings),
+        "cpu_seconds": time.process_time() - t0,
+        "decisions": out,
+    }
 
 
 # --------------------------------------------------------------------------- chunks on disk
@@ -216,7 +260,9 @@ def read_chunk(path: str, settings: Settings | None = None) -> dict:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise InputError(f"{path}: not a decision chunk ({exc})") from None
     if settings is not None and stored != settings:
-        raise InputError(f"{path} was made with other settings ({asdict(stored)}); use another chunk folder")
+        raise InputError(
+            f"{path} was made with other settings ({asdict(stored)}); use another chunk folder"
+        )
     return data
 
 
@@ -225,8 +271,14 @@ def write_chunk(folder: str, result: dict) -> None:
         fh.write(json_text(result))
 
 
-def generate(settings: Settings, chunks: list[int], folder: str, workers: int, deadline: float | None = None,
-             progress: bool = True) -> dict:
+def generate(
+    settings: Settings,
+    chunks: list[int],
+    folder: str,
+    workers: int,
+    deadline: float | None = None,
+    progress: bool = True,
+) -> dict:
     """Run the chunks not already in ``folder`` over ``workers`` processes, each written
     (atomically) as it finishes.  With ``deadline`` (epoch seconds) no chunk starts that
     the slowest chunk so far would not finish in time, and a chunk still running at the
@@ -238,8 +290,10 @@ def generate(settings: Settings, chunks: list[int], folder: str, workers: int, d
     stats = {"done": 0, "skipped": len(chunks) - len(todo), "dropped": 0, "not_started": 0}
     slowest = 0.0
     job = lambda c: {"chunk": c, "settings": asdict(settings), "deadline": deadline}  # noqa: E731
-    with WorkerPool(max(1, min(workers, len(todo))), what="decision worker") as pool, \
-            tqdm(total=len(todo), unit="chunk", disable=not progress, dynamic_ncols=True) as bar:
+    with (
+        WorkerPool(max(1, min(workers, len(todo))), what="decision worker") as pool,
+        tqdm(total=len(todo), unit="chunk", disable=not progress, dynamic_ncols=True) as bar,
+    ):
         started = {}
         inflight = []
         for c in todo[:workers]:
@@ -284,12 +338,17 @@ def summary(decisions: list[dict]) -> dict:
     diff_se = [c["diff_se"] for d in decisions for c in d["candidates"][1:]]
     se = [c["se"] for d in decisions for c in d["candidates"]]
     plain = [c["se_plain"] for d in decisions for c in d["candidates"]]
-    return {"decisions": len(decisions), "by_class": {c: sum(d["class"] == c for d in decisions) for c in CLASSES},
-            "mean_candidates": float(np.mean([len(d["candidates"]) for d in decisions])) if decisions else 0.0,
-            "median_diff_se_meq": 1000 * float(np.median(diff_se)) if diff_se else None,
-            "mean_diff_se_meq": 1000 * float(np.mean(diff_se)) if diff_se else None,
-            "mean_se_meq": 1000 * float(np.mean(se)) if se else None,
-            "mean_se_plain_meq": 1000 * float(np.mean(plain)) if plain else None}
+    return {
+        "decisions": len(decisions),
+        "by_class": {c: sum(d["class"] == c for d in decisions) for c in CLASSES},
+        "mean_candidates": float(np.mean([len(d["candidates"]) for d in decisions]))
+        if decisions
+        else 0.0,
+        "median_diff_se_meq": 1000 * float(np.median(diff_se)) if diff_se else None,
+        "mean_diff_se_meq": 1000 * float(np.mean(diff_se)) if diff_se else None,
+        "mean_se_meq": 1000 * float(np.mean(se)) if se else None,
+        "mean_se_plain_meq": 1000 * float(np.mean(plain)) if plain else None,
+    }
 
 
 # --------------------------------------------------------------------------- the benchmark
@@ -307,7 +366,9 @@ def load(path: str) -> tuple[dict, list[dict]]:
         for d in decisions:
             d["board"] = be.board_from_position_id(d["position_id"])
             if d["class"] not in CLASSES or len(d["candidates"]) < 2:
-                raise ValueError(f"decision {d['position_id']}: bad class or fewer than two candidates")
+                raise ValueError(
+                    f"decision {d['position_id']}: bad class or fewer than two candidates"
+                )
         if not decisions:
             raise ValueError("no decisions")
     except OSError as exc:
@@ -328,8 +389,10 @@ def loss(decision: dict, chosen_id: str) -> tuple[float, str]:
         if aid == chosen_id:
             offset = np.mean([c["equity"] - c["ply1"] for c in cands])
             return cands[0]["equity"] - (ply1 + offset), "outside"
-    raise InputError(f"decision {decision['position_id']} dice {decision['dice']}: the chosen move "
-                     f"(to {chosen_id}) is not a legal move")
+    raise InputError(
+        f"decision {decision['position_id']} dice {decision['dice']}: the chosen move "
+        f"(to {chosen_id}) is not a legal move"
+    )
 
 
 def losses(decisions: list[dict], chosen_ids: list[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -340,7 +403,10 @@ def losses(decisions: list[dict], chosen_ids: list[str]) -> tuple[np.ndarray, np
 
 def _by_class(decisions: list[dict], block) -> dict:
     classes = np.array([d["class"] for d in decisions])
-    return {"overall": block(np.ones(len(decisions), bool)), "by_class": {c: block(classes == c) for c in CLASSES}}
+    return {
+        "overall": block(np.ones(len(decisions), bool)),
+        "by_class": {c: block(classes == c) for c in CLASSES},
+    }
 
 
 def _ci(low, high, units: int) -> dict:
@@ -350,7 +416,9 @@ def _ci(low, high, units: int) -> dict:
     return {"ci": [round(low, 2), round(high, 2)]}
 
 
-def evaluate(decisions: list[dict], chosen_ids: list[str], n_boot: int = 2000, seed: int = 0) -> dict:
+def evaluate(
+    decisions: list[dict], chosen_ids: list[str], n_boot: int = 2000, seed: int = 0
+) -> dict:
     """Mean equity lost per decision (mEq) with a bootstrap 95% CI over decisions, overall
     and per class, and how often the choice was the best candidate, another candidate, or
     a move outside the candidates."""
@@ -360,14 +428,23 @@ def evaluate(decisions: list[dict], chosen_ids: list[str], n_boot: int = 2000, s
         if not mask.any():
             return {"decisions": 0}
         mean, low, high = bootstrap_ci(lost[mask], n_boot, seed=seed)
-        return {"decisions": int(mask.sum()), "meq": round(mean, 2), **_ci(low, high, int(mask.sum())),
-                "best": round(float(np.mean(where[mask] == "best")), 4),
-                "outside": round(float(np.mean(where[mask] == "outside")), 4)}
+        return {
+            "decisions": int(mask.sum()),
+            "meq": round(mean, 2),
+            **_ci(low, high, int(mask.sum())),
+            "best": round(float(np.mean(where[mask] == "best")), 4),
+            "outside": round(float(np.mean(where[mask] == "outside")), 4),
+        }
 
-    return {**_by_class(decisions, block), "outside_meq": round(float(lost[where == "outside"].sum() / len(lost)), 2)}
+    return {
+        **_by_class(decisions, block),
+        "outside_meq": round(float(lost[where == "outside"].sum() / len(lost)), 2),
+    }
 
 
-def paired(decisions: list[dict], ids_a: list[str], ids_b: list[str], n_boot: int = 2000, seed: int = 0) -> dict:
+def paired(
+    decisions: list[dict], ids_a: list[str], ids_b: list[str], n_boot: int = 2000, seed: int = 0
+) -> dict:
     """Mean of (A's loss - B's loss) over the same decisions (mEq), with a bootstrap 95% CI,
     overall and per class, and how often the two chose differently."""
     diff = losses(decisions, ids_a)[0] - losses(decisions, ids_b)[0]
@@ -377,7 +454,11 @@ def paired(decisions: list[dict], ids_a: list[str], ids_b: list[str], n_boot: in
         if not mask.any():
             return {"decisions": 0}
         mean, low, high = bootstrap_ci(diff[mask], n_boot, seed=seed)
-        return {"decisions": int(mask.sum()), "meq_diff": round(mean, 2), **_ci(low, high, int(mask.sum())),
-                "differ": round(float(differ[mask].mean()), 4)}
+        return {
+            "decisions": int(mask.sum()),
+            "meq_diff": round(mean, 2),
+            **_ci(low, high, int(mask.sum())),
+            "differ": round(float(differ[mask].mean()), 4),
+        }
 
     return _by_class(decisions, block)

@@ -2,6 +2,7 @@
 training runs use (our model at 0-ply against a reference agent, pubeval by default).
 What differs between game modes here (a summary's entries, the game a quick evaluation
 plays and the number it logs) is in tables keyed by the mode's class."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -15,18 +16,25 @@ from tdbg.play.metrics import headline
 from tdbg.play.players import Player, evaluator
 
 
-def money_fields(idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int, n_boot: int) -> dict:
+def money_fields(
+    idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int, n_boot: int
+) -> dict:
     """Points per game (and in mEq) with a CI from ``n_boot`` bootstrap resamples of the
     duplicate pairs, and the rates of gammons and backgammons."""
     units = pair_means(idx, pts)
     ci = bootstrap_ci(units, n_boot, seed=seed)
-    out: dict = {"points_per_game": interval(*ci, len(units)), "meq_per_game": interval(*ci, len(units), scale=1000)}
+    out: dict = {
+        "points_per_game": interval(*ci, len(units)),
+        "meq_per_game": interval(*ci, len(units), scale=1000),
+    }
     out["gammon_rate"] = float((res == 2).mean())
     out["backgammon_rate"] = float((res == 3).mean())
     return out
 
 
-def cubeful_fields(idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int, n_boot: int) -> dict:
+def cubeful_fields(
+    idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, seed: int, n_boot: int
+) -> dict:
     """money_fields, points capped at +-CAP, and each side's doubles, takes and drops per game."""
     out = money_fields(idx, pts, res, records, seed, n_boot)
     capped = np.clip(pts, -CAP, CAP)
@@ -41,19 +49,23 @@ def cubeful_fields(idx: np.ndarray, pts: np.ndarray, res: np.ndarray, records, s
 MODE_FIELDS = {GameMode: money_fields, DMP: lambda *args: {}, CubefulMoney: cubeful_fields}
 
 
-def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired: bool = True) -> dict:
+def summarize(
+    records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired: bool = True
+) -> dict:
     """Table numbers from agent A's side; CIs resample ``n_boot`` times the independent unit:
     duplicate pairs (games 2k, 2k+1), or single games (``paired`` False: an opponent that rolls
     its own dice, gnubg-ext)."""
     idx = np.array([r.index for r in records])
     if not paired:
-        idx = 2 * idx   # game i alone in pair i: pair_means' units are then the games
+        idx = 2 * idx  # game i alone in pair i: pair_means' units are then the games
     pts = np.array([r.points for r in records], dtype=np.float64)
     res = np.array([r.result for r in records])
     out = {"games": len(records), "game_mode": mode.name}
     wins = (pts > 0).astype(np.float64)
     out["win_rate"] = summary_ci(pair_means(idx, wins), n_boot, seed)
-    out.update(for_mode(MODE_FIELDS, mode)(idx, pts, res, records, seed, n_boot))  # points, gammons, cube actions
+    out.update(
+        for_mode(MODE_FIELDS, mode)(idx, pts, res, records, seed, n_boot)
+    )  # points, gammons, cube actions
     out["abandoned"] = int((res == -1).sum())
     return out
 
@@ -64,9 +76,11 @@ def summarize(records, mode: GameMode, seed: int = 0, n_boot: int = 2000, paired
 # objective the net was not trained on (every gammon counts; under Jacoby a centred-cube
 # gammon counts once).  Match play without one: the game at 1-away each (DMP), whose match
 # state is 0, checker play only.
-EVAL_GAME = {GameMode: lambda mode, cube_opponent: mode,
-             CubefulMoney: lambda mode, cube_opponent: mode if cube_opponent else CubelessMoney(),
-             MatchPlay: lambda mode, cube_opponent: mode if cube_opponent else DMP()}
+EVAL_GAME = {
+    GameMode: lambda mode, cube_opponent: mode,
+    CubefulMoney: lambda mode, cube_opponent: mode if cube_opponent else CubelessMoney(),
+    MatchPlay: lambda mode, cube_opponent: mode if cube_opponent else DMP(),
+}
 
 
 def headline_result(summary: dict, mode) -> tuple:
@@ -83,7 +97,10 @@ def capped_result(summary: dict, mode) -> tuple:
     return tuple(None if m[k] is None else m[k] / 1000 for k in ("mean", "ci_low", "ci_high"))
 
 
-EVAL_RESULT = {GameMode: headline_result, CubefulMoney: capped_result}   # what a quick evaluation logs
+EVAL_RESULT = {
+    GameMode: headline_result,
+    CubefulMoney: capped_result,
+}  # what a quick evaluation logs
 
 
 def quick_eval_game(mode: GameMode, opponent: str, seed: int = 0):
@@ -93,11 +110,15 @@ def quick_eval_game(mode: GameMode, opponent: str, seed: int = 0):
     cannot play that game (gnubg-nn-cubeful in DMP), so a stage can refuse it before it starts."""
     play_mode = for_mode(EVAL_GAME, mode)(mode, opponent in opponents.CUBE_NAMES)
     if opponents.get(opponent) is None:
-        raise ValueError(f"unknown opponent {opponent!r}; choose a checkpoint path or one of "
-                         f"{', '.join(opponents.NAMES)}")
+        raise ValueError(
+            f"unknown opponent {opponent!r}; choose a checkpoint path or one of "
+            f"{', '.join(opponents.NAMES)}"
+        )
     try:
         agent = evaluator(Player(opponent, seed=seed), play_mode)
-    except InputError as exc:   # the stage turns it into its own error line (training_loop.default_evaluate)
+    except (
+        InputError
+    ) as exc:  # the stage turns it into its own error line (training_loop.default_evaluate)
         raise ValueError(str(exc)) from None
     play_mode.check_agent(agent)
     return play_mode, agent
@@ -110,4 +131,7 @@ def quick_eval(model, mode: GameMode, games: int, seed: int, opponent: str = "pu
     play_mode, reference = quick_eval_game(mode, opponent, seed)
     agent = evaluator(Player("model"), mode, model=model)
     records = play_games(agent, reference, range(games), play_mode, seed)
-    return (opponent, *for_mode(EVAL_RESULT, play_mode)(summarize(records, play_mode, seed), play_mode))
+    return (
+        opponent,
+        *for_mode(EVAL_RESULT, play_mode)(summarize(records, play_mode, seed), play_mode),
+    )

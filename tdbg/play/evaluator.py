@@ -28,6 +28,7 @@ The last three are there where ``values_positions``; elsewhere (random, pubeval,
 cube) they raise ValueError.  ``plays_own_0ply``: ``choose_moves`` makes the 0-ply best
 move ``all_rolls`` lists (a rollout then takes it from there, one pass for both).
 """
+
 from __future__ import annotations
 
 from typing import NoReturn, Protocol, runtime_checkable
@@ -47,7 +48,9 @@ class Evaluator(Protocol):
     values_positions: bool
     plays_own_0ply: bool
 
-    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    def choose_moves(
+        self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None
+    ) -> np.ndarray:
         """The after-state each mover plays for its roll."""
         ...
 
@@ -59,7 +62,9 @@ class Evaluator(Protocol):
         """Whether each double is taken; boards and owner from the doubler's view (cube_capable only)."""
         ...
 
-    def all_rolls(self, boards: np.ndarray, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def all_rolls(
+        self, boards: np.ndarray, owner: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(values (n, 21), after-states (n, 21, 2, 25)): every roll's 0-ply best move and its value."""
         ...
 
@@ -94,9 +99,13 @@ class PlaysOnly:
     plays_own_0ply = False
 
     def _refuse(self) -> NoReturn:
-        raise ValueError(f"{self.name} plays; it does not value positions (a judge is a network or gnubg-nn)")
+        raise ValueError(
+            f"{self.name} plays; it does not value positions (a judge is a network or gnubg-nn)"
+        )
 
-    def all_rolls(self, boards: np.ndarray, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def all_rolls(
+        self, boards: np.ndarray, owner: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         self._refuse()
 
     def after_values(self, afters: np.ndarray) -> np.ndarray:

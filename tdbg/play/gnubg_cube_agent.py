@@ -19,6 +19,7 @@ from money play follow, and one is corrected:
 
 Checker play is gnubg-nn's cubeless money choice (GnubgNNAgent in cubeless money).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -36,21 +37,30 @@ class GnubgNNCubefulAgent(PlaysOnly, Evaluator):
     cube_capable = True
 
     def __init__(self, mode: GameMode, plies: int = 0):
-        mode.check_cubeful("gnubg-nn-cubeful plays cubeful money only; use gnubg-nn for DMP and cubeless money")
+        mode.check_cubeful(
+            "gnubg-nn-cubeful plays cubeful money only; use gnubg-nn for DMP and cubeless money"
+        )
         self.mode, self.plies = mode, plies
         self.checkers = GnubgNNAgent(CubelessMoney(mode.jacoby), plies)
         self.name = "gnubg-nn-cubeful" + (f"-{plies}ply" if plies else "")
 
-    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    def choose_moves(
+        self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None
+    ) -> np.ndarray:
         return self.checkers.choose_moves(boards, dice)
 
     def cube_decisions(self, boards, owner) -> np.ndarray:
         """(n, 2) bools, double and take, for positions with the doubler on roll in row 1."""
         import gnubg_nn
+
         gnubg_nn.set.score(MATCH_LENGTH, MATCH_LENGTH)
         out = np.zeros((len(boards), 2), dtype=bool)
-        for k, (b, own) in enumerate(zip(np.asarray(boards).tolist(), np.asarray(owner).tolist(), strict=True)):
-            double, take, too_good = gnubg_nn.evaluate_cube_decision(gnubg_nn.key_of_board(b), n=self.plies, i=1)[:3]
+        for k, (b, own) in enumerate(
+            zip(np.asarray(boards).tolist(), np.asarray(owner).tolist(), strict=True)
+        ):
+            double, take, too_good = gnubg_nn.evaluate_cube_decision(
+                gnubg_nn.key_of_board(b), n=self.plies, i=1
+            )[:3]
             if too_good and not take and self.mode.jacoby and own == CUBE_CENTERED:
                 double = 1  # an undoubled gammon counts once under Jacoby: cash it
             out[k] = bool(double), bool(take)

@@ -14,6 +14,7 @@ mode's objective: one ``bestmove`` call per position and roll) or a checkpoint (
 roll of every position of a batch of games in one Scorer pass); either is an Evaluator and
 judges through its ``all_rolls``.
 """
+
 from __future__ import annotations
 
 import os
@@ -32,7 +33,7 @@ from tdbg.play.evaluator import Evaluator
 from tdbg.play.metrics import headline, metric_of_points
 from tdbg.play.players import Player, evaluator
 
-JUDGES_SINGLE_GAMES = {GameMode: True, MatchPlay: False}   # a model of the mode values single games
+JUDGES_SINGLE_GAMES = {GameMode: True, MatchPlay: False}  # a model of the mode values single games
 
 
 def judge(spec: str, mode: GameMode | None, data: bytes | None = None) -> Evaluator:
@@ -55,10 +56,14 @@ def read_reference(spec: str, data: bytes | None = None) -> bytes | None:
     if spec == "gnubg-nn":
         return None
     if opponents.get(spec) is not None:
-        raise InputError(f"--luck {spec}: the judge is gnubg-nn or a checkpoint file ({spec} plays; it does not "
-                         f"value every roll)")
+        raise InputError(
+            f"--luck {spec}: the judge is gnubg-nn or a checkpoint file ({spec} plays; it does not "
+            f"value every roll)"
+        )
     if not os.path.isfile(spec):
-        raise InputError(f"--luck {spec}: no such checkpoint file (the judge is gnubg-nn or a checkpoint)")
+        raise InputError(
+            f"--luck {spec}: no such checkpoint file (the judge is gnubg-nn or a checkpoint)"
+        )
     try:
         data = data if data is not None else read_checkpoint(spec)
         judge(spec, None, data)
@@ -77,7 +82,13 @@ def _rolls_of(records):
                 cube *= 2
                 owner_player = mover
             elif event == "move":
-                owner = CUBE_CENTERED if owner_player is None else CUBE_MINE if owner_player == mover else CUBE_THEIRS
+                owner = (
+                    CUBE_CENTERED
+                    if owner_player is None
+                    else CUBE_MINE
+                    if owner_player == mover
+                    else CUBE_THEIRS
+                )
                 out.append((g, 1.0 if mover == 0 else -1.0, cube, before, owner, dice, opening))
                 opening = False
     return out
@@ -94,14 +105,19 @@ def game_luck(records, reference: Evaluator) -> np.ndarray:
     owners = np.array([r[4] for r in rolls], dtype=np.int64)
     opening = np.array([r[6] for r in rolls])
     # the same position (same cube owner, same opening flag) is judged once
-    keys = [(k, o, f) for k, o, f in zip(be.position_keys(boards).tolist(), owners.tolist(), opening.tolist(), strict=True)]
+    keys = [
+        (k, o, f)
+        for k, o, f in zip(
+            be.position_keys(boards).tolist(), owners.tolist(), opening.tolist(), strict=True
+        )
+    ]
     index: dict[tuple, int] = {}
     inverse = np.empty(len(rolls), dtype=np.int64)
     for i, key in enumerate(keys):
         inverse[i] = index.setdefault(key, len(index))
     first = np.zeros(len(index), dtype=np.int64)
     first[inverse[::-1]] = np.arange(len(rolls))[::-1]
-    values = reference.all_rolls(boards[first], owners[first])[0][inverse]          # (n, 21)
+    values = reference.all_rolls(boards[first], owners[first])[0][inverse]  # (n, 21)
     weights = np.where(opening[:, None], OPENING_WEIGHTS[None, :], ROLL_WEIGHTS[None, :])
     thrown = values[np.arange(len(rolls)), roll_index(np.array([r[5] for r in rolls]))]
     per_roll = (thrown - (values * weights).sum(axis=1)) * np.array([r[1] * r[2] for r in rolls])
@@ -109,7 +125,9 @@ def game_luck(records, reference: Evaluator) -> np.ndarray:
     return luck
 
 
-def add_luck(records, spec: str, mode: GameMode, keep_turns: bool = False, data: bytes | None = None) -> None:
+def add_luck(
+    records, spec: str, mode: GameMode, keep_turns: bool = False, data: bytes | None = None
+) -> None:
     """Set ``record.luck`` on each record (and drop the per-turn record unless asked)."""
     luck = game_luck(records, judge(spec, mode, data))
     for rec, x in zip(records, luck, strict=True):
@@ -127,21 +145,34 @@ def luck_summary(records, mode: GameMode, reference: str, seed: int = 0) -> dict
     adjusted = pts - np.array([r.luck for r in records])
     raw_pairs = pair_means(idx, metric_of_points(mode, pts))
     adj_pairs = pair_means(idx, metric_of_points(mode, adjusted))
-    out = {"reference": reference, "metric": headline(mode),
-           **summary_ci(adj_pairs, seed=seed), "raw_mean": float(raw_pairs.mean()), "units": len(raw_pairs)}
-    if not has_interval(len(raw_pairs)):   # one unit has no variance either
+    out = {
+        "reference": reference,
+        "metric": headline(mode),
+        **summary_ci(adj_pairs, seed=seed),
+        "raw_mean": float(raw_pairs.mean()),
+        "units": len(raw_pairs),
+    }
+    if not has_interval(len(raw_pairs)):  # one unit has no variance either
         return {**out, "raw_variance": None, "adjusted_variance": None, "games_factor": None}
     raw_var, adj_var = float(raw_pairs.var(ddof=1)), float(adj_pairs.var(ddof=1))
-    return {**out, "raw_variance": raw_var, "adjusted_variance": adj_var,
-            "games_factor": raw_var / adj_var if adj_var > 0 else float("inf")}
+    return {
+        **out,
+        "raw_variance": raw_var,
+        "adjusted_variance": adj_var,
+        "games_factor": raw_var / adj_var if adj_var > 0 else float("inf"),
+    }
 
 
 def format_luck(s: dict) -> str:
-    scale, unit, fmt = (100, "%", "{:.2f}") if s["metric"] == "win_rate" else (1000, "mEq/game", "{:+.1f}")
+    scale, unit, fmt = (
+        (100, "%", "{:.2f}") if s["metric"] == "win_rate" else (1000, "mEq/game", "{:+.1f}")
+    )
     f = lambda x: fmt.format(x * scale)  # noqa: E731
     head = f"  luck-adjusted ({s['reference']}): {f(s['mean'])} {unit}  {ci_text(s, fmt, scale)}"
     if s["raw_variance"] is None:
         return head + "\n  variance per pair: none (one unit)"
-    return (f"{head}\n"
-            f"  variance per pair: raw {s['raw_variance']:.4g}, adjusted {s['adjusted_variance']:.4g} "
-            f"-> {s['games_factor']:.2f}x fewer games for the same CI")
+    return (
+        f"{head}\n"
+        f"  variance per pair: raw {s['raw_variance']:.4g}, adjusted {s['adjusted_variance']:.4g} "
+        f"-> {s['games_factor']:.2f}x fewer games for the same CI"
+    )

@@ -9,6 +9,7 @@ game is never a double (the opening roll).  Results are points from agent A's
 side: DMP +-1, money +-1/2/3 times the cube.  The turns are turns.Table's; ``Seats``
 seats the two agents at it.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -25,10 +26,11 @@ from tdbg.play.evaluator import Evaluator
 @dataclass
 class GameRecord:
     """One finished game; ``turns`` (when recorded) lists (mover, dice or None, event, board_before, board_after)."""
+
     index: int
-    first: int               # 0 if agent A moved first
-    points: float            # from A's side
-    result: int              # 1/2/3 single/gammon/backgammon, 0 for a dropped double, -1 abandoned
+    first: int  # 0 if agent A moved first
+    points: float  # from A's side
+    result: int  # 1/2/3 single/gammon/backgammon, 0 for a dropped double, -1 abandoned
     cube: int
     plies: int
     doubles: tuple = (0, 0)  # offered by A, by B
@@ -57,8 +59,15 @@ def mirror_key(records) -> bytes:
     return h.digest()
 
 
-def play_games(agent_a: Evaluator, agent_b: Evaluator, game_indices, mode: GameMode, seed: int, duplicate: bool = True,
-               record: bool = False) -> list[GameRecord]:
+def play_games(
+    agent_a: Evaluator,
+    agent_b: Evaluator,
+    game_indices,
+    mode: GameMode,
+    seed: int,
+    duplicate: bool = True,
+    record: bool = False,
+) -> list[GameRecord]:
     """Play the games numbered ``game_indices``; their records in index order."""
     for ag in (agent_a, agent_b):
         mode.check_agent(ag)
@@ -66,14 +75,20 @@ def play_games(agent_a: Evaluator, agent_b: Evaluator, game_indices, mode: GameM
     n = len(games)
     streams = [DiceStream(seed, int(g // 2) if duplicate else int(g)) for g in games]
     table = Table(mode, n)
-    seats = Seats((agent_a, agent_b), (games % 2).astype(np.int64), table, record)  # A starts the even games
+    seats = Seats(
+        (agent_a, agent_b), (games % 2).astype(np.int64), table, record
+    )  # A starts the even games
     records: list[GameRecord] = []
 
     def on_end(ended: Ended) -> None:
-        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn, strict=True):
+        for i, points, result, turn in zip(
+            ended.slots, ended.points, ended.result, ended.turn, strict=True
+        ):
             records.append(seats.game_record(i, int(games[i]), points, result, turn))
 
-    table.play(seats, lambda idx: np.array([streams[i].roll(int(table.ply[i])) for i in idx]), on_end)
+    table.play(
+        seats, lambda idx: np.array([streams[i].roll(int(table.ply[i])) for i in idx]), on_end
+    )
     records.sort(key=lambda r: r.index)
     return records
 
@@ -85,7 +100,9 @@ class Seats:
 
     def __init__(self, agents, first: np.ndarray, table: Table, record: bool):
         self.agents, self.first, self.table = agents, first, table
-        self.cube_stats = np.zeros((len(first), 3, 2), dtype=np.int64)  # doubles, takes, drops by A/B
+        self.cube_stats = np.zeros(
+            (len(first), 3, 2), dtype=np.int64
+        )  # doubles, takes, drops by A/B
         self.turns: list[list] | None = [[] for _ in first] if record else None
 
     def mover(self, slots, turn=None):
@@ -100,8 +117,18 @@ class Seats:
         if self.turns is not None:
             turns, self.turns[slot] = self.turns[slot], []
         doubles, takes, drops = (tuple(int(x) for x in self.cube_stats[slot, k]) for k in range(3))
-        return GameRecord(index, int(self.first[slot]), float(sign * points), int(result), int(self.table.cube[slot]),
-                          int(turn), doubles, takes, drops, turns)
+        return GameRecord(
+            index,
+            int(self.first[slot]),
+            float(sign * points),
+            int(result),
+            int(self.table.cube[slot]),
+            int(turn),
+            doubles,
+            takes,
+            drops,
+            turns,
+        )
 
     def cube(self, slots, boards, owner):
         mover = self.mover(slots)
@@ -111,20 +138,25 @@ class Seats:
             sel = np.flatnonzero(mover == who)
             if not len(sel):
                 continue
-            offers = np.asarray(self.agents[who].double_decisions(boards[sel], owner[sel]), dtype=bool)
+            offers = np.asarray(
+                self.agents[who].double_decisions(boards[sel], owner[sel]), dtype=bool
+            )
             if not offers.any():
                 continue
             offered = sel[offers]
             double[offered] = True
-            take[offered] = np.asarray(self.agents[1 - who].take_decisions(boards[offered], owner[offered]),
-                                       dtype=bool)
+            take[offered] = np.asarray(
+                self.agents[1 - who].take_decisions(boards[offered], owner[offered]), dtype=bool
+            )
             for k in offered:
                 i = slots[k]
                 self.cube_stats[i, 0, who] += 1
                 self.cube_stats[i, 1 if take[k] else 2, 1 - who] += 1
                 if self.turns is not None:
                     self.turns[i].append((who, None, "double", boards[k].copy(), None))
-                    self.turns[i].append((1 - who, None, "take" if take[k] else "drop", boards[k].copy(), None))
+                    self.turns[i].append(
+                        (1 - who, None, "take" if take[k] else "drop", boards[k].copy(), None)
+                    )
         return double, take
 
     def move(self, slots, boards, dice, owner):
@@ -136,6 +168,13 @@ class Seats:
                 after[sel] = self.agents[who].choose_moves(boards[sel], dice[sel], owner[sel])
         if self.turns is not None:
             for k, i in enumerate(slots):
-                self.turns[i].append((int(mover[k]), tuple(int(x) for x in dice[k]), "move", boards[k].copy(),
-                                      after[k].copy()))
+                self.turns[i].append(
+                    (
+                        int(mover[k]),
+                        tuple(int(x) for x in dice[k]),
+                        "move",
+                        boards[k].copy(),
+                        after[k].copy(),
+                    )
+                )
         return after

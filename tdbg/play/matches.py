@@ -9,6 +9,7 @@ the sides swapped for as long as they last.  The games are the turn loop's
 winner needs, a player who first reaches 1-away plays the Crawford game next, and a
 match ends when a player needs no more points.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -27,13 +28,15 @@ from tdbg.play.match import Seats
 @dataclass
 class MatchRecord:
     index: int
-    winner: int                     # 0 agent A, 1 agent B, -1 abandoned (a game over the ply limit)
+    winner: int  # 0 agent A, 1 agent B, -1 abandoned (a game over the ply limit)
     length: int
-    games: list = field(default_factory=list)   # (points from A's side, result, cube, crawford, A away, B away)
-    doubles: tuple = (0, 0)         # offered by A, by B, over the match
+    games: list = field(
+        default_factory=list
+    )  # (points from A's side, result, cube, crawford, A away, B away)
+    doubles: tuple = (0, 0)  # offered by A, by B, over the match
     takes: tuple = (0, 0)
     drops: tuple = (0, 0)
-    game_records: list = field(default_factory=list)   # match.GameRecord of each game, when recorded
+    game_records: list = field(default_factory=list)  # match.GameRecord of each game, when recorded
 
     @property
     def points(self) -> float:
@@ -58,21 +61,28 @@ class Score:
         """Count a game ``winner`` won for ``points``; returns the points that count (up to
         what it needed).  A player who first reaches 1-away plays the Crawford game next."""
         won = int(min(points, self.away[winner]))
-        past = 1 in self.away   # this game was the Crawford game or after it
+        past = 1 in self.away  # this game was the Crawford game or after it
         self.away[winner] -= won
         self.crawford = not past and not self.over and 1 in self.away
         return won
 
 
-def play_matches(agent_a: Evaluator, agent_b: Evaluator, match_indices, mode: MatchPlay, seed: int, on_done=None,
-                 record: bool = False) -> list[MatchRecord]:
+def play_matches(
+    agent_a: Evaluator,
+    agent_b: Evaluator,
+    match_indices,
+    mode: MatchPlay,
+    seed: int,
+    on_done=None,
+    record: bool = False,
+) -> list[MatchRecord]:
     """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
     ``record``: each match keeps its games' turns (``game_records``, for .mat files)."""
     for ag in (agent_a, agent_b):
         mode.check_agent(ag)
     idx = np.asarray(list(match_indices), dtype=np.int64)
     n = len(idx)
-    scores = [Score(mode.length) for _ in range(n)]          # A is side 0, B side 1
+    scores = [Score(mode.length) for _ in range(n)]  # A is side 0, B side 1
     game_no = np.zeros(n, dtype=np.int64)
     cube_stats = np.zeros((n, 3, 2), dtype=np.int64)
     table = Table(mode, n)
@@ -89,29 +99,39 @@ def play_matches(agent_a: Evaluator, agent_b: Evaluator, match_indices, mode: Ma
             streams[i] = DiceStream(seed, int(idx[i] // 2), game=int(game_no[i]))
         me = np.array([scores[i].away[f] for i, f in zip(slots, first, strict=True)])
         opp = np.array([scores[i].away[1 - f] for i, f in zip(slots, first, strict=True)])
-        table.new_games(slots, mode.start_state(me, opp, np.array([scores[i].crawford for i in slots])))
+        table.new_games(
+            slots, mode.start_state(me, opp, np.array([scores[i].crawford for i in slots]))
+        )
 
     def finish(i: int, winner: int) -> None:
         rec = records.pop(i)
         rec.winner = winner
-        rec.doubles, rec.takes, rec.drops = (tuple(int(x) for x in cube_stats[i, k]) for k in range(3))
+        rec.doubles, rec.takes, rec.drops = (
+            tuple(int(x) for x in cube_stats[i, k]) for k in range(3)
+        )
         done.append(rec)
         if on_done:
             on_done(rec)
 
     def on_end(ended: Ended) -> None:
         again = []
-        for i, points, result, turn in zip(ended.slots, ended.points, ended.result, ended.turn, strict=True):
+        for i, points, result, turn in zip(
+            ended.slots, ended.points, ended.result, ended.turn, strict=True
+        ):
             cube_stats[i] += seats.cube_stats[i]
-            if record:   # the game's own points (the .mat's "Wins" line); the score counts what the match needs
-                records[i].game_records.append(seats.game_record(i, int(game_no[i]), points, result, turn))
+            if record:  # the game's own points (the .mat's "Wins" line); the score counts what the match needs
+                records[i].game_records.append(
+                    seats.game_record(i, int(game_no[i]), points, result, turn)
+                )
             if result == ABANDONED:
                 finish(i, -1)
                 continue
             winner, score = int(seats.mover(i, turn)), scores[i]
             before = (score.crawford, *score.away)
             won = score.game_won(winner, round(points))
-            records[i].games.append((won if winner == 0 else -won, int(result), int(table.cube[i]), *before))
+            records[i].games.append(
+                (won if winner == 0 else -won, int(result), int(table.cube[i]), *before)
+            )
             if score.over:
                 finish(i, winner)
                 continue
@@ -131,7 +151,9 @@ PAIRS = "duplicate pairs (matches 2k and 2k+1 share their dice; a lone last matc
 SINGLE = "single matches (each match rolls its own dice)"
 
 
-def summarize_matches(records: list[MatchRecord], seed: int = 0, n_boot: int = 2000, paired: bool = True) -> dict:
+def summarize_matches(
+    records: list[MatchRecord], seed: int = 0, n_boot: int = 2000, paired: bool = True
+) -> dict:
     """Match-win rate of agent A, points per game, cube use.  The CIs resample ``n_boot``
     times the independent unit: duplicate pairs where we rolled duplicate dice (``paired``),
     single matches where the opponent rolled its own (gnubg-ext)."""
@@ -144,14 +166,24 @@ def summarize_matches(records: list[MatchRecord], seed: int = 0, n_boot: int = 2
     pm, plo, phi = bootstrap_ci(pm_units, n_boot=n_boot, seed=seed)
     per_match_ci = interval(pm, plo, phi, units_of(pm_units))
     games = [g for r in finished for g in r.games]
-    out = {"matches": len(records), "match_length": records[0].length if records else 0,
-           "match_win_rate": interval(*bootstrap_ci(win_units, n_boot=n_boot, seed=seed), units_of(win_units)),
-           "points_per_game": {"mean": float(np.mean([g[0] for g in games])) if games else 0.0,
-                               "per_match_mean": pm, **{k: v for k, v in per_match_ci.items() if k != "mean"}},
-           "games": len(games), "games_per_match": len(games) / max(len(finished), 1),
-           "gammon_rate": float(np.mean([g[1] >= 2 for g in games])) if games else 0.0,
-           "abandoned": len(records) - len(finished),
-           "n_bootstrap": n_boot, "resample_unit": PAIRS if paired else SINGLE}
+    out = {
+        "matches": len(records),
+        "match_length": records[0].length if records else 0,
+        "match_win_rate": interval(
+            *bootstrap_ci(win_units, n_boot=n_boot, seed=seed), units_of(win_units)
+        ),
+        "points_per_game": {
+            "mean": float(np.mean([g[0] for g in games])) if games else 0.0,
+            "per_match_mean": pm,
+            **{k: v for k, v in per_match_ci.items() if k != "mean"},
+        },
+        "games": len(games),
+        "games_per_match": len(games) / max(len(finished), 1),
+        "gammon_rate": float(np.mean([g[1] >= 2 for g in games])) if games else 0.0,
+        "abandoned": len(records) - len(finished),
+        "n_bootstrap": n_boot,
+        "resample_unit": PAIRS if paired else SINGLE,
+    }
     for key in ("doubles", "takes", "drops"):
         counts = np.array([getattr(r, key) for r in finished]).reshape(-1, 2)
         out[f"{key}_per_match"] = {"a": float(counts[:, 0].mean()), "b": float(counts[:, 1].mean())}
@@ -165,15 +197,17 @@ def dice_text(paired: bool) -> str:
 
 def format_matches(summary: dict, name1: str, name2: str, paired: bool = True) -> str:
     w, p = summary["match_win_rate"], summary["points_per_game"]
-    lines = [f"{summary['matches']} {summary['match_length']}-point matches {dice_text(paired)} "
-             f"({summary['games']} games, {summary['games_per_match']:.2f} per match{threads.text(summary)})",
-             f"  {name1} vs {name2}",
-             f"  match-win rate: {100 * w['mean']:.2f}%  ({ci_text(w, '{:.2f}', 100, template=MATCH_CI)})",
-             f"  points/game:    {p['mean']:+.4f}  (per-match mean {p['per_match_mean']:+.4f}, "
-             f"{ci_text(p, '{:+.4f}', template=MATCH_CI)})",
-             f"  gammon rate {summary['gammon_rate']:.3f}; doubles/match A {summary['doubles_per_match']['a']:.2f} "
-             f"B {summary['doubles_per_match']['b']:.2f}; drops/match A {summary['drops_per_match']['a']:.2f} "
-             f"B {summary['drops_per_match']['b']:.2f}"]
+    lines = [
+        f"{summary['matches']} {summary['match_length']}-point matches {dice_text(paired)} "
+        f"({summary['games']} games, {summary['games_per_match']:.2f} per match{threads.text(summary)})",
+        f"  {name1} vs {name2}",
+        f"  match-win rate: {100 * w['mean']:.2f}%  ({ci_text(w, '{:.2f}', 100, template=MATCH_CI)})",
+        f"  points/game:    {p['mean']:+.4f}  (per-match mean {p['per_match_mean']:+.4f}, "
+        f"{ci_text(p, '{:+.4f}', template=MATCH_CI)})",
+        f"  gammon rate {summary['gammon_rate']:.3f}; doubles/match A {summary['doubles_per_match']['a']:.2f} "
+        f"B {summary['doubles_per_match']['b']:.2f}; drops/match A {summary['drops_per_match']['a']:.2f} "
+        f"B {summary['drops_per_match']['b']:.2f}",
+    ]
     if summary["abandoned"]:
         lines.append(f"  abandoned matches: {summary['abandoned']}")
     return "\n".join(lines)

@@ -6,6 +6,7 @@ games, a 1-point match per file for DMP.  Seat 0 (left column) is agent A.
 ``read_mat`` replays a file with our engine and yields every position, so a
 written file can be checked move by move.  Format notes: ../shared/reference/mat-format.md.
 """
+
 from __future__ import annotations
 
 import datetime
@@ -33,7 +34,9 @@ def _move_text(board, after, dice) -> str:
     """gnubg-style move text: one from/to pair per checker step, 25 = bar, 0 = off, * = hit."""
     move = be.move_for_result(board, dice[0], dice[1], after)
     if move is None:
-        raise ValueError(f"recorded move is not legal: {be.position_id(board)} {dice} -> {be.position_id(after)}")
+        raise ValueError(
+            f"recorded move is not legal: {be.position_id(board)} {dice} -> {be.position_id(after)}"
+        )
     parts = [f"{src}/{dst}{'*' if hit else ''}" for src, dst, hit in be.hit_steps(board, move)]
     # repeated steps as "13/9(2)", which gnubg reads, to keep rows short
     runs = [(p, len(list(same))) for p, same in groupby(parts)]
@@ -79,7 +82,10 @@ def format_game(record, number: int, names: tuple[str, str], scores=(0, 0)) -> s
         raise ValueError("game was not recorded (play with record=True)")
     actions = game_actions(record)
     first_seat = actions[0][0]
-    lines = [f" Game {number}", f" {names[0]} : {scores[0]}".ljust(32) + f"{names[1]} : {scores[1]}"]
+    lines = [
+        f" Game {number}",
+        f" {names[0]} : {scores[0]}".ljust(32) + f"{names[1]} : {scores[1]}",
+    ]
     if record.result < 0:
         lines += _rows(actions, first_seat)
         return "\n".join(lines) + "\n"
@@ -168,7 +174,7 @@ def read_mat(path: str):
             if not current["actions"] and not left:
                 current["first"] = 1  # the right-hand player opened
             for col, text in enumerate((left, right)):
-                if text.startswith("Wins "):   # a right-hand win in the row of the left-hand drop
+                if text.startswith("Wins "):  # a right-hand win in the row of the left-hand drop
                     current["winner"] = col
                 elif text:
                     current["actions"].append(text)
@@ -202,7 +208,9 @@ def _replay(game) -> dict:
             else:
                 moves = be.legal_moves(board, d1, d2)
                 if len(moves) != 1:
-                    raise ValueError(f"roll {text!r} without a move in position {be.position_id(board)}")
+                    raise ValueError(
+                        f"roll {text!r} without a move in position {be.position_id(board)}"
+                    )
                 after = moves[0][1]
             turns.append((seat, (d1, d2), "move", board.copy(), after))
             if be.game_result(after):
@@ -212,11 +220,18 @@ def _replay(game) -> dict:
         elif text.startswith("Doubles"):  # the side on turn doubles; the other side answers
             cube *= 2
             turns.append((seat, None, "double", board.copy(), None))
-        elif text.startswith("Takes"):  # boards of cube actions: the doubler's view, as match.py records them
+        elif text.startswith(
+            "Takes"
+        ):  # boards of cube actions: the doubler's view, as match.py records them
             turns.append((1 - seat, None, "take", board.copy(), None))
         elif text.startswith("Drops"):
             cube //= 2
             turns.append((1 - seat, None, "drop", board.copy(), None))
             break
-    return {"names": game["names"], "positions": positions, "turns": turns, "cube": cube,
-            "winner": game["winner"]}
+    return {
+        "names": game["names"],
+        "positions": positions,
+        "turns": turns,
+        "cube": cube,
+        "winner": game["winner"],
+    }

@@ -7,15 +7,27 @@ states a win rate, whose image points are (P(win) = (1 + points) / 2); the money
 points per game; match play the match-win rate.  Tables are keyed by the mode's class
 (game.modes.for_mode).
 """
+
 from __future__ import annotations
 
 from tdbg.game.modes import DMP, CubefulMoney, GameMode, MatchPlay, for_mode
 from tdbg.infra.stats import CAP
 
-HEADLINE = {GameMode: "points_per_game", DMP: "win_rate", MatchPlay: "match_win_rate"}   # a summary's
-RESULTS_FILE_METRIC = {GameMode: "points", DMP: "win", MatchPlay: "win"}   # a match file's entries are matches
-STATES_P_WIN = {GameMode: False, DMP: True, MatchPlay: True}   # values written as P(win), not equity
-VALUE_UNITS = {GameMode: "equity normalised to the cube", MatchPlay: "MWC"}   # an analysed position's values
+HEADLINE = {
+    GameMode: "points_per_game",
+    DMP: "win_rate",
+    MatchPlay: "match_win_rate",
+}  # a summary's
+RESULTS_FILE_METRIC = {
+    GameMode: "points",
+    DMP: "win",
+    MatchPlay: "win",
+}  # a match file's entries are matches
+STATES_P_WIN = {GameMode: False, DMP: True, MatchPlay: True}  # values written as P(win), not equity
+VALUE_UNITS = {
+    GameMode: "equity normalised to the cube",
+    MatchPlay: "MWC",
+}  # an analysed position's values
 OF_POINTS = {GameMode: lambda points: points, DMP: lambda points: (1.0 + points) / 2.0}
 
 
@@ -61,13 +73,16 @@ def _points_label(opponent: str, cube_opponent: bool) -> tuple[str, float]:
 
 
 def _cubeful_label(opponent: str, cube_opponent: bool) -> tuple[str, float]:
-    if cube_opponent:   # the game is the mode's own, and the result capped (evaluation.EVAL_RESULT)
+    if cube_opponent:  # the game is the mode's own, and the result capped (evaluation.EVAL_RESULT)
         return f"points/game vs {opponent} (cubeful money, capped at +-{CAP:g})", 0.0
     return _points_label(opponent, cube_opponent)
 
 
-EVAL_LABEL = {GameMode: _points_label, DMP: lambda opponent, cube_opponent: (f"win rate vs {opponent}", 0.5),
-              CubefulMoney: _cubeful_label}
+EVAL_LABEL = {
+    GameMode: _points_label,
+    DMP: lambda opponent, cube_opponent: (f"win rate vs {opponent}", 0.5),
+    CubefulMoney: _cubeful_label,
+}
 
 
 def eval_label(mode, opponent: str, cube_opponent: bool = False) -> tuple[str, float]:

@@ -7,6 +7,7 @@ plays cubeless money maximising P(win); a cubeful money network plays a match by
 rules).  A refusal says which warm start makes a network that fits.  Tables are keyed by
 the mode's class (game.modes.for_mode).
 """
+
 from __future__ import annotations
 
 from tdbg.game.encoding import NUM_BOARD_FEATURES
@@ -15,18 +16,30 @@ from tdbg.game.modes import DMP, CubefulMoney, CubelessMoney, GameMode, MatchPla
 PROB5_CUBELESS = "; prob5 models play cubeless money only"
 TO_MATCH = "; warm-start a cubeful money model with --warm-start-match"
 # the advice after "a <head> model cannot be used for <mode>", by the model's head
-HEAD_HINT = {GameMode: lambda head: "",
-             DMP: lambda head: PROB5_CUBELESS if head == "prob5" else "",
-             CubelessMoney: lambda head: "; warm-start it with --warm-start-equity" if head == "probability" else "",
-             CubefulMoney: lambda head: {"probability": "; warm-start a cubeless model with --warm-start-cubeful",
-                                         "prob5": PROB5_CUBELESS}.get(head, ""),
-             MatchPlay: lambda head: TO_MATCH}
+HEAD_HINT = {
+    GameMode: lambda head: "",
+    DMP: lambda head: PROB5_CUBELESS if head == "prob5" else "",
+    CubelessMoney: lambda head: (
+        "; warm-start it with --warm-start-equity" if head == "probability" else ""
+    ),
+    CubefulMoney: lambda head: {
+        "probability": "; warm-start a cubeless model with --warm-start-cubeful",
+        "prob5": PROB5_CUBELESS,
+    }.get(head, ""),
+    MatchPlay: lambda head: TO_MATCH,
+}
 # the advice after "<mode> needs an N-input model"
-INPUTS_HINT = {GameMode: "", CubefulMoney: "; warm-start it with --warm-start-cubeful", MatchPlay: TO_MATCH}
-GAME_FOR = {GameMode: lambda mode, head: mode,
-            CubelessMoney: lambda mode, head: DMP() if head == "probability" else mode,
-            CubefulMoney: lambda mode, head: mode,
-            MatchPlay: lambda mode, head: CubefulMoney(jacoby=False) if head == "equity" else mode}
+INPUTS_HINT = {
+    GameMode: "",
+    CubefulMoney: "; warm-start it with --warm-start-cubeful",
+    MatchPlay: TO_MATCH,
+}
+GAME_FOR = {
+    GameMode: lambda mode, head: mode,
+    CubelessMoney: lambda mode, head: DMP() if head == "probability" else mode,
+    CubefulMoney: lambda mode, head: mode,
+    MatchPlay: lambda mode, head: CubefulMoney(jacoby=False) if head == "equity" else mode,
+}
 
 
 def game_for(mode: GameMode, head: str) -> GameMode:
@@ -38,7 +51,14 @@ def check_model(mode: GameMode, head: str, n_inputs: int) -> None:
     """ValueError when a network with output head ``head`` and ``n_inputs`` inputs cannot play
     or train ``mode``."""
     if head not in mode.outputs:
-        raise ValueError(f"a {head} model cannot be used for {mode.name}{for_mode(HEAD_HINT, mode)(head)}")
-    if n_inputs not in (mode.n_inputs, mode.n_inputs + NUM_BOARD_FEATURES):   # raw, or + board features
-        raise ValueError(f"{mode.name} needs a {mode.n_inputs}-input model, this one has {n_inputs}"
-                         f"{for_mode(INPUTS_HINT, mode)}")
+        raise ValueError(
+            f"a {head} model cannot be used for {mode.name}{for_mode(HEAD_HINT, mode)(head)}"
+        )
+    if n_inputs not in (
+        mode.n_inputs,
+        mode.n_inputs + NUM_BOARD_FEATURES,
+    ):  # raw, or + board features
+        raise ValueError(
+            f"{mode.name} needs a {mode.n_inputs}-input model, this one has {n_inputs}"
+            f"{for_mode(INPUTS_HINT, mode)}"
+        )

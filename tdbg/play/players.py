@@ -16,6 +16,7 @@ network at a match table plays by its money rules (MoneyInMatch).  A process
 opens each checkpoint once (``opened``): the game mode it names and the network that plays
 it come from the same load.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -40,6 +41,7 @@ class MoneyInMatch:
     """A cubeful money agent seated at a match table: it sees only the cube's owner and
     plays by its money rules, blind to the score (the baseline a match model must beat).
     An Evaluator that plays only: its values would be money values, not the match's."""
+
     match_capable = True
     cube_capable = True
     values_positions = False
@@ -58,7 +60,9 @@ class MoneyInMatch:
         return self.agent.take_decisions(boards, unpack(owner)[0])
 
     def _refuse(self, *args):
-        raise ValueError(f"{self.name} plays a match by its money rules; it does not value match positions")
+        raise ValueError(
+            f"{self.name} plays a match by its money rules; it does not value match positions"
+        )
 
     all_rolls = after_values = position_values = _refuse
 
@@ -70,7 +74,10 @@ def seated_in_match(agent):
     return agent
 
 
-SEAT = {GameMode: lambda agent: agent, MatchPlay: seated_in_match}   # an agent as it sits at the mode's table
+SEAT = {
+    GameMode: lambda agent: agent,
+    MatchPlay: seated_in_match,
+}  # an agent as it sits at the mode's table
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,6 +88,7 @@ class Player:
     that takes one (gnubg-nn).  ``seed``: a random player's; ``engine``: the move generator
     (movegen.ENGINES).  ``data``: the checkpoint's bytes once pinned (``pinned``): what a
     worker loads instead of the file."""
+
     name: str
     search: Search = Search()
     plies: int | None = None
@@ -102,7 +110,11 @@ def pinned(player: Player) -> Player:
     """``player`` with its checkpoint read now, once (``data``); a named opponent, a name that
     is no file (evaluator says what is wrong with it) or a player already pinned, as it is.
     InputError for a checkpoint that cannot be read."""
-    if player.data is not None or opponents.get(player.name) is not None or not os.path.isfile(player.name):
+    if (
+        player.data is not None
+        or opponents.get(player.name) is not None
+        or not os.path.isfile(player.name)
+    ):
         return player
     try:
         return dataclasses.replace(player, data=read_checkpoint(player.name))
@@ -138,11 +150,13 @@ def checkpoint_mode_name(model, meta: dict) -> str:
 def check_spec(spec: str) -> None:
     """InputError unless ``spec`` is a named opponent or an existing file."""
     if opponents.get(spec) is None and not os.path.isfile(spec):
-        if os.path.exists(spec):   # a FIFO, a device or a folder: there, but no checkpoint file
+        if os.path.exists(spec):  # a FIFO, a device or a folder: there, but no checkpoint file
             raise InputError(f"{spec}: {KIND_NAMES['special']}, not a checkpoint")
         if spec.endswith(".pt") or os.sep in spec:
             raise InputError(f"{spec}: no such checkpoint file")
-        raise InputError(f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(opponents.NAMES)}")
+        raise InputError(
+            f"unknown opponent {spec!r}; give a checkpoint path or one of {', '.join(opponents.NAMES)}"
+        )
 
 
 def checkpoint_game_mode(spec: str, data: bytes | None = None) -> str | None:
@@ -166,7 +180,7 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
     network already in memory to play instead of reading ``player``'s checkpoint (then
     ``mode`` is needed, and ``player.name`` only names it)."""
     spec = player.name
-    found = opponents.get(spec) if model is None else None   # the registry, asked once
+    found = opponents.get(spec) if model is None else None  # the registry, asked once
     if found is not None:
         if mode is None:
             raise InputError(f"{spec} plays the game mode it is given; name one")
@@ -175,7 +189,9 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
         except ValueError as exc:
             raise InputError(str(exc)) from None
     if player.plies is not None:
-        raise InputError(f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)")
+        raise InputError(
+            f"--plies sets gnubg-nn's depth; {spec} is a checkpoint (use --oneply/--twoply)"
+        )
     if model is None:
         model, mode = _checkpoint(player, mode)
     elif mode is None:

@@ -5,6 +5,7 @@ Moves maximise the cubeless equity implied by the five outputs,
 all five probabilities and then reads the equity.  A prob5 model has no cube
 policy: asking it for cubeful play is an error.
 """
+
 from __future__ import annotations
 
 import numpy as np

@@ -18,6 +18,7 @@ its match) is read one entry per match, +1 for a match model1 won and -1 for one
 lost; matches 2k and 2k+1 are duplicate pairs as games are, and the metric is the
 match-win rate.
 """
+
 from __future__ import annotations
 
 import csv
@@ -30,7 +31,14 @@ from tdbg.game.modes import game_mode
 from tdbg.infra import fileio
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import check_input
-from tdbg.infra.stats import CAP, bootstrap_ci, ci_text, has_interval, no_interval_reason, pair_means
+from tdbg.infra.stats import (
+    CAP,
+    bootstrap_ci,
+    ci_text,
+    has_interval,
+    no_interval_reason,
+    pair_means,
+)
 from tdbg.play.matches import MATCH_CI
 from tdbg.play.metrics import results_file_metric
 
@@ -38,16 +46,54 @@ UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
 
 PAIRED_UNIT = "duplicate pairs (entries 2k and 2k+1 of both files share their dice): A - B per pair"
 OWN_PAIRS = "duplicate pairs (entries 2k and 2k+1 share their dice)"
-ENTRIES = {"game": "games", "match": "matches"}   # what a file's entries are, by the mode's series unit
+ENTRIES = {
+    "game": "games",
+    "match": "matches",
+}  # what a file's entries are, by the mode's series unit
 OWN_SINGLES = "single entries (the opponent rolled its own dice: no duplicate pairs)"
 
 
-GAME_HEADER = ("command", "commit", "date", "seed", "games", "game_mode", "model1", "model1_md5", "model2",
-               "model2_md5", "oneply1", "oneply2", "oneply_k", "oneply_filter", "twoply1", "twoply2", "plies",
-               "jacoby", "n_bootstrap", "resample_unit")
-MATCH_HEADER = ("command", "commit", "date", "seed", "matches", "match_length", "met", "model1", "model1_md5",
-                "model2", "model2_md5", "oneply1", "oneply2", "oneply_k", "oneply_filter", "n_bootstrap",
-                "resample_unit")
+GAME_HEADER = (
+    "command",
+    "commit",
+    "date",
+    "seed",
+    "games",
+    "game_mode",
+    "model1",
+    "model1_md5",
+    "model2",
+    "model2_md5",
+    "oneply1",
+    "oneply2",
+    "oneply_k",
+    "oneply_filter",
+    "twoply1",
+    "twoply2",
+    "plies",
+    "jacoby",
+    "n_bootstrap",
+    "resample_unit",
+)
+MATCH_HEADER = (
+    "command",
+    "commit",
+    "date",
+    "seed",
+    "matches",
+    "match_length",
+    "met",
+    "model1",
+    "model1_md5",
+    "model2",
+    "model2_md5",
+    "oneply1",
+    "oneply2",
+    "oneply_k",
+    "oneply_filter",
+    "n_bootstrap",
+    "resample_unit",
+)
 
 
 def write_games(path: str, summary: dict, records, gnubg: str | None = None) -> None:
@@ -60,11 +106,29 @@ def write_games(path: str, summary: dict, records, gnubg: str | None = None) -> 
     for key in ("win_rate", "meq_per_game", "capped_meq_per_game"):
         if key in summary:
             d = summary[key]
-            lines.append(f"# {key}: {d['mean']:.6g} ({ci_text(d, '{:.6g}', template='95% CI {low} .. {high}')})")
-    lines.append("game,first,points,result,cube,plies,doubles_1,doubles_2,takes_1,takes_2,drops_1,drops_2")
+            lines.append(
+                f"# {key}: {d['mean']:.6g} ({ci_text(d, '{:.6g}', template='95% CI {low} .. {high}')})"
+            )
+    lines.append(
+        "game,first,points,result,cube,plies,doubles_1,doubles_2,takes_1,takes_2,drops_1,drops_2"
+    )
     for r in records:
-        lines.append(",".join(str(x) for x in (r.index, r.first, r.points, r.result, r.cube, r.plies,
-                                                 *r.doubles, *r.takes, *r.drops)))
+        lines.append(
+            ",".join(
+                str(x)
+                for x in (
+                    r.index,
+                    r.first,
+                    r.points,
+                    r.result,
+                    r.cube,
+                    r.plies,
+                    *r.doubles,
+                    *r.takes,
+                    *r.drops,
+                )
+            )
+        )
     fileio.write_atomic(path, "\n".join(lines) + "\n")
 
 
@@ -85,7 +149,7 @@ def write_matches(path: str, summary: dict, records, gnubg: str | None = None) -
     fileio.write_atomic(path, "\n".join(match_lines(summary, records)) + "\n")
 
 
-WRITERS = {"game": write_games, "match": write_matches}   # by the series' unit (units.series_unit)
+WRITERS = {"game": write_games, "match": write_matches}  # by the series' unit (units.series_unit)
 
 
 def write_results(path: str, summary, records, gnubg: str | None = None) -> None:
@@ -103,7 +167,7 @@ class ResultsFileError(ValueError):
 class Results:
     path: str
     header: dict
-    games: np.ndarray   # game index (pairs are 2k, 2k+1)
+    games: np.ndarray  # game index (pairs are 2k, 2k+1)
     points: np.ndarray  # points won by model1 in each game (times the cube)
 
     @property
@@ -131,7 +195,9 @@ def read_results(path: str) -> Results:
         with open(path, newline="") as fh:
             lines = [ln for ln in fh]
     except (OSError, UnicodeDecodeError) as exc:
-        raise ResultsFileError(f"{path}: cannot read a result file ({exc.__class__.__name__})") from None
+        raise ResultsFileError(
+            f"{path}: cannot read a result file ({exc.__class__.__name__})"
+        ) from None
     body = []
     for ln in lines:
         if ln.startswith("# ") and ":" in ln:
@@ -143,16 +209,19 @@ def read_results(path: str) -> Results:
     if reader.fieldnames and {"match", "winner"} <= set(reader.fieldnames):
         return _read_matches(path, header, reader)
     if not reader.fieldnames or not {"game", "points"} <= set(reader.fieldnames):
-        raise ResultsFileError(f"{path}: not a per-game result file (no 'game' and 'points' columns)")
+        raise ResultsFileError(
+            f"{path}: not a per-game result file (no 'game' and 'points' columns)"
+        )
     try:
         for r in reader:
             rows.append((_index(r["game"]), _points(r["points"])))
             _whole(r)
     except (TypeError, ValueError):
-        raise ResultsFileError(f"{path}: malformed row {reader.line_num} (every field of the header's columns, a "
-                               f"game's number and its points, a finite number of at most {MAX_POINTS:,} either "
-                               f"way, are needed)") \
-            from None
+        raise ResultsFileError(
+            f"{path}: malformed row {reader.line_num} (every field of the header's columns, a "
+            f"game's number and its points, a finite number of at most {MAX_POINTS:,} either "
+            f"way, are needed)"
+        ) from None
     if not rows:
         raise ResultsFileError(f"{path}: no games")
     _check_entries(path, header, "games", [g for g, _ in rows])
@@ -164,15 +233,21 @@ def _check_entries(path: str, header: dict, what: str, indices: list[int]) -> No
     """ResultsFileError unless the rows are what the header says: as many ``what`` (games,
     matches) as its count, each numbered once from 0."""
     if len(set(indices)) != len(indices) or min(indices) < 0:
-        raise ResultsFileError(f"{path}: a {what[:-1]} number is negative or repeated (an edited or joined file?)")
+        raise ResultsFileError(
+            f"{path}: a {what[:-1]} number is negative or repeated (an edited or joined file?)"
+        )
     if what in header:
         try:
             count = int(header[what])
         except ValueError:
-            raise ResultsFileError(f"{path}: its header's {what} is {header[what]!r}, not a count") from None
+            raise ResultsFileError(
+                f"{path}: its header's {what} is {header[what]!r}, not a count"
+            ) from None
         if count != len(indices) or max(indices) >= count:
-            raise ResultsFileError(f"{path}: its header says {count} {what}, its rows hold {len(indices)} numbered "
-                                   f"{min(indices)} to {max(indices)} (an edited or joined file?)")
+            raise ResultsFileError(
+                f"{path}: its header says {count} {what}, its rows hold {len(indices)} numbered "
+                f"{min(indices)} to {max(indices)} (an edited or joined file?)"
+            )
 
 
 # no game is worth more than a backgammon at gnubg's largest cube (3 x 4,096)
@@ -189,7 +264,7 @@ def _index(text: str) -> int:
 
 def _points(text: str) -> float:
     value = float(text)
-    if not abs(value) <= MAX_POINTS:   # NaN fails too
+    if not abs(value) <= MAX_POINTS:  # NaN fails too
         raise ValueError(text)
     return value
 
@@ -207,7 +282,9 @@ def _read_matches(path: str, header: dict, reader) -> Results:
         for r in reader:
             _whole(r)
             winners[_index(r["match"])] = int(r["winner"])
-            if winners[_index(r["match"])] not in (-1, 0, 1) or not math.isfinite(float(r.get("points_1") or 0)):
+            if winners[_index(r["match"])] not in (-1, 0, 1) or not math.isfinite(
+                float(r.get("points_1") or 0)
+            ):
                 raise ValueError
     except (TypeError, ValueError):
         raise ResultsFileError(f"{path}: malformed row {reader.line_num}") from None
@@ -239,7 +316,11 @@ def is_paired(a: Results, b: Results) -> bool:
     """Same seed, same game mode (and match length), same games, and neither against
     gnubg's own dice."""
     same = all(a.header.get(k) == b.header.get(k) for k in ("seed", "game_mode", "match_length"))
-    return same and not (own_dice(a) or own_dice(b)) and np.array_equal(np.sort(a.games), np.sort(b.games))
+    return (
+        same
+        and not (own_dice(a) or own_dice(b))
+        and np.array_equal(np.sort(a.games), np.sort(b.games))
+    )
 
 
 def _mode(name: str):
@@ -257,8 +338,14 @@ def default_metric(name: str) -> str:
     return "points" if mode is None else results_file_metric(mode)
 
 
-def compare(a: Results, b: Results, metric: str | None = None, paired: bool | None = None,
-            seed: int = 0, n_boot: int = 2000) -> dict:
+def compare(
+    a: Results,
+    b: Results,
+    metric: str | None = None,
+    paired: bool | None = None,
+    seed: int = 0,
+    n_boot: int = 2000,
+) -> dict:
     """A minus B: mean, 95% CI low and high (None, with "ci_reason", where fewer than two
     units allow no interval), whether the difference is paired, and what the bootstrap
     resampled ``n_boot`` times.  Paired: the per-pair difference over the shared duplicate
@@ -267,20 +354,34 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
     the ratio of sums (entries weigh equally, a lone last game as one entry)."""
     for r in (a, b):
         if not r.game_mode:
-            raise ResultsFileError(f"{r.path} does not say its game mode (no '# game_mode:' line in its header, "
-                                   f"as play_models.py writes): it cannot be compared")
+            raise ResultsFileError(
+                f"{r.path} does not say its game mode (no '# game_mode:' line in its header, "
+                f"as play_models.py writes): it cannot be compared"
+            )
     if a.game_mode != b.game_mode:
-        raise ResultsFileError(f"different game modes: {a.game_mode} in {a.path}, {b.game_mode} in {b.path}")
+        raise ResultsFileError(
+            f"different game modes: {a.game_mode} in {a.path}, {b.game_mode} in {b.path}"
+        )
     metric = metric or default_metric(a.game_mode)
     can_pair = is_paired(a, b)
     if paired and not can_pair:
-        raise ResultsFileError("these files did not play the same dice (seed, mode, games or a gnubg-ext opponent "
-                               "differ): only the unpaired difference applies")
+        raise ResultsFileError(
+            "these files did not play the same dice (seed, mode, games or a gnubg-ext opponent "
+            "differ): only the unpaired difference applies"
+        )
     paired = can_pair if paired is None else paired
     va, vb = a.metric(metric), b.metric(metric)
-    out = {"metric": metric, "paired": bool(paired), "a": a.path, "b": b.path,
-           "entries": ENTRIES["match" if getattr(_mode(a.game_mode), "is_match", False) else "game"],
-           "games_a": len(va), "games_b": len(vb), "mean_a": float(va.mean()), "mean_b": float(vb.mean())}
+    out = {
+        "metric": metric,
+        "paired": bool(paired),
+        "a": a.path,
+        "b": b.path,
+        "entries": ENTRIES["match" if getattr(_mode(a.game_mode), "is_match", False) else "game"],
+        "games_a": len(va),
+        "games_b": len(vb),
+        "mean_a": float(va.mean()),
+        "mean_b": float(vb.mean()),
+    }
     if paired:
         ia, ib = np.argsort(a.games), np.argsort(b.games)
         diff = pair_means(a.games[ia], va[ia] - vb[ib])
@@ -290,14 +391,22 @@ def compare(a: Results, b: Results, metric: str | None = None, paired: bool | No
     else:
         (sa, na), (sb, nb) = units(a, va), units(b, vb)
         m = float(va.mean() - vb.mean())
-        out.update(resample_unit={"a": OWN_SINGLES if own_dice(a) else OWN_PAIRS,
-                                  "b": OWN_SINGLES if own_dice(b) else OWN_PAIRS},
-                   units_a=len(sa), units_b=len(sb))
+        out.update(
+            resample_unit={
+                "a": OWN_SINGLES if own_dice(a) else OWN_PAIRS,
+                "b": OWN_SINGLES if own_dice(b) else OWN_PAIRS,
+            },
+            units_a=len(sa),
+            units_b=len(sb),
+        )
         fewest = min(len(sa), len(sb))
         lo = hi = None
         if has_interval(fewest):
             rng = np.random.default_rng(seed)
-            ka, kb = rng.integers(0, len(sa), (n_boot, len(sa))), rng.integers(0, len(sb), (n_boot, len(sb)))
+            ka, kb = (
+                rng.integers(0, len(sa), (n_boot, len(sa))),
+                rng.integers(0, len(sb), (n_boot, len(sb))),
+            )
             boots = sa[ka].sum(1) / na[ka].sum(1) - sb[kb].sum(1) / nb[kb].sum(1)
             lo, hi = (float(x) for x in np.quantile(boots, [0.025, 0.975]))
     out.update(difference=m, ci_low=lo, ci_high=hi, n_bootstrap=n_boot)

@@ -20,6 +20,7 @@ cubeless equity.  P(win) and gammon rates come from finished games, and from the
 network's probabilities at the horizon where its head has them.  No cube: cubeless
 rollouts only (a cubeful model's equity here is its cubeless play's result).
 """
+
 from __future__ import annotations
 
 import os
@@ -40,13 +41,15 @@ from tdbg.play.evaluator import Evaluator
 from tdbg.play.metrics import win_probability
 from tdbg.play.players import Player, evaluator
 
+
 @dataclass
 class Outcome:
     """Per-trial results of one rollout, from the root side's view."""
-    points: np.ndarray   # result in points (truncated: the network's value at the horizon)
-    luck: np.ndarray     # sum of the root side's luck minus the opponent's
-    win: np.ndarray      # P(win) per trial (1/0 for a finished game)
-    gammon: np.ndarray   # P(win gammon) - P(lose gammon) terms, see summary; nan where unknown
+
+    points: np.ndarray  # result in points (truncated: the network's value at the horizon)
+    luck: np.ndarray  # sum of the root side's luck minus the opponent's
+    win: np.ndarray  # P(win) per trial (1/0 for a finished game)
+    gammon: np.ndarray  # P(win gammon) - P(lose gammon) terms, see summary; nan where unknown
     finished: np.ndarray
 
     @property
@@ -58,14 +61,15 @@ class Outcome:
 class RolloutSettings:
     """One rollout's settings, built once by the caller and sent whole to each worker: who
     plays (``model``, ``game_mode``, ``ply``: ``roller``) and how the trials run."""
-    model: str                    # a checkpoint, or gnubg-nn
-    trials: int                   # per position (each 36 throw every first roll once, each 1,296 every pair)
+
+    model: str  # a checkpoint, or gnubg-nn
+    trials: int  # per position (each 36 throw every first roll once, each 1,296 every pair)
     game_mode: str | None = None  # default: the checkpoint's (gnubg-nn: dmp)
-    ply: int = 0                  # the players' move choice: 0 or 1 ply
-    truncate: int = 0             # plies before the roller's value scores a trial (0: played out)
-    seed: int = 0                 # the dice
-    use_luck: bool = True         # the luck adjustment (it judges all 21 rolls at every ply)
-    workers: int = 1              # processes sharing the trials (the same dice: the same result)
+    ply: int = 0  # the players' move choice: 0 or 1 ply
+    truncate: int = 0  # plies before the roller's value scores a trial (0: played out)
+    seed: int = 0  # the dice
+    use_luck: bool = True  # the luck adjustment (it judges all 21 rolls at every ply)
+    workers: int = 1  # processes sharing the trials (the same dice: the same result)
 
     def roller(self) -> Evaluator:
         """The evaluator that plays both sides and judges every roll: a checkpoint in
@@ -76,12 +80,16 @@ class RolloutSettings:
             if self.ply != 0:
                 raise ValueError("gnubg-nn rolls out at 0 ply only")
             return evaluator(Player("gnubg-nn"), game_mode(self.game_mode or "dmp"))
-        if not os.path.isfile(self.model):   # a named opponent other than gnubg-nn judges no rolls
+        if not os.path.isfile(self.model):  # a named opponent other than gnubg-nn judges no rolls
             raise CheckpointError(f"{self.model}: no such checkpoint file")
-        roller = evaluator(Player(self.model, Search(oneply=self.ply == 1)),
-                           game_mode(self.game_mode) if self.game_mode else None)
-        roller.mode.check_cubeless(f"{self.model} is a cubeful model: rollouts here are cubeless, and its inputs "
-                                   "need a cube")
+        roller = evaluator(
+            Player(self.model, Search(oneply=self.ply == 1)),
+            game_mode(self.game_mode) if self.game_mode else None,
+        )
+        roller.mode.check_cubeless(
+            f"{self.model} is a cubeful model: rollouts here are cubeless, and its inputs "
+            "need a cube"
+        )
         return roller
 
 
@@ -92,7 +100,9 @@ class _Players:
         self.roller, self.signs, self.use_luck = roller, signs, use_luck
         self.luck = np.zeros(len(signs))
 
-    def cube(self, slots, boards, owner):  # cubeless rollouts: never reached (no mode lets them double)
+    def cube(
+        self, slots, boards, owner
+    ):  # cubeless rollouts: never reached (no mode lets them double)
         raise AssertionError("rollouts are cubeless")
 
     def move(self, slots, boards, dice, owner):
@@ -107,8 +117,14 @@ class _Players:
         return self.roller.choose_moves(boards, dice)
 
 
-def rollout_positions(roller: Evaluator, boards: np.ndarray, settings: RolloutSettings, root_signs=None, trial_range=None,
-                      progress=None) -> list[Outcome]:
+def rollout_positions(
+    roller: Evaluator,
+    boards: np.ndarray,
+    settings: RolloutSettings,
+    root_signs=None,
+    trial_range=None,
+    progress=None,
+) -> list[Outcome]:
     """Roll out each of ``boards`` (side on roll in row 1) ``settings.trials`` times with
     ``roller`` (in this process: ``settings.workers`` is not read here), all positions on
     the same dice; ``root_signs[i]`` = -1 scores position i for the side *not* on roll (a
@@ -132,8 +148,12 @@ def rollout_positions(roller: Evaluator, boards: np.ndarray, settings: RolloutSe
 
     def on_end(ended):
         keep = ended.result != ABANDONED  # the horizon of a truncated rollout: scored below
-        s, ended_turn, ended_points, ended_result = (ended.slots[keep], ended.turn[keep], ended.points[keep],
-                                                     ended.result[keep])
+        s, ended_turn, ended_points, ended_result = (
+            ended.slots[keep],
+            ended.turn[keep],
+            ended.points[keep],
+            ended.result[keep],
+        )
         # the side that acted won ``points``; it is the root side when the turn parity says so
         side = np.where(ended_turn % 2 == 0, 1.0, -1.0) * root[s]
         points[s] = ended_points * side
@@ -145,10 +165,14 @@ def rollout_positions(roller: Evaluator, boards: np.ndarray, settings: RolloutSe
     while table.live.any():
         # each ply flips the side on roll: signs track the root side for luck
         players.signs = root * np.where(table.ply % 2 == 0, 1.0, -1.0)
-        table.play_turn(np.flatnonzero(table.live), players, lambda s: dice(trial_of[s], table.ply[s]), on_end)
+        table.play_turn(
+            np.flatnonzero(table.live), players, lambda s: dice(trial_of[s], table.ply[s]), on_end
+        )
     finished = ~np.isnan(points)
     left = np.flatnonzero(~finished)
-    if len(left):  # the horizon: the roller's value of the position, side on roll, to the root's view
+    if len(
+        left
+    ):  # the horizon: the roller's value of the position, side on roll, to the root's view
         side = np.where(table.ply[left] % 2 == 0, 1.0, -1.0) * root[left]
         v_points, p_win, p_gammon = roller.position_values(table.boards[left])
         points[left] = v_points * side
@@ -164,17 +188,24 @@ def rollout_positions(roller: Evaluator, boards: np.ndarray, settings: RolloutSe
 
 
 def _concat(parts: list[Outcome]) -> Outcome:
-    return Outcome(*(np.concatenate([getattr(p, f) for p in parts])
-                     for f in ("points", "luck", "win", "gammon", "finished")))
+    return Outcome(
+        *(
+            np.concatenate([getattr(p, f) for p in parts])
+            for f in ("points", "luck", "win", "gammon", "finished")
+        )
+    )
 
 
 def _chunk_job(job: dict) -> list[Outcome]:
     settings = job["settings"]
-    return rollout_positions(settings.roller(), job["boards"], settings, job["signs"], trial_range=job["range"])
+    return rollout_positions(
+        settings.roller(), job["boards"], settings, job["signs"], trial_range=job["range"]
+    )
 
 
-def rollout_outcomes(settings: RolloutSettings, boards, root_signs=None, progress: bool = False,
-                     roller=None) -> list[Outcome]:
+def rollout_outcomes(
+    settings: RolloutSettings, boards, root_signs=None, progress: bool = False, roller=None
+) -> list[Outcome]:
     """rollout_positions over ``settings.workers`` processes, each a share of the trials (the
     same dice as one process would throw): one Outcome per board.  ``roller``: the one
     ``settings`` name, already made (one process only; each worker makes its own)."""
@@ -184,13 +215,22 @@ def rollout_outcomes(settings: RolloutSettings, boards, root_signs=None, progres
     trials, workers = settings.trials, settings.workers
     if workers <= 1:
         roller = roller or settings.roller()
-        with tqdm(total=len(boards) * trials, unit="trial", disable=not progress, dynamic_ncols=True) as bar:
+        with tqdm(
+            total=len(boards) * trials, unit="trial", disable=not progress, dynamic_ncols=True
+        ) as bar:
             return rollout_positions(roller, boards, settings, root_signs, progress=bar.update)
-    cuts = np.linspace(0, trials, min(workers, trials) * 4 + 1).astype(int)  # a few chunks each: even finish
-    jobs = [{"settings": settings, "boards": boards, "signs": root_signs, "range": (int(a), int(b))}
-            for a, b in pairwise(cuts) if b > a]
-    with WorkerPool(min(workers, len(jobs)), what="rollout worker") as pool, \
-            tqdm(total=len(jobs), unit="chunk", disable=not progress, dynamic_ncols=True) as bar:
+    cuts = np.linspace(0, trials, min(workers, trials) * 4 + 1).astype(
+        int
+    )  # a few chunks each: even finish
+    jobs = [
+        {"settings": settings, "boards": boards, "signs": root_signs, "range": (int(a), int(b))}
+        for a, b in pairwise(cuts)
+        if b > a
+    ]
+    with (
+        WorkerPool(min(workers, len(jobs)), what="rollout worker") as pool,
+        tqdm(total=len(jobs), unit="chunk", disable=not progress, dynamic_ncols=True) as bar,
+    ):
         tasks = [pool.submit(_chunk_job, j) for j in jobs]
         parts = pool.results(tasks)
         bar.update(len(jobs))
@@ -207,11 +247,17 @@ def summarize(o: Outcome, mode) -> dict:
     and the factor by which adjustment shrinks the standard error."""
     mean, se = _stats(o.points)
     adj, adj_se = _stats(o.adjusted)
-    d = {"value": mean, "se": se, "value_adjusted": adj, "se_adjusted": adj_se,
-         "se_factor": se / adj_se if adj_se > 0 else float("inf"),
-         "p_win": float(np.mean(o.win)) if not np.isnan(o.win).any() else None,
-         "p_win_adjusted": win_probability(mode, adj),
-         "finished": int(o.finished.sum()), "trials": len(o.points)}
+    d = {
+        "value": mean,
+        "se": se,
+        "value_adjusted": adj,
+        "se_adjusted": adj_se,
+        "se_factor": se / adj_se if adj_se > 0 else float("inf"),
+        "p_win": float(np.mean(o.win)) if not np.isnan(o.win).any() else None,
+        "p_win_adjusted": win_probability(mode, adj),
+        "finished": int(o.finished.sum()),
+        "trials": len(o.points),
+    }
     if not np.isnan(o.gammon).any():
         d["gammons_net"] = float(o.gammon.mean())  # (wins - losses) by a gammon or more, per game
     return d
@@ -224,14 +270,23 @@ def candidate_moves(roller: Evaluator, board, dice, top: int | None = None):
     if not legal:
         return [()], np.array([board])
     afters = np.array([a for _, a in legal])
-    order = np.argsort(-roller.after_values(afters), kind="stable")[:top or None]
+    order = np.argsort(-roller.after_values(afters), kind="stable")[: top or None]
     return [legal[k][0] for k in order], afters[order]
 
 
-def rank_moves(roller: Evaluator, board, moves, outcomes: list[Outcome], use_luck: bool = True) -> list[dict]:
+def rank_moves(
+    roller: Evaluator, board, moves, outcomes: list[Outcome], use_luck: bool = True
+) -> list[dict]:
     """Rows for each move, best first, with paired differences from the best (same dice)."""
-    rows = [{"move": m, "text": be.format_move(board, m) if m else "(no move)", "outcome": o, **summarize(o, roller.mode)}
-            for m, o in zip(moves, outcomes, strict=True)]
+    rows = [
+        {
+            "move": m,
+            "text": be.format_move(board, m) if m else "(no move)",
+            "outcome": o,
+            **summarize(o, roller.mode),
+        }
+        for m, o in zip(moves, outcomes, strict=True)
+    ]
     key = "value_adjusted" if use_luck else "value"
     rows.sort(key=lambda r: -r[key])
     best = rows[0]["outcome"]
@@ -242,14 +297,23 @@ def rank_moves(roller: Evaluator, board, moves, outcomes: list[Outcome], use_luc
     return rows
 
 
-def move_outcomes(settings: RolloutSettings, roller: Evaluator, board, dice, top: int | None = None, progress: bool = False):
+def move_outcomes(
+    settings: RolloutSettings,
+    roller: Evaluator,
+    board,
+    dice,
+    top: int | None = None,
+    progress: bool = False,
+):
     """Each candidate's Outcome from the mover's side (see after_outcomes), the candidates
     being the ``top`` moves by the roller's 0-ply."""
     moves, afters = candidate_moves(roller, board, dice, top)
     return moves, after_outcomes(settings, roller, afters, progress)
 
 
-def after_outcomes(settings: RolloutSettings, roller: Evaluator, afters, progress: bool = False) -> list[Outcome]:
+def after_outcomes(
+    settings: RolloutSettings, roller: Evaluator, afters, progress: bool = False
+) -> list[Outcome]:
     """The Outcome of each after-state (mover in row 1) from the mover's side, all on the
     same dice: rolled out with the opponent on roll, or its exact result when the move
     ends the game.  ``roller``: the one ``settings`` name, already made (it scores the games
@@ -267,6 +331,13 @@ def after_outcomes(settings: RolloutSettings, roller: Evaluator, afters, progres
         else:  # the move ends the game: its value is exact
             pts = float(roller.mode.points(np.array([results[k]]))[0])
             z = np.zeros(trials)
-            outcomes.append(Outcome(np.full(trials, pts), z, np.ones(trials), z + (abs(results[k]) >= 2),
-                                    np.ones(trials, bool)))
+            outcomes.append(
+                Outcome(
+                    np.full(trials, pts),
+                    z,
+                    np.ones(trials),
+                    z + (abs(results[k]) >= 2),
+                    np.ones(trials, bool),
+                )
+            )
     return outcomes

@@ -8,6 +8,7 @@ runs), sent to the workers job by job.  What a series counts is the mode's
 (``units.series_unit``): games, or matches; units.UNITS says how each is played and
 summarized.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -29,6 +30,7 @@ from tdbg.play.units import UNITS, series_unit
 @dataclass(frozen=True)
 class ModeSpec:
     """The game mode as a value a worker rebuilds it from (its name and options)."""
+
     mode: str
     jacoby: bool = True
     match_length: int = 0
@@ -46,6 +48,7 @@ class Series:
     workers run (backends.py): the records are the same whichever runs them;
     ``n_bootstrap``: the resamples behind each interval of the summary; ``luck_data``: the
     luck checkpoint's bytes (``pinned_series``)."""
+
     players: tuple[Player, Player]
     mode_spec: ModeSpec
     count: int
@@ -60,6 +63,7 @@ class Series:
 
 class OwnDice(Protocol):
     """An opponent that rolls its own dice and plays the series' first player itself."""
+
     def play(self, series: Series, progress: bool) -> tuple[list, list, list]:
         """(units, games, errors): the series' units played, every game's record, errors."""
 
@@ -70,6 +74,7 @@ class Played:
     game's record against an opponent that rolls its own dice (there the games of matches
     too), and its errors; ``summary``, made when first asked for (None when not one unit
     finished)."""
+
     series: Series
     records: list
     paired: bool = True
@@ -118,10 +123,14 @@ def pinned_series(series: Series) -> Series:
     luck_data = series.luck_data
     if series.luck and luck_data is None:
         luck_data = read_reference(series.luck)
-    return dataclasses.replace(series, players=(pinned(series.players[0]), pinned(series.players[1])), luck_data=luck_data)
+    return dataclasses.replace(
+        series, players=(pinned(series.players[0]), pinned(series.players[1])), luck_data=luck_data
+    )
 
 
-def play_series(series: Series, progress: bool = True, on_records=None, against: OwnDice | None = None) -> Played:
+def play_series(
+    series: Series, progress: bool = True, on_records=None, against: OwnDice | None = None
+) -> Played:
     """Play the series, on our dice or, ``against`` an opponent that rolls its own, between
     its first player and that opponent; InputError before any unit when a player cannot play
     the mode.  ``on_records(records)`` sees each finished batch on our dice, e.g. to write
@@ -144,13 +153,23 @@ def play_series(series: Series, progress: bool = True, on_records=None, against:
     bar = tqdm(total=series.count, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
     pool = open_pool(series.pool, series.workers, f"{series_unit(mode)}-playing worker")
     try:
-        if pool is None:   # the first job plays the agents just built, every later one builds its own
-            finished = (unit.play(*first, chunk, mode, series) if k == 0 else _job({"series": series, "indices": chunk})
-                        for k, chunk in enumerate(chunks))
+        if (
+            pool is None
+        ):  # the first job plays the agents just built, every later one builds its own
+            finished = (
+                unit.play(*first, chunk, mode, series)
+                if k == 0
+                else _job({"series": series, "indices": chunk})
+                for k, chunk in enumerate(chunks)
+            )
         else:  # the series, weights included, is shared once (with Ray: put in the object store)
             shared = pool.share(series)
-            finished = (got for _, got in pool.as_completed([pool.submit(_job, {"series": shared, "indices": chunk})
-                                                             for chunk in chunks]))
+            finished = (
+                got
+                for _, got in pool.as_completed(
+                    [pool.submit(_job, {"series": shared, "indices": chunk}) for chunk in chunks]
+                )
+            )
         for got in finished:
             records += got
             bar.update(len(got))

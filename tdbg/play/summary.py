@@ -1,5 +1,6 @@
 """The one summary of a series, games or matches, on our dice or the gnubg binary's, and
 its one printer.  What differs between games and matches is the unit's (units.py)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -13,6 +14,7 @@ class Summary:
     run's settings and provenance); ``unit``: what the series counted (the mode's
     ``series_unit``); ``paired``: duplicate pairs on our dice (False: the opponent rolled
     its own, and each unit is resampled alone)."""
+
     unit: str
     fields: dict = field(default_factory=dict)
     paired: bool = True

@@ -24,6 +24,7 @@ As a judge (luck, rollouts, evaluator.Evaluator's ``all_rolls``, ``after_values`
 ``position_values``) it reads the network at 0-ply, whatever its depth of play: every roll
 of a block of BLOCK positions scored in one Scorer pass.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -50,8 +51,16 @@ class TDAgent(Evaluator):
     cube_capable = True
     values_positions = True
 
-    def __init__(self, model, mode: GameMode, search: Search = Search(), engine: str = "auto",
-                 device: str | None = None, name: str | None = None, first_layer: str = "auto"):
+    def __init__(
+        self,
+        model,
+        mode: GameMode,
+        search: Search = Search(),
+        engine: str = "auto",
+        device: str | None = None,
+        name: str | None = None,
+        first_layer: str = "auto",
+    ):
         check_model(mode, model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
@@ -59,9 +68,16 @@ class TDAgent(Evaluator):
         self.search = search
         self.scorer = Scorer(model, mode, engine=engine, device=device, first_layer=first_layer)
         # ValueError (no move filter in the model, K < 1) before any game
-        self.filtered = (FilteredOnePly(self.scorer, k=search.oneply_filter)
-                         if search.oneply_filter is not None else None)
-        self.twoply = TwoPly(self.scorer, *search.twoply, lookahead=self._lookahead) if search.twoply else None
+        self.filtered = (
+            FilteredOnePly(self.scorer, k=search.oneply_filter)
+            if search.oneply_filter is not None
+            else None
+        )
+        self.twoply = (
+            TwoPly(self.scorer, *search.twoply, lookahead=self._lookahead)
+            if search.twoply
+            else None
+        )
         self.name = name or f"td[{','.join(map(str, model.hidden))}]{search.name_suffix}"
         self.cube_capable, self.match_capable = for_mode(CAPABILITIES, mode)
         self.plays_own_0ply = not search.looks_ahead
@@ -69,7 +85,9 @@ class TDAgent(Evaluator):
     def _owner(self, owner, n):
         return np.zeros(n, dtype=np.int64) if owner is None else owner
 
-    def choose_moves(self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None) -> np.ndarray:
+    def choose_moves(
+        self, boards: np.ndarray, dice: np.ndarray, owner: np.ndarray | None = None
+    ) -> np.ndarray:
         boards = np.asarray(boards)
         owner = self._owner(owner, len(boards))
         if self.twoply is not None:
@@ -107,16 +125,23 @@ class TDAgent(Evaluator):
 
     def _backup(self, boards, owner) -> np.ndarray:
         """1-ply backup of positions through the move filter (for the cube's values)."""
-        assert self.filtered is not None   # cube_action chooses _backup only where there is a filter
+        assert self.filtered is not None  # cube_action chooses _backup only where there is a filter
         return self.filtered.oneply(boards, owner)[0]
 
     def cube_action(self, boards, owner):
         """The mode's cube rule on this model's values (ValueError for a mode without a cube)."""
         if not self.cube_capable:
             raise ValueError(f"{self.name} is not a cubeful model")
-        backup = (self.twoply.position_values if self.twoply is not None
-                  else self._backup if self.filtered is not None and self.search.oneply else None)
-        return self.mode.cube_action(*self.scorer.cube_values(boards, owner, self.search.oneply, backup), owner)
+        backup = (
+            self.twoply.position_values
+            if self.twoply is not None
+            else self._backup
+            if self.filtered is not None and self.search.oneply
+            else None
+        )
+        return self.mode.cube_action(
+            *self.scorer.cube_values(boards, owner, self.search.oneply, backup), owner
+        )
 
     def double_decisions(self, boards: np.ndarray, owner: np.ndarray) -> np.ndarray:
         return self.cube_action(boards, owner).double
@@ -126,15 +151,18 @@ class TDAgent(Evaluator):
 
     # ---- as a judge: the network's 0-ply values
 
-    def all_rolls(self, boards: np.ndarray, owner: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    def all_rolls(
+        self, boards: np.ndarray, owner: np.ndarray | None = None
+    ) -> tuple[np.ndarray, np.ndarray]:
         """(values (n, 21) in points, after-states (n, 21, 2, 25)): each roll's 0-ply best move."""
         values, afters = [], []
         for s in range(0, len(boards), BLOCK):
-            b = np.asarray(boards[s:s + BLOCK])
+            b = np.asarray(boards[s : s + BLOCK])
             n = len(b)
-            rep_owner = None if owner is None else np.repeat(owner[s:s + BLOCK], len(ALL_ROLLS))
-            after, offsets, _, scalar = self.scorer.score(np.repeat(b, len(ALL_ROLLS), axis=0),
-                                                          np.tile(ALL_ROLLS, (n, 1)), rep_owner)
+            rep_owner = None if owner is None else np.repeat(owner[s : s + BLOCK], len(ALL_ROLLS))
+            after, offsets, _, scalar = self.scorer.score(
+                np.repeat(b, len(ALL_ROLLS), axis=0), np.tile(ALL_ROLLS, (n, 1)), rep_owner
+            )
             rows, best = segment_argmax(scalar, offsets)
             values.append(self.scorer.values.points_of(best).reshape(n, len(ALL_ROLLS)))
             afters.append(after[rows].astype(np.int64).reshape(n, len(ALL_ROLLS), 2, 25))

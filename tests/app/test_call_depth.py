@@ -8,6 +8,7 @@ counted once, are the modules a reader opens; a module that comes back after con
 it is entered again.  The design keeps that path to at most 10 modules, none entered more
 than twice: a player's journey reads in a few files, each once or twice.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -17,7 +18,7 @@ from collections import Counter
 from tdbg.app import play_command
 from tdbg.app.play_settings import PlaySettings
 
-FIRST = "random"   # the first player: a built-in opponent, no checkpoint to load
+FIRST = "random"  # the first player: a built-in opponent, no checkpoint to load
 MAX_MODULES, MAX_ENTRIES = 10, 2
 
 
@@ -34,7 +35,9 @@ def holds_player(value, depth: int = 0) -> bool:
     if isinstance(value, (tuple, list)):
         return any(holds_player(v, depth + 1) for v in value[:4])
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return any(holds_player(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value))
+        return any(
+            holds_player(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)
+        )
     return False
 
 
@@ -54,13 +57,17 @@ def modules_on_path(entry) -> list[str]:
         if not module.startswith("tdbg."):
             return
         code = frame.f_code
-        args = [frame.f_locals.get(n) for n in code.co_varnames[:code.co_argcount + code.co_kwonlyargcount]]
+        args = [
+            frame.f_locals.get(n)
+            for n in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+        ]
         if not any(holds_player(a) for a in args):
             return
         if not path or path[-1] != module:
             path.append(module)
         if code.co_name == "choose_moves":
             raise FirstMove
+
     sys.setprofile(profile)
     try:
         entry()
@@ -77,7 +84,7 @@ def test_the_path_ends_at_the_first_players_move():
     settings = PlaySettings(model1=FIRST, model2="pubeval", games=2, seed=1, quiet=True)
     path = modules_on_path(lambda: play_command.run(settings))
     assert path[0] == "tdbg.app.play_command" or "tdbg.app.play_command" in path[:3]
-    assert path[-1] == "tdbg.play.agents"   # RandomAgent.choose_moves
+    assert path[-1] == "tdbg.play.agents"  # RandomAgent.choose_moves
 
 
 def test_the_first_players_path_is_short():

@@ -1,4 +1,5 @@
 """tdbg.app.marked_tables: tables kept between marker comments, remade and rewritten."""
+
 import errno
 import os
 
@@ -9,7 +10,10 @@ from tdbg.infra import fileio
 
 
 def test_a_markdown_table_has_its_header_rule_and_rows():
-    assert mt.markdown_table(["a", "b"], [["1", "2"], ["3", "4"]]) == "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |"
+    assert (
+        mt.markdown_table(["a", "b"], [["1", "2"], ["3", "4"]])
+        == "| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |"
+    )
 
 
 def test_render_replaces_only_between_the_markers():
@@ -19,7 +23,7 @@ def test_render_replaces_only_between_the_markers():
     assert mt.render(text, "x", "new") == f"before\n{begin}\nnew\n{end}\nafter\n"
     with pytest.raises(ValueError, match="markers"):
         mt.render("no markers", "x", "new")
-    with pytest.raises(ValueError, match="markers"):   # the end before the begin
+    with pytest.raises(ValueError, match="markers"):  # the end before the begin
         mt.render(f"{end}\n{begin}\n", "x", "new")
 
 
@@ -39,7 +43,9 @@ def test_remade_names_the_tables_that_differ_and_writes_nothing(tmp_path):
     tables = {"x": lambda: "new", "y": lambda: "same", "z": lambda: "new z"}
     changed, texts = mt.remade(tables, {"x": one, "y": one, "z": two})
     assert changed == ["x", "z"]
-    assert texts[one] == before[0].replace("\nold\n", "\nnew\n") and texts[two] == before[1].replace("old", "new z")
+    assert texts[one] == before[0].replace("\nold\n", "\nnew\n") and texts[two] == before[
+        1
+    ].replace("old", "new z")
     assert (open(one).read(), open(two).read()) == before
 
 
@@ -54,9 +60,13 @@ def test_a_failed_write_says_which_files_were_rewritten_before_it(tmp_path, monk
             if path == bad:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
             return real(path, mode)
+
         return atomic_write
+
     monkeypatch.setattr(fileio, "atomic_write", full_at(paths[2]))
-    with pytest.raises(OSError, match="No space left on device; a.md, b.md already rewritten") as failed:
+    with pytest.raises(
+        OSError, match="No space left on device; a.md, b.md already rewritten"
+    ) as failed:
         mt.write_texts(dict(zip(paths, ["A2", "B2", "C2"], strict=True)), paths, str(tmp_path))
     assert failed.value.filename == paths[2]
     assert [open(p).read() for p in paths] == ["A2", "B2", "C"]

@@ -1,5 +1,6 @@
 """tdbg.app.play_plan and tdbg.app.play_report: play_models.py's flags made into the series to
 play (each misuse one UsageError before any game), and the summary it prints and keeps."""
+
 import json
 
 import pytest
@@ -13,12 +14,14 @@ from tdbg.play.series import ModeSpec, play_series
 
 
 def test_named_players_make_a_series_in_duplicate_pairs_on_our_dice():
-    s = PlaySettings(model1="random", model2="pubeval", games=6, seed=11, game_mode="cubeless-money", quiet=True)
+    s = PlaySettings(
+        model1="random", model2="pubeval", games=6, seed=11, game_mode="cubeless-money", quiet=True
+    )
     p = plan(s)
     assert [pl.name for pl in p.series.players] == ["random", "pubeval"]
     assert p.series.mode_spec == ModeSpec("cubeless-money", True)
     assert (p.series.count, p.series.seed, p.model2, p.gnubg) == (6, 11, "pubeval", None)
-    assert (p.md5["model1_md5"], p.md5["model2_md5"]) == (None, None)   # named opponents: no file
+    assert (p.md5["model1_md5"], p.md5["model2_md5"]) == (None, None)  # named opponents: no file
     assert p.mode.name == "cubeless-money"
 
 
@@ -27,17 +30,20 @@ def test_gnubg_nn_is_the_shortcut_for_model2_and_the_default_mode_is_dmp():
     assert p.model2 == "gnubg-nn" and p.series.mode_spec.mode == "dmp"
 
 
-@pytest.mark.parametrize("flags, words", [
-    ({"model2": "pubeval", "gnubg_nn": True}, "different opponents"),
-    ({}, "name the opponent"),
-    ({"model2": "pubeval", "oneply1": True, "twoply1": True}, "not both"),
-    ({"model2": "pubeval", "oneply_k": 4}, "--oneply-k"),
-    ({"model2": "pubeval", "oneply_filter": 4}, "--oneply-filter"),
-    ({"model2": "pubeval", "extreme_threshold": 2.0}, "go together"),
-    ({"model2": "pubeval", "plies": 1}, "neither player is gnubg-nn"),
-    ({"model2": "pubeval", "gnubg": "/usr/games/gnubg"}, "not the gnubg binary"),
-    ({"model2": "no_such_file.pt"}, "no_such_file.pt"),
-])
+@pytest.mark.parametrize(
+    "flags, words",
+    [
+        ({"model2": "pubeval", "gnubg_nn": True}, "different opponents"),
+        ({}, "name the opponent"),
+        ({"model2": "pubeval", "oneply1": True, "twoply1": True}, "not both"),
+        ({"model2": "pubeval", "oneply_k": 4}, "--oneply-k"),
+        ({"model2": "pubeval", "oneply_filter": 4}, "--oneply-filter"),
+        ({"model2": "pubeval", "extreme_threshold": 2.0}, "go together"),
+        ({"model2": "pubeval", "plies": 1}, "neither player is gnubg-nn"),
+        ({"model2": "pubeval", "gnubg": "/usr/games/gnubg"}, "not the gnubg binary"),
+        ({"model2": "no_such_file.pt"}, "no_such_file.pt"),
+    ],
+)
 def test_each_misuse_is_one_usage_error(flags, words):
     # a UsageError or an InputError: cli.run_main writes either as one error line, exit 2
     with pytest.raises(InputError, match=words):
@@ -51,7 +57,12 @@ def test_search_flags_go_to_the_players_whose_depth_they_filter():
     zero = player_search(s, oneply=False, twoply=False)
     assert (one.oneply, one.twoply, one.oneply_k, one.oneply_filter) == (True, None, 5, 3)
     assert (two.oneply, two.twoply, two.oneply_k, two.oneply_filter) == (False, (4, 2), None, 3)
-    assert (zero.oneply, zero.twoply, zero.oneply_k, zero.oneply_filter) == (False, None, None, None)
+    assert (zero.oneply, zero.twoply, zero.oneply_k, zero.oneply_filter) == (
+        False,
+        None,
+        None,
+        None,
+    )
 
 
 def test_gnubg_outputs_named_and_checked():
@@ -71,8 +82,16 @@ def test_errors_text_gives_the_first_error_and_how_many_more():
 
 def test_the_report_keeps_what_the_games_gave(tmp_path, capsys):
     out = tmp_path / "summary.json"
-    s = PlaySettings(model1="random", model2="pubeval", games=4, seed=2, game_mode="cubeless-money",
-                     oneply_k=None, json=str(out), quiet=True)
+    s = PlaySettings(
+        model1="random",
+        model2="pubeval",
+        games=4,
+        seed=2,
+        game_mode="cubeless-money",
+        oneply_k=None,
+        json=str(out),
+        quiet=True,
+    )
     p = plan(s)
     played = play_series(p.series, progress=False)
     report(s, p, played)
@@ -80,7 +99,9 @@ def test_the_report_keeps_what_the_games_gave(tmp_path, capsys):
     # the settings a games summary records, after its numbers
     fields = game_fields(s, p, played)
     assert {k: summary[k] for k in fields} == fields
-    assert fields["model1"] == "random" and fields["model2"] == "pubeval" and fields["jacoby"] is True
+    assert (
+        fields["model1"] == "random" and fields["model2"] == "pubeval" and fields["jacoby"] is True
+    )
     # the headline number is the mean of the games' points, in mEq (x 1000)
     points = [r.points for r in played.records]
     assert len(points) == 4

@@ -1,5 +1,6 @@
 """tdbg.app.result_figures: figures read from result files, checked against their rows and
 written as the tables print them; every expected value worked out by hand."""
+
 import json
 
 import numpy as np
@@ -21,21 +22,30 @@ def test_the_rows_give_the_rate_and_the_equity_by_hand():
     assert rf.rows_figure(r, "win_rate") == 0.5
     assert rf.rows_figure(r, "match_win_rate") == 0.5
     assert rf.rows_figure(r, "meq_per_game") == -250.0
-    assert rf.rows_figure(r, "capped_meq_per_game") == -250.0   # no game beyond the cap
+    assert rf.rows_figure(r, "capped_meq_per_game") == -250.0  # no game beyond the cap
 
 
 def test_a_header_figure_within_its_rounding_of_the_rows_is_read():
-    r = _results({"win_rate": "0.5 (95% CI 0.1 .. 0.9)", "meq_per_game": "-250.04 (95% CI -900 .. 400)"})
+    r = _results(
+        {"win_rate": "0.5 (95% CI 0.1 .. 0.9)", "meq_per_game": "-250.04 (95% CI -900 .. 400)"}
+    )
     assert rf.header_figure(r, "x", "win_rate") == (0.5, 0.1, 0.9)
     assert rf.header_figure(r, "x", "meq_per_game") == (-250.04, -900.0, 400.0)
 
 
-@pytest.mark.parametrize("key, line, words", [
-    ("win_rate", "0.51 (95% CI 0.1 .. 0.9)", "rows give 0.5"),          # 0.01 from the rows' 0.5
-    ("meq_per_game", "-250.1 (95% CI -900 .. 400)", "rows give -250.0"),  # 0.1 mEq: beyond rounding
-    ("win_rate", None, "no '# win_rate:' summary line"),
-    ("win_rate", "0.5 [0.1, 0.9]", "no '# win_rate:' summary line"),    # not the written form
-])
+@pytest.mark.parametrize(
+    "key, line, words",
+    [
+        ("win_rate", "0.51 (95% CI 0.1 .. 0.9)", "rows give 0.5"),  # 0.01 from the rows' 0.5
+        (
+            "meq_per_game",
+            "-250.1 (95% CI -900 .. 400)",
+            "rows give -250.0",
+        ),  # 0.1 mEq: beyond rounding
+        ("win_rate", None, "no '# win_rate:' summary line"),
+        ("win_rate", "0.5 [0.1, 0.9]", "no '# win_rate:' summary line"),  # not the written form
+    ],
+)
 def test_a_header_figure_the_rows_do_not_give_is_refused(key, line, words):
     r = _results({} if line is None else {key: line})
     with pytest.raises(ValueError, match=words.replace("(", r"\(")):
@@ -48,7 +58,7 @@ def test_figures_are_written_as_the_tables_print_them():
     assert rf.count(10000) == "10,000" and rf.count(7) == "7"
     assert rf.workers_text("play_models.py --games 10 --workers 4") == "4 workers"
     assert rf.workers_text("play_models.py --workers 1") == "1 worker"
-    assert rf.workers_text("play_models.py --games 10") == "1 worker"   # the default: one
+    assert rf.workers_text("play_models.py --games 10") == "1 worker"  # the default: one
     zero, one = {"meq": 5.04, "ci": [4.55, 5.51]}, {"meq": 3.96}
     assert rf.decision_text(zero, one) == "5.0 [4.5, 5.5]; 4.0"
 
@@ -59,7 +69,13 @@ def test_a_paired_difference_in_points_of_percent_or_in_meq():
     points = {"metric": "points", "difference": -0.0234, "ci_low": -0.05, "ci_high": 0.0031}
     assert rf.paired_text(points) == "-23.4 [-50.0, +3.1]"
     # one duplicate pair allows no bootstrap interval: the cell gives the difference and the reason
-    lone = {"metric": "win", "difference": 0.5, "ci_low": None, "ci_high": None, "ci_reason": "one unit"}
+    lone = {
+        "metric": "win",
+        "difference": 0.5,
+        "ci_low": None,
+        "ci_high": None,
+        "ci_reason": "one unit",
+    }
     assert rf.paired_text(lone) == "+50.00 (no interval: one unit)"
 
 
@@ -73,14 +89,26 @@ def _write_csv(path, seed: int, points: list[float], header: dict) -> None:
 def files(tmp_path):
     (tmp_path / "h2h").mkdir()
     (tmp_path / "luck").mkdir()
-    _write_csv(tmp_path / "h2h" / "a.csv", 5, POINTS,
-               {"win_rate": "0.5 (95% CI 0.1 .. 0.9)", "meq_per_game": "-250 (95% CI -900 .. 400)",
-                "capped_meq_per_game": "-250 (95% CI -900 .. 400)", "command": "play_models.py --workers 2"})
+    _write_csv(
+        tmp_path / "h2h" / "a.csv",
+        5,
+        POINTS,
+        {
+            "win_rate": "0.5 (95% CI 0.1 .. 0.9)",
+            "meq_per_game": "-250 (95% CI -900 .. 400)",
+            "capped_meq_per_game": "-250 (95% CI -900 .. 400)",
+            "command": "play_models.py --workers 2",
+        },
+    )
     _write_csv(tmp_path / "h2h" / "other_seed.csv", 6, POINTS, {})
     (tmp_path / "h2h" / "a.json").write_text(json.dumps({"points_per_game": {"mean": -0.25}}))
-    (tmp_path / "luck" / "l.json").write_text(json.dumps(
-        {"luck": {"luck_adjusted": {"mean": 0.5123, "ci_low": 0.49, "ci_high": 0.535}}}))
-    entries = [{"model": "best_models/m.pt", "ply": p, "overall": {"meq": 6.0 - p, "ci": [5.0, 7.0]}} for p in (0, 1)]
+    (tmp_path / "luck" / "l.json").write_text(
+        json.dumps({"luck": {"luck_adjusted": {"mean": 0.5123, "ci_low": 0.49, "ci_high": 0.535}}})
+    )
+    entries = [
+        {"model": "best_models/m.pt", "ply": p, "overall": {"meq": 6.0 - p, "ci": [5.0, 7.0]}}
+        for p in (0, 1)
+    ]
     (tmp_path / "dec.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
     (tmp_path / "best_models").mkdir()
     (tmp_path / "best_models" / "m.pt").write_bytes(b"abc")
@@ -96,10 +124,10 @@ def test_result_files_answer_from_their_files(files):
     assert files.match_json("a") == {"points_per_game": {"mean": -0.25}}
     assert files.luck("l") == "51.23% [49.00, 53.50]"
     assert files.decision("m.pt") == "6.0 [5.0, 7.0]; 5.0"
-    assert files.md5("m.pt") == "900150983cd24fb0d6963f7d28e17f72"   # RFC 1321's md5 of "abc"
+    assert files.md5("m.pt") == "900150983cd24fb0d6963f7d28e17f72"  # RFC 1321's md5 of "abc"
     with pytest.raises(FileNotFoundError, match="No such file"):
         files.md5("gone.pt")
-    assert files.results("a") is files.results("a")   # read once
+    assert files.results("a") is files.results("a")  # read once
 
 
 def test_a_paired_difference_needs_the_same_dice(files):

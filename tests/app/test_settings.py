@@ -1,6 +1,7 @@
 """Settings dataclasses and the flags made from them (tdbg/learn/settings.py,
 tdbg/app/settings.py): a flag's default is its field's, every field says what it does,
 and a stage records the same settings in its checkpoint as before."""
+
 import dataclasses
 
 import pytest
@@ -15,8 +16,11 @@ from tdbg.learn.settings import BatchStage, OnlineStage, Optimisation, Prob5Stag
 
 import train_prob5
 
-PARSERS = [(BatchStage, lambda: training.batch_parser("")), (Prob5Stage, train_prob5.build_parser),
-           (OnlineStage, lambda: training.online_parser(""))]
+PARSERS = [
+    (BatchStage, lambda: training.batch_parser("")),
+    (Prob5Stage, train_prob5.build_parser),
+    (OnlineStage, lambda: training.online_parser("")),
+]
 
 
 def leaf_fields(cls):
@@ -31,7 +35,9 @@ def leaf_fields(cls):
 def test_flag_defaults_are_the_fields_defaults(stage_class, make):
     """Nothing given but --save: the settings are the dataclass's own defaults."""
     parsed = app_settings.build(stage_class, make().parse_args(["--save", "x.pt"]))
-    assert parsed == dataclasses.replace(stage_class(), run=dataclasses.replace(stage_class().run, save="x.pt"))
+    assert parsed == dataclasses.replace(
+        stage_class(), run=dataclasses.replace(stage_class().run, save="x.pt")
+    )
 
 
 @pytest.mark.parametrize("stage_class", [BatchStage, Prob5Stage, OnlineStage])
@@ -42,14 +48,44 @@ def test_every_field_says_what_it_does(stage_class):
 
 def test_flags_reach_their_fields():
     args = training.batch_parser("").parse_args(
-        ["--save", "x.pt", "--hidden", "32,16", "--cube-explore", "0.25", "--no-jacoby", "--lr", "2e-4",
-         "--grad-clip", "1.5", "--workers", "2", "--backend", "local", "--eval-every", "3", "--torch-seed", "7"])
+        [
+            "--save",
+            "x.pt",
+            "--hidden",
+            "32,16",
+            "--cube-explore",
+            "0.25",
+            "--no-jacoby",
+            "--lr",
+            "2e-4",
+            "--grad-clip",
+            "1.5",
+            "--workers",
+            "2",
+            "--backend",
+            "local",
+            "--eval-every",
+            "3",
+            "--torch-seed",
+            "7",
+        ]
+    )
     stage = app_settings.build(BatchStage, args, hidden_given=True)
     assert stage.model.hidden == (32, 16) and stage.model.hidden_given and not stage.model.jacoby
     assert stage.acting == Acting(cube_explore=0.25)
-    assert stage.schedule.lr == 2e-4 and stage.optimisation.grad_clip == 1.5 and stage.collection.workers == 2
-    assert stage.evaluation.eval_every == 3 and stage.run.weights_seed() == 7 and stage.where.backend == "local"
-    online = app_settings.build(OnlineStage, training.online_parser("").parse_args(["--save", "y", "--lambda", "0.5"]))
+    assert (
+        stage.schedule.lr == 2e-4
+        and stage.optimisation.grad_clip == 1.5
+        and stage.collection.workers == 2
+    )
+    assert (
+        stage.evaluation.eval_every == 3
+        and stage.run.weights_seed() == 7
+        and stage.where.backend == "local"
+    )
+    online = app_settings.build(
+        OnlineStage, training.online_parser("").parse_args(["--save", "y", "--lambda", "0.5"])
+    )
     assert online.online.lam == 0.5 and online.schedule.lr == 0.1
 
 
@@ -62,7 +98,9 @@ def test_a_new_knob_is_one_field():
     parser = training.cli.Parser()
     app_settings.add_arguments(parser, Knobs)
     assert "a new knob" in parser.format_help() and "--alpha-beta P" in parser.format_help()
-    assert app_settings.build(Knobs, parser.parse_args(["--alpha-beta", "0.25", "--gamma"])) == Knobs(0.25, True)
+    assert app_settings.build(
+        Knobs, parser.parse_args(["--alpha-beta", "0.25", "--gamma"])
+    ) == Knobs(0.25, True)
     with pytest.raises(SystemExit):
         parser.parse_args(["--alpha-beta", "2"])
 
@@ -70,15 +108,37 @@ def test_a_new_knob_is_one_field():
 def test_the_stage_records_what_it_did_before():
     """The settings stored in a checkpoint: the base ones always, the options only when set."""
     mode = game_mode("dmp")
-    base = {"num_episodes": 10000, "oneply": False, "game_mode": "dmp", "lr": 3e-4, "end_lr": None,
-            "warmup_cycles": 0, "episodes_per_round": 500, "optimizer": "adam"}
+    base = {
+        "num_episodes": 10000,
+        "oneply": False,
+        "game_mode": "dmp",
+        "lr": 3e-4,
+        "end_lr": None,
+        "warmup_cycles": 0,
+        "episodes_per_round": 500,
+        "optimizer": "adam",
+    }
     assert BatchLearner.settings(BatchStage(), mode) == base
-    stage = BatchStage(acting=Acting(boltzmann_temp=0.01, td_lambda=0.7),
-                       optimisation=Optimisation(grad_clip=2.0), run=Run(seed=3))
-    assert BatchLearner.settings(stage, mode) == {**base, "boltzmann_temp": 0.01, "td_lambda": 0.7, "grad_clip": 2.0}
+    stage = BatchStage(
+        acting=Acting(boltzmann_temp=0.01, td_lambda=0.7),
+        optimisation=Optimisation(grad_clip=2.0),
+        run=Run(seed=3),
+    )
+    assert BatchLearner.settings(stage, mode) == {
+        **base,
+        "boltzmann_temp": 0.01,
+        "td_lambda": 0.7,
+        "grad_clip": 2.0,
+    }
     assert recorded(BatchStage()) == {}
-    assert OnlineLearner.settings(OnlineStage(), mode) == {"trainer": "online", "num_episodes": 10000, "lambda": 0.7,
-                                                           "lr": 0.1, "end_lr": None, "game_mode": "dmp"}
+    assert OnlineLearner.settings(OnlineStage(), mode) == {
+        "trainer": "online",
+        "num_episodes": 10000,
+        "lambda": 0.7,
+        "lr": 0.1,
+        "end_lr": None,
+        "game_mode": "dmp",
+    }
 
 
 def test_hidden_given_reads_the_command_line():
@@ -96,10 +156,15 @@ def test_a_positional_argument_is_named_as_argparse_names_it(tmp_path):
     import sys
 
     from helpers import HANG_GUARD, ROOT, assert_one_line_error
+
     bad = os.fsdecode(b"m\xff.pt")
-    for args, name in [(["tools/describe_model.py", bad], "argument checkpoint: "),
-                       (["play_models.py", "--model1", bad, "--model2", "pubeval"], "argument --model1: ")]:
-        proc = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    for args, name in [
+        (["tools/describe_model.py", bad], "argument checkpoint: "),
+        (["play_models.py", "--model1", bad, "--model2", "pubeval"], "argument --model1: "),
+    ]:
+        proc = subprocess.run(
+            [sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD
+        )
         assert_one_line_error(proc, name + "m\\xff.pt: the name is not UTF-8 text")
 
 
@@ -111,11 +176,17 @@ def test_whole_number_flags_take_ascii_digits_only(text):
     import argparse
 
     from tdbg.app import cli
+
     with pytest.raises(argparse.ArgumentTypeError, match="expected a whole number"):
         cli.positive_int(text)
 
 
 def test_whole_number_flags_still_take_plain_numbers():
     from tdbg.app import cli
-    assert cli.positive_int("1000") == 1000 and cli.positive_int(" 7 ") == 7 and cli.non_negative_int("+0") == 0
-    assert cli.seed_arg("4294967295") == 2 ** 32 - 1
+
+    assert (
+        cli.positive_int("1000") == 1000
+        and cli.positive_int(" 7 ") == 7
+        and cli.non_negative_int("+0") == 0
+    )
+    assert cli.seed_arg("4294967295") == 2**32 - 1

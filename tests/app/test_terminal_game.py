@@ -3,6 +3,7 @@ and its re-prompt, a hint, a double, a whole game to its end; and bad input refu
 line.  The test reads the board's Position ID and the dice off the screen and checks every
 position it sees against the reference engine (backgammon_engine): the human's typed play and
 the net's printed play, replayed by hand, must give the next position shown."""
+
 import fcntl
 import os
 import pty
@@ -40,9 +41,16 @@ class Terminal:
     def __init__(self, *args):
         self.master, slave = pty.openpty()
         env = dict(os.environ, OMP_NUM_THREADS="1", TERM="dumb", PYTHONUNBUFFERED="1")
-        self.proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "play_terminal.py"), *map(str, args)],
-                                     stdin=slave, stdout=slave, stderr=slave, cwd=ROOT, env=env, close_fds=True,
-                                     preexec_fn=_own_terminal)
+        self.proc = subprocess.Popen(
+            [sys.executable, os.path.join(ROOT, "play_terminal.py"), *map(str, args)],
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            cwd=ROOT,
+            env=env,
+            close_fds=True,
+            preexec_fn=_own_terminal,
+        )
         os.close(slave)
         self.text, self.seen = "", 0
 
@@ -52,7 +60,7 @@ class Terminal:
             return False
         try:
             data = os.read(self.master, 65536)
-        except OSError:   # the child closed the terminal
+        except OSError:  # the child closed the terminal
             return False
         if not data:
             return False
@@ -69,10 +77,12 @@ class Terminal:
                 self.seen = m.end()
                 return m
             if not self._read(deadline):
-                raise AssertionError(f"never printed {rx.pattern!r}; the screen ends:\n{self.text[-3000:]}")
+                raise AssertionError(
+                    f"never printed {rx.pattern!r}; the screen ends:\n{self.text[-3000:]}"
+                )
 
     def since(self, start: int) -> str:
-        return self.text[start:self.seen]
+        return self.text[start : self.seen]
 
     def send(self, line: str) -> None:
         os.write(self.master, (line + "\n").encode())
@@ -92,10 +102,12 @@ def first_play(board, d1, d2) -> tuple[str, np.ndarray]:
     return be.format_move(board, move), after
 
 
-EVENTS = re.compile(r"(?P<new>Game \d+\. You roll)"
-                    r"|Position ID: (?P<pid>\S+)[\s\S]*?(?P<who>You are|tdbg is) on roll"
-                    r"|You roll (?P<d1>\d)-(?P<d2>\d)\.\n(?P<forced>Your only play: .*|You cannot move)\."
-                    r"|tdbg rolls (?P<n1>\d)-(?P<n2>\d) and (?:plays (?P<play>.+?)|cannot move)\.\n")
+EVENTS = re.compile(
+    r"(?P<new>Game \d+\. You roll)"
+    r"|Position ID: (?P<pid>\S+)[\s\S]*?(?P<who>You are|tdbg is) on roll"
+    r"|You roll (?P<d1>\d)-(?P<d2>\d)\.\n(?P<forced>Your only play: .*|You cannot move)\."
+    r"|tdbg rolls (?P<n1>\d)-(?P<n2>\d) and (?:plays (?P<play>.+?)|cannot move)\.\n"
+)
 
 
 class Replay:
@@ -104,8 +116,8 @@ class Replay:
     it moved in must give the next position shown.  Boards: the human in row 1."""
 
     def __init__(self):
-        self.shown = None        # the last board shown
-        self.expected = None     # the board the next one shown must be
+        self.shown = None  # the last board shown
+        self.expected = None  # the board the next one shown must be
         self.checked = 0
 
     def human_played(self, after) -> None:
@@ -119,7 +131,10 @@ class Replay:
                 board = be.board_from_position_id(m.group("pid"))
                 board = board if m.group("who") == "You are" else be.swap(board)
                 if self.expected is not None:
-                    assert np.array_equal(board, self.expected), (be.position_id(board), be.position_id(self.expected))
+                    assert np.array_equal(board, self.expected), (
+                        be.position_id(board),
+                        be.position_id(self.expected),
+                    )
                     self.checked += 1
                 self.shown, self.expected = board, None
             elif m.group("forced"):
@@ -129,7 +144,9 @@ class Replay:
             else:
                 # the position the net moved in: after the human's play (shown again when it doubled)
                 before_net = be.swap(self.shown if self.expected is None else self.expected)
-                _, after = be.parse_move(before_net, int(m.group("n1")), int(m.group("n2")), m.group("play") or "")
+                _, after = be.parse_move(
+                    before_net, int(m.group("n1")), int(m.group("n2")), m.group("play") or ""
+                )
                 self.expected = be.swap(after)
 
 
@@ -142,8 +159,10 @@ def test_a_human_types_moves_an_illegal_one_asks_a_hint_and_doubles():
     if prompt.group(0).startswith("Roll or double"):
         # the human may double: the net answers as the taker, with its values
         t.send("double")
-        answer = t.expect(r"You double to 2; tdbg (takes|passes) \(for tdbg: take [-+.\d]+, pass [-+.\d]+\)")
-        assert answer.group(1) == "takes"        # no one passes a double after one opening move
+        answer = t.expect(
+            r"You double to 2; tdbg (takes|passes) \(for tdbg: take [-+.\d]+, pass [-+.\d]+\)"
+        )
+        assert answer.group(1) == "takes"  # no one passes a double after one opening move
         prompt = t.expect(PROMPT)
     replay = Replay()
     replay.read(t.since(0))
@@ -163,7 +182,7 @@ def test_a_human_types_moves_an_illegal_one_asks_a_hint_and_doubles():
     values = [float(v) for _, v in ranked]
     assert values == sorted(values, reverse=True)
     for text, _ in ranked:
-        be.parse_move(board, d1, d2, text)       # ValueError for a play that is not legal
+        be.parse_move(board, d1, d2, text)  # ValueError for a play that is not legal
     # the net's best play, typed
     best = ranked[0][0]
     t.send(best)
@@ -172,7 +191,7 @@ def test_a_human_types_moves_an_illegal_one_asks_a_hint_and_doubles():
     t.expect(PROMPT)
     screen = t.since(start)
     replay.read(screen)
-    assert replay.checked == 2   # the position before the human's play, and after the net's reply
+    assert replay.checked == 2  # the position before the human's play, and after the net's reply
     assert ("Cube: 2 (tdbg's)" if "You double" in t.text else "Cube: 1 (centred)") in screen
     t.send("quit")
     t.expect(r"Quit\.  Score \(cubeful-money\): you 0, tdbg 0")
@@ -209,12 +228,20 @@ def test_a_whole_money_game_to_its_end():
     """At 1-ply; in this seed's game the net doubles (after its 6-6) and the human takes."""
     t = Terminal(CUBEFUL, "--seed", "4", "--ply", "1")
     last = _play_to_the_end(t)
-    assert re.search(r"tdbg doubles to 2\.  Its cube analysis: no double [-+.\d]+, double/take [-+.\d]+, "
-                     r"double/pass \+1\.000\.", t.text)
-    m = re.match(r"(You win|tdbg wins) (.+): (\d+) points?\.  Score \(cubeful-money\): you (\d+), tdbg (\d+)", last)
+    assert re.search(
+        r"tdbg doubles to 2\.  Its cube analysis: no double [-+.\d]+, double/take [-+.\d]+, "
+        r"double/pass \+1\.000\.",
+        t.text,
+    )
+    m = re.match(
+        r"(You win|tdbg wins) (.+): (\d+) points?\.  Score \(cubeful-money\): you (\d+), tdbg (\d+)",
+        last,
+    )
     assert m, last
     points = int(m.group(3))
-    assert (int(m.group(4)), int(m.group(5))) == ((points, 0) if m.group(1) == "You win" else (0, points))
+    assert (int(m.group(4)), int(m.group(5))) == (
+        (points, 0) if m.group(1) == "You win" else (0, points)
+    )
     assert t.finish() == 0
 
 
@@ -233,18 +260,22 @@ def test_a_dmp_net_at_1_ply_hints_in_p_win():
     t.send("hint")
     start = t.seen
     t.expect(PROMPT)
-    values = [float(v) for v in re.findall(r"\n +\d+\. 1-ply  .+?\s+P\(win\): ([.\d]+)", t.since(start))]
+    values = [
+        float(v) for v in re.findall(r"\n +\d+\. 1-ply  .+?\s+P\(win\): ([.\d]+)", t.since(start))
+    ]
     assert values and values == sorted(values, reverse=True) and all(0 < v < 1 for v in values)
     # a DMP net takes any resignation: a lost game is a lost game
     t.send("resign")
-    t.expect(r"You resign a single game; tdbg accepts\.\ntdbg wins as you resign: 1 point\.  Score \(dmp\): you 0, tdbg 1")
+    t.expect(
+        r"You resign a single game; tdbg accepts\.\ntdbg wins as you resign: 1 point\.  Score \(dmp\): you 0, tdbg 1"
+    )
     assert t.finish() == 0
 
 
 def test_end_of_input_and_ctrl_c_at_the_prompt_end_quietly():
     t = Terminal(DMP, "--seed", "2")
     t.expect(PROMPT)
-    os.write(t.master, b"\x04")              # Ctrl-D: end of input
+    os.write(t.master, b"\x04")  # Ctrl-D: end of input
     assert t.finish() == 0
     assert "Traceback" not in t.text and "error" not in t.text
     t = Terminal(DMP, "--seed", "2")
@@ -261,13 +292,16 @@ def test_end_of_input_and_ctrl_c_at_the_prompt_end_quietly():
     assert "Traceback" not in t.text and "error" not in t.text
 
 
-@pytest.mark.parametrize("args, words", [
-    (["models/no_such_net.pt"], "no such checkpoint file"),
-    ([CUBEFUL, "--ply", "3"], "invalid choice"),
-    ([CUBEFUL, "--match-length", "5"], "--match-length is for match nets"),
-    ([MATCH, "--games", "3"], "--games is for money and DMP nets"),
-    ([CUBEFUL, "--seed", "-1"], "must be at least 0"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["models/no_such_net.pt"], "no such checkpoint file"),
+        ([CUBEFUL, "--ply", "3"], "invalid choice"),
+        ([CUBEFUL, "--match-length", "5"], "--match-length is for match nets"),
+        ([MATCH, "--games", "3"], "--games is for money and DMP nets"),
+        ([CUBEFUL, "--seed", "-1"], "must be at least 0"),
+    ],
+)
 def test_bad_input_is_one_error_line(args, words):
     assert_one_line_error(run("play_terminal.py", *args), words)
 

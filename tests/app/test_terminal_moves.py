@@ -2,6 +2,7 @@
 back to that play, in many positions and rolls; the reference engine's own notation
 (backgammon_engine.format_move, another writer) reads to the same plays; the usual forms a
 player types; and illegal or unreadable text refused with a reason."""
+
 import numpy as np
 import pytest
 
@@ -33,7 +34,7 @@ def test_every_printed_play_reads_back_to_itself():
     text read back gives exactly that play; and the engine's list is the reference engine's."""
     checked = 0
     for b in random_positions(150, seed=7):
-        for d1, d2 in ALL_ROLLS[::2].tolist():   # 11 of the 21 rolls each, doubles among them
+        for d1, d2 in ALL_ROLLS[::2].tolist():  # 11 of the 21 rolls each, doubles among them
             plays = legal_plays(b, (d1, d2))
             reference = {be.position_id(after) for _, after in be.legal_moves(b, d1, d2)}
             assert {be.position_id(p.after) for p in plays} == reference
@@ -41,7 +42,13 @@ def test_every_printed_play_reads_back_to_itself():
                 continue
             for p in plays:
                 back = parse_play(p.text, b, (d1, d2), plays)
-                assert np.array_equal(back.after, p.after), (be.position_id(b), d1, d2, p.text, back.text)
+                assert np.array_equal(back.after, p.after), (
+                    be.position_id(b),
+                    d1,
+                    d2,
+                    p.text,
+                    back.text,
+                )
                 checked += 1
     assert checked > 10_000
 
@@ -54,15 +61,20 @@ def test_the_reference_engines_notation_reads_to_the_same_play():
             plays = legal_plays(b, (d1, d2))
             for move, after in be.legal_moves(b, d1, d2):
                 if move:
-                    assert np.array_equal(parse_play(be.format_move(b, move), b, (d1, d2), plays).after, after)
+                    assert np.array_equal(
+                        parse_play(be.format_move(b, move), b, (d1, d2), plays).after, after
+                    )
 
 
 def test_the_usual_forms_in_the_opening():
     b = be.initial_board()
-    groups = [((3, 1), ["8/5 6/5", "6/5 8/5", "8/5, 6/5"]), ((6, 5), ["24/13", "24/18 18/13", "24/18/13"]),
-              ((6, 6), ["24/18(2) 13/7(2)", "13/7(2) 24/18 24/18"]),
-              ((5, 5), ["13/3(2)", "13/8/3 13/8/3", "13/8(2) 8/3(2)"]),
-              ((6, 4), ["24/14", "24/18/14", "24/20 20/14"])]
+    groups = [
+        ((3, 1), ["8/5 6/5", "6/5 8/5", "8/5, 6/5"]),
+        ((6, 5), ["24/13", "24/18 18/13", "24/18/13"]),
+        ((6, 6), ["24/18(2) 13/7(2)", "13/7(2) 24/18 24/18"]),
+        ((5, 5), ["13/3(2)", "13/8/3 13/8/3", "13/8(2) 8/3(2)"]),
+        ((6, 4), ["24/14", "24/18/14", "24/20 20/14"]),
+    ]
     for dice, texts in groups:
         plays = legal_plays(b, dice)
         results = {be.position_id(parse_play(t, b, dice, plays).after) for t in texts}
@@ -83,20 +95,23 @@ def test_bar_off_and_hits_with_the_star_optional():
     assert hit_points(b, parse_play("bar/22 6/4", b, (3, 2), plays).after) == {22, 4}
     home = board({6: 1, 5: 1}, {1: 15})
     p = parse_play("6/off 5/off", home, (6, 5), legal_plays(home, (6, 5)))
-    assert p.after[1].tolist() == [0] * 25   # the last two of its checkers borne off
+    assert p.after[1].tolist() == [0] * 25  # the last two of its checkers borne off
 
 
-@pytest.mark.parametrize("text, words", [
-    ("6/off", "not a legal play of 3-1"),        # not all home
-    ("24/18", "not a legal play of 3-1"),        # six pips with a 3-1
-    ("8/5", "not a legal play of 3-1"),          # a die left unplayed
-    ("5/2 4/3", "do not have that many checkers on your 5 point"),
-    ("8/11", "moves backwards"),
-    ("30/27", "not on the board"),
-    ("13-10", "cannot read"),
-    ("off/5", "cannot read"),
-    ("8/bar", "cannot read"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("6/off", "not a legal play of 3-1"),  # not all home
+        ("24/18", "not a legal play of 3-1"),  # six pips with a 3-1
+        ("8/5", "not a legal play of 3-1"),  # a die left unplayed
+        ("5/2 4/3", "do not have that many checkers on your 5 point"),
+        ("8/11", "moves backwards"),
+        ("30/27", "not on the board"),
+        ("13-10", "cannot read"),
+        ("off/5", "cannot read"),
+        ("8/bar", "cannot read"),
+    ],
+)
 def test_illegal_and_unreadable_moves_say_why(text, words):
     b = be.initial_board()
     with pytest.raises(ValueError, match=words):

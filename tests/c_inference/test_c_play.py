@@ -1,4 +1,5 @@
 """c_inference/tdbg_play against match.play_games: the same games, move for move."""
+
 import subprocess
 
 import numpy as np
@@ -42,26 +43,47 @@ def test_dice_file_is_match_dice(tmp_path):
     path = tmp_path / "dice.txt"
     run("tools/dice_file.py", "--games", 5, "--seed", 9, "--rolls", 70, path, check=True)
     lines = path.read_text().splitlines()
-    assert len(lines) == 5 and lines[0] == lines[1] and lines[2] == lines[3] and lines[1] != lines[2]
+    assert (
+        len(lines) == 5 and lines[0] == lines[1] and lines[2] == lines[3] and lines[1] != lines[2]
+    )
     for g, line in enumerate(lines):
         stream = DiceStream(9, g // 2)
         assert line.split() == [f"{a}{b}" for a, b in (stream.roll(i) for i in range(70))]
-    run("tools/dice_file.py", "--games", 3, "--seed", 9, "--rolls", 5, "--no-duplicate", path, "--overwrite",
-        check=True)
-    assert path.read_text().splitlines()[1].split() == [f"{a}{b}" for a, b in
-                                                        (DiceStream(9, 1).roll(i) for i in range(5))]
+    run(
+        "tools/dice_file.py",
+        "--games",
+        3,
+        "--seed",
+        9,
+        "--rolls",
+        5,
+        "--no-duplicate",
+        path,
+        "--overwrite",
+        check=True,
+    )
+    assert path.read_text().splitlines()[1].split() == [
+        f"{a}{b}" for a, b in (DiceStream(9, 1).roll(i) for i in range(5))
+    ]
 
 
-@pytest.mark.parametrize("mode_name,output", [("dmp", "probability"), ("cubeless-money", "equity"),
-                                              ("cubeless-money", "prob5")])
+@pytest.mark.parametrize(
+    "mode_name,output",
+    [("dmp", "probability"), ("cubeless-money", "equity"), ("cubeless-money", "prob5")],
+)
 def test_same_games_as_play_games(tmp_path, mode_name, output):
     model_a, bin_a = _export(tmp_path, "a", mode_name, output, 1)
     model_b, bin_b = _export(tmp_path, "b", mode_name, output, 2, hidden=(48,))
     _same_games(tmp_path, mode_name, model_a, bin_a, model_b, bin_b)
 
 
-@pytest.mark.parametrize("mode_name,ckpt_a,ckpt_b", [("dmp", "dmp_256x2.pt", "dmp_128x2.pt"),
-                                                     ("cubeless-money", "cubeless_256x2.pt", "prob5_128x2.pt")])
+@pytest.mark.parametrize(
+    "mode_name,ckpt_a,ckpt_b",
+    [
+        ("dmp", "dmp_256x2.pt", "dmp_128x2.pt"),
+        ("cubeless-money", "cubeless_256x2.pt", "prob5_128x2.pt"),
+    ],
+)
 def test_same_games_trained(tmp_path, mode_name, ckpt_a, ckpt_b):
     """Trained networks: confident values (saturated sigmoids, big equities) and real play."""
     models = []
@@ -88,17 +110,34 @@ def _same_games(tmp_path, mode_name, model_a, bin_a, model_b, bin_b):
     records = play_games(*agents, range(GAMES), mode, SEED, duplicate=True, record=True)
     assert [int(g[1]) for g in games] == [r.index for r in records] == list(range(GAMES))
     for rec, g in zip(records, games, strict=True):
-        want = [(mover, f"{d[0]}{d[1]}", be.position_id(be.swap(after))) for mover, d, _, _, after in rec.turns]
+        want = [
+            (mover, f"{d[0]}{d[1]}", be.position_id(be.swap(after)))
+            for mover, d, _, _, after in rec.turns
+        ]
         got = moves[rec.index]
-        k = next((k for k, (x, y) in enumerate(zip(got, want, strict=False)) if x != y), min(len(got), len(want)))
-        if k < max(len(got), len(want)):  # find out why before failing: a near-tie shows as a tiny gap
+        k = next(
+            (k for k, (x, y) in enumerate(zip(got, want, strict=False)) if x != y),
+            min(len(got), len(want)),
+        )
+        if k < max(
+            len(got), len(want)
+        ):  # find out why before failing: a near-tie shows as a tiny gap
             mover, _, before, _, _ = rec.turns[k]
-            after, _, _, scalar = agents[mover].scorer.score(before[None], np.array([rec.turns[k][1]]))
+            after, _, _, scalar = agents[mover].scorer.score(
+                before[None], np.array([rec.turns[k][1]])
+            )
             vals = {be.position_id(be.swap(a)): v for a, v in zip(after, scalar, strict=True)}
             gap = vals[want[k][2]] - vals.get(got[k][2], np.nan) if k < len(got) else np.nan
-            pytest.fail(f"game {rec.index} move {k}: C chose {got[k] if k < len(got) else None}, Python "
-                        f"{want[k]}; Python's value gap between them {gap:.3g}")
-        assert (int(g[2]), int(g[3]), int(g[4]), int(g[5])) == (rec.first, rec.points, rec.result, len(rec.turns))
+            pytest.fail(
+                f"game {rec.index} move {k}: C chose {got[k] if k < len(got) else None}, Python "
+                f"{want[k]}; Python's value gap between them {gap:.3g}"
+            )
+        assert (int(g[2]), int(g[3]), int(g[4]), int(g[5])) == (
+            rec.first,
+            rec.points,
+            rec.result,
+            len(rec.turns),
+        )
     # the two games of a pair got the same dice with the seats swapped
     for g in range(0, GAMES, 2):
         assert [m[1] for m in moves[g]][:5] == [m[1] for m in moves[g + 1]][:5]
@@ -108,8 +147,10 @@ def _same_games(tmp_path, mode_name, model_a, bin_a, model_b, bin_b):
     summary = "\n".join(ln for ln in out if not ln.startswith(("game\t", "move\t")))
     assert f"A points per game {np.mean(pts):+.4f}" in summary
     pair_means = np.array(pts).reshape(-1, 2).mean(axis=1)
-    assert f"{GAMES // 2} game pairs (games 2k, 2k+1): A points per game {pair_means.mean():+.4f}, " \
-           f"standard error {pair_means.std(ddof=1) / np.sqrt(len(pair_means)):.4f}" in summary
+    assert (
+        f"{GAMES // 2} game pairs (games 2k, 2k+1): A points per game {pair_means.mean():+.4f}, "
+        f"standard error {pair_means.std(ddof=1) / np.sqrt(len(pair_means)):.4f}" in summary
+    )
     assert f"A wins {sum(p > 0 for p in pts)} (" in summary
 
 
@@ -130,7 +171,10 @@ def test_seeded_dice_duplicate_pairs(tmp_path):
     assert moves[0] != moves[2]
     pts = [int(ln.split("\t")[3]) for ln in out if ln.startswith("game\t")]
     assert pts[0] == -pts[1] and pts[2] == -pts[3]
-    assert "3 duplicate pairs (games 2k, 2k+1): A points per game +0.0000, standard error 0.0000" in out[-1]
+    assert (
+        "3 duplicate pairs (games 2k, 2k+1): A points per game +0.0000, standard error 0.0000"
+        in out[-1]
+    )
 
 
 def test_bad_input(tmp_path):
@@ -141,21 +185,29 @@ def test_bad_input(tmp_path):
     short = tmp_path / "short.txt"
     bad.write_text("31 64\n33 21\n")
     short.write_text("31\n31\n")
-    cases = [([bin_a, bin_c, "--seed", 1], "cubeful"), ([bin_a, bin_m, "--seed", 1], "different games"),
-             ([bin_a, "--seed", 1], "two weights files"), ([bin_a, bin_a], "exactly one of"),
-             ([bin_a, bin_a, "--seed", 1, "--dice", bad], "exactly one of"),
-             ([bin_a, bin_a, "--seed", "x"], "--seed"), ([bin_a, bin_a, "--seed", 1, "--games", 0], "--games"),
-             ([bin_a, bin_a, "--dice", bad], "line 2: the opening roll"),
-             ([bin_a, bin_a, "--dice", short], "needs more than its 1 rolls"),
-             ([bin_a, bin_a, "--dice", tmp_path / "none.txt"], "cannot open"),
-             ([bin_a, bin_a, "--dice", short, "--games", 5], "2 lines (games), fewer than --games 5"),
-             ([bin_a, tmp_path / "none.bin", "--seed", 1], "cannot open"),
-             ([bin_a, bin_a, "--seed", 1, "--bogus"], "unknown option")]
+    cases = [
+        ([bin_a, bin_c, "--seed", 1], "cubeful"),
+        ([bin_a, bin_m, "--seed", 1], "different games"),
+        ([bin_a, "--seed", 1], "two weights files"),
+        ([bin_a, bin_a], "exactly one of"),
+        ([bin_a, bin_a, "--seed", 1, "--dice", bad], "exactly one of"),
+        ([bin_a, bin_a, "--seed", "x"], "--seed"),
+        ([bin_a, bin_a, "--seed", 1, "--games", 0], "--games"),
+        ([bin_a, bin_a, "--dice", bad], "line 2: the opening roll"),
+        ([bin_a, bin_a, "--dice", short], "needs more than its 1 rolls"),
+        ([bin_a, bin_a, "--dice", tmp_path / "none.txt"], "cannot open"),
+        ([bin_a, bin_a, "--dice", short, "--games", 5], "2 lines (games), fewer than --games 5"),
+        ([bin_a, tmp_path / "none.bin", "--seed", 1], "cannot open"),
+        ([bin_a, bin_a, "--seed", 1, "--bogus"], "unknown option"),
+    ]
     for args, words in cases:
         proc = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True)
         assert_one_line_error(proc, words)
         assert proc.stderr.startswith("tdbg_play: error: ") and not proc.stdout
-    assert "usage: tdbg_play" in subprocess.run([BINARY, "--help"], capture_output=True, text=True).stdout
+    assert (
+        "usage: tdbg_play"
+        in subprocess.run([BINARY, "--help"], capture_output=True, text=True).stdout
+    )
 
 
 def test_same_results_as_play_models_cli(tmp_path):
@@ -163,12 +215,33 @@ def test_same_results_as_play_models_cli(tmp_path):
     _export(tmp_path, "a", "cubeless-money", "equity", 3)
     _export(tmp_path, "b", "cubeless-money", "equity", 4, hidden=(32, 32))
     csv, dice = tmp_path / "games.csv", tmp_path / "dice.txt"
-    run("play_models.py", "--model1", tmp_path / "a.pt", "--model2", tmp_path / "b.pt", "--games", 12, "--seed", 8,
-        "--csv", csv, "--quiet", check=True)
-    rows = [ln.split(",") for ln in csv.read_text().splitlines() if ln and not ln.startswith(("#", "game,"))]
+    run(
+        "play_models.py",
+        "--model1",
+        tmp_path / "a.pt",
+        "--model2",
+        tmp_path / "b.pt",
+        "--games",
+        12,
+        "--seed",
+        8,
+        "--csv",
+        csv,
+        "--quiet",
+        check=True,
+    )
+    rows = [
+        ln.split(",")
+        for ln in csv.read_text().splitlines()
+        if ln and not ln.startswith(("#", "game,"))
+    ]
     run("tools/dice_file.py", "--games", 12, "--seed", 8, dice, check=True)
-    games = [ln.split("\t") for ln in _play_c(tmp_path / "a.bin", tmp_path / "b.bin", "--dice", dice, "--per-game")
-             if ln.startswith("game\t")]
-    assert [(int(r[0]), int(r[1]), float(r[2]), int(r[3])) for r in rows] == \
-        [(int(g[1]), int(g[2]), float(g[3]), int(g[4])) for g in games]
+    games = [
+        ln.split("\t")
+        for ln in _play_c(tmp_path / "a.bin", tmp_path / "b.bin", "--dice", dice, "--per-game")
+        if ln.startswith("game\t")
+    ]
+    assert [(int(r[0]), int(r[1]), float(r[2]), int(r[3])) for r in rows] == [
+        (int(g[1]), int(g[2]), float(g[3]), int(g[4])) for g in games
+    ]
     assert len({r[2] for r in rows}) > 1  # not all the same result

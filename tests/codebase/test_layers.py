@@ -6,6 +6,7 @@ inside functions too, read from the source.
 * no import circle between modules;
 * an import inside a function is only for an optional dependency (OPTIONAL).
 """
+
 from __future__ import annotations
 
 import ast
@@ -20,8 +21,15 @@ from helpers import ROOT
 PACKAGE = os.path.join(ROOT, "tdbg")
 SCRIPTS = ("train_batch", "train_online", "train_prob5", "play_models", "gnubg_eval")
 # may be missing, or are slow to load and needed by one path: imported where they are used
-OPTIONAL = ("ray", "gnubg_nn", "torch.utils.tensorboard", "tensorboard",
-            "tdbg.game.c_engine", "tdbg.game._bgcore", "tdbg.infra.ray_backend")
+OPTIONAL = (
+    "ray",
+    "gnubg_nn",
+    "torch.utils.tensorboard",
+    "tensorboard",
+    "tdbg.game.c_engine",
+    "tdbg.game._bgcore",
+    "tdbg.infra.ray_backend",
+)
 
 
 def module_files() -> dict[str, str]:
@@ -45,7 +53,9 @@ def imports(path: str, names: set[str]) -> list[tuple[str, bool, int]]:
 
     def visit(node, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            inner = in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            inner = in_function or isinstance(
+                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+            )
             if isinstance(child, ast.Import):
                 out.extend((a.name, in_function, child.lineno) for a in child.names)
             elif isinstance(child, ast.ImportFrom) and child.level == 0 and child.module:
@@ -53,6 +63,7 @@ def imports(path: str, names: set[str]) -> list[tuple[str, bool, int]]:
                     full = f"{child.module}.{a.name}"
                     out.append((full if full in names else child.module, in_function, child.lineno))
             visit(child, inner)
+
     visit(tree, False)
     return sorted(set(out), key=lambda t: t[2])
 
@@ -111,11 +122,12 @@ def circles(graph: dict[str, set[str]]) -> list[list[str]]:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == "open":
-                out.append(stack[stack.index(nxt):] + [nxt])
+                out.append(stack[stack.index(nxt) :] + [nxt])
             elif nxt not in state:
                 visit(nxt)
         stack.pop()
         state[node] = "done"
+
     for node in sorted(graph):
         if node not in state:
             visit(node)
@@ -139,7 +151,9 @@ def test_c_engine_is_inside_the_layers(tmp_path):
     scripts = [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".py")]
     assert scripts
     for path in scripts:
-        ours = [t for t, _, _ in imports(path, set(files)) if t.split(".")[0] in ("tdbg", "c_engine")]
+        ours = [
+            t for t, _, _ in imports(path, set(files)) if t.split(".")[0] in ("tdbg", "c_engine")
+        ]
         assert ours == [], (path, ours)
     bad = tmp_path / "c_engine.py"
     bad.write_text(open(files["tdbg.game.c_engine"]).read() + "from tdbg.net import model\n")
@@ -151,12 +165,20 @@ def test_nothing_patches_sys_path():
     """The package is installed (make setup: pip install -e .), so no script, tool or
     experiment puts the repository on sys.path by hand.  The one insert left is the test
     helper that runs a script in-process: it does what `python script.py` does itself."""
-    files = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
+    files = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
     assert "train_batch.py" in files
-    found = [f for f in files if f != "tests/helpers.py" and f != "tests/codebase/test_layers.py"
-             and ("sys.path.insert" in open(os.path.join(ROOT, f)).read()
-                  or "sys.path.append" in open(os.path.join(ROOT, f)).read())]
+    found = [
+        f
+        for f in files
+        if f != "tests/helpers.py"
+        and f != "tests/codebase/test_layers.py"
+        and (
+            "sys.path.insert" in open(os.path.join(ROOT, f)).read()
+            or "sys.path.append" in open(os.path.join(ROOT, f)).read()
+        )
+    ]
     assert found == []
 
 
@@ -165,11 +187,14 @@ def test_top_level_stays_small():
     assert len(top) <= 20, sorted(top)
 
 
-@pytest.mark.parametrize("source, expected", [
-    ("from tdbg.app import cli\n", "app is above game"),
-    ("def f():\n    from tdbg.game import encoding\n", "inside a function"),
-    ("from tdbg.gnubg import gnubg_binary\n", None),
-])
+@pytest.mark.parametrize(
+    "source, expected",
+    [
+        ("from tdbg.app import cli\n", "app is above game"),
+        ("def f():\n    from tdbg.game import encoding\n", "inside a function"),
+        ("from tdbg.gnubg import gnubg_binary\n", None),
+    ],
+)
 def test_layer_check_can_fail(tmp_path, source, expected):
     """The check itself: an upward import, a function-level import and a circle are found."""
     files = module_files()
@@ -189,7 +214,10 @@ def test_circle_is_found(tmp_path):
     a.write_text("from tdbg.play import b_probe\n")
     b.write_text("from tdbg.play import a_probe\n")
     files["tdbg.play.a_probe"], files["tdbg.play.b_probe"] = str(a), str(b)
-    assert any(p.startswith("import circle: tdbg.play.a_probe -> tdbg.play.b_probe") for p in problems(files))
+    assert any(
+        p.startswith("import circle: tdbg.play.a_probe -> tdbg.play.b_probe")
+        for p in problems(files)
+    )
 
 
 def test_learn_and_gnubg_stay_apart(tmp_path):
@@ -209,32 +237,54 @@ def namespace_uses(path: str) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(open(path).read())):
         line = getattr(node, "lineno", 0)
-        if isinstance(node, ast.Import) and any(a.name.split(".")[0] == "argparse" for a in node.names):
+        if isinstance(node, ast.Import) and any(
+            a.name.split(".")[0] == "argparse" for a in node.names
+        ):
             found.append(f"{line}: imports argparse")
         elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "argparse":
             found.append(f"{line}: imports from argparse")
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "vars")
-              and node.args and isinstance(node.args[0], ast.Name) and node.args[0].id in NAMESPACE_NAMES):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("getattr", "vars")
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in NAMESPACE_NAMES
+        ):
             found.append(f"{line}: {node.func.id}({node.args[0].id}, ...)")
-        elif (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)
-              and node.value.id in NAMESPACE_NAMES):
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in NAMESPACE_NAMES
+        ):
             found.append(f"{line}: {node.value.id}.{node.attr}")
     return found
 
 
 def settings_problems(files: dict[str, str]) -> list[str]:
     """Below tdbg.app the library takes settings dataclasses, never a parsed command line."""
-    return [f"{os.path.relpath(path, ROOT)}:{use}" for mod, path in sorted(files.items())
-            if mod.startswith("tdbg.") and layer(mod) != "app" for use in namespace_uses(path)]
+    return [
+        f"{os.path.relpath(path, ROOT)}:{use}"
+        for mod, path in sorted(files.items())
+        if mod.startswith("tdbg.") and layer(mod) != "app"
+        for use in namespace_uses(path)
+    ]
 
 
 def test_no_command_line_below_app():
     assert settings_problems(module_files()) == []
 
 
-@pytest.mark.parametrize("source", ["import argparse\n", "from argparse import Namespace\n",
-                                    "def f(args):\n    return getattr(args, 'lr', 0.1)\n",
-                                    "def f(args):\n    return args.lr\n", "def f(ns):\n    return vars(ns)\n"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import argparse\n",
+        "from argparse import Namespace\n",
+        "def f(args):\n    return getattr(args, 'lr', 0.1)\n",
+        "def f(args):\n    return args.lr\n",
+        "def f(ns):\n    return vars(ns)\n",
+    ],
+)
 def test_command_line_check_can_fail(tmp_path, source):
     bad = tmp_path / "probe.py"
     bad.write_text(source)

@@ -6,6 +6,7 @@ source of the package, tools/ and the scripts: an ``is_match`` / ``is_money`` /
 (not a settings field of that name, e.g. the --cubeful flag), a comparison with a mode's name ("match", ...) or of
 a mode's ``name``, ``kind`` or ``series_unit`` (an expression naming a mode), and
 ``isinstance`` against a mode class."""
+
 from __future__ import annotations
 
 import ast
@@ -15,7 +16,7 @@ import os
 from helpers import ROOT
 
 KIND_FLAGS = {"is_match", "is_money", "is_cubeful", "is_dmp"}
-MODE_FLAGS = {"cubeful", "money"}   # asked of an expression naming a mode, or a mode class (cls)
+MODE_FLAGS = {"cubeful", "money"}  # asked of an expression naming a mode, or a mode class (cls)
 MODE_CLASSES = {"GameMode", "DMP", "CubelessMoney", "CubefulMoney", "MatchPlay"}
 MODE_NAMES = {"dmp", "cubeless-money", "cubeful-money", "match"}
 MAX_CHECKS = 5
@@ -40,34 +41,46 @@ def kind_checks(source: str) -> list[int]:
             if "mode" in owner.lower() or owner == "cls":
                 lines.append(node.lineno)
         elif isinstance(node, ast.Compare):
-            if any(isinstance(side, ast.Constant) and side.value in MODE_NAMES for side in (node.left, *node.comparators)):
+            if any(
+                isinstance(side, ast.Constant) and side.value in MODE_NAMES
+                for side in (node.left, *node.comparators)
+            ):
                 lines.append(node.lineno)
                 continue
             for side in (node.left, *node.comparators):
-                if (isinstance(side, ast.Attribute) and side.attr in ("name", "kind", "series_unit")
-                        and "mode" in ast.unparse(side.value).lower()):
+                if (
+                    isinstance(side, ast.Attribute)
+                    and side.attr in ("name", "kind", "series_unit")
+                    and "mode" in ast.unparse(side.value).lower()
+                ):
                     lines.append(node.lineno)
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance"
-              and len(node.args) == 2 and MODE_CLASSES & {n.id for n in ast.walk(node.args[1])
-                                                         if isinstance(n, ast.Name)}):
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "isinstance"
+            and len(node.args) == 2
+            and MODE_CLASSES & {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+        ):
             lines.append(node.lineno)
     return sorted(lines)
 
 
 def test_the_counter_sees_each_form_of_the_question():
     # a hand-written sample: eight questions, and four look-alikes that ask nothing of a mode
-    sample = ("if mode.is_match: pass\n"
-              "x = self.mode.name == 'dmp'\n"
-              "y = isinstance(m, MatchPlay)\n"
-              "z = agent.mode.kind == 'match'\n"
-              "w = 'match' != table_mode.series_unit\n"
-              "a = arr.dtype.kind == 'f'\n"
-              "b = q.kind == 'take'\n"
-              "c = UNITS[mode.series_unit]\n"
-              "if length == 0 and self.kind == 'match': pass\n"
-              "if self.mode.cubeful: pass\n"
-              "p = None if mode.money else 1\n"
-              "if s.cubeful: pass\n")
+    sample = (
+        "if mode.is_match: pass\n"
+        "x = self.mode.name == 'dmp'\n"
+        "y = isinstance(m, MatchPlay)\n"
+        "z = agent.mode.kind == 'match'\n"
+        "w = 'match' != table_mode.series_unit\n"
+        "a = arr.dtype.kind == 'f'\n"
+        "b = q.kind == 'take'\n"
+        "c = UNITS[mode.series_unit]\n"
+        "if length == 0 and self.kind == 'match': pass\n"
+        "if self.mode.cubeful: pass\n"
+        "p = None if mode.money else 1\n"
+        "if s.cubeful: pass\n"
+    )
     assert kind_checks(sample) == [1, 2, 3, 4, 5, 9, 10, 11]
 
 

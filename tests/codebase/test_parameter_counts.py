@@ -2,6 +2,7 @@
 gnubg_analysis.GnubgAnalysis, ...), so no function in tdbg/ takes more than
 MAX_PARAMETERS parameters: positional, keyword-only, *args and **kwargs each count one;
 self and cls do not."""
+
 from __future__ import annotations
 
 import ast
@@ -11,9 +12,9 @@ from helpers import ROOT
 
 PACKAGE = os.path.join(ROOT, "tdbg")
 MAX_PARAMETERS = 7
-LONG_SIGNATURES = {   # "file:qualified name" -> why it may take more, for now
+LONG_SIGNATURES = {  # "file:qualified name" -> why it may take more, for now
     # the reference engine's recursive move search: its state per level of the recursion
-    "tdbg/game/backgammon_engine.py:_search": "recursive search state",
+    "tdbg/game/backgammon_engine.py:_search": "recursive search state"
 }
 
 
@@ -25,7 +26,7 @@ def parameter_count(node: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
 
 
 def signatures() -> dict[str, int]:
-    """"file:qualified name" -> parameter count of every function and method in tdbg/
+    """ "file:qualified name" -> parameter count of every function and method in tdbg/
     (nested ones too: ``outer.inner``, ``Class.method``)."""
     out = {}
 
@@ -44,13 +45,18 @@ def signatures() -> dict[str, int]:
             if name.endswith(".py"):
                 path = os.path.join(folder, name)
                 with open(path, encoding="utf-8") as fh:
-                    visit(ast.parse(fh.read()), os.path.relpath(path, ROOT).replace(os.sep, "/"), "")
+                    visit(
+                        ast.parse(fh.read()), os.path.relpath(path, ROOT).replace(os.sep, "/"), ""
+                    )
     return out
 
 
 def test_no_function_takes_more_than_seven_parameters():
-    found = [f"{where} takes {n}" for where, n in sorted(signatures().items())
-             if n > MAX_PARAMETERS and where not in LONG_SIGNATURES]
+    found = [
+        f"{where} takes {n}"
+        for where, n in sorted(signatures().items())
+        if n > MAX_PARAMETERS and where not in LONG_SIGNATURES
+    ]
     assert found == []
 
 
@@ -63,9 +69,11 @@ def test_every_exception_is_still_needed():
 
 def test_the_count():
     """Positional-only, positional, keyword-only, *args and **kwargs count; self and cls do not."""
-    tree = ast.parse("class C:\n    def m(self, a, b=1, *args, c, **kw): pass\n"
-                     "    @classmethod\n    def k(cls, a): pass\n"
-                     "def f(a, /, b, *, c): pass\n")
+    tree = ast.parse(
+        "class C:\n    def m(self, a, b=1, *args, c, **kw): pass\n"
+        "    @classmethod\n    def k(cls, a): pass\n"
+        "def f(a, /, b, *, c): pass\n"
+    )
     method, classmethod_ = tree.body[0].body
     assert parameter_count(method) == 5
     assert parameter_count(classmethod_) == 1

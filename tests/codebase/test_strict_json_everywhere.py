@@ -3,6 +3,7 @@ write_json, which turn NaN and infinities into null with a reason (strict JSON t
 reader accepts).  A json.dump or json.dumps anywhere else could write NaN again; the few
 that must stay are listed here with why.  tests/ is not scanned: tests write inputs, some
 deliberately not strict."""
+
 import os
 import re
 import subprocess
@@ -23,9 +24,10 @@ CALL = re.compile(r"\bjson\.dumps?\(|from json import[^\n]*\bdumps?\b")
 
 
 def test_no_json_dump_outside_fileio():
-    files = subprocess.run(["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True,
-                           check=True).stdout.split()
-    assert "play_models.py" in files and "tdbg/infra/fileio.py" in files   # the listing works
+    files = subprocess.run(
+        ["git", "ls-files", "*.py"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    assert "play_models.py" in files and "tdbg/infra/fileio.py" in files  # the listing works
     found = {}
     for path in files:
         if path.startswith(("tests/", "shared/")):
@@ -42,6 +44,9 @@ def test_no_json_dump_outside_fileio():
 def test_gnubg_analysis_calls_json_dumps_only_inside_gnubg():
     """In gnubg_analysis.py every json.dumps is inside the code handed to gnubg."""
     from tdbg.gnubg import gnubg_analysis
+
     src = open(gnubg_analysis.__file__, encoding="utf-8").read()
-    inside = gnubg_analysis.GNUBG_PY.count("json.dumps(") + src.count("json.dumps([gnubg.errorrating")
+    inside = gnubg_analysis.GNUBG_PY.count("json.dumps(") + src.count(
+        "json.dumps([gnubg.errorrating"
+    )
     assert len(CALL.findall(src)) == inside == 3

@@ -1,6 +1,7 @@
 """Every module of the package has tests at its own layer: a test file under tests/<layer>/
 imports it (tdbg.play.summary is tested by a file of tests/play/), so that a module is not
 reached only through the scripts' tests, where a failure says little about where it lies."""
+
 from __future__ import annotations
 
 import ast
@@ -75,20 +76,30 @@ def modules_tested_at_their_layer() -> set[str]:
     mods, imported = modules(), {}
     for layer in set(mods.values()):
         imported[layer] = set()
-        for path in glob.glob(os.path.join(ROOT, "tests", layer, "**", "test_*.py"), recursive=True):
+        for path in glob.glob(
+            os.path.join(ROOT, "tests", layer, "**", "test_*.py"), recursive=True
+        ):
             with open(path) as fh:
                 imported[layer] |= imported_names(fh.read())
     return {m for m, layer in mods.items() if m in imported[layer]}
 
 
 def test_the_reader_sees_each_form_of_import():
-    sample = ("import tdbg.infra.stats\n"
-              "from tdbg.play import summary, units as u\n"
-              "def f():\n"
-              "    from tdbg.game.modes.dmp import DMP\n"
-              "from . import local\n")
-    assert imported_names(sample) == {"tdbg.infra.stats", "tdbg.play", "tdbg.play.summary", "tdbg.play.units",
-                                      "tdbg.game.modes.dmp", "tdbg.game.modes.dmp.DMP"}
+    sample = (
+        "import tdbg.infra.stats\n"
+        "from tdbg.play import summary, units as u\n"
+        "def f():\n"
+        "    from tdbg.game.modes.dmp import DMP\n"
+        "from . import local\n"
+    )
+    assert imported_names(sample) == {
+        "tdbg.infra.stats",
+        "tdbg.play",
+        "tdbg.play.summary",
+        "tdbg.play.units",
+        "tdbg.game.modes.dmp",
+        "tdbg.game.modes.dmp.DMP",
+    }
 
 
 def test_every_module_has_a_test_file_at_its_own_layer():
@@ -98,4 +109,6 @@ def test_every_module_has_a_test_file_at_its_own_layer():
 
 def test_the_exceptions_are_still_needed():
     stale = NOT_YET_TESTED_AT_THEIR_LAYER - (set(modules()) - modules_tested_at_their_layer())
-    assert not stale, f"tested at their layer now: remove from NOT_YET_TESTED_AT_THEIR_LAYER: {sorted(stale)}"
+    assert not stale, (
+        f"tested at their layer now: remove from NOT_YET_TESTED_AT_THEIR_LAYER: {sorted(stale)}"
+    )

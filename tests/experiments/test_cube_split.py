@@ -2,6 +2,7 @@
 gnubg-nn-cubeful's cube is gnubg-nn-cubeful, so against it every duplicate pair cancels exactly
 (the same dice with the seats swapped); a split player takes its moves from one agent and its
 cube from the other; bad input is one error line."""
+
 import importlib.util
 import os
 
@@ -31,7 +32,7 @@ def test_gnubg_split_with_itself_cancels_in_every_pair():
     split = _split_agent()(gnubg, GnubgNNCubefulAgent(mode), "gnubg/gnubg")
     records = play_games(split, GnubgNNCubefulAgent(mode), range(16), mode, seed=3)
     pts = np.array([r.points for r in records])
-    assert np.abs(pts).min() >= 1   # real games, each won by someone
+    assert np.abs(pts).min() >= 1  # real games, each won by someone
     assert np.all(pair_means(np.array([r.index for r in records]), pts) == 0)
 
 
@@ -48,9 +49,12 @@ def test_split_routes_moves_and_cube():
 
         def take_decisions(self, boards, owner):
             return self.tag
+
     split = _split_agent()(Probe("moves"), Probe("cube"), "probe")
     assert split.choose_moves(None, None) == "moves"
-    assert split.double_decisions(None, None) == "cube" and split.take_decisions(None, None) == "cube"
+    assert (
+        split.double_decisions(None, None) == "cube" and split.take_decisions(None, None) == "cube"
+    )
 
 
 def test_runs_and_refuses_bad_input(tmp_path):
@@ -62,5 +66,7 @@ def test_runs_and_refuses_bad_input(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert '"ours/gnubg"' in proc.stdout.splitlines()[-1]
     assert_one_line_error(run(SCRIPT, cubeful, "--games", "3"), "even")
-    assert_one_line_error(run(SCRIPT, cubeful, "--cubeless", cubeful, "--games", "4"), "cubeless-money expected")
+    assert_one_line_error(
+        run(SCRIPT, cubeful, "--cubeless", cubeful, "--games", "4"), "cubeless-money expected"
+    )
     assert_one_line_error(run(SCRIPT, tmp_path / "nope.pt"), "nope.pt")

@@ -1,6 +1,7 @@
 """The per-decision benchmark: its scoring rules by hand, a tiny generated set checked
 against gnubg-nn's own move lists and 1-ply values and against tools/rollout.py's
 rollouts of the same position and dice, resuming, the time budget, and bad input."""
+
 import json
 import os
 
@@ -20,10 +21,17 @@ ERROR = "experiments/benchmarks/decision_error.py"
 
 def _decision(cls="contact"):
     """A hand-made decision: three rolled-out candidates and two other legal moves."""
-    cands = [{"move": m, "after_id": a, "equity": e, "se": 0.001, "diff": 0.0, "diff_se": 0.0, "ply1": p}
-             for m, a, e, p in (("a", "A", 0.10, 0.12), ("b", "B", 0.05, 0.11), ("c", "C", -0.02, 0.07))]
-    return {"position_id": "4HPwATDgc/ABMA", "dice": [3, 1], "class": cls, "candidates": cands,
-            "others": [["d", "D", 0.01], ["e", "E", -0.30]]}
+    cands = [
+        {"move": m, "after_id": a, "equity": e, "se": 0.001, "diff": 0.0, "diff_se": 0.0, "ply1": p}
+        for m, a, e, p in (("a", "A", 0.10, 0.12), ("b", "B", 0.05, 0.11), ("c", "C", -0.02, 0.07))
+    ]
+    return {
+        "position_id": "4HPwATDgc/ABMA",
+        "dice": [3, 1],
+        "class": cls,
+        "candidates": cands,
+        "others": [["d", "D", 0.01], ["e", "E", -0.30]],
+    }
 
 
 def test_loss_rules_by_hand():
@@ -42,7 +50,11 @@ def test_evaluate_best_is_zero_and_worst_is_the_mean_gap():
     found = [_decision("contact"), _decision("race"), _decision("race")]
     found[1]["candidates"][2]["equity"] = -0.20
     best = ds.evaluate(found, ["A"] * 3, n_boot=200)
-    assert best["overall"]["meq"] == 0.0 and best["overall"]["ci"] == [0.0, 0.0] and best["overall"]["best"] == 1.0
+    assert (
+        best["overall"]["meq"] == 0.0
+        and best["overall"]["ci"] == [0.0, 0.0]
+        and best["overall"]["best"] == 1.0
+    )
     worst = ds.evaluate(found, ["C"] * 3, n_boot=200)
     assert worst["overall"]["meq"] == pytest.approx(1000 * (0.12 + 0.30 + 0.12) / 3, abs=0.01)
     assert worst["by_class"]["race"]["meq"] == pytest.approx(210.0, abs=0.01)
@@ -51,7 +63,10 @@ def test_evaluate_best_is_zero_and_worst_is_the_mean_gap():
     assert 120 <= low <= worst["overall"]["meq"] <= high <= 300
     vs = ds.paired(found, ["A", "C", "B"], ["C", "C", "C"], n_boot=200)
     assert vs["overall"]["meq_diff"] == pytest.approx(-1000 * (0.12 + 0 + 0.07) / 3, abs=0.01)
-    assert vs["overall"]["differ"] == pytest.approx(2 / 3, abs=1e-4) and vs["by_class"]["contact"]["differ"] == 1.0
+    assert (
+        vs["overall"]["differ"] == pytest.approx(2 / 3, abs=1e-4)
+        and vs["by_class"]["contact"]["differ"] == 1.0
+    )
 
 
 @pytest.fixture(scope="module")
@@ -59,8 +74,24 @@ def tiny(tmp_path_factory):
     """Two decisions (one contact, one race), 36 trials truncated at 2 plies."""
     folder = tmp_path_factory.mktemp("decisions")
     out = folder / "d.json"
-    args = [MAKE, "--out", out, "--decisions", 2, "--mix", "contact=1,race=1", "--trials", 36, "--truncate", 2,
-            "--seed", 3, "--workers", 1, "--quiet"]
+    args = [
+        MAKE,
+        "--out",
+        out,
+        "--decisions",
+        2,
+        "--mix",
+        "contact=1,race=1",
+        "--trials",
+        36,
+        "--truncate",
+        2,
+        "--seed",
+        3,
+        "--workers",
+        1,
+        "--quiet",
+    ]
     first = run(*args, check=True)
     again = run(*args, check=True)  # resumes: nothing left to make
     return out, args, first, again
@@ -70,7 +101,11 @@ def test_generated_decisions_against_gnubg_nn(tiny):
     out, _, _, _ = tiny
     data = json.loads(out.read_text())
     prov, found = data["provenance"], data["decisions"]
-    assert prov["settings"]["trials"] == 36 and prov["seed"] == 3 and "make_decisions.py" in prov["command"]
+    assert (
+        prov["settings"]["trials"] == 36
+        and prov["seed"] == 3
+        and "make_decisions.py" in prov["command"]
+    )
     assert sorted(d["class"] for d in found) == ["contact", "race"]
     names = {gnubg_nn.c_contact: "contact", gnubg_nn.c_race: "race", gnubg_nn.c_crashed: "crashed"}
     for d in found:
@@ -78,7 +113,9 @@ def test_generated_decisions_against_gnubg_nn(tiny):
         assert names[gnubg_nn.classify(board)] == d["class"]
         # every legal move is there once, by gnubg-nn's own move list (its keys: opponent on roll)
         keys = gnubg_nn.moves(board, *d["dice"])  # its keys: the mover in row 1
-        opponent_on_roll = [[list(r) for r in gnubg_nn.board_from_position_key(k)][::-1] for k in keys]
+        opponent_on_roll = [
+            [list(r) for r in gnubg_nn.board_from_position_key(k)][::-1] for k in keys
+        ]
         theirs = {gnubg_nn.position_id(b) for b in opponent_on_roll}
         ours = [c["after_id"] for c in d["candidates"]] + [o[1] for o in d["others"]]
         assert len(ours) == len(set(ours)) and set(ours) == theirs
@@ -101,12 +138,29 @@ def test_generated_rollouts_equal_tools_rollout(tiny):
     to the values the benchmark stored for its candidates, in the same order."""
     out, _, _, _ = tiny
     for d in json.loads(out.read_text())["decisions"]:
-        proc = run("tools/rollout.py", "gnubg-nn", d["position_id"], "--dice", "".join(map(str, d["dice"])),
-                   "--trials", 36, "--truncate", 2, "--seed", d["rollout_seed"], "--game-mode", "cubeless-money",
-                   "--json", "--quiet", check=True)
+        proc = run(
+            "tools/rollout.py",
+            "gnubg-nn",
+            d["position_id"],
+            "--dice",
+            "".join(map(str, d["dice"])),
+            "--trials",
+            36,
+            "--truncate",
+            2,
+            "--seed",
+            d["rollout_seed"],
+            "--game-mode",
+            "cubeless-money",
+            "--json",
+            "--quiet",
+            check=True,
+        )
         board = be.board_from_position_id(d["position_id"])
-        rows = {ds.after_id(be.apply_move(board, [tuple(s) for s in r["move"]])): r
-                for r in json.loads(proc.stdout)["moves"]}
+        rows = {
+            ds.after_id(be.apply_move(board, [tuple(s) for s in r["move"]])): r
+            for r in json.loads(proc.stdout)["moves"]
+        }
         for c in d["candidates"]:
             assert rows[c["after_id"]]["value_adjusted"] == pytest.approx(c["equity"], abs=1e-12)
             assert rows[c["after_id"]]["se_adjusted"] == pytest.approx(c["se"], abs=1e-12)
@@ -132,28 +186,56 @@ def test_decision_error_command(tiny):
     assert result["overall"]["outside"] == 0.0 and result["overall"]["decisions"] == 2
     proc = run(ERROR, "pubeval", "--data", out, check=True)
     result = json.loads(proc.stdout.splitlines()[-1])
-    assert result["model"] == "pubeval" and result["overall"]["decisions"] == 2 and result["overall"]["meq"] >= 0
+    assert (
+        result["model"] == "pubeval"
+        and result["overall"]["decisions"] == 2
+        and result["overall"]["meq"] >= 0
+    )
 
 
 def test_time_budget_keeps_nothing_half_done(tmp_path):
     out = tmp_path / "d.json"
-    proc = run(MAKE, "--out", out, "--decisions", 1, "--mix", "contact=1", "--trials", 36, "--truncate", 2,
-               "--time-budget", 0.01, "--quiet", check=True)
+    proc = run(
+        MAKE,
+        "--out",
+        out,
+        "--decisions",
+        1,
+        "--mix",
+        "contact=1",
+        "--trials",
+        36,
+        "--truncate",
+        2,
+        "--time-budget",
+        0.01,
+        "--quiet",
+        check=True,
+    )
     last = json.loads(proc.stdout.splitlines()[-1])
     assert last["dropped"] == 1 and last["decisions"] == 0
     assert os.listdir(tmp_path / "d_chunks") == []
 
 
-@pytest.mark.parametrize("args,words", [
-    ([MAKE, "--out", "x.json", "--mix", "contact=1,bearoff=2"], "class mix"),
-    ([MAKE, "--out", "x.json", "--mix", "contact"], "--mix"),
-    ([MAKE, "--out", "x.json", "--trials", 0], "--trials"),
-    ([MAKE, "--out", "best_models/dmp_128x2.pt"], "checkpoint"),
-    ([ERROR, "pubeval", "--ply", 1, "--data", "experiments/benchmarks/decisions/pilot.json"], "pubeval"),
-    ([ERROR, "no_such.pt", "--data", "experiments/benchmarks/decisions/pilot.json"], "no such checkpoint"),
-    ([ERROR, "gnubg-nn", "--data", "no_such.json"], "no_such.json"),
-    ([ERROR, "gnubg-nn", "--data", "best_models/README.md"], "not a decision file"),
-])
+@pytest.mark.parametrize(
+    "args,words",
+    [
+        ([MAKE, "--out", "x.json", "--mix", "contact=1,bearoff=2"], "class mix"),
+        ([MAKE, "--out", "x.json", "--mix", "contact"], "--mix"),
+        ([MAKE, "--out", "x.json", "--trials", 0], "--trials"),
+        ([MAKE, "--out", "best_models/dmp_128x2.pt"], "checkpoint"),
+        (
+            [ERROR, "pubeval", "--ply", 1, "--data", "experiments/benchmarks/decisions/pilot.json"],
+            "pubeval",
+        ),
+        (
+            [ERROR, "no_such.pt", "--data", "experiments/benchmarks/decisions/pilot.json"],
+            "no such checkpoint",
+        ),
+        ([ERROR, "gnubg-nn", "--data", "no_such.json"], "no_such.json"),
+        ([ERROR, "gnubg-nn", "--data", "best_models/README.md"], "not a decision file"),
+    ],
+)
 def test_bad_input(args, words):
     assert_one_line_error(run(*args), words)
 

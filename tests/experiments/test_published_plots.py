@@ -3,6 +3,7 @@ Agg canvas): one unit per game mode on its result axis (win rate in % for DMP, m
 match-winning chances in % for match play), every text inside the figure, each curve beside a
 released model drawing the stages best_models/README.md's table names for it, the 10,000-game
 points and the checks in the unit the axis names, and the committed PNG what the recipe draws now."""
+
 import csv
 import importlib.util
 import itertools
@@ -17,17 +18,31 @@ from helpers import ROOT
 from tdbg.app import plots as plot_units
 from tdbg.app.training_plot import run_info
 
-_spec = importlib.util.spec_from_file_location("published_plots", os.path.join(ROOT, "experiments/retraining/published_plots.py"))
+_spec = importlib.util.spec_from_file_location(
+    "published_plots", os.path.join(ROOT, "experiments/retraining/published_plots.py")
+)
 plots = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(plots)
 
-DOCS = ["README.md", "best_models/README.md", *[os.path.relpath(os.path.join(d, f), ROOT)
-        for top in ("docs", "experiments") for d, _, fs in os.walk(os.path.join(ROOT, top))
-        for f in fs if f.endswith(".md") and (top == "docs" or f == "README.md")]]
+DOCS = [
+    "README.md",
+    "best_models/README.md",
+    *[
+        os.path.relpath(os.path.join(d, f), ROOT)
+        for top in ("docs", "experiments")
+        for d, _, fs in os.walk(os.path.join(ROOT, top))
+        for f in fs
+        if f.endswith(".md") and (top == "docs" or f == "README.md")
+    ],
+]
 
 # what each game mode's result axis must say (hand-written here, not read from tdbg.app.plots)
-AXIS_WORDS = {"dmp": ("win rate", "%"), "cubeless-money": ("mEq/game",), "cubeful-money": ("mEq/game",),
-              "match": ("match-winning chances", "%")}
+AXIS_WORDS = {
+    "dmp": ("win rate", "%"),
+    "cubeless-money": ("mEq/game",),
+    "cubeful-money": ("mEq/game",),
+    "match": ("match-winning chances", "%"),
+}
 SCALE = {"dmp": 100, "cubeless-money": 1000, "cubeful-money": 1000, "match": 100}
 
 
@@ -43,7 +58,9 @@ def header_mode(path: str) -> str:
 def curve_mode(png: str) -> str:
     """A curve's game mode from its data: its result files' headers, else the checkpoint beside its last log."""
     argv = plots.CURVES[png]
-    sources = [a.split(":")[-1] for a in argv if a.endswith(".csv") and ("results/" in a or "/eval/" in a)]
+    sources = [
+        a.split(":")[-1] for a in argv if a.endswith(".csv") and ("results/" in a or "/eval/" in a)
+    ]
     modes = {header_mode(s) for s in sources}
     if not modes:
         logs = list(itertools.takewhile(lambda a: not a.startswith("--"), argv))
@@ -92,6 +109,7 @@ def rendered():
             fig, shown = plots.figure(png)
             cache[png] = (plot_units.texts_outside(fig), shown, fig)
         return cache[png]
+
     return get
 
 
@@ -101,7 +119,11 @@ def test_plot_has_every_label_inside_the_figure(png, rendered):
     assert outside == [], png
     for ax in fig.axes:
         if ax.axison:
-            assert ax.get_xlabel().strip() and ax.get_ylabel().strip(), (png, ax.get_xlabel(), ax.get_ylabel())
+            assert ax.get_xlabel().strip() and ax.get_ylabel().strip(), (
+                png,
+                ax.get_xlabel(),
+                ax.get_ylabel(),
+            )
 
 
 @pytest.mark.parametrize("png", sorted(plots.CURVES))
@@ -113,7 +135,7 @@ def test_curve_is_in_its_modes_unit(png, rendered):
     argv = plots.CURVES[png]
     logs = list(itertools.takewhile(lambda a: not a.startswith("--"), argv))
     assert sorted(s["series"]) == sorted(os.path.splitext(os.path.basename(x))[0] for x in logs)
-    for log in logs:   # the 1,000-game checks: every evaluated row of every log, in the axis's unit
+    for log in logs:  # the 1,000-game checks: every evaluated row of every log, in the axis's unit
         got = s["series"][os.path.splitext(os.path.basename(log))[0]]["y"]
         assert got == pytest.approx([v * SCALE[mode] for v in logged(log)]), (png, log)
 
@@ -123,7 +145,11 @@ def test_curve_finals_are_their_json_values(png, rendered):
     """The labelled value of each 10,000-game point, from the JSON its run wrote (not from the CSV
     the plot read): DMP win rate in %, money mEq/game, cubeful capped at +-128 a game."""
     _, s, _ = rendered(png)
-    sources = [a.split(":")[-1] for a in plots.CURVES[png] if a.endswith(".csv") and ("results/" in a or "/eval/" in a)]
+    sources = [
+        a.split(":")[-1]
+        for a in plots.CURVES[png]
+        if a.endswith(".csv") and ("results/" in a or "/eval/" in a)
+    ]
     assert [f["source"] for f in s["finals"]] == sources
     capped = "--capped" in plots.CURVES[png]
     for f in s["finals"]:
@@ -132,12 +158,16 @@ def test_curve_finals_are_their_json_values(png, rendered):
         if j["game_mode"] == "dmp":
             value, label = 100 * j["win_rate"]["mean"], f"{100 * j['win_rate']['mean']:.2f}%"
         else:
-            key = "capped_meq_per_game" if capped and j["game_mode"] == "cubeful-money" else "meq_per_game"
+            key = (
+                "capped_meq_per_game"
+                if capped and j["game_mode"] == "cubeful-money"
+                else "meq_per_game"
+            )
             value, label = j[key]["mean"], f"{j[key]['mean']:.1f}"
         assert f["y"] == pytest.approx(value, abs=1e-6) and f["label"] == label, f
-    for boxes in s["label_boxes"].values():   # no value label overlaps another on either panel
+    for boxes in s["label_boxes"].values():  # no value label overlaps another on either panel
         for i, a in enumerate(boxes):
-            for b in boxes[i + 1:]:
+            for b in boxes[i + 1 :]:
                 assert a[2] <= b[0] or b[2] <= a[0] or a[3] <= b[1] or b[3] <= a[1], (png, a, b)
 
 
@@ -175,9 +205,16 @@ def test_curve_beside_a_release_draws_that_releases_chain(png, rendered):
     named = {m: release_stages(m) for m in models}
     for model, stages in named.items():
         stem = os.path.splitext(model)[0]
-        assert stages <= set(series.values()) or stem in series, (png, model, stages, sorted(series))
+        assert stages <= set(series.values()) or stem in series, (
+            png,
+            model,
+            stages,
+            sorted(series),
+        )
     allowed = set().union(*named.values()) | {os.path.splitext(m)[0] for m in models}
-    assert [n for n, token in series.items() if token not in allowed and n not in allowed] == [], png
+    assert [n for n, token in series.items() if token not in allowed and n not in allowed] == [], (
+        png
+    )
 
 
 @pytest.mark.parametrize("png", plots.PLOTS)

@@ -1,6 +1,7 @@
 """experiments/benchmarks/vs_puretd.py: PureTD's checkpoints read as ours (the input order
 worked out by hand from PureTD's documented layout), and its refusals of a folder that is no
 built PureTD checkout.  The timed runs themselves need a PureTD checkout and are not run here."""
+
 import importlib.util
 import os
 
@@ -31,8 +32,9 @@ def puretd_vector(me: dict, me_bar: int, opp: dict, opp_bar: int) -> np.ndarray:
     x = np.zeros(196, np.float32)
 
     def units(at, n):
-        x[at:at + 3] = [n >= 1, n >= 2, n >= 3]
+        x[at : at + 3] = [n >= 1, n >= 2, n >= 3]
         x[at + 3] = max(n - 3, 0) * 0.5
+
     for p, n in me.items():
         units(4 * (p - 1), n)
     for p, n in opp.items():
@@ -43,7 +45,7 @@ def puretd_vector(me: dict, me_bar: int, opp: dict, opp_bar: int) -> np.ndarray:
 
 
 def our_board(me: dict, me_bar: int, opp: dict, opp_bar: int) -> np.ndarray:
-    b = np.zeros((2, 25), np.int64)   # row 1 on roll, each row in its own numbering
+    b = np.zeros((2, 25), np.int64)  # row 1 on roll, each row in its own numbering
     for row, pts, bar in ((1, me, me_bar), (0, opp, opp_bar)):
         for p, n in pts.items():
             b[row, p - 1] = n
@@ -52,9 +54,9 @@ def our_board(me: dict, me_bar: int, opp: dict, opp_bar: int) -> np.ndarray:
 
 
 POSITIONS = [
-    ({24: 2, 13: 5, 8: 3, 6: 5}, 0, {24: 2, 13: 5, 8: 3, 6: 5}, 0),             # the opening
-    ({20: 1, 6: 4, 5: 3, 3: 2}, 1, {24: 2, 13: 4, 1: 1}, 2),                    # bars, checkers off
-    ({1: 7, 2: 1}, 0, {23: 6, 19: 1, 2: 1}, 0),                                # a lopsided race-like one
+    ({24: 2, 13: 5, 8: 3, 6: 5}, 0, {24: 2, 13: 5, 8: 3, 6: 5}, 0),  # the opening
+    ({20: 1, 6: 4, 5: 3, 3: 2}, 1, {24: 2, 13: 4, 1: 1}, 2),  # bars, checkers off
+    ({1: 7, 2: 1}, 0, {23: 6, 19: 1, 2: 1}, 0),  # a lopsided race-like one
 ]
 
 
@@ -62,13 +64,29 @@ def test_a_puretd_net_gives_its_own_values_on_our_inputs(tmp_path):
     torch.manual_seed(3)
     sizes = [8, 4]
     linear = [torch.nn.Linear(a, b) for a, b in zip([196, *sizes], [*sizes, 1], strict=True)]
-    state = {f"hidden_layers.{i}.{k}": getattr(m, k).detach().clone() for i, m in enumerate(linear[:-1])
-             for k in ("weight", "bias")}
-    state.update({"fc_output.weight": linear[-1].weight.detach().clone(),
-                  "fc_output.bias": linear[-1].bias.detach().clone()})
+    state = {
+        f"hidden_layers.{i}.{k}": getattr(m, k).detach().clone()
+        for i, m in enumerate(linear[:-1])
+        for k in ("weight", "bias")
+    }
+    state.update(
+        {
+            "fc_output.weight": linear[-1].weight.detach().clone(),
+            "fc_output.bias": linear[-1].bias.detach().clone(),
+        }
+    )
     path = tmp_path / "p.pt"
-    torch.save({"hidden_sizes": sizes, "input_size": 196, "activation": "relu", "encoder_name": "perspective196",
-                "output_mode": "probability", "state_dict": state}, path)
+    torch.save(
+        {
+            "hidden_sizes": sizes,
+            "input_size": 196,
+            "activation": "relu",
+            "encoder_name": "perspective196",
+            "output_mode": "probability",
+            "state_dict": state,
+        },
+        path,
+    )
     model = bench().puretd_checkpoint(str(path)).eval()
     for pos in POSITIONS:
         x = torch.tensor(puretd_vector(*pos))
@@ -87,8 +105,16 @@ def test_only_puretds_dmp_checkpoints_convert(tmp_path):
     with pytest.raises(InputError, match="not a PureTD checkpoint"):
         bench().puretd_checkpoint(str(ours))
     equity = tmp_path / "equity.pt"
-    torch.save({"hidden_sizes": [4], "input_size": 200, "encoder_name": "cubeful_perspective196",
-                "output_mode": "equity", "state_dict": {}}, equity)
+    torch.save(
+        {
+            "hidden_sizes": [4],
+            "input_size": 200,
+            "encoder_name": "cubeful_perspective196",
+            "output_mode": "equity",
+            "state_dict": {},
+        },
+        equity,
+    )
     with pytest.raises(InputError, match="only PureTD's DMP nets"):
         bench().puretd_checkpoint(str(equity))
 
@@ -104,14 +130,26 @@ def test_the_readme_speed_table_is_the_result_file():
     """README's table beside PureTD quotes vs_puretd_results/ (seconds and ratios), so the two
     cannot drift apart."""
     import json
-    lines = [json.loads(ln) for ln in open(os.path.join(ROOT, "experiments/benchmarks/vs_puretd_results/"
-                                                             "vs_puretd_quiet_2core.jsonl"))]
+
+    lines = [
+        json.loads(ln)
+        for ln in open(
+            os.path.join(
+                ROOT, "experiments/benchmarks/vs_puretd_results/vs_puretd_quiet_2core.jsonl"
+            )
+        )
+    ]
     readme = open(os.path.join(ROOT, "README.md")).read()
-    table = readme[readme.index("## Training speed beside PureTD"):readme.index("## Documentation")]
+    table = readme[
+        readme.index("## Training speed beside PureTD") : readme.index("## Documentation")
+    ]
     rows = [r for r in table.splitlines() if r.startswith("| ") and "workload" not in r]
 
     def secs(result, workload, who):
-        return ", ".join(f"{r[who]['wall_seconds']:.1f}" for r in result["runs"] if r["workload"] == workload)
+        return ", ".join(
+            f"{r[who]['wall_seconds']:.1f}" for r in result["runs"] if r["workload"] == workload
+        )
+
     plain, overlapped = lines[0], lines[1]
     assert not plain["overlap"] and overlapped["overlap"] and overlapped["workers"] == 2
     expected = [(plain, "0-ply"), (plain, "1-ply"), (overlapped, "0-ply")]
@@ -119,4 +157,8 @@ def test_the_readme_speed_table_is_the_result_file():
     for row, (result, workload) in zip(rows, expected, strict=True):
         cells = [c.strip() for c in row.strip("|").split("|")]
         ratio = result["ratio_puretd_seconds_over_ours"][workload]["ratio_of_totals"]
-        assert cells[1:] == [secs(result, workload, "puretd"), secs(result, workload, "ours"), f"{ratio:.2f}x"], row
+        assert cells[1:] == [
+            secs(result, workload, "puretd"),
+            secs(result, workload, "ours"),
+            f"{ratio:.2f}x",
+        ], row

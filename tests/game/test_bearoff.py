@@ -1,6 +1,7 @@
 """Exact bear-off values against hand arithmetic and against GNU Backgammon's bear-off
 database (gnubg-nn's probabilities for these positions are read from it, stored to
 about 1e-5)."""
+
 import pytest
 
 from tdbg.game import bearoff as bo
@@ -22,6 +23,7 @@ def test_positions_count_and_bad_input():
     assert len(bo.positions(3)) == 84  # C(6 + 3, 3): 0..3 checkers on 6 points
     assert bo.is_bearoff(bo.board_of((1, 1, 0, 0, 0, 0), (0, 0, 2, 0, 0, 0)), 3)
     from tdbg.game import backgammon_engine as be
+
     with pytest.raises(ValueError):
         bo.exact_win_probability(be.initial_board())
 

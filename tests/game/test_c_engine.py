@@ -21,8 +21,9 @@ def test_expander_grows_and_keeps_offsets(positions_20k):
     assert np.array_equal(offsets, ref_off)
     assert np.array_equal(out_b, ref_b) and np.array_equal(feats, ref_f)
     for i in range(0, 2000, 97):
-        assert set(be.position_keys(out_b[offsets[i]:offsets[i + 1]]).tolist()) == \
-            result_keys(be.legal_moves(boards[i], *map(int, dice[i])))
+        assert set(be.position_keys(out_b[offsets[i] : offsets[i + 1]]).tolist()) == result_keys(
+            be.legal_moves(boards[i], *map(int, dice[i]))
+        )
 
 
 def test_no_shared_scratch_between_threads(positions_20k):

@@ -1,5 +1,6 @@
 """Hand-built positions for each rule, with the answer worked out by hand and checked
 against gnubg-nn as well."""
+
 import gnubg_nn
 import numpy as np
 import pytest
@@ -142,7 +143,9 @@ def test_swap_and_initial_board():
     assert be.position_id(be.initial_board()) == "4HPwATDgc/ABMA"
 
 
-@pytest.mark.parametrize("pid", ["4HPwATDgc/ABMA", "sNvAAAAAAAAAAA", "AAAAAAAAAAAAAA", "xOfgATDgc/ABUA"])
+@pytest.mark.parametrize(
+    "pid", ["4HPwATDgc/ABMA", "sNvAAAAAAAAAAA", "AAAAAAAAAAAAAA", "xOfgATDgc/ABUA"]
+)
 def test_position_id_round_trip_against_gnubg(pid):
     b = be.board_from_position_id(pid)
     assert np.array_equal(b, np.array(gnubg_nn.board_from_position_id(pid)))

@@ -1,6 +1,7 @@
 """The board features (features.py) against hand arithmetic and gnubg-nn's move generator,
 and the models that read them: a zero-weight warm start changes nothing, the incremental
 first layer equals the dense forward pass."""
+
 import gnubg_nn
 import numpy as np
 import pytest
@@ -15,8 +16,32 @@ from tdbg.net.scoring import Scorer
 
 # shots (of 36) at a lone blot n pips in front of one enemy checker, nothing in between:
 # the standard table (direct and indirect shots), e.g. 6 away: 11 sixes + 5-1, 4-2, 3-3, 2-2 = 17
-SHOTS = {1: 11, 2: 12, 3: 14, 4: 15, 5: 15, 6: 17, 7: 6, 8: 6, 9: 5, 10: 3, 11: 2, 12: 3, 13: 0, 14: 0,
-         15: 1, 16: 1, 17: 0, 18: 1, 19: 0, 20: 1, 21: 0, 22: 0, 23: 0, 24: 1}
+SHOTS = {
+    1: 11,
+    2: 12,
+    3: 14,
+    4: 15,
+    5: 15,
+    6: 17,
+    7: 6,
+    8: 6,
+    9: 5,
+    10: 3,
+    11: 2,
+    12: 3,
+    13: 0,
+    14: 0,
+    15: 1,
+    16: 1,
+    17: 0,
+    18: 1,
+    19: 0,
+    20: 1,
+    21: 0,
+    22: 0,
+    23: 0,
+    24: 1,
+}
 HIT, LOSS, BACK, ANCHOR, CONTACT, PRIME, HOME, ESCAPE, BLOTS = range(1, 10)
 
 
@@ -31,7 +56,10 @@ def _board(mine: dict, theirs: dict) -> np.ndarray:
 
 
 def test_names_and_widths_agree():
-    assert len(F.FEATURE_NAMES) == F.FEATURES_PER_SIDE and F.NUM_BOARD_FEATURES == encoding.NUM_BOARD_FEATURES
+    assert (
+        len(F.FEATURE_NAMES) == F.FEATURES_PER_SIDE
+        and F.NUM_BOARD_FEATURES == encoding.NUM_BOARD_FEATURES
+    )
     assert F.board_features(np.zeros((3, 2, 25), dtype=np.int64)).shape == (3, 20)
 
 
@@ -40,7 +68,7 @@ def test_shots_at_a_lone_blot(distance):
     """My blot on point 24 at most; the enemy checker ``distance`` pips behind it, from its bar
     at 24 (their bar enters on my home board, so 24 pips from the bar is my point 24)."""
     blot = min(24, distance + 1)
-    enemy_at = blot - distance               # my numbering; 0 is their bar
+    enemy_at = blot - distance  # my numbering; 0 is their bar
     board = _board({blot: 1}, {25 - enemy_at: 1})
     f = F.board_features(board[None])[0]
     assert round(f[HIT] * 36) == SHOTS[distance]
@@ -67,12 +95,14 @@ def test_two_on_the_bar_only_entering_checkers_hit():
 
 def test_other_features_by_hand():
     board = _board({24: 2, 13: 5, 8: 3, 6: 4, 5: 1}, {24: 2, 13: 5, 8: 3, 6: 5})
-    me = F.board_features(board[None])[0][:F.FEATURES_PER_SIDE]
+    me = F.board_features(board[None])[0][: F.FEATURES_PER_SIDE]
     assert me[0] == pytest.approx((48 + 65 + 24 + 24 + 5) / 167)
     assert me[BACK] == pytest.approx(24 / 25) and me[ANCHOR] == pytest.approx(24 / 24)
     # their rearmost checkers are on their 24 = my 1: each of mine still has to pass them
     assert me[CONTACT] == pytest.approx((2 * 23 + 5 * 12 + 3 * 7 + 4 * 5 + 1 * 4) / 152)
-    assert me[PRIME] == pytest.approx(1 / 6) and me[HOME] == pytest.approx(1 / 6)   # made 6 only in home
+    assert me[PRIME] == pytest.approx(1 / 6) and me[HOME] == pytest.approx(
+        1 / 6
+    )  # made 6 only in home
     assert me[BLOTS] == pytest.approx(1 / 15)
     # escape from my 24: their made points within 12 pips ahead (my 12..23) are their 13, 8 and 6
     # = my 12, 17 and 19 (25 - p); past the lowest, 11 or lower, is 13+ pips away: only doubles
@@ -86,13 +116,13 @@ def test_other_features_by_hand():
 def _gnubg_hit_chance(board) -> tuple[float, float]:
     """Chance over the 36 rolls that the opponent (row 0) can hit a checker of mine (row 1),
     and the mean over the rolls of the most pips a hit costs me / 24, from gnubg-nn's moves."""
-    opp_on_roll = [list(board[1]), list(board[0])]   # gnubg-nn's convention too: row 1 on roll
+    opp_on_roll = [list(board[1]), list(board[0])]  # gnubg-nn's convention too: row 1 on roll
     hits = loss = 0.0
     for d1 in range(1, 7):
         for d2 in range(1, 7):
             best = 0
             for key in gnubg_nn.moves(opp_on_roll, d1, d2):
-                mine = np.array(gnubg_nn.board_from_position_key(key)[0])   # the mover is in row 1
+                mine = np.array(gnubg_nn.board_from_position_key(key)[0])  # the mover is in row 1
                 if mine[24] > board[1][24]:
                     gone = np.flatnonzero(board[1][:24] - mine[:24] > 0) + 1
                     best = max(best, int((25 - gone).max()))
@@ -109,13 +139,14 @@ def test_hit_chance_and_pip_loss_agree_with_gnubg_nn_moves():
     f = F.board_features(boards)
     want = np.array([_gnubg_hit_chance(b) for b in boards])
     hit_err, loss_err = np.abs(f[:, HIT] - want[:, 0]), np.abs(f[:, LOSS] - want[:, 1])
-    assert (want[:, 0] > 0).mean() > 0.3          # the sample has plenty of blots in range
+    assert (want[:, 0] > 0).mean() > 0.3  # the sample has plenty of blots in range
     assert (hit_err < 1e-6).mean() >= 0.98 and hit_err.max() <= 2 / 36 + 1e-6
     assert (loss_err < 1e-6).mean() >= 0.98
 
 
-@pytest.mark.parametrize("mode_name,output,n_inputs", [("dmp", "probability", 196),
-                                                      ("cubeful-money", "equity", 200)])
+@pytest.mark.parametrize(
+    "mode_name,output,n_inputs", [("dmp", "probability", 196), ("cubeful-money", "equity", 200)]
+)
 def test_models_reading_the_features(positions_20k, mode_name, output, n_inputs):
     """A zero-weight warm start scores every candidate as before; once the feature weights
     are trained (here: random), the incremental first layer (C sums + the features' columns)
@@ -142,8 +173,9 @@ def test_models_reading_the_features(positions_20k, mode_name, output, n_inputs)
     assert np.array_equal(a_inc, a_dense) and np.abs(s_inc - s_dense).max() <= 1e-5
     assert np.abs(s_dense - before).max() > 1e-3  # the features now matter
     # the dense path's inputs end with the features of each after-state, opponent on roll
-    states = Scorer(grown, mode).encode_states(boards[:50], owner if owner is None else owner[:50],
-                                               None if owner is None else np.zeros(50))
+    states = Scorer(grown, mode).encode_states(
+        boards[:50], owner if owner is None else owner[:50], None if owner is None else np.zeros(50)
+    )
     assert np.allclose(states[:, -20:], F.board_features(boards[:50]))
     assert np.allclose(states[:, :196], encoding.encode_batch(boards[:50]))
 
@@ -153,6 +185,7 @@ def test_warm_starts_carry_the_features_weights():
     starts at zero weight, the board features keep theirs, so the first hidden layer is
     unchanged whatever the new inputs hold."""
     from tdbg.net.net_growth import warm_start_cubeful, warm_start_equity, warm_start_match
+
     torch.manual_seed(2)
     dmp = add_board_features(TDNetwork(196, [32, 16], "probability"))
     with torch.no_grad():
@@ -165,8 +198,12 @@ def test_warm_starts_carry_the_features_weights():
     first = lambda m, x: m.layers[0](x)  # noqa: E731
     want = first(dmp, torch.cat([raw, feats], 1))
     assert torch.allclose(first(equity, torch.cat([raw, feats], 1)), want)
-    assert torch.allclose(first(cubeful, torch.cat([raw, torch.rand(50, 4), feats], 1)), want, atol=1e-6)
-    assert torch.allclose(first(match, torch.cat([raw, torch.rand(50, 12), feats], 1)), want, atol=1e-6)
+    assert torch.allclose(
+        first(cubeful, torch.cat([raw, torch.rand(50, 4), feats], 1)), want, atol=1e-6
+    )
+    assert torch.allclose(
+        first(match, torch.cat([raw, torch.rand(50, 12), feats], 1)), want, atol=1e-6
+    )
     with pytest.raises(ValueError, match="already reads"):
         add_board_features(dmp)
 
@@ -174,11 +211,12 @@ def test_warm_starts_carry_the_features_weights():
 def test_c_engine_features_equal_the_numpy_reference(positions_20k):
     """The C engine computes the same numbers as the numpy reference, for either row on roll."""
     from tdbg.game import c_engine
+
     boards = positions_20k
     want = F.board_features_numpy(boards)
     assert np.abs(c_engine.board_features(boards) - want).max() <= 1e-6
     assert np.abs(c_engine.board_features(boards[:, ::-1], on_roll_row=0) - want).max() <= 1e-6
-    rng = np.random.default_rng(0)   # and on boards with many checkers on the bars
+    rng = np.random.default_rng(0)  # and on boards with many checkers on the bars
     odd = boards[:2000].copy()
     odd[:, :, 24] += rng.integers(0, 4, (2000, 2)).astype(odd.dtype)
     assert np.abs(c_engine.board_features(odd) - F.board_features_numpy(odd)).max() <= 1e-6

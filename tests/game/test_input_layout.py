@@ -1,13 +1,20 @@
 """Each game mode names its network input layout (deliverable of issue 45): checkpoints
 record the mode's name for it, the same strings as before the modes named them."""
+
 import pytest
 
 from tdbg.game.modes import GAME_MODES, mode_class
 from tdbg.net.model import ENCODERS, TDNetwork, new_metadata
 
 # the layouts checkpoints have always recorded, by input count
-RECORDED = {196: "tesauro196", 200: "tesauro196+cube4", 208: "tesauro196+cube4+match8",
-            216: "tesauro196+board20", 220: "tesauro196+cube4+board20", 228: "tesauro196+cube4+match8+board20"}
+RECORDED = {
+    196: "tesauro196",
+    200: "tesauro196+cube4",
+    208: "tesauro196+cube4+match8",
+    216: "tesauro196+board20",
+    220: "tesauro196+cube4+board20",
+    228: "tesauro196+cube4+match8+board20",
+}
 
 
 @pytest.mark.parametrize("name", GAME_MODES)

@@ -1,4 +1,5 @@
 """Malformed boards and dice give a ValueError saying what is wrong, on every path."""
+
 import numpy as np
 import pytest
 
@@ -22,7 +23,7 @@ def _negative():
 
 def _same_point():
     b = START.copy()
-    b[1, 2] = 1   # my 3 point = their 22 point
+    b[1, 2] = 1  # my 3 point = their 22 point
     b[0, 21] = 1
     b[1, 5] -= 1
     b[0, 23] -= 1
@@ -38,7 +39,9 @@ PATHS = {
     "python": lambda b, d1, d2: be.legal_moves(b, d1, d2),
     "c": lambda b, d1, d2: c_engine.legal_moves(b, d1, d2),
     "c_batch": lambda b, d1, d2: c_engine.expand_batch(np.asarray(b)[None], [[d1, d2]]),
-    "python_batch": lambda b, d1, d2: movegen.make_expander("python").expand(np.asarray(b)[None], [[d1, d2]]),
+    "python_batch": lambda b, d1, d2: movegen.make_expander("python").expand(
+        np.asarray(b)[None], [[d1, d2]]
+    ),
 }
 
 

@@ -1,5 +1,6 @@
 """The money and DMP game modes (tdbg/game/modes/): what a finished game is worth, what a
 player maximises, and the one cube rule, each worked out by hand."""
+
 import numpy as np
 import pytest
 
@@ -10,7 +11,7 @@ from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.cubeless_money import CubelessMoney
 from tdbg.game.modes.dmp import DMP
 
-RESULTS = np.array([1, 2, 3, -1, -2, -3])   # single, gammon, backgammon won; then lost
+RESULTS = np.array([1, 2, 3, -1, -2, -3])  # single, gammon, backgammon won; then lost
 
 # P(win) 0.6, P(wg) 0.2, P(wbg) 0.05, P(lg) 0.1, P(lbg) 0.01:
 # equity 2 x 0.6 + 0.2 + 0.05 - 0.1 - 0.01 - 1 = 0.34
@@ -19,9 +20,9 @@ PROBS = np.array([0.6, 0.2, 0.05, 0.1, 0.01])
 
 def test_prob5_equity_and_each_modes_objective():
     assert prob5_equity(PROBS) == pytest.approx(0.34)
-    assert CubelessMoney().objective(PROBS) == pytest.approx(0.34)   # every gammon counts
-    assert DMP().objective(PROBS) == pytest.approx(0.6)               # only winning counts
-    assert DMP().value_points(np.array([0.0, 0.5, 0.75])).tolist() == [-1.0, 0.0, 0.5]   # 2p - 1
+    assert CubelessMoney().objective(PROBS) == pytest.approx(0.34)  # every gammon counts
+    assert DMP().objective(PROBS) == pytest.approx(0.6)  # only winning counts
+    assert DMP().value_points(np.array([0.0, 0.5, 0.75])).tolist() == [-1.0, 0.0, 0.5]  # 2p - 1
 
 
 def test_points_of_a_result_in_each_mode():
@@ -42,10 +43,17 @@ def test_terminal_values_in_each_head():
     assert CubelessMoney().terminal_values(HEADS["equity"], won, None).tolist() == [1.0, 2.0, 3.0]
     # prob5 of a backgammon won: it won, a gammon and a backgammon, lost nothing
     assert CubelessMoney().terminal_values(HEADS["prob5"], won, None).tolist() == [
-        [1, 0, 0, 0, 0], [1, 1, 0, 0, 0], [1, 1, 1, 0, 0]]
+        [1, 0, 0, 0, 0],
+        [1, 1, 0, 0, 0],
+        [1, 1, 1, 0, 0],
+    ]
     # cubeful money under Jacoby: a gammon with the cube centred is worth one point
     state = np.array([CUBE_CENTERED, CUBE_THEIRS, CUBE_MINE])
-    assert CubefulMoney().terminal_values(HEADS["equity"], np.array([2, 2, 3]), state).tolist() == [1.0, 2.0, 3.0]
+    assert CubefulMoney().terminal_values(HEADS["equity"], np.array([2, 2, 3]), state).tolist() == [
+        1.0,
+        2.0,
+        3.0,
+    ]
 
 
 def test_the_cube_rule_by_hand():
@@ -64,11 +72,16 @@ def test_the_cube_rule_by_hand():
 
 def test_who_may_double_and_the_cube_after_a_take():
     owner = np.array([CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, CUBE_CENTERED])
-    cube = np.array([1, 2, 2, 1024])   # 1,024 is the largest cube: no double beyond it
+    cube = np.array([1, 2, 2, 1024])  # 1,024 is the largest cube: no double beyond it
     assert CubefulMoney().may_double(owner, cube).tolist() == [True, True, False, False]
     assert CubelessMoney().may_double(owner, cube).tolist() == [False] * 4
     assert GameMode().after_take(owner).tolist() == [CUBE_THEIRS] * 4
-    assert GameMode().for_opponent(owner).tolist() == [CUBE_CENTERED, CUBE_THEIRS, CUBE_MINE, CUBE_CENTERED]
+    assert GameMode().for_opponent(owner).tolist() == [
+        CUBE_CENTERED,
+        CUBE_THEIRS,
+        CUBE_MINE,
+        CUBE_CENTERED,
+    ]
     assert GameMode().initial_states(3).tolist() == [CUBE_CENTERED] * 3
     with pytest.raises(ValueError, match="no cube"):
         CubelessMoney().cube_action(np.zeros(1), np.zeros(1))
@@ -76,14 +89,18 @@ def test_who_may_double_and_the_cube_after_a_take():
 
 def test_cube_inputs_only_where_the_mode_has_a_cube():
     assert CubelessMoney().cube_inputs(np.array([CUBE_CENTERED]), np.array([True])) is None
-    inputs = CubefulMoney().cube_inputs(np.array([CUBE_CENTERED, CUBE_THEIRS]), np.array([True, False]))
+    inputs = CubefulMoney().cube_inputs(
+        np.array([CUBE_CENTERED, CUBE_THEIRS]), np.array([True, False])
+    )
     assert inputs.shape == (2, 4)
     # after a move, the opponent is on roll: a cube of mine is theirs to them, and they may not double
     reply = CubefulMoney().reply_cube_inputs(np.array([CUBE_MINE]))
-    assert np.array_equal(reply, CubefulMoney().cube_inputs(np.array([CUBE_THEIRS]), np.array([False])))
+    assert np.array_equal(
+        reply, CubefulMoney().cube_inputs(np.array([CUBE_THEIRS]), np.array([False]))
+    )
 
 
 def test_each_modes_default_head_and_its_rule():
     # which mode a network of another head plays is the playing layer's (tests/play/test_model_fit.py)
     assert DMP().default_output == "probability" and CubefulMoney().default_output == "equity"
-    assert CubefulMoney(jacoby=False) != CubefulMoney()   # the rule is part of the mode
+    assert CubefulMoney(jacoby=False) != CubefulMoney()  # the rule is part of the mode

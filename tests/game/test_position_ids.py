@@ -1,5 +1,6 @@
 """Position ID, Match ID and XGID: our writer and reader round-trip, agree with gnubg-nn's
 Position IDs, and (with the binary) gnubg reads our IDs as the same position and match."""
+
 import os
 
 import gnubg_nn
@@ -8,12 +9,21 @@ import pytest
 
 from tdbg.game import backgammon_engine as be
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
-from tdbg.game.position_ids import (GameState, gnubg_id, match_id, parse_match_id, parse_position, parse_xgid,
-                                    xgid)
+from tdbg.game.position_ids import (
+    GameState,
+    gnubg_id,
+    match_id,
+    parse_match_id,
+    parse_position,
+    parse_xgid,
+    xgid,
+)
 from tdbg.gnubg.gnubg_binary import available
 
-needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
-                                 reason="GNU Backgammon binary not installed (make gnubg)")
+needs_gnubg = pytest.mark.skipif(
+    not available() and not os.environ.get("CI"),
+    reason="GNU Backgammon binary not installed (make gnubg)",
+)
 
 
 def random_states(positions, n, seed):
@@ -23,13 +33,30 @@ def random_states(positions, n, seed):
         length = int(rng.choice([0, 0, 5, 7, 11]))
         score = (int(rng.integers(0, length)), int(rng.integers(0, length))) if length else (0, 0)
         cube = 1 << int(rng.integers(0, 4))
-        owner = CUBE_CENTERED if cube == 1 else int(rng.choice([CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS]))
+        owner = (
+            CUBE_CENTERED if cube == 1 else int(rng.choice([CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS]))
+        )
         dice = None if rng.random() < 0.3 else (int(rng.integers(1, 7)), int(rng.integers(1, 7)))
         doubled = dice is None and owner != CUBE_THEIRS and rng.random() < 0.3
-        out.append(GameState(np.asarray(positions[k]), dice, cube, owner, doubled, length, score,
-                             crawford=bool(length and rng.random() < 0.2 and [length - x for x in score].count(1) == 1
-                                           and cube == 1 and not doubled),  # a Crawford game gnubg can reach
-                             on_roll_player=int(rng.integers(0, 2))))
+        out.append(
+            GameState(
+                np.asarray(positions[k]),
+                dice,
+                cube,
+                owner,
+                doubled,
+                length,
+                score,
+                crawford=bool(
+                    length
+                    and rng.random() < 0.2
+                    and [length - x for x in score].count(1) == 1
+                    and cube == 1
+                    and not doubled
+                ),  # a Crawford game gnubg can reach
+                on_roll_player=int(rng.integers(0, 2)),
+            )
+        )
     return out
 
 
@@ -37,8 +64,14 @@ def same_state(a: GameState, b: GameState, player_numbers=True):
     assert np.array_equal(a.board, b.board)
     dice = [sorted(x.dice) if x.dice else None for x in (a, b)]
     assert dice[0] == dice[1]
-    assert (a.cube, a.owner, a.doubled, a.match_length, a.score, a.crawford) == \
-        (b.cube, b.owner, b.doubled, b.match_length, b.score, b.crawford)
+    assert (a.cube, a.owner, a.doubled, a.match_length, a.score, a.crawford) == (
+        b.cube,
+        b.owner,
+        b.doubled,
+        b.match_length,
+        b.score,
+        b.crawford,
+    )
     if player_numbers:
         assert a.on_roll_player == b.on_roll_player
 
@@ -54,7 +87,13 @@ def test_match_id_example_from_gnubgs_manual():
     # the manual's example: 9-point match, player 0 has 2 and player 1 has 4, player 1
     # on roll with 5-2, cube 2 owned by player 0 (gnubg's own display of it agrees)
     s = parse_match_id("QYkqASAAIAAA")
-    assert (s.cube, s.owner, s.dice, s.match_length, s.on_roll_player) == (2, CUBE_THEIRS, (5, 2), 9, 1)
+    assert (s.cube, s.owner, s.dice, s.match_length, s.on_roll_player) == (
+        2,
+        CUBE_THEIRS,
+        (5, 2),
+        9,
+        1,
+    )
     assert s.score == (4, 2)  # (side on roll, opponent)
     assert match_id(s) == "QYkqASAAIAAA"
 
@@ -71,20 +110,29 @@ def test_xgid_of_the_opening():
     s = parse_position("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10")
     assert np.array_equal(s.board, be.initial_board()) and s.dice == (5, 2) and s.cube == 1
     top = parse_position("XGID=-b----E-C---eE---c-e----B-:1:-1:-1:00:3:1:0:7:10")
-    assert (top.cube, top.owner, top.score, top.match_length, top.dice) == (2, CUBE_MINE, (1, 3), 7, None)
+    assert (top.cube, top.owner, top.score, top.match_length, top.dice) == (
+        2,
+        CUBE_MINE,
+        (1, 3),
+        7,
+        None,
+    )
 
 
-@pytest.mark.parametrize("text, words", [
-    ("4HPwATDgc/ABM", "14 base64"),
-    ("4HPwATDgc/ABMA:cAkAAAAAAAA", "12 base64"),
-    ("//////////////", "checkers"),                                   # more than 15 checkers
-    ("XGID=-b----E-C---eE---c-e----B:0:0:1:52:0:0:3:0:10", "26 characters"),
-    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:72:0:0:3:0:10", "dice"),
-    ("XGID=-b----E-C---eE---c-e----P-:0:0:1:52:0:0:3:0:10", "checkers"),  # 16 on one point
-    ("XGID=-b----E-C---eE---c-e----B-:0:0:2:52:0:0:3:0:10", "turn"),
-    ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:9:0:0:7:10", "score"),
-    ("XGID=Ab----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10", "bar"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("4HPwATDgc/ABM", "14 base64"),
+        ("4HPwATDgc/ABMA:cAkAAAAAAAA", "12 base64"),
+        ("//////////////", "checkers"),  # more than 15 checkers
+        ("XGID=-b----E-C---eE---c-e----B:0:0:1:52:0:0:3:0:10", "26 characters"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:72:0:0:3:0:10", "dice"),
+        ("XGID=-b----E-C---eE---c-e----P-:0:0:1:52:0:0:3:0:10", "checkers"),  # 16 on one point
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:2:52:0:0:3:0:10", "turn"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:9:0:0:7:10", "score"),
+        ("XGID=Ab----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10", "bar"),
+    ],
+)
 def test_malformed_or_impossible(text, words):
     with pytest.raises(ValueError, match=words):
         parse_position(text)
@@ -96,6 +144,7 @@ def test_both_sides_on_one_point_is_refused():
     board[0, 12] -= 1
     raw = be.position_key_bytes(board)[0].tobytes()
     import base64
+
     with pytest.raises(ValueError, match="same point"):
         parse_position(base64.b64encode(raw).decode()[:14])
 
@@ -113,6 +162,7 @@ for gid, xg in CASES:
 @pytest.mark.gnubg_binary
 def test_gnubg_reads_our_ids_as_we_wrote_them(positions_20k):
     from gnubg_python import run_gnubg_python
+
     # gnubg's `set matchid` clears a pending double (cBEAAAAAAAAA reads back as
     # cAkAAAAAAAAA), so doubled states are left to the round-trip test
     states = [s for s in random_states(positions_20k, 60, 2) if not s.doubled]
@@ -122,8 +172,17 @@ def test_gnubg_reads_our_ids_as_we_wrote_them(positions_20k):
     for s, (gid, xg), (from_gid, from_xg) in zip(states, cases, got, strict=True):
         assert ":".join(from_gid) == gid
         # gnubg numbers the XGID's bottom player (our side on roll) 1
-        bottom = GameState(s.board, s.dice, s.cube, s.owner, s.doubled, s.match_length, s.score, s.crawford,
-                           on_roll_player=1)
+        bottom = GameState(
+            s.board,
+            s.dice,
+            s.cube,
+            s.owner,
+            s.doubled,
+            s.match_length,
+            s.score,
+            s.crawford,
+            on_roll_player=1,
+        )
         assert from_xg[0] == be.position_id(s.board), xg
         # compared field by field: gnubg 1.07 sets a padding bit past the 66 defined ones
         # after an XGID of a post-Crawford game (seen: UYmtAEAAEAAE for our UYmtAEAAEAAA)

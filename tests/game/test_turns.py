@@ -1,5 +1,6 @@
 """The one turn loop (turns.Table) and the one cube rule (the mode's cube_action),
 with scripted players whose every decision is known."""
+
 import numpy as np
 import pytest
 
@@ -32,7 +33,9 @@ def play(mode_name, players, n=4, max_plies=3000, seed=0):
     table = Table(game_mode(mode_name), n, max_plies)
     rng = np.random.default_rng(seed)
     ended = []
-    table.play(players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), ended.append)
+    table.play(
+        players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), ended.append
+    )
     return table, ended
 
 
@@ -77,8 +80,10 @@ def test_finished_game_scored_by_the_mode_times_the_cube():
     """A bear-off that wins a gammon: 2 points in cubeless money, 1 in DMP, and with Jacoby
     1 while the cube is centred."""
     start = np.zeros((2, 25), dtype=np.int64)
-    start[1, 0] = 1      # my last checker on my 1-point
-    start[0, 5] = 15     # the opponent has borne off nothing: a gammon (none in my home: no backgammon)
+    start[1, 0] = 1  # my last checker on my 1-point
+    start[0, 5] = (
+        15  # the opponent has borne off nothing: a gammon (none in my home: no backgammon)
+    )
     for mode_name, want in (("dmp", 1.0), ("cubeless-money", 2.0), ("cubeful-money", 1.0)):
         table = Table(game_mode(mode_name), 1)
         table.boards[0], table.ply[0] = start, 0  # ply 0: no cube node
@@ -87,12 +92,15 @@ def test_finished_game_scored_by_the_mode_times_the_cube():
         assert ended[0].result.tolist() == [2] and ended[0].points.tolist() == [want], mode_name
 
 
-@pytest.mark.parametrize("v_nd,v_take,double,take,value", [
-    (0.5, 0.4, True, True, 0.8),     # double, take: worth 2 x take
-    (0.5, 0.6, True, False, 1.0),    # double, pass: worth the cube
-    (1.5, 0.6, False, False, 1.5),   # too good to double
-    (0.5, 0.2, False, True, 0.5),    # not good enough to double
-])
+@pytest.mark.parametrize(
+    "v_nd,v_take,double,take,value",
+    [
+        (0.5, 0.4, True, True, 0.8),  # double, take: worth 2 x take
+        (0.5, 0.6, True, False, 1.0),  # double, pass: worth the cube
+        (1.5, 0.6, False, False, 1.5),  # too good to double
+        (0.5, 0.2, False, True, 0.5),  # not good enough to double
+    ],
+)
 def test_the_cube_rule(v_nd, v_take, double, take, value):
     act = game_mode("cubeful-money").cube_action(np.array([v_nd]), np.array([v_take]))
     assert act.double.tolist() == [double] and act.take.tolist() == [take]
@@ -107,6 +115,7 @@ def test_a_mode_without_a_cube_has_no_cube_rule():
 
 def test_only_cube_capable_agents_play_cubeful_money():
     from tdbg.play.agents import RandomAgent
+
     game_mode("dmp").check_agent(RandomAgent())
     game_mode("cubeless-money").check_agent(RandomAgent())
     with pytest.raises(ValueError, match="no cube decisions"):

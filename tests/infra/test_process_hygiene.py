@@ -1,6 +1,7 @@
 """No process of a run outlives it, and a dying worker costs nothing but time.
 
 Generous polling bounds only (the machine may be busy): nothing here is timed."""
+
 import csv
 import os
 import signal
@@ -13,7 +14,15 @@ import pytest
 from helpers import HANG_GUARD, ROOT
 from tdbg.net.model import load_checkpoint
 
-TRAIN = [sys.executable, os.path.join(ROOT, "train_batch.py"), "--hidden", "8", "--parallel-games", "8", "--quiet"]
+TRAIN = [
+    sys.executable,
+    os.path.join(ROOT, "train_batch.py"),
+    "--hidden",
+    "8",
+    "--parallel-games",
+    "8",
+    "--quiet",
+]
 
 
 def _stat(pid):
@@ -33,8 +42,11 @@ def _live(pid) -> bool:
 
 def _group(pgid):
     """Live processes in a process group."""
-    return [int(p) for p in os.listdir("/proc") if p.isdigit() and (st := _stat(int(p))) and st[2] == pgid
-            and st[0] not in ("Z", "X")]
+    return [
+        int(p)
+        for p in os.listdir("/proc")
+        if p.isdigit() and (st := _stat(int(p))) and st[2] == pgid and st[0] not in ("Z", "X")
+    ]
 
 
 def _workers(parent):
@@ -63,11 +75,27 @@ def _wait_for(cond, bound=300.0):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_kill_9_of_the_main_process_leaves_no_process(tmp_path):
     path = tmp_path / "k.pt"
-    proc = subprocess.Popen([*TRAIN, "--num-episodes", "1000000", "--episodes-per-round", "100", "--workers", "2",
-                             "--save", str(path)], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            *TRAIN,
+            "--num-episodes",
+            "1000000",
+            "--episodes-per-round",
+            "100",
+            "--workers",
+            "2",
+            "--save",
+            str(path),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
-        assert _wait_for(lambda: len(_workers(proc.pid)) == 2 and path.exists()), "the workers never started"
+        assert _wait_for(lambda: len(_workers(proc.pid)) == 2 and path.exists()), (
+            "the workers never started"
+        )
         members = _group(proc.pid)
         assert len(members) >= 4  # main, resource tracker, two workers
         proc.kill()
@@ -83,9 +111,24 @@ def test_kill_9_of_the_main_process_leaves_no_process(tmp_path):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_a_killed_worker_share_is_collected_again(tmp_path):
     path = tmp_path / "w.pt"
-    proc = subprocess.Popen([*TRAIN, "--num-episodes", "600", "--episodes-per-round", "100", "--workers", "2",
-                             "--save", str(path)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            *TRAIN,
+            "--num-episodes",
+            "600",
+            "--episodes-per-round",
+            "100",
+            "--workers",
+            "2",
+            "--save",
+            str(path),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     try:
         workers = _wait_for(lambda: path.exists() and _workers(proc.pid))
         assert workers, "the workers never started"
@@ -114,6 +157,7 @@ def _square(job):
 
 def test_worker_pool_runs_a_lost_job_once_more_then_gives_up():
     from tdbg.infra.workers import WorkerError, WorkerPool
+
     with WorkerPool(1) as pool:
         assert pool.results([pool.submit(_square, k) for k in range(5)]) == [0, 1, 4, 9, 16]
         with pytest.raises(WorkerError, match="died"):
@@ -127,12 +171,16 @@ def test_the_resource_tracker_of_a_worker_pool_writes_nowhere():
     /dev/null: after a run a signal stopped (its workers killed at once) it wrote "leaked
     semaphore" warnings below the run's one error line.  Asked of a fresh process, so that
     the tracker is the pool's own and not one an earlier test started."""
-    code = ("import os\n"
-            "from multiprocessing import resource_tracker\n"
-            "from tdbg.infra.workers import WorkerPool\n"
-            "pool = WorkerPool(1)\n"
-            "print(os.readlink(f'/proc/{resource_tracker._resource_tracker._pid}/fd/2'))\n"
-            "pool.close()\n")
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    code = (
+        "import os\n"
+        "from multiprocessing import resource_tracker\n"
+        "from tdbg.infra.workers import WorkerPool\n"
+        "pool = WorkerPool(1)\n"
+        "print(os.readlink(f'/proc/{resource_tracker._resource_tracker._pid}/fd/2'))\n"
+        "pool.close()\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == os.devnull

@@ -4,6 +4,7 @@ and fails on bad input in one line; the default path never imports Ray.
 The Ray tests share one two-node cluster on this machine (ray.cluster_utils.Cluster,
 one CPU per node, so two workers land one on each node).  Nothing is timed: the only
 timeout used is one no job can meet."""
+
 from dataclasses import replace
 import csv
 import glob
@@ -26,8 +27,10 @@ from tdbg.game.modes import game_mode
 from tdbg.learn.run_control import Interrupted
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
-needs_ray = pytest.mark.skipif(importlib.util.find_spec("ray") is None,
-                               reason="Ray is not installed (pip install -r requirements-ray.txt)")
+needs_ray = pytest.mark.skipif(
+    importlib.util.find_spec("ray") is None,
+    reason="Ray is not installed (pip install -r requirements-ray.txt)",
+)
 
 
 def run(script, *args, **kwargs):
@@ -37,7 +40,17 @@ def run(script, *args, **kwargs):
     return helpers.run(script, *args, subprocess_=True, **kwargs)
 
 
-TINY = ["--hidden", "8", "--parallel-games", "8", "--episodes-per-round", "20", "--quiet", "--seed", "5"]
+TINY = [
+    "--hidden",
+    "8",
+    "--parallel-games",
+    "8",
+    "--episodes-per-round",
+    "20",
+    "--quiet",
+    "--seed",
+    "5",
+]
 
 
 def _run_with(shim: str, tmp_path, script, *args):
@@ -45,43 +58,94 @@ def _run_with(shim: str, tmp_path, script, *args):
     pkg = tmp_path / "shim" / "ray"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text(shim)
-    env = {**os.environ, "PYTHONPATH": f"{tmp_path / 'shim'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
-    return subprocess.run([sys.executable, os.path.join(ROOT, script), *map(str, args)], capture_output=True,
-                          text=True, timeout=HANG_GUARD, cwd=ROOT, env=env)
+    env = {
+        **os.environ,
+        "PYTHONPATH": f"{tmp_path / 'shim'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}",
+    }
+    return subprocess.run(
+        [sys.executable, os.path.join(ROOT, script), *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        cwd=ROOT,
+        env=env,
+    )
 
 
 def test_the_default_backend_never_imports_ray(tmp_path):
-    proc = _run_with("import os\nos._exit(97)\n", tmp_path, "train_batch.py", *TINY, "--num-episodes", "20",
-                     "--workers", "2", "--save", tmp_path / "m.pt")
+    proc = _run_with(
+        "import os\nos._exit(97)\n",
+        tmp_path,
+        "train_batch.py",
+        *TINY,
+        "--num-episodes",
+        "20",
+        "--workers",
+        "2",
+        "--save",
+        tmp_path / "m.pt",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
-    proc = run("play_models.py", "--model1", tmp_path / "m.pt", "--model2", "random", "--games", "4", "--quiet")
+    proc = run(
+        "play_models.py",
+        "--model1",
+        tmp_path / "m.pt",
+        "--model2",
+        "random",
+        "--games",
+        "4",
+        "--quiet",
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
 
 
 @pytest.mark.parametrize("script", ["train_batch.py", "train_prob5.py", "play_models.py"])
 def test_missing_ray_is_one_line_naming_the_install(tmp_path, script):
-    args = (["--model1", "random", "--model2", "pubeval", "--games", "4"] if script == "play_models.py"
-            else [*TINY, "--num-episodes", "20", "--save", tmp_path / "m.pt"])
-    proc = _run_with("raise ModuleNotFoundError(\"No module named 'ray'\")\n", tmp_path, script, *args,
-                     "--backend", "ray")
+    args = (
+        ["--model1", "random", "--model2", "pubeval", "--games", "4"]
+        if script == "play_models.py"
+        else [*TINY, "--num-episodes", "20", "--save", tmp_path / "m.pt"]
+    )
+    proc = _run_with(
+        "raise ModuleNotFoundError(\"No module named 'ray'\")\n",
+        tmp_path,
+        script,
+        *args,
+        "--backend",
+        "ray",
+    )
     assert_one_line_error(proc, "needs Ray")
     assert "requirements-ray.txt" in proc.stderr and "make setup-ray" in proc.stderr
     assert not (tmp_path / "m.pt").exists()
 
 
 def test_ray_address_needs_the_ray_backend(tmp_path):
-    proc = run("train_batch.py", *TINY, "--num-episodes", "20", "--save", tmp_path / "m.pt",
-               "--ray-address", "127.0.0.1:6379")
+    proc = run(
+        "train_batch.py",
+        *TINY,
+        "--num-episodes",
+        "20",
+        "--save",
+        tmp_path / "m.pt",
+        "--ray-address",
+        "127.0.0.1:6379",
+    )
     assert_one_line_error(proc, "--backend ray")
 
 
 # --------------------------------------------------------------------------- on a two-node cluster
 
+
 @pytest.fixture(scope="module")
 def cluster():
     import ray
     from ray.cluster_utils import Cluster
-    c = Cluster(initialize_head=True, connect=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+
+    c = Cluster(
+        initialize_head=True,
+        connect=True,
+        head_node_args={"num_cpus": 1, "include_dashboard": False},
+    )
     c.add_node(num_cpus=1)
     c.wait_for_nodes()
     yield c
@@ -96,7 +160,11 @@ def _tiny_model(output_mode="probability"):
 
 def _collect(pool_backend, kill_one=False):
     from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
-    collector = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=2)), pool_backend=pool_backend)
+
+    collector = Collector(
+        SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=2)),
+        pool_backend=pool_backend,
+    )
     try:
         where = collector.pool.where() if pool_backend == "ray" else []  # (pid, node) of each actor
         pending = collector.submit(_tiny_model(), 41, np.random.SeedSequence([3, 1, 0]))
@@ -116,7 +184,9 @@ def local_round():
 
 def _same_data(a, b):
     assert a["features"].shape == b["features"].shape and len(a["features"]) > 100
-    assert np.array_equal(a["features"], b["features"]) and np.array_equal(a["targets"], b["targets"])
+    assert np.array_equal(a["features"], b["features"]) and np.array_equal(
+        a["targets"], b["targets"]
+    )
     for key in ("episodes", "plies", "gammons", "backgammons", "evaluations"):
         assert a["stats"][key] == b["stats"][key], key
 
@@ -130,10 +200,14 @@ def test_ray_actors_on_both_nodes_collect_the_local_backends_data(cluster, local
 
 
 @needs_ray
-def test_an_actor_killed_mid_round_is_replaced_and_its_share_collected_exactly_once(cluster, local_round):
+def test_an_actor_killed_mid_round_is_replaced_and_its_share_collected_exactly_once(
+    cluster, local_round
+):
     data, _, restarts = _collect("ray", kill_one=True)
     assert restarts == 1
-    _same_data(data, local_round)  # the lost share again, with its own seed: nothing lost or doubled
+    _same_data(
+        data, local_round
+    )  # the lost share again, with its own seed: nothing lost or doubled
     assert data["stats"]["episodes"] == 41
 
 
@@ -148,8 +222,18 @@ def trained(cluster, tmp_path_factory):
     folder = tmp_path_factory.mktemp("trained")
     for backend in ("local", "ray"):
         extra = ["--backend", "ray", "--ray-address", cluster.address] if backend == "ray" else []
-        run("train_batch.py", *TINY, "--num-episodes", "40", "--workers", "2", "--save", folder / f"{backend}.pt",
-            *extra, check=True)
+        run(
+            "train_batch.py",
+            *TINY,
+            "--num-episodes",
+            "40",
+            "--workers",
+            "2",
+            "--save",
+            folder / f"{backend}.pt",
+            *extra,
+            check=True,
+        )
     return folder
 
 
@@ -157,9 +241,13 @@ def trained(cluster, tmp_path_factory):
 def test_train_batch_on_ray_writes_the_local_checkpoint(trained):
     tmp_path = trained
     (a, meta_a, _), (b, meta_b, _) = _weights(tmp_path / "local.pt"), _weights(tmp_path / "ray.pt")
-    assert all(torch.equal(a[k], b[k]) for k in a) and meta_a["episodes"] == meta_b["episodes"] == 40
+    assert (
+        all(torch.equal(a[k], b[k]) for k in a) and meta_a["episodes"] == meta_b["episodes"] == 40
+    )
     rows = [list(csv.DictReader(open(tmp_path / f"{b}.csv"))) for b in ("local", "ray")]
-    assert [(r["samples"], r["loss"]) for r in rows[0]] == [(r["samples"], r["loss"]) for r in rows[1]]
+    assert [(r["samples"], r["loss"]) for r in rows[0]] == [
+        (r["samples"], r["loss"]) for r in rows[1]
+    ]
 
 
 @needs_ray
@@ -169,9 +257,27 @@ def test_play_models_on_ray_gives_the_local_results(cluster, tmp_path):
     lines = {}
     for backend in ("local", "ray"):
         extra = ["--backend", "ray", "--ray-address", cluster.address] if backend == "ray" else []
-        run("play_models.py", "--model1", tmp_path / "m.pt", "--model2", "random", "--games", "200", "--workers", "2",
-            "--quiet", "--csv", tmp_path / f"{backend}.csv", *extra, check=True)
-        lines[backend] = [ln for ln in open(tmp_path / f"{backend}.csv") if not ln.startswith(("# command", "# date"))]
+        run(
+            "play_models.py",
+            "--model1",
+            tmp_path / "m.pt",
+            "--model2",
+            "random",
+            "--games",
+            "200",
+            "--workers",
+            "2",
+            "--quiet",
+            "--csv",
+            tmp_path / f"{backend}.csv",
+            *extra,
+            check=True,
+        )
+        lines[backend] = [
+            ln
+            for ln in open(tmp_path / f"{backend}.csv")
+            if not ln.startswith(("# command", "# date"))
+        ]
     assert len(lines["local"]) > 200 and lines["local"] == lines["ray"]
     points = [float(ln.split(",")[2]) for ln in lines["ray"] if ln[0].isdigit()]
     assert len(points) == 200 and min(points) < 0 < max(points)  # real games: wins and losses
@@ -179,11 +285,34 @@ def test_play_models_on_ray_gives_the_local_results(cluster, tmp_path):
 
 @needs_ray
 def test_ray_bad_input_is_one_line_before_any_work(cluster, tmp_path):
-    proc = run("train_batch.py", *TINY, "--num-episodes", "20", "--save", tmp_path / "m.pt", "--backend", "ray",
-               "--ray-address", "127.0.0.1:1")
+    proc = run(
+        "train_batch.py",
+        *TINY,
+        "--num-episodes",
+        "20",
+        "--save",
+        tmp_path / "m.pt",
+        "--backend",
+        "ray",
+        "--ray-address",
+        "127.0.0.1:1",
+    )
     assert_one_line_error(proc, "cannot reach a Ray cluster")
-    proc = run("play_models.py", "--model1", "random", "--model2", "pubeval", "--games", "4", "--workers", "3",
-               "--backend", "ray", "--ray-address", cluster.address)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "random",
+        "--model2",
+        "pubeval",
+        "--games",
+        "4",
+        "--workers",
+        "3",
+        "--backend",
+        "ray",
+        "--ray-address",
+        cluster.address,
+    )
     assert_one_line_error(proc, "needs 3 CPUs, but the Ray cluster")
     assert not (tmp_path / "m.pt").exists()
 
@@ -195,10 +324,25 @@ def test_a_timed_out_round_keeps_the_checkpoint(cluster, trained, tmp_path):
     ray_args = ["--backend", "ray", "--ray-address", cluster.address, "--workers", "2"]
     before = md5(path)
     # no share of 2,000 episodes is collected within a millisecond
-    proc = run("train_batch.py", *TINY, "--resume", path, "--save", path, "--num-episodes", "4000",
-               "--episodes-per-round", "4000", *ray_args, "--ray-timeout", "0.001")
+    proc = run(
+        "train_batch.py",
+        *TINY,
+        "--resume",
+        path,
+        "--save",
+        path,
+        "--num-episodes",
+        "4000",
+        "--episodes-per-round",
+        "4000",
+        *ray_args,
+        "--ray-timeout",
+        "0.001",
+    )
     errors = [ln for ln in proc.stderr.splitlines() if "error:" in ln]
-    assert proc.returncode == 2 and len(errors) == 1 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert proc.returncode == 2 and len(errors) == 1 and "Traceback" not in proc.stderr, (
+        proc.stderr[-2000:]
+    )
     assert "--ray-timeout" in errors[0] and "keeps the last checkpoint" in errors[0]
     assert md5(path) == before
 
@@ -219,6 +363,7 @@ def test_a_signal_inside_ray_deserialisation_reaches_the_training_loop(cluster):
     # CI once sent Ctrl-C while ray.get was unpickling a result: Ray caught the handler's
     # exception (it caught Exception) and the run ended as a worker failure, not a save
     import ray
+
     ref = ray.put(_ArrivesDuringDeserialisation())
     with pytest.raises(Interrupted):
         ray.get(ref)
@@ -228,9 +373,27 @@ def test_a_signal_inside_ray_deserialisation_reaches_the_training_loop(cluster):
 def test_ctrl_c_on_ray_saves_counts_and_weights_that_agree(cluster, tmp_path):
     path = tmp_path / "c.pt"
     folders = set(glob.glob(os.path.join(tempfile.gettempdir(), "tdbg_ray_*")))
-    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train_prob5.py"), *TINY, "--num-episodes", "100000",
-                             "--workers", "2", "--save", str(path), "--backend", "ray", "--ray-address",
-                             cluster.address], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            os.path.join(ROOT, "train_prob5.py"),
+            *TINY,
+            "--num-episodes",
+            "100000",
+            "--workers",
+            "2",
+            "--save",
+            str(path),
+            "--backend",
+            "ray",
+            "--ray-address",
+            cluster.address,
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + HANG_GUARD
     while not path.exists() and time.time() < deadline and proc.poll() is None:
         time.sleep(0.1)
@@ -240,6 +403,10 @@ def test_ctrl_c_on_ray_saves_counts_and_weights_that_agree(cluster, tmp_path):
     assert "Traceback" not in err and "interrupted (SIGINT)" in out + err
     _, meta, ts = _weights(path)
     assert meta["output_mode"] == "prob5"
-    assert meta["episodes"] == ts["stage"]["episodes_done"] and meta["episodes"] % 20 == 0 and meta["episodes"] >= 20
+    assert (
+        meta["episodes"] == ts["stage"]["episodes_done"]
+        and meta["episodes"] % 20 == 0
+        and meta["episodes"] >= 20
+    )
     # the actors were ended busy; training ships them no files, so they made no folder to leave behind
     assert set(glob.glob(os.path.join(tempfile.gettempdir(), "tdbg_ray_*"))) == folders

@@ -1,5 +1,6 @@
 """tdbg.infra.runlog: a CSV log written a whole row at a time, continued only by its own run,
 and a row taken back when its save failed."""
+
 import os
 
 import pytest
@@ -11,7 +12,7 @@ FIELDS = ["total_episodes", "loss", "note"]
 
 
 def test_append_line_returns_the_size_before_and_start_afresh_empties(tmp_path):
-    path = str(tmp_path / "sub" / "f.txt")   # the folder is made
+    path = str(tmp_path / "sub" / "f.txt")  # the folder is made
     assert append_line(path, "ab\n") == 0
     assert append_line(path, "cde\n") == 3
     assert open(path).read() == "ab\ncde\n"
@@ -27,7 +28,11 @@ def test_rows_are_written_whole_with_floats_to_six_significant_digits(tmp_path):
     log = CsvLog(path, FIELDS)
     log.write({"total_episodes": 100, "loss": 0.123456789, "ignored": 5})
     log.write({"total_episodes": 200, "loss": 1234567.0, "note": "a,b"})
-    assert open(path).read().splitlines() == ["total_episodes,loss,note", "100,0.123457,", '200,1.23457e+06,"a,b"']
+    assert open(path).read().splitlines() == [
+        "total_episodes,loss,note",
+        "100,0.123457,",
+        '200,1.23457e+06,"a,b"',
+    ]
 
 
 def test_a_fresh_log_replaces_an_old_file_and_an_appending_one_continues_it(tmp_path):
@@ -47,9 +52,16 @@ def _log(tmp_path, rows: list[str]) -> CsvLog:
 
 
 def test_a_log_continues_when_its_last_row_is_the_checkpoints(tmp_path):
-    assert _log(tmp_path, ["100,0.5,", "200,0.25,"]).check_continues({"total_episodes": 200}) is None
+    assert (
+        _log(tmp_path, ["100,0.5,", "200,0.25,"]).check_continues({"total_episodes": 200}) is None
+    )
     # a log that is not there yet, or one not appended to, is not checked
-    assert CsvLog(str(tmp_path / "none.csv"), FIELDS, append=True).check_continues({"total_episodes": 5}) is None
+    assert (
+        CsvLog(str(tmp_path / "none.csv"), FIELDS, append=True).check_continues(
+            {"total_episodes": 5}
+        )
+        is None
+    )
     assert CsvLog(str(tmp_path / "log.csv"), FIELDS).check_continues({"total_episodes": 5}) is None
 
 
@@ -60,11 +72,18 @@ def test_a_row_beyond_the_checkpoint_after_its_own_row_is_taken_back(tmp_path):
     assert open(log.path).read().splitlines()[-1] == "200,0.25,"
 
 
-@pytest.mark.parametrize("rows, header, words", [
-    (["100,0.5,", "200,0.25,"], None, "its last row has total_episodes 200, the checkpoint total_episodes 150"),
-    ([], None, "no rows"),
-    (["100,0.5,"], "episodes,loss\n", "its columns are not this run's"),
-])
+@pytest.mark.parametrize(
+    "rows, header, words",
+    [
+        (
+            ["100,0.5,", "200,0.25,"],
+            None,
+            "its last row has total_episodes 200, the checkpoint total_episodes 150",
+        ),
+        ([], None, "no rows"),
+        (["100,0.5,"], "episodes,loss\n", "its columns are not this run's"),
+    ],
+)
 def test_a_log_of_another_run_is_refused(tmp_path, rows, header, words):
     log = _log(tmp_path, rows)
     if header is not None:
@@ -88,7 +107,7 @@ def test_withdraw_takes_back_the_last_row_or_the_file_that_row_started(tmp_path)
     log.withdraw()
     assert open(log.path).read().splitlines() == ["total_episodes,loss,note", "100,0.5,"]
     fresh = CsvLog(str(tmp_path / "fresh.csv"), FIELDS)
-    fresh.withdraw()   # nothing written: nothing to take back
+    fresh.withdraw()  # nothing written: nothing to take back
     fresh.write({"total_episodes": 1, "loss": 0.5})
     fresh.withdraw()
     assert not os.path.exists(fresh.path)

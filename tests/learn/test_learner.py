@@ -2,6 +2,7 @@
 learner, and the two learners that implement it, member by member and signature by
 signature (parameter names, kinds and defaults; static or not); the runner drives and the
 learners never call it back."""
+
 import ast
 import inspect
 import os
@@ -12,9 +13,24 @@ from tdbg.learn import learner as protocol
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.online_td import OnlineLearner
 
-SKIP = {"__init__", "__dict__", "__weakref__", "__doc__", "__module__", "__annotations__", "__parameters__",
-        "__subclasshook__", "__abstractmethods__", "__protocol_attrs__", "__non_callable_proto_members__",
-        "_is_protocol", "_is_runtime_protocol", "__orig_bases__", "__slots__", "__qualname__"}
+SKIP = {
+    "__init__",
+    "__dict__",
+    "__weakref__",
+    "__doc__",
+    "__module__",
+    "__annotations__",
+    "__parameters__",
+    "__subclasshook__",
+    "__abstractmethods__",
+    "__protocol_attrs__",
+    "__non_callable_proto_members__",
+    "_is_protocol",
+    "_is_runtime_protocol",
+    "__orig_bases__",
+    "__slots__",
+    "__qualname__",
+}
 
 
 def members(proto) -> dict:
@@ -30,14 +46,22 @@ def shape(fn) -> list:
 @pytest.mark.parametrize("cls", [BatchLearner, OnlineLearner])
 def test_learners_conform(cls):
     expected = members(protocol.Learner)
-    assert {"prepare", "collect", "train", "segment_info", "log_fields", "learns_while_playing",
-            "last_loss"} <= set(expected)
+    assert {
+        "prepare",
+        "collect",
+        "train",
+        "segment_info",
+        "log_fields",
+        "learns_while_playing",
+        "last_loss",
+    } <= set(expected)
     for name, member in expected.items():
-        if member is None:   # a data member: on the class, or set by the constructor
+        if member is None:  # a data member: on the class, or set by the constructor
             continue
         assert hasattr(cls, name), f"{cls.__name__} lacks {name}"
         assert isinstance(vars(protocol.Learner)[name], staticmethod) == isinstance(
-            inspect.getattr_static(cls, name), staticmethod), name
+            inspect.getattr_static(cls, name), staticmethod
+        ), name
         assert shape(getattr(cls, name)) == shape(getattr(protocol.Learner, name)), name
     assert shape(cls.__init__) == shape(protocol.Learner.__init__)
     assert isinstance(cls.log_fields, list)
@@ -52,8 +76,12 @@ def test_instances_conform(tmp_path):
     from tdbg.game.modes import game_mode
     from tdbg.learn.settings import OnlineStage
     from tdbg.net.model import TDNetwork
-    stage, _ = training.stage_settings(OnlineStage, train_online.build_parser(),
-                                       ["--hidden", "4", "--save", str(tmp_path / "x.pt")])
+
+    stage, _ = training.stage_settings(
+        OnlineStage,
+        train_online.build_parser(),
+        ["--hidden", "4", "--save", str(tmp_path / "x.pt")],
+    )
     mode = game_mode("dmp")
     learner = OnlineLearner(stage, TDNetwork(mode.n_inputs, [4], mode.default_output), mode)
     assert isinstance(learner, protocol.Learner)

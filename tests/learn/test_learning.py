@@ -1,4 +1,5 @@
 """It learns: a small DMP net trained from scratch beats the random agent."""
+
 import pytest
 
 from helpers import run
@@ -12,8 +13,23 @@ from tdbg.play.players import Player, evaluator
 @pytest.mark.slow
 def test_dmp_from_scratch_beats_random(tmp_path):
     path = tmp_path / "dmp.pt"
-    run("train_batch.py", "--hidden", "40", "--num-episodes", "5000", "--episodes-per-round", "20",
-        "--seed", "1", "--lr", "1e-3", "--quiet", "--save", path, check=True)  # run() has the hang guard; no speed limit
+    run(
+        "train_batch.py",
+        "--hidden",
+        "40",
+        "--num-episodes",
+        "5000",
+        "--episodes-per-round",
+        "20",
+        "--seed",
+        "1",
+        "--lr",
+        "1e-3",
+        "--quiet",
+        "--save",
+        path,
+        check=True,
+    )  # run() has the hang guard; no speed limit
     agent = evaluator(Player(str(path)))
     mode = game_mode("dmp")
     records = play_games(agent, RandomAgent(seed=5), range(400), mode, seed=3)

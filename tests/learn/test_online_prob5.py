@@ -1,4 +1,5 @@
 """Online TD(lambda) against a hand-computed trace, and the prob5 model."""
+
 import numpy as np
 import pytest
 import torch
@@ -24,15 +25,18 @@ def _linear(w):
 STEPS = [([1.0, 0, 0], 0.3), ([0, 1.0, 0], 0.3), ([0, 1.0, 1.0], 1.0)]  # (input = gradient, target)
 
 
-@pytest.mark.parametrize("sign,after", [
-    # worked by hand, alpha 0.1, lambda 0.5, w = [0.2, 0.4, 0.6]:
-    # step 1: V=0.2, e=[1,0,0], delta=+0.1 -> w=[0.21, 0.4, 0.6]
-    # step 2: V=0.4, e=[0.5,1,0], delta=-0.1 -> w=[0.205, 0.39, 0.6]
-    # step 3: V=0.99, e=[0.25,1.5,1], delta=+0.01 -> w=[0.20525, 0.3915, 0.601]
-    (+1.0, [[0.21, 0.4, 0.6], [0.205, 0.39, 0.6], [0.20525, 0.3915, 0.601]]),
-    # alternating sides (self-play): e2=[-0.5,1,0], e3=[0.25,0.5,1]
-    (-1.0, [[0.21, 0.4, 0.6], [0.215, 0.39, 0.6], [0.21525, 0.3905, 0.601]]),
-])
+@pytest.mark.parametrize(
+    "sign,after",
+    [
+        # worked by hand, alpha 0.1, lambda 0.5, w = [0.2, 0.4, 0.6]:
+        # step 1: V=0.2, e=[1,0,0], delta=+0.1 -> w=[0.21, 0.4, 0.6]
+        # step 2: V=0.4, e=[0.5,1,0], delta=-0.1 -> w=[0.205, 0.39, 0.6]
+        # step 3: V=0.99, e=[0.25,1.5,1], delta=+0.01 -> w=[0.20525, 0.3915, 0.601]
+        (+1.0, [[0.21, 0.4, 0.6], [0.205, 0.39, 0.6], [0.20525, 0.3915, 0.601]]),
+        # alternating sides (self-play): e2=[-0.5,1,0], e3=[0.25,0.5,1]
+        (-1.0, [[0.21, 0.4, 0.6], [0.215, 0.39, 0.6], [0.21525, 0.3905, 0.601]]),
+    ],
+)
 def test_three_step_trace_by_hand(sign, after):
     m = _linear([0.2, 0.4, 0.6])
     td = TDLambda(m, lam=0.5, alpha=0.1, sign=sign)
@@ -88,14 +92,29 @@ def test_trace_resets_every_game():
 
 def test_train_online_cli(tmp_path):
     path = tmp_path / "on.pt"
-    run("train_online.py", "--hidden", "16", "--num-episodes", "40", "--log-every", "20", "--quiet",
-        "--save", path, check=True)
+    run(
+        "train_online.py",
+        "--hidden",
+        "16",
+        "--num-episodes",
+        "40",
+        "--log-every",
+        "20",
+        "--quiet",
+        "--save",
+        path,
+        check=True,
+    )
     model, meta, ts = load_checkpoint(str(path))
     assert meta["episodes"] == 40 and ts["stage"]["settings"]["trainer"] == "online"
     assert len((tmp_path / "on.csv").read_text().splitlines()) == 3
-    assert_one_line_error(run("train_online.py", "--lambda", "1.5", "--save", tmp_path / "x.pt"), "lambda")
-    assert_one_line_error(run("train_online.py", "--game-mode", "cubeful-money", "--save", tmp_path / "x.pt"),
-                          "invalid choice")
+    assert_one_line_error(
+        run("train_online.py", "--lambda", "1.5", "--save", tmp_path / "x.pt"), "lambda"
+    )
+    assert_one_line_error(
+        run("train_online.py", "--game-mode", "cubeful-money", "--save", tmp_path / "x.pt"),
+        "invalid choice",
+    )
 
 
 def test_prob5_flip_swaps_sides():
@@ -108,8 +127,19 @@ def test_prob5_flip_swaps_sides():
 @pytest.fixture(scope="module")
 def prob5_ckpt(tmp_path_factory):
     path = tmp_path_factory.mktemp("p5") / "p5.pt"
-    run("train_prob5.py", "--hidden", "24", "--num-episodes", "600", "--episodes-per-round", "50", "--quiet",
-        "--save", path, check=True)
+    run(
+        "train_prob5.py",
+        "--hidden",
+        "24",
+        "--num-episodes",
+        "600",
+        "--episodes-per-round",
+        "50",
+        "--quiet",
+        "--save",
+        path,
+        check=True,
+    )
     return str(path)
 
 
@@ -118,11 +148,17 @@ def test_prob5_training_cli_writes_a_model_whose_equity_is_its_outcomes(prob5_ck
     judged here; the released model's are, against gnubg-nn, below): a cubeless-money prob5
     checkpoint whose equity is 2 P(win) + P(wg) + P(wbg) - P(lg) - P(lbg) - 1 of its outputs."""
     model, meta, _ = load_checkpoint(prob5_ckpt)
-    assert model.output_mode == "prob5" and meta["game_mode"] == "cubeless-money" and meta["episodes"] == 600
+    assert (
+        model.output_mode == "prob5"
+        and meta["game_mode"] == "cubeless-money"
+        and meta["episodes"] == 600
+    )
     agent = ProbAgent(model, game_mode("cubeless-money"))
     boards = oracle_positions(200, seed=4)
     p = agent.probabilities(boards)
-    assert np.allclose(agent.equities(boards), 2 * p[:, 0] + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4] - 1)
+    assert np.allclose(
+        agent.equities(boards), 2 * p[:, 0] + p[:, 1] + p[:, 2] - p[:, 3] - p[:, 4] - 1
+    )
 
 
 def test_prob5_model_agrees_with_gnubg_nn():
@@ -132,6 +168,7 @@ def test_prob5_model_agrees_with_gnubg_nn():
     Measured at 790e572: correlation 0.967, 0.959, 0.789, 0.969, 0.850; mean absolute error
     0.052, 0.038, 0.008, 0.030, 0.005."""
     import gnubg_nn
+
     model, _, _ = load_checkpoint(f"{ROOT}/best_models/prob5_128x2.pt")
     boards = oracle_positions(2000, seed=4)
     p = ProbAgent(model, game_mode("cubeless-money")).probabilities(boards)
@@ -142,14 +179,39 @@ def test_prob5_model_agrees_with_gnubg_nn():
 
 
 def test_prob5_plays_and_refuses_cubeful(prob5_ckpt, tmp_path):
-    out = run("play_models.py", "--model1", prob5_ckpt, "--model2", "pubeval", "--games", "20", "--oneply1",
-              "--quiet", check=True)
+    out = run(
+        "play_models.py",
+        "--model1",
+        prob5_ckpt,
+        "--model2",
+        "pubeval",
+        "--games",
+        "20",
+        "--oneply1",
+        "--quiet",
+        check=True,
+    )
     assert "mEq/game" in out.stdout
-    assert_one_line_error(run("play_models.py", "--model1", prob5_ckpt, "--model2", prob5_ckpt, "--game-mode",
-                              "cubeful-money", "--quiet"), "cubeless money only")
-    assert_one_line_error(run("train_prob5.py", "--game-mode", "dmp", "--save", tmp_path / "x.pt"), "cubeless money")
+    assert_one_line_error(
+        run(
+            "play_models.py",
+            "--model1",
+            prob5_ckpt,
+            "--model2",
+            prob5_ckpt,
+            "--game-mode",
+            "cubeful-money",
+            "--quiet",
+        ),
+        "cubeless money only",
+    )
+    assert_one_line_error(
+        run("train_prob5.py", "--game-mode", "dmp", "--save", tmp_path / "x.pt"), "cubeless money"
+    )
     b = be.initial_board()
     model, _, _ = load_checkpoint(prob5_ckpt)
     with pytest.raises(ValueError):
         ProbAgent(model, game_mode("cubeful-money"))
-    assert ProbAgent(model, game_mode("cubeless-money")).choose_moves(b[None], np.array([[3, 1]])).shape == (1, 2, 25)
+    assert ProbAgent(model, game_mode("cubeless-money")).choose_moves(
+        b[None], np.array([[3, 1]])
+    ).shape == (1, 2, 25)

@@ -32,7 +32,9 @@ def test_sampled_targets_are_values_of_played_positions():
     torch.manual_seed(0)
     mode = game_mode("dmp")
     model = TDNetwork(196, [16], "probability").eval()
-    out = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=1))).collect(1, np.random.default_rng(5))
+    out = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=1))).collect(
+        1, np.random.default_rng(5)
+    )
     feats, targets = out["features"], out["targets"]
     assert len(feats) == out["stats"]["plies"] and out["stats"]["episodes"] == 1
     rng = np.random.default_rng(5)  # the game's dice, drawn as collect draws them
@@ -53,7 +55,9 @@ def test_oneply_collection_and_workers_agree_on_shapes():
     torch.manual_seed(0)
     mode = game_mode("cubeless-money")
     model = TDNetwork(196, [16], "prob5")
-    out = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True))).collect(3, np.random.default_rng(1))
+    out = SelfPlay(model, SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True))).collect(
+        3, np.random.default_rng(1)
+    )
     assert out["targets"].shape == (len(out["features"]), 5)
     col = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, parallel_games=8, workers=2)))
     try:
@@ -68,7 +72,9 @@ def test_collection_is_reproducible_from_the_seed():
     model = TDNetwork(196, [16], "probability").eval()
     a = SelfPlay(model, SelfPlaySetup(game_mode("dmp"))).collect(20, np.random.default_rng(9))
     b = SelfPlay(model, SelfPlaySetup(game_mode("dmp"))).collect(20, np.random.default_rng(9))
-    assert np.array_equal(a["features"], b["features"]) and np.array_equal(a["targets"], b["targets"])
+    assert np.array_equal(a["features"], b["features"]) and np.array_equal(
+        a["targets"], b["targets"]
+    )
 
 
 def test_one_worker_plays_the_same_games_in_its_own_process():
@@ -76,8 +82,15 @@ def test_one_worker_plays_the_same_games_in_its_own_process():
     meanwhile): the same samples, to the bit, as collected in this process."""
     torch.manual_seed(0)
     model = TDNetwork(196, [16, 16], "probability").eval()
-    here, apart = Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=1))), \
-        Collector(SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=1)), separate=True)
+    here, apart = (
+        Collector(
+            SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=1))
+        ),
+        Collector(
+            SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=1)),
+            separate=True,
+        ),
+    )
     try:
         assert here.pool is None and apart.pool is not None
         a = here.collect(model, 12, np.random.SeedSequence(4))
@@ -85,7 +98,9 @@ def test_one_worker_plays_the_same_games_in_its_own_process():
     finally:
         here.close()
         apart.close()
-    assert np.array_equal(a["features"], b["features"]) and np.array_equal(a["targets"], b["targets"])
+    assert np.array_equal(a["features"], b["features"]) and np.array_equal(
+        a["targets"], b["targets"]
+    )
 
 
 def test_lr_schedule():
@@ -105,10 +120,15 @@ def test_incremental_and_dense_scoring_play_the_same_games():
     break its own way, as test_incremental_scoring allows."""
     from helpers import ROOT
     from tdbg.net.model import load_checkpoint
+
     model, meta, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
     mode = game_mode(meta["game_mode"])
-    out = {k: SelfPlay(model.eval(), SelfPlaySetup(mode, replace(FP32_COLLECTION, scoring=k, parallel_games=8))).collect(16, np.random.default_rng(9))
-           for k in ("incremental", "dense")}
+    out = {
+        k: SelfPlay(
+            model.eval(), SelfPlaySetup(mode, replace(FP32_COLLECTION, scoring=k, parallel_games=8))
+        ).collect(16, np.random.default_rng(9))
+        for k in ("incremental", "dense")
+    }
     inc, dense = out["incremental"], out["dense"]
     assert np.array_equal(inc["features"], dense["features"])
     assert np.abs(inc["targets"] - dense["targets"]).max() < 1e-5

@@ -5,6 +5,7 @@ choose: all-zero weights give a constant (sigmoid(0) = 1/2 for P(win), the head
 bias for equity), and a one-unit-per-cube-owner layer gives a value that depends
 on the cube owner only.  Every expected number below is worked out in a comment.
 """
+
 from dataclasses import replace
 import numpy as np
 import pytest
@@ -63,9 +64,9 @@ def test_sampled_and_oneply_targets_of_a_tiny_race_dmp(engine):
     board = tiny_race()[None]
     # sampled TD(0): the best move's value for the roll thrown
     _, v = scorer.best_moves(board, np.array([[6, 1]]))
-    assert v[0] == 1.0                     # both checkers off: the exact value of a won game
+    assert v[0] == 1.0  # both checkers off: the exact value of a won game
     _, v = scorer.best_moves(board, np.array([[5, 2]]))
-    assert v[0] == 0.5                     # game goes on: 1 - sigmoid(0) for the opponent
+    assert v[0] == 0.5  # game goes on: 1 - sigmoid(0) for the opponent
     # exact 1-ply: 15/36 x 1 + 21/36 x 1/2 = 25.5/36
     target, _ = scorer.oneply(board)
     assert np.isclose(target[0], 25.5 / 36, atol=1e-7)
@@ -82,8 +83,10 @@ def test_oneply_target_of_a_tiny_race_money():
 def test_selfplay_targets_with_a_constant_net():
     """With P(win) = 1/2 for every position, each sample's target is 1/2 except the
     game's last move, which wins and gets the exact value 1."""
-    out = SelfPlay(constant_net("probability"), SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=1))).collect(
-        1, np.random.default_rng(3))
+    out = SelfPlay(
+        constant_net("probability"),
+        SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=1)),
+    ).collect(1, np.random.default_rng(3))
     t = out["targets"]
     assert len(t) == out["stats"]["plies"] > 20
     assert (t[:-1] == 0.5).all() and t[-1] == 1.0
@@ -97,7 +100,12 @@ def decisions(v_centred, v_mine, v_theirs, owner=CUBE_CENTERED):
     b = be.initial_board()[None]
     o = np.array([owner])
     v_nd, v_take = agent.scorer.cube_values(b, o)
-    return bool(agent.double_decisions(b, o)[0]), bool(agent.take_decisions(b, o)[0]), v_nd[0], v_take[0]
+    return (
+        bool(agent.double_decisions(b, o)[0]),
+        bool(agent.take_decisions(b, o)[0]),
+        v_nd[0],
+        v_take[0],
+    )
 
 
 def test_cube_decisions_by_hand():
@@ -126,8 +134,10 @@ def test_selfplay_double_take_and_owner_flip():
     max(0.25, 0.75) = 0.75.  The taker then owns the cube (MINE for it): ND 0.875 >
     min(2 x 0.375, 1) = 0.75 -> no redouble, node target 0.875 at each of its turns.
     The doubler (cube THEIRS) has no cube node any more."""
-    out = SelfPlay(cube_owner_net(0.25, 0.875, 0.375), SelfPlaySetup(game_mode("cubeful-money"), replace(FP32_COLLECTION, parallel_games=1))).collect(
-        1, np.random.default_rng(7))
+    out = SelfPlay(
+        cube_owner_net(0.25, 0.875, 0.375),
+        SelfPlaySetup(game_mode("cubeful-money"), replace(FP32_COLLECTION, parallel_games=1)),
+    ).collect(1, np.random.default_rng(7))
     s = out["stats"]
     assert (s["doubles"], s["takes"], s["drops"]) == (1, 1, 0)
     t = cube_node_targets(out)
@@ -140,8 +150,10 @@ def test_selfplay_double_drop_ends_the_game():
     """ND 0.25 < min(2 x 0.625, 1) = 1 -> double; 2 x 0.625 >= 1 -> drop: the game ends
     at the first cube node (ply 1), the doubler wins the cube (1 point); targets: the
     opening move's value, then the node's max(0.25, 1) = 1."""
-    out = SelfPlay(cube_owner_net(0.25, 0.0, 0.625), SelfPlaySetup(game_mode("cubeful-money"), replace(FP32_COLLECTION, parallel_games=1))).collect(
-        1, np.random.default_rng(7))
+    out = SelfPlay(
+        cube_owner_net(0.25, 0.0, 0.625),
+        SelfPlaySetup(game_mode("cubeful-money"), replace(FP32_COLLECTION, parallel_games=1)),
+    ).collect(1, np.random.default_rng(7))
     s = out["stats"]
     assert (s["doubles"], s["takes"], s["drops"], s["points"], s["episodes"]) == (1, 0, 1, 1.0, 1)
     assert cube_node_targets(out).tolist() == [1.0] and len(out["targets"]) == 2
@@ -156,15 +168,20 @@ def gammon_finish() -> np.ndarray:
     return b
 
 
-@pytest.mark.parametrize("owner,jacoby,want", [
-    (CUBE_CENTERED, True, 1.0),    # Jacoby: a gammon with the cube centred counts single
-    (CUBE_MINE, True, 2.0),        # cube turned: gammons count
-    (CUBE_THEIRS, True, 2.0),
-    (CUBE_CENTERED, False, 2.0),   # no Jacoby rule: gammons always count
-])
+@pytest.mark.parametrize(
+    "owner,jacoby,want",
+    [
+        (CUBE_CENTERED, True, 1.0),  # Jacoby: a gammon with the cube centred counts single
+        (CUBE_MINE, True, 2.0),  # cube turned: gammons count
+        (CUBE_THEIRS, True, 2.0),
+        (CUBE_CENTERED, False, 2.0),  # no Jacoby rule: gammons always count
+    ],
+)
 def test_terminal_values_follow_jacoby(owner, jacoby, want):
     scorer = Scorer(cube_owner_net(0.0, 0.0, 0.0), game_mode("cubeful-money", jacoby))
-    _, offsets, values, _ = scorer.score(gammon_finish()[None], np.array([[2, 1]]), np.array([owner]))
+    _, offsets, values, _ = scorer.score(
+        gammon_finish()[None], np.array([[2, 1]]), np.array([owner])
+    )
     assert values.max() == want
 
 
@@ -175,4 +192,9 @@ def test_points_by_hand():
     cubeful = game_mode("cubeful-money")
     assert cubeful.points(r, CUBE_CENTERED).tolist() == [1, 1, 1, -1]
     assert cubeful.points(r, CUBE_MINE).tolist() == [1, 2, 3, -2]
-    assert game_mode("cubeful-money", jacoby=False).points(r, CUBE_CENTERED).tolist() == [1, 2, 3, -2]
+    assert game_mode("cubeful-money", jacoby=False).points(r, CUBE_CENTERED).tolist() == [
+        1,
+        2,
+        3,
+        -2,
+    ]

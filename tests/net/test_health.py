@@ -1,6 +1,7 @@
 """tdbg/net/health.py: dead and active units counted on a hand-built net whose firing is
 known by hand; revival keeps the function and brings the dead units back; the tools and
 the training log report it."""
+
 import csv
 import json
 
@@ -9,7 +10,7 @@ import torch
 
 from helpers import run
 from tdbg.game.modes import game_mode
-from tdbg.net.health import (MIN_POSITIONS, firing_rates, health_positions, revive_dead, unit_health)
+from tdbg.net.health import MIN_POSITIONS, firing_rates, health_positions, revive_dead, unit_health
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 
@@ -31,7 +32,7 @@ def _hand_net():
         w2[1, 0], b2[1] = -1.0, -1.0
         w2[2, 3], b2[2] = 1.0, -0.25
         m.head.weight[0] = torch.tensor([1.0, 1.0, 1.0])
-        m.head.weight[0, 1] = 0.3   # a dead unit's outgoing weight: revival sets it to zero
+        m.head.weight[0, 1] = 0.3  # a dead unit's outgoing weight: revival sets it to zero
     return m
 
 
@@ -49,14 +50,21 @@ def test_dead_and_active_units_by_hand():
     # layer 2: v0 where a > 0 or b > 0: 7 of 8; v1 never; v2 where a - 0.5 > 0.25: (1,0) (1,1) (0.8,0) (0.9,1): 4
     assert h.dead == (1, 1) and h.widths == (4, 3) and h.positions == 8
     assert h.active == pytest.approx(((5 + 0 + 4 + 5) / 32, (7 + 0 + 4) / 24))
-    assert [r.tolist() for r in firing_rates(_hand_net(), _inputs())] == [[5 / 8, 0, 4 / 8, 5 / 8], [7 / 8, 0, 4 / 8]]
-    assert h.log_fields() == {"dead_units": "1/1", "distinct_units": "4/3", "active_fraction": "0.4375/0.4583"}
+    assert [r.tolist() for r in firing_rates(_hand_net(), _inputs())] == [
+        [5 / 8, 0, 4 / 8, 5 / 8],
+        [7 / 8, 0, 4 / 8],
+    ]
+    assert h.log_fields() == {
+        "dead_units": "1/1",
+        "distinct_units": "4/3",
+        "active_fraction": "0.4375/0.4583",
+    }
 
 
 def test_revival_keeps_the_function_and_revives():
     m, x = _hand_net(), _inputs()
     torch.manual_seed(1)
-    wide = torch.rand(10_000, 196)   # any inputs: the revived units have no path to the output
+    wide = torch.rand(10_000, 196)  # any inputs: the revived units have no path to the output
     revived, counts = revive_dead(m, x, seed=3)
     assert counts == [1, 1]
     with torch.no_grad():
@@ -64,8 +72,12 @@ def test_revival_keeps_the_function_and_revives():
         assert float((revived(x) - m(x)).abs().max()) == 0.0
         # the revived units: fresh weights within a new layer's bound, zero outgoing weights
         w = revived.layers[0].weight[1]
-        assert 0 < float(w.abs().max()) <= 1 / 196 ** 0.5 and float(revived.layers[0].bias[1]) != -1000.0
-        assert float(revived.layers[1].weight[[0, 2], 1].abs().max()) == 0.0   # row 1 is itself revived
+        assert (
+            0 < float(w.abs().max()) <= 1 / 196**0.5 and float(revived.layers[0].bias[1]) != -1000.0
+        )
+        assert (
+            float(revived.layers[1].weight[[0, 2], 1].abs().max()) == 0.0
+        )  # row 1 is itself revived
         assert float(revived.head.weight[0, 1]) == 0.0
     # the untouched units keep their weights
     assert torch.equal(revived.layers[0].weight[0], m.layers[0].weight[0])
@@ -90,32 +102,83 @@ def test_tools_report_health_and_revive(tmp_path):
     # on real positions u1 (bias -1000) and v1 (relu(-u0 - 1), u0 >= 0) are dead whatever the sample
     assert d["unit_health"]["dead"][0] >= 1 and d["unit_health"]["dead"][1] >= 1
     assert d["unit_health"]["games"] == 150 and d["unit_health"]["positions"] >= MIN_POSITIONS
-    rep = json.loads(run("tools/repair_twins.py", src, "-o", out, "--no-twins", "--games", "10", "--json",
-                         check=True).stdout)
-    assert all(r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"], strict=True)) and rep["revived"][0] >= 1
+    rep = json.loads(
+        run(
+            "tools/repair_twins.py",
+            src,
+            "-o",
+            out,
+            "--no-twins",
+            "--games",
+            "10",
+            "--json",
+            check=True,
+        ).stdout
+    )
+    assert (
+        all(r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"], strict=True))
+        and rep["revived"][0] >= 1
+    )
     assert rep["output_change"]["max_abs_change"] < 1e-6
     assert "revived" in load_checkpoint(str(out))[1]["lineage"][-1]
 
 
 def test_training_log_has_health_columns(tmp_path):
     save = tmp_path / "t.pt"
-    run("train_batch.py", "--hidden", "16", "--num-episodes", "60", "--episodes-per-round", "20",
-        "--health-every", "2", "--save", save, "--quiet", "--workers", "1", check=True)
+    run(
+        "train_batch.py",
+        "--hidden",
+        "16",
+        "--num-episodes",
+        "60",
+        "--episodes-per-round",
+        "20",
+        "--health-every",
+        "2",
+        "--save",
+        save,
+        "--quiet",
+        "--workers",
+        "1",
+        check=True,
+    )
     rows = list(csv.DictReader(open(tmp_path / "t.csv")))
-    assert [bool(r["dead_units"]) for r in rows] == [False, True, True]   # round 2, and the stage's last
+    assert [bool(r["dead_units"]) for r in rows] == [
+        False,
+        True,
+        True,
+    ]  # round 2, and the stage's last
     assert all(int(d) <= 16 for d in rows[-1]["dead_units"].split("/"))
     model = load_checkpoint(str(save))[0]
-    assert rows[-1]["dead_units"] == unit_health(model, health_positions(model, game_mode("dmp"))).log_fields()[
-        "dead_units"]
+    assert (
+        rows[-1]["dead_units"]
+        == unit_health(model, health_positions(model, game_mode("dmp"))).log_fields()["dead_units"]
+    )
 
 
 @pytest.mark.parametrize("release", ["best_models/cubeful_256x2.pt", "best_models/match_256x2.pt"])
 def test_repair_tool_takes_cube_and_match_nets(tmp_path, release):
     """Cubeful and match nets play their greedy games with a cube state (it crashed without)."""
     out = tmp_path / "r.pt"
-    rep = json.loads(run("tools/repair_twins.py", release, "-o", out, "--games", "5", "--no-twins", "--json",
-                         check=True).stdout)
+    rep = json.loads(
+        run(
+            "tools/repair_twins.py",
+            release,
+            "-o",
+            out,
+            "--games",
+            "5",
+            "--no-twins",
+            "--json",
+            check=True,
+        ).stdout
+    )
     # revival alone keeps every value to the bit
-    assert rep["output_change"]["max_abs_change"] == 0.0 and rep["health_after"]["positions"] >= MIN_POSITIONS
+    assert (
+        rep["output_change"]["max_abs_change"] == 0.0
+        and rep["health_after"]["positions"] >= MIN_POSITIONS
+    )
     # revived: the units dead on the sample and on every play of the measuring games (a subset)
-    assert sum(rep["revived"]) > 0 and all(r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"], strict=True))
+    assert sum(rep["revived"]) > 0 and all(
+        r <= d for r, d in zip(rep["revived"], rep["health_before"]["dead"], strict=True)
+    )

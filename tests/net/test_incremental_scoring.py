@@ -1,6 +1,7 @@
 """The incremental first layer (C engine: pre-move W1 x + b1 plus the columns of the
 inputs a move changed) against the dense forward pass: every model kind, random and
 trained weights, 20,000 (position, roll) pairs from gnubg-nn games."""
+
 import numpy as np
 import pytest
 import torch
@@ -15,10 +16,12 @@ from tdbg.net.scoring import Scorer, segment_argmax
 
 TOL = 1e-5
 # (game mode, output, inputs, trained checkpoint of that kind)
-KINDS = [("dmp", "probability", 196, "best_models/dmp_256x2.pt"),
-         ("cubeless-money", "equity", 196, "best_models/cubeless_256x2.pt"),
-         ("cubeless-money", "prob5", 196, "best_models/prob5_128x2.pt"),
-         ("cubeful-money", "equity", 200, "best_models/cubeful_256x2.pt")]
+KINDS = [
+    ("dmp", "probability", 196, "best_models/dmp_256x2.pt"),
+    ("cubeless-money", "equity", 196, "best_models/cubeless_256x2.pt"),
+    ("cubeless-money", "prob5", 196, "best_models/prob5_128x2.pt"),
+    ("cubeful-money", "equity", 200, "best_models/cubeful_256x2.pt"),
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -59,7 +62,9 @@ def _assert_same_choices(offsets, scalar_inc, scalar_dense):
 
 @pytest.mark.parametrize("trained", [False, True], ids=["random", "trained"])
 @pytest.mark.parametrize("mode_name,output,n_inputs,path", KINDS)
-def test_candidate_values_match_dense_forward(positions_20k, mode_name, output, n_inputs, path, trained):
+def test_candidate_values_match_dense_forward(
+    positions_20k, mode_name, output, n_inputs, path, trained
+):
     mode = game_mode(mode_name)
     model = _model(trained, output, n_inputs, path)
     dice, owner = _inputs(positions_20k, mode, seed=n_inputs)
@@ -68,14 +73,18 @@ def test_candidate_values_match_dense_forward(positions_20k, mode_name, output, 
     assert (inc.first_layer, dense.first_layer) == ("incremental", "dense")
     a_inc, o_inc, v_inc, s_inc = (x.copy() for x in inc.score(positions_20k, dice, owner))
     a_dense, o_dense, v_dense, s_dense = dense.score(positions_20k, dice, owner)
-    assert len(o_inc) == 20_001 and np.array_equal(o_inc, o_dense) and np.array_equal(a_inc, a_dense)
+    assert (
+        len(o_inc) == 20_001 and np.array_equal(o_inc, o_dense) and np.array_equal(a_inc, a_dense)
+    )
     assert np.abs(v_inc - v_dense).max() <= TOL
     assert np.abs(s_inc - s_dense).max() <= TOL
     _assert_same_choices(o_dense, s_inc, s_dense)
 
 
 @pytest.mark.parametrize("mode_name,output,n_inputs,path", KINDS)
-def test_first_hidden_layer_equals_torch_on_encoded_candidates(positions_20k, mode_name, output, n_inputs, path):
+def test_first_hidden_layer_equals_torch_on_encoded_candidates(
+    positions_20k, mode_name, output, n_inputs, path
+):
     """The C sums against torch's first layer on the numpy encoder's inputs (with the
     cube inputs the scorer gives the opponent), for a trained model's weights."""
     mode = game_mode(mode_name)
@@ -87,7 +96,9 @@ def test_first_hidden_layer_equals_torch_on_encoded_candidates(positions_20k, mo
     cube = None
     if mode.cubeful:
         cube = encoding.cube_features(owner, owner != 1)  # any per-input values will do
-    after, hidden1, offsets = c_engine.Expander(n_inputs).expand_first_layer(boards, dice, w1t, b1, cube)
+    after, hidden1, offsets = c_engine.Expander(n_inputs).expand_first_layer(
+        boards, dice, w1t, b1, cube
+    )
     x = np.zeros((len(after), n_inputs), dtype=np.float32)
     x[:, :196] = encoding.encode_batch(after[:, ::-1])  # the opponent, on roll next, in row 1
     if cube is not None:
@@ -125,24 +136,29 @@ def test_distinct_rows_are_the_rows_each_candidate_would_get(positions_20k, capa
     boards = np.repeat(positions_20k[:40], len(ALL_ROLLS), axis=0)
     dice = np.tile(ALL_ROLLS, (40, 1))
     owner = np.repeat(np.arange(40) % 3, len(ALL_ROLLS))
-    owner[5 * 21 + 10:6 * 21] = 2 - owner[5 * 21]   # one position's run split by other cube inputs
+    owner[5 * 21 + 10 : 6 * 21] = 2 - owner[5 * 21]  # one position's run split by other cube inputs
     cube = encoding.cube_features(owner, owner != 1)
     after, hidden1, offsets = c_engine.Expander(200).expand_first_layer(boards, dice, w1t, b1, cube)
     after, hidden1 = after.copy(), hidden1.copy()
-    d_after, d_hidden, d_offsets, src = c_engine.Expander(200, capacity=capacity).expand_first_layer(
-        boards, dice, w1t, b1, cube, distinct=True)
+    d_after, d_hidden, d_offsets, src = c_engine.Expander(
+        200, capacity=capacity
+    ).expand_first_layer(boards, dice, w1t, b1, cube, distinct=True)
     assert np.array_equal(d_after, after) and np.array_equal(d_offsets, offsets)
     assert np.array_equal(d_hidden[src].view(np.uint32), hidden1.view(np.uint32))
     assert src.min() == 0 and src.max() == len(d_hidden) - 1
     if capacity > len(after):
-        same = np.r_[False, (boards[1:] == boards[:-1]).all(axis=(1, 2)) & (owner[1:] == owner[:-1])]
+        same = np.r_[
+            False, (boards[1:] == boards[:-1]).all(axis=(1, 2)) & (owner[1:] == owner[:-1])
+        ]
         run = np.repeat(np.cumsum(~same), np.diff(offsets))
         keys = np.concatenate([run[:, None], after.reshape(len(after), -1)], axis=1)
         assert len(d_hidden) == len(np.unique(keys, axis=0)) < 0.95 * len(after)
 
 
 @pytest.mark.parametrize("mode_name,output,n_inputs,path", KINDS)
-def test_python_engine_falls_back_to_dense_and_agrees(positions_20k, mode_name, output, n_inputs, path):
+def test_python_engine_falls_back_to_dense_and_agrees(
+    positions_20k, mode_name, output, n_inputs, path
+):
     mode = game_mode(mode_name)
     model = _model(False, output, n_inputs, path)
     boards = positions_20k[:300]  # the reference engine is slow
@@ -154,7 +170,7 @@ def test_python_engine_falls_back_to_dense_and_agrees(positions_20k, mode_name, 
     _, o_c, v_c, s_c = inc.score(boards, dice, owner)
     assert np.array_equal(o_py, o_c)  # (the candidate order may differ between engines)
     for i in range(len(boards)):
-        a, b = np.sort(s_py[o_py[i]:o_py[i + 1]]), np.sort(s_c[o_c[i]:o_c[i + 1]])
+        a, b = np.sort(s_py[o_py[i] : o_py[i + 1]]), np.sort(s_c[o_c[i] : o_c[i + 1]])
         assert np.abs(a - b).max() <= TOL
 
 
@@ -164,7 +180,10 @@ def test_incremental_follows_weight_updates():
     torch.manual_seed(0)
     model = TDNetwork(196, [32], "probability").eval()
     boards = np.tile(be.initial_board(), (21, 1, 1))
-    inc, dense = Scorer(model, mode, first_layer="incremental"), Scorer(model, mode, first_layer="dense")
+    inc, dense = (
+        Scorer(model, mode, first_layer="incremental"),
+        Scorer(model, mode, first_layer="dense"),
+    )
     before = inc.score(boards, ALL_ROLLS)[2].copy()
     with torch.no_grad():
         model.layers[0].weight.add_(0.5)
@@ -186,8 +205,9 @@ def test_first_layer_modes():
     with pytest.raises(ValueError, match="first-layer mode"):
         Scorer(model, mode, first_layer="sparse")
     with pytest.raises(ValueError, match="w1t"):
-        c_engine.Expander().expand_first_layer(np.zeros((1, 2, 25)), [[1, 2]], np.zeros((10, 8), np.float32),
-                                               np.zeros(8, np.float32))
+        c_engine.Expander().expand_first_layer(
+            np.zeros((1, 2, 25)), [[1, 2]], np.zeros((10, 8), np.float32), np.zeros(8, np.float32)
+        )
 
 
 def test_incremental_with_the_python_engine_is_refused(monkeypatch):
@@ -197,10 +217,15 @@ def test_incremental_with_the_python_engine_is_refused(monkeypatch):
     from tdbg.game import movegen
     from tdbg.infra.errors import InputError
     from tdbg.net.scoring import check_first_layer
+
     with pytest.raises(InputError, match="--engine python"):
         check_first_layer("incremental", "python")
-    for first_layer, engine in (("incremental", "c"), ("incremental", "auto"), ("auto", "python"),
-                                 ("dense", "python")):
+    for first_layer, engine in (
+        ("incremental", "c"),
+        ("incremental", "auto"),
+        ("auto", "python"),
+        ("dense", "python"),
+    ):
         check_first_layer(first_layer, engine)
     monkeypatch.setattr(movegen, "c_available", lambda: False)
     with pytest.raises(InputError, match="C engine is not built"):
@@ -209,7 +234,22 @@ def test_incremental_with_the_python_engine_is_refused(monkeypatch):
 
 def test_train_batch_refuses_incremental_with_the_python_engine(tmp_path):
     from helpers import assert_one_line_error, run
-    proc = run("train_batch.py", "--hidden", "16", "--engine", "python", "--scoring", "incremental",
-               "--num-episodes", "4", "--episodes-per-round", "2", "--quiet", "--save", tmp_path / "x.pt")
+
+    proc = run(
+        "train_batch.py",
+        "--hidden",
+        "16",
+        "--engine",
+        "python",
+        "--scoring",
+        "incremental",
+        "--num-episodes",
+        "4",
+        "--episodes-per-round",
+        "2",
+        "--quiet",
+        "--save",
+        tmp_path / "x.pt",
+    )
     assert_one_line_error(proc, "--scoring incremental needs the C engine")
     assert not (tmp_path / "x.pt").exists()

@@ -6,8 +6,14 @@ import torch
 
 from tdbg.game.heads import output_head
 from tdbg.net import net_growth
-from tdbg.net.model import (CheckpointError, TDNetwork, load_checkpoint, new_metadata, parse_hidden,
-                            save_checkpoint)
+from tdbg.net.model import (
+    CheckpointError,
+    TDNetwork,
+    load_checkpoint,
+    new_metadata,
+    parse_hidden,
+    save_checkpoint,
+)
 
 
 def _outputs(model, x):
@@ -27,7 +33,11 @@ def test_checkpoint_round_trip(tmp_path, output_mode):
     m2, meta2, ts = load_checkpoint(path)
     x = torch.rand(50, 196)
     assert torch.equal(_outputs(m, x), _outputs(m2, x))
-    assert meta2["episodes"] == 1234 and meta2["hidden"] == [16, 8] and meta2["output_mode"] == output_mode
+    assert (
+        meta2["episodes"] == 1234
+        and meta2["hidden"] == [16, 8]
+        and meta2["output_mode"] == output_mode
+    )
     assert ts["stage"]["episodes_done"] == 5
 
 
@@ -47,15 +57,29 @@ def test_corrupt_and_truncated_checkpoints(tmp_path):
 def test_parse_hidden():
     assert parse_hidden("512,512,256") == [512, 512, 256] == parse_hidden(" 512, 512 ,256")
     # an empty size is not skipped ("16,,16" was read as 16,16), nor is Python's "1_0" a size
-    for bad in ("", "0", "a,b", "-3", "10,,x", "16,,16", "16,", ",16", "1_0", "+16", "\uff11\uff16"):
+    for bad in (
+        "",
+        "0",
+        "a,b",
+        "-3",
+        "10,,x",
+        "16,,16",
+        "16,",
+        ",16",
+        "1_0",
+        "+16",
+        "\uff11\uff16",
+    ):
         with pytest.raises(ValueError):
             parse_hidden(bad)
 
 
 @pytest.mark.parametrize("growth", net_growth.GROWTHS)
 @pytest.mark.parametrize("output_mode", ["probability", "equity", "prob5"])
-@pytest.mark.parametrize("old,new", [([32, 16], [64, 40]), ([32, 16], [32, 16, 16]), ([20], [48, 48, 48]),
-                                     ([8, 8], [8, 30])])
+@pytest.mark.parametrize(
+    "old,new",
+    [([32, 16], [64, 40]), ([32, 16], [32, 16, 16]), ([20], [48, 48, 48]), ([8, 8], [8, 30])],
+)
 def test_growth_preserves_function(output_mode, old, new, growth):
     """Widening is exact; an added identity layer moves the outputs by its noise only
     (std DEEPEN_NOISE = 1e-4 on each weight: here under 1e-3 of an output)."""
@@ -66,7 +90,9 @@ def test_growth_preserves_function(output_mode, old, new, growth):
     x = torch.rand(500, 196) * 2
     deepened = len(new) > len(old)
     assert torch.allclose(_outputs(m, x), _outputs(g, x), atol=1e-3 if deepened else 1e-5)
-    if deepened:  # the noise is there: an exact identity would give the same outputs to float rounding
+    if (
+        deepened
+    ):  # the noise is there: an exact identity would give the same outputs to float rounding
         assert not torch.allclose(_outputs(m, x), _outputs(g, x), atol=1e-7)
 
 
@@ -86,12 +112,15 @@ def test_fresh_growth_adds_units_that_are_not_twins():
     """Widening [16,16] to [32,32] the default way gives 32 distinct units per layer, before and
     after a short training; Net2Net copies stay twins (cosine > 0.95) under the same training."""
     from tdbg.net.twins import distinct_units
+
     torch.manual_seed(0)
     m = TDNetwork(196, [16, 16], "probability")
     fresh = net_growth.expand(m, [32, 32], seed=0)
     assert distinct_units(fresh) == [32, 32]
     new_rows = fresh.layers[0].weight[16:]
-    assert new_rows.abs().sum() > 0 and fresh.layers[1].weight[:16, 16:].abs().sum() == 0  # zero outgoing
+    assert (
+        new_rows.abs().sum() > 0 and fresh.layers[1].weight[:16, 16:].abs().sum() == 0
+    )  # zero outgoing
     assert distinct_units(_train_briefly(fresh)) == [32, 32]
     copies = net_growth.expand(m, [32, 32], seed=0, growth="net2net")
     assert distinct_units(copies) == [16, 16]
@@ -119,8 +148,14 @@ def test_unknown_growth_refused():
         net_growth.expand(TDNetwork(196, [4]), [8], growth="copy")
 
 
-@pytest.mark.parametrize("old,new,words", [([32, 16], [16, 16], "narrow"), ([32, 16], [32], "fewer"),
-                                           ([32, 16], [32, 16, 1], "at least 2 units")])
+@pytest.mark.parametrize(
+    "old,new,words",
+    [
+        ([32, 16], [16, 16], "narrow"),
+        ([32, 16], [32], "fewer"),
+        ([32, 16], [32, 16, 1], "at least 2 units"),
+    ],
+)
 def test_impossible_expansion(old, new, words):
     with pytest.raises(ValueError, match=words):
         net_growth.expand(TDNetwork(196, old), new)
@@ -151,6 +186,7 @@ def test_warm_start_cubeful_leaves_play_unchanged():
 
 def test_cubeless_as_cubeful_tool(tmp_path):
     from helpers import assert_one_line_error, run
+
     m = TDNetwork(196, [8], "equity")
     parent = tmp_path / "cl.pt"
     save_checkpoint(str(parent), m, new_metadata(m, "cubeless-money"))
@@ -159,5 +195,7 @@ def test_cubeless_as_cubeful_tool(tmp_path):
     c, meta, _ = load_checkpoint(str(out))
     assert c.n_inputs == 200 and meta["game_mode"] == "cubeful-money"
     x = torch.rand(20, 196)
-    assert torch.allclose(m(x), c(torch.cat([x, torch.tensor([[0, 1, 0, 1.0]]).repeat(20, 1)], 1)), atol=1e-6)
+    assert torch.allclose(
+        m(x), c(torch.cat([x, torch.tensor([[0, 1, 0, 1.0]]).repeat(20, 1)], 1)), atol=1e-6
+    )
     assert_one_line_error(run("tools/cubeless_as_cubeful.py", parent, out), "exists")

@@ -1,6 +1,7 @@
 """The 1-ply move filter (net/move_filter.py, learn/filter_training.py, --oneply-filter K):
 equal to exact 1-ply where it must be, stored in checkpoints, carried through growth,
 trained by train_batch.py and recorded in the stage's settings."""
+
 from dataclasses import replace
 import numpy as np
 import pytest
@@ -14,8 +15,20 @@ from tdbg.game.modes import game_mode
 from tdbg.learn.filter_training import FilterTrainer
 from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 from tdbg.net import net_growth
-from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, save_checkpoint, set_move_filter
-from tdbg.net.move_filter import FILTER_HIDDEN, FilteredOnePly, encode_after_states, filter_rows, new_filter
+from tdbg.net.model import (
+    TDNetwork,
+    load_checkpoint,
+    move_filter_of,
+    save_checkpoint,
+    set_move_filter,
+)
+from tdbg.net.move_filter import (
+    FILTER_HIDDEN,
+    FilteredOnePly,
+    encode_after_states,
+    filter_rows,
+    new_filter,
+)
 from tdbg.net.scoring import Scorer, greedy_game_positions
 from tdbg.net.search import Search
 
@@ -33,8 +46,12 @@ def _owners(mode_name, n, rng):
     return rng.choice([CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS], n)
 
 
-MODES = [("dmp", "probability", "incremental"), ("dmp", "probability", "dense"),
-         ("cubeless-money", "prob5", "incremental"), ("cubeful-money", "equity", "incremental")]
+MODES = [
+    ("dmp", "probability", "incremental"),
+    ("dmp", "probability", "dense"),
+    ("cubeless-money", "prob5", "incremental"),
+    ("cubeful-money", "equity", "incremental"),
+]
 
 
 @pytest.mark.parametrize("mode_name,output,first_layer", MODES)
@@ -55,7 +72,7 @@ def test_k_at_least_every_candidate_is_exact(mode_name, output, first_layer):
     got, (after, rows) = filtered.oneply(boards, owner, played=played)
     assert np.array_equal(got, exact)
     assert np.array_equal(after[rows], chosen_e)
-    assert filtered.kept == filtered.candidates   # every candidate went through the main network
+    assert filtered.kept == filtered.candidates  # every candidate went through the main network
 
 
 @pytest.mark.parametrize("mode_name,output", [("dmp", "probability"), ("cubeful-money", "equity")])
@@ -99,8 +116,10 @@ def test_exact_races_values_races_in_full():
     np.testing.assert_allclose(got[race], exact[race], rtol=0, atol=1e-6)
     assert np.array_equal(after[rows][race], want[race])
     pruned, _ = plain.oneply(boards)
-    np.testing.assert_array_equal(got[~race], pruned[~race])    # contact: the same filtered targets
-    assert not np.allclose(pruned[race], exact[race], rtol=0, atol=1e-6)   # (K=1 alone misses in races)
+    np.testing.assert_array_equal(got[~race], pruned[~race])  # contact: the same filtered targets
+    assert not np.allclose(
+        pruned[race], exact[race], rtol=0, atol=1e-6
+    )  # (K=1 alone misses in races)
     assert plain.kept < filtered.kept < filtered.candidates
 
 
@@ -127,7 +146,9 @@ def test_thrown_roll_is_valued_in_full():
     np.testing.assert_allclose(data["raw"], ref["raw"], rtol=0, atol=1e-6)
 
 
-@pytest.mark.parametrize("mode_name,features", [("dmp", False), ("cubeful-money", False), ("dmp", True)])
+@pytest.mark.parametrize(
+    "mode_name,features", [("dmp", False), ("cubeful-money", False), ("dmp", True)]
+)
 def test_filter_inputs_are_the_expanders(mode_name, features):
     """The filter trains on the same inputs the network sees for an after-state (the expander's)."""
     mode = game_mode(mode_name)
@@ -143,10 +164,11 @@ def test_filter_inputs_are_the_expanders(mode_name, features):
     _, feats, _ = scorer.expander.expand(boards, dice)
     cube = mode.reply_cube_inputs(owner)
     if cube is not None:
-        feats[:, 196:scorer.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
+        feats[:, 196 : scorer.base_inputs] = np.repeat(cube, np.diff(offsets), axis=0)
     if features:
         from tdbg.game.features import board_features
-        feats[:, scorer.base_inputs:] = board_features(after, on_roll_row=0)
+
+        feats[:, scorer.base_inputs :] = board_features(after, on_roll_row=0)
     rows = filter_rows(after, offsets, values, cube, scorer.values.flip)
     live = after[:, 1].sum(axis=1) != 0
     got = encode_after_states(rows["after"], rows["cube"], n_inputs, with_board_features=features)
@@ -185,13 +207,15 @@ def _model_with_filter(samples: int, path=None):
     filt.samples = samples
     set_move_filter(model, filt)
     if path is not None:
-        save_checkpoint(str(path), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
+        save_checkpoint(
+            str(path), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"}
+        )
     return model, filt
 
 
 def test_checkpoint_keeps_the_filter(tmp_path):
     model, filt = _model_with_filter(1234, tmp_path / "f.pt")
-    assert not any("filter" in k for k in model.state_dict())   # outside the module tree
+    assert not any("filter" in k for k in model.state_dict())  # outside the module tree
     loaded, _, _ = load_checkpoint(str(tmp_path / "f.pt"))
     got = move_filter_of(loaded)
     assert got is not None and got.samples == 1234 and got.hidden == [FILTER_HIDDEN]
@@ -217,7 +241,7 @@ def test_growth_keeps_the_filter():
     featured = net_growth.add_board_features(model)
     grown = move_filter_of(featured)
     assert grown.n_inputs == 216
-    with torch.no_grad():   # zero weights on the new inputs: the same values
+    with torch.no_grad():  # zero weights on the new inputs: the same values
         assert torch.allclose(grown(torch.cat([x, torch.rand(50, 20)], dim=1)), filt(x))
     # a warm start changes the head's meaning: the filter does not carry over
     assert move_filter_of(net_growth.warm_start_equity(model)) is None
@@ -231,8 +255,17 @@ def test_collector_workers_ship_the_filter():
     model = TDNetwork(196, [16], "probability").eval()
     set_move_filter(model, new_filter(model))
     seed = np.random.SeedSequence(9)
-    exact = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=4, workers=2)))
-    filt = Collector(SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=4, oneply_filter=10_000, workers=2)))
+    exact = Collector(
+        SelfPlaySetup(mode, replace(FP32_COLLECTION, oneply=True, parallel_games=4, workers=2))
+    )
+    filt = Collector(
+        SelfPlaySetup(
+            mode,
+            replace(
+                FP32_COLLECTION, oneply=True, parallel_games=4, oneply_filter=10_000, workers=2
+            ),
+        )
+    )
     try:
         a = exact.collect(model, 4, seed)
         b = filt.collect(model, 4, seed)
@@ -251,8 +284,20 @@ def test_train_batch_oneply_filter(tmp_path):
     the stage; a resume with another K is refused as for any stage option, the same K goes on
     without a warm-up, a new stage refits the filter; K needs --oneply."""
     path = tmp_path / "f.pt"
-    proc = run("train_batch.py", "--num-episodes", "20", "--oneply", "--oneply-filter", "3", "--filter-warmup", "10",
-               "--save", path, *QUICK, check=True)
+    proc = run(
+        "train_batch.py",
+        "--num-episodes",
+        "20",
+        "--oneply",
+        "--oneply-filter",
+        "3",
+        "--filter-warmup",
+        "10",
+        "--save",
+        path,
+        *QUICK,
+        check=True,
+    )
     assert proc.stderr.count("move filter: none in the checkpoint") == 1
     model, meta, ts = load_checkpoint(str(path))
     filt = move_filter_of(model)
@@ -261,22 +306,76 @@ def test_train_batch_oneply_filter(tmp_path):
     # an unfinished stage: another K needs --new-stage; the same K continues without a new warm-up
     ts["stage"]["settings"]["num_episodes"] = 40
     save_checkpoint(str(path), model, meta, ts)
-    proc = run("train_batch.py", "--resume", path, "--save", path, "--num-episodes", "40", "--oneply",
-               "--oneply-filter", "2", *QUICK)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        path,
+        "--save",
+        path,
+        "--num-episodes",
+        "40",
+        "--oneply",
+        "--oneply-filter",
+        "2",
+        *QUICK,
+    )
     assert_one_line_error(proc, "oneply-filter 3 -> 2")
-    proc = run("train_batch.py", "--resume", path, "--save", path, "--num-episodes", "40", "--oneply",
-               "--oneply-filter", "3", *QUICK, check=True)
-    assert "move filter:" not in proc.stderr   # no warm-up: the stage's filter is current
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        path,
+        "--save",
+        path,
+        "--num-episodes",
+        "40",
+        "--oneply",
+        "--oneply-filter",
+        "3",
+        *QUICK,
+        check=True,
+    )
+    assert "move filter:" not in proc.stderr  # no warm-up: the stage's filter is current
     model, meta, _ = load_checkpoint(str(path))
     assert move_filter_of(model).samples > filt.samples and len(meta["lineage"]) == 1
     # a new stage on it refits the filter it has (stages without the flag leave it stale)
-    proc = run("train_batch.py", "--resume", path, "--save", tmp_path / "h.pt", "--num-episodes", "10", "--oneply",
-               "--oneply-filter", "2", "--filter-warmup", "5", *QUICK, check=True)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        path,
+        "--save",
+        tmp_path / "h.pt",
+        "--num-episodes",
+        "10",
+        "--oneply",
+        "--oneply-filter",
+        "2",
+        "--filter-warmup",
+        "5",
+        *QUICK,
+        check=True,
+    )
     assert proc.stderr.count("move filter: the checkpoint's, refitted") == 1
-    proc = run("train_batch.py", "--num-episodes", "20", "--oneply-filter", "3", "--save", tmp_path / "g.pt", *QUICK)
+    proc = run(
+        "train_batch.py",
+        "--num-episodes",
+        "20",
+        "--oneply-filter",
+        "3",
+        "--save",
+        tmp_path / "g.pt",
+        *QUICK,
+    )
     assert_one_line_error(proc, "add --oneply")
-    proc = run("train_batch.py", "--num-episodes", "20", "--oneply", "--filter-exact-races", "--save",
-               tmp_path / "r.pt", *QUICK)
+    proc = run(
+        "train_batch.py",
+        "--num-episodes",
+        "20",
+        "--oneply",
+        "--filter-exact-races",
+        "--save",
+        tmp_path / "r.pt",
+        *QUICK,
+    )
     assert_one_line_error(proc, "add --oneply-filter K")
 
 
@@ -284,10 +383,11 @@ def test_segment_top_k_keeps_what_top_k_keeps():
     """The k-pass top-k mask keeps the rows search.top_k's sort keeps, ties included."""
     from tdbg.net.move_filter import segment_top_k
     from tdbg.net.search import top_k
+
     rng = np.random.default_rng(0)
     counts = rng.integers(1, 30, 400)
     offsets = np.concatenate([[0], np.cumsum(counts)])
-    values = rng.integers(0, 6, offsets[-1]).astype(float)   # many ties
+    values = rng.integers(0, 6, offsets[-1]).astype(float)  # many ties
     for k in (1, 2, 4, 8, 40):
         rows, _ = top_k(values, offsets, k)
         want = np.zeros(len(values), dtype=bool)
@@ -296,6 +396,7 @@ def test_segment_top_k_keeps_what_top_k_keeps():
 
 
 # ---- the filter in 1-ply and 2-ply play (td_agent.TDAgent(..., Search(oneply_filter=K))) ---------
+
 
 def _agent_positions(mode_name, n_inputs, output, seed):
     """A one-layer model with a copy of itself as its move filter, and positions from real games."""
@@ -318,16 +419,21 @@ def test_filtered_play_with_every_reply_is_exact(mode_name, output):
     so they choose exactly the exact players' moves, and a cubeful 1-ply player's cube values
     (its 1-ply backups) are exact's bit for bit."""
     from tdbg.play.td_agent import TDAgent
+
     mode, model, boards, dice, owner = _agent_positions(mode_name, None, output, 21)
     exact = TDAgent(model, mode, Search(oneply=True))
     filtered = TDAgent(model, mode, Search(oneply=True, oneply_filter=10_000))
     assert filtered.name.endswith("-1ply-filter10000")
-    assert np.array_equal(filtered.choose_moves(boards, dice, owner), exact.choose_moves(boards, dice, owner))
+    assert np.array_equal(
+        filtered.choose_moves(boards, dice, owner), exact.choose_moves(boards, dice, owner)
+    )
     assert filtered.filtered.kept == filtered.filtered.candidates > 0
     exact2 = TDAgent(model, mode, Search(twoply=(2, 2)))
     filtered2 = TDAgent(model, mode, Search(twoply=(2, 2), oneply_filter=10_000))
-    assert np.array_equal(filtered2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]),
-                          exact2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]))
+    assert np.array_equal(
+        filtered2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]),
+        exact2.choose_moves(boards[:8], dice[:8], None if owner is None else owner[:8]),
+    )
     if mode.cubeful:
         got = filtered.scorer.cube_values(boards, owner, True, filtered._backup)
         want = exact.scorer.cube_values(boards, owner, True)
@@ -338,6 +444,7 @@ def test_filtered_play_prunes_and_ranks_as_the_network():
     """A filter that ranks as the main network does keeps each roll's best reply at K=1: the
     same 1-ply moves as exact while the main network values under a third of the replies."""
     from tdbg.play.td_agent import TDAgent
+
     mode, model, boards, dice, owner = _agent_positions("dmp", None, "probability", 22)
     exact = TDAgent(model, mode, Search(oneply=True))
     filtered = TDAgent(model, mode, Search(oneply=True, oneply_filter=1))
@@ -349,14 +456,36 @@ def test_filtered_play_needs_a_filter_and_a_lookahead(tmp_path):
     """play_models.py: a model without a move filter, or --oneply-filter for 0-ply players, is one
     error line and exit 2 before any game."""
     from tdbg.play.td_agent import TDAgent
+
     model, _, _ = load_checkpoint(f"{ROOT}/best_models/dmp_128x2.pt")
     with pytest.raises(ValueError, match="0-ply"):
         TDAgent(model, game_mode("dmp"), Search(oneply_filter=3))
-    proc = run("play_models.py", "--model1", f"{ROOT}/best_models/dmp_128x2.pt", "--model2", "pubeval",
-               "--games", "2", "--oneply1", "--oneply-filter", "3", "--quiet")
+    proc = run(
+        "play_models.py",
+        "--model1",
+        f"{ROOT}/best_models/dmp_128x2.pt",
+        "--model2",
+        "pubeval",
+        "--games",
+        "2",
+        "--oneply1",
+        "--oneply-filter",
+        "3",
+        "--quiet",
+    )
     assert_one_line_error(proc, "no move filter")
-    proc = run("play_models.py", "--model1", f"{ROOT}/best_models/dmp_128x2.pt", "--model2", "pubeval",
-               "--games", "2", "--oneply-filter", "3", "--quiet")
+    proc = run(
+        "play_models.py",
+        "--model1",
+        f"{ROOT}/best_models/dmp_128x2.pt",
+        "--model2",
+        "pubeval",
+        "--games",
+        "2",
+        "--oneply-filter",
+        "3",
+        "--quiet",
+    )
     assert_one_line_error(proc, "--oneply-filter")
 
 
@@ -364,6 +493,7 @@ def test_checkpoint_with_a_broken_filter_is_refused(tmp_path):
     """A filter whose weights hold NaN: one error line and exit 2 before any game or episode,
     from the loader, play_models.py and train_batch.py alike."""
     from tdbg.net.model import CheckpointError
+
     torch.manual_seed(2)
     model = TDNetwork(196, [16], "probability")
     filt = new_filter(model)
@@ -371,13 +501,28 @@ def test_checkpoint_with_a_broken_filter_is_refused(tmp_path):
         filt.layers[0].weight[0, 0] = float("nan")
     set_move_filter(model, filt)
     path = tmp_path / "nan_filter.pt"
-    save_checkpoint(str(path), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"})
+    save_checkpoint(
+        str(path), model, {"n_inputs": 196, "hidden": [16], "output_mode": "probability"}
+    )
     with pytest.raises(CheckpointError, match="move filter's weights contain NaN"):
         load_checkpoint(str(path))
-    assert_one_line_error(run("play_models.py", "--model1", path, "--model2", "pubeval", "--games", "2", "--quiet"),
-                          "NaN")
-    assert_one_line_error(run("train_batch.py", "--resume", path, "--save", tmp_path / "out.pt", *QUICK,
-                              "--num-episodes", "10"), "NaN")
+    assert_one_line_error(
+        run("play_models.py", "--model1", path, "--model2", "pubeval", "--games", "2", "--quiet"),
+        "NaN",
+    )
+    assert_one_line_error(
+        run(
+            "train_batch.py",
+            "--resume",
+            path,
+            "--save",
+            tmp_path / "out.pt",
+            *QUICK,
+            "--num-episodes",
+            "10",
+        ),
+        "NaN",
+    )
     assert not (tmp_path / "out.pt").exists()
 
 
@@ -386,6 +531,7 @@ def test_divergence_check_covers_the_filter(tmp_path):
     network and its loss are finite."""
     from tdbg.infra.errors import RunError
     from tdbg.learn.training_loop import check_finite
+
     model = TDNetwork(196, [16], "probability")
     check_finite(model, 0.1, "round 1", 1e-3, str(tmp_path / "x.pt"), 10)
     filt = new_filter(model)
@@ -400,6 +546,9 @@ def test_describe_model_names_the_filter(tmp_path):
     _model_with_filter(4321, tmp_path / "f.pt")
     out = run("tools/describe_model.py", tmp_path / "f.pt", check=True).stdout
     # 196 x 64 + 64 first-layer weights and biases, 64 + 1 for the head: 12,673
-    assert f"move filter   196 -> [{FILTER_HIDDEN}] -> 1, 12,673 parameters, fitted to 4,321 after-states" in out
+    assert (
+        f"move filter   196 -> [{FILTER_HIDDEN}] -> 1, 12,673 parameters, fitted to 4,321 after-states"
+        in out
+    )
     out = run("tools/describe_model.py", f"{ROOT}/best_models/dmp_128x2.pt", check=True).stdout
     assert "move filter   none" in out

@@ -1,5 +1,6 @@
 """Exact 1-ply targets and 0-ply choices against a brute-force computation that scores
 every move of every roll one at a time with the Python engine and the numpy encoder."""
+
 import numpy as np
 import pytest
 import torch
@@ -13,19 +14,24 @@ from tdbg.net.scoring import Scorer
 
 POSITIONS = [
     be.initial_board(),
-    board({6: 1, 5: 1}, {18: 2, 6: 13}),          # 6-5, 6-6, 5-5 end the game (single win)
-    board({2: 1, 1: 1}, {20: 1, 6: 14}),          # every roll ends it: a backgammon (loser in my home)
-    board({4: 2, 3: 1}, {6: 15}),                 # some rolls end it with a gammon
-    board({25: 1, 13: 4, 6: 5, 8: 3, 1: 2}, {1: 2, 2: 2, 3: 2, 6: 5, 11: 4}),  # on the bar against a 3-point board
+    board({6: 1, 5: 1}, {18: 2, 6: 13}),  # 6-5, 6-6, 5-5 end the game (single win)
+    board({2: 1, 1: 1}, {20: 1, 6: 14}),  # every roll ends it: a backgammon (loser in my home)
+    board({4: 2, 3: 1}, {6: 15}),  # some rolls end it with a gammon
+    board(
+        {25: 1, 13: 4, 6: 5, 8: 3, 1: 2}, {1: 2, 2: 2, 3: 2, 6: 5, 11: 4}
+    ),  # on the bar against a 3-point board
 ]
 
 
-@pytest.mark.parametrize("mode_name,output,owners", [
-    ("dmp", "probability", [None]),
-    ("cubeless-money", "equity", [None]),
-    ("cubeless-money", "prob5", [None]),
-    ("cubeful-money", "equity", [CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS]),
-])
+@pytest.mark.parametrize(
+    "mode_name,output,owners",
+    [
+        ("dmp", "probability", [None]),
+        ("cubeless-money", "equity", [None]),
+        ("cubeless-money", "prob5", [None]),
+        ("cubeful-money", "equity", [CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS]),
+    ],
+)
 def test_oneply_matches_brute_force(mode_name, output, owners):
     torch.manual_seed(7)
     mode = game_mode(mode_name)
@@ -36,13 +42,18 @@ def test_oneply_matches_brute_force(mode_name, output, owners):
         targets, _ = scorer.oneply(np.array(POSITIONS), own)
         for i, b in enumerate(POSITIONS):
             want = brute_value(model, mode, b, owner, scorer.values)
-            assert np.allclose(targets[i], want, atol=1e-6), (mode_name, output, owner, be.position_id(b))
+            assert np.allclose(targets[i], want, atol=1e-6), (
+                mode_name,
+                output,
+                owner,
+                be.position_id(b),
+            )
 
 
 def test_terminal_rolls_use_exact_values():
     """A position every roll wins outright has the exact value whatever the network says."""
     torch.manual_seed(1)
-    b = board({2: 1, 1: 1}, {20: 1, 6: 14})   # the win is a backgammon
+    b = board({2: 1, 1: 1}, {20: 1, 6: 14})  # the win is a backgammon
     for mode_name, output, want in [("dmp", "probability", 1.0), ("cubeless-money", "equity", 3.0)]:
         mode = game_mode(mode_name)
         targets, _ = Scorer(TDNetwork(196, [8], output), mode).oneply(b[None])
@@ -65,7 +76,12 @@ def test_best_moves_match_one_at_a_time_scoring():
     dice = rng.integers(1, 7, (len(POSITIONS), 2))
     chosen, vals = scorer.best_moves(np.array(POSITIONS), dice)
     for b, d, c in zip(POSITIONS, dice, chosen, strict=True):
-        best = max(be.legal_moves(b, *map(int, d)), key=lambda mv: (
-            float(mode.points(be.game_result(mv[1]))) if be.game_result(mv[1]) else
-            -float(model(torch.from_numpy(encoding.encode(be.swap(mv[1]))[None])).detach())))
+        best = max(
+            be.legal_moves(b, *map(int, d)),
+            key=lambda mv: (
+                float(mode.points(be.game_result(mv[1])))
+                if be.game_result(mv[1])
+                else -float(model(torch.from_numpy(encoding.encode(be.swap(mv[1]))[None])).detach())
+            ),
+        )
         assert np.array_equal(best[1], c)

@@ -12,6 +12,7 @@ bear-off) and on bear-offs where rolls end the game (values known exactly, never
 network).  A per-roll computation (one ``score`` call per roll, so nothing to share) must
 agree too, to float32 rounding of torch's sigmoid, which can differ in the last bit with a
 value's place in its array: 1e-6."""
+
 import numpy as np
 import pytest
 import torch
@@ -27,13 +28,20 @@ from tdbg.net.scoring import Scorer, segment_argmax
 
 PER_ROLL_TOL = 1e-6
 ENDINGS = [
-    board({6: 1, 5: 1}, {18: 2, 6: 13}),          # 6-5, 6-6, 5-5 end the game (single win)
-    board({2: 1, 1: 1}, {20: 1, 6: 14}),          # every roll ends it: a backgammon (loser in my home)
-    board({4: 2, 3: 1}, {6: 15}),                 # some rolls end it with a gammon
-    board({6: 3, 5: 2, 2: 1}, {1: 3, 2: 3, 3: 2, 4: 1}),    # a race's last rolls, some ending it
+    board({6: 1, 5: 1}, {18: 2, 6: 13}),  # 6-5, 6-6, 5-5 end the game (single win)
+    board({2: 1, 1: 1}, {20: 1, 6: 14}),  # every roll ends it: a backgammon (loser in my home)
+    board({4: 2, 3: 1}, {6: 15}),  # some rolls end it with a gammon
+    board({6: 3, 5: 2, 2: 1}, {1: 3, 2: 3, 3: 2, 4: 1}),  # a race's last rolls, some ending it
 ]
-MODELS = [("dmp_256x3", "bf16"), ("dmp_256x3", "int8"), ("dmp_256x3", "fp32-c"), ("cubeless_256x3", "bf16"),
-          ("prob5_128x2", "bf16"), ("cubeful_256x3", "bf16"), ("match_256x2_outcomes", "bf16")]
+MODELS = [
+    ("dmp_256x3", "bf16"),
+    ("dmp_256x3", "int8"),
+    ("dmp_256x3", "fp32-c"),
+    ("cubeless_256x3", "bf16"),
+    ("prob5_128x2", "bf16"),
+    ("cubeful_256x3", "bf16"),
+    ("match_256x2_outcomes", "bf16"),
+]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -76,14 +84,16 @@ def test_oneply_targets_and_moves_as_before(positions_20k, name, precision):
     owner = _owners(mode, len(boards))
     targets, (after, rows) = fast.oneply(boards, owner)
     want, (want_after, want_rows) = before.oneply(boards, owner)
-    assert np.array_equal(targets.view(np.uint64), want.view(np.uint64)), np.abs(targets - want).max()
-    assert np.array_equal(after[rows], want_after[want_rows])   # each roll's chosen after-state
-    assert fast.evaluations < 0.95 * before.evaluations        # rows were shared: the test is not idle
+    assert np.array_equal(targets.view(np.uint64), want.view(np.uint64)), np.abs(
+        targets - want
+    ).max()
+    assert np.array_equal(after[rows], want_after[want_rows])  # each roll's chosen after-state
+    assert fast.evaluations < 0.95 * before.evaluations  # rows were shared: the test is not idle
     # (position, roll): the chosen after-state has a side with no checker left, so the game is over
     finished = (want_after[want_rows].sum(axis=-1) == 0).any(axis=-1)
     # the constructed endings (not the drawn positions, which depend on gnubg-nn's state) have
     # rolls whose best move ends the game: their value is exact, and the test covers it
-    assert finished[-len(ENDINGS):].any()
+    assert finished[-len(ENDINGS) :].any()
 
 
 @pytest.mark.parametrize("name,precision", [("dmp_256x3", "bf16"), ("cubeful_256x3", "bf16")])
@@ -95,21 +105,25 @@ def test_oneply_agrees_with_one_roll_at_a_time(positions_20k, name, precision):
     boards = _positions(positions_20k)
     owner = _owners(mode, len(boards))
     targets, (after, rows) = fast.oneply(boards, owner)
-    after = after.copy()   # the scorer's buffers are reused by the calls below
+    after = after.copy()  # the scorer's buffers are reused by the calls below
     best = np.zeros((len(boards), len(ALL_ROLLS)))
     for r, roll in enumerate(ALL_ROLLS):
-        a, offsets, values, scalar = fast.score(boards, np.repeat(roll[None], len(boards), axis=0), owner)
+        a, offsets, values, scalar = fast.score(
+            boards, np.repeat(roll[None], len(boards), axis=0), owner
+        )
         chosen, top = segment_argmax(scalar, offsets)
         best[:, r] = values[chosen]
         same = (a[chosen] == after[rows[:, r]]).all(axis=(1, 2))
-        mine = fast.values.scalar(np.asarray(values))   # the per-roll scalar of oneply's choice ...
-        for i in np.flatnonzero(~same):                  # ... is within the tolerance of the best
-            row = offsets[i] + np.flatnonzero((a[offsets[i]:offsets[i + 1]] == after[rows[i, r]]).all(axis=(1, 2)))
+        mine = fast.values.scalar(np.asarray(values))  # the per-roll scalar of oneply's choice ...
+        for i in np.flatnonzero(~same):  # ... is within the tolerance of the best
+            row = offsets[i] + np.flatnonzero(
+                (a[offsets[i] : offsets[i + 1]] == after[rows[i, r]]).all(axis=(1, 2))
+            )
             assert top[i] - mine[row[0]] <= PER_ROLL_TOL
         ended = a[chosen][:, 1].sum(axis=-1) == 0
         for i in np.flatnonzero(ended):
-            result = be.game_results(a[chosen][i:i + 1])
-            own = None if owner is None else np.asarray(owner)[i:i + 1]
+            result = be.game_results(a[chosen][i : i + 1])
+            own = None if owner is None else np.asarray(owner)[i : i + 1]
             assert best[i, r] == mode.terminal_values(fast.values, result, own)[0]
     assert np.abs(targets - best @ ROLL_WEIGHTS).max() <= PER_ROLL_TOL
 

@@ -1,5 +1,6 @@
 """tdbg/net/twins.py and tools/repair_twins.py: twin hidden units counted, and folded into
 one with the function kept, checked by hand arithmetic and against the unrepaired net."""
+
 import json
 
 import pytest
@@ -92,8 +93,10 @@ def test_tool_repairs_a_checkpoint(tmp_path):
     assert distinct_units(repaired) == [6, 5] and trainer_state is None
     assert "repaired_twins" in meta["lineage"][-1]
     assert_one_line_error(run("tools/repair_twins.py", src, "-o", out), "exists")
-    assert_one_line_error(run("tools/repair_twins.py", src, "-o", tmp_path / "x.pt", "--threshold", "1.5"),
-                          "--threshold")
+    assert_one_line_error(
+        run("tools/repair_twins.py", src, "-o", tmp_path / "x.pt", "--threshold", "1.5"),
+        "--threshold",
+    )
 
 
 def test_describe_model_reports_distinct_units(tmp_path):

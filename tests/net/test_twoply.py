@@ -1,5 +1,6 @@
 """2-ply search against a move-by-move reference: every move of every roll scored one at
 a time with the Python engine, the numpy encoder and one network call per position."""
+
 import numpy as np
 import pytest
 import torch
@@ -19,7 +20,7 @@ WEIGHTS = [1 / 36 if a == b else 2 / 36 for a, b in ALL_ROLLS.tolist()]
 SMALL = [  # few checkers: the full 2-ply tree is small enough to walk move by move
     board({3: 1, 5: 1}, {2: 1, 4: 1}),
     board({6: 2, 1: 1}, {5: 1, 3: 1}),
-    board({20: 1, 2: 1}, {22: 1, 4: 1}),   # contact: hits and re-entry
+    board({20: 1, 2: 1}, {22: 1, 4: 1}),  # contact: hits and re-entry
 ]
 
 
@@ -38,7 +39,9 @@ class Reference:
         if plies == 0:
             x = encoding.encode(be.swap(after))
             if self.mode.cubeful:
-                x = np.concatenate([x, encoding.cube_features(np.array([opp]), can_double(np.array([opp])))[0]])
+                x = np.concatenate(
+                    [x, encoding.cube_features(np.array([opp]), can_double(np.array([opp])))[0]]
+                )
             with torch.no_grad():
                 raw = self.model(torch.from_numpy(x[None]).float()).numpy().astype(np.float64)
             return self.head.flip(raw)[0]
@@ -60,8 +63,12 @@ class Reference:
         return float(self.head.scalar(np.asarray(v)[None])[0])
 
 
-CASES = [("dmp", "probability", [None]), ("cubeless-money", "equity", [None]),
-         ("cubeless-money", "prob5", [None]), ("cubeful-money", "equity", [CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS])]
+CASES = [
+    ("dmp", "probability", [None]),
+    ("cubeless-money", "equity", [None]),
+    ("cubeless-money", "prob5", [None]),
+    ("cubeful-money", "equity", [CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS]),
+]
 
 
 @pytest.mark.parametrize("mode_name,output,owners", CASES)
@@ -77,7 +84,13 @@ def test_twoply_position_values_equal_brute_force(mode_name, output, owners):
             got = agent.twoply.position_values(np.array(SMALL), own)
             for i, b in enumerate(SMALL):
                 want = ref.position_value(b, owner, 2, None if k2 == 99 else k2)
-                assert np.allclose(got[i], want, atol=1e-5), (mode_name, output, owner, k2, be.position_id(b))
+                assert np.allclose(got[i], want, atol=1e-5), (
+                    mode_name,
+                    output,
+                    owner,
+                    k2,
+                    be.position_id(b),
+                )
 
 
 @pytest.mark.parametrize("mode_name,output", [("dmp", "probability"), ("cubeless-money", "prob5")])
@@ -91,8 +104,12 @@ def test_twoply_moves_equal_brute_force_and_differ_from_oneply(mode_name, output
     k1 = 2
     two = TDAgent(model, mode, Search(twoply=(k1, 99)), engine="python")
     one = TDAgent(model, mode, Search(oneply=True), engine="python")
-    cases = [(b, (d1, d2)) for b in SMALL for d1, d2 in ((6, 1), (4, 2), (5, 3), (2, 1))
-             if len(be.legal_moves(b, d1, d2)) > k1]
+    cases = [
+        (b, (d1, d2))
+        for b in SMALL
+        for d1, d2 in ((6, 1), (4, 2), (5, 3), (2, 1))
+        if len(be.legal_moves(b, d1, d2)) > k1
+    ]
     boards = np.array([b for b, _ in cases])
     dice = np.array([d for _, d in cases])
     got2, got1 = two.choose_moves(boards, dice), one.choose_moves(boards, dice)
@@ -141,15 +158,23 @@ def test_filtered_oneply_plays_the_best_of_the_k_best_by_zero_ply(mode_name, out
     model = TDNetwork(mode.n_inputs, [16], output).eval()
     ref = Reference(model, mode)
     owner = None if not mode.cubeful else CUBE_CENTERED
-    cases = [(b, (d1, d2)) for b in SMALL for d1, d2 in ((6, 1), (4, 2), (5, 3), (2, 1), (6, 6))
-             if len(be.legal_moves(b, d1, d2)) > 2]
+    cases = [
+        (b, (d1, d2))
+        for b in SMALL
+        for d1, d2 in ((6, 1), (4, 2), (5, 3), (2, 1), (6, 6))
+        if len(be.legal_moves(b, d1, d2)) > 2
+    ]
     boards, dice = np.array([b for b, _ in cases]), np.array([d for _, d in cases])
     own = None if owner is None else np.full(len(cases), owner)
-    full = TDAgent(model, mode, Search(oneply=True), engine="python").choose_moves(boards, dice, own)
+    full = TDAgent(model, mode, Search(oneply=True), engine="python").choose_moves(
+        boards, dice, own
+    )
     zero = TDAgent(model, mode, engine="python").choose_moves(boards, dice, own)
     differ = 0
     for k in (1, 2):
-        got = TDAgent(model, mode, Search(oneply=True, oneply_k=k), engine="python").choose_moves(boards, dice, own)
+        got = TDAgent(model, mode, Search(oneply=True, oneply_k=k), engine="python").choose_moves(
+            boards, dice, own
+        )
         for i, (b, (d1, d2)) in enumerate(cases):
             afters = [a for _, a in be.legal_moves(b, d1, d2)]
             v0 = [ref.scalar(ref.after_value(a, owner, 0)) for a in afters]
@@ -159,16 +184,29 @@ def test_filtered_oneply_plays_the_best_of_the_k_best_by_zero_ply(mode_name, out
             if k == 1:
                 assert np.array_equal(got[i], zero[i])
             differ += not np.array_equal(got[i], full[i])
-    assert differ > 0, "the filter never changed a choice: the test cannot tell filtered from full 1-ply"
+    assert differ > 0, (
+        "the filter never changed a choice: the test cannot tell filtered from full 1-ply"
+    )
 
 
 def test_a_search_names_its_depth_in_the_players_name():
-    suffixes = [Search(**kw).name_suffix for kw in (
-        {}, {"oneply": True}, {"oneply": True, "oneply_k": 3}, {"oneply": True, "oneply_k": 3, "oneply_filter": 10},
-        {"twoply": (3, 3)}, {"twoply": (3, 3), "oneply_filter": 10})]
+    suffixes = [
+        Search(**kw).name_suffix
+        for kw in (
+            {},
+            {"oneply": True},
+            {"oneply": True, "oneply_k": 3},
+            {"oneply": True, "oneply_k": 3, "oneply_filter": 10},
+            {"twoply": (3, 3)},
+            {"twoply": (3, 3), "oneply_filter": 10},
+        )
+    ]
     assert suffixes == ["", "-1ply", "-1ply-k3", "-1ply-k3-filter10", "-2ply", "-2ply-filter10"]
     model = TDNetwork(game_mode("dmp").n_inputs, [8], "probability").eval()
-    assert TDAgent(model, game_mode("dmp"), Search(oneply=True, oneply_k=3), engine="python").name == "td[8]-1ply-k3"
+    assert (
+        TDAgent(model, game_mode("dmp"), Search(oneply=True, oneply_k=3), engine="python").name
+        == "td[8]-1ply-k3"
+    )
 
 
 def test_oneply_k_needs_a_one_ply_player_and_at_least_one():

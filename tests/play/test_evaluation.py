@@ -1,4 +1,5 @@
 """Tests that would catch a wrong yardstick."""
+
 import json
 
 import numpy as np
@@ -36,7 +37,9 @@ def test_known_opening_move():
     start = be.initial_board()
     want = be.parse_move(start, 3, 1, "8/5 6/5")[1]
     for agent in (PubevalAgent(), GnubgNNAgent(DMP, 0)):
-        assert np.array_equal(agent.choose_moves(start[None], np.array([[3, 1]]))[0], want), agent.name
+        assert np.array_equal(agent.choose_moves(start[None], np.array([[3, 1]]))[0], want), (
+            agent.name
+        )
 
 
 def test_bootstrap_ci_coverage():
@@ -82,24 +85,51 @@ def test_oneply_agent_matches_brute_force_expectimax():
     b = be.board_from_position_id("4HPwATDgc/ABMA")
     for dice in ((3, 1), (6, 6)):
         chosen = agent.choose_moves(b[None], np.array([dice]))[0]
-        best = max(be.legal_moves(b, *dice),
-                   key=lambda mv: -brute_value(model, mode, be.swap(mv[1]), None, agent.scorer.values))
+        best = max(
+            be.legal_moves(b, *dice),
+            key=lambda mv: -brute_value(model, mode, be.swap(mv[1]), None, agent.scorer.values),
+        )
         assert np.array_equal(chosen, best[1])
 
 
 @pytest.fixture(scope="module")
 def small_ckpt(tmp_path_factory):
     path = tmp_path_factory.mktemp("m") / "dmp.pt"
-    run("train_batch.py", "--hidden", "24", "--num-episodes", "1500", "--episodes-per-round", "25",
-        "--quiet", "--save", path, check=True)
+    run(
+        "train_batch.py",
+        "--hidden",
+        "24",
+        "--num-episodes",
+        "1500",
+        "--episodes-per-round",
+        "25",
+        "--quiet",
+        "--save",
+        path,
+        check=True,
+    )
     return str(path)
 
 
 def test_play_models_pubeval_vs_gnubg_nn(tmp_path):
     out, results = tmp_path / "out.json", tmp_path / "results.csv"
     # 400 games (seeded: 30.50% [26.25, 35.00] at 790e572) show gnubg-nn far ahead; 2,000 showed no more
-    proc = run("play_models.py", "--model1", "pubeval", "--gnubg-nn", "--games", "400", "--workers", "2",
-               "--json", out, "--csv", results, "--quiet", check=True)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--gnubg-nn",
+        "--games",
+        "400",
+        "--workers",
+        "2",
+        "--json",
+        out,
+        "--csv",
+        results,
+        "--quiet",
+        check=True,
+    )
     s = json.loads(out.read_text())
     assert s["games"] == 400 and s["win_rate"]["ci_high"] < 0.40  # gnubg-nn far ahead
     assert "win rate (pubeval)" in proc.stdout
@@ -114,13 +144,26 @@ def test_play_models_pubeval_vs_gnubg_nn(tmp_path):
 def test_play_models_checkpoint_money_and_mat_files(tmp_path, small_ckpt):
     out = tmp_path / "out.json"
     games = tmp_path / "games"
-    run("play_models.py", "--model1", small_ckpt, "--gnubg-nn", "--games", "40", "--quiet", "--json", out,
-        "--save-games", games, check=True)
+    run(
+        "play_models.py",
+        "--model1",
+        small_ckpt,
+        "--gnubg-nn",
+        "--games",
+        "40",
+        "--quiet",
+        "--json",
+        out,
+        "--save-games",
+        games,
+        check=True,
+    )
     s = json.loads(out.read_text())
     assert s["game_mode"] == "dmp"
     files = sorted(games.iterdir())
     assert len(files) == 40  # DMP: one 1-point match per file
     from tdbg.play.matfile import read_mat
+
     # the .mat files, replayed by their own reader, tell the same story as the summary:
     # seat 0 is model1, so its win rate is the share of files seat 0 wins
     winners = [read_mat(str(f))[0]["winner"] for f in files]
@@ -131,8 +174,23 @@ def test_play_models_checkpoint_money_and_mat_files(tmp_path, small_ckpt):
 def test_dmp_model_plays_cubeless_money(tmp_path, small_ckpt):
     """A DMP model is the baseline of the cubeless leg: it plays money games for P(win)."""
     out, results = tmp_path / "o.json", tmp_path / "r.csv"
-    run("play_models.py", "--model1", small_ckpt, "--model2", "pubeval", "--game-mode", "cubeless-money",
-        "--games", "20", "--quiet", "--json", out, "--csv", results, check=True)
+    run(
+        "play_models.py",
+        "--model1",
+        small_ckpt,
+        "--model2",
+        "pubeval",
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        "20",
+        "--quiet",
+        "--json",
+        out,
+        "--csv",
+        results,
+        check=True,
+    )
     s = json.loads(out.read_text())
     assert s["game_mode"] == "cubeless-money" and s["games"] == 20
     rows = [ln.split(",") for ln in results.read_text().splitlines() if not ln.startswith("#")][1:]
@@ -153,7 +211,10 @@ def test_play_models_bad_input(tmp_path, small_ckpt):
         (["--model1", "stockfish", "--gnubg-nn"], "unknown opponent"),
         (["--model1", "random", "--model2", "random", "--games", "0"], "at least 1"),
         (["--model1", "random", "--model2", "random", "--games", "-5"], "at least 1"),
-        (["--model1", small_ckpt, "--gnubg-nn", "--game-mode", "cubeful-money"], "cannot be used for cubeful-money"),
+        (
+            ["--model1", small_ckpt, "--gnubg-nn", "--game-mode", "cubeful-money"],
+            "cannot be used for cubeful-money",
+        ),
         (["--model1", "random"], "--model2"),
     ]
     for args, words in cases:
@@ -164,14 +225,27 @@ def test_cubeful_against_gnubg_nn_is_refused(tmp_path):
     m = TDNetwork(200, [8], "equity")
     path = tmp_path / "cf.pt"
     save_checkpoint(str(path), m, new_metadata(m, "cubeful-money"))
-    assert_one_line_error(run("play_models.py", "--model1", path, "--gnubg-nn", "--quiet"), "gnubg-ext")
+    assert_one_line_error(
+        run("play_models.py", "--model1", path, "--gnubg-nn", "--quiet"), "gnubg-ext"
+    )
 
 
 def test_describe_model(small_ckpt):
     proc = run("tools/describe_model.py", small_ckpt, check=True)
-    for words in ("[24]", "parameters", "tesauro196", "probability", "dmp", "1,500", "md5", "train_batch.py"):
+    for words in (
+        "[24]",
+        "parameters",
+        "tesauro196",
+        "probability",
+        "dmp",
+        "1,500",
+        "md5",
+        "train_batch.py",
+    ):
         assert words in proc.stdout
-    assert_one_line_error(run("tools/describe_model.py", small_ckpt + ".nope"), "no such checkpoint")
+    assert_one_line_error(
+        run("tools/describe_model.py", small_ckpt + ".nope"), "no such checkpoint"
+    )
 
 
 def test_describe_names_the_md5_of_the_bytes_it_described(tmp_path, monkeypatch):
@@ -181,9 +255,13 @@ def test_describe_names_the_md5_of_the_bytes_it_described(tmp_path, monkeypatch)
     import hashlib
 
     import tools.describe_model as tool
+
     path = tmp_path / "x.pt"
-    save_checkpoint(str(path), TDNetwork(196, [8], "probability"), new_metadata(TDNetwork(196, [8], "probability"),
-                                                                                 "dmp"))
+    save_checkpoint(
+        str(path),
+        TDNetwork(196, [8], "probability"),
+        new_metadata(TDNetwork(196, [8], "probability"), "dmp"),
+    )
     described = hashlib.md5(path.read_bytes()).hexdigest()
     real = tool.load_checkpoint
 
@@ -192,10 +270,11 @@ def test_describe_names_the_md5_of_the_bytes_it_described(tmp_path, monkeypatch)
         wider = TDNetwork(196, [16], "probability")
         save_checkpoint(str(path), wider, new_metadata(wider, "dmp"))
         return loaded
+
     monkeypatch.setattr(tool, "load_checkpoint", load_then_replace)
     d = tool.describe(str(path))
     assert d["md5"] == described and d["hidden"] == [8]
-    assert hashlib.md5(path.read_bytes()).hexdigest() != described   # it was replaced
+    assert hashlib.md5(path.read_bytes()).hexdigest() != described  # it was replaced
 
 
 def test_cubeful_self_play_reports_cube_actions(tmp_path):
@@ -204,8 +283,21 @@ def test_cubeful_self_play_reports_cube_actions(tmp_path):
     path = tmp_path / "cf.pt"
     save_checkpoint(str(path), m, new_metadata(m, "cubeful-money"))
     out = tmp_path / "o.json"
-    proc = run("play_models.py", "--model1", path, "--model2", path, "--games", "20", "--quiet", "--json", out,
-               "--save-games", tmp_path / "g", check=True)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        path,
+        "--model2",
+        path,
+        "--games",
+        "20",
+        "--quiet",
+        "--json",
+        out,
+        "--save-games",
+        tmp_path / "g",
+        check=True,
+    )
     s = json.loads(out.read_text())
     assert s["game_mode"] == "cubeful-money" and "capped_meq_per_game" in s
     assert "capped +-128" in proc.stdout
@@ -214,6 +306,7 @@ def test_cubeful_self_play_reports_cube_actions(tmp_path):
     assert np.isclose(d["a"], t["b"] + p["b"]) and np.isclose(d["b"], t["a"] + p["a"])
     assert d["a"] + d["b"] > 0
     from tdbg.play.matfile import read_mat
+
     games = [g for f in sorted((tmp_path / "g").iterdir()) for g in read_mat(str(f))]
     assert len(games) == 20
 
@@ -223,7 +316,7 @@ def test_quick_eval_of_a_cubeful_net_plays_the_cube_against_gnubg_nn_cubeful():
     games' mean points capped at +-128; against the cubeless reference agents it stays
     cubeless money (the cube centred)."""
     torch.manual_seed(3)
-    net = TDNetwork(200, [8], "equity")   # untrained: it doubles freely, so cubes are turned
+    net = TDNetwork(200, [8], "equity")  # untrained: it doubles freely, so cubes are turned
     cubeful = game_mode("cubeful-money")
     assert quick_eval_game(cubeful, "gnubg-nn")[0].name == "cubeless-money"
     assert quick_eval_game(game_mode("match"), "pubeval")[0].name == "dmp"

@@ -2,6 +2,7 @@
 every kind of player and judge is made by the factory and answers the protocol; a judge's
 best move of each roll (``all_rolls``) is the best of the engine's own legal moves valued
 one by one (``after_values``); and play_models.py opens each checkpoint once."""
+
 from __future__ import annotations
 
 import os
@@ -20,7 +21,9 @@ from tdbg.play.players import Player, evaluator
 
 BEST = os.path.join(ROOT, "best_models")
 DMP, DMP2 = os.path.join(BEST, "dmp_128x2.pt"), os.path.join(BEST, "dmp_256x2.pt")
-CUBEFUL, MATCH, PROB5 = (os.path.join(BEST, f) for f in ("cubeful_256x2.pt", "match_256x2.pt", "prob5_128x2.pt"))
+CUBEFUL, MATCH, PROB5 = (
+    os.path.join(BEST, f) for f in ("cubeful_256x2.pt", "match_256x2.pt", "prob5_128x2.pt")
+)
 
 KINDS = [  # (player, mode name, values positions, makes cube decisions)
     (Player(DMP), "dmp", True, False),
@@ -29,7 +32,7 @@ KINDS = [  # (player, mode name, values positions, makes cube decisions)
     (Player(PROB5), "cubeless-money", True, False),
     (Player(CUBEFUL), "cubeful-money", True, True),
     (Player(MATCH), "match", True, True),
-    (Player(CUBEFUL), "match", False, True),          # a money net at a match table: plays by money rules
+    (Player(CUBEFUL), "match", False, True),  # a money net at a match table: plays by money rules
     (Player("gnubg-nn"), "dmp", True, False),
     (Player("gnubg-nn", plies=1), "cubeless-money", True, False),
     (Player("gnubg-nn-cubeful"), "cubeful-money", False, True),
@@ -38,8 +41,14 @@ KINDS = [  # (player, mode name, values positions, makes cube decisions)
 ]
 
 
-@pytest.mark.parametrize("player,mode_name,values,cube", KINDS,
-                         ids=[f"{os.path.basename(p.name)}-{p.search.name_suffix or p.plies or 0}-{m}" for p, m, _, _ in KINDS])
+@pytest.mark.parametrize(
+    "player,mode_name,values,cube",
+    KINDS,
+    ids=[
+        f"{os.path.basename(p.name)}-{p.search.name_suffix or p.plies or 0}-{m}"
+        for p, m, _, _ in KINDS
+    ],
+)
 def test_every_kind_is_an_evaluator(player, mode_name, values, cube):
     if player.name.startswith("gnubg-nn"):
         pytest.importorskip("gnubg_nn")
@@ -68,7 +77,9 @@ def positions(n: int) -> np.ndarray:
     return np.array(out, dtype=np.int64)
 
 
-@pytest.mark.parametrize("spec,mode_name", [(DMP, "dmp"), (PROB5, "cubeless-money"), ("gnubg-nn", "dmp")])
+@pytest.mark.parametrize(
+    "spec,mode_name", [(DMP, "dmp"), (PROB5, "cubeless-money"), ("gnubg-nn", "dmp")]
+)
 def test_all_rolls_is_the_best_legal_move_of_each_roll(spec, mode_name):
     """The batched 21-roll best move (the code luck and rollouts share) against the engine's
     legal moves of each roll, each valued on its own through ``after_values``."""
@@ -94,9 +105,24 @@ def test_play_models_opens_each_checkpoint_once(tmp_path, monkeypatch):
     monkeypatch.setattr(players, "_opened", {})
     monkeypatch.setattr(players, "read_checkpoint", lambda path: reads.append(path) or read(path))
     monkeypatch.setattr(luck, "read_checkpoint", lambda path: reads.append(path) or read(path))
-    monkeypatch.setattr(players, "load_checkpoint", lambda path, **kw: loads.append(path) or load(path, **kw))
-    run("play_models.py", "--model1", DMP, "--model2", DMP2, "--luck", DMP2, "--games", "2", "--quiet",
-        "--workers", "1", check=True)
+    monkeypatch.setattr(
+        players, "load_checkpoint", lambda path, **kw: loads.append(path) or load(path, **kw)
+    )
+    run(
+        "play_models.py",
+        "--model1",
+        DMP,
+        "--model2",
+        DMP2,
+        "--luck",
+        DMP2,
+        "--games",
+        "2",
+        "--quiet",
+        "--workers",
+        "1",
+        check=True,
+    )
     assert sorted(reads) == sorted(loads) == sorted([DMP, DMP2])
 
 
@@ -106,6 +132,7 @@ def test_a_roller_plays_in_the_mode_its_network_reads():
     head does not fit the mode is refused before any trial."""
     from tdbg.infra.errors import InputError
     from tdbg.play.rollout import RolloutSettings
+
     assert RolloutSettings(DMP, 1, game_mode="cubeless-money").roller().mode.name == "dmp"
     with pytest.raises(InputError, match="equity model cannot be used for dmp"):
         RolloutSettings(os.path.join(BEST, "cubeless_256x2.pt"), 1, game_mode="dmp").roller()

@@ -7,6 +7,7 @@ opponent's five probabilities, which this file turns into the mover's by hand.
 Positions come from gnubg-nn's own self-play, so our engine shapes neither the
 positions nor the candidates.
 """
+
 import random
 
 import gnubg_nn
@@ -60,7 +61,13 @@ def check_agent(agent, cases, mode_name):
         got = gnubg_nn.key_of_board([list(r) for r in after.tolist()])
         assert got in values, "the agent's move is not a legal gnubg-nn move"
         best = max(values.values())
-        assert values[got] >= best - TIE, (be.position_id(np.array(board)), d1, d2, values[got], best)
+        assert values[got] >= best - TIE, (
+            be.position_id(np.array(board)),
+            d1,
+            d2,
+            values[got],
+            best,
+        )
         disagreements += values[got] < best
     return disagreements
 
@@ -127,7 +134,9 @@ def test_known_opening_moves_per_mode():
 @pytest.mark.parametrize("mode_name", ["dmp", "cubeless-money"])
 def test_gnubg_nn_2ply_maximises_the_mode_objective(mode_name):
     """--plies 2: each candidate valued by gnubg-nn's own 2-ply evaluation."""
-    cases = decisions(10, seed=34)  # cases 8 and 9 are DMP decisions where 1-ply and 2-ply choose differently
+    cases = decisions(
+        10, seed=34
+    )  # cases 8 and 9 are DMP decisions where 1-ply and 2-ply choose differently
     agent = evaluator(Player("gnubg-nn", plies=2), game_mode(mode_name))
     assert agent.plies == 2 and agent.name == "gnubg-nn-2ply"
     assert check_agent(agent, cases, mode_name) == 0

@@ -1,5 +1,6 @@
 """gnubg-nn-cubeful's cube decisions on clear-cut money positions equal the gnubg binary's
 ``hint`` (money, Jacoby, no beavers), at the binary's 0 and 2 plies."""
+
 import numpy as np
 import pytest
 
@@ -19,7 +20,11 @@ POSITIONS = {  # (the side on roll in row 1; races and bear-offs whose action no
     "cash": board({1: 3, 2: 3, 3: 3, 4: 3, 5: 2, 6: 1}, {7: 3, 8: 3, 9: 3, 10: 3, 11: 3}),
     "gammonish cash": board({1: 5, 2: 5, 3: 5}, {19: 5, 20: 5, 21: 5}),
 }
-ACTIONS = {(False, True): "No double, take", (True, True): "Double, take", (True, False): "Double, pass"}
+ACTIONS = {
+    (False, True): "No double, take",
+    (True, True): "Double, take",
+    (True, False): "Double, pass",
+}
 
 
 @pytest.mark.skipif(not available(), reason="no gnubg binary")
@@ -28,8 +33,11 @@ ACTIONS = {(False, True): "No double, take", (True, True): "Double, take", (True
 def test_cube_decisions_equal_the_binary_hint(binary_plies, binary):
     """Against every supported binary installed (1.08.003, and Debian's 1.07.001 where present)."""
     from gnubg_python import cube_actions
+
     boards = np.array(list(POSITIONS.values()))
-    hints = cube_actions([be.position_id(b) + ":cAkAAAAAAAAA" for b in boards], binary_plies, binary)  # centred, money
+    hints = cube_actions(
+        [be.position_id(b) + ":cAkAAAAAAAAA" for b in boards], binary_plies, binary
+    )  # centred, money
     agent = GnubgNNCubefulAgent(game_mode("cubeful-money"))
     got = agent.cube_decisions(boards, np.full(len(boards), CUBE_CENTERED))
     for name, (double, take), hint in zip(POSITIONS, got.tolist(), hints, strict=True):
@@ -41,7 +49,9 @@ def test_too_good_without_jacoby():
     gammonish = POSITIONS["gammonish cash"][None]
     centred = np.array([CUBE_CENTERED])
     assert GnubgNNCubefulAgent(game_mode("cubeful-money")).cube_decisions(gammonish, centred)[0, 0]
-    assert not GnubgNNCubefulAgent(game_mode("cubeful-money", jacoby=False)).cube_decisions(gammonish, centred)[0, 0]
+    assert not GnubgNNCubefulAgent(game_mode("cubeful-money", jacoby=False)).cube_decisions(
+        gammonish, centred
+    )[0, 0]
 
 
 def test_only_cubeful_money():

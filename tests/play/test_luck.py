@@ -1,6 +1,7 @@
 """Luck adjustment: a roll's luck worked out by hand (signs, opening rolls, cube weight),
 gnubg-nn's judgement reproduced through another gnubg-nn path, and adjusted results
 unbiased (a model against itself, a model against a random player) yet less noisy."""
+
 import json
 import os
 
@@ -58,14 +59,24 @@ def test_luck_by_hand(small_ckpt):
     ref = evaluator(Player(path))
     start = be.initial_board()
     _, after = be.parse_move(start, 6, 4, "24/14")
-    second = be.swap(after)                           # B on roll
-    rec = GameRecord(0, 0, 1.0, 1, 2, 2, turns=[
-        (0, (6, 4), "move", start, after),            # A's opening roll
-        (1, None, "double", second, None),            # B doubles, A takes: the cube is 2 for B's roll
-        (0, None, "take", second, None),
-        (1, (5, 5), "move", second, be.legal_moves(second, 5, 5)[0][1]),
-    ])
-    expected = luck_by_hand(model, start, (6, 4), True) - 2 * luck_by_hand(model, second, (5, 5), False)
+    second = be.swap(after)  # B on roll
+    rec = GameRecord(
+        0,
+        0,
+        1.0,
+        1,
+        2,
+        2,
+        turns=[
+            (0, (6, 4), "move", start, after),  # A's opening roll
+            (1, None, "double", second, None),  # B doubles, A takes: the cube is 2 for B's roll
+            (0, None, "take", second, None),
+            (1, (5, 5), "move", second, be.legal_moves(second, 5, 5)[0][1]),
+        ],
+    )
+    expected = luck_by_hand(model, start, (6, 4), True) - 2 * luck_by_hand(
+        model, second, (5, 5), False
+    )
     assert game_luck([rec], ref)[0] == pytest.approx(expected, abs=1e-6)
     assert abs(expected) > 1e-3  # the roll was not neutral: the test can tell signs apart
 
@@ -106,7 +117,9 @@ def test_strong_against_random_luck_has_mean_zero():
     """Judging the best move, not the move played: a random player's poor plays are skill,
     not bad luck, so its luck still averages zero."""
     mode = game_mode("dmp")
-    records = play_games(evaluator(Player(DMP)), RandomAgent(1), range(60), mode, seed=6, record=True)
+    records = play_games(
+        evaluator(Player(DMP)), RandomAgent(1), range(60), mode, seed=6, record=True
+    )
     luck = game_luck(records, evaluator(Player(DMP)))
     pairs = luck.reshape(-1, 2).mean(axis=1)
     assert abs(pairs.mean()) < 3 * pairs.std(ddof=1) / np.sqrt(len(pairs))
@@ -117,33 +130,61 @@ def test_strong_against_random_luck_has_mean_zero():
 
 def test_play_models_luck_json(tmp_path, small_ckpt):
     out = tmp_path / "s.json"
-    proc = run("play_models.py", "--model1", small_ckpt[0], "--model2", "pubeval", "--games", "10", "--quiet",
-               "--luck", small_ckpt[0], "--json", out, check=True)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        small_ckpt[0],
+        "--model2",
+        "pubeval",
+        "--games",
+        "10",
+        "--quiet",
+        "--luck",
+        small_ckpt[0],
+        "--json",
+        out,
+        check=True,
+    )
     assert "luck-adjusted" in proc.stdout
     summary = json.loads(out.read_text())
     s = summary["luck_adjusted"]
     # the same ten games through the library, each game's luck from game_luck (checked by hand
     # in test_luck_by_hand): the summary's figures are then arithmetic on those games
     from tdbg.play.series import ModeSpec, Series, play_series
-    records = play_series(Series((Player(small_ckpt[0]), Player("pubeval")), ModeSpec("dmp"), 10, record=True),
-                          progress=False).records
+
+    records = play_series(
+        Series((Player(small_ckpt[0]), Player("pubeval")), ModeSpec("dmp"), 10, record=True),
+        progress=False,
+    ).records
     points = np.array([r.points for r in records], dtype=np.float64)
     luck = game_luck(records, evaluator(Player(small_ckpt[0])))
-    assert np.abs(luck).max() > 1e-3   # luck was judged, not left at zero
-    raw = ((1 + points) / 2).reshape(-1, 2).mean(axis=1)              # DMP: win rate per duplicate pair
+    assert np.abs(luck).max() > 1e-3  # luck was judged, not left at zero
+    raw = ((1 + points) / 2).reshape(-1, 2).mean(axis=1)  # DMP: win rate per duplicate pair
     adjusted = ((1 + points - luck) / 2).reshape(-1, 2).mean(axis=1)
-    assert s["units"] == 5 and s["raw_mean"] == pytest.approx(raw.mean()) == summary["win_rate"]["mean"]
+    assert (
+        s["units"] == 5
+        and s["raw_mean"] == pytest.approx(raw.mean()) == summary["win_rate"]["mean"]
+    )
     assert s["mean"] == pytest.approx(adjusted.mean(), abs=1e-9)
-    assert s["raw_variance"] == pytest.approx(raw.var(ddof=1)) and s["adjusted_variance"] == pytest.approx(
-        adjusted.var(ddof=1), abs=1e-12)
+    assert s["raw_variance"] == pytest.approx(raw.var(ddof=1)) and s[
+        "adjusted_variance"
+    ] == pytest.approx(adjusted.var(ddof=1), abs=1e-12)
     assert s["games_factor"] == pytest.approx(raw.var(ddof=1) / adjusted.var(ddof=1), rel=1e-6)
     assert s["ci_low"] <= s["mean"] <= s["ci_high"]
 
 
-@pytest.mark.parametrize("args, words", [
-    (["--model2", "pubeval", "--luck", "nope.pt"], "no such checkpoint"),
-    # against the binary too, a bad reference is refused before gnubg starts
-    (["--model2", "gnubg-ext", "--game-mode", "cubeless-money", "--luck", "nope.pt"], "no such checkpoint"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["--model2", "pubeval", "--luck", "nope.pt"], "no such checkpoint"),
+        # against the binary too, a bad reference is refused before gnubg starts
+        (
+            ["--model2", "gnubg-ext", "--game-mode", "cubeless-money", "--luck", "nope.pt"],
+            "no such checkpoint",
+        ),
+    ],
+)
 def test_luck_bad_input(small_ckpt, args, words):
-    assert_one_line_error(run("play_models.py", "--model1", small_ckpt[0], "--games", "2", "--quiet", *args), words)
+    assert_one_line_error(
+        run("play_models.py", "--model1", small_ckpt[0], "--games", "2", "--quiet", *args), words
+    )

@@ -45,7 +45,9 @@ def test_money_session_with_cube_actions_replays(tmp_path):
 
 
 def test_dmp_games_replay(tmp_path):
-    records = play_games(PubevalAgent(), RandomAgent(1), range(6), game_mode("dmp"), seed=2, record=True)
+    records = play_games(
+        PubevalAgent(), RandomAgent(1), range(6), game_mode("dmp"), seed=2, record=True
+    )
     for rec in records:
         _check_replay([rec], tmp_path / f"g{rec.index}.mat", 1)
 
@@ -63,18 +65,25 @@ def test_gnubg_reads_every_game_as_played(tmp_path):
     from gnubg_python import run_gnubg_python
     from helpers import ROOT
     from tdbg.play.players import Player, evaluator
+
     mode = game_mode("cubeful-money")
     agent = evaluator(Player(os.path.join(ROOT, "best_models", "cubeful_256x2.pt")), mode)
     records = play_games(agent, agent, range(16), mode, seed=3, record=True)
     droppers = [t[0] for r in records for t in r.turns if t[2] == "drop"]
-    assert set(droppers) == {0, 1}     # both columns drop in these games
+    assert set(droppers) == {0, 1}  # both columns drop in these games
     path = tmp_path / "s.mat"
     _check_replay(records, path, 0)
-    (games,) = run_gnubg_python(f"gnubg.command('import mat \"{path}\"')\n"
-                                "emit([[[[a.get('action'), a.get('player')] for a in g['game']], g['info']]"
-                                " for g in gnubg.match(0, 0, 0, 0)['games']])\n")
+    (games,) = run_gnubg_python(
+        f"gnubg.command('import mat \"{path}\"')\n"
+        "emit([[[[a.get('action'), a.get('player')] for a in g['game']], g['info']]"
+        " for g in gnubg.match(0, 0, 0, 0)['games']])\n"
+    )
     assert len(games) == len(records)
     for rec, (actions, info) in zip(records, games, strict=True):
-        assert [(a, p) for a, p in actions] == [(event, "XO"[seat]) for seat, _, event, _, _ in rec.turns]
-        assert info["winner"] == ("X" if rec.points > 0 else "O") and info["points-won"] == abs(rec.points)
+        assert [(a, p) for a, p in actions] == [
+            (event, "XO"[seat]) for seat, _, event, _, _ in rec.turns
+        ]
+        assert info["winner"] == ("X" if rec.points > 0 else "O") and info["points-won"] == abs(
+            rec.points
+        )
         assert not info["resigned"]

@@ -1,6 +1,7 @@
 """A player is one frozen value (tdbg.play.players.Player) built into its agent by one
 factory; the built-in opponents are registered by name (tdbg.play.opponents); a series of
 games or matches (tdbg.play.series) travels to its workers whole."""
+
 from __future__ import annotations
 
 import dataclasses
@@ -51,6 +52,8 @@ def test_a_series_of_games_or_matches_is_one_runner():
     games = play_series(Series(players, ModeSpec("dmp"), 4, seed=1), progress=False).records
     assert [r.index for r in games] == [0, 1, 2, 3]
     match = os.path.join(ROOT, "best_models", "match_256x2.pt")
-    matches = play_series(Series((Player(match), Player(match)), ModeSpec("match", match_length=1), 2, seed=1),
-                          progress=False).records
+    matches = play_series(
+        Series((Player(match), Player(match)), ModeSpec("match", match_length=1), 2, seed=1),
+        progress=False,
+    ).records
     assert [m.index for m in matches] == [0, 1] and all(m.length == 1 for m in matches)

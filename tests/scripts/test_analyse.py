@@ -2,6 +2,7 @@
 gnubg's own hint list in its notation), values are the network's read by hand, the
 ranking is the agent's choice, cube equities come from the successor states, clear-cut
 cube decisions agree with gnubg's hint, and bad input is one error line."""
+
 import json
 import os
 
@@ -12,15 +13,23 @@ import torch
 
 from helpers import ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be
-from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, encode_batch, encode_cubeful_batch
+from tdbg.game.encoding import (
+    CUBE_CENTERED,
+    CUBE_MINE,
+    CUBE_THEIRS,
+    encode_batch,
+    encode_cubeful_batch,
+)
 from tdbg.game.modes.matchplay import position_state
 from tdbg.game.position_ids import GameState, gnubg_id
 from tdbg.gnubg.gnubg_binary import available
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.play import analysis
 
-needs_gnubg = pytest.mark.skipif(not available() and not os.environ.get("CI"),
-                                 reason="GNU Backgammon binary not installed (make gnubg)")
+needs_gnubg = pytest.mark.skipif(
+    not available() and not os.environ.get("CI"),
+    reason="GNU Backgammon binary not installed (make gnubg)",
+)
 CUBEFUL = os.path.join(ROOT, "best_models", "cubeful_256x2.pt")
 
 
@@ -29,8 +38,11 @@ def ckpts(tmp_path_factory):
     """Small random networks of each kind (a random net still ranks moves its own way)."""
     d = tmp_path_factory.mktemp("an")
     out = {}
-    for name, (inputs, output, mode) in {"dmp": (196, "probability", "dmp"), "prob5": (196, "prob5", "cubeless-money"),
-                                          "cubeful": (200, "equity", "cubeful-money")}.items():
+    for name, (inputs, output, mode) in {
+        "dmp": (196, "probability", "dmp"),
+        "prob5": (196, "prob5", "cubeless-money"),
+        "cubeful": (200, "equity", "cubeful-money"),
+    }.items():
         torch.manual_seed(len(name))
         m = TDNetwork(inputs, [24], output)
         out[name] = str(d / f"{name}.pt")
@@ -49,10 +61,15 @@ def test_legal_moves_are_gnubg_nns(positions_20k, ckpts):
     for board, dice in sample(positions_20k, 150, 1):
         ranked = analysis.rank_moves(agent, board, dice)
         keys = gnubg_nn.moves(board.tolist(), *dice)  # mover in the second half (row 1)
-        theirs = {be.position_id(be.swap(np.array(gnubg_nn.board_from_position_key(k)))) for k in keys}
+        theirs = {
+            be.position_id(be.swap(np.array(gnubg_nn.board_from_position_key(k)))) for k in keys
+        }
         ours = [m["position_id"] for m in ranked]
         assert len(ours) == len(set(ours))
-        assert set(ours) == (theirs or {be.position_id(be.swap(board))}), (be.position_id(board), dice)
+        assert set(ours) == (theirs or {be.position_id(be.swap(board))}), (
+            be.position_id(board),
+            dice,
+        )
         for m in ranked:  # the text names that very move
             after = be.parse_move(board, *dice, "" if m["move"] == "pass" else m["move"])[1]
             assert be.position_id(be.swap(after)) == m["position_id"]
@@ -61,14 +78,16 @@ def test_legal_moves_are_gnubg_nns(positions_20k, ckpts):
 @pytest.mark.parametrize("plies", [0, 1])
 def test_values_and_ranking(positions_20k, ckpts, plies):
     from tdbg.play.td_agent import TDAgent
+
     agent = analysis.load_agent(ckpts["dmp"], plies)
     for board, dice in sample(positions_20k, 15 if plies else 60, 2):
         ranked = analysis.rank_moves(agent, board, dice)
         values = [m["value"] for m in ranked]
         assert values == sorted(values, reverse=True) and ranked[0]["diff"] == 0
         chosen = TDAgent.choose_moves(agent, board[None], np.array([dice]))[0]
-        assert ranked[0]["value"] == pytest.approx(max(values)) and \
-            be.position_id(be.swap(chosen)) in {m["position_id"] for m in ranked if m["value"] == values[0]}
+        assert ranked[0]["value"] == pytest.approx(max(values)) and be.position_id(
+            be.swap(chosen)
+        ) in {m["position_id"] for m in ranked if m["value"] == values[0]}
         if plies == 0:  # P(win) of the mover = 1 - the network's P(win) for the opponent on roll
             for m in ranked[:5]:
                 opp = be.board_from_position_id(m["position_id"])
@@ -118,32 +137,52 @@ def test_gnubg_notation_examples():
 
 
 def test_cli_moves_and_cube(ckpts):
-    proc = run("tools/analyse.py", ckpts["dmp"], "4HPwATDgc/ABMA", "--dice", "31", "--top", "3", check=True)
+    proc = run(
+        "tools/analyse.py", ckpts["dmp"], "4HPwATDgc/ABMA", "--dice", "31", "--top", "3", check=True
+    )
     lines = proc.stdout.splitlines()
     assert lines[1].lstrip().startswith("1. 0-ply") and "P(win):" in lines[1] and len(lines) == 4
-    proc = run("tools/analyse.py", ckpts["cubeful"], "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10",
-               "--json", check=True)
+    proc = run(
+        "tools/analyse.py",
+        ckpts["cubeful"],
+        "XGID=-b----E-C---eE---c-e----B-:0:0:1:00:0:0:1:0:10",
+        "--json",
+        check=True,
+    )
     cube = json.loads(proc.stdout)["cube"]
     assert set(cube) >= {"no_double", "double_take", "double_pass", "action"}
-    proc = run("tools/analyse.py", ckpts["prob5"], "4HPwATDgc/ABMA:cIkFAAAAAAAA", "--json", "--ply", "1", check=True)
+    proc = run(
+        "tools/analyse.py",
+        ckpts["prob5"],
+        "4HPwATDgc/ABMA:cIkFAAAAAAAA",
+        "--json",
+        "--ply",
+        "1",
+        check=True,
+    )
     out = json.loads(proc.stdout)
     assert out["dice"] == [3, 1] and out["legal_moves"] == len(out["moves"]) > 1
 
 
-@pytest.mark.parametrize("args, words", [
-    (["4HPwATDgc/ABM", "--dice", "31"], "14 base64"),
-    (["//////////////", "--dice", "31"], "checkers"),
-    (["XGID=-b----E-C---eE---c-e----B-:0:0:1:77:0:0:3:0:10"], "dice"),
-    (["4HPwATDgc/ABMA", "--dice", "71"], "dice"),
-    (["4HPwATDgc/ABMA"], "no cube decisions"),            # a cube question to a DMP model
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["4HPwATDgc/ABM", "--dice", "31"], "14 base64"),
+        (["//////////////", "--dice", "31"], "checkers"),
+        (["XGID=-b----E-C---eE---c-e----B-:0:0:1:77:0:0:3:0:10"], "dice"),
+        (["4HPwATDgc/ABMA", "--dice", "71"], "dice"),
+        (["4HPwATDgc/ABMA"], "no cube decisions"),  # a cube question to a DMP model
+    ],
+)
 def test_bad_input_is_one_line(ckpts, args, words):
     assert_one_line_error(run("tools/analyse.py", ckpts["dmp"], *args), words)
 
 
 def test_cube_question_with_the_opponents_cube(ckpts):
     state = GameState(be.initial_board(), cube=2, owner=CUBE_THEIRS)
-    assert_one_line_error(run("tools/analyse.py", ckpts["cubeful"], gnubg_id(state)), "opponent owns")
+    assert_one_line_error(
+        run("tools/analyse.py", ckpts["cubeful"], gnubg_id(state)), "opponent owns"
+    )
 
 
 @needs_gnubg
@@ -151,6 +190,7 @@ def test_cube_question_with_the_opponents_cube(ckpts):
 def test_move_lists_and_notation_are_gnubgs(positions_20k):
     """gnubg's hint lists every legal move at 0-ply; its texts must be ours, move for move."""
     from gnubg_python import run_gnubg_python
+
     cases = [(gnubg_id(GameState(b, dice)), b, dice) for b, dice in sample(positions_20k, 80, 4)]
     body = f"""
 for gid in {[c[0] for c in cases]!r}:
@@ -185,17 +225,40 @@ def _board(mine, theirs):
 
 
 CLEAR_CUT = [
-    ("too good: four on the bar against a closed board", 2, CUBE_MINE,
-     _board({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 3}, {25: 4, 12: 11})),
-    ("too good: three on the bar", 2, CUBE_MINE,
-     _board({1: 2, 2: 2, 3: 2, 4: 2, 5: 3, 6: 3, 8: 1}, {25: 3, 13: 6, 8: 3, 6: 3})),
-    ("too good: two on the bar, three back", 2, CUBE_MINE,
-     _board({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 3, 9: 2}, {25: 2, 18: 3, 13: 5, 6: 5})),
-    ("big pass: six checkers left against fifteen", 1, CUBE_CENTERED,
-     _board({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2})),
+    (
+        "too good: four on the bar against a closed board",
+        2,
+        CUBE_MINE,
+        _board({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 2, 7: 3}, {25: 4, 12: 11}),
+    ),
+    (
+        "too good: three on the bar",
+        2,
+        CUBE_MINE,
+        _board({1: 2, 2: 2, 3: 2, 4: 2, 5: 3, 6: 3, 8: 1}, {25: 3, 13: 6, 8: 3, 6: 3}),
+    ),
+    (
+        "too good: two on the bar, three back",
+        2,
+        CUBE_MINE,
+        _board({1: 2, 2: 2, 3: 2, 4: 2, 5: 2, 6: 3, 9: 2}, {25: 2, 18: 3, 13: 5, 6: 5}),
+    ),
+    (
+        "big pass: six checkers left against fifteen",
+        1,
+        CUBE_CENTERED,
+        _board({1: 2, 2: 2, 3: 2}, {6: 3, 5: 3, 4: 3, 3: 2, 2: 2, 1: 2}),
+    ),
     ("easy take: the opening", 1, CUBE_CENTERED, be.initial_board()),
-    ("easy take: race 107 against 109", 1, CUBE_CENTERED,
-     _board({6: 4, 5: 2, 4: 2, 8: 2, 9: 2, 10: 2, 11: 1}, {6: 4, 5: 2, 4: 2, 8: 2, 9: 2, 10: 2, 13: 1})),
+    (
+        "easy take: race 107 against 109",
+        1,
+        CUBE_CENTERED,
+        _board(
+            {6: 4, 5: 2, 4: 2, 8: 2, 9: 2, 10: 2, 11: 1},
+            {6: 4, 5: 2, 4: 2, 8: 2, 9: 2, 10: 2, 13: 1},
+        ),
+    ),
 ]
 
 
@@ -203,6 +266,7 @@ CLEAR_CUT = [
 @pytest.mark.gnubg_binary
 def test_clear_cut_cube_actions_agree_with_gnubg():
     from gnubg_python import cube_actions
+
     ids = [gnubg_id(GameState(b, cube=cube, owner=owner)) for _, cube, owner, b in CLEAR_CUT]
     theirs = [a.split("(")[0].strip().lower() for a in cube_actions(ids)]
     agent = analysis.load_agent(CUBEFUL)
@@ -221,24 +285,35 @@ def test_match_positions_are_analysed_at_their_score():
     the agent plays."""
     from tdbg.game.modes.matchplay import pack
     from tdbg.game.met import default_met
+
     # 7-point match, the side on roll has 2 points (5-away), the other 4 (3-away), cube 1
     state = GameState(be.initial_board(), match_length=7, score=(2, 4))
     agent = analysis.load_agent(MATCH, 0, 7)
-    owner = agent.mode.position_owner(state)   # as tools/analyse.py reads it
+    owner = agent.mode.position_owner(state)  # as tools/analyse.py reads it
     assert owner == pack(CUBE_CENTERED, 0, 0, 5, 3)
     c = analysis.cube_decision(agent, state.board, owner)
     v_nd, v_take = agent.scorer.cube_values(state.board[None], np.array([owner]))
-    assert (c["no_double"], c["double_take"]) == pytest.approx((float(v_nd[0]), float(v_take[0])), abs=1e-7)
-    assert c["double_pass"] == pytest.approx(float(default_met().mwc(4, 3)), abs=1e-12)  # won 1 point: 4-away v 3
+    assert (c["no_double"], c["double_take"]) == pytest.approx(
+        (float(v_nd[0]), float(v_take[0])), abs=1e-7
+    )
+    assert c["double_pass"] == pytest.approx(
+        float(default_met().mwc(4, 3)), abs=1e-12
+    )  # won 1 point: 4-away v 3
     assert c["taker_take"] == pytest.approx(1 - c["double_take"]) and c["units"] == "MWC"
-    proc = run("tools/analyse.py", MATCH, gnubg_id(GameState(be.initial_board(), dice=(5, 2), match_length=7,
-                                                               score=(2, 4))), "--json", check=True)
+    proc = run(
+        "tools/analyse.py",
+        MATCH,
+        gnubg_id(GameState(be.initial_board(), dice=(5, 2), match_length=7, score=(2, 4))),
+        "--json",
+        check=True,
+    )
     out = json.loads(proc.stdout)
     best = agent.choose_moves(state.board[None], np.array([[5, 2]]), np.array([owner]))[0]
     assert out["moves"][0]["position_id"] == be.position_id(be.swap(best))
     # the cube with a 2-away side at cube 2: live for the 5-away side; cube 4 at 3-3 is dead
-    assert position_state(GameState(be.initial_board(), cube=2, owner=CUBE_MINE, match_length=7,
-                          score=(2, 5))) == pack(CUBE_MINE, 1, 0, 5, 2)
+    assert position_state(
+        GameState(be.initial_board(), cube=2, owner=CUBE_MINE, match_length=7, score=(2, 5))
+    ) == pack(CUBE_MINE, 1, 0, 5, 2)
     with pytest.raises(ValueError, match="dead cube"):
         analysis.cube_decision(agent, state.board, pack(CUBE_MINE, 2, 0, 3, 3))
     with pytest.raises(ValueError, match="Crawford"):
@@ -246,7 +321,9 @@ def test_match_positions_are_analysed_at_their_score():
 
 
 def test_match_models_need_match_positions():
-    assert_one_line_error(run("tools/analyse.py", MATCH, "4HPwATDgc/ABMA", "--dice", "31"), "match position")
+    assert_one_line_error(
+        run("tools/analyse.py", MATCH, "4HPwATDgc/ABMA", "--dice", "31"), "match position"
+    )
     # the position parser refuses a finished match; the match state refuses what no ID can hold
     bad = gnubg_id(GameState(be.initial_board(), match_length=7, score=(7, 2)))
     assert_one_line_error(run("tools/analyse.py", MATCH, bad), "match length")
@@ -257,9 +334,13 @@ def test_match_models_need_match_positions():
 def test_a_money_model_refuses_a_match_position():
     # money equities mean nothing at a match score; DMP (P(win)) and match models take one
     from tdbg.game.modes import game_mode
+
     in_match = GameState(be.initial_board(), owner=CUBE_THEIRS, match_length=7, score=(2, 4))
     for name in ("cubeless-money", "cubeful-money"):
         with pytest.raises(ValueError, match=r"match position \(match to 7\) needs match equities"):
             game_mode(name).position_owner(in_match)
     assert game_mode("dmp").position_owner(in_match) == CUBE_THEIRS
-    assert game_mode("cubeless-money").position_owner(GameState(be.initial_board(), owner=CUBE_THEIRS)) == CUBE_THEIRS
+    assert (
+        game_mode("cubeless-money").position_owner(GameState(be.initial_board(), owner=CUBE_THEIRS))
+        == CUBE_THEIRS
+    )

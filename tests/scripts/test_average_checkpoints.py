@@ -1,4 +1,5 @@
 """tools/average_checkpoints.py: the mean of the weights, by hand, and its refusals."""
+
 import torch
 
 from helpers import assert_one_line_error, run
@@ -15,10 +16,18 @@ def _ckpt(path, seed, hidden=(8,), mode="dmp"):
 def test_mean_of_the_weights(tmp_path):
     nets = [_ckpt(tmp_path / f"{k}.pt", k) for k in range(3)]
     out = tmp_path / "mean.pt"
-    run("tools/average_checkpoints.py", *(tmp_path / f"{k}.pt" for k in range(3)), "-o", out, check=True)
+    run(
+        "tools/average_checkpoints.py",
+        *(tmp_path / f"{k}.pt" for k in range(3)),
+        "-o",
+        out,
+        check=True,
+    )
     mean, meta, ts = load_checkpoint(str(out))
     for name, value in mean.state_dict().items():
-        by_hand = (nets[0].state_dict()[name] + nets[1].state_dict()[name] + nets[2].state_dict()[name]) / 3
+        by_hand = (
+            nets[0].state_dict()[name] + nets[1].state_dict()[name] + nets[2].state_dict()[name]
+        ) / 3
         assert torch.allclose(value, by_hand, atol=1e-7), name
     assert len(meta["lineage"][-1]["averaged"]) == 3 and ts is None
     x = torch.rand(5, 196)  # a real mean, not one of the inputs
@@ -30,15 +39,31 @@ def test_refusals(tmp_path):
     _ckpt(tmp_path / "wide.pt", 1, hidden=(16,))
     _ckpt(tmp_path / "money.pt", 2, mode="cubeless-money")
     out = tmp_path / "m.pt"
-    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "wide.pt", "-o", out),
-                          "only one network")
-    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "money.pt", "-o", out),
-                          "only one network")
-    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", "-o", out), "at least two")
-    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "none.pt", "-o", out),
-                          "no such checkpoint")
-    assert_one_line_error(run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "a.pt", "-o",
-                              tmp_path / "a.pt"), "")
+    assert_one_line_error(
+        run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "wide.pt", "-o", out),
+        "only one network",
+    )
+    assert_one_line_error(
+        run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "money.pt", "-o", out),
+        "only one network",
+    )
+    assert_one_line_error(
+        run("tools/average_checkpoints.py", tmp_path / "a.pt", "-o", out), "at least two"
+    )
+    assert_one_line_error(
+        run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "none.pt", "-o", out),
+        "no such checkpoint",
+    )
+    assert_one_line_error(
+        run(
+            "tools/average_checkpoints.py",
+            tmp_path / "a.pt",
+            tmp_path / "a.pt",
+            "-o",
+            tmp_path / "a.pt",
+        ),
+        "",
+    )
     assert not out.exists()
 
 
@@ -49,6 +74,7 @@ def test_the_md5_recorded_is_of_the_bytes_averaged(tmp_path, monkeypatch):
     import hashlib
 
     import tools.average_checkpoints as tool
+
     paths = [tmp_path / "a.pt", tmp_path / "b.pt"]
     for k, path in enumerate(paths):
         _ckpt(path, k)
@@ -57,9 +83,12 @@ def test_the_md5_recorded_is_of_the_bytes_averaged(tmp_path, monkeypatch):
 
     def load_then_replace(path, *args, **kwargs):
         loaded = real(path, *args, **kwargs)
-        _ckpt(path, 7)   # the next save of the run lands just after the read
+        _ckpt(path, 7)  # the next save of the run lands just after the read
         return loaded
+
     monkeypatch.setattr(tool, "load_checkpoint", load_then_replace)
     _, meta = tool.average([str(p) for p in paths])
     assert meta["lineage"][-1]["averaged"] == [f"{p} (md5 {read[str(p)]})" for p in paths]
-    assert all(hashlib.md5(p.read_bytes()).hexdigest() != read[str(p)] for p in paths)   # both were replaced
+    assert all(
+        hashlib.md5(p.read_bytes()).hexdigest() != read[str(p)] for p in paths
+    )  # both were replaced

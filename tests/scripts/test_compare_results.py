@@ -1,4 +1,5 @@
 """tools/compare_results.py: paired and unpaired differences, worked out by hand."""
+
 import json
 
 import numpy as np
@@ -8,8 +9,13 @@ from tdbg.play.results_file import compare, read_results
 
 
 def write(path, points, seed=1, mode="dmp", model2="gnubg-nn"):
-    head = [f"# seed: {seed}", f"# game_mode: {mode}", f"# model2: {model2}", f"# games: {len(points)}",
-            "game,first,points,result,cube,plies,doubles_1,doubles_2,takes_1,takes_2,drops_1,drops_2"]
+    head = [
+        f"# seed: {seed}",
+        f"# game_mode: {mode}",
+        f"# model2: {model2}",
+        f"# games: {len(points)}",
+        "game,first,points,result,cube,plies,doubles_1,doubles_2,takes_1,takes_2,drops_1,drops_2",
+    ]
     rows = [f"{i},{i % 2},{p},1,1,50,0,0,0,0,0,0" for i, p in enumerate(points)]
     path.write_text("\n".join(head + rows) + "\n")
     return str(path)
@@ -31,9 +37,13 @@ def test_unpaired_when_the_dice_differ(tmp_path):
     assert not r["paired"] and r["difference"] == 0.75 - 0.25
     assert r["ci_low"] < 0.5 < r["ci_high"]  # resampling each file alone: wider than the paired CI
     ext = write(tmp_path / "e.csv", [2, -4, 1, 1], seed=1, mode="cubeful-money", model2="gnubg-ext")
-    ext2 = write(tmp_path / "f.csv", [1, -1, 1, -2], seed=1, mode="cubeful-money", model2="gnubg-ext")
+    ext2 = write(
+        tmp_path / "f.csv", [1, -1, 1, -2], seed=1, mode="cubeful-money", model2="gnubg-ext"
+    )
     r = compare(read_results(ext), read_results(ext2))
-    assert not r["paired"] and r["metric"] == "points" and np.isclose(r["difference"], 0.0 - (-0.25))
+    assert (
+        not r["paired"] and r["metric"] == "points" and np.isclose(r["difference"], 0.0 - (-0.25))
+    )
 
 
 def test_cli_prints_and_refuses(tmp_path):
@@ -49,18 +59,29 @@ def test_cli_prints_and_refuses(tmp_path):
     junk = tmp_path / "junk.csv"
     junk.write_text("hello\n1,2\n")
     assert_one_line_error(run("tools/compare_results.py", a, junk), "not a per-game result file")
-    assert_one_line_error(run("tools/compare_results.py", a, tmp_path / "missing.csv"), "cannot read")
-    assert_one_line_error(run("tools/compare_results.py", a, dmp, "--metric", "elo"), "invalid choice")
+    assert_one_line_error(
+        run("tools/compare_results.py", a, tmp_path / "missing.csv"), "cannot read"
+    )
+    assert_one_line_error(
+        run("tools/compare_results.py", a, dmp, "--metric", "elo"), "invalid choice"
+    )
 
 
 def write_matches(path, winners, seed=32, length=7):
     """A match file as play_models.py writes it: one row per game under its match."""
-    head = [f"# seed: {seed}", f"# matches: {len(winners)}", f"# match_length: {length}", "# model2: m.pt",
-            "match,winner,game,away_1,away_2,crawford,points_1,result,cube"]
+    head = [
+        f"# seed: {seed}",
+        f"# matches: {len(winners)}",
+        f"# match_length: {length}",
+        "# model2: m.pt",
+        "match,winner,game,away_1,away_2,crawford,points_1,result,cube",
+    ]
     rows = []
     for m, w in enumerate(winners):
-        rows += [f"{m},{w},0,{length},{length},0,{1 if w == 0 else -1},1,1",
-                 f"{m},{w},1,{length - 1},{length},0,{2 if w == 0 else -2},2,1"]
+        rows += [
+            f"{m},{w},0,{length},{length},0,{1 if w == 0 else -1},1,1",
+            f"{m},{w},1,{length - 1},{length},0,{2 if w == 0 else -2},2,1",
+        ]
     path.write_text("\n".join(head + rows) + "\n")
     return str(path)
 
@@ -72,10 +93,14 @@ def test_match_files_compare_match_by_match(tmp_path):
     r = compare(read_results(a), read_results(b))
     assert r["paired"] and r["metric"] == "win" and r["entries"] == "matches" and r["games_a"] == 4
     assert r["difference"] == 0.25 and r["mean_a"] == 0.75 and r["mean_b"] == 0.5
-    assert (r["ci_low"], r["ci_high"]) == (0.0, 0.5)    # the two pairs' means, resampled
+    assert (r["ci_low"], r["ci_high"]) == (0.0, 0.5)  # the two pairs' means, resampled
     # other dice or another match length: unpaired
-    assert not compare(read_results(a), read_results(write_matches(tmp_path / "c.csv", [1, 1, 0, 0], seed=5)))["paired"]
-    assert not compare(read_results(a), read_results(write_matches(tmp_path / "d.csv", [1, 1, 0, 0], length=5)))["paired"]
+    assert not compare(
+        read_results(a), read_results(write_matches(tmp_path / "c.csv", [1, 1, 0, 0], seed=5))
+    )["paired"]
+    assert not compare(
+        read_results(a), read_results(write_matches(tmp_path / "d.csv", [1, 1, 0, 0], length=5))
+    )["paired"]
     line = run("tools/compare_results.py", a, b, check=True).stdout
     assert "+25.00" in line and "4 matches" in line
 
@@ -86,11 +111,17 @@ def test_gnubg_ext_files_resample_single_games(tmp_path):
     point); B wins all four.  A's resampled win rate is 0 with chance 1/16 = 6.25% and 1
     likewise, both above the 2.5% tails, and B's is always 1: A - B has the CI [-1, 0]."""
     from tdbg.play.results_file import OWN_PAIRS, OWN_SINGLES
+
     a = write(tmp_path / "a.csv", [1, -1, 1, -1], mode="cubeful-money", model2="gnubg-ext")
     b = write(tmp_path / "b.csv", [1, 1, 1, 1], mode="cubeful-money", model2="gnubg-ext")
     r = compare(read_results(a), read_results(b), metric="win")
-    assert not r["paired"] and r["difference"] == -0.5 and (r["ci_low"], r["ci_high"]) == (-1.0, 0.0)
-    assert r["resample_unit"] == {"a": OWN_SINGLES, "b": OWN_SINGLES} and (r["units_a"], r["units_b"]) == (4, 4)
+    assert (
+        not r["paired"] and r["difference"] == -0.5 and (r["ci_low"], r["ci_high"]) == (-1.0, 0.0)
+    )
+    assert r["resample_unit"] == {"a": OWN_SINGLES, "b": OWN_SINGLES} and (
+        r["units_a"],
+        r["units_b"],
+    ) == (4, 4)
     # against a file of our own dice (another seed): its units stay its duplicate pairs.  B's
     # pairs (win, loss) are 1/2 each, so B is always 1/2 and A - B runs from -1/2 to +1/2
     c = write(tmp_path / "c.csv", [1, -1, 1, -1], seed=7, mode="cubeful-money", model2="m.pt")
@@ -98,7 +129,9 @@ def test_gnubg_ext_files_resample_single_games(tmp_path):
     assert (r["ci_low"], r["ci_high"]) == (-0.5, 0.5) and r["resample_unit"]["b"] == OWN_PAIRS
     assert (r["units_a"], r["units_b"]) == (4, 2)
     out = tmp_path / "r.json"
-    line = run("tools/compare_results.py", a, c, "--metric", "win", "--json", out, check=True).stdout
+    line = run(
+        "tools/compare_results.py", a, c, "--metric", "win", "--json", out, check=True
+    ).stdout
     assert "resamples A's 4 single games and B's 2 duplicate pairs" in line
     assert json.loads(out.read_text())["resample_unit"] == {"a": OWN_SINGLES, "b": OWN_PAIRS}
 
@@ -120,20 +153,34 @@ def test_a_fifo_or_a_folder_is_refused_without_reading_it(tmp_path):
     import os
 
     from helpers import assert_one_line_error
+
     fifo = tmp_path / "r.csv"
     os.mkfifo(fifo)
     mats = tmp_path / "mats"
     mats.mkdir()
     os.mkfifo(mats / "a.mat")
     real = "experiments/head_to_head/results/dmp_256x2_vs_gnubg-nn.csv"
-    for args in [("tools/compare_results.py", fifo, real), ("tools/compare_results.py", real, tmp_path),
-                 ("tools/plot_training.py", fifo, "-o", tmp_path / "p.png"),
-                 ("gnubg_eval.py", "--from-mat", mats),
-                 # a stage file (its read blocked for good) and a checkpoint or table named by any tool
-                 ("train_batch.py", "--config", fifo, "--save", tmp_path / "x.pt"),
-                 ("tools/describe_model.py", fifo), ("tools/analyse.py", tmp_path, "4HPwATDgc/ABMA"),
-                 ("play_models.py", "--model1", "best_models/match_256x2.pt", "--model2", "pubeval",
-                  "--game-mode", "match", "--met", fifo)]:
+    for args in [
+        ("tools/compare_results.py", fifo, real),
+        ("tools/compare_results.py", real, tmp_path),
+        ("tools/plot_training.py", fifo, "-o", tmp_path / "p.png"),
+        ("gnubg_eval.py", "--from-mat", mats),
+        # a stage file (its read blocked for good) and a checkpoint or table named by any tool
+        ("train_batch.py", "--config", fifo, "--save", tmp_path / "x.pt"),
+        ("tools/describe_model.py", fifo),
+        ("tools/analyse.py", tmp_path, "4HPwATDgc/ABMA"),
+        (
+            "play_models.py",
+            "--model1",
+            "best_models/match_256x2.pt",
+            "--model2",
+            "pubeval",
+            "--game-mode",
+            "match",
+            "--met",
+            fifo,
+        ),
+    ]:
         proc = run(*args, subprocess_=True, timeout=120)
         assert_one_line_error(proc, "not a regular file")
 
@@ -145,16 +192,21 @@ def test_rows_and_headers_that_are_not_a_result_file_are_refused(tmp_path):
     import pytest
 
     from tdbg.play.results_file import ResultsFileError
+
     dmp = read_results(write(tmp_path / "d.csv", [1, -1, 1, 1]))
     bare = tmp_path / "bare.csv"
-    bare.write_text("\n".join(open(write(tmp_path / "x.csv", [1, -1, 1, 1])).read().splitlines()[4:]) + "\n")
+    bare.write_text(
+        "\n".join(open(write(tmp_path / "x.csv", [1, -1, 1, 1])).read().splitlines()[4:]) + "\n"
+    )
     with pytest.raises(ResultsFileError, match="bare.csv does not say its game mode"):
         compare(read_results(str(bare)), dmp)
     good = open(write(tmp_path / "g.csv", [1, -1, 1, 1])).read()
-    for name, old, new in [("short", "1,1,-1,1,1,50,0,0,0,0,0,0", "1,1,-1,1,1,50,0,0,0,0,0"),
-                           ("long", "1,1,-1,1,1,50,0,0,0,0,0,0", "1,1,-1,1,1,50,0,0,0,0,0,0,7"),
-                           ("underscore", "\n1,1,-1,", "\n0_1,1,-1,"),
-                           ("huge", "\n1,1,-1,", "\n1,1,1e308,")]:
+    for name, old, new in [
+        ("short", "1,1,-1,1,1,50,0,0,0,0,0,0", "1,1,-1,1,1,50,0,0,0,0,0"),
+        ("long", "1,1,-1,1,1,50,0,0,0,0,0,0", "1,1,-1,1,1,50,0,0,0,0,0,0,7"),
+        ("underscore", "\n1,1,-1,", "\n0_1,1,-1,"),
+        ("huge", "\n1,1,-1,", "\n1,1,1e308,"),
+    ]:
         text = good.replace(old, new, 1)
         assert text != good, name
         path = tmp_path / f"{name}.csv"

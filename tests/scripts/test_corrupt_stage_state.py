@@ -2,6 +2,7 @@
 damaged file: a string of episodes, segments that are not dicts, a trainer state that is
 not a dict, settings of None, an optimizer state or generator state that cannot be
 restored): describe_model and train_batch --resume refuse it in one line, exit 2."""
+
 import pytest
 import torch
 
@@ -13,8 +14,19 @@ def stopped(tmp_path_factory):
     """A stage of 60 episodes stopped at 20 (its trainer state: optimizer, minibatch
     generator, the stage's counts)."""
     path = tmp_path_factory.mktemp("stopped") / "s.pt"
-    run("train_batch.py", "--hidden", "8", "--num-episodes", "60", "--stop-at", "20", "--save", path, *QUICK_TRAIN,
-        check=True)
+    run(
+        "train_batch.py",
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "60",
+        "--stop-at",
+        "20",
+        "--save",
+        path,
+        *QUICK_TRAIN,
+        check=True,
+    )
     return path
 
 
@@ -35,59 +47,95 @@ def _set(*keys_and_value):
         for k in keys[:-1]:
             where = where[k]
         where[keys[-1]] = value
+
     return change
 
 
 LINEAGE_AND_STATE = {
     "episodes as text": (_set("meta", "lineage", 0, "episodes", "20"), "'episodes' is str"),
-    "segments not dicts": (_set("meta", "lineage", 0, "segments", [3]), "'segments' holds entries that are not dicts"),
+    "segments not dicts": (
+        _set("meta", "lineage", 0, "segments", [3]),
+        "'segments' holds entries that are not dicts",
+    ),
     "segments not a list": (_set("meta", "lineage", 0, "segments", "x"), "'segments' is str"),
     "trainer state text": (_set("trainer_state", "junk"), "trainer state is str"),
     "stage text": (_set("trainer_state", "stage", "junk"), "'stage' is str"),
     "settings None": (_set("trainer_state", "stage", "settings", None), "'settings' is NoneType"),
-    "rounds_done text": (_set("trainer_state", "stage", "rounds_done", "1"), "'rounds_done' is str"),
-    "episodes_done negative": (_set("trainer_state", "stage", "episodes_done", -20), "'episodes_done' is int -20"),
-    "cpu_seconds nan": (_set("trainer_state", "stage", "cpu_seconds", float("nan")), "'cpu_seconds' is float nan"),
-    "cpu_seconds text": (_set("trainer_state", "stage", "cpu_seconds", "x"), "'cpu_seconds' is str"),
+    "rounds_done text": (
+        _set("trainer_state", "stage", "rounds_done", "1"),
+        "'rounds_done' is str",
+    ),
+    "episodes_done negative": (
+        _set("trainer_state", "stage", "episodes_done", -20),
+        "'episodes_done' is int -20",
+    ),
+    "cpu_seconds nan": (
+        _set("trainer_state", "stage", "cpu_seconds", float("nan")),
+        "'cpu_seconds' is float nan",
+    ),
+    "cpu_seconds text": (
+        _set("trainer_state", "stage", "cpu_seconds", "x"),
+        "'cpu_seconds' is str",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(LINEAGE_AND_STATE))
 def test_describe_model_refuses_it(stopped, tmp_path, case):
     change, words = LINEAGE_AND_STATE[case]
-    assert_one_line_error(run("tools/describe_model.py", _damaged(stopped, tmp_path, change)), words)
+    assert_one_line_error(
+        run("tools/describe_model.py", _damaged(stopped, tmp_path, change)), words
+    )
 
 
 RESTORE = {
     "optimizer state text": _set("trainer_state", "optimizer_state", "junk"),
-    "optimizer state of another net": _set("trainer_state", "optimizer_state", {"state": {}, "param_groups": []}),
+    "optimizer state of another net": _set(
+        "trainer_state", "optimizer_state", {"state": {}, "param_groups": []}
+    ),
     "generator state text": _set("trainer_state", "minibatch_rng", "junk"),
-    "generator state of another kind": _set("trainer_state", "minibatch_rng", {"bit_generator": "MT19937"}),
+    "generator state of another kind": _set(
+        "trainer_state", "minibatch_rng", {"bit_generator": "MT19937"}
+    ),
 }
 
 
 def _recorded(name, value):
     """The stage's record of a setting, in its config and, where it is one, its compared settings."""
+
     def change(payload):
         stage = payload["trainer_state"]["stage"]
         for record in (stage["config"], stage["settings"]):
             if name in record or record is stage["config"]:
                 record[name] = value
+
     return change
 
 
-RECORDED_SETTINGS = {   # a continued stage takes them: each checked as its flag checks what it is given
-    "lr text": _recorded("lr", "abc"),   # it reached the optimizer: a TypeError traceback
+RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag checks what it is given
+    "lr text": _recorded("lr", "abc"),  # it reached the optimizer: a TypeError traceback
     "batch size 0": _recorded("batch_size", 0),
     "optimizer unknown": _recorded("optimizer", "rmsprop"),
 }
 RESTORE.update(RECORDED_SETTINGS)
 
 
-@pytest.mark.parametrize("case", sorted(RESTORE) + ["rounds_done text", "cpu_seconds text", "settings None"])
+@pytest.mark.parametrize(
+    "case", sorted(RESTORE) + ["rounds_done text", "cpu_seconds text", "settings None"]
+)
 def test_resume_refuses_it(stopped, tmp_path, case):
     change = RESTORE[case] if case in RESTORE else LINEAGE_AND_STATE[case][0]
     path = _damaged(stopped, tmp_path, change)
-    proc = run("train_batch.py", "--resume", path, "--save", path, "--hidden", "8", "--num-episodes", "60",
-               *QUICK_TRAIN)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        path,
+        "--save",
+        path,
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "60",
+        *QUICK_TRAIN,
+    )
     assert_one_line_error(proc, path)

@@ -2,6 +2,7 @@
 checkpoint is read once, and its md5 is of those bytes), nothing hangs, every limit is
 prompt, and bad input is one error line.  One cause per test; each fails on the code
 before its fix."""
+
 import hashlib
 import os
 import shutil
@@ -24,26 +25,39 @@ def _net(path, seed: int, hidden=(8,)) -> str:
 
 # --- kind 2: a result describes the model that played ----------------------------------------
 
+
 def test_a_checkpoint_replaced_during_the_games_does_not_change_the_result(tmp_path, monkeypatch):
     """x.pt is replaced atomically (as a training save does) after play_models.py read it and
     before its games start: the games are the first file's, and so is the recorded md5.  The
     oracle is the same run on an untouched copy; a run on the replacement differs, so the
     comparison can fail."""
     import tdbg.play.series as series_module
-    x, copy, other = _net(tmp_path / "x.pt", 1), tmp_path / "copy.pt", _net(tmp_path / "other.pt", 2)
+
+    x, copy, other = (
+        _net(tmp_path / "x.pt", 1),
+        tmp_path / "copy.pt",
+        _net(tmp_path / "other.pt", 2),
+    )
     shutil.copy(x, copy)
     first_md5 = md5(x)
     games = ["--model2", "random", "--games", "200", "--seed", "5", "--quiet"]
-    untouched = run("play_models.py", "--model1", copy, *games, "--csv", tmp_path / "u.csv", check=True)
-    replaced_by = run("play_models.py", "--model1", other, *games, "--csv", tmp_path / "o.csv", check=True)
+    untouched = run(
+        "play_models.py", "--model1", copy, *games, "--csv", tmp_path / "u.csv", check=True
+    )
+    replaced_by = run(
+        "play_models.py", "--model1", other, *games, "--csv", tmp_path / "o.csv", check=True
+    )
 
     real_open_pool = series_module.open_pool
 
-    def replace_then_open(*args, **kwargs):  # the moment between reading the checkpoint and the games
+    def replace_then_open(
+        *args, **kwargs
+    ):  # the moment between reading the checkpoint and the games
         spare = tmp_path / "spare.pt"
         shutil.copy(other, spare)
         os.replace(spare, x)
         return real_open_pool(*args, **kwargs)
+
     monkeypatch.setattr(series_module, "open_pool", replace_then_open)
     got = run("play_models.py", "--model1", x, *games, "--csv", tmp_path / "c.csv", check=True)
     assert md5(x) == md5(other) != first_md5  # the file was replaced during the run
@@ -60,6 +74,7 @@ def test_workers_get_the_weights_not_the_path(tmp_path):
     when the file is gone, and its md5 is theirs."""
     from tdbg.game.modes import game_mode
     from tdbg.play.players import Player, evaluator, pinned
+
     path = _net(tmp_path / "x.pt", 3)
     data = open(path, "rb").read()
     player = pinned(Player(path))
@@ -107,10 +122,15 @@ def test_ctrl_c_ends_the_run_when_a_worker_died_half_way_through_sending(tmp_pat
     (the timeout is only a guard against the hang itself)."""
     import subprocess
     import sys
+
     script = tmp_path / "half_sent.py"
     script.write_text(HALF_SENT)
-    proc = subprocess.run([sys.executable, str(script), str(tmp_path / "sent")], capture_output=True, text=True,
-                          timeout=300)
+    proc = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "sent")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 130 and len(lines) == 1 and "interrupted" in lines[0], proc.stderr
 
@@ -118,7 +138,7 @@ def test_ctrl_c_ends_the_run_when_a_worker_died_half_way_through_sending(tmp_pat
 # a gnubg that passes the preflight (its version, its weights, its rating) and then neither
 # connects to its external player nor says a word of analysis; like gnubg, Ctrl-C does not
 # end it; SIGTERM does, and it notes that it got one
-FAKE_GNUBG = r'''#!{python}
+FAKE_GNUBG = r"""#!{python}
 import os, signal, sys, time
 MARKS = {marks!r}
 def mark(name):
@@ -142,11 +162,12 @@ signal.signal(signal.SIGTERM, lambda *_: (mark("terminated"), os._exit(0)))
 mark(role)
 while True:
     time.sleep(1)
-'''
+"""
 
 
 def _fake_gnubg(tmp_path):
     import sys
+
     marks = tmp_path / "marks"
     marks.mkdir()
     (marks / "gnubg.wd").write_bytes(b"fake weights")
@@ -174,8 +195,24 @@ def test_a_gnubg_that_never_connects_is_one_line_and_ended(tmp_path):
     line naming the 3 s (not a gnubg-error line and then a second one), and the gnubg is
     ended (SIGTERM) rather than waited for."""
     fake, marks = _fake_gnubg(tmp_path)
-    proc = run("play_models.py", "--model1", "pubeval", "--model2", "gnubg-ext", "--gnubg", fake, "--game-mode",
-               "cubeless-money", "--games", "2", "--gnubg-timeout", "3", "--games-csv", tmp_path / "g.csv", "--quiet")
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "gnubg-ext",
+        "--gnubg",
+        fake,
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        "2",
+        "--gnubg-timeout",
+        "3",
+        "--games-csv",
+        tmp_path / "g.csv",
+        "--quiet",
+    )
     assert_one_line_error(proc, "did not connect within 3 s")
     playing = _pids(marks, "playing")
     assert len(playing) == 1 and _pids(marks, "terminated") == playing
@@ -191,12 +228,35 @@ def test_ctrl_c_ends_gnubg_during_games(tmp_path):
     import time
 
     from helpers import HANG_GUARD, ROOT
+
     fake, marks = _fake_gnubg(tmp_path)
-    proc = subprocess.Popen([sys.executable, "play_models.py", "--model1", "pubeval", "--model2", "gnubg-ext",
-                             "--gnubg", fake, "--game-mode", "cubeless-money", "--games", "2", "--quiet",
-                             "--gnubg-timeout", "600", "--games-csv", tmp_path / "g.csv"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "play_models.py",
+            "--model1",
+            "pubeval",
+            "--model2",
+            "gnubg-ext",
+            "--gnubg",
+            fake,
+            "--game-mode",
+            "cubeless-money",
+            "--games",
+            "2",
+            "--quiet",
+            "--gnubg-timeout",
+            "600",
+            "--games-csv",
+            tmp_path / "g.csv",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
     while not _pids(marks, "playing") and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -217,16 +277,35 @@ def test_gnubg_eval_ends_when_the_analysis_stalls(tmp_path):
     import sys
 
     from helpers import ROOT
+
     fake, marks = _fake_gnubg(tmp_path)
     ck = _net(tmp_path / "m.pt", 4)
-    proc = subprocess.run([sys.executable, "gnubg_eval.py", "--model", ck, "--games", "2", "--gnubg", fake,
-                           "--gnubg-timeout", "3", "--quiet"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "gnubg_eval.py",
+            "--model",
+            ck,
+            "--games",
+            "2",
+            "--gnubg",
+            fake,
+            "--gnubg-timeout",
+            "3",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert_one_line_error(proc, "said nothing for 3 s")
     analysing = _pids(marks, "analysing")
     assert len(analysing) == 1 and _pids(marks, "terminated") == analysing
 
 
 # --- kind 8: one error line where a traceback was ------------------------------------------
+
 
 def _crafted(path, **meta_changes) -> str:
     """A checkpoint whose metadata was edited by hand (``meta_changes``), weights intact."""
@@ -237,35 +316,51 @@ def _crafted(path, **meta_changes) -> str:
     return src
 
 
-@pytest.mark.parametrize("change, words", [
-    ({"episodes": "many"}, "'episodes' is str"), ({"hidden": ["8"]}, "'hidden' holds"),
-    ({"game_mode": 5}, "'game_mode' is int"), ({"lineage": "none"}, "'lineage' is str"),
-    ({"n_inputs": True}, "'n_inputs' is bool"), ({"lineage": [3]}, "not dicts"),
-])
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        ({"episodes": "many"}, "'episodes' is str"),
+        ({"hidden": ["8"]}, "'hidden' holds"),
+        ({"game_mode": 5}, "'game_mode' is int"),
+        ({"lineage": "none"}, "'lineage' is str"),
+        ({"n_inputs": True}, "'n_inputs' is bool"),
+        ({"lineage": [3]}, "not dicts"),
+    ],
+)
 def test_checkpoint_metadata_of_the_wrong_type_is_one_line(tmp_path, change, words):
     ck = _crafted(tmp_path / "c.pt", **change)
-    for script, args in (("tools/describe_model.py", [ck]),
-                         ("play_models.py", ["--model1", ck, "--model2", "random", "--games", "2"])):
+    for script, args in (
+        ("tools/describe_model.py", [ck]),
+        ("play_models.py", ["--model1", ck, "--model2", "random", "--games", "2"]),
+    ):
         assert_one_line_error(run(script, *args), words)
 
 
 def test_hidden_sizes_this_machine_cannot_hold_are_one_line():
     """Each size passes the flag's own check (1..65536), together they need far more memory
     than the machine has: refused before torch allocates anything."""
-    proc = run("train_batch.py", "--hidden", "65536,65536,65536", "--num-episodes", "20", "--save", "/tmp/never.pt",
-               "--quiet")
+    proc = run(
+        "train_batch.py",
+        "--hidden",
+        "65536,65536,65536",
+        "--num-episodes",
+        "20",
+        "--save",
+        "/tmp/never.pt",
+        "--quiet",
+    )
     assert_one_line_error(proc, "more than this machine's memory")
     assert not os.path.exists("/tmp/never.pt")
 
 
-ALLOCATION_FAILS = r'''
+ALLOCATION_FAILS = r"""
 import resource, runpy, sys
 import torch  # loaded first: the limit below leaves room for what is loaded, not for the network
 vm = int([l for l in open("/proc/self/status") if l.startswith("VmSize")][0].split()[1]) * 1024
 resource.setrlimit(resource.RLIMIT_AS, (vm + (1 << 30), resource.RLIM_INFINITY))
 sys.argv = ["train_batch.py", "--hidden", "30000,30000", "--num-episodes", "20", "--save", sys.argv[1], "--quiet"]
 runpy.run_path("train_batch.py", run_name="__main__")
-'''
+"""
 
 
 def test_an_allocation_that_fails_is_one_line(tmp_path):
@@ -275,8 +370,14 @@ def test_an_allocation_that_fails_is_one_line(tmp_path):
     import sys
 
     from helpers import HANG_GUARD, ROOT
-    proc = subprocess.run([sys.executable, "-c", ALLOCATION_FAILS, str(tmp_path / "n.pt")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=HANG_GUARD)
+
+    proc = subprocess.run(
+        [sys.executable, "-c", ALLOCATION_FAILS, str(tmp_path / "n.pt")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+    )
     assert_one_line_error(proc, "cannot allocate the network")
 
 
@@ -285,10 +386,17 @@ def test_standard_output_on_a_full_device_is_one_line(tmp_path):
     import sys
 
     from helpers import HANG_GUARD, ROOT
+
     ck = _net(tmp_path / "c.pt", 6)
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "tools/describe_model.py", ck], cwd=ROOT, stdout=full,
-                              stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD)
+        proc = subprocess.run(
+            [sys.executable, "tools/describe_model.py", ck],
+            cwd=ROOT,
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=HANG_GUARD,
+        )
     assert_one_line_error(proc, "cannot write standard output")
 
 
@@ -296,34 +404,62 @@ def test_a_name_that_is_not_utf8_is_refused_before_the_games(tmp_path):
     """A result file names its outputs and players; a path with a byte that is not UTF-8 could
     not be written there, and was found only after all the games."""
     bad = os.fsdecode(bytes(tmp_path / "r") + b"\xff.csv")
-    proc = run("play_models.py", "--model1", "pubeval", "--model2", "random", "--games", "2", "--csv", bad)
+    proc = run(
+        "play_models.py", "--model1", "pubeval", "--model2", "random", "--games", "2", "--csv", bad
+    )
     assert_one_line_error(proc, "not UTF-8")
     assert os.listdir(tmp_path) == []
 
 
 def test_a_luck_judge_that_is_a_player_is_refused_before_the_games(tmp_path):
-    proc = run("play_models.py", "--model1", "pubeval", "--model2", "random", "--games", "200", "--luck", "pubeval",
-               "--save-games", tmp_path / "g")
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "random",
+        "--games",
+        "200",
+        "--luck",
+        "pubeval",
+        "--save-games",
+        tmp_path / "g",
+    )
     assert_one_line_error(proc, "the judge is gnubg-nn or a checkpoint")
     assert not (tmp_path / "g").exists()
 
 
 # --- the input part of kind 10: bad input accepted -----------------------------------------
 
+
 def _result_file(tmp_path, name="r.csv", games=4):
     path = tmp_path / name
-    run("play_models.py", "--model1", "pubeval", "--model2", "random", "--games", str(games), "--csv", path,
-        check=True)
+    run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "random",
+        "--games",
+        str(games),
+        "--csv",
+        path,
+        check=True,
+    )
     return path
 
 
-@pytest.mark.parametrize("edit, words", [
-    (lambda t: t.replace("\n1,", "\nnan_row,", 1), "malformed row"),
-    (lambda t: _points(t, "nan"), "finite"), (lambda t: _points(t, "inf"), "finite"),
-    (lambda t: _points(t, "-inf"), "finite"),
-    (lambda t: t.replace("# games: 4", "# games: 6"), "header says 6 games"),
-    (lambda t: t + t.splitlines()[-1] + "\n", "repeated"),
-])
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda t: t.replace("\n1,", "\nnan_row,", 1), "malformed row"),
+        (lambda t: _points(t, "nan"), "finite"),
+        (lambda t: _points(t, "inf"), "finite"),
+        (lambda t: _points(t, "-inf"), "finite"),
+        (lambda t: t.replace("# games: 4", "# games: 6"), "header says 6 games"),
+        (lambda t: t + t.splitlines()[-1] + "\n", "repeated"),
+    ],
+)
 def test_compare_results_refuses_what_no_run_writes(tmp_path, edit, words):
     a = _result_file(tmp_path)
     b = tmp_path / "b.csv"
@@ -341,22 +477,29 @@ def _points(text: str, value: str) -> str:
 
 def test_plot_training_refuses_a_file_that_is_not_a_training_log(tmp_path):
     not_a_log = tmp_path / "x.csv"
-    not_a_log.write_text("name,loss\nalice,3\nbob,4\n")      # a CSV with a loss column, nothing more
+    not_a_log.write_text("name,loss\nalice,3\nbob,4\n")  # a CSV with a loss column, nothing more
     assert_one_line_error(run("tools/plot_training.py", not_a_log), "not a training log")
     edited = tmp_path / "e.csv"
-    edited.write_text("round,total_episodes,loss,lr,episodes_per_s\n1,20,0.1,0.1,5\n2,forty,0.1,0.1,5\n")
+    edited.write_text(
+        "round,total_episodes,loss,lr,episodes_per_s\n1,20,0.1,0.1,5\n2,forty,0.1,0.1,5\n"
+    )
     assert_one_line_error(run("tools/plot_training.py", edited), "line 3")
     assert not (tmp_path / "x.png").exists() and not (tmp_path / "e.png").exists()
 
 
-@pytest.mark.parametrize("state, words", [
-    (dict(cube=1, owner=1), "owned cube at 1"), (dict(cube=1, owner=2), "owned cube at 1"),
-    (dict(cube=2, owner=2, doubled=True), "the cube is its opponent's"),
-])
+@pytest.mark.parametrize(
+    "state, words",
+    [
+        (dict(cube=1, owner=1), "owned cube at 1"),
+        (dict(cube=1, owner=2), "owned cube at 1"),
+        (dict(cube=2, owner=2, doubled=True), "the cube is its opponent's"),
+    ],
+)
 def test_match_id_fields_no_game_reaches_are_refused(state, words):
     import numpy as np
 
     from tdbg.game.position_ids import GameState, match_id, parse_position
+
     text = "4HPwATDgc/ABMA:" + match_id(GameState(np.zeros((2, 25), dtype=np.int64), **state))
     with pytest.raises(ValueError, match=words):
         parse_position(text)
@@ -365,6 +508,7 @@ def test_match_id_fields_no_game_reaches_are_refused(state, words):
 
 def _net_path() -> str:
     import tempfile
+
     folder = tempfile.mkdtemp(prefix="round3_")
     return _net(os.path.join(folder, "n.pt"), 7)
 
@@ -376,15 +520,22 @@ def test_tdbg_move_refuses_a_finished_game(tmp_path):
 
     from helpers import ROOT
     from tdbg.game import backgammon_engine as be
+
     subprocess.run(["make", "-s", "-C", f"{ROOT}/c_inference"], check=True, capture_output=True)
     weights = tmp_path / "n.bin"
     run("tools/export_weights.py", _net(tmp_path / "n.pt", 8), weights, check=True)
     board = np.zeros((2, 25), dtype=np.int64)
-    board[0, 5] = 3   # the opponent has three checkers left; the side on roll has borne off all of its
+    board[0, 5] = (
+        3  # the opponent has three checkers left; the side on roll has borne off all of its
+    )
     pid = be.position_id(board)
     for args, stdin in (([pid, "3", "1"], ""), ([], f"{pid} 3 1\n"), (["--eval", pid], "")):
-        proc = subprocess.run([f"{ROOT}/c_inference/tdbg_move", str(weights), *args], input=stdin,
-                              capture_output=True, text=True)
+        proc = subprocess.run(
+            [f"{ROOT}/c_inference/tdbg_move", str(weights), *args],
+            input=stdin,
+            capture_output=True,
+            text=True,
+        )
         assert_one_line_error(proc, "the game is over")
         assert proc.stdout == ""
 
@@ -398,7 +549,10 @@ def _results_tables(monkeypatch, replace):
     import sys
 
     from helpers import ROOT
-    spec = importlib.util.spec_from_file_location("results_tables_probe", f"{ROOT}/tools/results_tables.py")
+
+    spec = importlib.util.spec_from_file_location(
+        "results_tables_probe", f"{ROOT}/tools/results_tables.py"
+    )
     tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tables)
     real, swapped = tables.FILES.path, []
@@ -408,11 +562,15 @@ def _results_tables(monkeypatch, replace):
             swapped.append(rel)
             return replace(real(rel))
         return real(rel)
+
     monkeypatch.setattr(tables.FILES, "path", path)
     monkeypatch.setattr(sys, "argv", ["results_tables.py", "--check"])
     err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
-            pytest.raises(SystemExit) as done:
+    with (
+        contextlib.redirect_stderr(err),
+        contextlib.redirect_stdout(io.StringIO()),
+        pytest.raises(SystemExit) as done,
+    ):
         tables.cli.run_main(tables.main)
     return done.value.code, [ln for ln in err.getvalue().splitlines() if ln.strip()], swapped
 
@@ -426,27 +584,49 @@ def test_results_tables_on_a_missing_or_edited_result_file_is_one_line(tmp_path,
         out = tmp_path / "edited.csv"
         out.write_text(_points(text, "abc"))
         return str(out)
+
     code, lines, _ = _results_tables(monkeypatch, edited)
     assert code == 2 and len(lines) == 1 and "malformed row" in lines[0], lines
 
 
-@pytest.mark.parametrize("script, args, words", [
-    ("experiments/benchmarks/eval_throughput.py", ["--games", "0"], "--games"),
-    ("experiments/benchmarks/eval_throughput.py", ["--hidden", "abc"], "--hidden"),
-    ("experiments/benchmarks/selfplay_throughput.py", ["--seconds", "nan"], "--seconds"),
-    ("experiments/benchmarks/rollout_throughput.py", ["--workers", "0"], "--workers"),
-    ("experiments/benchmarks/movegen.py", ["--chunk", "-5"], "--chunk"),
-    ("experiments/benchmarks/eval_throughput.py", ["--checkpoint", "/nonexistent/x.pt", "--games", "2"],
-     "no such checkpoint"),
-])
+@pytest.mark.parametrize(
+    "script, args, words",
+    [
+        ("experiments/benchmarks/eval_throughput.py", ["--games", "0"], "--games"),
+        ("experiments/benchmarks/eval_throughput.py", ["--hidden", "abc"], "--hidden"),
+        ("experiments/benchmarks/selfplay_throughput.py", ["--seconds", "nan"], "--seconds"),
+        ("experiments/benchmarks/rollout_throughput.py", ["--workers", "0"], "--workers"),
+        ("experiments/benchmarks/movegen.py", ["--chunk", "-5"], "--chunk"),
+        (
+            "experiments/benchmarks/eval_throughput.py",
+            ["--checkpoint", "/nonexistent/x.pt", "--games", "2"],
+            "no such checkpoint",
+        ),
+    ],
+)
 def test_the_benchmarks_answer_bad_flags_in_one_line(script, args, words):
     assert_one_line_error(run(script, *args), words)
 
 
-@pytest.mark.parametrize("script, args", [
-    ("play_models.py", ["--model1", "pubeval", "--model2", "random", "--games", "4"]),
-    ("train_batch.py", ["--hidden", "8", "--num-episodes", "20", "--episodes-per-round", "20", "--parallel-games", "8"]),
-])
+@pytest.mark.parametrize(
+    "script, args",
+    [
+        ("play_models.py", ["--model1", "pubeval", "--model2", "random", "--games", "4"]),
+        (
+            "train_batch.py",
+            [
+                "--hidden",
+                "8",
+                "--num-episodes",
+                "20",
+                "--episodes-per-round",
+                "20",
+                "--parallel-games",
+                "8",
+            ],
+        ),
+    ],
+)
 def test_the_largest_seed_runs(tmp_path, script, args):
     extra = ["--save", tmp_path / "s.pt"] if script.startswith("train") else []
-    run(script, *args, *extra, "--seed", str(2 ** 32 - 1), "--quiet", check=True)
+    run(script, *args, *extra, "--seed", str(2**32 - 1), "--quiet", check=True)

@@ -1,5 +1,6 @@
 """What a failed write leaves: nothing that blocks the same command run again, and a message
 that says what was already written."""
+
 import contextlib
 import errno
 import io
@@ -28,7 +29,9 @@ os.fsync = fsync
 sys.argv = {TRAIN + ["--save", str(save)]!r}
 runpy.run_path("train_batch.py", run_name="__main__")
 """
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD)
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD
+    )
     assert_one_line_error(proc, "no space left")
     assert os.listdir(tmp_path) == []
     run(*TRAIN, "--save", save, check=True)
@@ -40,10 +43,12 @@ def test_a_log_whose_first_row_meets_a_full_disk_is_not_left_behind(tmp_path, mo
     written: no file is left (an empty one was, and the same command run again was refused
     for a log that exists); a row that fails on an existing file leaves it as it was."""
     from tdbg.infra import runlog
+
     real_write = os.write
 
     def full(fd, data):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
     monkeypatch.setattr(os, "write", full)
     new = tmp_path / "new.csv"
     with pytest.raises(OSError, match="new.csv"):
@@ -83,7 +88,10 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
 
     from tdbg.app import marked_tables
     from tdbg.infra import fileio
-    spec = importlib.util.spec_from_file_location("results_tables_disk", f"{ROOT}/tools/results_tables.py")
+
+    spec = importlib.util.spec_from_file_location(
+        "results_tables_disk", f"{ROOT}/tools/results_tables.py"
+    )
     tables = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tables)
     copies = {}
@@ -91,11 +99,13 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
         text = open(os.path.join(ROOT, rel)).read()
         name = next(n for n, t in tables.TARGETS.items() if t == rel)
         begin, end = marked_tables.markers(name)
-        stale = text[:text.index(begin) + len(begin)] + "\nstale\n" + text[text.index(end):]
+        stale = text[: text.index(begin) + len(begin)] + "\nstale\n" + text[text.index(end) :]
         copies[rel] = tmp_path / rel.replace("/", "_")
         copies[rel].write_text(stale)
     real_path, real_write = tables.FILES.path, fileio.atomic_write
-    monkeypatch.setattr(tables.FILES, "path", lambda rel: str(copies[rel]) if rel in copies else real_path(rel))
+    monkeypatch.setattr(
+        tables.FILES, "path", lambda rel: str(copies[rel]) if rel in copies else real_path(rel)
+    )
     written = []
 
     @contextlib.contextmanager
@@ -105,23 +115,31 @@ def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_pa
         with real_write(path, mode) as fh:
             yield fh
         written.append(path)
+
     monkeypatch.setattr(fileio, "atomic_write", full_second)
     monkeypatch.setattr(sys, "argv", ["results_tables.py"])
     err = io.StringIO()
-    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()), \
-            pytest.raises(SystemExit) as done:
+    with (
+        contextlib.redirect_stderr(err),
+        contextlib.redirect_stdout(io.StringIO()),
+        pytest.raises(SystemExit) as done,
+    ):
         tables.cli.run_main(tables.main)
     lines = [ln for ln in err.getvalue().splitlines() if ln.strip()]
     assert done.value.code == 2 and len(lines) == 1, lines
     first, second = sorted(str(p) for p in copies.values())
     assert written == [first]
-    assert f"{second}: No space left on device; {os.path.relpath(first, ROOT)} already rewritten" in lines[0], lines
+    assert (
+        f"{second}: No space left on device; {os.path.relpath(first, ROOT)} already rewritten"
+        in lines[0]
+    ), lines
 
 
 def test_resume_through_a_symbolic_link_continues_its_target(tmp_path):
     """--resume L --save L with L a link to T.pt: T.pt and its log T.csv go on, and L stays a
     link (it was replaced by a file of its own, T.pt left as it was)."""
     from tdbg.net.model import load_checkpoint
+
     target = tmp_path / "T.pt"
     args = ["--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN]
     run("train_batch.py", *args, "--save", target, "--stop-at", "20", check=True)
@@ -130,7 +148,11 @@ def test_resume_through_a_symbolic_link_continues_its_target(tmp_path):
     run("train_batch.py", "--resume", link, "--save", link, *args, check=True)
     assert os.path.islink(link) and os.readlink(link) == str(target)
     assert load_checkpoint(str(target))[2]["stage"]["episodes_done"] == 60
-    assert [ln.split(",")[2] for ln in (tmp_path / "T.csv").read_text().splitlines()[1:]] == ["20", "40", "60"]
+    assert [ln.split(",")[2] for ln in (tmp_path / "T.csv").read_text().splitlines()[1:]] == [
+        "20",
+        "40",
+        "60",
+    ]
     assert sorted(os.listdir(tmp_path)) == ["L.pt", "T.csv", "T.pt"]
 
 
@@ -139,6 +161,7 @@ def test_weights_that_are_not_real_numbers_are_refused(tmp_path, dtype):
     """A checkpoint whose weights are complex, bool or whole numbers: refused in one line (they
     were cast to float without a word: the imaginary part dropped, True read as 1.0)."""
     from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+
     net = TDNetwork(196, [8], "probability")
     path = tmp_path / "w.pt"
     save_checkpoint(str(path), net, new_metadata(net, "dmp"))

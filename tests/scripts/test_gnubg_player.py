@@ -6,6 +6,7 @@ that frees the port.  With the binary (`make gnubg`): gnubg plays money games ag
 released cubeful model in either seat and a short match against the released match model,
 and gnubg's own record of those games (its .mat export, replayed by our engine) shows every
 move of ours legal and every pass forced (gnubg plays a move it cannot read as no move)."""
+
 import os
 import signal
 import socket
@@ -24,25 +25,31 @@ from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_
 from tdbg.play.matfile import read_mat
 
 TOOL = "tools/gnubg_player.py"
-CUBEFUL = "best_models/cubeful_256x3_from_1ply.pt"   # the released cubeful money model
-MATCH = "best_models/match_512x2x256_hold2.pt"   # the released match model
+CUBEFUL = "best_models/cubeful_256x3_from_1ply.pt"  # the released cubeful money model
+MATCH = "best_models/match_512x2x256_hold2.pt"  # the released match model
 # the protocol notes' seat-0 question (gnubg-external-player.md, section 9): seat 1 opened 53
 # (8/3 6/3), seat 0 ("extzero", our seat) is to play 55 from the starting position
-SEAT0 = ("board:extzero:root:0:0:0:0:-2:0:2:0:0:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:5:5:5:5:1:1:1:0:1:"
-         "-1:0:25:0:0:0:0:0:0:0:1")
+SEAT0 = (
+    "board:extzero:root:0:0:0:0:-2:0:2:0:0:4:0:2:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:-1:5:5:5:5:1:1:1:0:1:"
+    "-1:0:25:0:0:0:0:0:0:0:1"
+)
 # seat 0 doubles (2 -> 4) and asks seat 1: written from seat 1's side already
-TAKE_SEAT1 = ("board:extbot:gnubg:0:0:0:0:3:1:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:-2:-1:0:-1:0:0:0:0:2:0:1:1:1:-1:"
-              "0:25:11:12:0:0:0:0:0:1")
-OPENING_SEAT1 = ("board:gnubg:td:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:2:1:2:1:1:1:1:0:1:"
-                 "-1:0:25:0:0:0:0:0:0:0:1")
+TAKE_SEAT1 = (
+    "board:extbot:gnubg:0:0:0:0:3:1:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:-2:-1:0:-1:0:0:0:0:2:0:1:1:1:-1:"
+    "0:25:11:12:0:0:0:0:0:1"
+)
+OPENING_SEAT1 = (
+    "board:gnubg:td:0:0:0:0:-2:0:0:0:0:5:0:3:0:0:0:-5:5:0:0:0:-3:0:-5:0:0:0:0:2:0:1:2:1:2:1:1:1:1:0:1:"
+    "-1:0:25:0:0:0:0:0:0:0:1"
+)
 
 
 def test_a_seat0_question_reads_as_that_player_sees_it():
     q = parse_board_string(as_player_one(SEAT0))
     assert q.kind == "move" and q.dice == (5, 5) and q.cube == 1 and q.length == 0
-    assert (q.board[1] == be.initial_board()[1]).all()          # we have not moved yet
+    assert (q.board[1] == be.initial_board()[1]).all()  # we have not moved yet
     theirs = np.zeros(25, dtype=int)
-    theirs[[2, 5, 7, 12, 23]] = [2, 4, 2, 5, 2]                   # their 3, 6, 8, 13 and 24 points
+    theirs[[2, 5, 7, 12, 23]] = [2, 4, 2, 5, 2]  # their 3, 6, 8, 13 and 24 points
     assert q.board[0].tolist() == theirs.tolist()
     assert as_player_one(TAKE_SEAT1) == TAKE_SEAT1 and as_player_one(OPENING_SEAT1) == OPENING_SEAT1
     # the mirror is its own inverse: seat 1's question written for seat 0 and back
@@ -54,15 +61,21 @@ def test_a_seat0_question_reads_as_that_player_sees_it():
     assert as_player_one(":".join(g)).split(":")[6:32] == OPENING_SEAT1.split(":")[6:32]
 
 
-@pytest.mark.parametrize("args, words", [
-    (["best_models/missing.pt", "--port", "31999"], "no such checkpoint"),
-    (["best_models/dmp_256x3.pt", "--port", "31999"], "serves the models that make cube decisions"),
-    ([CUBEFUL], "--port"),
-    ([CUBEFUL, "--port", "0"], "at least 1"),
-    ([CUBEFUL, "--port", "70000"], "65,535"),
-    ([CUBEFUL, "--port", "x"], "whole number"),
-    ([CUBEFUL, "--port", "31999", "--oneply-k", "8"], "--oneply-k needs --oneply"),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        (["best_models/missing.pt", "--port", "31999"], "no such checkpoint"),
+        (
+            ["best_models/dmp_256x3.pt", "--port", "31999"],
+            "serves the models that make cube decisions",
+        ),
+        ([CUBEFUL], "--port"),
+        ([CUBEFUL, "--port", "0"], "at least 1"),
+        ([CUBEFUL, "--port", "70000"], "65,535"),
+        ([CUBEFUL, "--port", "x"], "whole number"),
+        ([CUBEFUL, "--port", "31999", "--oneply-k", "8"], "--oneply-k needs --oneply"),
+    ],
+)
 def test_bad_input_is_one_error_line(args, words):
     assert_one_line_error(run(TOOL, *args), words)
 
@@ -96,12 +109,19 @@ def _start(model: str, port: int, sigint_ignored: bool = False) -> subprocess.Po
     """``sigint_ignored``: started as a shell's background job is, with SIGINT ignored (Python
     then installs no KeyboardInterrupt handler of its own)."""
     ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
-    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, TOOL), model, "--port", str(port)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=ignore,
-                            env={**os.environ, "OMP_NUM_THREADS": "1"})
-    line = proc.stdout.readline()   # printed once the port is open
-    assert line.startswith(f"serving {model}") and f"set player 0 external localhost:{port}" in line, \
-        (line, proc.stderr.read() if proc.poll() is not None else "")
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, TOOL), model, "--port", str(port)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=ignore,
+        env={**os.environ, "OMP_NUM_THREADS": "1"},
+    )
+    line = proc.stdout.readline()  # printed once the port is open
+    assert (
+        line.startswith(f"serving {model}") and f"set player 0 external localhost:{port}" in line
+    ), (line, proc.stderr.read() if proc.poll() is not None else "")
     return proc
 
 
@@ -110,29 +130,36 @@ def _stop(proc: subprocess.Popen, sig=signal.SIGINT) -> tuple[int, str, str]:
     try:
         out, err = proc.communicate(timeout=300)
     except subprocess.TimeoutExpired:
-        proc.kill()   # a hang fails the test, and leaves nothing running
+        proc.kill()  # a hang fails the test, and leaves nothing running
         proc.communicate()
         raise
     return proc.returncode, out, err
 
 
-@pytest.mark.parametrize("sig, sigint_ignored", [(signal.SIGINT, False), (signal.SIGTERM, False),
-                                                  (signal.SIGINT, True)])
+@pytest.mark.parametrize(
+    "sig, sigint_ignored", [(signal.SIGINT, False), (signal.SIGTERM, False), (signal.SIGINT, True)]
+)
 def test_it_answers_until_stopped_then_frees_the_port(sig, sigint_ignored):
     port = _free_port()
     proc = _start(CUBEFUL, port, sigint_ignored)
     try:
         match7 = OPENING_SEAT1.split(":")
-        match7[3] = "7"   # a 7-point match: the money model plays it by its money rules
-        for line in (OPENING_SEAT1, SEAT0, ":".join(match7)):   # 21 from the start as seat 1; 55 as seat 0
+        match7[3] = "7"  # a 7-point match: the money model plays it by its money rules
+        for line in (
+            OPENING_SEAT1,
+            SEAT0,
+            ":".join(match7),
+        ):  # 21 from the start as seat 1; 55 as seat 0
             q = parse_board_string(as_player_one(line))
             reply = _ask(port, line)
-            assert reply in {be.format_move(q.board, m) for m, _ in be.legal_moves(q.board, *q.dice)}, reply
+            assert reply in {
+                be.format_move(q.board, m) for m, _ in be.legal_moves(q.board, *q.dice)
+            }, reply
     finally:
         rc, out, err = _stop(proc, sig)
     assert rc == 0 and out.strip().endswith("stopped; port released"), (rc, out, err)
     assert "Traceback" not in err
-    with socket.socket() as again:   # the port is free at once
+    with socket.socket() as again:  # the port is free at once
         again.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         again.bind(("127.0.0.1", port))
 
@@ -146,7 +173,7 @@ def test_a_game_the_model_does_not_play_gets_an_error_reply():
         assert reply.startswith("Error: this player is a match model"), reply
         match7 = OPENING_SEAT1.split(":")
         match7[3] = "7"
-        assert "/" in _ask(port, ":".join(match7))   # a 7-point match it plays
+        assert "/" in _ask(port, ":".join(match7))  # a 7-point match it plays
     finally:
         rc, out, err = _stop(proc)
     assert rc == 0 and "warning: this player is a match model" in err
@@ -155,8 +182,10 @@ def test_a_game_the_model_does_not_play_gets_an_error_reply():
 # ---- with the real binary -------------------------------------------------------------------
 
 BINARIES = installed_binaries()
-needs_gnubg = pytest.mark.skipif(not BINARIES and not os.environ.get("CI"),
-                                 reason="GNU Backgammon binary not installed (make gnubg)")
+needs_gnubg = pytest.mark.skipif(
+    not BINARIES and not os.environ.get("CI"),
+    reason="GNU Backgammon binary not installed (make gnubg)",
+)
 
 
 def _script(port: int, ours: int, mat: str, games: int = 3, match: int = 0) -> str:
@@ -164,11 +193,20 @@ def _script(port: int, ours: int, mat: str, games: int = 3, match: int = 0) -> s
     in the other seat and the session exported at the end."""
     other = 1 - ours
     names = {ours: "td", other: "gnubg"}
-    lines = ["set sound enable off", f"set defaultnames {names[0]} {names[1]}",
-             f"set player {other} name gnubg", f"set player {other} gnubg",
-             f"set player {other} chequerplay evaluation plies 0", f"set player {other} cubedecision evaluation plies 0",
-             f"set player {ours} name td", f"set player {ours} external localhost:{port}",
-             "set jacoby on", "set beavers 0", "set display off", "set seed 11"]
+    lines = [
+        "set sound enable off",
+        f"set defaultnames {names[0]} {names[1]}",
+        f"set player {other} name gnubg",
+        f"set player {other} gnubg",
+        f"set player {other} chequerplay evaluation plies 0",
+        f"set player {other} cubedecision evaluation plies 0",
+        f"set player {ours} name td",
+        f"set player {ours} external localhost:{port}",
+        "set jacoby on",
+        "set beavers 0",
+        "set display off",
+        "set seed 11",
+    ]
     if match:
         lines += ["set automatic game on", f"new match {match}"]
     else:
@@ -189,26 +227,37 @@ def _check_our_moves(mat: str, results: int) -> int:
                 continue
             checked += 1
             if (before == after).all():
-                assert [m for m, _ in be.legal_moves(before, *dice)] == [()], (dice, be.position_id(before))
+                assert [m for m, _ in be.legal_moves(before, *dice)] == [()], (
+                    dice,
+                    be.position_id(before),
+                )
     return checked
 
 
 @needs_gnubg
-@pytest.mark.parametrize("model, ours, match", [(CUBEFUL, 0, 0), (CUBEFUL, 1, 0), (MATCH, 0, 3)],
-                         ids=["cubeful-seat0-money", "cubeful-seat1-money", "match-seat0-3pt"])
+@pytest.mark.parametrize(
+    "model, ours, match",
+    [(CUBEFUL, 0, 0), (CUBEFUL, 1, 0), (MATCH, 0, 3)],
+    ids=["cubeful-seat0-money", "cubeful-seat1-money", "match-seat0-3pt"],
+)
 def test_gnubg_plays_the_served_model(tmp_path, model, ours, match):
     port = _free_port()
     mat = tmp_path / "games.mat"
     proc = _start(model, port)
     try:
-        g = subprocess.run([BINARIES[0], "-t", "-q", "-r"], input=_script(port, ours, str(mat), match=match),
-                           capture_output=True, text=True, timeout=600)
+        g = subprocess.run(
+            [BINARIES[0], "-t", "-q", "-r"],
+            input=_script(port, ours, str(mat), match=match),
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
     finally:
         rc, out, err = _stop(proc)
     assert rc == 0, err
     results = [ln for ln in g.stdout.splitlines() if " wins a" in ln and " point" in ln]
     assert "warning" not in err and "Error" not in g.stdout, (err, g.stdout[-2000:])
-    assert "gnubg connected" in err   # it was our player that gnubg asked, not a human seat
+    assert "gnubg connected" in err  # it was our player that gnubg asked, not a human seat
     if match:
         assert any("has won the match" in ln for ln in g.stdout.splitlines()), g.stdout[-2000:]
     else:
@@ -217,6 +266,7 @@ def test_gnubg_plays_the_served_model(tmp_path, model, ours, match):
 
 
 # ---- questions gnubg could not ask, floods, the player's own screen ---------------------------
+
 
 def _edited(line: str, **fields) -> str:
     f = line.split(":")
@@ -235,9 +285,9 @@ def _finished() -> str:
     return ":".join(f)
 
 
-IMPOSSIBLE = {   # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) or against the rules
+IMPOSSIBLE = {  # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) or against the rules
     "match cube 3": _edited(OPENING_SEAT1, f3=7, f37=3),
-    "match cube 2**70": _edited(OPENING_SEAT1, f3=7, f37=2 ** 70),
+    "match cube 2**70": _edited(OPENING_SEAT1, f3=7, f37=2**70),
     "money cube 8192": _edited(OPENING_SEAT1, f37=8192),
     "score at the match length": _edited(OPENING_SEAT1, f3=7, f5=7),
     "negative score": _edited(OPENING_SEAT1, f3=7, f4=-1),
@@ -254,10 +304,12 @@ IMPOSSIBLE = {   # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) 
     "constants changed": _edited(OPENING_SEAT1, f44=24),
     "finished game": _finished(),
     "Crawford game with cube 2": _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0, f37=2),
-    "take in the Crawford game": _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0, f40=1, f33=0, f34=0),
+    "take in the Crawford game": _edited(
+        OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0, f40=1, f33=0, f34=0
+    ),
     "post-Crawford with no side 1 away": _edited(OPENING_SEAT1, f3=7, f4=2, f5=3, f51=1),
     "other side's dice 9-9": _edited(OPENING_SEAT1, f35=9, f36=9),
-    "money score 2**70": _edited(OPENING_SEAT1, f5=2 ** 70),
+    "money score 2**70": _edited(OPENING_SEAT1, f5=2**70),
     "a fullwidth digit": _edited(OPENING_SEAT1, f37="\uff12"),
     "an underscore in a number": _edited(OPENING_SEAT1, f37="1_0"),
 }
@@ -272,8 +324,12 @@ def test_a_question_gnubg_could_not_ask_is_refused(case):
 def test_questions_gnubg_can_ask_are_read():
     """The limits themselves: a 64-point match score 63-0, cube 4096 in money, the Crawford
     game at 6-3 of 7, post-Crawford at 6-5."""
-    for line in (_edited(OPENING_SEAT1, f3=64, f5=63), _edited(OPENING_SEAT1, f37=4096),
-                 _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0), _edited(OPENING_SEAT1, f3=7, f4=6, f5=5, f51=1)):
+    for line in (
+        _edited(OPENING_SEAT1, f3=64, f5=63),
+        _edited(OPENING_SEAT1, f37=4096),
+        _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0),
+        _edited(OPENING_SEAT1, f3=7, f4=6, f5=5, f51=1),
+    ):
         parse_board_string(as_player_one(line))
 
 
@@ -284,9 +340,16 @@ def test_the_server_refuses_impossible_questions_and_goes_on():
     port = _free_port()
     proc = _start(MATCH, port)
     try:
-        for case in ("match length -1", "match cube 3", "score at the match length", "finished game"):
+        for case in (
+            "match length -1",
+            "match cube 3",
+            "score at the match length",
+            "finished game",
+        ):
             assert _ask(port, IMPOSSIBLE[case]).startswith("Error: "), case
-        reply = _ask(port, _edited(OPENING_SEAT1, f3=7, f37=128))   # gnubg's limit allows it; the match model's not
+        reply = _ask(
+            port, _edited(OPENING_SEAT1, f3=7, f37=128)
+        )  # gnubg's limit allows it; the match model's not
         assert reply.startswith("Error: ") and "cube 128" in reply, reply
         assert "/" in _ask(port, _edited(OPENING_SEAT1, f3=7))
     finally:
@@ -299,6 +362,7 @@ def test_floods_are_bounded():
     MAX_LINE and is closed; one connection past MAX_CONNECTIONS is refused with `Error:`;
     a client after them is served."""
     from tools import gnubg_player
+
     port = _free_port()
     proc = _start(CUBEFUL, port)
     held = []
@@ -311,14 +375,14 @@ def test_floods_are_bounded():
             assert buf.startswith(b"Error: a question longer"), buf
         for _ in range(gnubg_player.MAX_CONNECTIONS):
             held.append(socket.create_connection(("127.0.0.1", port), timeout=300))
-        assert "/" in _ask_on(held[-1], OPENING_SEAT1)   # all of them are served
+        assert "/" in _ask_on(held[-1], OPENING_SEAT1)  # all of them are served
         with socket.create_connection(("127.0.0.1", port), timeout=300) as extra:
             assert extra.recv(4096).startswith(b"Error: the player serves"), "one too many"
         for c in held:
             c.close()
         held.clear()
         deadline = time.monotonic() + 300
-        while True:   # the closed ones free their slots once the player reads their end
+        while True:  # the closed ones free their slots once the player reads their end
             reply = _ask(port, OPENING_SEAT1)
             if "/" in reply or time.monotonic() > deadline:
                 break
@@ -345,16 +409,28 @@ def test_one_line_per_decision_on_the_players_screen():
     writes it: 4HPwATDgc/ABMA), the dice and the answer; --quiet shows none."""
     for quiet in (False, True):
         port = _free_port()
-        proc = subprocess.Popen([sys.executable, os.path.join(ROOT, TOOL), CUBEFUL, "--port", str(port),
-                                 *(["--quiet"] if quiet else [])], cwd=ROOT, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env={**os.environ, "OMP_NUM_THREADS": "1"})
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                os.path.join(ROOT, TOOL),
+                CUBEFUL,
+                "--port",
+                str(port),
+                *(["--quiet"] if quiet else []),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "OMP_NUM_THREADS": "1"},
+        )
         assert proc.stdout.readline().startswith("serving ")
         try:
             move = _ask(port, OPENING_SEAT1)
             cube = _ask(port, _edited(OPENING_SEAT1, f33=0, f34=0, f35=0, f36=0))
         finally:
             rc, out, err = _stop(proc)
-        lines = out.splitlines()[:-1]   # the last: "stopped; port released"
+        lines = out.splitlines()[:-1]  # the last: "stopped; port released"
         if quiet:
             assert lines == [], out
             continue
@@ -372,16 +448,19 @@ def test_log_lines_from_many_threads_stay_whole():
             self.text = []
 
         def write(self, s):
-            for ch in s:   # a stream that gives other threads every chance to cut in
+            for ch in s:  # a stream that gives other threads every chance to cut in
                 self.text.append(ch)
                 time.sleep(0)
 
         def flush(self):
             pass
+
     stream = Slow()
     log = gnubg_player.Log(stream, "p: ")
-    threads = [threading.Thread(target=lambda k=k: [log(f"thread {k} line {i}") for i in range(50)])
-               for k in range(6)]
+    threads = [
+        threading.Thread(target=lambda k=k: [log(f"thread {k} line {i}") for i in range(50)])
+        for k in range(6)
+    ]
     for t in threads:
         t.start()
     for t in threads:

@@ -6,6 +6,7 @@ exit 2, and the file is left as it was.
 All cases run in one Python process per setting (helpers.run_scripts), since each fails
 before any work; the read-only folder is a read-only bind mount in a private mount
 namespace (it stops root too)."""
+
 import csv
 import os
 import re
@@ -16,14 +17,41 @@ import pytest
 from helpers import assert_one_line_error, md5, run, run_scripts
 
 QUICK = ["--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
-OUTPUT_FLAGS = {"--save", "--log", "--json", "--csv", "--games-csv", "--save-games", "--save-extreme-games", "--out",
-                "--output", "-o"}
+OUTPUT_FLAGS = {
+    "--save",
+    "--log",
+    "--json",
+    "--csv",
+    "--games-csv",
+    "--save-games",
+    "--save-extreme-games",
+    "--out",
+    "--output",
+    "-o",
+}
 # every script that writes files; stdout-only tools (analyse, rollout, take_points, describe_model) have none
-SCRIPTS = ["train_batch.py", "train_online.py", "train_prob5.py", "play_models.py", "gnubg_eval.py",
-           "tools/export_weights.py", "tools/average_checkpoints.py", "tools/cubeless_as_cubeful.py",
-           "tools/repair_twins.py", "tools/dice_file.py", "tools/plot_training.py", "tools/plot_eval_curve.py", "tools/compare_results.py"]
-STDOUT_ONLY = ["tools/analyse.py", "tools/rollout.py", "tools/take_points.py", "tools/describe_model.py",
-               "tools/gnubg_player.py"]
+SCRIPTS = [
+    "train_batch.py",
+    "train_online.py",
+    "train_prob5.py",
+    "play_models.py",
+    "gnubg_eval.py",
+    "tools/export_weights.py",
+    "tools/average_checkpoints.py",
+    "tools/cubeless_as_cubeful.py",
+    "tools/repair_twins.py",
+    "tools/dice_file.py",
+    "tools/plot_training.py",
+    "tools/plot_eval_curve.py",
+    "tools/compare_results.py",
+]
+STDOUT_ONLY = [
+    "tools/analyse.py",
+    "tools/rollout.py",
+    "tools/take_points.py",
+    "tools/describe_model.py",
+    "tools/gnubg_player.py",
+]
 
 
 def cases(ck, log, results, tmp):
@@ -42,11 +70,30 @@ def cases(ck, log, results, tmp):
         ("train_prob5.py", "--json", "json", [*train, "--save", f"{tmp}/n5.pt", "--json", "{OUT}"]),
         ("play_models.py", "--json", "json", [*play, "--json", "{OUT}"]),
         ("play_models.py", "--csv", "text", [*play, "--csv", "{OUT}"]),
-        ("play_models.py", "--games-csv", "text", ["--model1", "pubeval", "--model2", "gnubg-ext", "--game-mode",
-                                                   "cubeless-money", "--games", "2", "--games-csv", "{OUT}"]),
+        (
+            "play_models.py",
+            "--games-csv",
+            "text",
+            [
+                "--model1",
+                "pubeval",
+                "--model2",
+                "gnubg-ext",
+                "--game-mode",
+                "cubeless-money",
+                "--games",
+                "2",
+                "--games-csv",
+                "{OUT}",
+            ],
+        ),
         ("play_models.py", "--save-games", "folder", [*play, "--save-games", "{OUT}"]),
-        ("play_models.py", "--save-extreme-games", "folder", [*play, "--extreme-threshold", "2",
-                                                           "--save-extreme-games", "{OUT}"]),
+        (
+            "play_models.py",
+            "--save-extreme-games",
+            "folder",
+            [*play, "--extreme-threshold", "2", "--save-extreme-games", "{OUT}"],
+        ),
         ("gnubg_eval.py", "--json", "json", ["--model", ck, "--games", "2", "--json", "{OUT}"]),
         ("gnubg_eval.py", "--out", "folder", ["--model", ck, "--games", "2", "--out", "{OUT}"]),
         ("tools/export_weights.py", "output", "weights", [ck, "{OUT}"]),
@@ -66,11 +113,30 @@ def inputs(tmp_path_factory):
     ck = tmp / "c.pt"
     run("train_batch.py", "--hidden", "8", "--num-episodes", "40", "--save", ck, *QUICK, check=True)
     results = tmp / "r.csv"
-    run("play_models.py", "--model1", "pubeval", "--model2", "random", "--games", "2", "--csv", results, check=True)
-    with open(tmp / "c.csv", newline="") as fh:  # the run's log, with a quick evaluation in each row
+    run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "random",
+        "--games",
+        "2",
+        "--csv",
+        results,
+        check=True,
+    )
+    with open(
+        tmp / "c.csv", newline=""
+    ) as fh:  # the run's log, with a quick evaluation in each row
         rows = list(csv.DictReader(fh))
     for r in rows:
-        r.update(eval_opponent="pubeval", eval_games="10", eval_result="0.5", eval_ci_low="0.4", eval_ci_high="0.6")
+        r.update(
+            eval_opponent="pubeval",
+            eval_games="10",
+            eval_result="0.5",
+            eval_ci_low="0.4",
+            eval_ci_high="0.6",
+        )
     with open(tmp / "e.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=list(rows[0]))
         w.writeheader()
@@ -104,7 +170,9 @@ def test_no_output_replaces_a_checkpoint_or_a_file_of_unknown_kind(tmp_path, inp
             extra = [] if (what == "checkpoint" and kind == "checkpoint") else ["--overwrite"]
             runs.append([script, [str(victim) if a == "{OUT}" else str(a) for a in argv] + extra])
             victims.append((script, flag, kind, what, victim, md5(victim)))
-    for (script, flag, kind, what, victim, before), proc in zip(victims, run_scripts(tmp_path, runs), strict=True):
+    for (script, flag, kind, what, victim, before), proc in zip(
+        victims, run_scripts(tmp_path, runs), strict=True
+    ):
         if kind == "folder":
             words = "is a file"
         elif what == "checkpoint":
@@ -118,20 +186,25 @@ def test_no_output_replaces_a_checkpoint_or_a_file_of_unknown_kind(tmp_path, inp
 
 def test_no_output_goes_to_a_read_only_folder(tmp_path, inputs):
     from test_output_safety import _can_bind_readonly
+
     ro = tmp_path / "ro"
     ro.mkdir()
     if not (shutil.which("unshare") and _can_bind_readonly(ro)):
         pytest.skip("cannot make a read-only bind mount here (unshare -rm)")
     ck, log, results = inputs
     table = cases(ck, log, results, tmp_path)
-    runs = [[script, [str(ro / f"out{i}") if a == "{OUT}" else str(a) for a in argv]]
-            for i, (script, _, _, argv) in enumerate(table)]
+    runs = [
+        [script, [str(ro / f"out{i}") if a == "{OUT}" else str(a) for a in argv]]
+        for i, (script, _, _, argv) in enumerate(table)
+    ]
     for proc in run_scripts(tmp_path, runs, readonly=ro):
         assert_one_line_error(proc, "cannot write")
     assert os.listdir(ro) == []
 
 
-@pytest.mark.parametrize("name, words", [(b"out\xff", "not UTF-8 text"), (b"o" * 256, "the name is too long")])
+@pytest.mark.parametrize(
+    "name, words", [(b"out\xff", "not UTF-8 text"), (b"o" * 256, "the name is too long")]
+)
 def test_no_output_takes_a_name_that_cannot_be_written(tmp_path, inputs, name, words):
     """A name with a byte that is not UTF-8, or longer than a file name can be: one error line
     before any work, naming the path as given (never a temporary name), and nothing made."""
@@ -139,8 +212,18 @@ def test_no_output_takes_a_name_that_cannot_be_written(tmp_path, inputs, name, w
     table = cases(ck, log, results, tmp_path)
     folder = tmp_path / "outs"
     folder.mkdir()
-    runs = [[script, [os.fsdecode(os.fsencode(str(folder / f"d{i}")) + b"/" + name) if a == "{OUT}" else str(a)
-                      for a in argv]] for i, (script, _, _, argv) in enumerate(table)]
+    runs = [
+        [
+            script,
+            [
+                os.fsdecode(os.fsencode(str(folder / f"d{i}")) + b"/" + name)
+                if a == "{OUT}"
+                else str(a)
+                for a in argv
+            ],
+        ]
+        for i, (script, _, _, argv) in enumerate(table)
+    ]
     for proc in run_scripts(tmp_path, runs):
         assert_one_line_error(proc, words)
         assert ".tmp-" not in proc.stderr, (proc.args, proc.stderr)

@@ -1,6 +1,7 @@
 """play_models.py options: --save-extreme-games keeps exactly the games whose |result|
 reaches the threshold, --n-bootstrap sets the resamples behind each CI, --plies and
 --twoply reach the agents."""
+
 import json
 import os
 
@@ -20,15 +21,36 @@ def rows_of(csv_path):
 
 def test_extreme_games_are_exactly_those_at_the_threshold(tmp_path):
     out, csv = tmp_path / "extreme", tmp_path / "games.csv"
-    run("play_models.py", "--model1", PROB5, "--model2", "pubeval", "--game-mode", "cubeless-money", "--games", 40,
-        "--seed", 5, "--quiet", "--save-extreme-games", out, "--extreme-threshold", 2, "--csv", csv, check=True)
+    run(
+        "play_models.py",
+        "--model1",
+        PROB5,
+        "--model2",
+        "pubeval",
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        40,
+        "--seed",
+        5,
+        "--quiet",
+        "--save-extreme-games",
+        out,
+        "--extreme-threshold",
+        2,
+        "--csv",
+        csv,
+        check=True,
+    )
     rows = rows_of(csv)
     want = {f"game_{int(r['game']):07d}.mat" for r in rows if abs(float(r["points"])) >= 2}
     assert want and len(want) < len(rows)  # some gammons, not only gammons: the filter is tested
     assert set(os.listdir(out)) == want
     for name in want:  # each file is one game, ending in a win of 2 or 3 points
         text = open(out / name).read()
-        assert text.count(" Game ") == 1 and ("Wins 2 point" in text or "Wins 3 point" in text), text[-300:]
+        assert text.count(" Game ") == 1 and ("Wins 2 point" in text or "Wins 3 point" in text), (
+            text[-300:]
+        )
 
 
 def test_n_bootstrap_sets_the_resamples(tmp_path):
@@ -36,9 +58,28 @@ def test_n_bootstrap_sets_the_resamples(tmp_path):
     cis = {}
     for n in (50, 4000):
         js = tmp_path / f"s{n}.json"
-        run("play_models.py", "--model1", PROB5, "--model2", "pubeval", "--game-mode", "cubeless-money",
-            "--games", 30, "--seed", 9, "--quiet", "--n-bootstrap", n, "--json", js, "--csv", csv, "--overwrite",
-            check=True)
+        run(
+            "play_models.py",
+            "--model1",
+            PROB5,
+            "--model2",
+            "pubeval",
+            "--game-mode",
+            "cubeless-money",
+            "--games",
+            30,
+            "--seed",
+            9,
+            "--quiet",
+            "--n-bootstrap",
+            n,
+            "--json",
+            js,
+            "--csv",
+            csv,
+            "--overwrite",
+            check=True,
+        )
         s = json.load(open(js))
         assert s["n_bootstrap"] == n
         cis[n] = s["points_per_game"]
@@ -54,12 +95,20 @@ def test_n_bootstrap_sets_the_resamples(tmp_path):
 def test_search_options_are_checked():
     common = ("play_models.py", "--model1", PROB5, "--game-mode", "cubeless-money", "--games", 2)
     assert_one_line_error(run(*common, "--model2", "pubeval", "--plies", 2), "gnubg-nn")
-    assert_one_line_error(run(*common, "--model2", "gnubg-nn-1ply", "--plies", 2), "gnubg-nn --plies 2")
+    assert_one_line_error(
+        run(*common, "--model2", "gnubg-nn-1ply", "--plies", 2), "gnubg-nn --plies 2"
+    )
     assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply1", "--twoply1"), "not both")
-    assert_one_line_error(run(*common, "--model2", "pubeval", "--save-extreme-games", "/tmp/nowhere"), "go together")
+    assert_one_line_error(
+        run(*common, "--model2", "pubeval", "--save-extreme-games", "/tmp/nowhere"), "go together"
+    )
     assert_one_line_error(run(*common, "--model2", "pubeval", "--twoply-k1", 0), "at least 1")
-    assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply-k", 4), "--oneply1 or --oneply2")
-    assert_one_line_error(run(*common, "--model2", "pubeval", "--oneply1", "--oneply-k", 0), "at least 1")
+    assert_one_line_error(
+        run(*common, "--model2", "pubeval", "--oneply-k", 4), "--oneply1 or --oneply2"
+    )
+    assert_one_line_error(
+        run(*common, "--model2", "pubeval", "--oneply1", "--oneply-k", 0), "at least 1"
+    )
 
 
 def test_csv_header_names_each_model_by_md5(tmp_path):
@@ -67,10 +116,30 @@ def test_csv_header_names_each_model_by_md5(tmp_path):
     code under test, says what it must be), so the file behind a number can be identified
     after the path is overwritten; a named agent has none."""
     import subprocess
+
     csv, js = tmp_path / "g.csv", tmp_path / "s.json"
-    run("play_models.py", "--model1", PROB5, "--model2", "pubeval", "--game-mode", "cubeless-money", "--games", 2,
-        "--seed", 1, "--quiet", "--csv", csv, "--json", js, check=True)
-    want = subprocess.run(["md5sum", PROB5], capture_output=True, text=True, check=True).stdout.split()[0]
+    run(
+        "play_models.py",
+        "--model1",
+        PROB5,
+        "--model2",
+        "pubeval",
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        2,
+        "--seed",
+        1,
+        "--quiet",
+        "--csv",
+        csv,
+        "--json",
+        js,
+        check=True,
+    )
+    want = subprocess.run(
+        ["md5sum", PROB5], capture_output=True, text=True, check=True
+    ).stdout.split()[0]
     head = [ln for ln in open(csv).read().splitlines() if ln.startswith("#")]
     assert f"# model1: {PROB5}" in head and f"# model1_md5: {want}" in head
     assert "# model2: pubeval" in head and "# model2_md5: None" in head
@@ -89,7 +158,10 @@ def test_games_against_gnubgs_dice_resample_single_games():
     from tdbg.play.players import Player
     from tdbg.play.series import ModeSpec, Series
     from tdbg.play.units import summarize_games
-    games = [SimpleNamespace(index=i, points=p, result=1) for i, p in enumerate([1.0, -1.0, 1.0, -1.0])]
+
+    games = [
+        SimpleNamespace(index=i, points=p, result=1) for i, p in enumerate([1.0, -1.0, 1.0, -1.0])
+    ]
     series = Series((Player("random"), Player("pubeval")), ModeSpec("dmp"), 4, seed=3)
     paired = summarize_games(games, game_mode("dmp"), series)
     assert paired["win_rate"] == {"mean": 0.5, "ci_low": 0.5, "ci_high": 0.5}

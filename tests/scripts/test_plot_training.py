@@ -3,8 +3,10 @@ from helpers import assert_one_line_error, run
 
 def test_plot_from_log(tmp_path):
     log = tmp_path / "run.csv"
-    log.write_text("round,total_episodes,loss,lr,episodes_per_s,eval_opponent,eval_result,eval_ci_low,eval_ci_high\n"
-                   "1,100,0.01,0.001,50,,,,\n2,200,0.008,0.001,55,pubeval,0.3,0.25,0.35\n")
+    log.write_text(
+        "round,total_episodes,loss,lr,episodes_per_s,eval_opponent,eval_result,eval_ci_low,eval_ci_high\n"
+        "1,100,0.01,0.001,50,,,,\n2,200,0.008,0.001,55,pubeval,0.3,0.25,0.35\n"
+    )
     proc = run("tools/plot_training.py", log, check=True)
     png = tmp_path / "run.png"
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000
@@ -21,9 +23,13 @@ def test_bad_logs(tmp_path):
 def test_eval_curve_over_a_chain(tmp_path):
     a, b = tmp_path / "s1.csv", tmp_path / "s2.csv"
     head = "round,total_episodes,loss,lr,cpu_hours,eval_opponent,eval_result,eval_ci_low,eval_ci_high\n"
-    a.write_text(head + "1,100,0.01,0.001,0.1,gnubg-nn,0.2,0.15,0.25\n2,200,0.01,0.001,0.2,gnubg-nn,0.3,0.25,0.35\n")
+    a.write_text(
+        head
+        + "1,100,0.01,0.001,0.1,gnubg-nn,0.2,0.15,0.25\n2,200,0.01,0.001,0.2,gnubg-nn,0.3,0.25,0.35\n"
+    )
     b.write_text(head + "1,300,0.01,0.001,0.05,gnubg-nn,0.35,0.3,0.4\n")
     from tdbg.app.eval_curve_plot import load_chain
+
     pts, ends = load_chain([str(a), str(b)], old_agent_logs=1)
     assert [p["cpu_hours"] for p in pts] == [0.1, 0.2, 0.25]  # CPU-hours add up across stages
     assert [p["old_agent"] for p in pts] == [True, True, False]
@@ -31,30 +37,70 @@ def test_eval_curve_over_a_chain(tmp_path):
     # a checkpoint inside the first stage, at its round of 200 episodes (the log has no stage_episodes
     # column, so its total episodes count): placed at that row's episodes and CPU-hours
     mid = tmp_path / "mid.csv"  # won 1 of 4 games
-    mid.write_text("# seed: 1\n# game_mode: dmp\n# model2: gnubg-nn\ngame,points\n0,1\n1,-1\n2,-1\n3,-1\n")
+    mid.write_text(
+        "# seed: 1\n# game_mode: dmp\n# model2: gnubg-nn\ngame,points\n0,1\n1,-1\n2,-1\n3,-1\n"
+    )
     from tdbg.app.eval_curve_plot import checkpoint_results
+
     [at] = checkpoint_results([f"1:150:{mid}"], ends)
     assert (at["episodes"], at["cpu_hours"], at["result"], at["games"]) == (200, 0.2, 0.25, 4)
-    for bad, words in ((f"3:100:{mid}", "there are 2 logs"), (f"1:900:{mid}", "stops before 900"),
-                       ("x:1:y", "expected LOG_NUMBER")):
-        assert_one_line_error(run("tools/plot_eval_curve.py", a, b, "-o", tmp_path / "x.png",
-                                  "--checkpoint-results", bad), words)
+    for bad, words in (
+        (f"3:100:{mid}", "there are 2 logs"),
+        (f"1:900:{mid}", "stops before 900"),
+        ("x:1:y", "expected LOG_NUMBER"),
+    ):
+        assert_one_line_error(
+            run(
+                "tools/plot_eval_curve.py",
+                a,
+                b,
+                "-o",
+                tmp_path / "x.png",
+                "--checkpoint-results",
+                bad,
+            ),
+            words,
+        )
     # a leg on earlier stages: their CPU-hours (0.2, a's last) come first, their evaluations are not drawn
     from tdbg.app.eval_curve_plot import base_cpu_hours
+
     leg, leg_ends = load_chain([str(b)], cpu_offset=base_cpu_hours([str(a)]))
     assert [p["cpu_hours"] for p in leg] == [0.25] and leg_ends[0]["cpu_hours"] == 0.25
     final = tmp_path / "final.csv"  # a stage-end result: won 3 of 4 games
-    final.write_text("# seed: 1\n# game_mode: dmp\n# model2: gnubg-nn\ngame,points\n0,1\n1,1\n2,-1\n3,1\n")
+    final.write_text(
+        "# seed: 1\n# game_mode: dmp\n# model2: gnubg-nn\ngame,points\n0,1\n1,1\n2,-1\n3,1\n"
+    )
     out = tmp_path / "c.png"
-    run("tools/plot_eval_curve.py", a, b, "-o", out, "--target", "0.45", "--old-agent-logs", "1",
-        "--final-results", "-", final, check=True)
+    run(
+        "tools/plot_eval_curve.py",
+        a,
+        b,
+        "-o",
+        out,
+        "--target",
+        "0.45",
+        "--old-agent-logs",
+        "1",
+        "--final-results",
+        "-",
+        final,
+        check=True,
+    )
     assert out.read_bytes()[:4] == b"\x89PNG"
     from tdbg.app.eval_curve_plot import final_results
+
     assert final_results(["-", str(final)], ends)[0]["result"] == 0.75
-    assert_one_line_error(run("tools/plot_eval_curve.py", a, b, "-o", out, "--final-results", final), "one entry per log")
-    assert_one_line_error(run("tools/plot_eval_curve.py", b, "-o", tmp_path / "y.png", "--base-cpu-hours", "-1"),
-                          "base-cpu-hours")
-    assert_one_line_error(run("tools/plot_eval_curve.py", tmp_path / "none.csv", "-o", out), "cannot read")
+    assert_one_line_error(
+        run("tools/plot_eval_curve.py", a, b, "-o", out, "--final-results", final),
+        "one entry per log",
+    )
+    assert_one_line_error(
+        run("tools/plot_eval_curve.py", b, "-o", tmp_path / "y.png", "--base-cpu-hours", "-1"),
+        "base-cpu-hours",
+    )
+    assert_one_line_error(
+        run("tools/plot_eval_curve.py", tmp_path / "none.csv", "-o", out), "cannot read"
+    )
 
 
 def test_a_branch_counts_cpu_hours_from_its_parent(tmp_path):
@@ -66,19 +112,49 @@ def test_a_branch_counts_cpu_hours_from_its_parent(tmp_path):
     n2.write_text(head + "1,150,0.01,0.001,0.2,gnubg-nn,-0.05,-0.15,0.05\n")
     n4.write_text(head + "1,200,0.01,0.001,0.3,gnubg-nn,-0.2,-0.3,-0.1\n")
     from tdbg.app.eval_curve_plot import continues_arg, load_chain
+
     pts, ends = load_chain([str(n1), str(n2), str(n4)], continues=continues_arg(["3:1"], 3))
     assert [p["cpu_hours"] for p in pts] == [0.5, 0.7, 0.8]
     assert [e["cpu_hours"] for e in ends] == [0.5, 0.7, 0.8]
-    for bad, words in (("1:3", "only an earlier one"), ("3", "expected LOG_NUMBER"), ("4:1", "only an earlier one")):
-        assert_one_line_error(run("tools/plot_eval_curve.py", n1, n2, n4, "-o", tmp_path / "b.png", "--unit", "meq",
-                                  "--continues", bad), words)
+    for bad, words in (
+        ("1:3", "only an earlier one"),
+        ("3", "expected LOG_NUMBER"),
+        ("4:1", "only an earlier one"),
+    ):
+        assert_one_line_error(
+            run(
+                "tools/plot_eval_curve.py",
+                n1,
+                n2,
+                n4,
+                "-o",
+                tmp_path / "b.png",
+                "--unit",
+                "meq",
+                "--continues",
+                bad,
+            ),
+            words,
+        )
     # no result file and no checkpoint beside the logs: the unit cannot be told, so the tool asks for it
     assert_one_line_error(run("tools/plot_eval_curve.py", n1, "-o", tmp_path / "c.png"), "--unit")
-    run("tools/plot_eval_curve.py", n1, n2, n4, "--continues", "3:1", "--unit", "meq", "-o", tmp_path / "d.png",
-        check=True)
+    run(
+        "tools/plot_eval_curve.py",
+        n1,
+        n2,
+        n4,
+        "--continues",
+        "3:1",
+        "--unit",
+        "meq",
+        "-o",
+        tmp_path / "d.png",
+        check=True,
+    )
     from PIL import Image
     import json
+
     with Image.open(tmp_path / "d.png") as im:
         shown = json.loads(im.text["tdbg:curve"])
     assert shown["unit"] == "meq" and shown["ylabel"].startswith("mEq/game vs gnubg-nn")
-    assert shown["series"]["n4"]["y"] == [-200.0]   # points per game -0.2 drawn as mEq/game
+    assert shown["series"]["n4"]["y"] == [-200.0]  # points per game -0.2 drawn as mEq/game

@@ -1,4 +1,5 @@
 """tools/results_tables.py: the committed result tables are the ones the result files give."""
+
 import pytest
 
 from tools import results_tables as rt
@@ -26,7 +27,10 @@ def test_a_header_that_disagrees_with_the_rows_is_refused(monkeypatch):
 
 def test_every_table_has_its_markers_in_its_file():
     from tdbg.app.marked_tables import markers
+
     for name, rel in rt.TARGETS.items():
         text = open(rt.FILES.path(rel)).read()
         begin, end = markers(name)
-        assert text.count(begin) == 1 and text.count(end) == 1 and text.index(begin) < text.index(end), name
+        assert (
+            text.count(begin) == 1 and text.count(end) == 1 and text.index(begin) < text.index(end)
+        ), name

@@ -1,5 +1,6 @@
 """--resume says in one line what it will do, needs --new-stage to leave an unfinished
 stage, and an interrupted online run resumes without replaying any game."""
+
 import csv
 import json
 import os
@@ -34,22 +35,56 @@ def _notes(proc):
 
 def test_other_settings_need_new_stage(unfinished):
     before = md5(unfinished)
-    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "100", *QUICK)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        unfinished,
+        "--save",
+        unfinished,
+        "--num-episodes",
+        "100",
+        *QUICK,
+    )
     assert_one_line_error(proc, "num-episodes 60 -> 100")
     assert "--new-stage" in proc.stderr and md5(unfinished) == before
-    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "20", "--new-stage",
-               *QUICK, check=True)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        unfinished,
+        "--save",
+        unfinished,
+        "--num-episodes",
+        "20",
+        "--new-stage",
+        *QUICK,
+        check=True,
+    )
     assert len(_notes(proc)) == 1 and "starting a new stage" in _notes(proc)[0]
     _, meta, ts = load_checkpoint(str(unfinished))
-    assert len(meta["lineage"]) == 2 and meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 20
+    assert (
+        len(meta["lineage"]) == 2 and meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 20
+    )
 
 
 def test_same_settings_continue(unfinished):
-    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "60", *QUICK,
-               check=True)
-    assert len(_notes(proc)) == 1 and "continuing its unfinished stage at 40 of 60" in _notes(proc)[0]
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        unfinished,
+        "--save",
+        unfinished,
+        "--num-episodes",
+        "60",
+        *QUICK,
+        check=True,
+    )
+    assert (
+        len(_notes(proc)) == 1 and "continuing its unfinished stage at 40 of 60" in _notes(proc)[0]
+    )
     _, meta, ts = load_checkpoint(str(unfinished))
-    assert len(meta["lineage"]) == 1 and meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 60
+    assert (
+        len(meta["lineage"]) == 1 and meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 60
+    )
 
 
 def test_lower_episode_count_ends_the_stage_early(unfinished):
@@ -59,20 +94,46 @@ def test_lower_episode_count_ends_the_stage_early(unfinished):
     model_before, _, _ = load_checkpoint(str(unfinished))
     before = md5(unfinished)
     # a lower count with other settings still needs --new-stage
-    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "40", "--lr", "1e-4",
-               *QUICK)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        unfinished,
+        "--save",
+        unfinished,
+        "--num-episodes",
+        "40",
+        "--lr",
+        "1e-4",
+        *QUICK,
+    )
     assert_one_line_error(proc, "--new-stage")
     assert md5(unfinished) == before
-    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--num-episodes", "40", *QUICK,
-               check=True)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        unfinished,
+        "--save",
+        unfinished,
+        "--num-episodes",
+        "40",
+        *QUICK,
+        check=True,
+    )
     assert len(_notes(proc)) == 1 and "ending its unfinished stage at 40 of 60" in _notes(proc)[0]
-    summary = json.loads(proc.stdout.strip().splitlines()[-1])  # strict JSON: no NaN for the loss of no round
+    summary = json.loads(
+        proc.stdout.strip().splitlines()[-1]
+    )  # strict JSON: no NaN for the loss of no round
     assert summary["episodes"] == 40 and summary["loss"] is None
     model, meta, ts = load_checkpoint(str(unfinished))
     assert meta["episodes"] == 40 and ts["stage"]["episodes_done"] == 40
-    assert ts["stage"]["settings"]["num_episodes"] == 40 and ts["stage"]["settings"]["planned_episodes"] == 60
+    assert (
+        ts["stage"]["settings"]["num_episodes"] == 40
+        and ts["stage"]["settings"]["planned_episodes"] == 60
+    )
     assert meta["lineage"][-1]["stage"]["num_episodes"] == 40
-    for (k, va), vb in zip(model_before.state_dict().items(), model.state_dict().values(), strict=True):
+    for (k, va), vb in zip(
+        model_before.state_dict().items(), model.state_dict().values(), strict=True
+    ):
         assert torch.equal(va, vb), k
 
 
@@ -82,8 +143,13 @@ def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
     args = ["--hidden", "8", "--num-episodes", "40", "--log-every", "10", "--seed", "3", "--quiet"]
     whole, cut = tmp_path / "whole.pt", tmp_path / "cut.pt"
     run("train_online.py", *args, "--save", whole, check=True)
-    proc = subprocess.Popen([sys.executable, os.path.join(ROOT, "train_online.py"), *args, "--save", str(cut)],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, os.path.join(ROOT, "train_online.py"), *args, "--save", str(cut)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.time() + HANG_GUARD
     while not cut.exists() and time.time() < deadline:
         time.sleep(0.05)
@@ -91,7 +157,7 @@ def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
     proc.communicate(timeout=HANG_GUARD)
     if proc.returncode == 0:
         pytest.skip("the run finished before the signal arrived")
-    assert proc.returncode == 143   # 128 + SIGTERM
+    assert proc.returncode == 143  # 128 + SIGTERM
     _, _, ts = load_checkpoint(str(cut))
     assert 0 < ts["stage"]["episodes_done"] < 40
     run("train_online.py", *args, "--resume", cut, "--save", cut, check=True)
@@ -107,12 +173,27 @@ def test_online_sigterm_saves_weights_and_counts_that_agree(tmp_path):
 def _same_weights(path_a, path_b):
     a, _, _ = load_checkpoint(str(path_a))
     b, _, _ = load_checkpoint(str(path_b))
-    return all(torch.equal(va, vb) for va, vb in zip(a.state_dict().values(), b.state_dict().values(), strict=True))
+    return all(
+        torch.equal(va, vb)
+        for va, vb in zip(a.state_dict().values(), b.state_dict().values(), strict=True)
+    )
 
 
 # a stage with settings away from their defaults: a continued run that fell back to any default
 # would train other weights than the run straight through
-STAGE = ["--num-episodes", "60", "--lr", "3e-4", "--end-lr", "1e-4", "--seed", "5", "--batch-size", "32", *QUICK]
+STAGE = [
+    "--num-episodes",
+    "60",
+    "--lr",
+    "3e-4",
+    "--end-lr",
+    "1e-4",
+    "--seed",
+    "5",
+    "--batch-size",
+    "32",
+    *QUICK,
+]
 
 
 @pytest.fixture()
@@ -135,7 +216,9 @@ def test_resume_alone_continues_with_the_recorded_settings(tmp_path, straight_th
     proc = run("train_batch.py", "--resume", cut, "--save", cut, "--quiet", check=True)
     assert "continuing its unfinished stage at 40 of 60" in proc.stderr
     _, meta, ts = load_checkpoint(str(cut))
-    assert meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 60 and len(meta["lineage"]) == 1
+    assert (
+        meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 60 and len(meta["lineage"]) == 1
+    )
     assert _same_weights(cut, straight_through)
 
 
@@ -165,8 +248,10 @@ def test_same_command_from_a_source_continues_from_its_save(tmp_path):
     _, meta, _ = load_checkpoint(str(cut))
     assert len(meta["lineage"]) == 2 and meta["episodes"] == 80
     assert _same_weights(cut, whole)
-    other = tmp_path / "other.pt"   # another source: not the stage's own, so not continued
-    run("train_batch.py", "--num-episodes", "20", *QUICK, "--seed", "9", "--save", other, check=True)
+    other = tmp_path / "other.pt"  # another source: not the stage's own, so not continued
+    run(
+        "train_batch.py", "--num-episodes", "20", *QUICK, "--seed", "9", "--save", other, check=True
+    )
     run("train_batch.py", *args, "--stop-at", "40", "--save", tmp_path / "cut2.pt", check=True)
     proc = run("train_batch.py", "--resume", other, *STAGE, "--save", tmp_path / "cut2.pt")
     assert_one_line_error(proc, f"started with --resume {source}")
@@ -179,12 +264,26 @@ def test_overwrite_never_silently_discards_an_unfinished_stage(tmp_path):
     proc = run("train_batch.py", *STAGE, "--save", cut, "--overwrite")
     assert_one_line_error(proc, "holds its unfinished stage at 40 of 60 episodes")
     assert "--new-stage" in proc.stderr and md5(cut) == before
-    run("train_batch.py", *STAGE, "--num-episodes", "20", "--save", cut, "--overwrite", "--new-stage", check=True)
+    run(
+        "train_batch.py",
+        *STAGE,
+        "--num-episodes",
+        "20",
+        "--save",
+        cut,
+        "--overwrite",
+        "--new-stage",
+        check=True,
+    )
     _, meta, ts = load_checkpoint(str(cut))
-    assert len(meta["lineage"]) == 1 and meta["episodes"] == 20 and ts["stage"]["episodes_done"] == 20
+    assert (
+        len(meta["lineage"]) == 1 and meta["episodes"] == 20 and ts["stage"]["episodes_done"] == 20
+    )
 
 
-@pytest.mark.parametrize("growth", [["--expand", "12"], ["--expand-depth-size", "8"], ["--board-features"]])
+@pytest.mark.parametrize(
+    "growth", [["--expand", "12"], ["--expand-depth-size", "8"], ["--board-features"]]
+)
 def test_growth_of_an_unfinished_stage_needs_new_stage(unfinished, growth):
     """Growing the network of an unfinished stage starts a new stage: refused like any other
     change of its settings (it used to abandon the stage with a note)."""
@@ -192,22 +291,56 @@ def test_growth_of_an_unfinished_stage_needs_new_stage(unfinished, growth):
     proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, *growth, *QUICK)
     assert_one_line_error(proc, growth[0])
     assert "--new-stage" in proc.stderr and md5(unfinished) == before
-    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, *growth, "--new-stage", "--num-episodes", "20", *QUICK,
-               check=True)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        unfinished,
+        "--save",
+        unfinished,
+        *growth,
+        "--new-stage",
+        "--num-episodes",
+        "20",
+        *QUICK,
+        check=True,
+    )
     assert "starting a new stage" in proc.stderr
 
 
 def test_growth_the_network_already_has_continues(unfinished):
     """The same command run again (run_stage.sh): --expand to the sizes it has changes nothing."""
-    proc = run("train_batch.py", "--resume", unfinished, "--save", unfinished, "--expand", "8", *QUICK, check=True)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        unfinished,
+        "--save",
+        unfinished,
+        "--expand",
+        "8",
+        *QUICK,
+        check=True,
+    )
     assert "continuing its unfinished stage at 40 of 60" in proc.stderr
 
 
 def test_online_resume_alone_continues_with_the_recorded_settings(tmp_path):
     """train_online.py too: its lambda (recorded as "lambda", the flag --lambda) and LR come
     from the record; the weights are those of one run straight through."""
-    args = ["--hidden", "8", "--num-episodes", "30", "--log-every", "10", "--lambda", "0.5", "--lr", "0.05",
-            "--seed", "2", "--quiet"]
+    args = [
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "30",
+        "--log-every",
+        "10",
+        "--lambda",
+        "0.5",
+        "--lr",
+        "0.05",
+        "--seed",
+        "2",
+        "--quiet",
+    ]
     whole, cut = tmp_path / "whole.pt", tmp_path / "cut.pt"
     run("train_online.py", *args, "--save", whole, check=True)
     run("train_online.py", *args, "--stop-at", "20", "--save", cut, check=True)

@@ -3,6 +3,7 @@ line and exit code 130, SIGTERM one line and 143 (128 + the signal's number, as 
 reports a process the signal ended), from the first line of every script and console
 command to its exit; a second Ctrl-C during a training run's save waits for the save; a
 reader of stdout that stops reading (``| head``) ends the command without a word."""
+
 from __future__ import annotations
 
 import ast
@@ -20,17 +21,29 @@ from helpers import HANG_GUARD, QUICK_TRAIN, ROOT, spawned_workers
 
 # every script a user runs: the repository root's and tools/ (a list written out by hand missed
 # play_terminal.py)
-ENTRY_POINTS = [*sorted(f for f in os.listdir(ROOT) if f.endswith(".py") and f != "setup.py"),
-                *sorted(os.path.join("tools", f) for f in os.listdir(os.path.join(ROOT, "tools"))
-                        if f.endswith(".py") and f != "__init__.py")]
+ENTRY_POINTS = [
+    *sorted(f for f in os.listdir(ROOT) if f.endswith(".py") and f != "setup.py"),
+    *sorted(
+        os.path.join("tools", f)
+        for f in os.listdir(os.path.join(ROOT, "tools"))
+        if f.endswith(".py") and f != "__init__.py"
+    ),
+]
 CODES = {signal.SIGINT: 130, signal.SIGTERM: 143}
 
 
 def _start(cmd, **kw) -> subprocess.Popen:
     """A command as a terminal starts it: SIGINT not ignored (a test run in the background
     would pass on an ignored SIGINT)."""
-    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL), **kw)
+    return subprocess.Popen(
+        cmd,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        **kw,
+    )
 
 
 def _assert_interrupted(proc: subprocess.Popen, sig, err: str) -> None:
@@ -47,11 +60,18 @@ def test_every_script_takes_the_signals_before_its_first_import(path):
     import runs before a signal ends the script in one line."""
     with open(os.path.join(ROOT, path), encoding="utf-8") as fh:
         body = ast.parse(fh.read()).body
-    body = [n for n in body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
-            and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+    body = [
+        n
+        for n in body
+        if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant))
+        and not (isinstance(n, ast.ImportFrom) and n.module == "__future__")
+    ]
     first, second = body[0], body[1]
-    assert isinstance(first, ast.ImportFrom) and first.module == "tdbg.infra.stop_signals" \
-        and [a.name for a in first.names] == ["exit_on_signals"], path
+    assert (
+        isinstance(first, ast.ImportFrom)
+        and first.module == "tdbg.infra.stop_signals"
+        and [a.name for a in first.names] == ["exit_on_signals"]
+    ), path
     assert ast.unparse(second) == "exit_on_signals(__name__)", path
 
 
@@ -60,7 +80,7 @@ def _wait_for_the_first_line(proc: subprocess.Popen) -> None:
     has run, and a signal sent now lands in the imports after it.  A fixed wait landed inside
     Python's own start-up on a loaded machine, before any line of a program can answer."""
     both = (1 << (signal.SIGINT - 1)) | (1 << (signal.SIGTERM - 1))
-    deadline = time.monotonic() + HANG_GUARD   # a guard against a hang, not a measurement
+    deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
     while proc.poll() is None and time.monotonic() < deadline:
         with open(f"/proc/{proc.pid}/status") as fh:
             caught = int(next(ln for ln in fh if ln.startswith("SigCgt:")).split()[1], 16)
@@ -76,7 +96,9 @@ def test_a_signal_while_a_script_loads_is_one_line(sig):
     tool, and a console command, ends with one line and its code."""
     exe = shutil.which("tdbg", path=os.path.dirname(sys.executable))
     assert exe, "make setup installs the package and its command"
-    commands = [[sys.executable, path, "--help"] for path in ENTRY_POINTS] + [[exe, "train", "batch", "--help"]]
+    commands = [[sys.executable, path, "--help"] for path in ENTRY_POINTS] + [
+        [exe, "train", "batch", "--help"]
+    ]
     for cmd in commands:
         proc = _start(cmd)
         _wait_for_the_first_line(proc)
@@ -88,10 +110,27 @@ def test_a_signal_while_a_script_loads_is_one_line(sig):
 def test_sigterm_of_play_models_while_it_plays_is_one_line(tmp_path):
     """SIGTERM to play_models alone (as `kill PID` sends it), its workers playing: one
     line, exit 143, no result file, no worker left running."""
-    proc = _start([sys.executable, "play_models.py", "--model1", "pubeval", "--model2", "pubeval",
-                   "--games", "100000", "--workers", "2", "--quiet", "--json", str(tmp_path / "s.json")])
+    proc = _start(
+        [
+            sys.executable,
+            "play_models.py",
+            "--model1",
+            "pubeval",
+            "--model2",
+            "pubeval",
+            "--games",
+            "100000",
+            "--workers",
+            "2",
+            "--quiet",
+            "--json",
+            str(tmp_path / "s.json"),
+        ]
+    )
     deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
-    while len(spawned_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline:
+    while (
+        len(spawned_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline
+    ):
         time.sleep(0.2)
     started = spawned_workers(proc.pid)
     assert len(started) == 2
@@ -113,6 +152,7 @@ def test_a_second_ctrl_c_during_the_save_waits_for_it(tmp_path):
     fsync of the run sends one): the save finishes, the run exits 130 without a traceback,
     and the checkpoint and its log are whole and agree."""
     from tdbg.net.model import load_checkpoint
+
     save = tmp_path / "c.pt"
     code = f"""
 import os, runpy, signal, sys
@@ -124,10 +164,19 @@ os.fsync = fsync
 sys.argv = ["train_batch.py", "--hidden", "8", "--num-episodes", "100", "--save", {str(save)!r}] + {QUICK_TRAIN!r}
 runpy.run_path("train_batch.py", run_name="__main__")
 """
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
-                          timeout=HANG_GUARD, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     assert proc.returncode == 130, proc.stderr[-3000:]
-    assert "Traceback" not in proc.stderr and "interrupted (SIGINT)" in proc.stdout, (proc.stdout, proc.stderr)
+    assert "Traceback" not in proc.stderr and "interrupted (SIGINT)" in proc.stdout, (
+        proc.stdout,
+        proc.stderr,
+    )
     _, meta, state = load_checkpoint(str(save))
     done = state["stage"]["episodes_done"]
     assert 0 < done < 100 and meta["episodes"] == done
@@ -143,18 +192,29 @@ def _closed_pipe() -> int:
     return w
 
 
-@pytest.mark.parametrize("args", [["tools/describe_model.py", "best_models/dmp_128x2.pt"],
-                                  ["train_batch.py", "--help"]])
+@pytest.mark.parametrize(
+    "args", [["tools/describe_model.py", "best_models/dmp_128x2.pt"], ["train_batch.py", "--help"]]
+)
 def test_a_reader_that_went_away_ends_the_command_quietly(args):
     """`... | head`: no message, and the exit code of a command-line tool its reader left
     (141, as a shell reports `yes | head`)."""
     w = _closed_pipe()
     try:
-        proc = subprocess.run([sys.executable, *args], cwd=ROOT, stdout=w, stderr=subprocess.PIPE, text=True,
-                              timeout=HANG_GUARD)
+        proc = subprocess.run(
+            [sys.executable, *args],
+            cwd=ROOT,
+            stdout=w,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=HANG_GUARD,
+        )
     finally:
         os.close(w)
-    assert proc.returncode == 128 + signal.SIGPIPE and proc.stderr == "", (args, proc.returncode, proc.stderr)
+    assert proc.returncode == 128 + signal.SIGPIPE and proc.stderr == "", (
+        args,
+        proc.returncode,
+        proc.stderr,
+    )
 
 
 def test_every_console_command_has_its_scripts_error_handling():
@@ -167,10 +227,15 @@ def test_every_console_command_has_its_scripts_error_handling():
         exe = shutil.which(name, path=bin_dir)
         assert exe, name
         with open("/dev/full", "w") as full:
-            proc = subprocess.run([exe, "--help"], stdout=full, stderr=subprocess.PIPE, text=True,
-                                  timeout=HANG_GUARD)
+            proc = subprocess.run(
+                [exe, "--help"], stdout=full, stderr=subprocess.PIPE, text=True, timeout=HANG_GUARD
+            )
         lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
-        assert proc.returncode == 2 and len(lines) == 1, (name, proc.returncode, proc.stderr[-2000:])
+        assert proc.returncode == 2 and len(lines) == 1, (
+            name,
+            proc.returncode,
+            proc.stderr[-2000:],
+        )
         assert "cannot write standard output" in lines[0], (name, lines)
 
 
@@ -180,10 +245,26 @@ def test_a_terminal_that_cannot_show_a_name_gets_it_escaped(tmp_path):
     path = tmp_path / "mod\u00e8le.pt"
     path.write_bytes(open(os.path.join(ROOT, "best_models", "dmp_128x2.pt"), "rb").read())
     env = {**os.environ, "PYTHONIOENCODING": "ascii"}
-    proc = subprocess.run([sys.executable, "tools/describe_model.py", str(path)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=HANG_GUARD, env=env)
-    assert proc.returncode == 0 and f"file          {tmp_path}/mod\\xe8le.pt\n" in proc.stdout, proc.stderr[-2000:]
-    proc = subprocess.run([sys.executable, "tools/describe_model.py", str(tmp_path / "n\u00e8.pt")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=HANG_GUARD, env=env)
+    proc = subprocess.run(
+        [sys.executable, "tools/describe_model.py", str(path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        env=env,
+    )
+    assert proc.returncode == 0 and f"file          {tmp_path}/mod\\xe8le.pt\n" in proc.stdout, (
+        proc.stderr[-2000:]
+    )
+    proc = subprocess.run(
+        [sys.executable, "tools/describe_model.py", str(tmp_path / "n\u00e8.pt")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        env=env,
+    )
     lines = proc.stderr.splitlines()
-    assert proc.returncode == 2 and len(lines) == 1 and "n\\xe8.pt: no such checkpoint" in lines[0], proc.stderr
+    assert (
+        proc.returncode == 2 and len(lines) == 1 and "n\\xe8.pt: no such checkpoint" in lines[0]
+    ), proc.stderr

@@ -1,5 +1,6 @@
 """Stage files: --config sets any training flag (the command line overrides it), and
 describe_model --config writes a checkpoint's stage back as a file that runs it again."""
+
 import pytest
 import torch
 
@@ -16,11 +17,30 @@ def _weights(path):
 def test_a_stage_written_back_runs_the_same_stage(tmp_path):
     """The oracle is the first run itself: the stage file's run trains the same weights."""
     first = tmp_path / "first.pt"
-    run("train_batch.py", *QUICK, "--num-episodes", "40", "--lr", "1e-4", "--seed", "4", "--batch-size", "64",
-        "--save", first, check=True)
+    run(
+        "train_batch.py",
+        *QUICK,
+        "--num-episodes",
+        "40",
+        "--lr",
+        "1e-4",
+        "--seed",
+        "4",
+        "--batch-size",
+        "64",
+        "--save",
+        first,
+        check=True,
+    )
     proc = run("tools/describe_model.py", "--config", first, check=True)
     lines = proc.stdout.splitlines()
-    assert {"lr = 0.0001", "seed = 4", "batch-size = 64", "hidden = [8]", "num-episodes = 40"} <= set(lines)
+    assert {
+        "lr = 0.0001",
+        "seed = 4",
+        "batch-size = 64",
+        "hidden = [8]",
+        "num-episodes = 40",
+    } <= set(lines)
     stage = tmp_path / "stage.toml"
     stage.write_text(proc.stdout)
     again = tmp_path / "again.pt"
@@ -30,19 +50,27 @@ def test_a_stage_written_back_runs_the_same_stage(tmp_path):
 
 def test_command_line_overrides_the_file(tmp_path):
     stage = tmp_path / "stage.toml"
-    stage.write_text('hidden = [8]\nnum-episodes = 20\nlr = 3e-4\nepisodes-per-round = 20\n'
-                     'parallel-games = 8\nquiet = true\noneply = false\n')
+    stage.write_text(
+        "hidden = [8]\nnum-episodes = 20\nlr = 3e-4\nepisodes-per-round = 20\n"
+        "parallel-games = 8\nquiet = true\noneply = false\n"
+    )
     save = tmp_path / "x.pt"
     run("train_batch.py", "--config", stage, "--lr", "1e-3", "--save", save, check=True)
     model, _, ts = load_checkpoint(str(save))
     settings = ts["stage"]["settings"]
-    assert settings["lr"] == 1e-3 and settings["num_episodes"] == 20 and settings["episodes_per_round"] == 20
+    assert (
+        settings["lr"] == 1e-3
+        and settings["num_episodes"] == 20
+        and settings["episodes_per_round"] == 20
+    )
     assert model.hidden == [8]
 
 
 def test_online_stage_file_names_its_flags(tmp_path):
     stage = tmp_path / "online.toml"
-    stage.write_text('hidden = [8]\nnum-episodes = 10\nlog-every = 10\nlambda = 0.5\nquiet = true\n')
+    stage.write_text(
+        "hidden = [8]\nnum-episodes = 10\nlog-every = 10\nlambda = 0.5\nquiet = true\n"
+    )
     save = tmp_path / "o.pt"
     run("train_online.py", "--config", stage, "--save", save, check=True)
     _, _, ts = load_checkpoint(str(save))
@@ -51,13 +79,16 @@ def test_online_stage_file_names_its_flags(tmp_path):
     assert "lambda = 0.5" in proc.stdout.splitlines() and "tdbg train online" in proc.stdout
 
 
-@pytest.mark.parametrize("text, words", [
-    ("learning-rate = 0.1\n", "'learning-rate' is not a setting"),
-    ("lr = \"fast\"\n", "argument --lr"),
-    ("oneply = 1\n", "oneply is a switch"),
-    ("config = \"other.toml\"\n", "'config' is not a setting"),
-    ("lr = [\n", "not a TOML stage file"),
-])
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("learning-rate = 0.1\n", "'learning-rate' is not a setting"),
+        ('lr = "fast"\n', "argument --lr"),
+        ("oneply = 1\n", "oneply is a switch"),
+        ('config = "other.toml"\n', "'config' is not a setting"),
+        ("lr = [\n", "not a TOML stage file"),
+    ],
+)
 def test_bad_stage_files_are_one_line_errors(tmp_path, text, words):
     stage = tmp_path / "bad.toml"
     stage.write_text(text)
@@ -78,12 +109,20 @@ def test_the_example_stage_file_is_the_readme_first_session():
     from helpers import ROOT
     from tdbg.app import training
     from tdbg.learn.settings import BatchStage
+
     readme = open(os.path.join(ROOT, "README.md")).read()
-    command = readme[readme.index("python train_batch.py --hidden 40"):].split("#")[0].replace("\\\n", " ")
+    command = (
+        readme[readme.index("python train_batch.py --hidden 40") :]
+        .split("#")[0]
+        .replace("\\\n", " ")
+    )
     argv = command.split()[2:]
     by_flags, _ = training.stage_settings(BatchStage, train_batch.build_parser(), argv)
-    by_file, _ = training.stage_settings(BatchStage, train_batch.build_parser(),
-                                         ["--config", os.path.join(ROOT, "experiments/stages/first_session.toml")])
+    by_file, _ = training.stage_settings(
+        BatchStage,
+        train_batch.build_parser(),
+        ["--config", os.path.join(ROOT, "experiments/stages/first_session.toml")],
+    )
     assert by_file == by_flags and by_file.schedule.num_episodes == 5000
 
 
@@ -91,7 +130,15 @@ def test_text_settings_are_written_as_toml_reads_them():
     """A path with quotes, backslashes, a tab and non-ASCII letters comes back from tomllib as written."""
     import tomllib
     from tdbg.app import stage_file
+
     path = 'models/odd "name"\\x\tä.pt'
-    text = stage_file.write_text({"save": path, "num_episodes": 20, "lr": 3e-05, "hidden": [8, 4],
-                                  "oneply": True}, "batch")
-    assert tomllib.loads(text) == {"save": path, "num-episodes": 20, "lr": 3e-05, "hidden": [8, 4], "oneply": True}
+    text = stage_file.write_text(
+        {"save": path, "num_episodes": 20, "lr": 3e-05, "hidden": [8, 4], "oneply": True}, "batch"
+    )
+    assert tomllib.loads(text) == {
+        "save": path,
+        "num-episodes": 20,
+        "lr": 3e-05,
+        "hidden": [8, 4],
+        "oneply": True,
+    }

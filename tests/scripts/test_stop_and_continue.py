@@ -1,6 +1,7 @@
 """A stage stopped (--stop-at) and continued ends exactly as one run through, in the settings
 that keep state of their own (the move filter of --oneply-filter: its optimizer and its row
 generator), and --stop-at is taken only where one run through ends a round."""
+
 import csv
 
 import pytest
@@ -15,8 +16,26 @@ def test_a_filtered_stage_stopped_and_continued_equals_one_run_through(tmp_path)
     moments and the generator that samples its rows are in the checkpoint), so the filter,
     the 1-ply targets it filters and the network end equal to one run through, to the bit
     (the filter differed after the first continued round, the network one round later)."""
-    args = ["--hidden", "8", "--num-episodes", "60", "--lr", "1e-3", "--seed", "4", "--episodes-per-round", "20",
-            "--parallel-games", "4", "--oneply", "--oneply-filter", "2", "--filter-warmup", "4", "--quiet"]
+    args = [
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "60",
+        "--lr",
+        "1e-3",
+        "--seed",
+        "4",
+        "--episodes-per-round",
+        "20",
+        "--parallel-games",
+        "4",
+        "--oneply",
+        "--oneply-filter",
+        "2",
+        "--filter-warmup",
+        "4",
+        "--quiet",
+    ]
     whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
     run("train_batch.py", *args, "--save", whole, check=True)
     run("train_batch.py", *args, "--save", part, "--stop-at", "20", check=True)
@@ -32,17 +51,37 @@ def test_a_filtered_stage_stopped_and_continued_equals_one_run_through(tmp_path)
     assert rows == [(r["samples"], r["loss"]) for r in csv.DictReader(open(tmp_path / "whole.csv"))]
 
 
-@pytest.mark.parametrize("stop_at, words", [
-    ("30", "--stop-at 30 is inside a round (rounds of 20 episodes): give a round's end, such as 40 or 20"),
-    ("10", "--stop-at 10 is inside a round (rounds of 20 episodes): give a round's end, such as 20"),
-    ("120", "--stop-at 120 is beyond the stage's 100 episodes"),
-])
+@pytest.mark.parametrize(
+    "stop_at, words",
+    [
+        (
+            "30",
+            "--stop-at 30 is inside a round (rounds of 20 episodes): give a round's end, such as 40 or 20",
+        ),
+        (
+            "10",
+            "--stop-at 10 is inside a round (rounds of 20 episodes): give a round's end, such as 20",
+        ),
+        ("120", "--stop-at 120 is beyond the stage's 100 episodes"),
+    ],
+)
 def test_stop_at_is_a_round_end_within_the_stage(tmp_path, stop_at, words):
     """Off a round boundary --stop-at split a round (rounds of 20, 10, 10, 20, 20 in the log)
     and the weights differed from a run through; beyond the stage it meant nothing."""
-    args = ["--hidden", "8", "--num-episodes", "100", "--episodes-per-round", "20", "--parallel-games", "4",
-            "--quiet"]
-    assert_one_line_error(run("train_batch.py", *args, "--save", tmp_path / "s.pt", "--stop-at", stop_at), words)
+    args = [
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "100",
+        "--episodes-per-round",
+        "20",
+        "--parallel-games",
+        "4",
+        "--quiet",
+    ]
+    assert_one_line_error(
+        run("train_batch.py", *args, "--save", tmp_path / "s.pt", "--stop-at", stop_at), words
+    )
     assert not (tmp_path / "s.pt").exists() and not (tmp_path / "s.csv").exists()
 
 
@@ -50,13 +89,25 @@ def test_stop_at_must_be_ahead_of_the_stage(tmp_path):
     """At or below the episodes the stage has, the run trained nothing and rewrote the
     checkpoint with a null loss: refused, the checkpoint untouched; the stage's own end
     (not a multiple of the round) is a stop the stage reaches anyway, and is taken."""
-    args = ["--hidden", "8", "--num-episodes", "50", "--episodes-per-round", "20", "--parallel-games", "4", "--quiet"]
+    args = [
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "50",
+        "--episodes-per-round",
+        "20",
+        "--parallel-games",
+        "4",
+        "--quiet",
+    ]
     path = tmp_path / "s.pt"
     run("train_batch.py", *args, "--save", path, "--stop-at", "40", check=True)
     before = path.read_bytes()
     for stop_at in ("40", "20"):
-        assert_one_line_error(run("train_batch.py", "--resume", path, "--save", path, *args, "--stop-at", stop_at),
-                              "already has 40 episodes")
+        assert_one_line_error(
+            run("train_batch.py", "--resume", path, "--save", path, *args, "--stop-at", stop_at),
+            "already has 40 episodes",
+        )
     assert path.read_bytes() == before
     run("train_batch.py", "--resume", path, "--save", path, *args, "--stop-at", "50", check=True)
     assert load_checkpoint(str(path))[2]["stage"]["episodes_done"] == 50
@@ -64,10 +115,49 @@ def test_stop_at_must_be_ahead_of_the_stage(tmp_path):
 
 def test_growth_without_expand_is_refused(tmp_path, ckpt):
     """--growth says how --expand makes new units: alone it was ignored without a word."""
-    assert_one_line_error(run("train_batch.py", "--resume", ckpt, "--growth", "net2net", "--num-episodes", "20",
-                              "--save", tmp_path / "g.pt", "--quiet"), "--growth net2net says how --expand")
-    assert_one_line_error(run("train_batch.py", "--hidden", "8", "--growth", "net2net", "--num-episodes", "20",
-                              "--save", tmp_path / "g.pt", "--quiet"), "give --expand")
+    assert_one_line_error(
+        run(
+            "train_batch.py",
+            "--resume",
+            ckpt,
+            "--growth",
+            "net2net",
+            "--num-episodes",
+            "20",
+            "--save",
+            tmp_path / "g.pt",
+            "--quiet",
+        ),
+        "--growth net2net says how --expand",
+    )
+    assert_one_line_error(
+        run(
+            "train_batch.py",
+            "--hidden",
+            "8",
+            "--growth",
+            "net2net",
+            "--num-episodes",
+            "20",
+            "--save",
+            tmp_path / "g.pt",
+            "--quiet",
+        ),
+        "give --expand",
+    )
     assert not (tmp_path / "g.pt").exists()
-    assert_one_line_error(run("train_batch.py", "--hidden", "8", "--expand", "16,,16", "--num-episodes", "20",
-                              "--save", tmp_path / "g.pt", "--quiet"), "comma-separated whole numbers")
+    assert_one_line_error(
+        run(
+            "train_batch.py",
+            "--hidden",
+            "8",
+            "--expand",
+            "16,,16",
+            "--num-episodes",
+            "20",
+            "--save",
+            tmp_path / "g.pt",
+            "--quiet",
+        ),
+        "comma-separated whole numbers",
+    )

@@ -42,4 +42,3 @@ def build_parser() -> cli.Parser:
 
 def main() -> None:
     eval_command.run(settings.build(EvalSettings, build_parser().parse_args()))
-

@@ -7,6 +7,7 @@ gnubg-nn-cubeful.
   python play_models.py --model1 models/cubeful.pt --model2 models/cubeful.pt --game-mode cubeful-money \\
       --games 100 --save-games selfplay_games
 """
+
 from __future__ import annotations
 
 from tdbg.app import backend_flags, cli, play_command, settings
@@ -22,4 +23,3 @@ def build_parser() -> cli.Parser:
 
 def main() -> None:
     play_command.run(settings.build(PlaySettings, build_parser().parse_args()))
-

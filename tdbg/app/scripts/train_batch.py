@@ -7,6 +7,7 @@ The documented chain (each stage warm-starts from the previous one):
   python train_batch.py --warm-start-cubeful models/cubeless.pt --warmup-cycles 20 --num-episodes 20000 --save models/cubeful.pt
   python train_batch.py --resume models/cubeful.pt --oneply --num-episodes 5000 --save models/cubeful_1ply.pt
 """
+
 from __future__ import annotations
 
 from tdbg.app import backend_flags, cli, training
@@ -23,4 +24,3 @@ def main() -> None:
     stage, args = training.stage_settings(BatchStage, build_parser())
     backend_flags.start(args)
     training.finish(run_stage(stage, BatchLearner), stage.run.json)
-

@@ -3,6 +3,7 @@ time, eligibility traces on the weights, an SGD update after every move.
 
   python train_online.py --hidden 80 --lambda 0.7 --lr 0.1 --num-episodes 20000 --save models/online.pt
 """
+
 from __future__ import annotations
 
 from tdbg.app import cli, training
@@ -18,4 +19,3 @@ def build_parser() -> cli.Parser:
 def main() -> None:
     stage, _ = training.stage_settings(OnlineStage, build_parser())
     training.finish(run_stage(stage, OnlineLearner))
-

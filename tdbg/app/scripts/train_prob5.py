@@ -11,6 +11,7 @@ opponent's P(win) becomes our P(lose), their gammons our lost gammons.  The loss
 on the five outputs is MSE (default) or cross-entropy (losses.py says exactly how,
 --raw-logits included).
 """
+
 from __future__ import annotations
 
 from tdbg.app import backend_flags, cli, training
@@ -19,19 +20,28 @@ from tdbg.learn.settings import Prob5Stage
 from tdbg.learn.training_loop import run_stage
 
 # train_batch.py's flags that prob5 training takes but does not show (warm starts make equity models)
-NOT_SHOWN = ("warm_start_equity", "warm_start_cubeful", "jacoby", "keep_output_layer", "cube_targets_1ply")
+NOT_SHOWN = (
+    "warm_start_equity",
+    "warm_start_cubeful",
+    "jacoby",
+    "keep_output_layer",
+    "cube_targets_1ply",
+)
 
 
 def build_parser() -> cli.Parser:
     p = training.batch_parser(__doc__.split("\n\n")[0], Prob5Stage, skip=(), hide=NOT_SHOWN)
-    p.add_argument("--mse", dest="loss", action="store_const", const="mse", help="same as --loss mse")
+    p.add_argument(
+        "--mse", dest="loss", action="store_const", const="mse", help="same as --loss mse"
+    )
     return p
 
 
 def main() -> None:
     stage, args = training.stage_settings(Prob5Stage, build_parser())
     if stage.model.warm_start_equity or stage.model.warm_start_cubeful:
-        raise cli.UsageError("train_prob5.py starts from scratch or --resume; warm starts make equity models")
+        raise cli.UsageError(
+            "train_prob5.py starts from scratch or --resume; warm starts make equity models"
+        )
     backend_flags.start(args)
     training.finish(run_stage(stage, BatchLearner, output_mode="prob5"), stage.run.json)
-

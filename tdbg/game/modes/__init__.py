@@ -6,6 +6,7 @@ outside this package and heads.py compares mode names.  What other layers do dif
 per mode (how results are stated, counted, or set up in gnubg) they keep in small tables
 keyed by the mode's class, read with ``for_mode``.
 """
+
 from __future__ import annotations
 
 from tdbg.game.modes.base import GameMode
@@ -28,7 +29,9 @@ def mode_class(name: str) -> type[GameMode]:
     return MODES[name]
 
 
-def game_mode(name: str, jacoby: bool = True, match_length: int = 0, met: str | None = None) -> GameMode:
+def game_mode(
+    name: str, jacoby: bool = True, match_length: int = 0, met: str | None = None
+) -> GameMode:
     """The mode called ``name``; for match play ``match_length`` (1-25; 0: a spread of
     scores for training) and ``met``, a MET file (default: the shipped Kazaross-XG2)."""
     if name == "match":
@@ -36,7 +39,6 @@ def game_mode(name: str, jacoby: bool = True, match_length: int = 0, met: str | 
     if name not in MODES:
         raise ValueError(f"unknown game mode {name!r}; choose one of {', '.join(GAME_MODES)}")
     return MODES[name](jacoby)
-
 
 
 def for_mode(table: dict, mode):

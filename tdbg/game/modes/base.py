@@ -31,6 +31,7 @@ the post-take position.
 
 Match play (matchplay.MatchPlay) is one more such class, with its state and inputs.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -42,12 +43,16 @@ from tdbg.game.heads import prob5_equity
 
 class GameMode:
     name = ""
-    cubeful = False        # cube nodes and cube inputs
-    is_match = False       # the cube-owner slot holds a whole match state (matchplay.py)
-    take_scale = 1.0       # a value after a take, in the units of the value before it (lambda_returns.py)
+    cubeful = False  # cube nodes and cube inputs
+    is_match = False  # the cube-owner slot holds a whole match state (matchplay.py)
+    take_scale = (
+        1.0  # a value after a take, in the units of the value before it (lambda_returns.py)
+    )
     n_inputs = 196
-    layout = "tesauro196"  # the inputs' layout, as checkpoints name it (encoding.py); n_inputs of them
-    outputs: tuple[str, ...] = ()    # output heads that can play this mode; the first is the default
+    layout = (
+        "tesauro196"  # the inputs' layout, as checkpoints name it (encoding.py); n_inputs of them
+    )
+    outputs: tuple[str, ...] = ()  # output heads that can play this mode; the first is the default
 
     @classmethod
     def length_of(cls, match_length: int | None, met: str | None = None) -> int:
@@ -63,7 +68,9 @@ class GameMode:
         match at (0: a position out of a match); single games ignore the match."""
         return 0
 
-    def mover_state(self, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)) -> np.ndarray:
+    def mover_state(
+        self, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)
+    ) -> np.ndarray:
         """The cube state an agent of this mode sees as the mover, from the cube's owner (its
         view), the cube, and in match play the Crawford flag and the points each side needs
         (the mover's first)."""
@@ -180,6 +187,7 @@ class GameMode:
             return cls.layout
         if n_inputs == cls.n_inputs + NUM_BOARD_FEATURES:
             return cls.layout + "+board20"
-        raise ValueError(f"{cls.name} needs a {cls.n_inputs}-input model (or {cls.n_inputs + NUM_BOARD_FEATURES} "
-                         f"with board features), this one has {n_inputs}")
-
+        raise ValueError(
+            f"{cls.name} needs a {cls.n_inputs}-input model (or {cls.n_inputs + NUM_BOARD_FEATURES} "
+            f"with board features), this one has {n_inputs}"
+        )

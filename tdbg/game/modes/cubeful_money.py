@@ -1,4 +1,5 @@
 """Cubeful money: the cube as actions (see tdbg.game.modes.base's notes), Jacoby by default."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -10,12 +11,13 @@ from tdbg.game.modes.cubeless_money import CubelessMoney
 
 class CubefulMoney(CubelessMoney):
     """Money play with the cube as actions (see the module notes); Jacoby by default."""
+
     name = "cubeful-money"
     cubeful = True
     n_inputs = 200
     layout = "tesauro196+cube4"
     outputs: tuple[str, ...] = ("equity",)
-    take_scale = 2.0       # values are normalised to the cube: after a take, one unit is two before
+    take_scale = 2.0  # values are normalised to the cube: after a take, one unit is two before
 
     def points(self, result, owner=None):
         result = np.asarray(result, dtype=np.float64)
@@ -42,7 +44,9 @@ class CubefulMoney(CubelessMoney):
         (taking loses less than the cube that dropping loses).  The node's value is
         max(v_nd, min(2 v_take, 1))."""
         v_double = np.minimum(2.0 * v_take, 1.0)
-        return CubeAction(v_double > v_no_double, 2.0 * v_take < 1.0, np.maximum(v_no_double, v_double))
+        return CubeAction(
+            v_double > v_no_double, 2.0 * v_take < 1.0, np.maximum(v_no_double, v_double)
+        )
 
     def cube_options(self, v_no_double, v_take, state=None) -> tuple:
         """(no double, double/take, double/pass) for the doubler, in the units of the node's
@@ -52,5 +56,6 @@ class CubefulMoney(CubelessMoney):
 
     def check_agent(self, agent):
         if not agent.cube_capable:
-            raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
-
+            raise ValueError(
+                f"{agent.name} makes no cube decisions, so it cannot play cubeful money"
+            )

@@ -1,4 +1,5 @@
 """Double match point: a game is a 1-point match; values are P(win)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,6 +9,7 @@ from tdbg.game.modes.base import GameMode
 
 class DMP(GameMode):
     """Double match point: only winning counts; values are P(win)."""
+
     name = "dmp"
     outputs = ("probability",)
 

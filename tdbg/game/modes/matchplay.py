@@ -28,6 +28,7 @@ how the payoffs weigh it, instead of 25 x 25 scores one by one (one-hot away sco
 would leave most scores rarely seen).  The cube level is in them too: a doubled cube
 moves each payoff further along the table.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -37,16 +38,20 @@ from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS, cube_featu
 from tdbg.game.met import MAX_AWAY, MatchEquityTable, default_met, load_met
 from tdbg.game.modes.cubeful_money import CubefulMoney
 
-MAX_LEVEL = 6           # cube 64: more than any 25-point match can use
+MAX_LEVEL = 6  # cube 64: more than any 25-point match can use
 MATCH_FEATURES = 8
 MATCH_INPUTS = 200 + MATCH_FEATURES
 
 
 def pack(owner, level, crawford, me, opp) -> np.ndarray:
     """Integer match states (see the module notes) from their parts (arrays)."""
-    return (np.asarray(owner, dtype=np.int64) + 3 * np.asarray(level, dtype=np.int64)
-            + 21 * np.asarray(crawford, dtype=np.int64) + 42 * (np.asarray(me, dtype=np.int64) - 1)
-            + 1050 * (np.asarray(opp, dtype=np.int64) - 1))
+    return (
+        np.asarray(owner, dtype=np.int64)
+        + 3 * np.asarray(level, dtype=np.int64)
+        + 21 * np.asarray(crawford, dtype=np.int64)
+        + 42 * (np.asarray(me, dtype=np.int64) - 1)
+        + 1050 * (np.asarray(opp, dtype=np.int64) - 1)
+    )
 
 
 def position_state(state) -> int:
@@ -57,7 +62,11 @@ def position_state(state) -> int:
         raise ValueError(f"score {mine}-{theirs} is not a score of a {length}-point match in play")
     if cube < 1 or cube & (cube - 1):
         raise ValueError(f"cube {cube} is not a power of 2")
-    return int(pack(state.owner, cube.bit_length() - 1, int(state.crawford), length - mine, length - theirs))
+    return int(
+        pack(
+            state.owner, cube.bit_length() - 1, int(state.crawford), length - mine, length - theirs
+        )
+    )
 
 
 def unpack(state):
@@ -68,12 +77,13 @@ def unpack(state):
 
 class MatchPlay(CubefulMoney):
     """``length``-point matches (1-25); ``length`` 0 is the training spread of scores."""
+
     name = "match"
     n_inputs = MATCH_INPUTS
     layout = "tesauro196+cube4+match8"
     outputs = ("mwc", "mwc-outcomes")
     is_match = True
-    take_scale = 1.0       # match-winning chances are not normalised to the cube
+    take_scale = 1.0  # match-winning chances are not normalised to the cube
 
     @classmethod
     def length_of(cls, match_length, met=None):
@@ -90,23 +100,31 @@ class MatchPlay(CubefulMoney):
         larger cube or a longer match would spill into the next part: cube 128 read as the
         Crawford flag)."""
         cube = int(cube)
-        if cube < 1 or cube & (cube - 1) or cube > 2 ** MAX_LEVEL:
-            raise ValueError(f"cube {cube} is not a power of 2 up to {2 ** MAX_LEVEL} (more than any match of up "
-                             f"to 25 points can use)")
+        if cube < 1 or cube & (cube - 1) or cube > 2**MAX_LEVEL:
+            raise ValueError(
+                f"cube {cube} is not a power of 2 up to {2**MAX_LEVEL} (more than any match of up "
+                f"to 25 points can use)"
+            )
         if not all(1 <= a <= MAX_AWAY for a in away):
-            raise ValueError(f"{away[0]} and {away[1]} away is not a score of a match of up to {MAX_AWAY} points")
+            raise ValueError(
+                f"{away[0]} and {away[1]} away is not a score of a match of up to {MAX_AWAY} points"
+            )
         return np.array([pack(owner, cube.bit_length() - 1, crawford, *away)])
 
-    def __init__(self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None):
+    def __init__(
+        self, jacoby: bool = False, length: int = 0, met: "MatchEquityTable | str | None" = None
+    ):
         """``met``: a table, a MET file (METError if missing or malformed), or None for the
         shipped Kazaross-XG2."""
-        super().__init__(jacoby=False)   # money rules (Jacoby, beavers) are off in matches
+        super().__init__(jacoby=False)  # money rules (Jacoby, beavers) are off in matches
         if not 0 <= int(length) <= MAX_AWAY:
             raise ValueError(f"match length must be 1 to {MAX_AWAY}, got {length}")
         self.length = int(length)
         self.met = load_met(met) if isinstance(met, str) else (met or default_met())
         if self.met.length < max(self.length, 1):
-            raise ValueError(f"the match equity table {self.met.name} stops at {self.met.length} away")
+            raise ValueError(
+                f"the match equity table {self.met.name} stops at {self.met.length} away"
+            )
 
     def __eq__(self, other) -> bool:
         return type(self) is type(other) and self.length == other.length
@@ -130,7 +148,7 @@ class MatchPlay(CubefulMoney):
         game played at ``state``; gammons beyond what the match needs count for nothing."""
         _, _, _, me, opp = unpack(state)
         points = np.asarray(points, dtype=np.int64)
-        post = (me == 1) | (opp == 1)   # this game is the Crawford game or after it
+        post = (me == 1) | (opp == 1)  # this game is the Crawford game or after it
         won = points > 0
         new_me = np.where(won, me - points, me)
         new_opp = np.where(won, opp, opp + points)
@@ -141,7 +159,7 @@ class MatchPlay(CubefulMoney):
         return self.after_game(state, np.abs(np.asarray(results, dtype=np.int64)) << level)
 
     def points(self, result, owner=None):
-        return np.asarray(result, dtype=np.float64)   # no Jacoby; the table scales by the cube
+        return np.asarray(result, dtype=np.float64)  # no Jacoby; the table scales by the cube
 
     def value_points(self, value):
         return 2.0 * value - 1.0
@@ -172,8 +190,12 @@ class MatchPlay(CubefulMoney):
     def may_double(self, owner, cube=None):
         """Centred or own cube, not in the Crawford game, and not dead (see ``dead_cube``)."""
         own, level, crawford, me, opp = unpack(owner)
-        return (((own == CUBE_CENTERED) | (own == CUBE_MINE)) & (crawford == 0) & (level < MAX_LEVEL)
-                & ~self.dead_cube(owner))
+        return (
+            ((own == CUBE_CENTERED) | (own == CUBE_MINE))
+            & (crawford == 0)
+            & (level < MAX_LEVEL)
+            & ~self.dead_cube(owner)
+        )
 
     @staticmethod
     def dead_cube(state) -> np.ndarray:
@@ -212,7 +234,9 @@ class MatchPlay(CubefulMoney):
     def start_state(self, me, opp, crawford) -> np.ndarray:
         return pack(np.full(np.shape(me), CUBE_CENTERED), 0, crawford, me, opp)
 
-    def initial_states(self, n: int, rng: np.random.Generator | None = None, turned: float = 0.0) -> np.ndarray:
+    def initial_states(
+        self, n: int, rng: np.random.Generator | None = None, turned: float = 0.0
+    ) -> np.ndarray:
         """Self-play's new games: a spread of scores, both sides 1 to ``length`` away, or
         (length 0) three in four with both sides 1-11 away (every score of matches up to
         11 points) and the rest up to 25 away; a side at 1-away plays the Crawford game
@@ -225,7 +249,9 @@ class MatchPlay(CubefulMoney):
         takes put it, so the positions after a take at lopsided scores, the ones its
         drops avoid, are otherwise seldom learned (experiments/match/cube_bias.py)."""
         rng = rng or np.random.default_rng()
-        top = np.full(n, self.length) if self.length else np.where(rng.random(n) < 0.75, 11, MAX_AWAY)
+        top = (
+            np.full(n, self.length) if self.length else np.where(rng.random(n) < 0.75, 11, MAX_AWAY)
+        )
         me, opp = rng.integers(1, top + 1), rng.integers(1, top + 1)
         crawford = ((me == 1) ^ (opp == 1)) & (rng.random(n) < 0.5)
         states = self.start_state(me, opp, crawford)
@@ -241,7 +267,7 @@ class MatchPlay(CubefulMoney):
         return np.where(turn, pack(owner, level, 0, me, opp), states)
 
     def position_owner(self, state) -> int:
-        return position_state(state)   # the match state: cube, Crawford and both sides' points to go
+        return position_state(state)  # the match state: cube, Crawford and both sides' points to go
 
     def check_agent(self, agent):
         if not getattr(agent, "match_capable", False):

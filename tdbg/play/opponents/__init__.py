@@ -6,6 +6,7 @@ An opponent is made from the game mode and the Player (tdbg.play.players) that n
 returns the Agent its ``make(mode, player)`` builds (ValueError otherwise).  ``rank`` orders
 the names where they are listed (--help, errors).
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -20,9 +21,9 @@ from tdbg.play.agents import GNUBG_NN_PLIES
 class Opponent:
     name: str
     make: Callable  # (mode, player) -> Agent
-    rank: int       # its place in the listed names
-    cube: bool      # makes cube decisions (quick evaluations give it the cubeful game)
-    plies: bool     # takes a search depth (Player.plies)
+    rank: int  # its place in the listed names
+    cube: bool  # makes cube decisions (quick evaluations give it the cubeful game)
+    plies: bool  # takes a search depth (Player.plies)
 
     def agent(self, mode, player):
         """The agent ``player`` (which names this opponent) plays ``mode``'s games with;
@@ -30,8 +31,10 @@ class Opponent:
         if player.search.looks_ahead:
             raise ValueError(f"--oneply/--twoply apply to checkpoints, not to {self.name}")
         if player.plies is not None and (not self.plies or player.plies not in GNUBG_NN_PLIES):
-            raise ValueError(f"--plies {player.plies}: only gnubg-nn looks ahead, at "
-                             f"{', '.join(map(str, GNUBG_NN_PLIES))} plies")
+            raise ValueError(
+                f"--plies {player.plies}: only gnubg-nn looks ahead, at "
+                f"{', '.join(map(str, GNUBG_NN_PLIES))} plies"
+            )
         return self.make(mode, player)
 
 
@@ -40,11 +43,13 @@ _REGISTERED: dict[str, Opponent] = {}
 
 def register(name: str, rank: int, cube: bool = False, plies: bool = False):
     """Decorator: the function ``make(mode, player)`` builds the opponent ``name``."""
+
     def add(make: Callable) -> Callable:
         if name in _REGISTERED:
             raise ValueError(f"opponent {name!r} registered twice")
         _REGISTERED[name] = Opponent(name, make, rank, cube, plies)
         return make
+
     return add
 
 

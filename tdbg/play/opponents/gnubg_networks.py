@@ -1,5 +1,6 @@
 """GNU Backgammon 1.08's networks through the gnubg-nn package (no binary): checker play by
 the game mode's objective at 0, 1 or 2 plies, and gnubg-nn-cubeful with its cube decisions."""
+
 from __future__ import annotations
 
 from tdbg.play.agents import GnubgNNAgent
@@ -15,7 +16,9 @@ def gnubg_nn(mode, player):
 @register("gnubg-nn-1ply", rank=3, plies=True)
 def gnubg_nn_1ply(mode, player):
     if player.plies not in (None, 1):
-        raise ValueError(f"gnubg-nn-1ply with --plies {player.plies}: use --model2 gnubg-nn --plies {player.plies}")
+        raise ValueError(
+            f"gnubg-nn-1ply with --plies {player.plies}: use --model2 gnubg-nn --plies {player.plies}"
+        )
     return GnubgNNAgent(mode, 1)
 
 

@@ -1,4 +1,5 @@
 """random and pubeval: opponents with no search of their own."""
+
 from __future__ import annotations
 
 from tdbg.play.agents import PubevalAgent, RandomAgent
