@@ -33,11 +33,6 @@ NOT_YET_TESTED_AT_THEIR_LAYER = {
     "tdbg.app.terminal_board",
     "tdbg.learn.filter_training",
     "tdbg.learn.run_control",
-    "tdbg.net.losses",
-    "tdbg.play.opponents.gnubg_networks",
-    "tdbg.play.opponents.simple",
-    "tdbg.play.prob_agent",
-    "tdbg.play.summary",
 }
 
 
