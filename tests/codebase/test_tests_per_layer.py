@@ -31,8 +31,6 @@ NOT_YET_TESTED_AT_THEIR_LAYER = {
     "tdbg.app.stage_flags",
     "tdbg.app.tdbg_command",
     "tdbg.app.terminal_board",
-    "tdbg.learn.filter_training",
-    "tdbg.learn.run_control",
 }
 
 
