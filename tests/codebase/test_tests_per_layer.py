@@ -17,7 +17,6 @@ NOT_YET_TESTED_AT_THEIR_LAYER = {
     "tdbg.app.cube_curve_plot",
     "tdbg.app.eval_curve_plot",
     "tdbg.app.training_plot",
-    "tdbg.learn.training_loop",
     "tdbg.app.backend_flags",
     "tdbg.app.eval_command",
     "tdbg.app.eval_report",
