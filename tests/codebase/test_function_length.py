@@ -36,10 +36,6 @@ ALLOWED |= {
     ("tdbg/play/rollout.py", "rollout_positions"),
     ("tools/describe_model.py", "main"),
     ("tools/repair_twins.py", "main"),
-    ("tools/results_tables.py", "_cubeful_rows"),
-    ("tools/results_tables.py", "_cubeless_rows"),
-    ("tools/results_tables.py", "_dmp_rows"),
-    ("tools/results_tables.py", "_match_rows"),
     ("tools/rollout.py", "main"),
 }
 
