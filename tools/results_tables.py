@@ -240,7 +240,8 @@ def _eq(name: str) -> str:
 
 
 def _dmp_256x3_row() -> list[str]:
-    """`dmp_256x3`: the strength lineage's DMP net, measured on fresh dice, on the selection seed and head to head."""
+    """`dmp_256x3`: the strength lineage's DMP net, measured on fresh dice, on the selection
+    seed and head to head."""
     return _model_row(
         "dmp_256x3.pt",
         "DMP, P(win)",
@@ -478,7 +479,8 @@ def _cubeful_256x3_row() -> list[str]:
 
 
 def _cubeful_256x3_from_1ply_row() -> list[str]:
-    """`cubeful_256x3_from_1ply`: the cube head warm-started from the 1-ply cubeless line."""
+    """`cubeful_256x3_from_1ply`: the cube head warm-started from n1, the cubeless stage
+    under `cubeless_256x3_1ply`."""
     return _model_row(
         "cubeful_256x3_from_1ply.pt",
         "cubeful money, equity / cube",
@@ -594,7 +596,8 @@ def _match_256x2_row() -> list[str]:
 
 
 def _match_512x2x256_hold2_row() -> list[str]:
-    """`match_512x2x256_hold2`: `match_512x2x256` continued with cube holding and take exploration."""
+    """`match_512x2x256_hold2`: `match_512x2x256` continued with cube holding and take
+    exploration."""
     return _model_row(
         "match_512x2x256_hold2.pt",
         MWC_OUTCOMES,
