@@ -321,10 +321,10 @@ def _finals_shown(finals, scale: float, unit: str) -> list[dict]:
     ]
 
 
-def _draw_panel(ax, points, finals, key: str, label: str, big: bool, target, unit: str, vs, ylabel):
-    """One panel: the stages and the finals against ``key`` (episodes or CPU-hours), the
-    target line, the axes and the legend; returns the finals' value labels, to be placed
-    once the whole figure is laid out."""
+def _draw_panel(ax, points, finals, key: str, target, unit: str, vs) -> list:
+    """One panel's data: the stages and the finals against ``key`` (episodes or CPU-hours)
+    and the target line; returns the finals' value labels, to be placed once the whole figure
+    is laid out."""
     scale = plots.UNITS[unit][0]
     _draw_stages(ax, points, key, scale, vs)
     notes = _draw_finals(ax, finals, key, unit)
@@ -336,13 +336,17 @@ def _draw_panel(ax, points, finals, key: str, label: str, big: bool, target, uni
             lw=0.8,
             label=f"target {plots.value_label(unit, target * scale)}",
         )
-    ax.set_xlabel(label)
-    if key == "episodes" and big:
+    return notes
+
+
+def _label_panel(ax, xlabel: str, ylabel: str, millions: bool) -> None:
+    """One panel's axis labels (``millions``: the x ticks in millions), grid and legend."""
+    ax.set_xlabel(xlabel)
+    if millions:
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1e6:g}"))
     ax.set_ylabel(ylabel)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8)
-    return notes
 
 
 def _place_value_labels(fig, axes, xlabels, notes) -> dict:
@@ -388,7 +392,8 @@ def figure(points: list[dict], title: str, target: float | None, finals=(), unit
     }
     notes = {}
     for ax, key, label in zip(axes[0], ("episodes", "cpu_hours"), xlabels, strict=True):
-        notes[label] = _draw_panel(ax, points, finals, key, label, big, target, unit, vs, ylabel)
+        notes[label] = _draw_panel(ax, points, finals, key, target, unit, vs)
+        _label_panel(ax, label, ylabel, millions=key == "episodes" and big)
     fig.suptitle(plots.wrap(title, 130), fontsize=10)
     shown["label_boxes"] = _place_value_labels(fig, axes[0], xlabels, notes)
     return fig, shown
