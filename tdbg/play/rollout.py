@@ -157,17 +157,12 @@ def rollout_positions(
 
     def on_end(ended):
         keep = ended.result != ABANDONED  # the horizon of a truncated rollout: scored below
-        s, ended_turn, ended_points, ended_result = (
-            ended.slots[keep],
-            ended.turn[keep],
-            ended.points[keep],
-            ended.result[keep],
-        )
+        s = ended.slots[keep]
         # the side that acted won ``points``; it is the root side when the turn parity says so
-        side = np.where(ended_turn % 2 == 0, 1.0, -1.0) * root[s]
-        points[s] = ended_points * side
+        side = np.where(ended.turn[keep] % 2 == 0, 1.0, -1.0) * root[s]
+        points[s] = ended.points[keep] * side
         win[s] = side > 0
-        gammon[s] = np.where(ended_result >= 2, side, 0.0)
+        gammon[s] = np.where(ended.result[keep] >= 2, side, 0.0)
         if progress:
             progress(len(s))
 
