@@ -55,6 +55,7 @@ UNIT_HEALTH = (
 )
 STRENGTH = "experiments/retraining/strength/eval"  # the strength lineage's stage ends on the selection seed
 STRENGTH_MONEY = "experiments/retraining/strength_money/eval"
+LIVE = "experiments/retraining/live/eval"  # the live lineage's stage ends on the selection seed
 
 # a bare name is a file of H2H; one with a folder is a path from the repository's root (the
 # selection-seed points of the strength lineage stay beside its logs)
@@ -76,6 +77,12 @@ n = count
 # says which runs were compared); report: the seed of the figure in the table (read from its file).
 
 SELECTION = {
+    "dmp_256x3_live.pt": (
+        "1001",
+        "`dmp_256x3_1ply`'s own point (e1 at 250k) and live_lineage.sh's exact 1-ply stage x1 with "
+        "its twin pair folded and its dead units revived (x1r; x1 itself, 49.75%, held a twin pair), "
+        "10,000 games each on seed 1001",
+    ),
     "dmp_256x3_1ply.pt": (
         "1001",
         "s7 (`dmp_256x3`) and strength_exact1ply.sh's e1 (exact 1-ply targets from s7 with its "
@@ -152,6 +159,7 @@ def _match_rate(name: str) -> str:
 
 
 FRESH = {
+    "dmp_256x3_live.pt": ("dmp_256x3_live_vs_gnubg-nn_seed2501", pct, "games", ""),
     "dmp_256x3_1ply.pt": ("dmp_256x3_1ply_vs_gnubg-nn_seed2401", pct, "games", ""),
     "dmp_256x3.pt": ("dmp_256x3_vs_gnubg-nn_seed2301", pct, "games", ""),
     "cubeless_256x3_1ply.pt": ("cubeless_256x3_1ply_vs_gnubg-nn_seed2402", meq, "games", ""),
@@ -236,6 +244,39 @@ def _rate(name: str) -> str:
 
 def _eq(name: str) -> str:
     return f"{meq(name)} ({n(games(name))} games)"
+
+
+def _dmp_256x3_live_row() -> list[str]:
+    """`dmp_256x3_live`: the live lineage (every unit alive) to exact 1-ply, repaired."""
+    live = "dmp_256x3_live_vs_gnubg-nn_seed2501"
+    puretd = "puretd_256x3_3a3c70d_vs_gnubg-nn_seed2501"
+    return _model_row(
+        "dmp_256x3_live.pt",
+        "DMP, P(win)",
+        "196-[256,256,256]-1 (the live lineage, `live_lineage.sh`: [128,128] from scratch at Adam 3e-4 "
+        "(300k), widened with fresh units to [256,256] (two 500k phases, the LR restarted), its dead units "
+        "revived, a third layer as identity plus noise, three 1M phases at 5e-5 -> 5e-6, then 500k episodes "
+        "of exact 1-ply targets at 1e-4 -> 5e-6 (x1); its one twin pair folded and two dead units revived "
+        "(x1r); every unit distinct and alive)",
+        182273,
+        "4,800,000",
+        "5.98 (0.08 + 0.25 + 0.24 + 0.61 + 0.65 + 0.63 + 3.53)",
+        f"**{pct(live)}** ({n(games(live))} games on fresh dice; on the selection seed "
+        f"{pct(f'{LIVE}/x1r_256x3_exact1ply_vs_gnubg-nn_seed1001')}, paired vs `dmp_256x3_1ply`'s point there "
+        f"{paired(f'{LIVE}/x1r_256x3_exact1ply_vs_gnubg-nn_seed1001', f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001')}; "
+        f"head to head vs `dmp_256x3_1ply`: {pct('dmp_256x3_live_vs_dmp_256x3_1ply_seed2511')}; "
+        f"head to head vs PureTD's documented [256,256,256] (upstream 3a3c70d): "
+        f"{pct('dmp_256x3_live_vs_puretd_256x3_3a3c70d_seed2521')}; PureTD's net on the release's dice "
+        f"{pct(puretd)}, the release minus it, paired, {paired(live, puretd)})",
+        _rate("dmp_256x3_live_vs_pubeval_seed2501"),
+        "n/a (DMP)",
+        seed_files=(
+            live,
+            "dmp_256x3_live_vs_pubeval_seed2501",
+            "dmp_256x3_live_vs_dmp_256x3_1ply_seed2511",
+            "dmp_256x3_live_vs_puretd_256x3_3a3c70d_seed2521",
+        ),
+    )
 
 
 def _dmp_256x3_row() -> list[str]:
@@ -348,6 +389,7 @@ def _dmp_256x2_row() -> list[str]:
 def _dmp_rows() -> list[list[str]]:
     """The rows of the DMP releases, best first."""
     return [
+        _dmp_256x3_live_row(),
         _dmp_256x3_row(),
         _dmp_256x3_1ply_row(),
         _dmp_512x2x256_row(),
@@ -1011,13 +1053,15 @@ def summary_table() -> str:
     rows = [
         [
             "DMP (single games, P(win))",
-            "[`dmp_256x3.pt`](best_models/dmp_256x3.pt)",
-            f"{fresh_figure('dmp_256x3.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
-            f"{pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')} on the seed it was selected on "
-            f"(`dmp_512x2x256`, the release before it: {fresh_figure('dmp_512x2x256.pt')}; head to head, "
-            f"`dmp_256x3` wins {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')} of 10,000 duplicate games, seed 2311)",
-            f"{n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} duplicate games; "
-            + seeds_cell("dmp_256x3.pt", "dmp_256x3_vs_gnubg-nn_seed2301"),
+            "[`dmp_256x3_live.pt`](best_models/dmp_256x3_live.pt)",
+            f"{fresh_figure('dmp_256x3_live.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
+            f"{pct(f'{LIVE}/x1r_256x3_exact1ply_vs_gnubg-nn_seed1001')} on the seed it was selected on "
+            f"(`dmp_256x3`, the release before it: {fresh_figure('dmp_256x3.pt')}; head to head, "
+            f"`dmp_256x3_live` wins {pct('dmp_256x3_live_vs_dmp_256x3_1ply_seed2511')} of 10,000 duplicate "
+            f"games against `dmp_256x3_1ply`, seed 2511, and {pct('dmp_256x3_live_vs_puretd_256x3_3a3c70d_seed2521')} "
+            f"against PureTD's documented [256,256,256], seed 2521)",
+            f"{n(games('dmp_256x3_live_vs_gnubg-nn_seed2501'))} duplicate games; "
+            + seeds_cell("dmp_256x3_live.pt", "dmp_256x3_live_vs_gnubg-nn_seed2501"),
         ],
         [
             "cubeless money",
