@@ -1,5 +1,5 @@
 """What the training scripts share: their parsers, made from the stage settings
-(learn.settings, through tdbg.app.settings), the settings built from the parsed flags,
+(learn.stage_settings, through tdbg.app.settings_flags), the settings built from the parsed flags,
 and the end of a run (the summary, its exit code)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from __future__ import annotations
 import signal
 import sys
 
-from tdbg.app import backend_flags, cli, settings, stage_file, stage_flags
+from tdbg.app import backend_flags, cli, settings_flags, stage_file, stage_flags
 from tdbg.infra import fileio, stop_signals
-from tdbg.learn.settings import BatchStage, OnlineStage
+from tdbg.learn.stage_settings import BatchStage, OnlineStage
 
 PROB5_ONLY = ("loss", "win_weight", "raw_logits")  # train_prob5.py's own flags
 # the fields of an OnlineStage that train_online.py offers no flag for: the online learner
@@ -37,7 +37,7 @@ def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide
     train_prob5.py's): the stage's fields, then where the self-play workers run."""
     p = cli.Parser(description=description)
     stage_file.add_config_flag(p)
-    settings.add_arguments(p, stage_class, skip=("where", *skip), hide=hide)
+    settings_flags.add_arguments(p, stage_class, skip=("where", *skip), hide=hide)
     backend_flags.add_backend_args(p, "self-play")
     return p
 
@@ -45,7 +45,7 @@ def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide
 def online_parser(description: str) -> cli.Parser:
     p = cli.Parser(description=description)
     stage_file.add_config_flag(p)
-    settings.add_arguments(p, OnlineStage, skip=ONLINE_FIXED)
+    settings_flags.add_arguments(p, OnlineStage, skip=ONLINE_FIXED)
     return p
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
 from tdbg.learn.selfplay import Collector, Samples, SelfPlaySetup
-from tdbg.learn.settings import Acting, BatchStage, recorded
+from tdbg.learn.stage_settings import Acting, BatchStage, recorded
 from tdbg.learn.trainer import Trainer
 from tdbg.net import lowp
 from tdbg.net.losses import prob5_loss
@@ -54,7 +54,7 @@ LOG_FIELDS = [
 
 
 class BatchLearner:
-    """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
+    """The learner of a ``BatchStage`` (learn.stage_settings): its acting, optimisation and collection
     (a learner.Learner)."""
 
     log_fields: ClassVar[list[str]] = LOG_FIELDS
@@ -137,7 +137,7 @@ class BatchLearner:
     @staticmethod
     def settings(stage: BatchStage, mode) -> dict:
         """The stage's settings as its checkpoint keeps them: these always, and the options
-        (learn.settings' ``record`` fields) that are not at their defaults."""
+        (learn.stage_settings' ``record`` fields) that are not at their defaults."""
         sch = stage.schedule
         base = {
             "num_episodes": sch.num_episodes,

@@ -36,7 +36,7 @@ NOT_YET_TESTED_AT_THEIR_LAYER = {
     "tdbg.infra.profiling",
     "tdbg.infra.ray_backend",
     "tdbg.infra.run_outputs",
-    "tdbg.infra.settings",
+    "tdbg.infra.settings_fields",
     "tdbg.infra.stop_signals",
     "tdbg.learn.filter_training",
     "tdbg.learn.run_control",

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from tdbg.app import backend_flags, cli, training
 from tdbg.learn.batch_td import BatchLearner
-from tdbg.learn.settings import Prob5Stage
+from tdbg.learn.stage_settings import Prob5Stage
 from tdbg.learn.training_loop import run_stage
 
 # train_batch.py's flags that prob5 training takes but does not show (warm starts make equity models)

@@ -1,4 +1,4 @@
-"""Flags made from settings dataclasses (tdbg.infra.settings), and the dataclasses built
+"""Flags made from settings dataclasses (tdbg.infra.settings_fields), and the dataclasses built
 back from the parsed flags: the one place where a library setting becomes a flag.
 
 ``add_arguments(parser, Settings)`` adds a flag for each field, in field order, going

@@ -1,6 +1,6 @@
 """A training stage's settings, grouped by concern, as frozen dataclasses: one field per
-knob, with its type, default and help (tdbg.infra.settings; the scripts' flags are made
-from these fields by tdbg.app.settings, so a new knob is one field here).
+knob, with its type, default and help (tdbg.infra.settings_fields; the scripts' flags are made
+from these fields by tdbg.app.settings_flags, so a new knob is one field here).
 
 * ``ModelSpec``: the network a stage trains: a new one's game mode and shape, or the
   checkpoint it resumes or warm-starts from, and how it is grown;
@@ -30,7 +30,7 @@ from tdbg.game.modes import GAME_MODES, MODES
 from tdbg.game.modes.base import GameMode
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
-from tdbg.infra.settings import derived, option, variant
+from tdbg.infra.settings_fields import derived, option, variant
 from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 from tdbg.learn.filter_training import DEFAULT_WARMUP_EPISODES

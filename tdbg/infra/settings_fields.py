@@ -1,13 +1,13 @@
 """Settings as frozen dataclasses: one field per knob, with its type, default and help.
 
-The library takes its settings as dataclasses (learn.settings' stage settings,
+The library takes its settings as dataclasses (learn.stage_settings' stage settings,
 ``backends.Backend``), never a parsed command line; the scripts' flags
-are generated from the fields (tdbg.app.settings).  A field made with ``option`` carries,
+are generated from the fields (tdbg.app.settings_flags).  A field made with ``option`` carries,
 besides its default, what its flag needs in ``metadata``:
 
 * ``help``: the flag's help text (required);
 * ``type``: how the flag's text becomes the value: a callable (``int``), the name of a
-  parser in tdbg.app (cli's ``"positive_int"``, settings' ``"hidden_arg"``), or (name,
+  parser in tdbg.app (cli's ``"positive_int"``, settings_flags' ``"hidden_arg"``), or (name,
   arguments...) for one of cli's made with arguments (``("count_arg", 20_000, "games")``);
   none for text and switches;
 * ``choices``, ``metavar``, ``required``, ``nargs``, ``const``: as argparse takes them;
@@ -15,7 +15,7 @@ besides its default, what its flag needs in ``metadata``:
   (``lam`` is ``--lambda``); ``negatable``: a switch with a ``--no-`` form;
 * ``shown``: the default as written on the command line, where the value reads
   differently (``hidden`` (80,) is ``80``);
-* ``record``: learn.settings: the stage records the value when it is not the default.
+* ``record``: learn.stage_settings: the stage records the value when it is not the default.
 """
 
 from __future__ import annotations
