@@ -202,9 +202,11 @@ class BatchLearner:
         if self.rng_state is not None:
             self.rng.bit_generator.state = self.rng_state
         setup = SelfPlaySetup(
-            self.mode, col, self.stage.acting, engine
+            mode=self.mode, collection=col, acting=self.stage.acting, engine=engine
         )  # the stage's settings whole
-        self.collector = Collector(setup, self.stage.where.backend, separate=col.overlap)
+        self.collector = Collector(
+            setup, pool_backend=self.stage.where.backend, separate=col.overlap
+        )
         if col.oneply_filter:
             self._open_filter(seed_root.spawn(1)[0])
         if col.collect_precision != "fp32":
@@ -241,9 +243,13 @@ class BatchLearner:
                 collect_precision="fp32",
             )
             setup = SelfPlaySetup(
-                self.mode, zero_ply, Acting(), engine, record_filter=True
+                mode=self.mode,
+                collection=zero_ply,
+                acting=Acting(),
+                engine=engine,
+                record_filter=True,
             )  # 0-ply, greedy, fp32
-            warm = Collector(setup, self.stage.where.backend)
+            warm = Collector(setup, pool_backend=self.stage.where.backend)
             try:
                 note = filter_training.warm_up(
                     self.model, warm, col.filter_warmup, warm_seed, trainer, fresh
