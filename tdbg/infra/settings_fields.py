@@ -15,7 +15,12 @@ besides its default, what its flag needs in ``metadata``:
   (``lam`` is ``--lambda``); ``negatable``: a switch with a ``--no-`` form;
 * ``shown``: the default as written on the command line, where the value reads
   differently (``hidden`` (80,) is ``80``);
-* ``record``: learn.stage_settings: the stage records the value when it is not the default.
+* ``record``: learn.stage_settings: the stage records the value when it is not the default;
+* ``fixed``: no flag: the script whose settings class says so takes the default (a stage's
+  subclass fixes a field its learner does not use, ``fixed``, and may offer one its base
+  fixes, ``variant(..., fixed=False)``); unlike ``derived``, the value is still one of the
+  stage's settings;
+* ``unlisted``: a flag the script takes but does not list in its --help.
 """
 
 from __future__ import annotations
@@ -41,3 +46,15 @@ def variant(cls, name: str, default=dataclasses.MISSING, help: str | None = None
     return dataclasses.field(
         default=base.default if default is dataclasses.MISSING else default, metadata=metadata
     )
+
+
+def fixed(cls, name: str):
+    """Field ``name`` of the settings class ``cls`` as a subclass holds it at its default, with
+    no flag: the script of that subclass's stage does not offer it."""
+    return variant(cls, name, fixed=True)
+
+
+def unlisted(cls, name: str):
+    """Field ``name`` of the settings class ``cls`` as a subclass takes it without listing its
+    flag in --help."""
+    return variant(cls, name, unlisted=True)

@@ -8,7 +8,7 @@ import pytest
 
 from tdbg.app import settings_flags, training
 from tdbg.game.modes import game_mode
-from tdbg.infra.settings_fields import option
+from tdbg.infra.settings_fields import fixed, option, unlisted, variant
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.online_td import OnlineLearner
 from tdbg.learn.selfplay import Acting
@@ -110,6 +110,55 @@ def test_a_new_knob_is_one_field():
     ) == Knobs(0.25, True)
     with pytest.raises(SystemExit):
         parser.parse_args(["--alpha-beta", "2"])
+
+
+def test_a_settings_class_says_which_fields_are_flags():
+    """A subclass holds a field of its base at the default with no flag (``fixed``), offers
+    one its base fixes (``variant(..., fixed=False)``) or takes one without listing it
+    (``unlisted``): the parser follows the class, no list of names beside it."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Base:
+        alpha: int = option(1, "alpha's help", type=int)
+        beta: int = option(2, "beta's help", type=int, fixed=True)
+        gamma: int = option(3, "gamma's help", type=int)
+
+    @dataclasses.dataclass(frozen=True)
+    class Sub(Base):
+        alpha: int = fixed(Base, "alpha")
+        beta: int = variant(Base, "beta", fixed=False)
+        gamma: int = unlisted(Base, "gamma")
+
+    def parser(cls):
+        p = training.cli.Parser()
+        settings_flags.add_arguments(p, cls)
+        return p
+
+    base, sub = parser(Base), parser(Sub)
+    assert "--alpha" in base.format_help() and "--beta" not in base.format_help()
+    assert "--alpha" not in sub.format_help() and "beta's help" in sub.format_help()
+    assert "--gamma" not in sub.format_help()
+    with pytest.raises(SystemExit):
+        base.parse_args(["--beta", "5"])
+    assert settings_flags.build(Sub, sub.parse_args(["--beta", "5", "--gamma", "6"])) == Sub(
+        1, 5, 6
+    )
+    assert [f.name for f in dataclasses.fields(Sub)] == ["alpha", "beta", "gamma"]
+
+
+def test_each_trainer_offers_its_own_flags():
+    """The online learner takes no device, rounds or warm starts; only prob5 training takes
+    the five-output loss; prob5 training takes the warm-start flags without listing them."""
+    batch, prob5 = training.batch_parser("").format_help(), train_prob5.build_parser()
+    online = training.online_parser("").format_help()
+    for flag in ("--device", "--episodes-per-round", "--warm-start-equity", "--json", "--met"):
+        assert flag in batch and flag not in online, flag
+    assert "--lambda" in online and "--lambda" not in batch
+    assert "--loss" in prob5.format_help() and "--loss" not in batch
+    assert "--warm-start-equity" not in prob5.format_help()
+    assert (
+        prob5.parse_args(["--save", "x", "--warm-start-equity", "e.pt"]).warm_start_equity == "e.pt"
+    )
 
 
 def test_the_stage_records_what_it_did_before():
