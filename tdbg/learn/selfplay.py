@@ -47,7 +47,7 @@ from tdbg.game.turns import DROPPED, Ended, Table
 from tdbg.infra import profiling
 from tdbg.infra.backends import open_pool
 from tdbg.learn.lambda_returns import lambda_returns
-from tdbg.learn.settings import Acting, Collection
+from tdbg.learn.stage_settings import Acting, Collection
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.move_filter import FilteredOnePly, filter_rows, join_rows
@@ -73,7 +73,7 @@ FP32_COLLECTION = Collection(collect_precision="fp32")
 @dataclass(frozen=True)
 class SelfPlaySetup:
     """What self-play plays, besides the network: one value, sent whole to each worker.  The
-    stage's ``Collection`` and ``Acting`` settings (learn.settings) travel in it as they are,
+    stage's ``Collection`` and ``Acting`` settings (learn.stage_settings) travel in it as they are,
     each field read where it is used, beside the game mode and the move generator
     (``Run.engine``).  ``record_filter``: 0-ply play keeps the thrown roll's candidates as
     the move filter's rows (the filter's warm-up, filter_training.py)."""

@@ -16,7 +16,7 @@ Ctrl-C) stops the run between training steps, never inside one, so the saved wei
 episode counts always agree; a loss that is not finite stops the run and leaves the last
 good checkpoint as it was.
 
-The stage's settings are a dataclass of learn.settings (``BatchStage``, ``OnlineStage``):
+The stage's settings are a dataclass of learn.stage_settings (``BatchStage``, ``OnlineStage``):
 this module reads its ``model`` (settings.ModelSpec), ``schedule``, ``run`` and
 ``evaluation``, the learner the rest.
 """
@@ -58,7 +58,7 @@ from tdbg.learn.run_control import (
     snapshot_path,
     stage_identity,
 )
-from tdbg.learn.settings import STAGE_START, Evaluation, ModelSpec, stage_config
+from tdbg.learn.stage_settings import STAGE_START, Evaluation, ModelSpec, stage_config
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
 from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
@@ -303,7 +303,7 @@ def run_stage(
     output_mode: str | None = None,
     evaluate=None,
 ) -> dict:
-    """Run one stage as ``stage_settings`` (learn.settings: BatchStage, OnlineStage...) say;
+    """Run one stage as ``stage_settings`` (learn.stage_settings: BatchStage, OnlineStage...) say;
     returns a summary dict.  ``evaluate(model, mode, games, seed)`` -> (opponent, result,
     low, high) runs the periodic quick evaluation (default: against --eval-opponent)."""
     spec, run = stage_settings.model, stage_settings.run

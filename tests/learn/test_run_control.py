@@ -13,7 +13,7 @@ from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import OutputError
 from tdbg.learn import run_control
 from tdbg.learn.run_control import Interrupted, StopSignals, plan_stage
-from tdbg.learn.settings import Run
+from tdbg.learn.stage_settings import Run
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 
 

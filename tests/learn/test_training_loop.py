@@ -17,7 +17,7 @@ import torch
 from tdbg.infra import run_outputs
 from tdbg.infra.errors import InputError, RunError
 from tdbg.learn import training_loop
-from tdbg.learn.settings import BatchStage, Evaluation, ModelSpec, Run, Schedule
+from tdbg.learn.stage_settings import BatchStage, Evaluation, ModelSpec, Run, Schedule
 from tdbg.learn.training_loop import build_model, check_stop_at, run_stage
 from tdbg.net.model import TDNetwork, load_checkpoint
 

@@ -1,11 +1,11 @@
-"""tdbg.infra.settings: a settings field carries its default and what its flag needs, and a
+"""tdbg.infra.settings_fields: a settings field carries its default and what its flag needs, and a
 subclass redefines one detail of a field while keeping the rest."""
 
 import dataclasses
 
 import pytest
 
-from tdbg.infra.settings import derived, option, variant
+from tdbg.infra.settings_fields import derived, option, variant
 
 
 @dataclasses.dataclass(frozen=True)
