@@ -143,3 +143,18 @@ def test_self_play_drops_a_record_that_mirrors_the_one_before(monkeypatch):
     outside = eval_command.Mirrors(active=False)
     assert [r.index for r in outside.distinct(records)] == [0, 1, 2, 3]
     assert outside.skipped == 0
+
+
+@pytest.mark.parametrize(
+    "games, length, name", [(101, 0, "games_0000100.mat"), (1, 1, "game_0000000.mat")]
+)
+def test_a_second_game_read_from_a_file_of_one_game_is_refused(written, games, length, name):
+    """101 money games leave game 100 alone in the last file; a DMP game is a file of its own.
+    gnubg reading a second game there (a misread file) is refused as in a file of many games,
+    not charged to the one game written."""
+    files = eval_command.MatFiles("out", ("model", "opponent"), self_play=False)
+    files.add_games([record(k) for k in range(games)], length)
+    at = os.path.join("out", name)
+    assert files.record_of({"file": at, "game": 0}) == games - 1
+    with pytest.raises(cli.UsageError, match="gnubg read 2\\+ games in .*, where 1 was written"):
+        files.record_of({"file": at, "game": 1})
