@@ -158,6 +158,7 @@ class MatFiles:
     def __init__(self, folder: str, names: tuple[str, str], self_play: bool):
         self.folder, self.names = folder, names
         self.held: dict[str, list[int]] = {}
+        self.matches: set[str] = set()  # files whose games all belong to one record (a match)
         # self-play: the same deterministic player in both seats makes record 2k+1 replay 2k with the
         # seats swapped; such a record is the same game again, so it is neither written nor analysed
         self.mirrored = Mirrors(self_play)
@@ -188,7 +189,9 @@ class MatFiles:
         finished = [m for m in matches if m.winner >= 0]
         self.played += len(finished)
         for m in self.mirrored.distinct(finished):
-            self._write(f"match_{m.index:07d}.mat", m.game_records, match_length, [m.index])
+            name = f"match_{m.index:07d}.mat"
+            self._write(name, m.game_records, match_length, [m.index])
+            self.matches.add(os.path.join(self.folder, name))
 
     def _write(self, name: str, records, match_length: int, indices: list[int]) -> None:
         path = os.path.join(self.folder, name)
@@ -197,13 +200,18 @@ class MatFiles:
 
     def record_of(self, g: dict) -> int:
         """The record an analysed game belongs to: a match file's games all belong to its one
-        record; a session's are its records in order."""
-        recs = {os.path.abspath(f): rec for f, rec in self.held.items()}[os.path.abspath(g["file"])]
-        if len(recs) > 1 and g["game"] >= len(recs):
+        record; any other file's games are its records in order (one game each), so a game
+        past them is a misread file, even where one game was written."""
+        path = {os.path.abspath(f): f for f in self.held}[os.path.abspath(g["file"])]
+        recs = self.held[path]
+        if path in self.matches:
+            return recs[0]
+        if g["game"] >= len(recs):
+            written = f"{len(recs)} {'was' if len(recs) == 1 else 'were'} written"
             raise cli.UsageError(
-                f"gnubg read {g['game'] + 1}+ games in {g['file']}, where {len(recs)} were written"
+                f"gnubg read {g['game'] + 1}+ games in {g['file']}, where {written}"
             )
-        return recs[g["game"]] if len(recs) > 1 else recs[0]
+        return recs[g["game"]]
 
 
 class Mirrors:
