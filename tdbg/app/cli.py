@@ -196,9 +196,11 @@ def run_main(main) -> None:
             sys.stdout.flush()
     except (InputError, OutputError, RunError, WorkerError) as exc:
         fail(str(exc))
-    except (
-        SystemExit
-    ):  # a script's own exit (--help, --check's verdict): what it printed must be written
+    except SystemExit as exc:  # a script's own exit (--help, --check's verdict, the terminal
+        # game's 130 after Ctrl-C): what it printed must be written, and a second Ctrl-C must
+        # not cut the exit short (outside the with block, whose end puts the handlers back)
+        if exc.code == INTERRUPTED:
+            stop_signals.ignore_further_interrupts()
         try:  # (argparse's help swallows a failed write: the watch has kept it)
             sys.stdout.flush()
         except OSError:
@@ -208,6 +210,8 @@ def run_main(main) -> None:
         raise
     except KeyboardInterrupt as exc:  # Ctrl-C, or stop_signals.Terminated for SIGTERM
         signum = getattr(exc, "signum", signal.SIGINT)
+        if signum == signal.SIGINT:
+            stop_signals.ignore_further_interrupts()
         fail(stop_signals.interrupted_message(signum), code=stop_signals.exit_code(signum))
     except OSError as exc:
         if watched.error is not None:  # e.g. > /dev/full, | head: the output cannot be written

@@ -60,6 +60,16 @@ def _raise(signum, frame):
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
+def ignore_further_interrupts() -> None:
+    """Once a Ctrl-C has been taken and the program is on its way out (exit code 130), further
+    Ctrl-Cs are ignored.  At shutdown Python puts back SIGINT's default action for every
+    signal it handled, so a second press during a slow exit (torch's teardown on a busy
+    machine) would kill the process (-2, no line) instead of letting it end as it said it
+    would; an ignored signal is left ignored."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def exit_on_signals(name: str = "__main__") -> None:
     """SIGINT and SIGTERM end the process at once with one line (module notes).  ``name``:
     the calling module's ``__name__``; only the program itself takes the signals, not a

@@ -73,3 +73,20 @@ def test_a_handler_is_set_only_from_the_main_thread():
     t.start()
     t.join()
     assert seen == [before]
+
+
+def test_after_the_first_ctrl_c_further_ones_cannot_cut_the_exit_short():
+    # a program on its way out after Ctrl-C (exit 130) must not be killed by a second press:
+    # Python puts back SIGINT's default action at shutdown for handlers it installed, an ignored
+    # signal stays ignored; here the second press arrives after the call and the exit goes on
+    code = (
+        "import os, signal, sys\n"
+        "from tdbg.infra import stop_signals\n"
+        "stop_signals.exit_on_signals('__main__')\n"
+        "stop_signals.ignore_further_interrupts()\n"
+        "os.kill(os.getpid(), signal.SIGINT)\n"
+        "print('still exiting', flush=True)\n"
+        "sys.exit(130)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert (out.returncode, out.stdout, out.stderr) == (130, "still exiting\n", "")
