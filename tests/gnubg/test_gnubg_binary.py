@@ -387,7 +387,7 @@ s.sendall(b'%s\\n')
 if '%s' != 'garbage':
     s.recv(100)
 if '%s' == 'stall':
-    time.sleep(60)
+    time.sleep(300)
 if '%s' == 'stranger':  # a result line that names neither seat
     print('root wins a single game and 1 point.', flush=True)
 "'''
@@ -408,7 +408,10 @@ def test_faults_give_clear_errors(tmp_path, kind, words):
     (tmp_path / "gnubg.wd").write_bytes(b"not real weights")
     agent = TDAgent(TDNetwork(200, [8], "equity"), game_mode("cubeful-money"))
     with pytest.raises(GnubgError, match=words):
-        GnubgSession(agent, GnubgOpponent(binary=fake, timeout=2)).play(3)
+        # the timeout bounds both gnubg's connection and a stalled reply: long enough that a
+        # loaded machine starting the fake's python3 (4 s seen) still connects, short of the
+        # stalling fake's sleep
+        GnubgSession(agent, GnubgOpponent(binary=fake, timeout=20)).play(3)
 
 
 def test_dying_gnubg_keeps_finished_games(tmp_path, cubeful_ckpt, gnubg_bin):
