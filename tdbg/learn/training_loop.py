@@ -64,6 +64,7 @@ from tdbg.net import net_growth
 from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
 from tdbg.net.model import (
     CheckpointError,
+    input_layout,
     TDNetwork,
     lineage_entry,
     load_checkpoint,
@@ -96,10 +97,11 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
 
     def mode_named(name):
         mode = game_mode(name, spec.jacoby, match_length or 0, spec.met)
-        try:
-            mode.length_of(match_length, spec.met)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
+        if match_length is not None or spec.met:
+            try:
+                mode.require("--match-length and --met apply to --game-mode match only", match=True)
+            except ValueError as exc:
+                raise InputError(str(exc)) from None
         return mode
 
     trainer_state = None
@@ -108,7 +110,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             mode = mode_named(spec.game_mode or "dmp")
             n_inputs = mode.n_inputs + (NUM_BOARD_FEATURES if spec.board_features else 0)
             model = TDNetwork(
-                n_inputs, spec.hidden, output_mode or mode.default_output, spec.activation or "relu"
+                n_inputs, spec.hidden, output_mode or mode.outputs[0], spec.activation or "relu"
             )
             meta = new_metadata(model, mode.name)
         else:
@@ -179,7 +181,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             meta["hidden"] = list(model.hidden)
             trainer_state = None  # optimizer moments no longer fit the shapes
         check_model(mode, model.output_mode, model.n_inputs)
-        meta["encoder"] = mode.input_layout(model.n_inputs)
+        meta["encoder"] = input_layout(mode, model.n_inputs)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode

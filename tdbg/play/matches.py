@@ -22,6 +22,7 @@ from tdbg.game.turns import ABANDONED, Ended, Table
 from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.model_fit import check_agent
 from tdbg.play.match import Seats
 
 
@@ -79,7 +80,7 @@ def play_matches(
     """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
     ``record``: each match keeps its games' turns (``game_records``, for .mat files)."""
     for ag in (agent_a, agent_b):
-        mode.check_agent(ag)
+        check_agent(mode, ag)
     idx = np.asarray(list(match_indices), dtype=np.int64)
     n = len(idx)
     scores = [Score(mode.length) for _ in range(n)]  # A is side 0, B side 1
