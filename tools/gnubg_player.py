@@ -34,8 +34,8 @@ from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
 from tdbg.infra.stop_signals import StopSignalHandler
 from tdbg.net.search import Search
+from tdbg.play.matches import match_length
 from tdbg.play.players import Player, evaluator, checkpoint_game_mode
-from tdbg.play.units import match_length
 
 SERVED = ("cubeful-money", "match")
 MAX_LINE = 4096  # bytes of one question (gnubg's are about 200; gnubg reads our reply into 256)

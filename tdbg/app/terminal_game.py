@@ -33,8 +33,7 @@ from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.infra.settings import derived, option
 from tdbg.play import analysis
-from tdbg.play.matches import Score
-from tdbg.play.units import match_length
+from tdbg.play.matches import Score, match_length
 
 
 @dataclass(frozen=True)

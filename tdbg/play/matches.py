@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tdbg.game.dice import DiceStream
-from tdbg.game.modes.matchplay import MatchPlay
+from tdbg.game.modes import GameMode, MatchPlay, for_mode
 from tdbg.game.turns import ABANDONED, Ended, Table
 from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
@@ -66,6 +66,14 @@ class Score:
         self.away[winner] -= won
         self.crawford = not past and not self.over and 1 in self.away
         return won
+
+
+MATCH_LENGTH = {GameMode: lambda mode: 0, MatchPlay: lambda mode: mode.length}
+
+
+def match_length(mode: GameMode) -> int:
+    """The points of the matches ``mode`` plays, 0 for single games."""
+    return for_mode(MATCH_LENGTH, mode)(mode)
 
 
 def play_matches(

@@ -1,6 +1,6 @@
 """What a series counts, and everything about it that differs between its two kinds of unit:
 single games, or whole matches (``series_unit``: match play counts matches, every other
-mode games; ``match_length``: the points of those matches).
+mode games).
 Each ``Unit`` says how a worker plays a batch of them, how large a batch is, how a player
 that cannot play them is refused, how their records are summarized and printed, and which
 of the records played against the gnubg binary are the units.
@@ -28,14 +28,6 @@ SERIES_UNIT = {GameMode: "game", MatchPlay: "match"}  # keyed by the mode's clas
 def series_unit(mode) -> str:
     """What a series of ``mode`` (a game mode or its class) counts: a key of UNITS."""
     return for_mode(SERIES_UNIT, mode)
-
-
-MATCH_LENGTH = {GameMode: lambda mode: 0, MatchPlay: lambda mode: mode.length}
-
-
-def match_length(mode: GameMode) -> int:
-    """The points of the matches ``mode`` plays, 0 for single games."""
-    return for_mode(MATCH_LENGTH, mode)(mode)
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,11 @@ modules: heads.py, model.py) compares mode names.  A mode knows
 
 How results are counted and stated, and how gnubg is set up for a mode, belong to the
 layers that do it, in small tables keyed by the mode's class (``for_mode``):
-tdbg.play.units (what a series counts, the match length it plays), tdbg.play.metrics
-(headline numbers, value text), tdbg.play.evaluation (summaries, quick evaluations),
-tdbg.play.model_fit (which networks and agents play the mode, and the advice when one does
-not fit), tdbg.net.model (the input layout checkpoints record), tdbg.gnubg.gnubg_rules.
+tdbg.play.units (what a series counts), tdbg.play.matches (the points of a mode's
+matches), tdbg.play.metrics (headline numbers, value text), tdbg.play.evaluation
+(summaries, quick evaluations), tdbg.play.model_fit (which networks and agents play the
+mode, and the advice when one does not fit), tdbg.net.model (the input layout checkpoints
+record), tdbg.gnubg.gnubg_rules.
 
 Cubeful money treats cube decisions as ordinary transitions.  A turn whose mover
 may double starts at a *cube node* (is_cube_action = 1): no-double leads to the
