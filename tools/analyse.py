@@ -55,7 +55,7 @@ def main() -> None:
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
     try:
-        owner = agent.mode.position_owner(state)
+        owner = analysis.position_state(agent.mode, state)
     except ValueError as exc:
         raise cli.UsageError(f"position {args.position!r}: {exc}") from None
     dice = args.dice or state.dice

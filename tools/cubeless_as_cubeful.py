@@ -20,7 +20,13 @@ exit_on_signals(__name__)
 from tdbg.app import cli
 from tdbg.net import net_growth
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.net.model import CheckpointError, lineage_entry, load_checkpoint, save_checkpoint
+from tdbg.net.model import (
+    CheckpointError,
+    input_layout,
+    lineage_entry,
+    load_checkpoint,
+    save_checkpoint,
+)
 from tdbg.game.modes import MODES
 from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.cubeless_money import CubelessMoney
@@ -49,7 +55,7 @@ def main() -> None:
     meta = {
         **meta,
         "n_inputs": 200,
-        "encoder": CubefulMoney.layout,
+        "encoder": input_layout(CubefulMoney, CubefulMoney.n_inputs),
         "game_mode": CubefulMoney.name,
         "lineage": list(meta.get("lineage", []))
         + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})],

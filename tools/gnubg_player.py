@@ -28,11 +28,13 @@ import threading
 
 from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
-from tdbg.game.modes import game_mode, mode_class
+from tdbg.game.modes import game_mode
+from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
 from tdbg.infra.stop_signals import StopSignalHandler
 from tdbg.net.search import Search
+from tdbg.play.matches import match_length
 from tdbg.play.players import Player, evaluator, checkpoint_game_mode
 
 SERVED = ("cubeful-money", "match")
@@ -64,7 +66,8 @@ class GnubgPlayer:
         self.player = Player(model, search)
         self._agents = {}
         self._lock = threading.Lock()
-        self.default_length = mode_class(kind).length_of(None)  # 0: money games; a match model's 7
+        # 0: money games; a match model's 7
+        self.default_length = match_length(game_mode(kind, jacoby, DEFAULT_MATCH_LENGTH))
         self.agent_for(self.default_length)  # load (and check) the checkpoint now
 
     def agent_for(self, length: int):

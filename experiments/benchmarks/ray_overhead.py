@@ -80,7 +80,7 @@ def main() -> None:
     ray_backend.connect(None, args.workers)
     mode = game_mode("dmp")
     torch.manual_seed(args.seed)
-    model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
+    model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.outputs[0]).eval()
     chosen = threads.use(
         None, args.workers, sum(p.numel() for p in model.parameters())
     )  # train_batch.py's default

@@ -253,7 +253,7 @@ def main() -> None:
         model = load_checkpoint(args.model)[0].eval()
     else:
         torch.manual_seed(args.seed)
-        model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.default_output).eval()
+        model = TDNetwork(mode.n_inputs, parse_hidden(args.hidden), mode.outputs[0]).eval()
     # what train_batch.py with one worker gets by default for this net (tdbg.infra.threads)
     chosen = threads.use(None, 0, sum(p.numel() for p in model.parameters()))
     arms = [a for a in args.arms.split(",") if a]

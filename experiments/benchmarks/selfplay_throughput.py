@@ -82,7 +82,7 @@ def main() -> None:
         args.output, args.game_mode = "prob5", "cubeless-money"
     mode = game_mode(args.game_mode)
     hidden = parse_hidden(args.hidden)
-    output_mode = {"default": mode.default_output}.get(args.output, args.output)
+    output_mode = {"default": mode.outputs[0]}.get(args.output, args.output)
     if args.trainer == "online":
         return online(args, mode, hidden, output_mode)
     torch.manual_seed(args.seed)

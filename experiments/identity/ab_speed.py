@@ -29,7 +29,7 @@ from tdbg.game.modes import game_mode  # noqa: E402
 threads.use()
 mode = game_mode(mode_name)
 torch.manual_seed(0)
-big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.default_output).eval()
+big = TDNetwork(mode.n_inputs, [256, 256, 256], mode.outputs[0]).eval()
 if kind == "selfplay":
     from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 
@@ -46,7 +46,7 @@ else:
 
     a = evaluator(Player("big"), mode, model=big)
     b = evaluator(
-        Player("small"), mode, model=TDNetwork(mode.n_inputs, [128, 128], mode.default_output)
+        Player("small"), mode, model=TDNetwork(mode.n_inputs, [128, 128], mode.outputs[0])
     )
     play_games(a, b, range(20), mode, 0)  # warm-up
     t = time.process_time()

@@ -12,6 +12,7 @@ from tdbg.app import cli
 from tdbg.app.eval_report import Analysed, analyse_folder, report
 from tdbg.app.eval_settings import EvalSettings
 from tdbg.game.modes import DMP, GameMode, MatchPlay, for_mode, game_mode, mode_class
+from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_rules import analysis_rules
@@ -38,7 +39,7 @@ def run(s: EvalSettings) -> None:
     if s.from_mat:
         return analyse_folder(s)
     mode_name, info = checked_start(s)
-    mode = game_mode(mode_name, s.jacoby, mode_class(mode_name).length_of(s.match_length))
+    mode = game_mode(mode_name, s.jacoby, s.match_length or DEFAULT_MATCH_LENGTH)
     out_dir = s.out or tempfile.mkdtemp(prefix="gnubg_eval_games_")
     keep = bool(
         s.out or s.keep_files
@@ -116,10 +117,12 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
     # the arguments' own consistency first: it needs no binary, so the same misuse gets the same
     # error on a machine with or without gnubg
     mode_name = game_mode_name or checkpoint_game_mode(s.model) or "dmp"
-    try:
-        mode_class(mode_name).length_of(s.match_length)
-    except ValueError:
-        raise cli.UsageError("--match-length applies to --game-mode match only") from None
+    if s.match_length is not None:
+        cli.checked(
+            lambda: mode_class(mode_name).require(
+                "--match-length applies to --game-mode match only", match=True
+            )
+        )
     try:
         info = preflight(s.gnubg, timeout=s.gnubg_timeout)
         if not s.export_only:

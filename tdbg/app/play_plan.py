@@ -13,6 +13,7 @@ from tdbg.app import backend_flags, cli
 from tdbg.app.play_settings import PlaySettings
 from tdbg.game.modes import game_mode, mode_class
 from tdbg.game.modes.base import GameMode
+from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.gnubg.gnubg_series import GNUBG_LEVELS, GnubgSide
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra import run_outputs, threads
@@ -100,7 +101,9 @@ def plan(s: PlaySettings) -> Plan:
             f"{model2} is not the gnubg binary"
         )
     mode_name = s.game_mode or pins.game_mode(s.model1) or pins.game_mode(model2) or "dmp"
-    mode = cli.checked(lambda: game_mode(mode_name, s.jacoby, s.match_length or 7, s.met))
+    mode = cli.checked(
+        lambda: game_mode(mode_name, s.jacoby, s.match_length or DEFAULT_MATCH_LENGTH, s.met)
+    )
     series = ON_OUR_DICE[series_unit(mode)](s, model2, mode, pins)
     return Plan(series, model2, md5, mode)
 
@@ -124,7 +127,11 @@ def check_usage(s: PlaySettings, pins: Pins) -> None:
         )
     if s.match_length is not None or s.met:
         mode_name = s.game_mode or pins.game_mode(s.model1) or "dmp"
-        cli.checked(lambda: mode_class(mode_name).length_of(s.match_length, s.met))
+        cli.checked(
+            lambda: mode_class(mode_name).require(
+                "--match-length and --met apply to --game-mode match only", match=True
+            )
+        )
 
 
 def check_play_outputs(s: PlaySettings, model2: str, games_csv: str | None = None) -> None:
@@ -270,9 +277,8 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
             "--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply"
         )
     mode_name = s.game_mode or checkpoint_game_mode(s.model1, pins.get(s.model1)) or "cubeful-money"
-    cls = mode_class(mode_name)
-    length = cls.length_of(s.match_length)
-    what = AGAINST_GNUBG[series_unit(cls)](s, length)
+    length = s.match_length or DEFAULT_MATCH_LENGTH  # the modes without matches ignore it
+    what = AGAINST_GNUBG[series_unit(mode_class(mode_name))](s, length)
     mode = cli.checked(
         lambda: game_mode(mode_name, s.jacoby, length, s.met)
     )  # a bad --met before gnubg starts

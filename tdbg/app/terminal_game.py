@@ -30,9 +30,10 @@ from tdbg.game.dice import DiceStream
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
+from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.infra.settings_fields import derived, option
 from tdbg.play import analysis
-from tdbg.play.matches import Score
+from tdbg.play.matches import Score, match_length
 
 
 @dataclass(frozen=True)
@@ -225,15 +226,6 @@ def resignation_value(output_mode: str, mode, level: int, winner_state: int) -> 
     return float(head.scalar(head.flip(won))[0])
 
 
-def match_length(mode) -> int:
-    """The points of the match ``mode`` plays, 0 for games that are no match."""
-    try:
-        mode.check_match("")
-    except ValueError:
-        return 0
-    return mode.length
-
-
 def seed_of(s: TerminalSettings) -> int:
     return s.seed if s.seed is not None else secrets.randbelow(2**32)
 
@@ -262,7 +254,7 @@ def run(s: TerminalSettings, ask=input, say=print) -> int:
 
 def load_net(s: TerminalSettings) -> Net:
     """The net of ``s.checkpoint``; UsageError where the settings do not fit it."""
-    net = net_player(s.checkpoint, s.ply, s.match_length or 7)
+    net = net_player(s.checkpoint, s.ply, s.match_length or DEFAULT_MATCH_LENGTH)
     if s.match_length is not None and not match_length(net.mode):
         raise cli.UsageError(
             f"--match-length is for match nets; {s.checkpoint} is a {net.mode.name} net"

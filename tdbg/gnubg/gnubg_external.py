@@ -54,6 +54,7 @@ from tdbg.play.match import GameRecord
 from tdbg.play.evaluator import Evaluator
 from tdbg.play.matfile import mat_length
 from tdbg.play.matches import MatchRecord, Score
+from tdbg.play.model_fit import check_agent
 
 LEVELS = {
     "gnubg-ext": [
@@ -136,7 +137,7 @@ class GnubgSession:
             raise ValueError(
                 f"games against the gnubg binary are money games or matches, not {mode.name}"
             )
-        mode.check_agent(agent)
+        check_agent(mode, agent)
         self.agent, self.level, self.mode = agent, opponent.level, mode
         self.seed, self.timeout, self.first_index = seed, opponent.timeout, first_index
         self.info = preflight(opponent.binary, quiet=True, timeout=opponent.timeout)

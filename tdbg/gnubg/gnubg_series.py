@@ -25,6 +25,7 @@ from tdbg.infra.fileio import atomic_write
 from tdbg.infra.runlog import append_line
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.luck import add_luck
+from tdbg.play.model_fit import check_agent
 from tdbg.play.players import evaluator
 from tdbg.play.series import Series, pinned_series
 from tdbg.play.units import UNITS, series_unit
@@ -181,7 +182,7 @@ def _ready_gnubg(series: Series, gnubg: GnubgSide, mode) -> GnubgSide:
         raise InputError(str(exc)) from None
     agent = evaluator(series.players[0].seeded(series.seed), mode)
     try:
-        mode.check_agent(agent)
+        check_agent(mode, agent)
     except ValueError as exc:
         raise InputError(str(exc)) from None
     return gnubg

@@ -74,7 +74,7 @@ class OnlineSelfPlay:
         scalar_only = "online TD(lambda) trains scalar models in dmp or cubeless-money"
         if output_head(model.output_mode).width != 1:
             raise ValueError(scalar_only)
-        mode.check_cubeless(scalar_only)
+        mode.require(scalar_only, cube=False)
         self.model = model
         self.mode = mode
         self.td = TDLambda(model, lam, alpha)

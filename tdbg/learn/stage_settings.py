@@ -299,8 +299,8 @@ class Acting:
         if not 0.0 <= self.td_lambda <= 1.0:
             raise ValueError(f"--td-lambda must be 0 to 1, got {self.td_lambda}")
         if self.cube_targets_1ply:
-            mode.check_cubeful(
-                f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}"
+            mode.require(
+                f"--cube-targets-1ply needs a game mode with a cube, not {mode.name}", cube=True
             )
         for flag, used in (
             ("--cube-explore", self.cube_explore),
@@ -308,9 +308,9 @@ class Acting:
             ("--take-explore", self.take_explore),
         ):
             if used:
-                mode.check_cubeful(f"{flag} applies to modes with a cube, not {mode.name}")
+                mode.require(f"{flag} applies to modes with a cube, not {mode.name}", cube=True)
         if self.cube_start:
-            mode.check_match(f"--cube-start applies to match play, not {mode.name}")
+            mode.require(f"--cube-start applies to match play, not {mode.name}", match=True)
 
 
 @dataclass(frozen=True)

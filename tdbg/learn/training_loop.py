@@ -64,6 +64,7 @@ from tdbg.net import net_growth
 from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
 from tdbg.net.model import (
     CheckpointError,
+    input_layout,
     TDNetwork,
     lineage_entry,
     load_checkpoint,
@@ -88,10 +89,11 @@ def _mode_named(spec: ModelSpec, name: str):
     """The game mode called ``name`` with the rules and match length ``spec`` sets; an
     InputError where the match length does not fit the mode."""
     mode = game_mode(name, spec.jacoby, spec.match_length or 0, spec.met)
-    try:
-        mode.length_of(spec.match_length, spec.met)
-    except ValueError as exc:
-        raise InputError(str(exc)) from None
+    if spec.match_length is not None or spec.met:
+        try:
+            mode.require("--match-length and --met apply to --game-mode match only", match=True)
+        except ValueError as exc:
+            raise InputError(str(exc)) from None
     return mode
 
 
@@ -101,7 +103,7 @@ def _new_model(spec: ModelSpec, output_mode: str | None):
     mode = _mode_named(spec, spec.game_mode or "dmp")
     n_inputs = mode.n_inputs + (NUM_BOARD_FEATURES if spec.board_features else 0)
     model = TDNetwork(
-        n_inputs, spec.hidden, output_mode or mode.default_output, spec.activation or "relu"
+        n_inputs, spec.hidden, output_mode or mode.outputs[0], spec.activation or "relu"
     )
     return model, new_metadata(model, mode.name), mode
 
@@ -202,7 +204,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             refuse_growth_of_unfinished(spec, model, trainer_state)
         model, meta, trainer_state = _grown(spec, model, meta, trainer_state, seed)
         check_model(mode, model.output_mode, model.n_inputs)
-        meta["encoder"] = mode.input_layout(model.n_inputs)
+        meta["encoder"] = input_layout(mode, model.n_inputs)
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode

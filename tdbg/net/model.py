@@ -42,17 +42,41 @@ from torch import nn
 
 from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES
 from tdbg.game.heads import OUTPUT_MODES, output_head
-from tdbg.game.modes import MODES, MatchPlay, mode_class
+from tdbg.game.modes import MODES, CubefulMoney, GameMode, MatchPlay, for_mode, mode_class
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES, atomic_write, file_kind
 from tdbg.infra.provenance import command, git_commit, utc_now
 
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
 CHECKPOINT_VERSION = 1
-# every input layout a mode names (game.modes: raw, and with the board features of features.py),
-# by input count: the counts a network may have, and the name of a checkpoint made with no mode
+# the layout of each game mode's inputs (its n_inputs), as checkpoints name it; keyed by the
+# mode's class (game.modes.for_mode)
+LAYOUTS = {
+    GameMode: "tesauro196",
+    CubefulMoney: "tesauro196+cube4",
+    MatchPlay: "tesauro196+cube4+match8",
+}
+
+
+def input_layout(mode, n_inputs: int) -> str:
+    """The layout of a network of ``mode`` (a game mode or its class) with ``n_inputs`` inputs:
+    the mode's own, "+board20" when it also reads the board features (features.py) after
+    them; ValueError for a count that fits neither."""
+    layout = for_mode(LAYOUTS, mode)
+    if n_inputs == mode.n_inputs:
+        return layout
+    if n_inputs == mode.n_inputs + NUM_BOARD_FEATURES:
+        return layout + "+board20"
+    raise ValueError(
+        f"{mode.name} needs a {mode.n_inputs}-input model (or {mode.n_inputs + NUM_BOARD_FEATURES} "
+        f"with board features), this one has {n_inputs}"
+    )
+
+
+# every input layout a mode names (raw, and with the board features), by input count: the
+# counts a network may have, and the name of a checkpoint made with no mode
 ENCODERS = {
-    n: cls.input_layout(n)
+    n: input_layout(cls, n)
     for cls in (*MODES.values(), MatchPlay)
     for n in (cls.n_inputs, cls.n_inputs + NUM_BOARD_FEATURES)
 }
@@ -234,7 +258,7 @@ def new_metadata(model: TDNetwork, game_mode: str) -> dict:
         "hidden": list(model.hidden),
         "output_mode": model.output_mode,
         "activation": model.activation,
-        "encoder": mode_class(game_mode).input_layout(model.n_inputs),
+        "encoder": input_layout(mode_class(game_mode), model.n_inputs),
         "game_mode": game_mode,
         "episodes": 0,
         "lineage": [],

@@ -37,15 +37,26 @@ def load_agent(path: str, plies: int = 0, match_length: int = 0):
     trained for (a match model: in ``match_length``-point matches)."""
     model, meta, _ = load_checkpoint(path)
     name = checkpoint_mode_name(model, meta)
-    try:
-        length = mode_class(name).position_length(match_length)
-    except ValueError:
-        raise CheckpointError(
-            f"{path} is a match-play model: give a match position (a Match ID or an XGID "
-            "with the match length and score)"
-        ) from None
-    mode = game_mode(name, match_length=length)
+    if not match_length:
+        try:
+            mode_class(name).require(
+                f"{path} is a match-play model: give a match position (a Match ID or an XGID "
+                "with the match length and score)",
+                match=False,
+            )
+        except ValueError as exc:
+            raise CheckpointError(str(exc)) from None
+    mode = game_mode(name, match_length=match_length)  # modes of single games ignore the length
     return evaluator(Player(path, Search(oneply=plies == 1)), mode, model=model)
+
+
+def position_state(mode, state) -> int:
+    """The cube state of a parsed position (position_ids.GameState) as ``mode``'s network reads
+    it, from the side on roll's view (match play: the match state, with both sides' points to
+    go); ValueError for a position the mode cannot read (a money model at a match score)."""
+    length, (mine, theirs) = state.match_length, state.score
+    away = (length - mine, length - theirs) if length else (0, 0)
+    return int(mode.mover_state(state.owner, state.cube, state.crawford, away)[0])
 
 
 # --------------------------------------------------------------------------- move text

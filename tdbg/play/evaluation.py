@@ -13,6 +13,7 @@ from tdbg.infra.stats import CAP, bootstrap_ci, interval, pair_means, summary_ci
 from tdbg.play import opponents
 from tdbg.play.match import play_games
 from tdbg.play.metrics import headline
+from tdbg.play.model_fit import check_agent
 from tdbg.play.players import Player, evaluator
 
 
@@ -120,7 +121,7 @@ def quick_eval_game(mode: GameMode, opponent: str, seed: int = 0):
         InputError
     ) as exc:  # the stage turns it into its own error line (training_loop.default_evaluate)
         raise ValueError(str(exc)) from None
-    play_mode.check_agent(agent)
+    check_agent(play_mode, agent)
     return play_mode, agent
 
 

@@ -37,8 +37,9 @@ class GnubgNNCubefulAgent(PlaysOnly, Evaluator):
     cube_capable = True
 
     def __init__(self, mode: GameMode, plies: int = 0):
-        mode.check_cubeful(
-            "gnubg-nn-cubeful plays cubeful money only; use gnubg-nn for DMP and cubeless money"
+        mode.require(
+            "gnubg-nn-cubeful plays cubeful money only; use gnubg-nn for DMP and cubeless money",
+            cube=True,
         )
         self.mode, self.plies = mode, plies
         self.checkers = GnubgNNAgent(CubelessMoney(mode.jacoby), plies)

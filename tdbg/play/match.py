@@ -21,6 +21,7 @@ from tdbg.game.dice import DiceStream
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.model_fit import check_agent
 
 
 @dataclass
@@ -70,7 +71,7 @@ def play_games(
 ) -> list[GameRecord]:
     """Play the games numbered ``game_indices``; their records in index order."""
     for ag in (agent_a, agent_b):
-        mode.check_agent(ag)
+        check_agent(mode, ag)
     games = np.asarray(list(game_indices), dtype=np.int64)
     n = len(games)
     streams = [DiceStream(seed, int(g // 2) if duplicate else int(g)) for g in games]

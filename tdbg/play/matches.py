@@ -17,11 +17,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from tdbg.game.dice import DiceStream
-from tdbg.game.modes.matchplay import MatchPlay
+from tdbg.game.modes import GameMode, MatchPlay, for_mode
 from tdbg.game.turns import ABANDONED, Ended, Table
 from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.model_fit import check_agent
 from tdbg.play.match import Seats
 
 
@@ -65,6 +66,14 @@ class Score:
         self.away[winner] -= won
         self.crawford = not past and not self.over and 1 in self.away
         return won
+
+
+MATCH_LENGTH = {GameMode: lambda mode: 0, MatchPlay: lambda mode: mode.length}
+
+
+def match_length(mode: GameMode) -> int:
+    """The points of the matches ``mode`` plays, 0 for single games."""
+    return for_mode(MATCH_LENGTH, mode)(mode)
 
 
 class _MatchesInPlay:
@@ -157,7 +166,7 @@ def play_matches(
     """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
     ``record``: each match keeps its games' turns (``game_records``, for .mat files)."""
     for ag in (agent_a, agent_b):
-        mode.check_agent(ag)
+        check_agent(mode, ag)
     idx = np.asarray(list(match_indices), dtype=np.int64)
     matches = _MatchesInPlay((agent_a, agent_b), idx, mode, seed, on_done, record)
     matches.start(np.arange(len(idx)))

@@ -1,11 +1,13 @@
-"""Which networks play a game mode, and the game a network plays at a mode's table.
+"""Which networks and agents play a game mode, and the game a network plays at a mode's table.
 
 A network plays a mode when its output head is one of the mode's (GameMode.outputs) and it
 reads the mode's inputs, with or without the board features after them.  A network of
 another head may still sit at the table as another game (``game_for``: a DMP network
 plays cubeless money maximising P(win); a cubeful money network plays a match by its money
-rules).  A refusal says which warm start makes a network that fits.  Tables are keyed by
-the mode's class (game.modes.for_mode).
+rules).  A refusal says which warm start makes a network that fits.  An agent plays a
+mode when it has what the mode's decisions need (``check_agent``: cube decisions for cubeful
+money, the match score for match play).  Tables are keyed by the mode's class
+(game.modes.for_mode).
 """
 
 from __future__ import annotations
@@ -62,3 +64,29 @@ def check_model(mode: GameMode, head: str, n_inputs: int) -> None:
             f"{mode.name} needs a {mode.n_inputs}-input model, this one has {n_inputs}"
             f"{for_mode(INPUTS_HINT, mode)}"
         )
+
+
+def _plays_anything(agent) -> None:
+    pass
+
+
+def _makes_cube_decisions(agent) -> None:
+    if not agent.cube_capable:
+        raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
+
+
+def _reads_the_score(agent) -> None:
+    if not getattr(agent, "match_capable", False):
+        raise ValueError(f"{agent.name} cannot play match play (it needs the match score)")
+
+
+AGENT_CHECK = {
+    GameMode: _plays_anything,
+    CubefulMoney: _makes_cube_decisions,
+    MatchPlay: _reads_the_score,
+}
+
+
+def check_agent(mode: GameMode, agent) -> None:
+    """ValueError when ``agent`` cannot play ``mode``'s games."""
+    for_mode(AGENT_CHECK, mode)(agent)

@@ -20,7 +20,9 @@ class ProbAgent(TDAgent):
     def __init__(self, model, mode: GameMode, search: Search = Search(), **kw):
         if not isinstance(output_head(model.output_mode), Prob5Head):
             raise ValueError(f"ProbAgent plays prob5 models, this one is {model.output_mode}")
-        mode.check_cubeless("prob5 models play cubeless money only; they make no cube decisions")
+        mode.require(
+            "prob5 models play cubeless money only; they make no cube decisions", cube=False
+        )
         super().__init__(model, mode, search, **kw)
         self.cube_capable = False
 

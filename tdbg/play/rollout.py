@@ -86,9 +86,10 @@ class RolloutSettings:
             Player(self.model, Search(oneply=self.ply == 1)),
             game_mode(self.game_mode) if self.game_mode else None,
         )
-        roller.mode.check_cubeless(
+        roller.mode.require(
             f"{self.model} is a cubeful model: rollouts here are cubeless, and its inputs "
-            "need a cube"
+            "need a cube",
+            cube=False,
         )
         return roller
 

@@ -22,6 +22,7 @@ from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
 from tdbg.infra.backends import open_pool
 from tdbg.play.luck import read_reference
+from tdbg.play.model_fit import check_agent
 from tdbg.play.players import Player, evaluator, pinned
 from tdbg.play.summary import Summary
 from tdbg.play.units import UNITS, series_unit
@@ -99,7 +100,7 @@ def _agents(series: Series, mode: GameMode) -> tuple:
     for player, seed in zip(series.players, (series.seed, series.seed + 1), strict=True):
         try:
             agent = evaluator(player.seeded(seed), mode)
-            mode.check_agent(agent)
+            check_agent(mode, agent)
         except ValueError as exc:
             raise UNITS[series_unit(mode)].refused(player, exc) from None
         agents.append(agent)

@@ -298,8 +298,6 @@ def test_match_mode_by_name_and_length_checks():
     assert game_mode("match", match_length=7) == MatchPlay(length=7)
     with pytest.raises(ValueError, match="1 to 25"):
         MatchPlay(length=26)
-    with pytest.raises(ValueError, match="cannot play match play"):
-        MatchPlay(length=7).check_agent(type("A", (), {"name": "pubeval", "cube_capable": False})())
 
 
 # --------------------------------------------------------------------------- command line
@@ -575,7 +573,7 @@ def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode
 
     mode = game_mode(mode_name)
     torch.manual_seed(2)
-    model = TDNetwork(mode.n_inputs, [16], mode.default_output)
+    model = TDNetwork(mode.n_inputs, [16], mode.outputs[0])
     boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})] * 6)
     states = (
         mode.initial_states(6, np.random.default_rng(0))
@@ -818,7 +816,7 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
 
     mode = game_mode(mode_name)
     torch.manual_seed(2)
-    model = TDNetwork(mode.n_inputs, [16], mode.default_output)
+    model = TDNetwork(mode.n_inputs, [16], mode.outputs[0])
     boards = np.stack([board({6: 5, 8: 3, 13: 5, 24: 2}, {6: 5, 8: 3, 13: 5, 24: 2})] * 6)
     states = (
         mode.initial_states(6, np.random.default_rng(0))

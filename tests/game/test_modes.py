@@ -10,6 +10,7 @@ from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.cubeless_money import CubelessMoney
 from tdbg.game.modes.dmp import DMP
+from tdbg.game.modes.matchplay import MatchPlay
 
 RESULTS = np.array([1, 2, 3, -1, -2, -3])  # single, gammon, backgammon won; then lost
 
@@ -102,5 +103,65 @@ def test_cube_inputs_only_where_the_mode_has_a_cube():
 
 def test_each_modes_default_head_and_its_rule():
     # which mode a network of another head plays is the playing layer's (tests/play/test_model_fit.py)
-    assert DMP().default_output == "probability" and CubefulMoney().default_output == "equity"
+    assert DMP().outputs[0] == "probability" and CubefulMoney().outputs[0] == "equity"
     assert CubefulMoney(jacoby=False) != CubefulMoney()  # the rule is part of the mode
+
+
+def test_one_check_answers_what_a_caller_needs_of_a_modes_kind():
+    # asked of the class before a mode is built, or of a mode; None asks nothing
+    for cls, cube, match in (
+        (DMP, False, False),
+        (CubelessMoney, False, False),
+        (CubefulMoney, True, False),
+        (MatchPlay, True, True),
+    ):
+        cls.require("anything goes")
+        cls.require("fits", cube=cube, match=match)
+        cls.require("fits the cube", cube=cube)
+        with pytest.raises(ValueError, match="^no cube here$"):
+            cls.require("no cube here", cube=not cube)
+        with pytest.raises(ValueError, match="^not this kind of game$"):
+            cls.require("not this kind of game", match=not match)
+    MatchPlay(length=3).require("a match", cube=True, match=True)
+
+
+# The game mode interface holds the game only (rules, values, inputs, cube and match state);
+# how results are stated or counted, checkpoints' layout names, gnubg's settings, which agents
+# play a mode and the command line's match length belong to the layers that use them
+# (tables keyed by the mode's class, game.modes.for_mode).  These are its members, counted as
+# the names its class body defines, dunders aside; a new one replaces one of these or moves
+# something out, so the interface cannot grow back unnoticed.
+GAME_MODE_MEMBERS = {
+    # what the game is and what its networks read and output
+    "name",
+    "cubeful",
+    "is_match",
+    "n_inputs",
+    "outputs",
+    # values and points
+    "objective",
+    "value_points",
+    "points",
+    "result_points",
+    "terminal_values",
+    "take_scale",
+    # the cube and the match state
+    "cube_inputs",
+    "reply_cube_inputs",
+    "may_double",
+    "cube_action",
+    "cube_owner",
+    "after_take",
+    "for_opponent",
+    "initial_states",
+    "mover_state",
+    # the one check of the mode's kind
+    "require",
+}
+MAX_GAME_MODE_MEMBERS = 21
+
+
+def test_the_game_mode_interface_stays_small():
+    members = {n for n in vars(GameMode) if not (n.startswith("__") and n.endswith("__"))}
+    assert members == GAME_MODE_MEMBERS
+    assert len(members) <= MAX_GAME_MODE_MEMBERS

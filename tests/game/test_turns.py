@@ -111,12 +111,3 @@ def test_a_mode_without_a_cube_has_no_cube_rule():
     with pytest.raises(ValueError):
         game_mode("dmp").cube_action(np.array([0.5]), np.array([0.4]))
     assert not game_mode("cubeless-money").may_double(np.zeros(3, dtype=np.int64), np.ones(3)).any()
-
-
-def test_only_cube_capable_agents_play_cubeful_money():
-    from tdbg.play.agents import RandomAgent
-
-    game_mode("dmp").check_agent(RandomAgent())
-    game_mode("cubeless-money").check_agent(RandomAgent())
-    with pytest.raises(ValueError, match="no cube decisions"):
-        game_mode("cubeful-money").check_agent(RandomAgent())

@@ -83,7 +83,7 @@ def test_instances_conform(tmp_path):
         ["--hidden", "4", "--save", str(tmp_path / "x.pt")],
     )
     mode = game_mode("dmp")
-    learner = OnlineLearner(stage, TDNetwork(mode.n_inputs, [4], mode.default_output), mode)
+    learner = OnlineLearner(stage, TDNetwork(mode.n_inputs, [4], mode.outputs[0]), mode)
     assert isinstance(learner, protocol.Learner)
 
 

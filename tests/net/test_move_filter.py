@@ -153,7 +153,7 @@ def test_filter_inputs_are_the_expanders(mode_name, features):
     """The filter trains on the same inputs the network sees for an after-state (the expander's)."""
     mode = game_mode(mode_name)
     n_inputs = mode.n_inputs + (20 if features else 0)
-    scorer = Scorer(TDNetwork(n_inputs, [8], mode.default_output), mode, first_layer="dense")
+    scorer = Scorer(TDNetwork(n_inputs, [8], mode.outputs[0]), mode, first_layer="dense")
     rng = np.random.default_rng(1)
     boards = _positions(2, rng)
     owner = _owners(mode_name, len(boards), rng)

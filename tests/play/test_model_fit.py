@@ -1,10 +1,11 @@
-"""Which networks play each mode (tdbg.play.model_fit): the heads and input counts of
-game.modes' outputs and inputs, written out by hand, and the advice a refusal gives."""
+"""Which networks and agents play each mode (tdbg.play.model_fit): the heads and input counts
+of game.modes' outputs and inputs, written out by hand, the advice a refusal gives, and the
+capabilities an agent needs at each mode's table."""
 
 import pytest
 
 from tdbg.game.modes import DMP, CubefulMoney, CubelessMoney, MatchPlay
-from tdbg.play.model_fit import check_model, game_for
+from tdbg.play.model_fit import check_agent, check_model, game_for
 
 
 @pytest.mark.parametrize(
@@ -67,3 +68,18 @@ def test_the_game_a_network_of_another_head_plays():
     )  # by its money rules
     assert game_for(MatchPlay(length=5), "mwc") == MatchPlay(length=5)
     assert game_for(DMP(), "probability") == DMP()
+
+
+def test_only_agents_with_what_a_mode_needs_play_it():
+    from tdbg.play.agents import RandomAgent
+
+    check_agent(DMP(), RandomAgent())
+    check_agent(CubelessMoney(), RandomAgent())
+    with pytest.raises(ValueError, match="random makes no cube decisions"):
+        check_agent(CubefulMoney(), RandomAgent())
+    # a match needs the score: cube decisions alone are not enough
+    cube_only = type("A", (), {"name": "cube-only", "cube_capable": True})()
+    check_agent(CubefulMoney(), cube_only)
+    with pytest.raises(ValueError, match="cube-only cannot play match play"):
+        check_agent(MatchPlay(length=7), cube_only)
+    check_agent(MatchPlay(length=7), type("A", (), {"name": "m", "match_capable": True})())

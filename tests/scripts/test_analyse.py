@@ -20,7 +20,7 @@ from tdbg.game.encoding import (
     encode_batch,
     encode_cubeful_batch,
 )
-from tdbg.game.modes.matchplay import position_state
+from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.game.position_ids import GameState, gnubg_id
 from tdbg.gnubg.gnubg_binary import available
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
@@ -289,7 +289,7 @@ def test_match_positions_are_analysed_at_their_score():
     # 7-point match, the side on roll has 2 points (5-away), the other 4 (3-away), cube 1
     state = GameState(be.initial_board(), match_length=7, score=(2, 4))
     agent = analysis.load_agent(MATCH, 0, 7)
-    owner = agent.mode.position_owner(state)  # as tools/analyse.py reads it
+    owner = analysis.position_state(agent.mode, state)  # as tools/analyse.py reads it
     assert owner == pack(CUBE_CENTERED, 0, 0, 5, 3)
     c = analysis.cube_decision(agent, state.board, owner)
     v_nd, v_take = agent.scorer.cube_values(state.board[None], np.array([owner]))
@@ -311,8 +311,9 @@ def test_match_positions_are_analysed_at_their_score():
     best = agent.choose_moves(state.board[None], np.array([[5, 2]]), np.array([owner]))[0]
     assert out["moves"][0]["position_id"] == be.position_id(be.swap(best))
     # the cube with a 2-away side at cube 2: live for the 5-away side; cube 4 at 3-3 is dead
-    assert position_state(
-        GameState(be.initial_board(), cube=2, owner=CUBE_MINE, match_length=7, score=(2, 5))
+    assert analysis.position_state(
+        agent.mode,
+        GameState(be.initial_board(), cube=2, owner=CUBE_MINE, match_length=7, score=(2, 5)),
     ) == pack(CUBE_MINE, 1, 0, 5, 2)
     with pytest.raises(ValueError, match="dead cube"):
         analysis.cube_decision(agent, state.board, pack(CUBE_MINE, 2, 0, 3, 3))
@@ -328,7 +329,16 @@ def test_match_models_need_match_positions():
     bad = gnubg_id(GameState(be.initial_board(), match_length=7, score=(7, 2)))
     assert_one_line_error(run("tools/analyse.py", MATCH, bad), "match length")
     with pytest.raises(ValueError, match="power of 2"):
-        position_state(GameState(be.initial_board(), match_length=7, score=(2, 4), cube=3))
+        analysis.position_state(
+            MatchPlay(length=7),
+            GameState(be.initial_board(), match_length=7, score=(2, 4), cube=3),
+        )
+    # a cube the match state cannot hold (it would spill into the Crawford flag) is refused
+    with pytest.raises(ValueError, match="up to 64"):
+        analysis.position_state(
+            MatchPlay(length=7),
+            GameState(be.initial_board(), match_length=7, score=(2, 4), cube=128),
+        )
 
 
 def test_a_money_model_refuses_a_match_position():
@@ -337,10 +347,10 @@ def test_a_money_model_refuses_a_match_position():
 
     in_match = GameState(be.initial_board(), owner=CUBE_THEIRS, match_length=7, score=(2, 4))
     for name in ("cubeless-money", "cubeful-money"):
-        with pytest.raises(ValueError, match=r"match position \(match to 7\) needs match equities"):
-            game_mode(name).position_owner(in_match)
-    assert game_mode("dmp").position_owner(in_match) == CUBE_THEIRS
-    assert (
-        game_mode("cubeless-money").position_owner(GameState(be.initial_board(), owner=CUBE_THEIRS))
-        == CUBE_THEIRS
-    )
+        with pytest.raises(
+            ValueError, match=r"match position \(5 and 3 away\) needs match equities"
+        ):
+            analysis.position_state(game_mode(name), in_match)
+    assert analysis.position_state(game_mode("dmp"), in_match) == CUBE_THEIRS
+    money = GameState(be.initial_board(), owner=CUBE_THEIRS)
+    assert analysis.position_state(game_mode("cubeless-money"), money) == CUBE_THEIRS

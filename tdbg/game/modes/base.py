@@ -6,20 +6,22 @@ modes lives in the mode's class, and nothing outside this package (and the model
 modules: heads.py, model.py) compares mode names.  A mode knows
 
 * its network inputs (``n_inputs``, ``cube_inputs``) and the output heads that can
-  play it (``outputs``; heads.py says how each head states a value);
+  play it (``outputs``, the default first; heads.py says how each head states a value);
 * what a player maximises (``objective``) and what a result is worth
   (``points``: DMP +-1, money 1/2/3 times the cube, Jacoby in cubeful money);
 * whether and how the cube is used (``may_double``, ``cube_action``: the one cube
-  rule), and the cube state as the other side sees it;
-* what callers elsewhere need of its kind, asked as checks rather than by reading
-  ``cubeful`` or ``is_match`` (``check_cubeful``, ``check_cubeless``, ``check_match``,
-  ``check_agent``, ``position_owner``).
+  rule), and the cube state: as the mover sees it (``mover_state``: also how a position
+  from outside the game, a parsed ID or a live game, is read), as the other side sees it;
+* what callers elsewhere need of its kind, asked as one check rather than by reading
+  ``cubeful`` or ``is_match`` (``require``).
 
 How results are counted and stated, and how gnubg is set up for a mode, belong to the
 layers that do it, in small tables keyed by the mode's class (``for_mode``):
-tdbg.play.units (what a series counts), tdbg.play.metrics (headline numbers, value
-text), tdbg.play.evaluation (summaries, quick evaluations), tdbg.play.model_fit (which
-networks play the mode, and the advice when one does not fit), tdbg.gnubg.gnubg_rules.
+tdbg.play.units (what a series counts), tdbg.play.matches (the points of a mode's
+matches), tdbg.play.metrics (headline numbers, value text), tdbg.play.evaluation
+(summaries, quick evaluations), tdbg.play.model_fit (which networks and agents play the
+mode, and the advice when one does not fit), tdbg.net.model (the input layout checkpoints
+record), tdbg.gnubg.gnubg_rules.
 
 Cubeful money treats cube decisions as ordinary transitions.  A turn whose mover
 may double starts at a *cube node* (is_cube_action = 1): no-double leads to the
@@ -37,7 +39,7 @@ from __future__ import annotations
 import numpy as np
 
 from tdbg.game.cube import CubeAction, owner_for_opponent
-from tdbg.game.encoding import CUBE_CENTERED, CUBE_THEIRS, NUM_BOARD_FEATURES
+from tdbg.game.encoding import CUBE_CENTERED, CUBE_THEIRS
 from tdbg.game.heads import prob5_equity
 
 
@@ -49,31 +51,15 @@ class GameMode:
         1.0  # a value after a take, in the units of the value before it (lambda_returns.py)
     )
     n_inputs = 196
-    layout = (
-        "tesauro196"  # the inputs' layout, as checkpoints name it (encoding.py); n_inputs of them
-    )
     outputs: tuple[str, ...] = ()  # output heads that can play this mode; the first is the default
-
-    @classmethod
-    def length_of(cls, match_length: int | None, met: str | None = None) -> int:
-        """The match length this mode plays given --match-length (None: not given) and --met:
-        0 for single games, which take neither (ValueError)."""
-        if match_length is not None or met:
-            raise ValueError("--match-length and --met apply to --game-mode match only")
-        return 0
-
-    @classmethod
-    def position_length(cls, match_length: int) -> int:
-        """The match length a model of this mode analyses a position of a ``match_length``-point
-        match at (0: a position out of a match); single games ignore the match."""
-        return 0
 
     def mover_state(
         self, owner: int, cube: int, crawford: bool = False, away: tuple = (0, 0)
     ) -> np.ndarray:
         """The cube state an agent of this mode sees as the mover, from the cube's owner (its
         view), the cube, and in match play the Crawford flag and the points each side needs
-        (the mover's first)."""
+        (the mover's first; (0, 0) out of a match); ValueError for a state this mode cannot
+        read (money models refuse a match score: their equities mean nothing there)."""
         return np.array([owner])
 
     def __init__(self, jacoby: bool = True):
@@ -87,10 +73,6 @@ class GameMode:
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(jacoby={self.jacoby})"
-
-    @property
-    def default_output(self) -> str:
-        return self.outputs[0]
 
     # ------------------------------------------------------------------ values and points
 
@@ -151,43 +133,14 @@ class GameMode:
         game_result() ``results`` (1/2/3) from the cube state ``state``."""
         return head.terminal(self.points(results, state))
 
-    def check_agent(self, agent) -> None:
-        """ValueError when ``agent`` cannot play this mode's games."""
-
-    # What callers outside this package need of the mode's kind, asked as checks and
-    # capabilities rather than by reading ``cubeful`` / ``is_match`` themselves.
-    def check_cubeful(self, message: str) -> None:
-        """ValueError(``message``) unless this mode has a cube (a setting or agent that needs one)."""
-        if not self.cubeful:
-            raise ValueError(message)
-
-    def check_cubeless(self, message: str) -> None:
-        """ValueError(``message``) when this mode has a cube (something that cannot play one)."""
-        if self.cubeful:
-            raise ValueError(message)
-
-    def check_match(self, message: str) -> None:
-        """ValueError(``message``) unless this mode plays matches."""
-        if not self.is_match:
-            raise ValueError(message)
-
-    def position_owner(self, state) -> int:
-        """The cube-owner slot of a parsed position (position_ids.GameState) as this mode's
-        network reads it (ValueError when the position needs what this mode lacks)."""
-        return state.owner
-
-    # ------------------------------------------------------------------ models
-
     @classmethod
-    def input_layout(cls, n_inputs: int) -> str:
-        """The layout of a network of this mode with ``n_inputs`` inputs: the mode's own,
-        "+board20" when it also reads the board features (features.py) after them;
-        ValueError for a count that fits neither."""
-        if n_inputs == cls.n_inputs:
-            return cls.layout
-        if n_inputs == cls.n_inputs + NUM_BOARD_FEATURES:
-            return cls.layout + "+board20"
-        raise ValueError(
-            f"{cls.name} needs a {cls.n_inputs}-input model (or {cls.n_inputs + NUM_BOARD_FEATURES} "
-            f"with board features), this one has {n_inputs}"
-        )
+    def require(cls, message: str, *, cube: bool | None = None, match: bool | None = None) -> None:
+        """ValueError(``message``) unless this mode has a cube (``cube=True``) or none
+        (``cube=False``), and plays matches (``match=True``) or single games (``match=False``);
+        None asks nothing.  What a setting, an agent or a caller outside this package needs
+        of the mode's kind, asked as one check rather than by reading ``cubeful`` or
+        ``is_match`` (callable on the class, before the mode is built)."""
+        if (cube is not None and cls.cubeful != cube) or (
+            match is not None and cls.is_match != match
+        ):
+            raise ValueError(message)

@@ -15,7 +15,6 @@ class CubefulMoney(CubelessMoney):
     name = "cubeful-money"
     cubeful = True
     n_inputs = 200
-    layout = "tesauro196+cube4"
     outputs: tuple[str, ...] = ("equity",)
     take_scale = 2.0  # values are normalised to the cube: after a take, one unit is two before
 
@@ -53,9 +52,3 @@ class CubefulMoney(CubelessMoney):
         value (here normalised to the current cube: a take doubles, a pass wins it)."""
         v_take = np.asarray(v_take)
         return np.asarray(v_no_double), 2.0 * v_take, np.ones_like(v_take)
-
-    def check_agent(self, agent):
-        if not agent.cube_capable:
-            raise ValueError(
-                f"{agent.name} makes no cube decisions, so it cannot play cubeful money"
-            )

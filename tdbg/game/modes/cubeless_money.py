@@ -11,10 +11,10 @@ class CubelessMoney(GameMode):
     name = "cubeless-money"
     outputs: tuple[str, ...] = ("equity", "prob5")
 
-    def position_owner(self, state):
-        if state.match_length:
+    def mover_state(self, owner, cube, crawford=False, away=(0, 0)):
+        if any(away):
             raise ValueError(
-                f"a match position (match to {state.match_length}) needs match equities; "
+                f"a match position ({away[0]} and {away[1]} away) needs match equities; "
                 f"this is a {self.name} model"
             )
-        return state.owner
+        return super().mover_state(owner, cube, crawford, away)

@@ -41,6 +41,7 @@ from tdbg.game.modes.cubeful_money import CubefulMoney
 MAX_LEVEL = 6  # cube 64: more than any 25-point match can use
 MATCH_FEATURES = 8
 MATCH_INPUTS = 200 + MATCH_FEATURES
+DEFAULT_MATCH_LENGTH = 7  # the match a match model plays where no length is given
 
 
 def pack(owner, level, crawford, me, opp) -> np.ndarray:
@@ -51,21 +52,6 @@ def pack(owner, level, crawford, me, opp) -> np.ndarray:
         + 21 * np.asarray(crawford, dtype=np.int64)
         + 42 * (np.asarray(me, dtype=np.int64) - 1)
         + 1050 * (np.asarray(opp, dtype=np.int64) - 1)
-    )
-
-
-def position_state(state) -> int:
-    """The match state of a parsed position (position_ids.GameState) in a match: cube owner
-    and level, Crawford flag and each side's points still needed."""
-    length, (mine, theirs), cube = state.match_length, state.score, int(state.cube)
-    if not (0 <= mine < length and 0 <= theirs < length):
-        raise ValueError(f"score {mine}-{theirs} is not a score of a {length}-point match in play")
-    if cube < 1 or cube & (cube - 1):
-        raise ValueError(f"cube {cube} is not a power of 2")
-    return int(
-        pack(
-            state.owner, cube.bit_length() - 1, int(state.crawford), length - mine, length - theirs
-        )
     )
 
 
@@ -80,20 +66,9 @@ class MatchPlay(CubefulMoney):
 
     name = "match"
     n_inputs = MATCH_INPUTS
-    layout = "tesauro196+cube4+match8"
     outputs = ("mwc", "mwc-outcomes")
     is_match = True
     take_scale = 1.0  # match-winning chances are not normalised to the cube
-
-    @classmethod
-    def length_of(cls, match_length, met=None):
-        return 7 if match_length is None else match_length
-
-    @classmethod
-    def position_length(cls, match_length):
-        if not match_length:
-            raise ValueError("a match-play model analyses a match position")
-        return match_length
 
     def mover_state(self, owner, cube, crawford=False, away=(0, 0)):
         """The packed state of one position; ValueError for one the packing cannot hold (a
@@ -265,10 +240,3 @@ class MatchPlay(CubefulMoney):
         # never past a dead cube: the double that turned it could not have been offered
         turn &= ~self.dead_cube(pack(owner, level - 1, 0, me, opp))
         return np.where(turn, pack(owner, level, 0, me, opp), states)
-
-    def position_owner(self, state) -> int:
-        return position_state(state)  # the match state: cube, Crawford and both sides' points to go
-
-    def check_agent(self, agent):
-        if not getattr(agent, "match_capable", False):
-            raise ValueError(f"{agent.name} cannot play match play (it needs the match score)")

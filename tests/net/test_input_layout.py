@@ -1,10 +1,10 @@
-"""Each game mode names its network input layout (deliverable of issue 45): checkpoints
-record the mode's name for it, the same strings as before the modes named them."""
+"""Each game mode's network input layout has a name (tdbg.net.model.input_layout, keyed by the
+mode's class): checkpoints record it as their ``encoder``, the same strings as always."""
 
 import pytest
 
 from tdbg.game.modes import GAME_MODES, mode_class
-from tdbg.net.model import ENCODERS, TDNetwork, new_metadata
+from tdbg.net.model import ENCODERS, TDNetwork, input_layout, new_metadata
 
 # the layouts checkpoints have always recorded, by input count
 RECORDED = {
@@ -21,11 +21,11 @@ RECORDED = {
 def test_mode_names_its_layout(name):
     cls = mode_class(name)
     for n in (cls.n_inputs, cls.n_inputs + 20):
-        assert cls.input_layout(n) == RECORDED[n]
+        assert input_layout(cls, n) == RECORDED[n]
         meta = new_metadata(TDNetwork(n, [4], cls.outputs[0]), name)
         assert meta["encoder"] == RECORDED[n]
     with pytest.raises(ValueError, match="needs a"):
-        cls.input_layout(cls.n_inputs + 1)
+        input_layout(cls, cls.n_inputs + 1)
 
 
 def test_no_other_layouts():
