@@ -364,7 +364,12 @@ class StageProgress:
         spec, schedule = self.settings.model, self.settings.schedule
         settings = learner_class.settings(self.settings, self.mode)
         continuing, note = plan_stage(
-            spec.resume, spec.new_stage, schedule.num_episodes, stage, settings
+            spec.resume,
+            spec.new_stage,
+            schedule.num_episodes,
+            stage,
+            settings,
+            stage_config(self.settings),
         )
         self.size = learner_class.round_episodes(self.settings)
         # where the checkpoint stands, which the last row of the log this run appends to must agree with

@@ -222,6 +222,25 @@ def test_resume_alone_continues_with_the_recorded_settings(tmp_path, straight_th
     assert _same_weights(cut, straight_through)
 
 
+@pytest.mark.parametrize("flag", ["--seed", "--torch-seed"])
+def test_another_seed_for_an_unfinished_stage_is_refused(tmp_path, straight_through, flag):
+    """The seeds draw every round's dice and minibatches: a continued stage given another one
+    would not be the stage run straight through, so it is refused by name as --lr is (it used to
+    continue on the new seed's dice); the recorded seed given again continues."""
+    cut = tmp_path / "cut.pt"
+    run("train_batch.py", *STAGE, "--stop-at", "40", "--save", cut, check=True)
+    before = md5(cut)
+    proc = run("train_batch.py", "--resume", cut, "--save", cut, flag, "6", "--quiet")
+    recorded = "5" if flag == "--seed" else "None"
+    assert_one_line_error(proc, f"{flag[2:]} {recorded} -> 6")
+    assert "--new-stage" in proc.stderr and md5(cut) == before
+    proc = run("train_batch.py", *STAGE, flag, "6", "--save", cut)  # the same command, run again
+    assert_one_line_error(proc, f"{flag[2:]} {recorded} -> 6")
+    assert md5(cut) == before
+    run("train_batch.py", "--resume", cut, "--save", cut, "--seed", "5", "--quiet", check=True)
+    assert _same_weights(cut, straight_through)
+
+
 def test_same_command_without_stop_at_continues_the_stage(tmp_path, straight_through):
     """--stop-at's help: the same command without it continues the stage (not refused because
     --save exists, and not restarted)."""
