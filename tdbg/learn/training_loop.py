@@ -330,9 +330,10 @@ def check_stop_at(stop_at: int, size: int, done: int, total: int) -> None:
         )
     if stop_at % size and stop_at != total:
         below = stop_at - stop_at % size
+        above = min(below + size, total)  # the stage's last round may be short: its end is one
         raise InputError(
             f"--stop-at {stop_at:,} is inside a round (rounds of {size:,} episodes): give a round's "
-            f"end, such as {below + size:,}" + (f" or {below:,}" if below > done else "")
+            f"end, such as {above:,}" + (f" or {below:,}" if below > done else "")
         )
 
 
