@@ -77,6 +77,13 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "cpu_seconds", "x"),
         "'cpu_seconds' is str",
     ),
+    # the continued stage's record of its flags, its name, and the count it plans
+    "config a list": (_set("trainer_state", "stage", "config", [1, 2]), "'config' is list"),
+    "id a number": (_set("trainer_state", "stage", "id", 5), "'id' is int"),
+    "planned episodes text": (
+        _set("trainer_state", "stage", "settings", "num_episodes", "60"),
+        "'num_episodes' is str",
+    ),
 }
 
 
@@ -121,7 +128,15 @@ RESTORE.update(RECORDED_SETTINGS)
 
 
 @pytest.mark.parametrize(
-    "case", sorted(RESTORE) + ["rounds_done text", "cpu_seconds text", "settings None"]
+    "case",
+    sorted(RESTORE)
+    + [
+        "rounds_done text",
+        "cpu_seconds text",
+        "settings None",
+        "config a list",
+        "planned episodes text",
+    ],
 )
 def test_resume_refuses_it(stopped, tmp_path, case):
     change = RESTORE[case] if case in RESTORE else LINEAGE_AND_STATE[case][0]
