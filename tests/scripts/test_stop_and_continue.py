@@ -89,7 +89,11 @@ def test_stop_at_is_a_round_end_within_the_stage(tmp_path, stop_at, words):
 
 @pytest.mark.parametrize(
     "stop_at, size, done, total, suggested",
-    [(45, 20, 0, 50, "such as 50 or 40"), (30, 100, 0, 60, "such as 60"), (130, 100, 100, 150, "such as 150")],
+    [
+        (45, 20, 0, 50, "such as 50 or 40"),
+        (30, 100, 0, 60, "such as 60"),
+        (130, 100, 100, 150, "such as 150"),
+    ],
 )
 def test_the_stop_suggested_is_within_the_stage(stop_at, size, done, total, suggested):
     """The round's end suggested for a --stop-at inside the stage's last, short round is the
