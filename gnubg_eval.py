@@ -29,9 +29,8 @@ rate, the same per-decision error its `show statistics` rates a player by.  In D
 files (1-point matches) gnubg states errors in match winning chances instead of EMG.
 """
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

@@ -9,9 +9,8 @@ gnubg-nn-cubeful.
       --games 100 --save-games selfplay_games
 """
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

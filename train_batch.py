@@ -9,9 +9,8 @@ The documented chain (each stage warm-starts from the previous one):
   python train_batch.py --resume models/cubeful.pt --oneply --num-episodes 5000 --save models/cubeful_1ply.pt
 """
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

@@ -5,9 +5,8 @@ time, eligibility traces on the weights, an SGD update after every move.
   python train_online.py --hidden 80 --lambda 0.7 --lr 0.1 --num-episodes 20000 --save models/online.pt
 """
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

@@ -13,9 +13,8 @@ on the five outputs is MSE (default) or cross-entropy (losses.py says exactly ho
 --raw-logits included).
 """
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

@@ -14,9 +14,8 @@ the even games and model B in the odd ones.
 
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

@@ -28,9 +28,8 @@ P(wbg|wg), P(lg|lose), P(lbg|lg), multiplied out as model.prob5_from_conditional
 
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

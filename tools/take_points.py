@@ -19,9 +19,8 @@ Each (position, score, cube) is checked at 0-ply (the network's own values) and 
 
 from __future__ import annotations
 
-from tdbg.infra.stop_signals import (
-    exit_on_signals,
-)  # first: a signal during the imports ends in one line
+# first: a signal during the imports ends in one line
+from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 

@@ -77,7 +77,10 @@ def puretd_checkpoint(path: str) -> TDNetwork:
         or "hidden_sizes" not in payload
     ):
         raise InputError(f"{path}: not a PureTD checkpoint (no hidden_sizes / state_dict)")
-    if (payload.get("output_mode"), payload.get("encoder_name"), payload.get("input_size")) != (
+    # PureTD's first releases (its documented [256,256,256] among them) predate the
+    # output_mode field: probability was then its only head
+    output_mode = payload.get("output_mode", "probability")
+    if (output_mode, payload.get("encoder_name"), payload.get("input_size")) != (
         "probability",
         "perspective196",
         196,

@@ -16,13 +16,14 @@
 #          each restarting the LR,                                     1,000,000 episodes each
 #   x1     exact 1-ply targets from the best d phase, Adam 1e-4 -> 5e-6, 1,000 episodes a round,
 #          moves still chosen at 0-ply,                                          500,000 episodes
+#   x2     a second exact 1-ply phase from x1 repaired (x1r), the LR restarted,  500,000 episodes
 # Every stage logs unit health (dead, distinct, active units) every 50 rounds and at its end, and
 # ends with 10,000 duplicate games against gnubg-nn on the selection seed 1001.
 #
 # Run it from a frozen worktree with one thread per process, e.g.
 #   git worktree add /work/frozen <commit> && cd /work/frozen && make setup
 #   OMP_NUM_THREADS=1 D=/work/main/experiments/retraining/live experiments/retraining/live_lineage.sh
-# STOP_AFTER=bases|w2|d1|d2|d3 ends after that step.  BASE=CHECKPOINT starts the route from that base
+# STOP_AFTER=bases|w2|d1|d2|d3|x1 ends after that step.  BASE=CHECKPOINT starts the route from that base
 # instead of the batch base comparison (e.g. the online base of online_base.sh, in its own D:
 #   BASE=experiments/retraining/live/base_online_128x2.pt D=experiments/retraining/live_online ...).
 set -euo pipefail
@@ -95,3 +96,17 @@ $R train_batch.py "$D/x1_256x3_exact1ply.pt" "$BEST_D" --oneply --num-episodes 5
    --seed 587 --workers 1 --quiet --episodes-per-round 1000 --parallel-games 100 --health-every 10 \
    --save-every 100 --eval-every 50 --eval-opponent gnubg-nn --eval-games 1000
 stage_eval "$D/x1_256x3_exact1ply.pt"
+for r in 200 400; do   # x1's points along the way (its --save-every snapshots, kept out of git)
+  [ -f "$D/x1_256x3_exact1ply_r000${r}.pt" ] && stage_eval "$D/x1_256x3_exact1ply_r000${r}.pt"
+done
+stop_after x1
+# x2: a second exact 1-ply phase, restarting the LR (as between the 0-ply phases), from x1 with its
+# twin pair folded and its dead units revived (x1r, the release); x1's points rose through 400,000
+# episodes (49.27% at 200k, 50.22% at 400k, 49.75% at its end).
+[ -f "$D/x1r_256x3_exact1ply.pt" ] || $PY tools/repair_twins.py "$D/x1_256x3_exact1ply.pt" \
+   -o "$D/x1r_256x3_exact1ply.pt" --json > "$D/x1r_256x3_exact1ply_repair.json"
+stage_eval "$D/x1r_256x3_exact1ply.pt"
+$R train_batch.py "$D/x2_256x3_exact1ply.pt" "$D/x1r_256x3_exact1ply.pt" --oneply --num-episodes 500000 \
+   --lr 1e-4 --end-lr 5e-6 --seed 588 --workers 1 --quiet --episodes-per-round 1000 --parallel-games 100 \
+   --health-every 10 --save-every 100 --eval-every 50 --eval-opponent gnubg-nn --eval-games 1000
+stage_eval "$D/x2_256x3_exact1ply.pt"

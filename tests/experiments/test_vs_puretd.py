@@ -12,7 +12,7 @@ import torch
 from helpers import ROOT, assert_one_line_error, run
 from tdbg.game.encoding import encode
 from tdbg.infra.errors import InputError
-from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
+from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 SCRIPT = "experiments/benchmarks/vs_puretd.py"
 
@@ -60,7 +60,8 @@ POSITIONS = [
 ]
 
 
-def test_a_puretd_net_gives_its_own_values_on_our_inputs(tmp_path):
+@pytest.mark.parametrize("with_output_mode", [True, False])
+def test_a_puretd_net_gives_its_own_values_on_our_inputs(tmp_path, with_output_mode):
     torch.manual_seed(3)
     sizes = [8, 4]
     linear = [torch.nn.Linear(a, b) for a, b in zip([196, *sizes], [*sizes, 1], strict=True)]
@@ -76,17 +77,17 @@ def test_a_puretd_net_gives_its_own_values_on_our_inputs(tmp_path):
         }
     )
     path = tmp_path / "p.pt"
-    torch.save(
-        {
-            "hidden_sizes": sizes,
-            "input_size": 196,
-            "activation": "relu",
-            "encoder_name": "perspective196",
-            "output_mode": "probability",
-            "state_dict": state,
-        },
-        path,
-    )
+    payload = {
+        "hidden_sizes": sizes,
+        "input_size": 196,
+        "activation": "relu",
+        "encoder_name": "perspective196",
+        "output_mode": "probability",
+        "state_dict": state,
+    }
+    if not with_output_mode:  # PureTD's first releases have no such field
+        del payload["output_mode"]
+    torch.save(payload, path)
     model = bench().puretd_checkpoint(str(path)).eval()
     for pos in POSITIONS:
         x = torch.tensor(puretd_vector(*pos))
@@ -162,3 +163,29 @@ def test_the_readme_speed_table_is_the_result_file():
             secs(result, workload, "ours"),
             f"{ratio:.2f}x",
         ], row
+
+
+def test_the_converter_writes_a_checkpoint_that_plays_as_a_dmp_net(tmp_path):
+    sizes = [3]
+    torch.manual_seed(0)
+    hidden, out = torch.nn.Linear(196, 3), torch.nn.Linear(3, 1)
+    state = {
+        "hidden_layers.0.weight": hidden.weight.detach().clone(),
+        "hidden_layers.0.bias": hidden.bias.detach().clone(),
+        "fc_output.weight": out.weight.detach().clone(),
+        "fc_output.bias": out.bias.detach().clone(),
+    }
+    src, dst = tmp_path / "p.pt", tmp_path / "ours.pt"
+    payload = {"hidden_sizes": sizes, "input_size": 196, "encoder_name": "perspective196"}
+    torch.save({**payload, "state_dict": state}, src)
+    result = run("experiments/head_to_head/puretd_net.py", str(src), str(dst))
+    assert result.returncode == 0, result.stderr
+    model, meta, _ = load_checkpoint(str(dst))
+    assert (model.hidden, meta["game_mode"]) == ([3], "dmp")
+    x = torch.tensor(puretd_vector(*POSITIONS[1]))
+    theirs = torch.sigmoid(out(torch.relu(hidden(x)))).item()
+    with torch.no_grad():
+        ours = model.eval()(torch.tensor(encode(our_board(*POSITIONS[1])))[None]).item()
+    assert ours == pytest.approx(theirs, abs=1e-6)
+    again = run("experiments/head_to_head/puretd_net.py", str(src), str(dst))
+    assert_one_line_error(again, "exists")
