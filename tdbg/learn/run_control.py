@@ -179,7 +179,8 @@ SEEDS = ("seed", "torch_seed")
 
 def _with_seeds(settings: dict, config: dict | None) -> dict:
     """``settings`` and the seeds ``config`` (a stage's config, as stage_config gives it) holds."""
-    return {**settings, **{k: config[k] for k in SEEDS if k in (config or {})}}
+    given = config or {}
+    return {**settings, **{k: given[k] for k in SEEDS if k in given}}
 
 
 def plan_stage(
