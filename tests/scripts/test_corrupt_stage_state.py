@@ -123,6 +123,7 @@ RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag 
     "lr text": _recorded("lr", "abc"),  # it reached the optimizer: a TypeError traceback
     "batch size 0": _recorded("batch_size", 0),
     "optimizer unknown": _recorded("optimizer", "rmsprop"),
+    "log a number": _recorded("log", 7),  # a path taken as the log's: a TypeError traceback
 }
 RESTORE.update(RECORDED_SETTINGS)
 
