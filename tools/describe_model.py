@@ -109,6 +109,11 @@ def main() -> None:
     if args.json:
         print(fileio.json_text(d, indent=2))
         return
+    print_description(d)
+
+
+def print_description(d: dict) -> None:
+    """``describe``'s figures as text, one labelled line each, then the lineage."""
     print(f"file          {d['file']}")
     print(f"md5           {d['md5']}")
     print(f"architecture  {d['architecture']} ({d['activation']} hidden units)")
@@ -147,8 +152,14 @@ def main() -> None:
             f"in progress   {st['episodes_done']:,} of {st['settings']['num_episodes']:,} episodes "
             f"(continue it with --resume {d['file']} --save {d['file']})"
         )
+    print_lineage(d["lineage"])
+
+
+def print_lineage(lineage: list) -> None:
+    """Each stage that made the checkpoint: its date, commit, episodes and command, and each
+    start and restart of it."""
     print("lineage")
-    for i, e in enumerate(d["lineage"], 1):
+    for i, e in enumerate(lineage, 1):
         print(
             f"  {i}. {e.get('date', '?')}  commit {e.get('commit', '?')}  {e.get('episodes', 0):,} episodes"
         )

@@ -158,6 +158,38 @@ def _print_report(report: dict, args, health_before, health_after) -> None:
     print(args.output)
 
 
+def _read(path: str):
+    """(model, metadata, md5 of the bytes read) of the checkpoint at ``path``; a UsageError
+    where it does not load.  The md5 is of the very bytes repaired, for the lineage."""
+    try:
+        data = read_checkpoint(path)
+        model, meta, _ = load_checkpoint(path, data=data)
+    except CheckpointError as exc:
+        raise cli.UsageError(str(exc)) from None
+    return model, meta, hashlib.md5(data).hexdigest()
+
+
+def _fold_twins(model, args, inputs):
+    """(net, report) with each set of twin units folded into one and the rest freed; with
+    --no-twins the net as it is, its report saying so in the same fields."""
+    if args.no_twins:
+        return model, {
+            "distinct_before": distinct_units(model, args.threshold),
+            "distinct_after": distinct_units(model, args.threshold),
+            "freed": [0] * len(model.hidden),
+            "threshold": args.threshold,
+        }
+    return repair_twins(model, seed=args.seed, threshold=args.threshold, inputs=inputs)
+
+
+def _repaired_meta(meta: dict, source: str, md5: str, report: dict) -> dict:
+    """``meta`` with the repair appended to the lineage: the checkpoint it started from, and
+    the units it folded, freed and revived."""
+    kept = ("distinct_before", "distinct_after", "freed", "revived")
+    entry = {"repaired_twins": f"{source} (md5 {md5})", **{k: report[k] for k in kept}}
+    return {**meta, "lineage": list(meta.get("lineage", [])) + [lineage_entry(0, entry)]}
+
+
 def main() -> None:
     args = _args()
     check_outputs(
@@ -165,32 +197,14 @@ def main() -> None:
         args.overwrite,
         {"checkpoint": args.checkpoint},
     )
-    try:
-        data = read_checkpoint(args.checkpoint)  # the md5 recorded is of the bytes repaired
-        model, meta, _ = load_checkpoint(args.checkpoint, data=data)
-    except CheckpointError as exc:
-        raise cli.UsageError(str(exc)) from None
-    md5 = hashlib.md5(data).hexdigest()
+    model, meta, md5 = _read(args.checkpoint)
     threads.use()  # scoring a few positions at a time: the library's default (one)
     scorer, boards, dice, owner, inputs = real_positions(
         model, meta.get("game_mode", "dmp"), args.games, args.seed
     )
     sample = health_positions(model, scorer.mode)  # the positions unit health is measured on
     health_before = unit_health(model, sample)
-    if args.no_twins:
-        repaired, report = (
-            model,
-            {
-                "distinct_before": distinct_units(model, args.threshold),
-                "distinct_after": distinct_units(model, args.threshold),
-                "freed": [0] * len(model.hidden),
-                "threshold": args.threshold,
-            },
-        )
-    else:
-        repaired, report = repair_twins(
-            model, seed=args.seed, threshold=args.threshold, inputs=inputs
-        )
+    repaired, report = _fold_twins(model, args, inputs)
     revived = [0] * len(model.hidden)
     if not args.no_revive:
         # dead on the sample and on every play of the measuring games: the outputs those games see stay
@@ -209,17 +223,7 @@ def main() -> None:
         "fit_rows": len(inputs),
         **output_change(scorer, repaired, boards, dice, owner),
     }
-    meta = dict(meta)
-    meta["lineage"] = list(meta.get("lineage", [])) + [
-        lineage_entry(
-            0,
-            {
-                "repaired_twins": f"{args.checkpoint} (md5 {md5})",
-                **{k: report[k] for k in ("distinct_before", "distinct_after", "freed", "revived")},
-            },
-        )
-    ]
-    save_checkpoint(args.output, repaired, meta)
+    save_checkpoint(args.output, repaired, _repaired_meta(meta, args.checkpoint, md5, report))
     report = {"input": args.checkpoint, "md5": md5, "output": args.output, **report}
     if args.json:
         print(fileio.json_text(report, indent=2))

@@ -55,6 +55,7 @@ UNIT_HEALTH = (
 )
 STRENGTH = "experiments/retraining/strength/eval"  # the strength lineage's stage ends on the selection seed
 STRENGTH_MONEY = "experiments/retraining/strength_money/eval"
+LIVE = "experiments/retraining/live/eval"  # the live lineage's stage ends on the selection seed
 
 # a bare name is a file of H2H; one with a folder is a path from the repository's root (the
 # selection-seed points of the strength lineage stay beside its logs)
@@ -76,6 +77,12 @@ n = count
 # says which runs were compared); report: the seed of the figure in the table (read from its file).
 
 SELECTION = {
+    "dmp_256x3_live.pt": (
+        "1001",
+        "`dmp_256x3_1ply`'s own point (e1 at 250k) and live_lineage.sh's exact 1-ply stage x1 with "
+        "its twin pair folded and its dead units revived (x1r; x1 itself, 49.75%, held a twin pair), "
+        "10,000 games each on seed 1001",
+    ),
     "dmp_256x3_1ply.pt": (
         "1001",
         "s7 (`dmp_256x3`) and strength_exact1ply.sh's e1 (exact 1-ply targets from s7 with its "
@@ -152,6 +159,7 @@ def _match_rate(name: str) -> str:
 
 
 FRESH = {
+    "dmp_256x3_live.pt": ("dmp_256x3_live_vs_gnubg-nn_seed2501", pct, "games", ""),
     "dmp_256x3_1ply.pt": ("dmp_256x3_1ply_vs_gnubg-nn_seed2401", pct, "games", ""),
     "dmp_256x3.pt": ("dmp_256x3_vs_gnubg-nn_seed2301", pct, "games", ""),
     "cubeless_256x3_1ply.pt": ("cubeless_256x3_1ply_vs_gnubg-nn_seed2402", meq, "games", ""),
@@ -238,339 +246,457 @@ def _eq(name: str) -> str:
     return f"{meq(name)} ({n(games(name))} games)"
 
 
+def _dmp_256x3_live_row() -> list[str]:
+    """`dmp_256x3_live`: the live lineage (every unit alive) to exact 1-ply, repaired."""
+    live = "dmp_256x3_live_vs_gnubg-nn_seed2501"
+    puretd = "puretd_256x3_3a3c70d_vs_gnubg-nn_seed2501"
+    return _model_row(
+        "dmp_256x3_live.pt",
+        "DMP, P(win)",
+        "196-[256,256,256]-1 (the live lineage, `live_lineage.sh`: [128,128] from scratch at Adam 3e-4 "
+        "(300k), widened with fresh units to [256,256] (two 500k phases, the LR restarted), its dead units "
+        "revived, a third layer as identity plus noise, three 1M phases at 5e-5 -> 5e-6, then 500k episodes "
+        "of exact 1-ply targets at 1e-4 -> 5e-6 (x1); its one twin pair folded and two dead units revived "
+        "(x1r); every unit distinct and alive)",
+        182273,
+        "4,800,000",
+        "5.98 (0.08 + 0.25 + 0.24 + 0.61 + 0.65 + 0.63 + 3.53)",
+        f"**{pct(live)}** ({n(games(live))} games on fresh dice; on the selection seed "
+        f"{pct(f'{LIVE}/x1r_256x3_exact1ply_vs_gnubg-nn_seed1001')}, paired vs `dmp_256x3_1ply`'s point there "
+        f"{paired(f'{LIVE}/x1r_256x3_exact1ply_vs_gnubg-nn_seed1001', f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001')}; "
+        f"head to head vs `dmp_256x3_1ply`: {pct('dmp_256x3_live_vs_dmp_256x3_1ply_seed2511')}; "
+        f"head to head vs PureTD's documented [256,256,256] (upstream 3a3c70d): "
+        f"{pct('dmp_256x3_live_vs_puretd_256x3_3a3c70d_seed2521')}; PureTD's net on the release's dice "
+        f"{pct(puretd)}, the release minus it, paired, {paired(live, puretd)})",
+        _rate("dmp_256x3_live_vs_pubeval_seed2501"),
+        "n/a (DMP)",
+        seed_files=(
+            live,
+            "dmp_256x3_live_vs_pubeval_seed2501",
+            "dmp_256x3_live_vs_dmp_256x3_1ply_seed2511",
+            "dmp_256x3_live_vs_puretd_256x3_3a3c70d_seed2521",
+        ),
+    )
+
+
+def _dmp_256x3_row() -> list[str]:
+    """`dmp_256x3`: the strength lineage's DMP net, measured on fresh dice, on the selection
+    seed and head to head."""
+    return _model_row(
+        "dmp_256x3.pt",
+        "DMP, P(win)",
+        "196-[256,256,256]-1 (the strength lineage, `strength_dmp.sh`: [128,128] from scratch (s1), Net2Net "
+        "to [256,256,256] (s2, s2b), 0-ply to 5.8M episodes (s3), 300k episodes of 1-ply targets through "
+        "the move filter (s4), a polish (s5), 300k more of 1-ply at 3x the LR (s6), a polish at 5e-6 -> "
+        "1e-6 (s7); experiments/retraining/README.md)",
+        182273,
+        "7,400,000",
+        "12.68 (0.10 + 0.61 + 1.53 + 2.03 + 3.93 + 0.63 + 3.19 + 0.65; from s3's tail on a slower "
+        "Intel host)",
+        f"**{pct('dmp_256x3_vs_gnubg-nn_seed2301')}** ({n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} games "
+        f"on fresh dice; on the selection seed {pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}, "
+        f"paired vs s3's end there "
+        f"{paired(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001', f'{STRENGTH}/s3_256x3_vs_gnubg-nn_seed1001')}; "
+        f"head to head vs `dmp_512x2x256`: {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')})",
+        _rate("dmp_256x3_vs_pubeval_seed2301"),
+        "n/a (DMP)",
+        seed_files=(
+            "dmp_256x3_vs_gnubg-nn_seed2301",
+            "dmp_256x3_vs_pubeval_seed2301",
+            "dmp_256x3_vs_dmp_512x2x256_seed2311",
+        ),
+    )
+
+
+def _dmp_256x3_1ply_row() -> list[str]:
+    """`dmp_256x3_1ply`: `dmp_256x3` repaired and trained on exact 1-ply targets."""
+    return _model_row(
+        "dmp_256x3_1ply.pt",
+        "DMP, P(win)",
+        "196-[256,256,256]-1 (`dmp_256x3` with its twin units folded into one and the rest freed "
+        "(`tools/repair_twins.py`), then 250,000 episodes of exact 1-ply targets at Adam 1e-4 -> 5e-6 (e1 "
+        "of `strength_exact1ply.sh`, its 250k snapshot); all 768 hidden units distinct)",
+        182273,
+        "7,650,000",
+        "15.65 (12.68 + 2.97: e1 to 250k)",
+        f"**{pct('dmp_256x3_1ply_vs_gnubg-nn_seed2401')}** ({n(games('dmp_256x3_1ply_vs_gnubg-nn_seed2401'))} "
+        f"games on fresh dice; on the selection seed "
+        f"{pct(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001')}, paired vs `dmp_256x3` (s7) there "
+        f"{paired(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001', f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}; "
+        f"head to head vs `dmp_256x3`: {pct('dmp_256x3_1ply_vs_dmp_256x3_seed2411')})",
+        _rate("dmp_256x3_1ply_vs_pubeval_seed2401"),
+        "n/a (DMP)",
+        seed_files=(
+            "dmp_256x3_1ply_vs_gnubg-nn_seed2401",
+            "dmp_256x3_1ply_vs_pubeval_seed2401",
+            "dmp_256x3_1ply_vs_dmp_256x3_seed2411",
+        ),
+    )
+
+
+def _dmp_512x2x256_row() -> list[str]:
+    """`dmp_512x2x256`: the deepened [512,512,256] DMP net."""
+    return _model_row(
+        "dmp_512x2x256.pt",
+        "DMP, P(win)",
+        "196-[512,512,256]-1 (`dmp_s4` at 554k annealed (e), Net2Net to [512,512] (g), then a 256-unit layer "
+        "appended, function-preserving (j, `--expand-depth-size 256`), 357,400 episodes of 0-ply at Adam "
+        "5e-5 -> 3.9e-5; experiments/retraining/README.md, exploration log)",
+        495105,
+        "2,151,600",
+        "4.38 (1.30 + 1.29 + 0.18 + 0.29 + 1.32; j's first 16,600 episodes ran with two "
+        "torch threads on a loaded machine, which inflates its CPU time)",
+        f"**{pct('dmp_512x2x256_vs_gnubg-nn')}** ({n(games('dmp_512x2x256_vs_gnubg-nn'))} games; paired vs "
+        f"`dmp_256x2_1ply` {paired('dmp_512x2x256_vs_gnubg-nn', 'dmp_256x2_1ply_vs_gnubg-nn')})",
+        _rate("dmp_512x2x256_vs_pubeval"),
+        "n/a (DMP)",
+        seed_files=("dmp_512x2x256_vs_gnubg-nn", "dmp_512x2x256_vs_pubeval"),
+    )
+
+
+def _dmp_256x2_1ply_row() -> list[str]:
+    """`dmp_256x2_1ply`: the 1-ply refinement of `dmp_256x2`."""
+    return _model_row(
+        "dmp_256x2_1ply.pt",
+        "DMP, P(win)",
+        "196-[256,256]-1 (1-ply refinement of `dmp_256x2`)",
+        116481,
+        "1,020,000",
+        "1.30 (0.97 + 0.33)",
+        f"**{pct('dmp_256x2_1ply_vs_gnubg-nn')}** {TEN_THOUSAND}",
+        _rate("dmp_256x2_1ply_vs_pubeval"),
+        "n/a (DMP)",
+        seed_files=("dmp_256x2_1ply_vs_gnubg-nn", "dmp_256x2_1ply_vs_pubeval"),
+    )
+
+
+def _dmp_256x2_row() -> list[str]:
+    """`dmp_256x2`: Net2Net from `dmp_128x2`."""
+    return _model_row(
+        "dmp_256x2.pt",
+        "DMP, P(win)",
+        "196-[256,256]-1 (Net2Net from `dmp_128x2`)",
+        116481,
+        "1,000,000",
+        "0.97 (0.31 + 0.67)",
+        f"**{pct('dmp_256x2_vs_gnubg-nn')}** {TEN_THOUSAND}",
+        _rate("dmp_256x2_vs_pubeval"),
+        "n/a (DMP)",
+        seed_files=("dmp_256x2_vs_gnubg-nn", "dmp_256x2_vs_pubeval"),
+    )
+
+
 def _dmp_rows() -> list[list[str]]:
     """The rows of the DMP releases, best first."""
     return [
-        _model_row(
-            "dmp_256x3.pt",
-            "DMP, P(win)",
-            "196-[256,256,256]-1 (the strength lineage, `strength_dmp.sh`: [128,128] from scratch (s1), Net2Net "
-            "to [256,256,256] (s2, s2b), 0-ply to 5.8M episodes (s3), 300k episodes of 1-ply targets through "
-            "the move filter (s4), a polish (s5), 300k more of 1-ply at 3x the LR (s6), a polish at 5e-6 -> "
-            "1e-6 (s7); experiments/retraining/README.md)",
-            182273,
-            "7,400,000",
-            "12.68 (0.10 + 0.61 + 1.53 + 2.03 + 3.93 + 0.63 + 3.19 + 0.65; from s3's tail on a slower "
-            "Intel host)",
-            f"**{pct('dmp_256x3_vs_gnubg-nn_seed2301')}** ({n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} games "
-            f"on fresh dice; on the selection seed {pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}, "
-            f"paired vs s3's end there "
-            f"{paired(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001', f'{STRENGTH}/s3_256x3_vs_gnubg-nn_seed1001')}; "
-            f"head to head vs `dmp_512x2x256`: {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')})",
-            _rate("dmp_256x3_vs_pubeval_seed2301"),
-            "n/a (DMP)",
-            seed_files=(
-                "dmp_256x3_vs_gnubg-nn_seed2301",
-                "dmp_256x3_vs_pubeval_seed2301",
-                "dmp_256x3_vs_dmp_512x2x256_seed2311",
-            ),
-        ),
-        _model_row(
-            "dmp_256x3_1ply.pt",
-            "DMP, P(win)",
-            "196-[256,256,256]-1 (`dmp_256x3` with its twin units folded into one and the rest freed "
-            "(`tools/repair_twins.py`), then 250,000 episodes of exact 1-ply targets at Adam 1e-4 -> 5e-6 (e1 "
-            "of `strength_exact1ply.sh`, its 250k snapshot); all 768 hidden units distinct)",
-            182273,
-            "7,650,000",
-            "15.65 (12.68 + 2.97: e1 to 250k)",
-            f"**{pct('dmp_256x3_1ply_vs_gnubg-nn_seed2401')}** ({n(games('dmp_256x3_1ply_vs_gnubg-nn_seed2401'))} "
-            f"games on fresh dice; on the selection seed "
-            f"{pct(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001')}, paired vs `dmp_256x3` (s7) there "
-            f"{paired(f'{STRENGTH}/e1_256x3_exact1ply_r000250_vs_gnubg-nn_seed1001', f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')}; "
-            f"head to head vs `dmp_256x3`: {pct('dmp_256x3_1ply_vs_dmp_256x3_seed2411')})",
-            _rate("dmp_256x3_1ply_vs_pubeval_seed2401"),
-            "n/a (DMP)",
-            seed_files=(
-                "dmp_256x3_1ply_vs_gnubg-nn_seed2401",
-                "dmp_256x3_1ply_vs_pubeval_seed2401",
-                "dmp_256x3_1ply_vs_dmp_256x3_seed2411",
-            ),
-        ),
-        _model_row(
-            "dmp_512x2x256.pt",
-            "DMP, P(win)",
-            "196-[512,512,256]-1 (`dmp_s4` at 554k annealed (e), Net2Net to [512,512] (g), then a 256-unit layer "
-            "appended, function-preserving (j, `--expand-depth-size 256`), 357,400 episodes of 0-ply at Adam "
-            "5e-5 -> 3.9e-5; experiments/retraining/README.md, exploration log)",
-            495105,
-            "2,151,600",
-            "4.38 (1.30 + 1.29 + 0.18 + 0.29 + 1.32; j's first 16,600 episodes ran with two "
-            "torch threads on a loaded machine, which inflates its CPU time)",
-            f"**{pct('dmp_512x2x256_vs_gnubg-nn')}** ({n(games('dmp_512x2x256_vs_gnubg-nn'))} games; paired vs "
-            f"`dmp_256x2_1ply` {paired('dmp_512x2x256_vs_gnubg-nn', 'dmp_256x2_1ply_vs_gnubg-nn')})",
-            _rate("dmp_512x2x256_vs_pubeval"),
-            "n/a (DMP)",
-            seed_files=("dmp_512x2x256_vs_gnubg-nn", "dmp_512x2x256_vs_pubeval"),
-        ),
-        _model_row(
-            "dmp_256x2_1ply.pt",
-            "DMP, P(win)",
-            "196-[256,256]-1 (1-ply refinement of `dmp_256x2`)",
-            116481,
-            "1,020,000",
-            "1.30 (0.97 + 0.33)",
-            f"**{pct('dmp_256x2_1ply_vs_gnubg-nn')}** {TEN_THOUSAND}",
-            _rate("dmp_256x2_1ply_vs_pubeval"),
-            "n/a (DMP)",
-            seed_files=("dmp_256x2_1ply_vs_gnubg-nn", "dmp_256x2_1ply_vs_pubeval"),
-        ),
-        _model_row(
-            "dmp_256x2.pt",
-            "DMP, P(win)",
-            "196-[256,256]-1 (Net2Net from `dmp_128x2`)",
-            116481,
-            "1,000,000",
-            "0.97 (0.31 + 0.67)",
-            f"**{pct('dmp_256x2_vs_gnubg-nn')}** {TEN_THOUSAND}",
-            _rate("dmp_256x2_vs_pubeval"),
-            "n/a (DMP)",
-            seed_files=("dmp_256x2_vs_gnubg-nn", "dmp_256x2_vs_pubeval"),
-        ),
+        _dmp_256x3_live_row(),
+        _dmp_256x3_row(),
+        _dmp_256x3_1ply_row(),
+        _dmp_512x2x256_row(),
+        _dmp_256x2_1ply_row(),
+        _dmp_256x2_row(),
     ]
+
+
+def _cubeless_256x3_row() -> list[str]:
+    """`cubeless_256x3`: the equity head warm-started from the strength lineage."""
+    return _model_row(
+        "cubeless_256x3.pt",
+        "cubeless money, equity",
+        "196-[256,256,256]-1 (`--warm-start-equity` from s3's end of `dmp_256x3`'s lineage; "
+        "`strength_money.sh` m1, 2M episodes, Adam 1e-4 -> 1e-5)",
+        182273,
+        "7,800,000",
+        "7.17 (4.27 + 2.90)",
+        f"**{meq('cubeless_256x3_vs_gnubg-nn_seed2302')}** ({n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} "
+        f"games on fresh dice; on seed 1001: {meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
+        f"head to head vs `cubeless_512x2x256`: {meq('cubeless_256x3_vs_cubeless_512x2x256_seed2312')})",
+        _eq("cubeless_256x3_vs_pubeval_seed2302"),
+        "n/a (cubeless)",
+        seed_files=(
+            "cubeless_256x3_vs_gnubg-nn_seed2302",
+            "cubeless_256x3_vs_pubeval_seed2302",
+            "cubeless_256x3_vs_cubeless_512x2x256_seed2312",
+        ),
+    )
+
+
+def _cubeless_256x3_1ply_row() -> list[str]:
+    """`cubeless_256x3_1ply`: the equity head warm-started from `dmp_256x3_1ply`."""
+    return _model_row(
+        "cubeless_256x3_1ply.pt",
+        "cubeless money, equity",
+        "196-[256,256,256]-1 (`--warm-start-equity` from `dmp_256x3_1ply`: 3M episodes at Adam 5e-5 -> "
+        "5e-6 (n1 of `strength_money_e1.sh`), then 200,000 episodes of exact 1-ply targets at 1.5e-5 -> "
+        "5e-6 (n2); all 768 hidden units distinct)",
+        182273,
+        "10,850,000",
+        "20.01 (15.65 + 2.63 + 1.73)",
+        f"**{meq('cubeless_256x3_1ply_vs_gnubg-nn_seed2402')}** "
+        f"({n(games('cubeless_256x3_1ply_vs_gnubg-nn_seed2402'))} games on fresh dice; on seed 1001: "
+        f"{meq(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001')}, paired vs m1 "
+        f"(`cubeless_256x3`) there "
+        f"{paired(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001', f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
+        f"head to head vs `cubeless_256x3`: {meq('cubeless_256x3_1ply_vs_cubeless_256x3_seed2412')})",
+        _eq("cubeless_256x3_1ply_vs_pubeval_seed2402"),
+        "n/a (cubeless)",
+        seed_files=(
+            "cubeless_256x3_1ply_vs_gnubg-nn_seed2402",
+            "cubeless_256x3_1ply_vs_pubeval_seed2402",
+            "cubeless_256x3_1ply_vs_cubeless_256x3_seed2412",
+        ),
+    )
+
+
+def _cubeless_512x2x256_row() -> list[str]:
+    """`cubeless_512x2x256`: the equity head warm-started from `dmp_512x2x256`."""
+    return _model_row(
+        "cubeless_512x2x256.pt",
+        "cubeless money, equity",
+        "196-[512,512,256]-1 (`--warm-start-equity` from `dmp_512x2x256`; `big_legs.sh` b1, Adam 2e-4 -> "
+        "5e-5 planned over 400k episodes, ended at 203,800)",
+        495105,
+        "2,355,400",
+        "5.16 (4.38 + 0.78)",
+        f"**{meq('cubeless_512x2x256_vs_gnubg-nn')}** ({n(games('cubeless_512x2x256_vs_gnubg-nn'))} games; "
+        f"paired vs `cubeless_256x2` on the same dice "
+        f"{paired('cubeless_512x2x256_vs_gnubg-nn', 'cubeless_256x2_vs_gnubg-nn')})",
+        _eq("cubeless_512x2x256_vs_pubeval"),
+        "n/a (cubeless)",
+        seed_files=("cubeless_512x2x256_vs_gnubg-nn", "cubeless_512x2x256_vs_pubeval"),
+    )
+
+
+def _cubeless_256x2_row() -> list[str]:
+    """`cubeless_256x2`: the equity head warm-started from `dmp_256x2`."""
+    return _model_row(
+        "cubeless_256x2.pt",
+        "cubeless money, equity",
+        "196-[256,256]-1 (`--warm-start-equity` from `dmp_256x2`)",
+        116481,
+        "1,200,000",
+        "1.15 (0.97 + 0.18)",
+        _eq("cubeless_256x2_vs_gnubg-nn"),
+        _eq("cubeless_256x2_vs_pubeval"),
+        "n/a (cubeless)",
+        seed_files=("cubeless_256x2_vs_gnubg-nn", "cubeless_256x2_vs_pubeval"),
+    )
 
 
 def _cubeless_rows() -> list[list[str]]:
     """The rows of the cubeless money releases (equity heads)."""
     return [
-        _model_row(
-            "cubeless_256x3.pt",
-            "cubeless money, equity",
-            "196-[256,256,256]-1 (`--warm-start-equity` from s3's end of `dmp_256x3`'s lineage; "
-            "`strength_money.sh` m1, 2M episodes, Adam 1e-4 -> 1e-5)",
-            182273,
-            "7,800,000",
-            "7.17 (4.27 + 2.90)",
-            f"**{meq('cubeless_256x3_vs_gnubg-nn_seed2302')}** ({n(games('cubeless_256x3_vs_gnubg-nn_seed2302'))} "
-            f"games on fresh dice; on seed 1001: {meq(f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
-            f"head to head vs `cubeless_512x2x256`: {meq('cubeless_256x3_vs_cubeless_512x2x256_seed2312')})",
-            _eq("cubeless_256x3_vs_pubeval_seed2302"),
-            "n/a (cubeless)",
-            seed_files=(
-                "cubeless_256x3_vs_gnubg-nn_seed2302",
-                "cubeless_256x3_vs_pubeval_seed2302",
-                "cubeless_256x3_vs_cubeless_512x2x256_seed2312",
-            ),
-        ),
-        _model_row(
-            "cubeless_256x3_1ply.pt",
-            "cubeless money, equity",
-            "196-[256,256,256]-1 (`--warm-start-equity` from `dmp_256x3_1ply`: 3M episodes at Adam 5e-5 -> "
-            "5e-6 (n1 of `strength_money_e1.sh`), then 200,000 episodes of exact 1-ply targets at 1.5e-5 -> "
-            "5e-6 (n2); all 768 hidden units distinct)",
-            182273,
-            "10,850,000",
-            "20.01 (15.65 + 2.63 + 1.73)",
-            f"**{meq('cubeless_256x3_1ply_vs_gnubg-nn_seed2402')}** "
-            f"({n(games('cubeless_256x3_1ply_vs_gnubg-nn_seed2402'))} games on fresh dice; on seed 1001: "
-            f"{meq(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001')}, paired vs m1 "
-            f"(`cubeless_256x3`) there "
-            f"{paired(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001', f'{STRENGTH_MONEY}/m1_cubeless_256x3_vs_gnubg-nn_seed1001')}; "
-            f"head to head vs `cubeless_256x3`: {meq('cubeless_256x3_1ply_vs_cubeless_256x3_seed2412')})",
-            _eq("cubeless_256x3_1ply_vs_pubeval_seed2402"),
-            "n/a (cubeless)",
-            seed_files=(
-                "cubeless_256x3_1ply_vs_gnubg-nn_seed2402",
-                "cubeless_256x3_1ply_vs_pubeval_seed2402",
-                "cubeless_256x3_1ply_vs_cubeless_256x3_seed2412",
-            ),
-        ),
-        _model_row(
-            "cubeless_512x2x256.pt",
-            "cubeless money, equity",
-            "196-[512,512,256]-1 (`--warm-start-equity` from `dmp_512x2x256`; `big_legs.sh` b1, Adam 2e-4 -> "
-            "5e-5 planned over 400k episodes, ended at 203,800)",
-            495105,
-            "2,355,400",
-            "5.16 (4.38 + 0.78)",
-            f"**{meq('cubeless_512x2x256_vs_gnubg-nn')}** ({n(games('cubeless_512x2x256_vs_gnubg-nn'))} games; "
-            f"paired vs `cubeless_256x2` on the same dice "
-            f"{paired('cubeless_512x2x256_vs_gnubg-nn', 'cubeless_256x2_vs_gnubg-nn')})",
-            _eq("cubeless_512x2x256_vs_pubeval"),
-            "n/a (cubeless)",
-            seed_files=("cubeless_512x2x256_vs_gnubg-nn", "cubeless_512x2x256_vs_pubeval"),
-        ),
-        _model_row(
-            "cubeless_256x2.pt",
-            "cubeless money, equity",
-            "196-[256,256]-1 (`--warm-start-equity` from `dmp_256x2`)",
-            116481,
-            "1,200,000",
-            "1.15 (0.97 + 0.18)",
-            _eq("cubeless_256x2_vs_gnubg-nn"),
-            _eq("cubeless_256x2_vs_pubeval"),
-            "n/a (cubeless)",
-            seed_files=("cubeless_256x2_vs_gnubg-nn", "cubeless_256x2_vs_pubeval"),
-        ),
+        _cubeless_256x3_row(),
+        _cubeless_256x3_1ply_row(),
+        _cubeless_512x2x256_row(),
+        _cubeless_256x2_row(),
     ]
+
+
+def _cubeful_256x3_row() -> list[str]:
+    """`cubeful_256x3`: the cube head warm-started from `cubeless_256x3`."""
+    return _model_row(
+        "cubeful_256x3.pt",
+        "cubeful money, equity / cube",
+        "200-[256,256,256]-1 (`--warm-start-cubeful` from `cubeless_256x3`; `strength_money.sh` m4: 1M "
+        "episodes trained without the Jacoby rule, Adam 5e-5 -> 5e-6)",
+        183297,
+        "8,800,000",
+        "8.84 (7.17 + 1.67)",
+        "n/a (gnubg-nn has no cube)",
+        "n/a (pubeval has no cube)",
+        f"**{meq('cubeful_256x3_vs_gnubg-ext_seed2303')}** {EXT} "
+        f"({n(games('cubeful_256x3_vs_gnubg-ext_seed2303'))} games on fresh dice"
+        f"{'; capped = uncapped' if capped_equal('cubeful_256x3_vs_gnubg-ext_seed2303') else ''}); on the "
+        f"selection seed 1001 vs gnubg-nn-cubeful, capped: "
+        f"{meq(f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}"
+        f"; head to head vs `cubeful_512x2x256` (duplicate): "
+        f"{meq('cubeful_256x3_vs_cubeful_512x2x256_seed2313', 'capped_meq_per_game')} capped",
+        seed_files=(
+            "cubeful_256x3_vs_gnubg-ext_seed2303",
+            "cubeful_256x3_vs_cubeful_512x2x256_seed2313",
+        ),
+    )
+
+
+def _cubeful_256x3_from_1ply_row() -> list[str]:
+    """`cubeful_256x3_from_1ply`: the cube head warm-started from n1, the cubeless stage
+    under `cubeless_256x3_1ply`."""
+    return _model_row(
+        "cubeful_256x3_from_1ply.pt",
+        "cubeful money, equity / cube",
+        "200-[256,256,256]-1 (`--warm-start-cubeful` from n1, the cubeless stage under "
+        "`cubeless_256x3_1ply`; `strength_money_e1.sh` n4: 2M episodes trained without the Jacoby rule, "
+        "Adam 5e-5 -> 5e-6; all 768 hidden units distinct)",
+        183297,
+        "12,650,000",
+        "20.07 (15.65 + 2.63 + 1.79)",
+        "n/a (gnubg-nn has no cube)",
+        "n/a (pubeval has no cube)",
+        f"**{meq('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403')}** {EXT} "
+        f"({n(games('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403'))} games on fresh dice"
+        f"{'; capped = uncapped' if capped_equal('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403') else ''}); "
+        f"on the selection seed 1001 vs gnubg-nn-cubeful, capped: "
+        f"{meq(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}"
+        f", paired vs m4 (`cubeful_256x3`) there "
+        f"{paired(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001')}"
+        f"; head to head vs `cubeful_256x3` (duplicate): "
+        f"{meq('cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413', 'capped_meq_per_game')} capped",
+        seed_files=(
+            "cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403",
+            "cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413",
+        ),
+    )
+
+
+def _cubeful_512x2x256_row() -> list[str]:
+    """`cubeful_512x2x256`: the cube head warm-started from `cubeless_512x2x256`."""
+    return _model_row(
+        "cubeful_512x2x256.pt",
+        "cubeful money, equity / cube",
+        "200-[512,512,256]-1 (`--warm-start-cubeful` from `cubeless_512x2x256`; `big_legs.sh` b2, 150k "
+        "episodes, Adam 1e-4 -> 3e-5)",
+        497153,
+        "2,505,400",
+        "5.65 (5.16 + 0.49)",
+        "n/a (gnubg-nn has no cube)",
+        "n/a (pubeval has no cube)",
+        f"**{meq('cubeful_512x2x256_vs_gnubg-ext')}** {EXT} ({n(games('cubeful_512x2x256_vs_gnubg-ext'))} "
+        f"games{'; capped = uncapped' if capped_equal('cubeful_512x2x256_vs_gnubg-ext') else ''})",
+        seed_files=("cubeful_512x2x256_vs_gnubg-ext",),
+    )
+
+
+def _cubeful_256x2_1ply_row() -> list[str]:
+    """`cubeful_256x2_1ply`: the 1-ply refinement of `cubeful_256x2`."""
+    return _model_row(
+        "cubeful_256x2_1ply.pt",
+        "cubeful money, equity / cube",
+        "200-[256,256]-1 (1-ply refinement of `cubeful_256x2`)",
+        117505,
+        "1,410,000",
+        "1.45 (1.32 + 0.13)",
+        "n/a",
+        "n/a",
+        f"{meq('cubeful_256x2_1ply_vs_gnubg-ext')} {EXT} ({n(games('cubeful_256x2_1ply_vs_gnubg-ext'))} "
+        f"games); vs 1.07.001: {meq('cubeful_256x2_1ply_vs_gnubg-ext-1.07.001')}",
+        seed_files=(
+            "cubeful_256x2_1ply_vs_gnubg-ext",
+            "cubeful_256x2_1ply_vs_gnubg-ext-1.07.001",
+        ),
+    )
+
+
+def _cubeful_256x2_row() -> list[str]:
+    """`cubeful_256x2`: the cube head warm-started from `cubeless_256x2`."""
+    return _model_row(
+        "cubeful_256x2.pt",
+        "cubeful money, equity / cube",
+        "200-[256,256]-1 (`--warm-start-cubeful` from `cubeless_256x2`)",
+        117505,
+        "1,400,000",
+        "1.32 (1.15 + 0.17)",
+        "n/a (gnubg-nn has no cube)",
+        "n/a (pubeval has no cube)",
+        f"{meq('cubeful_256x2_vs_gnubg-ext')} {EXT} ({n(games('cubeful_256x2_vs_gnubg-ext'))} games"
+        f"{'; capped = uncapped' if capped_equal('cubeful_256x2_vs_gnubg-ext') else ''}); vs 1.07.001: "
+        f"{meq('cubeful_256x2_vs_gnubg-ext-1.07.001')}",
+        seed_files=("cubeful_256x2_vs_gnubg-ext", "cubeful_256x2_vs_gnubg-ext-1.07.001"),
+    )
 
 
 def _cubeful_rows() -> list[list[str]]:
     """The rows of the cubeful money releases."""
     return [
-        _model_row(
-            "cubeful_256x3.pt",
-            "cubeful money, equity / cube",
-            "200-[256,256,256]-1 (`--warm-start-cubeful` from `cubeless_256x3`; `strength_money.sh` m4: 1M "
-            "episodes trained without the Jacoby rule, Adam 5e-5 -> 5e-6)",
-            183297,
-            "8,800,000",
-            "8.84 (7.17 + 1.67)",
-            "n/a (gnubg-nn has no cube)",
-            "n/a (pubeval has no cube)",
-            f"**{meq('cubeful_256x3_vs_gnubg-ext_seed2303')}** {EXT} "
-            f"({n(games('cubeful_256x3_vs_gnubg-ext_seed2303'))} games on fresh dice"
-            f"{'; capped = uncapped' if capped_equal('cubeful_256x3_vs_gnubg-ext_seed2303') else ''}); on the "
-            f"selection seed 1001 vs gnubg-nn-cubeful, capped: "
-            f"{meq(f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}"
-            f"; head to head vs `cubeful_512x2x256` (duplicate): "
-            f"{meq('cubeful_256x3_vs_cubeful_512x2x256_seed2313', 'capped_meq_per_game')} capped",
-            seed_files=(
-                "cubeful_256x3_vs_gnubg-ext_seed2303",
-                "cubeful_256x3_vs_cubeful_512x2x256_seed2313",
-            ),
-        ),
-        _model_row(
-            "cubeful_256x3_from_1ply.pt",
-            "cubeful money, equity / cube",
-            "200-[256,256,256]-1 (`--warm-start-cubeful` from n1, the cubeless stage under "
-            "`cubeless_256x3_1ply`; `strength_money_e1.sh` n4: 2M episodes trained without the Jacoby rule, "
-            "Adam 5e-5 -> 5e-6; all 768 hidden units distinct)",
-            183297,
-            "12,650,000",
-            "20.07 (15.65 + 2.63 + 1.79)",
-            "n/a (gnubg-nn has no cube)",
-            "n/a (pubeval has no cube)",
-            f"**{meq('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403')}** {EXT} "
-            f"({n(games('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403'))} games on fresh dice"
-            f"{'; capped = uncapped' if capped_equal('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403') else ''}); "
-            f"on the selection seed 1001 vs gnubg-nn-cubeful, capped: "
-            f"{meq(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')}"
-            f", paired vs m4 (`cubeful_256x3`) there "
-            f"{paired(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', f'{STRENGTH_MONEY}/m4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001')}"
-            f"; head to head vs `cubeful_256x3` (duplicate): "
-            f"{meq('cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413', 'capped_meq_per_game')} capped",
-            seed_files=(
-                "cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403",
-                "cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413",
-            ),
-        ),
-        _model_row(
-            "cubeful_512x2x256.pt",
-            "cubeful money, equity / cube",
-            "200-[512,512,256]-1 (`--warm-start-cubeful` from `cubeless_512x2x256`; `big_legs.sh` b2, 150k "
-            "episodes, Adam 1e-4 -> 3e-5)",
-            497153,
-            "2,505,400",
-            "5.65 (5.16 + 0.49)",
-            "n/a (gnubg-nn has no cube)",
-            "n/a (pubeval has no cube)",
-            f"**{meq('cubeful_512x2x256_vs_gnubg-ext')}** {EXT} ({n(games('cubeful_512x2x256_vs_gnubg-ext'))} "
-            f"games{'; capped = uncapped' if capped_equal('cubeful_512x2x256_vs_gnubg-ext') else ''})",
-            seed_files=("cubeful_512x2x256_vs_gnubg-ext",),
-        ),
-        _model_row(
-            "cubeful_256x2_1ply.pt",
-            "cubeful money, equity / cube",
-            "200-[256,256]-1 (1-ply refinement of `cubeful_256x2`)",
-            117505,
-            "1,410,000",
-            "1.45 (1.32 + 0.13)",
-            "n/a",
-            "n/a",
-            f"{meq('cubeful_256x2_1ply_vs_gnubg-ext')} {EXT} ({n(games('cubeful_256x2_1ply_vs_gnubg-ext'))} "
-            f"games); vs 1.07.001: {meq('cubeful_256x2_1ply_vs_gnubg-ext-1.07.001')}",
-            seed_files=(
-                "cubeful_256x2_1ply_vs_gnubg-ext",
-                "cubeful_256x2_1ply_vs_gnubg-ext-1.07.001",
-            ),
-        ),
-        _model_row(
-            "cubeful_256x2.pt",
-            "cubeful money, equity / cube",
-            "200-[256,256]-1 (`--warm-start-cubeful` from `cubeless_256x2`)",
-            117505,
-            "1,400,000",
-            "1.32 (1.15 + 0.17)",
-            "n/a (gnubg-nn has no cube)",
-            "n/a (pubeval has no cube)",
-            f"{meq('cubeful_256x2_vs_gnubg-ext')} {EXT} ({n(games('cubeful_256x2_vs_gnubg-ext'))} games"
-            f"{'; capped = uncapped' if capped_equal('cubeful_256x2_vs_gnubg-ext') else ''}); vs 1.07.001: "
-            f"{meq('cubeful_256x2_vs_gnubg-ext-1.07.001')}",
-            seed_files=("cubeful_256x2_vs_gnubg-ext", "cubeful_256x2_vs_gnubg-ext-1.07.001"),
-        ),
+        _cubeful_256x3_row(),
+        _cubeful_256x3_from_1ply_row(),
+        _cubeful_512x2x256_row(),
+        _cubeful_256x2_1ply_row(),
+        _cubeful_256x2_row(),
     ]
+
+
+def _match_256x2_row() -> list[str]:
+    """`match_256x2`: the first match-play net, from `cubeful_256x2_1ply`."""
+    return _model_row(
+        "match_256x2.pt",
+        "match play, MWC / cube by the MET",
+        "208-[256,256]-1 (`--warm-start-match` from `cubeful_256x2_1ply`, then `--cube-explore`; "
+        "`experiments/retraining/match_leg.sh`)",
+        119553,
+        "2,083,200 (673,200 as a match model)",
+        "1.95 (1.45 + 0.50)",
+        "n/a (match)",
+        "n/a",
+        f"7-point matches {EXT}: **{pct('match_256x2_vs_gnubg-ext_match7', 'match_win_rate')}** "
+        f"({n(games('match_256x2_vs_gnubg-ext_match7'))} matches); its cubeful parent in the same kind of "
+        f"matches: {pct('cubeful_256x2_1ply_vs_gnubg-ext_match7', 'match_win_rate')}",
+        dec=False,
+        seed_files=("match_256x2_vs_gnubg-ext_match7",),
+    )
+
+
+def _match_512x2x256_hold2_row() -> list[str]:
+    """`match_512x2x256_hold2`: `match_512x2x256` continued with cube holding and take
+    exploration."""
+    return _model_row(
+        "match_512x2x256_hold2.pt",
+        MWC_OUTCOMES,
+        "208-[512,512,256]-5 (`match_512x2x256` continued to 600k (b3), then 300k episodes with "
+        "`--cube-hold 0.4 --take-explore 0.4` (b5) and 300k with `--cube-hold 0.5 --take-explore 0.4`, "
+        "Adam 2e-5 -> 1e-5 (b6); `big_legs.sh`)",
+        502277,
+        "3,705,400 (1,200,000 as a match model)",
+        "10.71 (5.65 + 2.54 + 1.14 + 1.38)",
+        "n/a (match)",
+        "n/a",
+        f"7-point matches {EXT}, ours at **1-ply over its 8 best moves** (`--oneply1 --oneply-k 8`): "
+        f"**{pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')}** "
+        f"({n(games('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7'))} matches), luck-adjusted "
+        f"{luck('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck')}; at 0-ply: "
+        f"{pct('match_512x2x256_hold2_vs_gnubg-ext_match7', 'match_win_rate')}, luck-adjusted "
+        f"{luck('match_512x2x256_hold2_vs_gnubg-ext1000_0ply_luck')}; vs its cubeful ancestor "
+        f"`cubeful_512x2x256` (duplicate, 0-ply): "
+        f"{pct('match_512x2x256_hold2_vs_cubeful_512x2x256_match7', 'match_win_rate')}",
+        dec=False,
+        seed_files=(
+            "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7",
+            "match_512x2x256_hold2_vs_gnubg-ext_match7",
+            "match_512x2x256_hold2_vs_cubeful_512x2x256_match7",
+        ),
+    )
+
+
+def _match_512x2x256_row() -> list[str]:
+    """`match_512x2x256`: the [512,512,256] match net with the `mwc-outcomes` head."""
+    return _model_row(
+        "match_512x2x256.pt",
+        MWC_OUTCOMES,
+        "208-[512,512,256]-5 (`--warm-start-match` from `cubeful_512x2x256` with `--match-head "
+        "mwc-outcomes`, lambda-return targets `--td-lambda 0.7`, greedy cube play under the dead-cube rule, "
+        "`--cube-start 0.3`, Adam 1e-4 -> 2e-5 planned over 600k; `big_legs.sh` b3, stopped at 336,800, "
+        "resumable)",
+        502277,
+        "2,842,200 (336,800 as a match model)",
+        "7.09 (5.65 + 1.44; b3's CPU time ran beside the CI tests and is inflated)",
+        "n/a (match)",
+        "n/a",
+        f"7-point matches {EXT}: **{pct('match_512x2x256_vs_gnubg-ext_match7', 'match_win_rate')}** "
+        f"({n(games('match_512x2x256_vs_gnubg-ext_match7'))} matches); vs its cubeful parent (duplicate): "
+        f"{pct('match_512x2x256_vs_cubeful_512x2x256_match7', 'match_win_rate')}; vs `match_256x2_lambda`: "
+        f"{pct('match_512x2x256_vs_match_256x2_lambda_match7', 'match_win_rate')}",
+        dec=False,
+        seed_files=(
+            "match_512x2x256_vs_gnubg-ext_match7",
+            "match_512x2x256_vs_cubeful_512x2x256_match7",
+            "match_512x2x256_vs_match_256x2_lambda_match7",
+        ),
+    )
 
 
 def _match_rows() -> list[list[str]]:
     """The rows of `match_256x2` and the [512,512,256] match-play releases."""
-    return [
-        _model_row(
-            "match_256x2.pt",
-            "match play, MWC / cube by the MET",
-            "208-[256,256]-1 (`--warm-start-match` from `cubeful_256x2_1ply`, then `--cube-explore`; "
-            "`experiments/retraining/match_leg.sh`)",
-            119553,
-            "2,083,200 (673,200 as a match model)",
-            "1.95 (1.45 + 0.50)",
-            "n/a (match)",
-            "n/a",
-            f"7-point matches {EXT}: **{pct('match_256x2_vs_gnubg-ext_match7', 'match_win_rate')}** "
-            f"({n(games('match_256x2_vs_gnubg-ext_match7'))} matches); its cubeful parent in the same kind of "
-            f"matches: {pct('cubeful_256x2_1ply_vs_gnubg-ext_match7', 'match_win_rate')}",
-            dec=False,
-            seed_files=("match_256x2_vs_gnubg-ext_match7",),
-        ),
-        _model_row(
-            "match_512x2x256_hold2.pt",
-            MWC_OUTCOMES,
-            "208-[512,512,256]-5 (`match_512x2x256` continued to 600k (b3), then 300k episodes with "
-            "`--cube-hold 0.4 --take-explore 0.4` (b5) and 300k with `--cube-hold 0.5 --take-explore 0.4`, "
-            "Adam 2e-5 -> 1e-5 (b6); `big_legs.sh`)",
-            502277,
-            "3,705,400 (1,200,000 as a match model)",
-            "10.71 (5.65 + 2.54 + 1.14 + 1.38)",
-            "n/a (match)",
-            "n/a",
-            f"7-point matches {EXT}, ours at **1-ply over its 8 best moves** (`--oneply1 --oneply-k 8`): "
-            f"**{pct('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7', 'match_win_rate')}** "
-            f"({n(games('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7'))} matches), luck-adjusted "
-            f"{luck('match_512x2x256_hold2_1ply_k8_vs_gnubg-ext1000_0ply_luck')}; at 0-ply: "
-            f"{pct('match_512x2x256_hold2_vs_gnubg-ext_match7', 'match_win_rate')}, luck-adjusted "
-            f"{luck('match_512x2x256_hold2_vs_gnubg-ext1000_0ply_luck')}; vs its cubeful ancestor "
-            f"`cubeful_512x2x256` (duplicate, 0-ply): "
-            f"{pct('match_512x2x256_hold2_vs_cubeful_512x2x256_match7', 'match_win_rate')}",
-            dec=False,
-            seed_files=(
-                "match_512x2x256_hold2_1ply_k8_vs_gnubg-ext_match7",
-                "match_512x2x256_hold2_vs_gnubg-ext_match7",
-                "match_512x2x256_hold2_vs_cubeful_512x2x256_match7",
-            ),
-        ),
-        _model_row(
-            "match_512x2x256.pt",
-            MWC_OUTCOMES,
-            "208-[512,512,256]-5 (`--warm-start-match` from `cubeful_512x2x256` with `--match-head "
-            "mwc-outcomes`, lambda-return targets `--td-lambda 0.7`, greedy cube play under the dead-cube rule, "
-            "`--cube-start 0.3`, Adam 1e-4 -> 2e-5 planned over 600k; `big_legs.sh` b3, stopped at 336,800, "
-            "resumable)",
-            502277,
-            "2,842,200 (336,800 as a match model)",
-            "7.09 (5.65 + 1.44; b3's CPU time ran beside the CI tests and is inflated)",
-            "n/a (match)",
-            "n/a",
-            f"7-point matches {EXT}: **{pct('match_512x2x256_vs_gnubg-ext_match7', 'match_win_rate')}** "
-            f"({n(games('match_512x2x256_vs_gnubg-ext_match7'))} matches); vs its cubeful parent (duplicate): "
-            f"{pct('match_512x2x256_vs_cubeful_512x2x256_match7', 'match_win_rate')}; vs `match_256x2_lambda`: "
-            f"{pct('match_512x2x256_vs_match_256x2_lambda_match7', 'match_win_rate')}",
-            dec=False,
-            seed_files=(
-                "match_512x2x256_vs_gnubg-ext_match7",
-                "match_512x2x256_vs_cubeful_512x2x256_match7",
-                "match_512x2x256_vs_match_256x2_lambda_match7",
-            ),
-        ),
-    ]
+    return [_match_256x2_row(), _match_512x2x256_hold2_row(), _match_512x2x256_row()]
 
 
 def _match_256x2_successor_rows() -> list[list[str]]:
@@ -927,13 +1053,15 @@ def summary_table() -> str:
     rows = [
         [
             "DMP (single games, P(win))",
-            "[`dmp_256x3.pt`](best_models/dmp_256x3.pt)",
-            f"{fresh_figure('dmp_256x3.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
-            f"{pct(f'{STRENGTH}/s7_256x3_polish_vs_gnubg-nn_seed1001')} on the seed it was selected on "
-            f"(`dmp_512x2x256`, the release before it: {fresh_figure('dmp_512x2x256.pt')}; head to head, "
-            f"`dmp_256x3` wins {pct('dmp_256x3_vs_dmp_512x2x256_seed2311')} of 10,000 duplicate games, seed 2311)",
-            f"{n(games('dmp_256x3_vs_gnubg-nn_seed2301'))} duplicate games; "
-            + seeds_cell("dmp_256x3.pt", "dmp_256x3_vs_gnubg-nn_seed2301"),
+            "[`dmp_256x3_live.pt`](best_models/dmp_256x3_live.pt)",
+            f"{fresh_figure('dmp_256x3_live.pt')} of games vs gnubg-nn 0-ply playing DMP on fresh dice; "
+            f"{pct(f'{LIVE}/x1r_256x3_exact1ply_vs_gnubg-nn_seed1001')} on the seed it was selected on "
+            f"(`dmp_256x3`, the release before it: {fresh_figure('dmp_256x3.pt')}; head to head, "
+            f"`dmp_256x3_live` wins {pct('dmp_256x3_live_vs_dmp_256x3_1ply_seed2511')} of 10,000 duplicate "
+            f"games against `dmp_256x3_1ply`, seed 2511, and {pct('dmp_256x3_live_vs_puretd_256x3_3a3c70d_seed2521')} "
+            f"against PureTD's documented [256,256,256], seed 2521)",
+            f"{n(games('dmp_256x3_live_vs_gnubg-nn_seed2501'))} duplicate games; "
+            + seeds_cell("dmp_256x3_live.pt", "dmp_256x3_live_vs_gnubg-nn_seed2501"),
         ],
         [
             "cubeless money",

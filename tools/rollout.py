@@ -66,31 +66,28 @@ def build_parser() -> cli.Parser:
     return p
 
 
-def main() -> None:
-    args = build_parser().parse_args()
-
+def _read_position(text: str):
+    """The position ``text`` names; a UsageError where it does not read, or where it is a
+    match position (rollouts here are DMP or money)."""
     from tdbg.game.position_ids import parse_position
 
     try:
-        state = parse_position(args.position)
+        state = parse_position(text)
     except ValueError as exc:
-        raise cli.UsageError(f"position {args.position!r}: {exc}") from None
+        raise cli.UsageError(f"position {text!r}: {exc}") from None
     if state.match_length:
         raise cli.UsageError(
             f"a match position (match to {state.match_length}): rollouts here are DMP or money"
         )
-    from tdbg.game import backgammon_engine as be
-    from tdbg.net.model import CheckpointError
-    from tdbg.play.metrics import metric_per_point, value_text
-    from tdbg.play.rollout import (
-        RolloutSettings,
-        move_outcomes,
-        rank_moves,
-        rollout_outcomes,
-        summarize,
-    )
+    return state
 
-    luck = not args.no_luck
+
+def _rollout_and_roller(args):
+    """(the rollout's settings, the roller that plays its trials); a UsageError where the
+    model does not load or does not fit the game mode."""
+    from tdbg.net.model import CheckpointError
+    from tdbg.play.rollout import RolloutSettings
+
     rollout = RolloutSettings(
         args.model,
         args.trials,
@@ -98,13 +95,72 @@ def main() -> None:
         ply=args.ply,
         truncate=args.truncate,
         seed=args.seed,
-        use_luck=luck,
+        use_luck=not args.no_luck,
         workers=args.workers,
     )
     try:
-        roller = rollout.roller()
+        return rollout, rollout.roller()
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
+
+
+def _moves_lines(args, rollout, roller, state, dice, out: dict, settings: str) -> list[str]:
+    """Roll out the best moves of ``dice``: ranks them into ``out["moves"]`` and returns the
+    lines that print them, each after the first with its difference from the best."""
+    from tdbg.play.metrics import metric_per_point, value_text
+    from tdbg.play.rollout import move_outcomes, rank_moves
+
+    luck = not args.no_luck
+    moves, outcomes = move_outcomes(rollout, roller, state.board, dice, args.top, not args.quiet)
+    out["moves"] = rank_moves(roller, state.board, moves, outcomes, luck)
+    for r in out["moves"]:
+        r["move"] = [list(step) for step in r["move"]]
+    lines = [f"{args.model}; {out['position_id']}; dice {dice[0]}{dice[1]}; {settings}"]
+    scale = metric_per_point(roller.mode)  # differences in the mode's metric
+    for k, r in enumerate(out["moves"], 1):
+        v, se = (r["value_adjusted"], r["se_adjusted"]) if luck else (r["value"], r["se"])
+        d, dse = (r["diff_adjusted"], r["diff_se_adjusted"]) if luck else (r["diff"], r["diff_se"])
+        lines.append(
+            f"{k:>3}. {r['text']:<24} {value_text(roller.mode, v, se)}"
+            + (f"   ({d * scale:+.4f} +- {dse * scale:.4f})" if k > 1 else "")
+        )
+    return lines
+
+
+def _position_lines(args, rollout, roller, state, out: dict, settings: str) -> list[str]:
+    """Roll out the position before its roll: its value into ``out["value"]``, and the lines
+    that print it, plain and (unless --no-luck) luck-adjusted."""
+    from tdbg.play.metrics import value_text
+    from tdbg.play.rollout import rollout_outcomes, summarize
+
+    o = rollout_outcomes(rollout, state.board[None], progress=not args.quiet, roller=roller)[0]
+    out["value"] = summarize(o, roller.mode)
+    s = out["value"]
+    lines = [
+        f"{args.model}; {out['position_id']}; {settings}",
+        f"  plain:         {value_text(roller.mode, s['value'], s['se'])}"
+        + (
+            f"   P(win) {s['p_win']:.4f}"  # where the value is not already a P(win) (money)
+            if s["p_win"] is not None and s["p_win_adjusted"] is None
+            else ""
+        )
+        + (f"   net gammons {s['gammons_net']:+.4f}" if "gammons_net" in s else ""),
+    ]
+    if not args.no_luck:
+        lines.append(
+            f"  luck-adjusted: {value_text(roller.mode, s['value_adjusted'], s['se_adjusted'])}"
+            f"   (standard error {s['se_factor']:.1f}x smaller)"
+        )
+    return lines
+
+
+def main() -> None:
+    args = build_parser().parse_args()
+    state = _read_position(args.position)
+    from tdbg.game import backgammon_engine as be
+
+    luck = not args.no_luck
+    rollout, roller = _rollout_and_roller(args)
     dice = args.dice or state.dice
     out = {
         "model": args.model,
@@ -122,42 +178,9 @@ def main() -> None:
         f", {args.ply}-ply, {'luck-adjusted' if luck else 'no luck adjustment'}"
     )
     if dice:
-        moves, outcomes = move_outcomes(
-            rollout, roller, state.board, dice, args.top, not args.quiet
-        )
-        out["moves"] = rank_moves(roller, state.board, moves, outcomes, luck)
-        for r in out["moves"]:
-            r["move"] = [list(step) for step in r["move"]]
-        lines = [f"{args.model}; {out['position_id']}; dice {dice[0]}{dice[1]}; {settings}"]
-        scale = metric_per_point(roller.mode)  # differences in the mode's metric
-        for k, r in enumerate(out["moves"], 1):
-            v, se = (r["value_adjusted"], r["se_adjusted"]) if luck else (r["value"], r["se"])
-            d, dse = (
-                (r["diff_adjusted"], r["diff_se_adjusted"]) if luck else (r["diff"], r["diff_se"])
-            )
-            lines.append(
-                f"{k:>3}. {r['text']:<24} {value_text(roller.mode, v, se)}"
-                + (f"   ({d * scale:+.4f} +- {dse * scale:.4f})" if k > 1 else "")
-            )
+        lines = _moves_lines(args, rollout, roller, state, dice, out, settings)
     else:
-        o = rollout_outcomes(rollout, state.board[None], progress=not args.quiet, roller=roller)[0]
-        out["value"] = summarize(o, roller.mode)
-        s = out["value"]
-        lines = [
-            f"{args.model}; {out['position_id']}; {settings}",
-            f"  plain:         {value_text(roller.mode, s['value'], s['se'])}"
-            + (
-                f"   P(win) {s['p_win']:.4f}"  # where the value is not already a P(win) (money)
-                if s["p_win"] is not None and s["p_win_adjusted"] is None
-                else ""
-            )
-            + (f"   net gammons {s['gammons_net']:+.4f}" if "gammons_net" in s else ""),
-        ]
-        if luck:
-            lines.append(
-                f"  luck-adjusted: {value_text(roller.mode, s['value_adjusted'], s['se_adjusted'])}"
-                f"   (standard error {s['se_factor']:.1f}x smaller)"
-            )
+        lines = _position_lines(args, rollout, roller, state, out, settings)
     print(fileio.json_text(out, indent=2) if args.json else "\n".join(lines))
 
 

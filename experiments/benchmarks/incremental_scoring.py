@@ -30,7 +30,7 @@ from tdbg.app import cli
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
 from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
-from tdbg.learn.settings import Optimisation
+from tdbg.learn.stage_settings import Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text

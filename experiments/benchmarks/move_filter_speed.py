@@ -32,7 +32,7 @@ from tdbg.app import cli
 from tdbg.game.modes import game_mode
 from tdbg.learn import filter_training
 from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
-from tdbg.learn.settings import Optimisation
+from tdbg.learn.stage_settings import Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.net.model import TDNetwork, load_checkpoint, move_filter_of, parse_hidden, set_move_filter
 from tdbg.net.move_filter import FILTER_HIDDEN, new_filter

@@ -46,7 +46,7 @@ import time
 import numpy as np
 import torch
 
-from tdbg.app import cli, settings, training
+from tdbg.app import cli, settings_flags, training
 from tdbg.game import movegen
 from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.modes import game_mode
@@ -55,7 +55,7 @@ from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import json_text
 from tdbg.infra.threads import cores
 from tdbg.learn.batch_td import BatchLearner
-from tdbg.learn.settings import BatchStage
+from tdbg.learn.stage_settings import BatchStage
 from tdbg.learn.training_loop import run_stage
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, load_checkpoint
@@ -86,7 +86,7 @@ def timed_stage(train_args: list[str]) -> dict:
         raise InputError(
             "stage_breakdown measures worker processes on this machine: drop --backend"
         )
-    stage = settings.build(BatchStage, ns, hidden_given=False)
+    stage = settings_flags.build(BatchStage, ns, hidden_given=False)
     profiling.take()
     w0, c0, k0 = time.perf_counter(), time.process_time(), profiling.children_cpu()
     summary = run_stage(stage, BatchLearner)  # the workers are joined when it returns

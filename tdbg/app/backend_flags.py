@@ -3,7 +3,7 @@ and the check of them (and the connection to Ray) before a run starts."""
 
 from __future__ import annotations
 
-from tdbg.app import cli, settings
+from tdbg.app import cli, settings_flags
 from tdbg.infra.backends import DEFAULT_RAY_TIMEOUT, RAY_INSTALL, Backend
 from tdbg.infra.errors import InputError
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
@@ -22,7 +22,9 @@ def add_backend_args(parser, what: str) -> None:
                 f"workers (with --backend local at most {MAX_WORKERS_PER_CORE} per core)",
             )
             action.help += "; with --backend ray: at most the Ray cluster's CPUs"
-    settings.add_arguments(parser.add_argument_group("where the workers run"), Backend, what=what)
+    settings_flags.add_arguments(
+        parser.add_argument_group("where the workers run"), Backend, what=what
+    )
 
 
 def start(args) -> None:

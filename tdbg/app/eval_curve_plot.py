@@ -304,6 +304,70 @@ def _draw_finals(ax, finals: list[dict], key: str, unit: str) -> list:
     return notes
 
 
+def _finals_shown(finals, scale: float, unit: str) -> list[dict]:
+    """What the plot shows of each final checkpoint's result (its point and its label), as
+    ``figure`` records it for tests and the PNG's metadata."""
+    return [
+        {
+            "source": f.get("source"),
+            "metric": f.get("metric"),
+            "games": f["games"],
+            "episodes": f["episodes"],
+            "cpu_hours": f["cpu_hours"],
+            "y": f["result"] * scale,
+            "label": plots.value_label(unit, f["result"] * scale),
+        }
+        for f in finals
+    ]
+
+
+def _draw_panel(ax, points, finals, key: str, target, unit: str, vs) -> list:
+    """One panel's data: the stages and the finals against ``key`` (episodes or CPU-hours)
+    and the target line; returns the finals' value labels, to be placed once the whole figure
+    is laid out."""
+    scale = plots.UNITS[unit][0]
+    _draw_stages(ax, points, key, scale, vs)
+    notes = _draw_finals(ax, finals, key, unit)
+    if target is not None:
+        ax.axhline(
+            target * scale,
+            color="k",
+            ls="--",
+            lw=0.8,
+            label=f"target {plots.value_label(unit, target * scale)}",
+        )
+    return notes
+
+
+def _label_panel(ax, xlabel: str, ylabel: str, millions: bool) -> None:
+    """One panel's axis labels (``millions``: the x ticks in millions), grid and legend."""
+    ax.set_xlabel(xlabel)
+    if millions:
+        ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1e6:g}"))
+    ax.set_ylabel(ylabel)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+
+
+def _place_value_labels(fig, axes, xlabels, notes) -> dict:
+    """Move each panel's value labels off one another and off the CI bars, on the final
+    layout (so the figure is drawn first); returns each panel's label boxes in pixels."""
+    fig.canvas.draw()  # lay out first: label boxes are measured on the final layout
+    for ax, label in zip(axes, xlabels, strict=True):
+        to_px = ax.transData.transform
+        bars = [
+            [to_px((n.xy[0], n._tdbg_lo)) - (5, 0), to_px((n.xy[0], n._tdbg_hi)) + (5, 0)]
+            for n in notes[label]
+        ]
+        _place_labels(fig, notes[label], bars)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    return {
+        label: [[round(v, 1) for v in n.get_window_extent(renderer).extents] for n in notes[label]]
+        for label in xlabels
+    }
+
+
 def figure(points: list[dict], title: str, target: float | None, finals=(), unit: str = "win-rate"):
     """(figure, what it shows) of the chain: two panels, against episodes and against CPU-hours."""
     scale = plots.UNITS[unit][0]
@@ -323,55 +387,15 @@ def figure(points: list[dict], title: str, target: float | None, finals=(), unit
         "ylabel": ylabel,
         "xlabels": xlabels,
         "series": _series(points, scale),
-        "finals": [
-            {
-                "source": f.get("source"),
-                "metric": f.get("metric"),
-                "games": f["games"],
-                "episodes": f["episodes"],
-                "cpu_hours": f["cpu_hours"],
-                "y": f["result"] * scale,
-                "label": plots.value_label(unit, f["result"] * scale),
-            }
-            for f in finals
-        ],
+        "finals": _finals_shown(finals, scale, unit),
         "label_boxes": {},
     }
     notes = {}
     for ax, key, label in zip(axes[0], ("episodes", "cpu_hours"), xlabels, strict=True):
-        _draw_stages(ax, points, key, scale, vs)
-        notes[label] = _draw_finals(ax, finals, key, unit)
-        if target is not None:
-            ax.axhline(
-                target * scale,
-                color="k",
-                ls="--",
-                lw=0.8,
-                label=f"target {plots.value_label(unit, target * scale)}",
-            )
-        ax.set_xlabel(label)
-        if key == "episodes" and big:
-            ax.xaxis.set_major_formatter(
-                matplotlib.ticker.FuncFormatter(lambda v, _: f"{v / 1e6:g}")
-            )
-        ax.set_ylabel(ylabel)
-        ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
+        notes[label] = _draw_panel(ax, points, finals, key, target, unit, vs)
+        _label_panel(ax, label, ylabel, millions=key == "episodes" and big)
     fig.suptitle(plots.wrap(title, 130), fontsize=10)
-    fig.canvas.draw()  # lay out first: label boxes are measured on the final layout
-    for ax, label in zip(axes[0], xlabels, strict=True):
-        to_px = ax.transData.transform
-        bars = [
-            [to_px((n.xy[0], n._tdbg_lo)) - (5, 0), to_px((n.xy[0], n._tdbg_hi)) + (5, 0)]
-            for n in notes[label]
-        ]
-        _place_labels(fig, notes[label], bars)
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    for label in xlabels:
-        shown["label_boxes"][label] = [
-            [round(v, 1) for v in n.get_window_extent(renderer).extents] for n in notes[label]
-        ]
+    shown["label_boxes"] = _place_value_labels(fig, axes[0], xlabels, notes)
     return fig, shown
 
 
@@ -389,8 +413,8 @@ def plot(
     return shown
 
 
-def parser(description: str = "") -> cli.Parser:
-    p = cli.Parser(description=description or __doc__.split("\n\n")[0])
+def _add_drawing_arguments(p: cli.Parser) -> None:
+    """The logs to draw, the PNG, and how its y-axis reads: title, target line and unit."""
     p.add_argument("logs", nargs="+", help="training CSV logs in chain order")
     p.add_argument("-o", "--output", required=True, help="PNG path")
     p.add_argument("--title", default="evaluation during training (95% CI)", help="figure title")
@@ -413,6 +437,11 @@ def parser(description: str = "") -> cli.Parser:
         action="store_true",
         help="cubeful --final-results/--checkpoint-results capped at +-128 points a game",
     )
+
+
+def _add_chain_arguments(p: cli.Parser) -> None:
+    """How the logs chain (branches, stages beneath them, CPU-hours before them) and the
+    checkpoints' 10,000-game results drawn beside them."""
     p.add_argument(
         "--old-agent-logs",
         type=int,
@@ -460,6 +489,12 @@ def parser(description: str = "") -> cli.Parser:
         help="the per-game result CSV of a checkpoint taken inside the N-th log's stage after EPISODES of "
         "its episodes (default: none)",
     )
+
+
+def parser(description: str = "") -> cli.Parser:
+    p = cli.Parser(description=description or __doc__.split("\n\n")[0])
+    _add_drawing_arguments(p)
+    _add_chain_arguments(p)
     p.add_argument("--overwrite", action="store_true", help="allow replacing an existing PNG")
     return p
 

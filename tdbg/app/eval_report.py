@@ -142,23 +142,26 @@ def rate(s: EvalSettings, info: dict, analysed: Analysed) -> dict:
     return result
 
 
-def report(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: dict) -> None:
-    """Print and (--json) write the error rates of the analysed sides, with ``about`` (what
-    was played or read) among the figures."""
-    if not analysed.games:
-        raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
-    units = analysed.units
+def _figures(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: dict) -> dict:
+    """The report's figures: the error rates, ``about``, and how they were measured (ply, seed,
+    units, gnubg's version, threads, provenance), as --json writes them."""
     r = rate(s, info, analysed)
     r.update(about)
     r.update(
         ply=s.ply,
         seed=s.seed,
-        units=units,
+        units=analysed.units,
         gnubg=info,
         mat_folder=mat_folder,
         **threads.current(),
         **provenance(),
     )
+    return r
+
+
+def _print_what_was_analysed(r: dict, s: EvalSettings, info: dict) -> None:
+    """Who played whom, how many games gnubg analysed and at what ply, and what the CIs
+    resample."""
     who = r["model"] or f"{r['player']} in {s.from_mat}"
     played = f"{r['records_played']} {r['records']} played, " if r.get("records_played") else ""
     print(
@@ -172,6 +175,11 @@ def report(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: d
             f"gnubg rates that play once"
         )
     print(f"  CIs resample {r['bootstrap_units']} {r['resample_unit']}")
+
+
+def _print_error_rates(r: dict) -> None:
+    """The chequer, overall and Snowie error rates, the cube errors and the costliest doubles
+    by score."""
     for key, label in (
         ("chequer_memg_per_move", "chequer error rate (m per unforced move)"),
         ("overall_memg_per_decision", "overall error rate (m per decision)"),
@@ -192,17 +200,21 @@ def report(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: d
             "most costly first: "
             + ", ".join(f"{k}: {v['doubles']}, {v['wrong']}, {v['error']:.0f}" for k, v in worst)
         )
-    if "luck" in r:
-        lk = r["luck"]
-        for key, label in (
-            ("actual", f"actual {lk['measure']}"),
-            ("luck_adjusted", f"luck-adjusted {lk['measure']}"),
-            ("luck", "net luck (MWC)" if units == "MWC" else "net luck"),
-        ):
-            d = lk[key]
-            print(
-                f"  {label:42s} {d['mean']:8.4f}  {ci_text(d, '{:.4f}')}  ({lk['n']} {lk['units']})"
-            )
+
+
+def _print_luck(lk: dict, units: str) -> None:
+    """The actual and luck-adjusted results and the net luck, each with its CI."""
+    for key, label in (
+        ("actual", f"actual {lk['measure']}"),
+        ("luck_adjusted", f"luck-adjusted {lk['measure']}"),
+        ("luck", "net luck (MWC)" if units == "MWC" else "net luck"),
+    ):
+        d = lk[key]
+        print(f"  {label:42s} {d['mean']:8.4f}  {ci_text(d, '{:.4f}')}  ({lk['n']} {lk['units']})")
+
+
+def _print_ratings(r: dict) -> None:
+    """gnubg's ratings (of the overall and of the chequer-play error rate)."""
     for key, label in (
         ("gnubg_rating", "gnubg rating (of the overall rate)"),
         ("gnubg_chequer_rating", "gnubg chequerplay rating"),
@@ -212,5 +224,18 @@ def report(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: d
             f"95% CI: {g['ci_low']} to {g['ci_high']}" if g["ci_low"] is not None else "no interval"
         )
         print(f"  {label:42s} {g['mean']}  ({ends})")
+
+
+def report(s: EvalSettings, info: dict, analysed: Analysed, mat_folder, about: dict) -> None:
+    """Print and (--json) write the error rates of the analysed sides, with ``about`` (what
+    was played or read) among the figures."""
+    if not analysed.games:
+        raise cli.UsageError(f"gnubg analysed no games in {mat_folder}: nothing to rate")
+    r = _figures(s, info, analysed, mat_folder, about)
+    _print_what_was_analysed(r, s, info)
+    _print_error_rates(r)
+    if "luck" in r:
+        _print_luck(r["luck"], analysed.units)
+    _print_ratings(r)
     if s.json:
         fileio.write_json(s.json, r)

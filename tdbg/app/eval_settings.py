@@ -1,4 +1,4 @@
-"""gnubg_eval.py's settings, one field per flag in --help's order (tdbg.app.settings makes
+"""gnubg_eval.py's settings, one field per flag in --help's order (tdbg.app.settings_flags makes
 the flags from them): what plays or which files, gnubg's analysis, the processes, the outputs."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from tdbg.game.modes import GAME_MODES
 from tdbg.gnubg.gnubg_analysis import GnubgAnalysis
 from tdbg.gnubg.gnubg_protocol import OUR_NAME
-from tdbg.infra.settings import option
+from tdbg.infra.settings_fields import option
 from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 

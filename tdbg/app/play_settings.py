@@ -1,4 +1,4 @@
-"""play_models.py's settings, one field per flag in --help's order (tdbg.app.settings makes
+"""play_models.py's settings, one field per flag in --help's order (tdbg.app.settings_flags makes
 the flags from them): the two players, the series, its outputs and the gnubg binary."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from tdbg.game.modes import GAME_MODES
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
-from tdbg.infra.settings import option
+from tdbg.infra.settings_fields import option
 from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 from tdbg.net.search import DEFAULT_K1, DEFAULT_K2

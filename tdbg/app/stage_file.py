@@ -15,7 +15,7 @@ from dataclasses import fields, is_dataclass
 
 from tdbg.app import cli
 from tdbg.infra.fileio import KIND_NAMES
-from tdbg.learn.settings import BatchStage, OnlineStage, Prob5Stage, stage_config
+from tdbg.learn.stage_settings import BatchStage, OnlineStage, Prob5Stage, stage_config
 
 # what a stage file may not set: the file itself, and help
 NOT_IN_FILE = ("config", "help")

@@ -16,10 +16,10 @@ import argparse
 import os
 import sys
 
-from tdbg.app import cli, settings, stage_file
+from tdbg.app import cli, settings_flags, stage_file
 from tdbg.infra.errors import InputError
 from tdbg.learn.run_control import resumes_itself, unfinished_stage
-from tdbg.learn.settings import RUN_ONLY, STAGE_START
+from tdbg.learn.stage_settings import RUN_ONLY, STAGE_START
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 _UNSET = object()
@@ -175,7 +175,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         and isinstance(recorded_log, str)  # (a damaged record's other value names no log)
         and os.path.realpath(args.log) == os.path.realpath(recorded_log)
     )
-    stage = settings.build(
+    stage = settings_flags.build(
         stage_class, args, hidden_given="hidden" in given, log_continues=log_continues
     )
     return stage, args

@@ -22,7 +22,7 @@ from typing import Callable
 
 import numpy as np
 
-from tdbg.app import cli, settings
+from tdbg.app import cli, settings_flags
 from tdbg.app.terminal_board import HUMAN as HUMAN_MARK, draw
 from tdbg.app.terminal_turns import HUMAN, NET, Game, Outcome, Quit, human_turn, net_turn
 from tdbg.game import backgammon_engine as be
@@ -30,7 +30,7 @@ from tdbg.game.dice import DiceStream
 from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
-from tdbg.infra.settings import derived, option
+from tdbg.infra.settings_fields import derived, option
 from tdbg.play import analysis
 from tdbg.play.matches import Score
 
@@ -283,7 +283,7 @@ def build_parser() -> cli.Parser:
         "checkpoint",
         help="the net to play (a .pt checkpoint, e.g. best_models/cubeful_256x3_from_1ply.pt)",
     )
-    settings.add_arguments(p, TerminalSettings)
+    settings_flags.add_arguments(p, TerminalSettings)
     return p
 
 
@@ -292,7 +292,7 @@ def main(argv: list[str] | None = None) -> None:
 
     def go() -> None:
         args = build_parser().parse_args(argv)
-        code = run(settings.build(TerminalSettings, args, checkpoint=args.checkpoint))
+        code = run(settings_flags.build(TerminalSettings, args, checkpoint=args.checkpoint))
         if code:
             sys.exit(code)
 

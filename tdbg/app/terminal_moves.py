@@ -30,26 +30,27 @@ EXAMPLES = "e.g. 8/5 6/5, 13/7(2), 24/18/13, bar/22, 6/off"
 
 
 @dataclass(frozen=True)
-class Play:
-    """One legal play: its steps (the engine's: (from, to), 25 the bar, 0 off), the board
-    after it (mover still in row 1) and its text."""
+class TypedMove:
+    """One legal play of a roll as the terminal game types and reads it: its steps (the
+    engine's: (from, to), 25 the bar, 0 off), the board after it (mover still in row 1) and
+    its text in the usual notation."""
 
     steps: tuple
     after: np.ndarray
     text: str
 
 
-def legal_plays(board, dice, engine: str = "auto") -> list[Play]:
+def legal_plays(board, dice, engine: str = "auto") -> list[TypedMove]:
     """Every legal play of ``dice`` on ``board`` (row 1 on roll), as the players' move
     generator lists them; one entry with no steps and the text "" when no checker can move."""
     legal = movegen.legal_moves_fn(engine)(np.asarray(board), int(dice[0]), int(dice[1]))
     return [
-        Play(tuple(steps), np.asarray(after, dtype=np.int64), gnubg_move_text(board, steps))
+        TypedMove(tuple(steps), np.asarray(after, dtype=np.int64), gnubg_move_text(board, steps))
         for steps, after in legal
     ]
 
 
-def play_leading_to(plays: list[Play], after) -> Play:
+def play_leading_to(plays: list[TypedMove], after) -> TypedMove:
     """The play among ``plays`` that leaves ``after`` (mover in row 1); ValueError if none does."""
     for play in plays:
         if np.array_equal(play.after, after):
@@ -103,7 +104,7 @@ def read_words(text: str) -> list[tuple[list[int], set, int]]:
     return out
 
 
-def parse_play(text: str, board, dice, plays: list[Play]) -> Play:
+def parse_play(text: str, board, dice, plays: list[TypedMove]) -> TypedMove:
     """The legal play (one of ``plays``, the roll's list) that ``text`` describes; ValueError
     saying why when it describes none or more than one."""
     board = np.asarray(board)

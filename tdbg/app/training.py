@@ -1,5 +1,5 @@
 """What the training scripts share: their parsers, made from the stage settings
-(learn.settings, through tdbg.app.settings), the settings built from the parsed flags,
+(learn.stage_settings, through tdbg.app.settings_flags), the settings built from the parsed flags,
 and the end of a run (the summary, its exit code)."""
 
 from __future__ import annotations
@@ -7,45 +7,26 @@ from __future__ import annotations
 import signal
 import sys
 
-from tdbg.app import backend_flags, cli, settings, stage_file, stage_flags
+from tdbg.app import backend_flags, cli, settings_flags, stage_file, stage_flags
 from tdbg.infra import fileio, stop_signals
-from tdbg.learn.settings import BatchStage, OnlineStage
-
-PROB5_ONLY = ("loss", "win_weight", "raw_logits")  # train_prob5.py's own flags
-# the fields of an OnlineStage that train_online.py offers no flag for: the online learner
-# takes them at their defaults
-ONLINE_FIXED = (
-    "board_features",
-    "warm_start_equity",
-    "warm_start_cubeful",
-    "warm_start_match",
-    "match_head",
-    "keep_output_layer",
-    "match_length",
-    "met",
-    "jacoby",
-    "episodes_per_round",
-    "warmup_cycles",
-    "device",
-    "save_every",
-    "json",
-)
+from tdbg.learn.stage_settings import BatchStage, OnlineStage
 
 
-def batch_parser(description: str, stage_class=BatchStage, skip=PROB5_ONLY, hide=()) -> cli.Parser:
-    """train_batch.py's flags (and, with other ``stage_class``, ``skip`` and ``hide``,
-    train_prob5.py's): the stage's fields, then where the self-play workers run."""
+def batch_parser(description: str, stage_class=BatchStage) -> cli.Parser:
+    """train_batch.py's flags (and, with ``stage_class`` Prob5Stage, train_prob5.py's): the
+    stage's fields, then where the self-play workers run."""
     p = cli.Parser(description=description)
     stage_file.add_config_flag(p)
-    settings.add_arguments(p, stage_class, skip=("where", *skip), hide=hide)
+    settings_flags.add_arguments(p, stage_class, skip=("where",))
     backend_flags.add_backend_args(p, "self-play")
     return p
 
 
 def online_parser(description: str) -> cli.Parser:
+    """train_online.py's flags: the online stage's fields."""
     p = cli.Parser(description=description)
     stage_file.add_config_flag(p)
-    settings.add_arguments(p, OnlineStage, skip=ONLINE_FIXED)
+    settings_flags.add_arguments(p, OnlineStage)
     return p
 
 

@@ -104,6 +104,30 @@ def board_features(boards, on_roll_row: int = 1) -> np.ndarray:
     return out
 
 
+def _first_layer_operands(w1t: np.ndarray, b1: np.ndarray, extra, n: int):
+    """(n_extra, hidden, extra as (n, n_extra) float32) for ``Expander.expand_first_layer``;
+    a ValueError where the weights are not what the C kernel reads (C-contiguous float32,
+    196 to 196 + BG_MAX_EXTRA rows, a bias per hidden unit)."""
+    n_extra = w1t.shape[0] - NUM_FEATURES
+    hidden = w1t.shape[1]
+    if (
+        w1t.dtype != np.float32
+        or not w1t.flags.c_contiguous
+        or not 0 <= n_extra <= lib.BG_MAX_EXTRA
+    ):
+        raise ValueError(
+            f"w1t must be C-contiguous float32 with 196 to {NUM_FEATURES + lib.BG_MAX_EXTRA} rows"
+        )
+    if b1.dtype != np.float32 or b1.shape != (hidden,):
+        raise ValueError(f"b1 must be float32 of shape ({hidden},)")
+    ex = (
+        np.zeros((n, n_extra), dtype=np.float32)
+        if extra is None
+        else np.ascontiguousarray(extra, dtype=np.float32).reshape(n, n_extra)
+    )
+    return n_extra, hidden, ex
+
+
 class Expander:
     """Batch move generation into buffers that are kept and grown between calls.
 
@@ -174,6 +198,16 @@ class Expander:
         feats = self._features[:total] if encode and self._features is not None else None
         return self._boards[:total], feats, offsets
 
+    def _first_layer_buffers(self, hidden: int, distinct: bool) -> None:
+        """Size the hidden-row buffer for ``hidden`` units (kept between calls of the same
+        width), allocate the shared-row index where ``distinct`` asks for one, and start the
+        count of rows written at zero."""
+        if self._hidden1 is None or self._hidden1.shape != (len(self._boards), hidden):
+            self._hidden1 = np.empty((len(self._boards), hidden), dtype=np.float32)
+        if distinct and self._src is None:
+            self._src = np.empty(len(self._boards), dtype=np.int32)
+        self._n_rows[0] = 0
+
     def expand_first_layer(
         self,
         boards,
@@ -200,28 +234,8 @@ class Expander:
         b, d = check_batch(boards, dice)
         b = np.ascontiguousarray(b, dtype=np.int8)
         d = np.ascontiguousarray(d, dtype=np.int8)
-        n_extra = w1t.shape[0] - NUM_FEATURES
-        hidden = w1t.shape[1]
-        if (
-            w1t.dtype != np.float32
-            or not w1t.flags.c_contiguous
-            or not 0 <= n_extra <= lib.BG_MAX_EXTRA
-        ):
-            raise ValueError(
-                f"w1t must be C-contiguous float32 with 196 to {NUM_FEATURES + lib.BG_MAX_EXTRA} rows"
-            )
-        if b1.dtype != np.float32 or b1.shape != (hidden,):
-            raise ValueError(f"b1 must be float32 of shape ({hidden},)")
-        ex = (
-            np.zeros((len(b), n_extra), dtype=np.float32)
-            if extra is None
-            else np.ascontiguousarray(extra, dtype=np.float32).reshape(len(b), n_extra)
-        )
-        if self._hidden1 is None or self._hidden1.shape != (len(self._boards), hidden):
-            self._hidden1 = np.empty((len(self._boards), hidden), dtype=np.float32)
-        if distinct and self._src is None:
-            self._src = np.empty(len(self._boards), dtype=np.int32)
-        self._n_rows[0] = 0
+        n_extra, hidden, ex = _first_layer_operands(w1t, b1, extra, len(b))
+        self._first_layer_buffers(hidden, distinct)
 
         def call(done, offsets):
             return lib.bg_expand_first_layer_distinct(

@@ -60,6 +60,49 @@ def _shift_up(x: np.ndarray, d: int) -> np.ndarray:
     return out
 
 
+def _reach_not_doubles(src, src_board, from_bar, open_, bar, d1: int, d2: int) -> np.ndarray:
+    """(N, 26) bool: the points x the opponent's checkers can reach with the roll d1-d2
+    (d1 != d2), each row by how many of them are on the bar (``bar``): none, a die directly
+    or both dice through an open point; one, the entering checker (and on), or another
+    checker with the die left where that die's entry point is open; two or more, only the
+    entering checkers.  For ``_hits``: all positions at once, one roll a call."""
+    direct = _shift_up(src, d1) | _shift_up(src, d2)
+    combo = _shift_up(src, d1 + d2) & (_shift_up(open_, d2) | _shift_up(open_, d1))
+    # one on the bar: it enters and may go on; another checker may use the die left
+    one_up = _shift_up(from_bar, d1) | _shift_up(from_bar, d2)
+    one_up |= _shift_up(from_bar, d1 + d2) & (open_[:, d1 : d1 + 1] | open_[:, d2 : d2 + 1])
+    one_up |= _shift_up(src_board, d1) & open_[:, d2 : d2 + 1]
+    one_up |= _shift_up(src_board, d2) & open_[:, d1 : d1 + 1]
+    two_up = _shift_up(from_bar, d1) | _shift_up(from_bar, d2)
+    return np.where(
+        (bar == 0)[:, None], direct | combo, np.where((bar == 1)[:, None], one_up, two_up)
+    )
+
+
+def _reach_doubles(src_board, from_bar, open_, bar, d: int) -> np.ndarray:
+    """(N, 26) bool: the points x the opponent's checkers can reach with double ``d``: the
+    dice left after its bar checkers enter (none where the entry point is made), each step
+    through an open point; the entering checker itself may go on with them.  For ``_hits``:
+    all positions at once, one roll a call."""
+    entered = open_[:, d]  # a bar checker can come in at all
+    free = np.where(bar > 0, np.where(entered, 4 - bar, 0), 4).clip(
+        0, 4
+    )  # dice left after entering
+    reach = np.zeros_like(src_board)
+    path = src_board.copy()  # board checkers: k steps of d through open points
+    for k in range(1, 5):
+        path = _shift_up(path, d)
+        reach |= path & (free >= k)[:, None]
+        path &= open_
+    # the entering checker: up to free + 1 steps
+    path = from_bar & (bar > 0)[:, None] & entered[:, None]
+    for k in range(1, 5):
+        path = _shift_up(path, d)
+        reach |= path & (k <= free + 1)[:, None]
+        path &= open_
+    return reach
+
+
 def _hits(own: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(chance of being hit, mean pips lost) for the side with checkers ``own`` (N, 25: points
     1-24 then bar, its own numbering) against ``opp`` (the opponent's, in its own numbering).
@@ -92,36 +135,9 @@ def _hits(own: np.ndarray, opp: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     open_ = ~made
     for (d1, d2), w in zip(ALL_ROLLS.tolist(), ROLL_WEIGHTS, strict=True):
         if d1 != d2:
-            direct = _shift_up(src, d1) | _shift_up(src, d2)
-            combo = _shift_up(src, d1 + d2) & (_shift_up(open_, d2) | _shift_up(open_, d1))
-            # one on the bar: it enters and may go on; another checker may use the die left
-            one_up = _shift_up(from_bar, d1) | _shift_up(from_bar, d2)
-            one_up |= _shift_up(from_bar, d1 + d2) & (open_[:, d1 : d1 + 1] | open_[:, d2 : d2 + 1])
-            one_up |= _shift_up(src_board, d1) & open_[:, d2 : d2 + 1]
-            one_up |= _shift_up(src_board, d2) & open_[:, d1 : d1 + 1]
-            two_up = _shift_up(from_bar, d1) | _shift_up(from_bar, d2)
-            reach = np.where(
-                (bar == 0)[:, None], direct | combo, np.where((bar == 1)[:, None], one_up, two_up)
-            )
+            reach = _reach_not_doubles(src, src_board, from_bar, open_, bar, d1, d2)
         else:
-            d = d1
-            entered = open_[:, d]  # a bar checker can come in at all
-            free = np.where(bar > 0, np.where(entered, 4 - bar, 0), 4).clip(
-                0, 4
-            )  # dice left after entering
-            reach = np.zeros_like(src)
-            path = src_board.copy()  # board checkers: k steps of d through open points
-            for k in range(1, 5):
-                path = _shift_up(path, d)
-                reach |= path & (free >= k)[:, None]
-                path &= open_
-            path = (
-                from_bar & (bar > 0)[:, None] & entered[:, None]
-            )  # the entering checker: up to free + 1 steps
-            for k in range(1, 5):
-                path = _shift_up(path, d)
-                reach |= path & (k <= free + 1)[:, None]
-                path &= open_
+            reach = _reach_doubles(src_board, from_bar, open_, bar, d1)
         hit_y = reach & blot
         hit_y[:, 25] = False
         any_hit = hit_y.any(axis=1)

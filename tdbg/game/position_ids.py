@@ -244,6 +244,57 @@ def _xg_count(ch: str) -> tuple[int, int]:
     raise ValueError(f"{ch!r} is not an XGID checker character (A-P, a-p or -)")
 
 
+def _xgid_board(pos: str) -> np.ndarray:
+    """The board of an XGID's 26 position characters, the bottom player in row 1 (as the
+    XGID has it; ``parse_xgid`` turns it to the side on roll); a ValueError for checkers on
+    the wrong bar, a board that does not add up, or a side with none left (the game over)."""
+    board = np.zeros((2, 25), dtype=np.int64)  # row 1 = bottom player
+    for i, ch in enumerate(pos):
+        bottom, top = _xg_count(ch)
+        if i == 0 and bottom or i == 25 and top:
+            raise ValueError(
+                f"XGID character {i} is a bar: only the {'top' if i == 0 else 'bottom'} player's checkers go there"
+            )
+        if bottom:
+            board[1, 24 if i == 25 else i - 1] = bottom
+        if top:
+            board[0, 24 if i == 0 else 24 - i] = top
+    board = be.check_board(board)
+    for side, who in ((1, "bottom"), (0, "top")):
+        if board[side].sum() == 0:
+            raise ValueError(f"XGID: the {who} player has no checkers left: the game is over")
+    return board
+
+
+def _check_xgid_fields(turn, owner, cube_log2, s_bottom, s_top, rules, length) -> None:
+    """A ValueError naming the first of an XGID's turn, cube owner, cube, score and rules
+    fields that is out of range (the rules field's meanings differ between match and money)."""
+    if turn not in (1, -1):
+        raise ValueError(f"XGID turn must be 1 (bottom) or -1 (top), got {turn}")
+    if owner not in (1, 0, -1):
+        raise ValueError(f"XGID cube owner must be 1, 0 or -1, got {owner}")
+    if not 0 <= cube_log2 <= MAX_CUBE_LOG2:
+        raise ValueError(f"XGID cube 2^{cube_log2} is out of range")
+    if length < 0 or s_bottom < 0 or s_top < 0 or (length and max(s_bottom, s_top) >= length):
+        raise ValueError(f"XGID score {s_bottom}-{s_top} does not fit a match to {length}")
+    if rules not in ((0, 1) if length else (0, 1, 2, 3)):
+        raise ValueError(
+            f"XGID rules field {rules} is not valid for a {'match' if length else 'money game'}"
+        )
+
+
+def _xgid_dice(dice: str) -> tuple[bool, tuple[int, int] | None]:
+    """(whether the cube was just offered, the dice rolled or None) of an XGID's dice field:
+    "D" (a double offered), "00" (not yet rolled) or two dice 1-6."""
+    doubled, rolled = dice.upper() == "D", None
+    if not doubled:
+        if not re.fullmatch(r"[0-6]{2}", dice) or (dice != "00" and "0" in dice):
+            raise ValueError(f"XGID dice must be 00, D or two dice 1-6, got {dice!r}")
+        if dice != "00":
+            rolled = (int(dice[0]), int(dice[1]))
+    return doubled, rolled
+
+
 def parse_xgid(text: str) -> GameState:
     body = text.strip()
     if body.upper().startswith("XGID="):
@@ -265,39 +316,9 @@ def parse_xgid(text: str) -> GameState:
         ) from None
     if max_cube < 0:
         raise ValueError(f"XGID maximum cube field {max_cube} is negative")
-    board = np.zeros((2, 25), dtype=np.int64)  # row 1 = bottom player
-    for i, ch in enumerate(pos):
-        bottom, top = _xg_count(ch)
-        if i == 0 and bottom or i == 25 and top:
-            raise ValueError(
-                f"XGID character {i} is a bar: only the {'top' if i == 0 else 'bottom'} player's checkers go there"
-            )
-        if bottom:
-            board[1, 24 if i == 25 else i - 1] = bottom
-        if top:
-            board[0, 24 if i == 0 else 24 - i] = top
-    board = be.check_board(board)
-    for side, who in ((1, "bottom"), (0, "top")):
-        if board[side].sum() == 0:
-            raise ValueError(f"XGID: the {who} player has no checkers left: the game is over")
-    if turn not in (1, -1):
-        raise ValueError(f"XGID turn must be 1 (bottom) or -1 (top), got {turn}")
-    if owner not in (1, 0, -1):
-        raise ValueError(f"XGID cube owner must be 1, 0 or -1, got {owner}")
-    if not 0 <= cube_log2 <= MAX_CUBE_LOG2:
-        raise ValueError(f"XGID cube 2^{cube_log2} is out of range")
-    if length < 0 or s_bottom < 0 or s_top < 0 or (length and max(s_bottom, s_top) >= length):
-        raise ValueError(f"XGID score {s_bottom}-{s_top} does not fit a match to {length}")
-    if rules not in ((0, 1) if length else (0, 1, 2, 3)):
-        raise ValueError(
-            f"XGID rules field {rules} is not valid for a {'match' if length else 'money game'}"
-        )
-    doubled, rolled = dice.upper() == "D", None
-    if not doubled:
-        if not re.fullmatch(r"[0-6]{2}", dice) or (dice != "00" and "0" in dice):
-            raise ValueError(f"XGID dice must be 00, D or two dice 1-6, got {dice!r}")
-        if dice != "00":
-            rolled = (int(dice[0]), int(dice[1]))
+    board = _xgid_board(pos)
+    _check_xgid_fields(turn, owner, cube_log2, s_bottom, s_top, rules, length)
+    doubled, rolled = _xgid_dice(dice)
     bottom_on_roll = turn == 1
     if not bottom_on_roll:
         board = be.swap(board)

@@ -280,6 +280,42 @@ def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
             err.close()
 
 
+def _unit_sums(games: list[dict], sides: tuple[str, ...], units: list | None):
+    """(chequer error, cube error, unforced moves, close cube decisions, all moves of both
+    sides) summed over ``sides`` per game, then per unit where ``units`` names one a game:
+    the error rates are ratios of these sums over the resampled units."""
+    cheq = np.array([sum(g["stats"][s]["chequer"] for s in sides) for g in games], dtype=float)
+    cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games], dtype=float)
+    unforced = np.array([sum(g["stats"][s]["unforced"] for s in sides) for g in games], dtype=float)
+    close = np.array([sum(g["stats"][s]["close_cube"] for s in sides) for g in games], dtype=float)
+    all_moves = np.array(
+        [g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float
+    )
+    if units is not None:
+        if len(units) != len(games):
+            raise ValueError(f"{len(units)} unit keys for {len(games)} games")
+        _, inv = np.unique(np.asarray(units), return_inverse=True)
+        cheq, cube, unforced, close, all_moves = (
+            np.bincount(inv, weights=v) for v in (cheq, cube, unforced, close, all_moves)
+        )
+    return cheq, cube, unforced, close, all_moves
+
+
+def cube_errors_by_kind(games: list[dict], sides: tuple[str, ...]) -> dict:
+    """Where the cube error comes from: per kind of cube decision, gnubg's count and total
+    error (milli, as the rates) over ``sides``."""
+    kinds = {}
+    for kind in CUBE_KINDS:
+        pairs = [
+            g["stats"][s].get("cube_kinds", {}).get(kind, (0, 0.0)) for g in games for s in sides
+        ]
+        kinds[kind] = {
+            "count": int(sum(c for c, _ in pairs)),
+            "error": 1000 * float(sum(e for _, e in pairs)),
+        }
+    return kinds
+
+
 def error_rates(
     games: list[dict],
     sides: tuple[str, ...],
@@ -291,21 +327,8 @@ def error_rates(
     ``units`` names (one key a game, e.g. its duplicate pair or its match), resampled whole,
     or each game where ``units`` is None.  With fewer than two units the CI ends are None
     (no interval; "ci_reason" says why)."""
-    cheq = np.array([sum(g["stats"][s]["chequer"] for s in sides) for g in games], dtype=float)
-    cube = np.array([sum(g["stats"][s]["cube"] for s in sides) for g in games], dtype=float)
-    unforced = np.array([sum(g["stats"][s]["unforced"] for s in sides) for g in games], dtype=float)
-    close = np.array([sum(g["stats"][s]["close_cube"] for s in sides) for g in games], dtype=float)
-    all_moves = np.array(
-        [g["stats"]["X"]["total"] + g["stats"]["O"]["total"] for g in games], dtype=float
-    )
+    cheq, cube, unforced, close, all_moves = _unit_sums(games, sides, units)
     per_side = len(sides)
-    if units is not None:  # each unit's sums: the rates are ratios of sums over the resampled units
-        if len(units) != len(games):
-            raise ValueError(f"{len(units)} unit keys for {len(games)} games")
-        _, inv = np.unique(np.asarray(units), return_inverse=True)
-        cheq, cube, unforced, close, all_moves = (
-            np.bincount(inv, weights=v) for v in (cheq, cube, unforced, close, all_moves)
-        )
     n = len(cheq)
 
     def rates(idx):
@@ -335,17 +358,7 @@ def error_rates(
         bootstrap_units=n,
         n_bootstrap=n_boot,
     )
-    # where the cube error comes from: gnubg's count and total error (milli, as the rates) of each kind
-    kinds = {}
-    for kind in CUBE_KINDS:
-        pairs = [
-            g["stats"][s].get("cube_kinds", {}).get(kind, (0, 0.0)) for g in games for s in sides
-        ]
-        kinds[kind] = {
-            "count": int(sum(c for c, _ in pairs)),
-            "error": 1000 * float(sum(e for _, e in pairs)),
-        }
-    out["cube_errors"] = kinds
+    out["cube_errors"] = cube_errors_by_kind(games, sides)
     by_score = doubles_by_score(games, sides)
     if by_score:
         out["doubles_by_score"] = by_score

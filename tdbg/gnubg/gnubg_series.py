@@ -164,9 +164,10 @@ def _show_progress(queue, bar, stop: threading.Event) -> None:
             continue
 
 
-def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
-    series = pinned_series(series)  # the checkpoints read once (unless the series comes pinned)
-    mode = series.mode_spec.build()
+def _ready_gnubg(series: Series, gnubg: GnubgSide, mode) -> GnubgSide:
+    """``gnubg`` with its binary resolved, once every check that can fail before a game is
+    played has passed: a mode the binary plays, a binary that runs, an agent that plays the
+    mode (each an InputError)."""
     if not gnubg_plays(mode):
         raise InputError(
             "games against the gnubg binary are money games or matches: use --game-mode "
@@ -178,17 +179,18 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
         )
     except GnubgError as exc:
         raise InputError(str(exc)) from None
-    games, workers = series.count, series.workers
     agent = evaluator(series.players[0].seeded(series.seed), mode)
     try:
         mode.check_agent(agent)
     except ValueError as exc:
         raise InputError(str(exc)) from None
-    if (
-        gnubg.csv
-    ):  # a new file (the caller checked it may be written): rows are appended as games end
-        with open(gnubg.csv, "w") as fh:
-            fh.write(",".join(GAME_CSV_FIELDS) + "\n")
+    return gnubg
+
+
+def _jobs(series: Series, gnubg: GnubgSide) -> list[dict]:
+    """The series' units shared out over its workers as evenly as they go, each job with its
+    own seed and the index of its first unit (a worker with none gets no job)."""
+    games, workers = series.count, series.workers
     shares = [games // workers + (k < games % workers) for k in range(workers)]
     jobs, first = [], 0
     for k, n in enumerate(shares):
@@ -203,31 +205,45 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
                 }
             )
         first += n
-    records, errors, matches = [], [], []
-    bar = tqdm(total=games, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
+    return jobs
+
+
+def _play_jobs(jobs: list[dict], bar) -> list:
+    """Each job's (records, matches, error): one job in this process, several in a pool of
+    workers whose finished units move ``bar`` as they end."""
+    if len(jobs) == 1:
+        return [_gnubg_job(jobs[0], report=bar.update)]
+    queue = mp.get_context("spawn").Queue()  # the workers' finished games (matches), as they end
+    stop = threading.Event()
+    shown = threading.Thread(target=_show_progress, args=(queue, bar, stop), daemon=True)
+    shown.start()
     try:
-        if len(jobs) == 1:
-            results = [_gnubg_job(jobs[0], report=bar.update)]
-        else:
-            queue = mp.get_context(
-                "spawn"
-            ).Queue()  # the workers' finished games (matches), as they end
-            stop = threading.Event()
-            shown = threading.Thread(target=_show_progress, args=(queue, bar, stop), daemon=True)
-            shown.start()
-            try:
-                with WorkerPool(
-                    len(jobs), _set_progress_queue, (queue,), what="gnubg-playing worker"
-                ) as pool:
-                    # no second try: the games already played are in the CSV
-                    results = pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
-            finally:
-                # nothing is sent through the queue to stop the thread: a worker killed while it held
-                # the queue's lock would leave that send, and a join of the thread, waiting forever
-                stop.set()
-                shown.join(timeout=5)
-                queue.cancel_join_thread()
-        for got, got_matches, err in results:
+        with WorkerPool(
+            len(jobs), _set_progress_queue, (queue,), what="gnubg-playing worker"
+        ) as pool:
+            # no second try: the games already played are in the CSV
+            return pool.results([pool.submit(_gnubg_job, j, retries=0) for j in jobs])
+    finally:
+        # nothing is sent through the queue to stop the thread: a worker killed while it held
+        # the queue's lock would leave that send, and a join of the thread, waiting forever
+        stop.set()
+        shown.join(timeout=5)
+        queue.cancel_join_thread()
+
+
+def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
+    series = pinned_series(series)  # the checkpoints read once (unless the series comes pinned)
+    mode = series.mode_spec.build()
+    gnubg = _ready_gnubg(series, gnubg, mode)
+    # a new file (the caller checked it may be written): rows are appended as games end
+    if gnubg.csv:
+        with open(gnubg.csv, "w") as fh:
+            fh.write(",".join(GAME_CSV_FIELDS) + "\n")
+    jobs = _jobs(series, gnubg)
+    records, errors, matches = [], [], []
+    bar = tqdm(total=series.count, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
+    try:
+        for got, got_matches, err in _play_jobs(jobs, bar):
             records += got
             matches += got_matches
             if err:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tdbg.infra.settings import option
+from tdbg.infra.settings_fields import option
 from tdbg.infra.workers import WorkerPool
 
 BACKENDS = ("local", "ray")

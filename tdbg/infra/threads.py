@@ -23,7 +23,7 @@ import os
 import torch
 
 from tdbg.infra.errors import InputError
-from tdbg.infra.settings import option
+from tdbg.infra.settings_fields import option
 
 WORKER = 1  # torch threads of a worker process
 # the most threads a process may ask for: far beyond any core count this runs on, far below

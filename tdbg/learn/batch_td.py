@@ -22,7 +22,7 @@ import numpy as np
 from tdbg.game.heads import output_head
 from tdbg.learn import filter_training
 from tdbg.learn.selfplay import Collector, Samples, SelfPlaySetup
-from tdbg.learn.settings import Acting, BatchStage, recorded
+from tdbg.learn.stage_settings import Acting, BatchStage, recorded
 from tdbg.learn.trainer import Trainer
 from tdbg.net import lowp
 from tdbg.net.losses import prob5_loss
@@ -54,7 +54,7 @@ LOG_FIELDS = [
 
 
 class BatchLearner:
-    """The learner of a ``BatchStage`` (learn.settings): its acting, optimisation and collection
+    """The learner of a ``BatchStage`` (learn.stage_settings): its acting, optimisation and collection
     (a learner.Learner)."""
 
     log_fields: ClassVar[list[str]] = LOG_FIELDS
@@ -137,7 +137,7 @@ class BatchLearner:
     @staticmethod
     def settings(stage: BatchStage, mode) -> dict:
         """The stage's settings as its checkpoint keeps them: these always, and the options
-        (learn.settings' ``record`` fields) that are not at their defaults."""
+        (learn.stage_settings' ``record`` fields) that are not at their defaults."""
         sch = stage.schedule
         base = {
             "num_episodes": sch.num_episodes,
@@ -202,9 +202,11 @@ class BatchLearner:
         if self.rng_state is not None:
             self.rng.bit_generator.state = self.rng_state
         setup = SelfPlaySetup(
-            self.mode, col, self.stage.acting, engine
+            mode=self.mode, collection=col, acting=self.stage.acting, engine=engine
         )  # the stage's settings whole
-        self.collector = Collector(setup, self.stage.where.backend, separate=col.overlap)
+        self.collector = Collector(
+            setup, pool_backend=self.stage.where.backend, separate=col.overlap
+        )
         if col.oneply_filter:
             self._open_filter(seed_root.spawn(1)[0])
         if col.collect_precision != "fp32":
@@ -241,9 +243,13 @@ class BatchLearner:
                 collect_precision="fp32",
             )
             setup = SelfPlaySetup(
-                self.mode, zero_ply, Acting(), engine, record_filter=True
+                mode=self.mode,
+                collection=zero_ply,
+                acting=Acting(),
+                engine=engine,
+                record_filter=True,
             )  # 0-ply, greedy, fp32
-            warm = Collector(setup, self.stage.where.backend)
+            warm = Collector(setup, pool_backend=self.stage.where.backend)
             try:
                 note = filter_training.warm_up(
                     self.model, warm, col.filter_warmup, warm_seed, trainer, fresh

@@ -66,6 +66,8 @@ class FilterTrainer:
             rows = {k: None if v is None else v[pick] for k, v in rows.items()}
         filt = self.filter
         n = len(rows["raw"])
+        if not n:  # the share picked none of a few rows
+            return float("nan")
         filt.train()
         loss_sum = 0.0
         for _ in range(epochs):

@@ -11,7 +11,7 @@ weights, the episode count and the checkpoint.  Two learners implement the proto
 workers, then trained on in one step) and ``online_td.OnlineLearner`` (train_online.py: it
 learns while it plays, one game a step); tests/learn/test_learner.py checks that both conform.
 
-The class-level members work on the stage's settings (a ``learn.settings`` dataclass) before
+The class-level members work on the stage's settings (a ``learn.stage_settings`` dataclass) before
 any learner exists; an instance is made with ``(stage, model, mode)`` and is then opened,
 asked round by round, and closed.
 """
@@ -24,7 +24,7 @@ import numpy as np
 
 from tdbg.game.modes.base import GameMode
 from tdbg.learn.selfplay import Samples
-from tdbg.learn.settings import BatchStage, OnlineStage
+from tdbg.learn.stage_settings import BatchStage, OnlineStage
 from tdbg.net.model import TDNetwork
 
 StageT = TypeVar("StageT", bound=BatchStage | OnlineStage)  # the learner's stage settings

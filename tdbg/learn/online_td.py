@@ -29,7 +29,7 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
 from tdbg.learn.selfplay import Samples
-from tdbg.learn.settings import OnlineStage
+from tdbg.learn.stage_settings import OnlineStage
 from tdbg.net.scoring import Scorer, segment_argmax
 
 
@@ -115,7 +115,7 @@ class OnlineSelfPlay:
 
 class OnlineLearner:
     """train_online.py's learner (a learner.Learner) for training_loop.run_stage (its settings: an
-    ``OnlineStage``, learn.settings): a round is a block of ``--log-every`` games, each a
+    ``OnlineStage``, learn.stage_settings): a round is a block of ``--log-every`` games, each a
     step of its own (run_stage's guard: a signal waits for the game's end)."""
 
     log_fields: ClassVar[list[str]] = [

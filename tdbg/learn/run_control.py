@@ -23,7 +23,7 @@ from tdbg.infra.fileio import (
 )
 from tdbg.infra.runlog import require_tensorboard
 from tdbg.infra.stop_signals import StopSignalHandler
-from tdbg.learn.settings import ModelSpec, Run
+from tdbg.learn.stage_settings import ModelSpec, Run
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 

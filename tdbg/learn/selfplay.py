@@ -47,7 +47,7 @@ from tdbg.game.turns import DROPPED, Ended, Table
 from tdbg.infra import profiling
 from tdbg.infra.backends import open_pool
 from tdbg.learn.lambda_returns import lambda_returns
-from tdbg.learn.settings import Acting, Collection
+from tdbg.learn.stage_settings import Acting, Collection
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.move_filter import FilteredOnePly, filter_rows, join_rows
@@ -73,7 +73,7 @@ FP32_COLLECTION = Collection(collect_precision="fp32")
 @dataclass(frozen=True)
 class SelfPlaySetup:
     """What self-play plays, besides the network: one value, sent whole to each worker.  The
-    stage's ``Collection`` and ``Acting`` settings (learn.settings) travel in it as they are,
+    stage's ``Collection`` and ``Acting`` settings (learn.stage_settings) travel in it as they are,
     each field read where it is used, beside the game mode and the move generator
     (``Run.engine``).  ``record_filter``: 0-ply play keeps the thrown roll's candidates as
     the move filter's rows (the filter's warm-up, filter_training.py)."""
@@ -113,6 +113,8 @@ class SelfPlay:
         self.record_filter = setup.record_filter
 
     def collect(self, n_episodes: int, rng: np.random.Generator) -> Samples:
+        """Play ``n_episodes`` self-play games, ``parallel_games`` of them at a time on one
+        table (a slot starts a new game as its game ends), and return their samples."""
         c0 = profiling.clock() if profiling.ENABLED else 0.0
         scorer = self.scorer
         g = max(1, min(self.collection.parallel_games, n_episodes))
@@ -120,36 +122,20 @@ class SelfPlay:
         table.new_games(
             np.arange(g), self.mode.initial_states(g, rng, self.acting.cube_start)
         )  # match: a spread of scores
-        # exploration draws from its own stream, seeded from the dice stream only when used
-        explore = (
-            np.random.default_rng(rng.integers(0, 2**63, 2))
-            if self.acting.boltzmann_temp > 0
-            or self.acting.cube_explore > 0
-            or self.acting.cube_hold > 0
-            or self.acting.take_explore > 0
-            else None
-        )
-        players = _Recorder(self, table, explore)
+        players = _Recorder(self, table, self._exploration_rng(rng))
         players.new_games(np.arange(g))
         started = g
-        stats = players.stats
-        evals_before = scorer.evaluations
-        engine_before, net_before = scorer.engine_seconds, scorer.net_seconds
-        started_at = time.perf_counter()
+        # the scorer's counters before the batch: the batch's share is reported
+        before = (
+            scorer.evaluations,
+            scorer.engine_seconds,
+            scorer.net_seconds,
+            time.perf_counter(),
+        )
 
         def on_end(ended: Ended) -> None:
             nonlocal started
-            abandoned = ended.result < 0
-            stats["abandoned"] += int(abandoned.sum())
-            players.abandoned += players.game_of_slot[ended.slots[abandoned]].tolist()
-            fin = ~abandoned
-            if fin.any():
-                res = ended.result[fin]
-                stats["gammons"] += int((res == 2).sum())
-                stats["backgammons"] += int((res == 3).sum())
-                stats["points"] += float(np.abs(ended.points[fin]).sum())
-                stats["plies"] += int((ended.turn[fin] + (res != DROPPED)).sum())
-                stats["episodes"] += int(fin.sum())
+            _tally_ended_games(players, ended)
             fresh = ended.slots[: max(0, min(len(ended.slots), n_episodes - started))]
             table.new_games(
                 fresh, self.mode.initial_states(len(fresh), rng, self.acting.cube_start)
@@ -161,20 +147,42 @@ class SelfPlay:
             players, lambda idx: roll_dice(rng, len(idx), opening=table.ply[idx] == 0), on_end
         )
 
+        samples = self._samples(players, before)
+        if profiling.ENABLED:
+            profiling.add("collect", c0)
+        return samples
+
+    def _exploration_rng(self, rng: np.random.Generator) -> np.random.Generator | None:
+        """Exploration's own stream, seeded from the dice stream only when some exploration
+        is on (so that a run without it draws the same dice as before it existed)."""
+        acting = self.acting
+        if (
+            acting.boltzmann_temp > 0
+            or acting.cube_explore > 0
+            or acting.cube_hold > 0
+            or acting.take_explore > 0
+        ):
+            return np.random.default_rng(rng.integers(0, 2**63, 2))
+        return None
+
+    def _samples(self, players: _Recorder, before: tuple) -> Samples:
+        """The batch's training rows (features, targets, the move filter's rows) and its
+        statistics, with the evaluations and time the batch took (``before``: the scorer's
+        evaluations, engine and net seconds, and the clock, when it began)."""
+        scorer = self.scorer
+        evals_before, engine_before, net_before, started_at = before
         width = scorer.values.width
         out_t = players.returns() if self.acting.td_lambda > 0 else np.concatenate(players.targets)
         out_t = out_t.astype(np.float32)
         filter_parts = players.filter_parts + (
             [self.filtered.take_rows()] if self.filtered is not None else []
         )
-        if profiling.ENABLED:
-            profiling.add("collect", c0)
         return {
             "features": np.concatenate(players.feats).astype(np.float32, copy=False),
             "targets": out_t if width > 1 else out_t.reshape(-1),
             "filter": join_rows(filter_parts),  # the move filter's training rows, or None
             "stats": {
-                **stats,
+                **players.stats,
                 "evaluations": scorer.evaluations - evals_before,
                 # where the time went (benchmarks): C engine (incremental: + first layer), network
                 "engine_seconds": scorer.engine_seconds - engine_before,
@@ -182,6 +190,23 @@ class SelfPlay:
                 "collect_seconds": time.perf_counter() - started_at,
             },
         }
+
+
+def _tally_ended_games(players: _Recorder, ended: Ended) -> None:
+    """Count the games that ``ended`` into ``players.stats``: the abandoned ones (whose
+    samples are dropped), and of the rest the gammons, backgammons, points and plies."""
+    stats = players.stats
+    abandoned = ended.result < 0
+    stats["abandoned"] += int(abandoned.sum())
+    players.abandoned += players.game_of_slot[ended.slots[abandoned]].tolist()
+    fin = ~abandoned
+    if fin.any():
+        res = ended.result[fin]
+        stats["gammons"] += int((res == 2).sum())
+        stats["backgammons"] += int((res == 3).sum())
+        stats["points"] += float(np.abs(ended.points[fin]).sum())
+        stats["plies"] += int((ended.turn[fin] + (res != DROPPED)).sum())
+        stats["episodes"] += int(fin.sum())
 
 
 class _Recorder:

@@ -40,7 +40,7 @@ class Trainer:
     """Holds the optimizer for one model; ``train_epoch`` runs one pass over a round's samples."""
 
     def __init__(self, model, optimisation, lr: float = 1e-3, device: str = "cpu", loss=None):
-        """``optimisation``: the stage's learn.settings.Optimisation (its optimizer, momentum,
+        """``optimisation``: the stage's learn.stage_settings.Optimisation (its optimizer, momentum,
         grad_clip and batch_size)."""
         optimizer, momentum = optimisation.optimizer, optimisation.momentum
         if optimizer not in OPTIMIZERS:

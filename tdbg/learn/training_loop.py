@@ -16,7 +16,7 @@ Ctrl-C) stops the run between training steps, never inside one, so the saved wei
 episode counts always agree; a loss that is not finite stops the run and leaves the last
 good checkpoint as it was.
 
-The stage's settings are a dataclass of learn.settings (``BatchStage``, ``OnlineStage``):
+The stage's settings are a dataclass of learn.stage_settings (``BatchStage``, ``OnlineStage``):
 this module reads its ``model`` (settings.ModelSpec), ``schedule``, ``run`` and
 ``evaluation``, the learner the rest.
 """
@@ -58,7 +58,7 @@ from tdbg.learn.run_control import (
     snapshot_path,
     stage_identity,
 )
-from tdbg.learn.settings import STAGE_START, Evaluation, ModelSpec, stage_config
+from tdbg.learn.stage_settings import STAGE_START, Evaluation, ModelSpec, stage_config
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
 from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
@@ -84,6 +84,100 @@ WARM_STARTS = {
 EVAL_FIELDS = ["eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
 
 
+def _mode_named(spec: ModelSpec, name: str):
+    """The game mode called ``name`` with the rules and match length ``spec`` sets; an
+    InputError where the match length does not fit the mode."""
+    mode = game_mode(name, spec.jacoby, spec.match_length or 0, spec.met)
+    try:
+        mode.length_of(spec.match_length, spec.met)
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    return mode
+
+
+def _new_model(spec: ModelSpec, output_mode: str | None):
+    """(model, meta, mode) of a network made afresh, for the game mode ``spec`` names (DMP
+    when it names none)."""
+    mode = _mode_named(spec, spec.game_mode or "dmp")
+    n_inputs = mode.n_inputs + (NUM_BOARD_FEATURES if spec.board_features else 0)
+    model = TDNetwork(
+        n_inputs, spec.hidden, output_mode or mode.default_output, spec.activation or "relu"
+    )
+    return model, new_metadata(model, mode.name), mode
+
+
+def _warm_started(spec: ModelSpec, source: str, model, path: str, seed: int):
+    """(model, mode): the checkpoint's ``model`` turned into a network of the game mode the
+    warm start ``source`` trains (a ModelSpec field, e.g. "warm_start_equity")."""
+    flag = "--" + source.replace("_", "-")
+    target = WARM_STARTS[source]
+    mode = _mode_named(spec, spec.game_mode) if spec.game_mode else _mode_named(spec, target.name)
+    if type(mode) is not target:
+        raise InputError(f"{flag} trains {target.name}; drop --game-mode or set it so")
+    keep = spec.keep_output_layer
+    if keep and source != "warm_start_equity":
+        raise InputError(
+            f"--keep-output-layer is for --warm-start-equity ({flag} keeps the output layer anyway)"
+        )
+    options: dict[str, object] = {"keep_output_layer": True} if keep else {}
+    if source == "warm_start_match" and spec.match_head:
+        options["head"] = spec.match_head
+    try:
+        return net_growth.WARM_STARTS[source](model, seed=seed, **options), mode
+    except ValueError as exc:
+        raise InputError(f"{path}: {exc}") from None
+
+
+def _loaded_model(spec: ModelSpec, source: str, seed: int):
+    """(model, meta, trainer_state or None, mode) of the checkpoint ``source`` names: resumed
+    as it is, or warm-started (its optimizer state dropped); an InputError where --hidden or
+    --activation asks for another network than the checkpoint's."""
+    path = spec.sources()[source]
+    model, meta, trainer_state = load_checkpoint(path)
+    if source == "resume":
+        mode = _mode_named(spec, spec.game_mode or checkpoint_mode_name(model, meta))
+    else:  # a warm start makes a model for its own game mode
+        model, mode = _warm_started(spec, source, model, path, seed)
+        trainer_state = None
+    if spec.hidden_given and list(spec.hidden) != list(model.hidden):
+        raise InputError(
+            f"--hidden {','.join(map(str, spec.hidden))} differs from the checkpoint's "
+            f"{','.join(map(str, model.hidden))}; use --expand to grow it"
+        )
+    if spec.activation not in (None, model.activation):
+        raise InputError(
+            f"--activation {spec.activation} differs from the checkpoint's {model.activation} "
+            f"(the activation is chosen when a network is made)"
+        )
+    meta = {
+        **meta,
+        "n_inputs": model.n_inputs,
+        "hidden": list(model.hidden),
+        "output_mode": model.output_mode,
+        "activation": model.activation,
+        "game_mode": mode.name,
+        "encoder": None,
+    }  # the mode's input layout, once the model is checked against it
+    return model, meta, trainer_state, mode
+
+
+def _grown(spec: ModelSpec, model, meta: dict, trainer_state, seed: int):
+    """(model, meta, trainer_state) with the board features and the hidden units ``spec``
+    adds; the optimizer state is dropped where the shapes change (its moments no longer fit)."""
+    if spec.growth != net_growth.GROWTHS[0] and not spec.expand:  # else ignored without a word
+        raise InputError(f"--growth {spec.growth} says how --expand makes new units; give --expand")
+    if spec.board_features and not reads_board_features(model.n_inputs):
+        model = net_growth.add_board_features(model)
+        trainer_state = None  # optimizer moments no longer fit the first layer
+        meta = {**meta, "n_inputs": model.n_inputs}
+    grown = grown_hidden(spec, model, trainer_state)
+    if grown != list(model.hidden):  # already that size: a resumed stage
+        model = net_growth.expand(model, grown, seed=seed, growth=spec.growth)
+        meta["hidden"] = list(model.hidden)
+        trainer_state = None  # optimizer moments no longer fit the shapes
+    return model, meta, trainer_state
+
+
 def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
     """(model, meta, trainer_state or None, mode) as ``spec`` says (``seed``: of new and
     grown weights); InputError on bad input."""
@@ -92,69 +186,12 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
         raise InputError(
             "use only one of --resume, --warm-start-equity, --warm-start-cubeful, --warm-start-match"
         )
-    match_length = spec.match_length
-
-    def mode_named(name):
-        mode = game_mode(name, spec.jacoby, match_length or 0, spec.met)
-        try:
-            mode.length_of(match_length, spec.met)
-        except ValueError as exc:
-            raise InputError(str(exc)) from None
-        return mode
-
     trainer_state = None
     try:
         if not sources:
-            mode = mode_named(spec.game_mode or "dmp")
-            n_inputs = mode.n_inputs + (NUM_BOARD_FEATURES if spec.board_features else 0)
-            model = TDNetwork(
-                n_inputs, spec.hidden, output_mode or mode.default_output, spec.activation or "relu"
-            )
-            meta = new_metadata(model, mode.name)
+            model, meta, mode = _new_model(spec, output_mode)
         else:
-            path = spec.sources()[sources[0]]
-            model, meta, trainer_state = load_checkpoint(path)
-            if sources[0] == "resume":
-                mode = mode_named(spec.game_mode or checkpoint_mode_name(model, meta))
-            else:  # a warm start makes a model for its own game mode
-                flag = "--" + sources[0].replace("_", "-")
-                target = WARM_STARTS[sources[0]]
-                mode = mode_named(spec.game_mode) if spec.game_mode else mode_named(target.name)
-                if type(mode) is not target:
-                    raise InputError(f"{flag} trains {target.name}; drop --game-mode or set it so")
-                keep = spec.keep_output_layer
-                if keep and sources[0] != "warm_start_equity":
-                    raise InputError(
-                        f"--keep-output-layer is for --warm-start-equity ({flag} keeps the output "
-                        f"layer anyway)"
-                    )
-                options: dict[str, object] = {"keep_output_layer": True} if keep else {}
-                if sources[0] == "warm_start_match" and spec.match_head:
-                    options["head"] = spec.match_head
-                try:
-                    model = net_growth.WARM_STARTS[sources[0]](model, seed=seed, **options)
-                    trainer_state = None
-                except ValueError as exc:
-                    raise InputError(f"{path}: {exc}") from None
-            if spec.hidden_given and list(spec.hidden) != list(model.hidden):
-                raise InputError(
-                    f"--hidden {','.join(map(str, spec.hidden))} differs from the checkpoint's "
-                    f"{','.join(map(str, model.hidden))}; use --expand to grow it"
-                )
-            if spec.activation not in (None, model.activation):
-                raise InputError(
-                    f"--activation {spec.activation} differs from the checkpoint's {model.activation} "
-                    f"(the activation is chosen when a network is made)"
-                )
-            meta = {
-                **meta,
-                "n_inputs": model.n_inputs,
-                "hidden": list(model.hidden),
-                "output_mode": model.output_mode,
-                "activation": model.activation,
-                "game_mode": mode.name,
-                "encoder": None,
-            }  # the mode's input layout, once the model is checked against it
+            model, meta, trainer_state, mode = _loaded_model(spec, sources[0], seed)
         if spec.keep_output_layer and not spec.warm_start_equity:
             raise InputError("--keep-output-layer goes with --warm-start-equity")
         if spec.match_head and not spec.warm_start_match:
@@ -163,21 +200,7 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
             )
         if sources == ["resume"]:
             refuse_growth_of_unfinished(spec, model, trainer_state)
-        if (
-            spec.growth != net_growth.GROWTHS[0] and not spec.expand
-        ):  # it was ignored without a word
-            raise InputError(
-                f"--growth {spec.growth} says how --expand makes new units; give --expand"
-            )
-        if spec.board_features and not reads_board_features(model.n_inputs):
-            model = net_growth.add_board_features(model)
-            trainer_state = None  # optimizer moments no longer fit the first layer
-            meta = {**meta, "n_inputs": model.n_inputs}
-        grown = grown_hidden(spec, model, trainer_state)
-        if grown != list(model.hidden):  # already that size: a resumed stage
-            model = net_growth.expand(model, grown, seed=seed, growth=spec.growth)
-            meta["hidden"] = list(model.hidden)
-            trainer_state = None  # optimizer moments no longer fit the shapes
+        model, meta, trainer_state = _grown(spec, model, meta, trainer_state, seed)
         check_model(mode, model.output_mode, model.n_inputs)
         meta["encoder"] = mode.input_layout(model.n_inputs)
     except (CheckpointError, ValueError) as exc:
@@ -280,7 +303,7 @@ def run_stage(
     output_mode: str | None = None,
     evaluate=None,
 ) -> dict:
-    """Run one stage as ``stage_settings`` (learn.settings: BatchStage, OnlineStage...) say;
+    """Run one stage as ``stage_settings`` (learn.stage_settings: BatchStage, OnlineStage...) say;
     returns a summary dict.  ``evaluate(model, mode, games, seed)`` -> (opponent, result,
     low, high) runs the periodic quick evaluation (default: against --eval-opponent)."""
     spec, run = stage_settings.model, stage_settings.run
@@ -380,55 +403,73 @@ class StageProgress:
         }
         if continuing:
             assert stage is not None  # plan_stage continues only a stage the checkpoint holds
-            self.done = stage["episodes_done"]
-            if (
-                schedule.num_episodes <= self.done
-            ):  # ended early (plan_stage): it now reads as finished; its LR
-                # schedule ran towards the planned count, kept beside the new one
-                planned = stage["settings"]["num_episodes"]
-                stage["settings"] = self.meta["lineage"][-1]["stage"] = {
-                    **settings,
-                    "planned_episodes": planned,
-                }
-            self.round_index = stage.get("rounds_done", self.done // self.size)
-            if trainer_state:
-                try:
-                    self.learner.load_state_dict(trainer_state)
-                except (
-                    AttributeError,
-                    KeyError,
-                    TypeError,
-                    ValueError,
-                    IndexError,
-                    RuntimeError,
-                ) as exc:  # torch's, numpy's
-                    raise InputError(
-                        f"{spec.resume}: its trainer state cannot be restored ({type(exc).__name__}: "
-                        f"{str(exc).splitlines()[0] if str(exc) else 'malformed'})"
-                    ) from None
-            # CPU time of this stage: this process plus the workers' collection time; carried over on resume
-            self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
-            stage["id"] = stage_identity(
-                self.meta, stage
-            )  # its snapshots so far are this run's own
-            # what started the stage stays as recorded (this run continues it from its own checkpoint)
-            started = {k: v for k, v in stage.get("config", {}).items() if k in STAGE_START}
-            stage["config"] = {**stage_config(self.settings), **started}
+            self._continue_stage(stage, settings, trainer_state)
         else:
-            self.meta["lineage"] = list(self.meta.get("lineage", [])) + [
-                lineage_entry(0, {"stage": settings})
-            ]
-            stage = {
-                "settings": settings,
-                "config": stage_config(self.settings),
-                "episodes_done": 0,
-                "rounds_done": 0,
-                "id": new_stage_id(),
-            }
+            stage = self._new_stage(settings)
         self.stage = stage
         run = self.settings.run
         check_stop_at(run.stop_at, self.size, self.done, schedule.num_episodes)
         check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
+        self._open_log(note)
+
+    def _continue_stage(self, stage: dict, settings: dict, trainer_state: dict | None) -> None:
+        """Take up the checkpoint's unfinished ``stage`` where it stopped: its episodes, rounds,
+        CPU time and the learner's state; a stage that ended early now reads as finished."""
+        self.done = stage["episodes_done"]
+        if self.settings.schedule.num_episodes <= self.done:
+            # ended early (plan_stage): it now reads as finished; its LR schedule ran towards
+            # the planned count, kept beside the new one
+            planned = stage["settings"]["num_episodes"]
+            stage["settings"] = self.meta["lineage"][-1]["stage"] = {
+                **settings,
+                "planned_episodes": planned,
+            }
+        self.round_index = stage.get("rounds_done", self.done // self.size)
+        if trainer_state:
+            self._restore_learner(trainer_state)
+        # CPU time of this stage: this process plus the workers' collection time; carried over on resume
+        self.cpu_seconds = float(stage.get("cpu_seconds", 0.0))
+        stage["id"] = stage_identity(self.meta, stage)  # its snapshots so far are this run's own
+        # what started the stage stays as recorded (this run continues it from its own checkpoint)
+        started = {k: v for k, v in stage.get("config", {}).items() if k in STAGE_START}
+        stage["config"] = {**stage_config(self.settings), **started}
+
+    def _restore_learner(self, trainer_state: dict) -> None:
+        """Load the learner's state (optimizer moments, counters) from the checkpoint; an
+        InputError naming the checkpoint where it does not fit."""
+        try:
+            self.learner.load_state_dict(trainer_state)
+        except (
+            AttributeError,
+            KeyError,
+            TypeError,
+            ValueError,
+            IndexError,
+            RuntimeError,
+        ) as exc:  # torch's, numpy's
+            raise InputError(
+                f"{self.settings.model.resume}: its trainer state cannot be restored "
+                f"({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else 'malformed'})"
+            ) from None
+
+    def _new_stage(self, settings: dict) -> dict:
+        """A new stage with ``settings``, its lineage entry appended to the checkpoint's."""
+        self.meta["lineage"] = list(self.meta.get("lineage", [])) + [
+            lineage_entry(0, {"stage": settings})
+        ]
+        return {
+            "settings": settings,
+            "config": stage_config(self.settings),
+            "episodes_done": 0,
+            "rounds_done": 0,
+            "id": new_stage_id(),
+        }
+
+    def _open_log(self, note: str | None) -> None:
+        """Open the CSV log (appended to where the stage goes on), checked against where the
+        checkpoint stands, then say what this run does, once every check has passed."""
+        run, spec = self.settings.run, self.settings.model
         self.log = CsvLog(
             log_path(run),
             self.learner.log_fields + EVAL_FIELDS + HEALTH_LOG_FIELDS,
@@ -443,6 +484,61 @@ class StageProgress:
 
     def run(self, evaluate) -> dict:
         """The rounds, between the learner's open and close, under the stop signals."""
+        run, learner = self.settings.run, self.learner
+        self.evaluate = evaluate
+        self.started, self.cpu_mark = time.time(), time.process_time()
+        interrupted = None
+        with ExitStack() as stack:  # left in this order: signals, bar, learner, log
+            stack.callback(self.log.close)
+            stack.callback(learner.close)
+            self.bar = self._progress_bar()
+            stack.callback(self.bar.close)
+            signals = stack.enter_context(StopSignals())
+            try:
+                self._train(signals)
+            except (KeyboardInterrupt, Interrupted) as exc:
+                interrupted = str(exc) or "SIGINT"
+                self._save_interrupted(interrupted, signals)
+            except WorkerError as exc:
+                raise RunError(f"{exc}; {self.kept()}") from None
+            except OSError as exc:  # a checkpoint, snapshot or log row not written (a full disk)
+                if exc.filename is None:
+                    raise
+                raise RunError(
+                    f"{exc.filename}: {exc.strerror}; training stopped; {self.kept()}"
+                ) from None
+        if not interrupted:
+            # a signal during the last save waits for it
+            with StopSignals() as signals, signals.hold():
+                self.save()
+            interrupted = signals.deferred
+        return {
+            "save": run.save,
+            "log": self.log.path,
+            "episodes": self.done,
+            "total_episodes": self.meta["episodes"],
+            # None: no round ran
+            "loss": learner.last_loss if math.isfinite(learner.last_loss) else None,
+            "seconds": time.time() - self.started,
+            "interrupted": interrupted,
+        }
+
+    def _progress_bar(self) -> tqdm:
+        """The stage's bar: "40/100 [00:10<00:20, 4.00 games/s, loss=0.01234, lr=0.001]", its
+        games (episodes) from where the stage stands."""
+        run = self.settings.run
+        return tqdm(
+            total=self.settings.schedule.num_episodes,
+            initial=self.done,
+            unit=" games",
+            desc=os.path.basename(run.save),
+            dynamic_ncols=True,
+            disable=run.quiet,
+        )
+
+    def _train(self, signals: StopSignals) -> None:
+        """Open the learner, record this start of the stage, and play the rounds to the
+        stage's end (or --stop-at), each at its scheduled learning rate."""
         run, schedule, learner, meta = (
             self.settings.run,
             self.settings.schedule,
@@ -450,91 +546,36 @@ class StageProgress:
             self.meta,
         )
         total_rounds = -(-schedule.num_episodes // self.size)
-        self.evaluate = evaluate
-        self.started, self.cpu_mark = time.time(), time.process_time()
-        interrupted = None
-        with ExitStack() as stack:  # left in this order: signals, bar, learner, log
-            stack.callback(self.log.close)
-            stack.callback(learner.close)
-            # "40/100 [00:10<00:20, 4.00 games/s, loss=0.01234, lr=0.001]": the stage's games (episodes)
-            self.bar = tqdm(
-                total=schedule.num_episodes,
-                initial=self.done,
-                unit=" games",
-                desc=os.path.basename(run.save),
-                dynamic_ncols=True,
-                disable=run.quiet,
+        learner.open(
+            lambda k: np.random.SeedSequence([run.seed, len(meta["lineage"]), k]),
+            np.random.SeedSequence([run.weights_seed(), len(meta["lineage"])]),
+        )
+        # each start or restart of the stage: its lineage entry names only the first, and a stage
+        # continued elsewhere (another commit, CPU or collection kernel) runs otherwise unrecorded
+        meta["lineage"][-1].setdefault("segments", []).append(
+            {"from_episode": self.done, **provenance(), "cpu": cpu_name(), **learner.segment_info()}
+        )
+        end = min(schedule.num_episodes, run.stop_at or schedule.num_episodes)  # --stop-at
+        while self.done < end:
+            # to the next round boundary, so a run resumed mid-round keeps the same rounds
+            n = min(self.size - self.done % self.size, end - self.done)
+            lr = scheduled_lr(
+                self.round_index, total_rounds, schedule.lr, schedule.end_lr, schedule.warmup_cycles
             )
-            stack.callback(self.bar.close)
-            signals = stack.enter_context(StopSignals())
-            try:
-                learner.open(
-                    lambda k: np.random.SeedSequence([run.seed, len(meta["lineage"]), k]),
-                    np.random.SeedSequence([run.weights_seed(), len(meta["lineage"])]),
-                )
-                # each start or restart of the stage: its lineage entry names only the first, and a stage
-                # continued elsewhere (another commit, CPU or collection kernel) runs otherwise unrecorded
-                meta["lineage"][-1].setdefault("segments", []).append(
-                    {
-                        "from_episode": self.done,
-                        **provenance(),
-                        "cpu": cpu_name(),
-                        **learner.segment_info(),
-                    }
-                )
-                end = min(
-                    schedule.num_episodes, run.stop_at or schedule.num_episodes
-                )  # --stop-at: this run's end
-                while self.done < end:
-                    # to the next round boundary, so a run resumed mid-round keeps the same rounds
-                    n = min(self.size - self.done % self.size, end - self.done)
-                    lr = scheduled_lr(
-                        self.round_index,
-                        total_rounds,
-                        schedule.lr,
-                        schedule.end_lr,
-                        schedule.warmup_cycles,
-                    )
-                    learner.set_lr(lr)
-                    self.run_round(n, lr, signals)
-            except (KeyboardInterrupt, Interrupted) as exc:
-                interrupted = str(exc) or "SIGINT"
-                self.bar.write(
-                    f"interrupted ({interrupted}): saving {run.save} at {self.done} episodes"
-                )
-                with signals.hold():  # a second Ctrl-C waits for the save
-                    if self.done > self.logged:  # a round cut short: its episodes so far
-                        self.log_row(self.done - self.logged, False, then=self.save)
-                    else:
-                        self.save()
-            except WorkerError as exc:
-                raise RunError(f"{exc}; {self.kept()}") from None
-            except (
-                OSError
-            ) as exc:  # a checkpoint, snapshot or log row that could not be written (a full disk)
-                if exc.filename is None:
-                    raise
-                raise RunError(
-                    f"{exc.filename}: {exc.strerror}; training stopped; {self.kept()}"
-                ) from None
-        if not interrupted:
-            with (
-                StopSignals() as signals,
-                signals.hold(),
-            ):  # a signal during the last save waits for it
+            learner.set_lr(lr)
+            self.run_round(n, lr, signals)
+
+    def _save_interrupted(self, interrupted: str, signals: StopSignals) -> None:
+        """Save where an interrupted run stands, a round cut short logged with its episodes so
+        far; a second Ctrl-C waits for the save."""
+        self.bar.write(
+            f"interrupted ({interrupted}): saving {self.settings.run.save} at {self.done} episodes"
+        )
+        with signals.hold():
+            if self.done > self.logged:  # a round cut short: its episodes so far
+                self.log_row(self.done - self.logged, False, then=self.save)
+            else:
                 self.save()
-            interrupted = signals.deferred
-        return {
-            "save": run.save,
-            "log": self.log.path,
-            "episodes": self.done,
-            "total_episodes": meta["episodes"],
-            "loss": learner.last_loss
-            if math.isfinite(learner.last_loss)
-            else None,  # None: no round ran
-            "seconds": time.time() - self.started,
-            "interrupted": interrupted,
-        }
 
     def save(self, path: str | None = None) -> None:
         """Save the checkpoint (--save), or a snapshot at ``path``."""

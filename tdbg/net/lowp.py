@@ -61,8 +61,13 @@ _INSTRUCTIONS = {
 
 
 def _lib():
-    from tdbg.game._bgcore import ffi, lib
-
+    try:
+        from tdbg.game._bgcore import ffi, lib
+    except ImportError:  # a checkout whose C engine was never built (e.g. only `pip install .`)
+        raise InputError(
+            "the C engine is not built in this checkout (tdbg/game/_bgcore); run `make setup`, "
+            "or, after `pip install .`, use the installed `tdbg` command from outside the checkout"
+        ) from None
     return ffi, lib
 
 

@@ -67,6 +67,84 @@ class Score:
         return won
 
 
+class _MatchesInPlay:
+    """The matches one ``play_matches`` call plays side by side on one table: each one's
+    score, game number, dice and record; as a game ends its match starts its next game, or
+    ends."""
+
+    def __init__(self, agents, idx: np.ndarray, mode: MatchPlay, seed: int, on_done, record):
+        n = len(idx)
+        self.idx, self.mode, self.seed, self.on_done, self.record = idx, mode, seed, on_done, record
+        self.scores = [Score(mode.length) for _ in range(n)]  # A is side 0, B side 1
+        self.game_no = np.zeros(n, dtype=np.int64)
+        self.cube_stats = np.zeros((n, 3, 2), dtype=np.int64)
+        self.table = Table(mode, n)
+        self.seats = Seats(agents, np.zeros(n, dtype=np.int64), self.table, record)
+        self.streams: list = [None] * n
+        self.records = {i: MatchRecord(int(idx[i]), -1, mode.length) for i in range(n)}
+        self.done: list[MatchRecord] = []
+
+    def start(self, slots) -> None:
+        """Start the next game of the matches in ``slots``: who moves first, the game's dice,
+        the score and the Crawford rule."""
+        first = (self.idx[slots] + self.game_no[slots]) % 2
+        self.seats.first[slots] = first
+        self.seats.cube_stats[slots] = 0
+        for i in slots:
+            self.streams[i] = DiceStream(
+                self.seed, int(self.idx[i] // 2), game=int(self.game_no[i])
+            )
+        scores = self.scores
+        me = np.array([scores[i].away[f] for i, f in zip(slots, first, strict=True)])
+        opp = np.array([scores[i].away[1 - f] for i, f in zip(slots, first, strict=True)])
+        crawford = np.array([scores[i].crawford for i in slots])
+        self.table.new_games(slots, self.mode.start_state(me, opp, crawford))
+
+    def roll(self, slots) -> np.ndarray:
+        """The dice of the games in ``slots`` at their current plies."""
+        return np.array([self.streams[i].roll(int(self.table.ply[i])) for i in slots])
+
+    def finish(self, i: int, winner: int) -> None:
+        """End match ``i`` won by ``winner`` (-1: abandoned) and pass on its record."""
+        rec = self.records.pop(i)
+        rec.winner = winner
+        rec.doubles, rec.takes, rec.drops = (
+            tuple(int(x) for x in self.cube_stats[i, k]) for k in range(3)
+        )
+        self.done.append(rec)
+        if self.on_done:
+            self.on_done(rec)
+
+    def on_end(self, ended: Ended) -> None:
+        """Score the games that ended, end the matches they decided (or that were abandoned)
+        and start the next game of the rest."""
+        again = []
+        for i, points, result, turn in zip(
+            ended.slots, ended.points, ended.result, ended.turn, strict=True
+        ):
+            self.cube_stats[i] += self.seats.cube_stats[i]
+            if self.record:  # the game's own points (the .mat's "Wins" line); the score counts what the match needs
+                self.records[i].game_records.append(
+                    self.seats.game_record(i, int(self.game_no[i]), points, result, turn)
+                )
+            if result == ABANDONED:
+                self.finish(i, -1)
+                continue
+            winner, score = int(self.seats.mover(i, turn)), self.scores[i]
+            before = (score.crawford, *score.away)
+            won = score.game_won(winner, round(points))
+            self.records[i].games.append(
+                (won if winner == 0 else -won, int(result), int(self.table.cube[i]), *before)
+            )
+            if score.over:
+                self.finish(i, winner)
+                continue
+            self.game_no[i] += 1
+            again.append(i)
+        if again:
+            self.start(np.array(again, dtype=np.int64))
+
+
 def play_matches(
     agent_a: Evaluator,
     agent_b: Evaluator,
@@ -81,69 +159,11 @@ def play_matches(
     for ag in (agent_a, agent_b):
         mode.check_agent(ag)
     idx = np.asarray(list(match_indices), dtype=np.int64)
-    n = len(idx)
-    scores = [Score(mode.length) for _ in range(n)]  # A is side 0, B side 1
-    game_no = np.zeros(n, dtype=np.int64)
-    cube_stats = np.zeros((n, 3, 2), dtype=np.int64)
-    table = Table(mode, n)
-    seats = Seats((agent_a, agent_b), np.zeros(n, dtype=np.int64), table, record)
-    streams: list = [None] * n
-    records = {i: MatchRecord(int(idx[i]), -1, mode.length) for i in range(n)}
-    done: list[MatchRecord] = []
-
-    def start(slots) -> None:
-        first = (idx[slots] + game_no[slots]) % 2
-        seats.first[slots] = first
-        seats.cube_stats[slots] = 0
-        for i in slots:
-            streams[i] = DiceStream(seed, int(idx[i] // 2), game=int(game_no[i]))
-        me = np.array([scores[i].away[f] for i, f in zip(slots, first, strict=True)])
-        opp = np.array([scores[i].away[1 - f] for i, f in zip(slots, first, strict=True)])
-        table.new_games(
-            slots, mode.start_state(me, opp, np.array([scores[i].crawford for i in slots]))
-        )
-
-    def finish(i: int, winner: int) -> None:
-        rec = records.pop(i)
-        rec.winner = winner
-        rec.doubles, rec.takes, rec.drops = (
-            tuple(int(x) for x in cube_stats[i, k]) for k in range(3)
-        )
-        done.append(rec)
-        if on_done:
-            on_done(rec)
-
-    def on_end(ended: Ended) -> None:
-        again = []
-        for i, points, result, turn in zip(
-            ended.slots, ended.points, ended.result, ended.turn, strict=True
-        ):
-            cube_stats[i] += seats.cube_stats[i]
-            if record:  # the game's own points (the .mat's "Wins" line); the score counts what the match needs
-                records[i].game_records.append(
-                    seats.game_record(i, int(game_no[i]), points, result, turn)
-                )
-            if result == ABANDONED:
-                finish(i, -1)
-                continue
-            winner, score = int(seats.mover(i, turn)), scores[i]
-            before = (score.crawford, *score.away)
-            won = score.game_won(winner, round(points))
-            records[i].games.append(
-                (won if winner == 0 else -won, int(result), int(table.cube[i]), *before)
-            )
-            if score.over:
-                finish(i, winner)
-                continue
-            game_no[i] += 1
-            again.append(i)
-        if again:
-            start(np.array(again, dtype=np.int64))
-
-    start(np.arange(n))
-    table.play(seats, lambda s: np.array([streams[i].roll(int(table.ply[i])) for i in s]), on_end)
-    done.sort(key=lambda r: r.index)
-    return done
+    matches = _MatchesInPlay((agent_a, agent_b), idx, mode, seed, on_done, record)
+    matches.start(np.arange(len(idx)))
+    matches.table.play(matches.seats, matches.roll, matches.on_end)
+    matches.done.sort(key=lambda r: r.index)
+    return matches.done
 
 
 MATCH_CI = "95% CI {low} .. {high}"

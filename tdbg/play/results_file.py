@@ -24,6 +24,7 @@ from __future__ import annotations
 import csv
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -41,6 +42,7 @@ from tdbg.infra.stats import (
 )
 from tdbg.play.matches import MATCH_CI
 from tdbg.play.metrics import results_file_metric
+from tdbg.play.units import series_unit
 
 UNPAIRED_OPPONENTS = ("gnubg-ext", "gnubg-ext-full")  # they roll their own dice
 
@@ -338,6 +340,79 @@ def default_metric(name: str) -> str:
     return "points" if mode is None else results_file_metric(mode)
 
 
+def _check_comparable(a: Results, b: Results) -> None:
+    """Refuse two files whose differences would mean nothing: a file that does not say its
+    game mode, or two files of different modes (their metrics are not the same quantity)."""
+    for r in (a, b):
+        if not r.game_mode:
+            raise ResultsFileError(
+                f"{r.path} does not say its game mode (no '# game_mode:' line in its header, "
+                f"as play_models.py writes): it cannot be compared"
+            )
+    if a.game_mode != b.game_mode:
+        raise ResultsFileError(
+            f"different game modes: {a.game_mode} in {a.path}, {b.game_mode} in {b.path}"
+        )
+
+
+def entries_of(name: str) -> str:
+    """What the entries of a file of the game mode called ``name`` are ("games" or
+    "matches"), by the mode's series unit; a mode this version does not know plays games."""
+    mode = _mode(name)
+    return ENTRIES["game" if mode is None else series_unit(mode)]
+
+
+class _Difference(NamedTuple):
+    """A minus B as ``compare`` reports it: its mean and 95% CI (None ends: no interval),
+    the fields that say what was resampled, and the fewest units on a side."""
+
+    mean: float
+    low: float | None
+    high: float | None
+    resampled: dict
+    fewest: int
+
+
+def _paired_difference(
+    a: Results, b: Results, va: np.ndarray, vb: np.ndarray, seed: int, n_boot: int
+) -> _Difference:
+    """A minus B over the shared duplicate pairs, bootstrapped over the pairs."""
+    ia, ib = np.argsort(a.games), np.argsort(b.games)
+    diff = pair_means(a.games[ia], va[ia] - vb[ib])
+    m, lo, hi = bootstrap_ci(diff, n_boot, seed=seed)
+    fields = dict(resample_unit=PAIRED_UNIT, units_a=len(diff), units_b=len(diff))
+    return _Difference(m, lo, hi, fields, len(diff))
+
+
+def _unpaired_difference(
+    a: Results, b: Results, va: np.ndarray, vb: np.ndarray, seed: int, n_boot: int
+) -> _Difference:
+    """A minus B with each file's own units resampled on their own, each resample's
+    difference the ratio of sums (so entries weigh equally); no interval where a side has
+    fewer than two units."""
+    (sa, na), (sb, nb) = units(a, va), units(b, vb)
+    m = float(va.mean() - vb.mean())
+    fields = dict(
+        resample_unit={
+            "a": OWN_SINGLES if own_dice(a) else OWN_PAIRS,
+            "b": OWN_SINGLES if own_dice(b) else OWN_PAIRS,
+        },
+        units_a=len(sa),
+        units_b=len(sb),
+    )
+    fewest = min(len(sa), len(sb))
+    lo = hi = None
+    if has_interval(fewest):
+        rng = np.random.default_rng(seed)
+        ka, kb = (
+            rng.integers(0, len(sa), (n_boot, len(sa))),
+            rng.integers(0, len(sb), (n_boot, len(sb))),
+        )
+        boots = sa[ka].sum(1) / na[ka].sum(1) - sb[kb].sum(1) / nb[kb].sum(1)
+        lo, hi = (float(x) for x in np.quantile(boots, [0.025, 0.975]))
+    return _Difference(m, lo, hi, fields, fewest)
+
+
 def compare(
     a: Results,
     b: Results,
@@ -352,16 +427,7 @@ def compare(
     pairs.  Unpaired: each file's units resampled on their own (duplicate pairs, or single
     entries against an opponent that rolled its own dice); each resample's difference is
     the ratio of sums (entries weigh equally, a lone last game as one entry)."""
-    for r in (a, b):
-        if not r.game_mode:
-            raise ResultsFileError(
-                f"{r.path} does not say its game mode (no '# game_mode:' line in its header, "
-                f"as play_models.py writes): it cannot be compared"
-            )
-    if a.game_mode != b.game_mode:
-        raise ResultsFileError(
-            f"different game modes: {a.game_mode} in {a.path}, {b.game_mode} in {b.path}"
-        )
+    _check_comparable(a, b)
     metric = metric or default_metric(a.game_mode)
     can_pair = is_paired(a, b)
     if paired and not can_pair:
@@ -376,40 +442,16 @@ def compare(
         "paired": bool(paired),
         "a": a.path,
         "b": b.path,
-        "entries": ENTRIES["match" if getattr(_mode(a.game_mode), "is_match", False) else "game"],
+        "entries": entries_of(a.game_mode),
         "games_a": len(va),
         "games_b": len(vb),
         "mean_a": float(va.mean()),
         "mean_b": float(vb.mean()),
     }
-    if paired:
-        ia, ib = np.argsort(a.games), np.argsort(b.games)
-        diff = pair_means(a.games[ia], va[ia] - vb[ib])
-        m, lo, hi = bootstrap_ci(diff, n_boot, seed=seed)
-        out.update(resample_unit=PAIRED_UNIT, units_a=len(diff), units_b=len(diff))
-        fewest = len(diff)
-    else:
-        (sa, na), (sb, nb) = units(a, va), units(b, vb)
-        m = float(va.mean() - vb.mean())
-        out.update(
-            resample_unit={
-                "a": OWN_SINGLES if own_dice(a) else OWN_PAIRS,
-                "b": OWN_SINGLES if own_dice(b) else OWN_PAIRS,
-            },
-            units_a=len(sa),
-            units_b=len(sb),
-        )
-        fewest = min(len(sa), len(sb))
-        lo = hi = None
-        if has_interval(fewest):
-            rng = np.random.default_rng(seed)
-            ka, kb = (
-                rng.integers(0, len(sa), (n_boot, len(sa))),
-                rng.integers(0, len(sb), (n_boot, len(sb))),
-            )
-            boots = sa[ka].sum(1) / na[ka].sum(1) - sb[kb].sum(1) / nb[kb].sum(1)
-            lo, hi = (float(x) for x in np.quantile(boots, [0.025, 0.975]))
-    out.update(difference=m, ci_low=lo, ci_high=hi, n_bootstrap=n_boot)
-    if lo is None:
-        out["ci_reason"] = no_interval_reason(fewest)
+    difference = _paired_difference if paired else _unpaired_difference
+    d = difference(a, b, va, vb, seed, n_boot)
+    out.update(d.resampled)
+    out.update(difference=d.mean, ci_low=d.low, ci_high=d.high, n_bootstrap=n_boot)
+    if d.low is None:
+        out["ci_reason"] = no_interval_reason(d.fewest)
     return out

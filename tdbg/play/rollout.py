@@ -117,6 +117,16 @@ class _Players:
         return self.roller.choose_moves(boards, dice)
 
 
+def _score_at_the_horizon(roller, table, root_left, left, points, win, gammon) -> None:
+    """Score the trials a truncated rollout stopped (``left``, their root signs ``root_left``)
+    by the roller's value of their position, side on roll, turned to the root's view."""
+    side = np.where(table.ply[left] % 2 == 0, 1.0, -1.0) * root_left
+    v_points, p_win, p_gammon = roller.position_values(table.boards[left])
+    points[left] = v_points * side
+    win[left] = np.where(side > 0, p_win, 1.0 - p_win)
+    gammon[left] = p_gammon * side
+
+
 def rollout_positions(
     roller: Evaluator,
     boards: np.ndarray,
@@ -142,23 +152,17 @@ def rollout_positions(
     trial_of = np.tile(np.arange(start, stop), n)
     root = np.repeat(signs_root, trials)
     players = _Players(roller, root.copy(), settings.use_luck)
-    points = np.full(n * trials, np.nan)
-    win = np.full(n * trials, np.nan)
-    gammon = np.full(n * trials, np.nan)
+    # each trial's points, win and gammon to the root side's view; NaN until the trial is scored
+    points, win, gammon = (np.full(n * trials, np.nan) for _ in range(3))
 
     def on_end(ended):
         keep = ended.result != ABANDONED  # the horizon of a truncated rollout: scored below
-        s, ended_turn, ended_points, ended_result = (
-            ended.slots[keep],
-            ended.turn[keep],
-            ended.points[keep],
-            ended.result[keep],
-        )
+        s = ended.slots[keep]
         # the side that acted won ``points``; it is the root side when the turn parity says so
-        side = np.where(ended_turn % 2 == 0, 1.0, -1.0) * root[s]
-        points[s] = ended_points * side
+        side = np.where(ended.turn[keep] % 2 == 0, 1.0, -1.0) * root[s]
+        points[s] = ended.points[keep] * side
         win[s] = side > 0
-        gammon[s] = np.where(ended_result >= 2, side, 0.0)
+        gammon[s] = np.where(ended.result[keep] >= 2, side, 0.0)
         if progress:
             progress(len(s))
 
@@ -170,21 +174,14 @@ def rollout_positions(
         )
     finished = ~np.isnan(points)
     left = np.flatnonzero(~finished)
-    if len(
-        left
-    ):  # the horizon: the roller's value of the position, side on roll, to the root's view
-        side = np.where(table.ply[left] % 2 == 0, 1.0, -1.0) * root[left]
-        v_points, p_win, p_gammon = roller.position_values(table.boards[left])
-        points[left] = v_points * side
-        win[left] = np.where(side > 0, p_win, 1.0 - p_win)
-        gammon[left] = p_gammon * side
+    if len(left):
+        _score_at_the_horizon(roller, table, root[left], left, points, win, gammon)
         if progress:
             progress(len(left))
-    out = []
-    for i in range(n):
-        sl = slice(i * trials, (i + 1) * trials)
-        out.append(Outcome(points[sl], players.luck[sl], win[sl], gammon[sl], finished[sl]))
-    return out
+    return [
+        Outcome(points[sl], players.luck[sl], win[sl], gammon[sl], finished[sl])
+        for sl in (slice(i * trials, (i + 1) * trials) for i in range(n))
+    ]
 
 
 def _concat(parts: list[Outcome]) -> Outcome:

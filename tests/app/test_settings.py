@@ -1,18 +1,25 @@
-"""Settings dataclasses and the flags made from them (tdbg/learn/settings.py,
-tdbg/app/settings.py): a flag's default is its field's, every field says what it does,
+"""Settings dataclasses and the flags made from them (tdbg/learn/stage_settings.py,
+tdbg/app/settings_flags.py): a flag's default is its field's, every field says what it does,
 and a stage records the same settings in its checkpoint as before."""
 
 import dataclasses
 
 import pytest
 
-from tdbg.app import settings as app_settings, training
+from tdbg.app import settings_flags, training
 from tdbg.game.modes import game_mode
-from tdbg.infra.settings import option
+from tdbg.infra.settings_fields import fixed, option, unlisted, variant
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.online_td import OnlineLearner
 from tdbg.learn.selfplay import Acting
-from tdbg.learn.settings import BatchStage, OnlineStage, Optimisation, Prob5Stage, Run, recorded
+from tdbg.learn.stage_settings import (
+    BatchStage,
+    OnlineStage,
+    Optimisation,
+    Prob5Stage,
+    Run,
+    recorded,
+)
 
 import train_prob5
 
@@ -34,7 +41,7 @@ def leaf_fields(cls):
 @pytest.mark.parametrize("stage_class, make", PARSERS, ids=["batch", "prob5", "online"])
 def test_flag_defaults_are_the_fields_defaults(stage_class, make):
     """Nothing given but --save: the settings are the dataclass's own defaults."""
-    parsed = app_settings.build(stage_class, make().parse_args(["--save", "x.pt"]))
+    parsed = settings_flags.build(stage_class, make().parse_args(["--save", "x.pt"]))
     assert parsed == dataclasses.replace(
         stage_class(), run=dataclasses.replace(stage_class().run, save="x.pt")
     )
@@ -70,7 +77,7 @@ def test_flags_reach_their_fields():
             "7",
         ]
     )
-    stage = app_settings.build(BatchStage, args, hidden_given=True)
+    stage = settings_flags.build(BatchStage, args, hidden_given=True)
     assert stage.model.hidden == (32, 16) and stage.model.hidden_given and not stage.model.jacoby
     assert stage.acting == Acting(cube_explore=0.25)
     assert (
@@ -83,7 +90,7 @@ def test_flags_reach_their_fields():
         and stage.run.weights_seed() == 7
         and stage.where.backend == "local"
     )
-    online = app_settings.build(
+    online = settings_flags.build(
         OnlineStage, training.online_parser("").parse_args(["--save", "y", "--lambda", "0.5"])
     )
     assert online.online.lam == 0.5 and online.schedule.lr == 0.1
@@ -96,13 +103,62 @@ def test_a_new_knob_is_one_field():
         gamma: bool = option(False, "a switch")
 
     parser = training.cli.Parser()
-    app_settings.add_arguments(parser, Knobs)
+    settings_flags.add_arguments(parser, Knobs)
     assert "a new knob" in parser.format_help() and "--alpha-beta P" in parser.format_help()
-    assert app_settings.build(
+    assert settings_flags.build(
         Knobs, parser.parse_args(["--alpha-beta", "0.25", "--gamma"])
     ) == Knobs(0.25, True)
     with pytest.raises(SystemExit):
         parser.parse_args(["--alpha-beta", "2"])
+
+
+def test_a_settings_class_says_which_fields_are_flags():
+    """A subclass holds a field of its base at the default with no flag (``fixed``), offers
+    one its base fixes (``variant(..., fixed=False)``) or takes one without listing it
+    (``unlisted``): the parser follows the class, no list of names beside it."""
+
+    @dataclasses.dataclass(frozen=True)
+    class Base:
+        alpha: int = option(1, "alpha's help", type=int)
+        beta: int = option(2, "beta's help", type=int, fixed=True)
+        gamma: int = option(3, "gamma's help", type=int)
+
+    @dataclasses.dataclass(frozen=True)
+    class Sub(Base):
+        alpha: int = fixed(Base, "alpha")
+        beta: int = variant(Base, "beta", fixed=False)
+        gamma: int = unlisted(Base, "gamma")
+
+    def parser(cls):
+        p = training.cli.Parser()
+        settings_flags.add_arguments(p, cls)
+        return p
+
+    base, sub = parser(Base), parser(Sub)
+    assert "--alpha" in base.format_help() and "--beta" not in base.format_help()
+    assert "--alpha" not in sub.format_help() and "beta's help" in sub.format_help()
+    assert "--gamma" not in sub.format_help()
+    with pytest.raises(SystemExit):
+        base.parse_args(["--beta", "5"])
+    assert settings_flags.build(Sub, sub.parse_args(["--beta", "5", "--gamma", "6"])) == Sub(
+        1, 5, 6
+    )
+    assert [f.name for f in dataclasses.fields(Sub)] == ["alpha", "beta", "gamma"]
+
+
+def test_each_trainer_offers_its_own_flags():
+    """The online learner takes no device, rounds or warm starts; only prob5 training takes
+    the five-output loss; prob5 training takes the warm-start flags without listing them."""
+    batch, prob5 = training.batch_parser("").format_help(), train_prob5.build_parser()
+    online = training.online_parser("").format_help()
+    for flag in ("--device", "--episodes-per-round", "--warm-start-equity", "--json", "--met"):
+        assert flag in batch and flag not in online, flag
+    assert "--lambda" in online and "--lambda" not in batch
+    assert "--loss" in prob5.format_help() and "--loss" not in batch
+    assert "--warm-start-equity" not in prob5.format_help()
+    assert (
+        prob5.parse_args(["--save", "x", "--warm-start-equity", "e.pt"]).warm_start_equity == "e.pt"
+    )
 
 
 def test_the_stage_records_what_it_did_before():
@@ -142,9 +198,9 @@ def test_the_stage_records_what_it_did_before():
 
 
 def test_hidden_given_reads_the_command_line():
-    assert app_settings.flag_given("--hidden", ["--hidden=16", "--save", "x"])
-    assert app_settings.flag_given("--hidden", ["--save", "x", "--hidden", "16"])
-    assert not app_settings.flag_given("--hidden", ["--expand", "16"])
+    assert settings_flags.flag_given("--hidden", ["--hidden=16", "--save", "x"])
+    assert settings_flags.flag_given("--hidden", ["--save", "x", "--hidden", "16"])
+    assert not settings_flags.flag_given("--hidden", ["--expand", "16"])
 
 
 def test_a_positional_argument_is_named_as_argparse_names_it(tmp_path):

@@ -1,4 +1,4 @@
-"""Settings travel whole (frozen dataclasses: learn/settings.py, rollout.RolloutSettings, search.Search,
+"""Settings travel whole (frozen dataclasses: learn/stage_settings.py, rollout.RolloutSettings, search.Search,
 gnubg_analysis.GnubgAnalysis, ...), so no function in tdbg/ takes more than
 MAX_PARAMETERS parameters: positional, keyword-only, *args and **kwargs each count one;
 self and cls do not."""

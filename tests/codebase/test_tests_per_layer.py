@@ -17,7 +17,6 @@ NOT_YET_TESTED_AT_THEIR_LAYER = {
     "tdbg.app.cube_curve_plot",
     "tdbg.app.eval_curve_plot",
     "tdbg.app.training_plot",
-    "tdbg.learn.training_loop",
     "tdbg.app.backend_flags",
     "tdbg.app.eval_command",
     "tdbg.app.eval_report",
@@ -31,20 +30,6 @@ NOT_YET_TESTED_AT_THEIR_LAYER = {
     "tdbg.app.stage_flags",
     "tdbg.app.tdbg_command",
     "tdbg.app.terminal_board",
-    "tdbg.infra.backends",
-    "tdbg.infra.fileio",
-    "tdbg.infra.profiling",
-    "tdbg.infra.ray_backend",
-    "tdbg.infra.run_outputs",
-    "tdbg.infra.settings",
-    "tdbg.infra.stop_signals",
-    "tdbg.learn.filter_training",
-    "tdbg.learn.run_control",
-    "tdbg.net.losses",
-    "tdbg.play.opponents.gnubg_networks",
-    "tdbg.play.opponents.simple",
-    "tdbg.play.prob_agent",
-    "tdbg.play.summary",
 }
 
 

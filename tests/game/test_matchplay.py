@@ -582,7 +582,7 @@ def test_cube_exploration_visits_doubles_and_takes_but_keeps_greedy_targets(mode
         if mode.is_match
         else np.zeros(6, dtype=np.int64)
     )
-    from tdbg.learn.settings import Acting
+    from tdbg.learn.stage_settings import Acting
 
     greedy = _Recorder(SelfPlay(model, SelfPlaySetup(mode)), None, np.random.default_rng(1))
     always = _Recorder(
@@ -637,7 +637,7 @@ def test_turned_cube_starts_reach_self_play_and_are_refused_outside_match_play(
     tmp_path, ckpts, monkeypatch
 ):
     from helpers import assert_one_line_error, run
-    from tdbg.learn.settings import Acting
+    from tdbg.learn.stage_settings import Acting
 
     mode = MatchPlay(length=5)
     torch.manual_seed(3)
@@ -814,7 +814,7 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
     taken, also where the rule drops, with the same greedy targets."""
     from tdbg.game.cube import CubeAction
     from tdbg.learn.selfplay import _Recorder
-    from tdbg.learn.settings import Acting
+    from tdbg.learn.stage_settings import Acting
 
     mode = game_mode(mode_name)
     torch.manual_seed(2)
@@ -880,7 +880,7 @@ def test_cube_hold_rolls_on_where_the_rule_doubles_and_keeps_greedy_targets(mode
 
 def test_cube_hold_and_take_explore_are_refused_without_a_cube(tmp_path):
     from helpers import assert_one_line_error, run
-    from tdbg.learn.settings import Acting
+    from tdbg.learn.stage_settings import Acting
 
     with pytest.raises(ValueError, match="applies to modes with a cube"):
         SelfPlay(

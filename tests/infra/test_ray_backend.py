@@ -153,6 +153,30 @@ def cluster():
     c.shutdown()
 
 
+@needs_ray
+def test_a_ray_pool_gives_each_jobs_result_and_reraises_a_jobs_own_error(cluster):
+    from tdbg.infra.ray_backend import RayPool
+
+    with RayPool(2, "test worker") as pool:
+        shared = pool.share(np.arange(4))  # in the object store once, the value in each job
+        tasks = [pool.submit(dict.copy, {"k": k, "v": shared}) for k in range(5)]
+        got = pool.results(tasks)
+        assert [g["k"] for g in got] == [0, 1, 2, 3, 4]
+        assert all(g["v"].tolist() == [0, 1, 2, 3] for g in got)
+        with pytest.raises(TypeError):  # int() of a dict: the job's own exception, not Ray's
+            pool.results([pool.submit(int, {"k": 0})])
+        assert pool.restarts == 0
+
+
+@needs_ray
+def test_an_address_that_is_no_host_and_port_or_unreachable_says_why():
+    from tdbg.infra.ray_backend import _reachable
+
+    assert _reachable("head-node") == "expected HOST:PORT, e.g. 10.0.0.1:6379"
+    assert _reachable("127.0.0.1:x") == "expected HOST:PORT, e.g. 10.0.0.1:6379"
+    assert _reachable("127.0.0.1:1") == "Connection refused"  # nothing listens on port 1
+
+
 def _tiny_model(output_mode="probability"):
     torch.manual_seed(11)
     return TDNetwork(game_mode("dmp").n_inputs, [8], output_mode)

@@ -10,7 +10,7 @@ from helpers import assert_one_line_error, run
 from tdbg.game.modes import game_mode
 from tdbg.learn.lambda_returns import lambda_returns
 from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
-from tdbg.learn.settings import Acting
+from tdbg.learn.stage_settings import Acting
 from tdbg.net.model import TDNetwork
 
 mwc_flip = lambda v: 1.0 - v  # noqa: E731

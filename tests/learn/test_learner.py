@@ -74,7 +74,7 @@ def test_instances_conform(tmp_path):
     import train_online
     from tdbg.app import training
     from tdbg.game.modes import game_mode
-    from tdbg.learn.settings import OnlineStage
+    from tdbg.learn.stage_settings import OnlineStage
     from tdbg.net.model import TDNetwork
 
     stage, _ = training.stage_settings(

@@ -12,7 +12,7 @@ from helpers import ROOT, assert_one_line_error, board, brute_value, run
 from oracle_positions import oracle_positions
 from tdbg.game.modes import game_mode
 from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup, _Recorder
-from tdbg.learn.settings import Acting, Optimisation
+from tdbg.learn.stage_settings import Acting, Optimisation
 from tdbg.learn.trainer import Trainer
 from tdbg.net import net_growth
 from tdbg.net.losses import prob5_loss

@@ -372,3 +372,17 @@ def test_skipping_zero_steps_changes_no_bit(kernel, positions_20k):
     for x in [np.ascontiguousarray(h1), sparse, *(sparse[:n] for n in (1, 5, 6, 7, 47, 49))]:
         got, want = skip.logits(x), every.logits(x)
         assert np.array_equal(got.view(np.uint32), want.view(np.uint32)), (kernel, len(x))
+
+
+def test_a_checkout_without_its_c_engine_gets_one_clear_error(monkeypatch):
+    # a fresh clone installed with `pip install .` has no tdbg/game/_bgcore of its own: the
+    # low-precision kernels must say so in one line (scripts: `error:`, exit 2), not raise a
+    # ModuleNotFoundError traceback; None in sys.modules makes the import fail as it would there
+    import sys
+
+    from tdbg.infra.errors import InputError
+    from tdbg.net import lowp
+
+    monkeypatch.setitem(sys.modules, "tdbg.game._bgcore", None)
+    with pytest.raises(InputError, match="the C engine is not built in this checkout"):
+        lowp._lib()

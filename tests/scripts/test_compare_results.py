@@ -105,6 +105,15 @@ def test_match_files_compare_match_by_match(tmp_path):
     assert "+25.00" in line and "4 matches" in line
 
 
+def test_a_file_s_entries_are_games_in_money_play_and_matches_in_match_play(tmp_path):
+    # the entries are named by the mode's series unit: a money file counts games, a match
+    # file (read one entry per match) counts matches
+    money = [write(tmp_path / f"{k}.csv", [1, -1], mode="cubeless-money") for k in "ab"]
+    assert compare(*map(read_results, money))["entries"] == "games"
+    matches = [write_matches(tmp_path / f"m{k}.csv", [0, 1]) for k in "ab"]
+    assert compare(*map(read_results, matches))["entries"] == "matches"
+
+
 def test_gnubg_ext_files_resample_single_games(tmp_path):
     """Against gnubg-ext (gnubg rolls its own dice) games 2k and 2k+1 share nothing: each game is
     a unit.  A wins games 1, 0, 1, 0 (as duplicate pairs each pair would be 1/2 and the CI a

@@ -108,7 +108,7 @@ def test_the_example_stage_file_is_the_readme_first_session():
     import train_batch
     from helpers import ROOT
     from tdbg.app import training
-    from tdbg.learn.settings import BatchStage
+    from tdbg.learn.stage_settings import BatchStage
 
     readme = open(os.path.join(ROOT, "README.md")).read()
     command = (

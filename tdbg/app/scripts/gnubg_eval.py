@@ -30,15 +30,15 @@ files (1-point matches) gnubg states errors in match winning chances instead of 
 
 from __future__ import annotations
 
-from tdbg.app import cli, eval_command, settings
+from tdbg.app import cli, eval_command, settings_flags
 from tdbg.app.eval_settings import EvalSettings
 
 
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
-    settings.add_arguments(p, EvalSettings)
+    settings_flags.add_arguments(p, EvalSettings)
     return p
 
 
 def main() -> None:
-    eval_command.run(settings.build(EvalSettings, build_parser().parse_args()))
+    eval_command.run(settings_flags.build(EvalSettings, build_parser().parse_args()))

@@ -10,16 +10,16 @@ gnubg-nn-cubeful.
 
 from __future__ import annotations
 
-from tdbg.app import backend_flags, cli, play_command, settings
+from tdbg.app import backend_flags, cli, play_command, settings_flags
 from tdbg.app.play_settings import PlaySettings
 
 
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
-    settings.add_arguments(p, PlaySettings, skip=("where",))
+    settings_flags.add_arguments(p, PlaySettings, skip=("where",))
     backend_flags.add_backend_args(p, "game-playing")
     return p
 
 
 def main() -> None:
-    play_command.run(settings.build(PlaySettings, build_parser().parse_args()))
+    play_command.run(settings_flags.build(PlaySettings, build_parser().parse_args()))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from tdbg.app import backend_flags, cli, training
 from tdbg.learn.batch_td import BatchLearner
-from tdbg.learn.settings import BatchStage
+from tdbg.learn.stage_settings import BatchStage
 from tdbg.learn.training_loop import run_stage
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from tdbg.app import cli, training
 from tdbg.learn.online_td import OnlineLearner
-from tdbg.learn.settings import OnlineStage
+from tdbg.learn.stage_settings import OnlineStage
 from tdbg.learn.training_loop import run_stage
 
 

@@ -16,21 +16,12 @@ from __future__ import annotations
 
 from tdbg.app import backend_flags, cli, training
 from tdbg.learn.batch_td import BatchLearner
-from tdbg.learn.settings import Prob5Stage
+from tdbg.learn.stage_settings import Prob5Stage
 from tdbg.learn.training_loop import run_stage
-
-# train_batch.py's flags that prob5 training takes but does not show (warm starts make equity models)
-NOT_SHOWN = (
-    "warm_start_equity",
-    "warm_start_cubeful",
-    "jacoby",
-    "keep_output_layer",
-    "cube_targets_1ply",
-)
 
 
 def build_parser() -> cli.Parser:
-    p = training.batch_parser(__doc__.split("\n\n")[0], Prob5Stage, skip=(), hide=NOT_SHOWN)
+    p = training.batch_parser(__doc__.split("\n\n")[0], Prob5Stage)
     p.add_argument(
         "--mse", dest="loss", action="store_const", const="mse", help="same as --loss mse"
     )

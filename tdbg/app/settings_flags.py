@@ -1,4 +1,4 @@
-"""Flags made from settings dataclasses (tdbg.infra.settings), and the dataclasses built
+"""Flags made from settings dataclasses (tdbg.infra.settings_fields), and the dataclasses built
 back from the parsed flags: the one place where a library setting becomes a flag.
 
 ``add_arguments(parser, Settings)`` adds a flag for each field, in field order, going
@@ -46,19 +46,20 @@ def _fields(cls):
         yield f, kind if isinstance(kind, type) and dataclasses.is_dataclass(kind) else None
 
 
-def add_arguments(parser, cls, skip=(), hide=(), what: str | None = None) -> None:
+def add_arguments(parser, cls, skip=(), what: str | None = None) -> None:
     """A flag for each field of ``cls`` (and of the settings within it), except those named
-    in ``skip`` (a field, or a field holding settings); those in ``hide`` are taken but not
-    shown in --help.  ``{what}`` in a help text reads ``what``."""
+    in ``skip`` (a field holding settings whose flags the script adds itself), those that are
+    no flag (``derived``) and those the class holds ``fixed``; an ``unlisted`` one is taken
+    but not shown in --help.  ``{what}`` in a help text reads ``what``."""
     for f, inner in _fields(cls):
         meta = f.metadata
-        if f.name in skip or meta.get("flag", "") is None:
+        if f.name in skip or meta.get("flag", "") is None or meta.get("fixed"):
             continue
         if inner is not None:
-            add_arguments(parser, inner, skip, hide, what)
+            add_arguments(parser, inner, skip, what)
             continue
         text = meta["help"] if what is None else meta["help"].format(what=what)
-        kwargs = {"dest": f.name, "help": argparse.SUPPRESS if f.name in hide else text}
+        kwargs = {"dest": f.name, "help": argparse.SUPPRESS if meta.get("unlisted") else text}
         if meta.get("negatable"):
             kwargs.update(action=argparse.BooleanOptionalAction, default=f.default)
         elif f.default is False and "type" not in meta:

@@ -1,6 +1,6 @@
 """A training stage's settings, grouped by concern, as frozen dataclasses: one field per
-knob, with its type, default and help (tdbg.infra.settings; the scripts' flags are made
-from these fields by tdbg.app.settings, so a new knob is one field here).
+knob, with its type, default and help (tdbg.infra.settings_fields; the scripts' flags are made
+from these fields by tdbg.app.settings_flags, so a new knob is one field here).
 
 * ``ModelSpec``: the network a stage trains: a new one's game mode and shape, or the
   checkpoint it resumes or warm-starts from, and how it is grown;
@@ -15,7 +15,9 @@ from these fields by tdbg.app.settings, so a new knob is one field here).
 A stage's settings are one of ``BatchStage`` (train_batch.py), ``Prob5Stage``
 (train_prob5.py) or ``OnlineStage`` (train_online.py); training_loop.run_stage reads
 their ``model``, ``schedule``, ``run`` and ``evaluation``, the learner the rest.  The
-subclasses below change a field's default or help for one learner and keep its place.
+subclasses below change a field's default or help for one learner and keep its place, and
+say which fields that learner's script offers no flag for (``fixed``: held at the default)
+or does not list (``unlisted``), so each script's flags are its stage class's fields.
 
 A field marked ``record`` is stored in the checkpoint's stage settings when it is not at
 its default (``recorded``), so a checkpoint written before the field existed resumes as
@@ -30,7 +32,7 @@ from tdbg.game.modes import GAME_MODES, MODES
 from tdbg.game.modes.base import GameMode
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
-from tdbg.infra.settings import derived, option, variant
+from tdbg.infra.settings_fields import derived, fixed, option, unlisted, variant
 from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
 from tdbg.learn.filter_training import DEFAULT_WARMUP_EPISODES
@@ -190,24 +192,29 @@ class Optimisation:
     )
     batch_size: int = option(256, "minibatch size", type="positive_int")
     epochs: int = option(1, "training passes over each round's samples", type="positive_int")
+    # the five-output model's loss: the equity models train on squared error, and only
+    # train_prob5.py offers these (Prob5Optimisation)
     loss: str = option(
         "mse",
         "loss on the five outputs: squared error, or binary cross-entropy of each output "
         "against its target probability",
         choices=LOSSES,
         record=True,
+        fixed=True,
     )
     win_weight: float = option(
         1.0,
         "weight of the P(win) output's term in the loss (the other four weigh 1)",
         type="positive_float",
         record=True,
+        fixed=True,
     )
     raw_logits: bool = option(
         False,
         "with --loss cross-entropy: compute it from the head's logits in log space (exact where a saturated "
         "sigmoid would round to 0 or 1) instead of from clamped probabilities",
         record=True,
+        fixed=True,
     )
 
 
@@ -458,11 +465,29 @@ class BatchStage:
     where: Backend = Backend()  # where the self-play workers run
 
 
+# train_prob5.py: train_batch.py's fields, cubeless money, the five-output loss offered; the
+# warm starts and the cube's flags taken but not listed (warm starts make equity models)
 @dataclass(frozen=True)
 class Prob5ModelSpec(ModelSpec):
     game_mode: str | None = variant(
         ModelSpec, "game_mode", "cubeless-money", "prob5 models play cubeless money only"
     )
+    warm_start_equity: str | None = unlisted(ModelSpec, "warm_start_equity")
+    warm_start_cubeful: str | None = unlisted(ModelSpec, "warm_start_cubeful")
+    keep_output_layer: bool = unlisted(ModelSpec, "keep_output_layer")
+    jacoby: bool = unlisted(ModelSpec, "jacoby")
+
+
+@dataclass(frozen=True)
+class Prob5Acting(Acting):
+    cube_targets_1ply: bool = unlisted(Acting, "cube_targets_1ply")
+
+
+@dataclass(frozen=True)
+class Prob5Optimisation(Optimisation):
+    loss: str = variant(Optimisation, "loss", fixed=False)
+    win_weight: float = variant(Optimisation, "win_weight", fixed=False)
+    raw_logits: bool = variant(Optimisation, "raw_logits", fixed=False)
 
 
 @dataclass(frozen=True)
@@ -470,9 +495,13 @@ class Prob5Stage(BatchStage):
     """train_prob5.py's stage: batch TD of a five-output model in cubeless money."""
 
     model: Prob5ModelSpec = Prob5ModelSpec()
+    acting: Prob5Acting = Prob5Acting()
+    optimisation: Prob5Optimisation = Prob5Optimisation()
 
 
-# train_online.py: the same fields, with the online learner's defaults and words
+# train_online.py: the same fields, with the online learner's defaults and words; what the
+# online learner does not use (warm starts, board features, match play, rounds, the device,
+# snapshots, the summary file) is held at its default, with no flag
 @dataclass(frozen=True)
 class OnlineModelSpec(ModelSpec):
     game_mode: str | None = variant(ModelSpec, "game_mode", choices=SCALAR_MODES)
@@ -492,6 +521,15 @@ class OnlineModelSpec(ModelSpec):
         "activation",
         help="hidden units of a new network (default relu; Tesauro used sigmoid)",
     )
+    board_features: bool = fixed(ModelSpec, "board_features")
+    warm_start_equity: str | None = fixed(ModelSpec, "warm_start_equity")
+    warm_start_cubeful: str | None = fixed(ModelSpec, "warm_start_cubeful")
+    warm_start_match: str | None = fixed(ModelSpec, "warm_start_match")
+    match_head: str | None = fixed(ModelSpec, "match_head")
+    keep_output_layer: bool = fixed(ModelSpec, "keep_output_layer")
+    match_length: int | None = fixed(ModelSpec, "match_length")
+    met: str | None = fixed(ModelSpec, "met")
+    jacoby: bool = fixed(ModelSpec, "jacoby")
 
 
 @dataclass(frozen=True)
@@ -502,6 +540,8 @@ class OnlineSchedule(Schedule):
         "end_lr",
         help="linear anneal target per log block (default: none, a constant --lr)",
     )
+    episodes_per_round: int = fixed(Schedule, "episodes_per_round")
+    warmup_cycles: int = fixed(Schedule, "warmup_cycles")
 
 
 @dataclass(frozen=True)
@@ -518,6 +558,9 @@ class OnlineRun(Run):
         "overwrite",
         help="allow replacing existing output files of the same kind (--save, the log)",
     )
+    device: str = fixed(Run, "device")
+    save_every: int = fixed(Run, "save_every")
+    json: str | None = fixed(Run, "json")
 
 
 @dataclass(frozen=True)
