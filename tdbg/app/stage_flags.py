@@ -111,8 +111,15 @@ def _as_the_flag_takes(action: argparse.Action, value, path: str):
     """``value``, a continued stage's record of ``action``'s flag, checked as the flag checks
     what it is given: a value the flag refuses (a damaged or crafted checkpoint: an LR of
     'abc') is refused in one line, where it reached the optimizer and raised a TypeError."""
-    if value is None or isinstance(value, bool) or (action.type is None and not action.choices):
+    if value is None or isinstance(value, bool):
         return value
+    if action.type is None and not action.choices:  # a flag that takes text (a path: --log)
+        if isinstance(value, str) or action.nargs is not None:
+            return value
+        raise InputError(
+            f"{path}: its unfinished stage records {action.option_strings[0]} {value!r}, which the "
+            f"flag refuses (not text)"
+        )
     text = ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
     try:
         if action.type is not None:
@@ -164,7 +171,9 @@ def parse(parser, stage_class, argv: list[str] | None = None):
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
     log_continues = bool(
-        args.log and recorded_log and os.path.realpath(args.log) == os.path.realpath(recorded_log)
+        args.log
+        and isinstance(recorded_log, str)  # (a damaged record's other value names no log)
+        and os.path.realpath(args.log) == os.path.realpath(recorded_log)
     )
     stage = settings_flags.build(
         stage_class, args, hidden_given="hidden" in given, log_continues=log_continues

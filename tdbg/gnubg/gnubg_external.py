@@ -195,7 +195,6 @@ class GnubgSession:
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind(("127.0.0.1", 0))
         srv.listen(1)
-        srv.settimeout(self.timeout)
         port = srv.getsockname()[1]
         master, slave = pty.openpty()  # a terminal: gnubg flushes each result line at once
         proc = subprocess.Popen(
@@ -222,10 +221,7 @@ class GnubgSession:
         feeder.start()
         finished = False
         try:
-            try:
-                conn, _ = srv.accept()
-            except socket.timeout:
-                raise GnubgError(f"gnubg did not connect within {self.timeout:g} s") from None
+            conn = self._accept(srv, proc, lines)
             conn.settimeout(self.timeout)
             self._serve(conn, n_games, results, records, on_game, proc, lines)
             finished = True
@@ -244,6 +240,23 @@ class GnubgSession:
                     f"({', '.join(self._match_winners)})"
                 )
         return records
+
+    def _accept(self, srv: socket.socket, proc: subprocess.Popen, lines: list) -> socket.socket:
+        """gnubg's connection to ``srv``; GnubgError when gnubg exits before it connects (it
+        was waited for to the end of --gnubg-timeout, then named as not connecting) or when
+        it does not connect within the timeout."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            srv.settimeout(min(0.5, max(deadline - time.monotonic(), 0.001)))
+            try:
+                return srv.accept()[0]
+            except socket.timeout:
+                pass
+            if proc.poll() is not None:
+                said = f": {lines[-1]}" if lines else ""
+                raise GnubgError(f"gnubg exited (code {proc.returncode}) before it connected{said}")
+            if time.monotonic() >= deadline:
+                raise GnubgError(f"gnubg did not connect within {self.timeout:g} s")
 
     def _read_output(self, fd: int, results: list, lines: list) -> None:
         buf = b""

@@ -120,8 +120,37 @@ def check_fields(v: list[int], line: str) -> None:
         )
     if crawford and (cube != 1 or val(40)):
         refuse("the Crawford game has no doubling (cube 1, never turned)")
+    _check_doubling(val, length, cube, crawford, post, refuse)
     if max(val(45), val(46)) >= 15:
         refuse("the game is over (15 checkers borne off): there is no decision to make")
+
+
+def _check_doubling(val, length: int, cube: int, crawford: bool, post: bool, refuse) -> None:
+    """A double comes only from a side that may turn the cube (centred or its own), and a
+    cube question (no dice, no double pending) is one gnubg asks only when the side on turn
+    may double now (play.c: the cube in use, below MAX_CUBE, and eval.c's GetDPEq): the
+    cube centred or its own, not the Crawford game, and in a match a cube that is not dead
+    for it and not post-Crawford at 1-away; otherwise gnubg rolls for it."""
+    if val(40) and val(39) == 0:
+        refuse("a double by the side that does not own the cube")
+    if val(40) or (val(33), val(34)) != (0, 0):
+        return  # a take or a move question
+    ours = val(5)  # a cube question's scores are the asker's then ours (parse_board_string)
+    why = (
+        "the other side owns the cube"
+        if val(38) == 0
+        else "the Crawford game"
+        if crawford
+        else f"cube {cube} is gnubg's last"
+        if cube * 2 > MAX_CUBE
+        else f"the cube is dead at {ours} of {length}"
+        if length and ours + cube >= length
+        else "the side on turn is 1-away after the Crawford game"
+        if length and post and ours == length - 1
+        else None
+    )
+    if why:
+        refuse(f"a cube question where no double is possible ({why})")
 
 
 @dataclass

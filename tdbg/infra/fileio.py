@@ -261,6 +261,11 @@ def check_file(
     """OutputError unless this run may write a file of ``kind`` at ``path`` (see the module doc)."""
     if os.path.isdir(path):
         raise OutputError(f"{label} is a folder, not a file")
+    if os.path.islink(path) and not os.path.exists(path):  # nothing is there to replace
+        raise OutputError(
+            f"{label} is a symbolic link that leads nowhere (to {os.readlink(path)}: a missing "
+            f"target, or a loop); remove it or make its target"
+        )
     if os.path.lexists(path):
         if not os.path.isfile(path):
             raise OutputError(f"{label} exists and is not a regular file")

@@ -171,13 +171,31 @@ def unfinished_stage(done: int, total: int) -> str:
     return f"its unfinished stage at {done:,} of {total:,} episodes"
 
 
+# settings a continued stage must keep although its compared settings (Learner.settings) do not
+# hold them: the seeds draw every round's dice, so another seed would make the continued stage
+# differ from one run straight through; compared with the stage's recorded config when it has one
+SEEDS = ("seed", "torch_seed")
+
+
+def _with_seeds(settings: dict, config: dict | None) -> dict:
+    """``settings`` and the seeds ``config`` (a stage's config, as stage_config gives it) holds."""
+    given = config or {}
+    return {**settings, **{k: given[k] for k in SEEDS if k in given}}
+
+
 def plan_stage(
-    resume: str | None, new_stage: bool, num_episodes: int, stage: dict | None, settings: dict
+    resume: str | None,
+    new_stage: bool,
+    num_episodes: int,
+    stage: dict | None,
+    settings: dict,
+    config: dict | None = None,
 ) -> tuple[bool, str | None]:
     """(True to continue the checkpoint's unfinished stage (``stage``, from the checkpoint
-    ``resume``) with ``settings``, the line that says what happens: printed once the run's
-    outputs are checked too); InputError when an unfinished stage with other settings would
-    be left without --new-stage.
+    ``resume``) with ``settings`` and this run's ``config`` (its seeds are compared with the
+    stage's record), the line that says what happens: printed once the run's outputs are
+    checked too); InputError when an unfinished stage with other settings would be left
+    without --new-stage.
     The same settings with --num-episodes at or below what the stage has done end it there
     (continuing it with nothing left to run), so a script can stop a stage early and go on."""
     if not resume:
@@ -190,7 +208,10 @@ def plan_stage(
             False,
             f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
         )
-    old = stage["settings"]
+    recorded = stage.get("config")
+    old = _with_seeds(stage["settings"], recorded)
+    if isinstance(recorded, dict):  # a stage recorded before its config was: no seeds to compare
+        settings = _with_seeds(settings, config)
     if (
         not new_stage
         and num_episodes <= done

@@ -355,9 +355,10 @@ def check_stop_at(stop_at: int, size: int, done: int, total: int) -> None:
         )
     if stop_at % size and stop_at != total:
         below = stop_at - stop_at % size
+        above = min(below + size, total)  # the stage's last round may be short: its end is one
         raise InputError(
             f"--stop-at {stop_at:,} is inside a round (rounds of {size:,} episodes): give a round's "
-            f"end, such as {below + size:,}" + (f" or {below:,}" if below > done else "")
+            f"end, such as {above:,}" + (f" or {below:,}" if below > done else "")
         )
 
 
@@ -389,7 +390,12 @@ class StageProgress:
         spec, schedule = self.settings.model, self.settings.schedule
         settings = learner_class.settings(self.settings, self.mode)
         continuing, note = plan_stage(
-            spec.resume, spec.new_stage, schedule.num_episodes, stage, settings
+            spec.resume,
+            spec.new_stage,
+            schedule.num_episodes,
+            stage,
+            settings,
+            stage_config(self.settings),
         )
         self.size = learner_class.round_episodes(self.settings)
         # where the checkpoint stands, which the last row of the log this run appends to must agree with

@@ -415,13 +415,18 @@ COUNT, SECONDS = (
     (_seconds, "a finite number of at least 0"),
 )
 LIST, DICT = (lambda v: isinstance(v, list), "a list"), (lambda v: isinstance(v, dict), "a dict")
+TEXT = (lambda v: isinstance(v, str), "text")
 LINEAGE_TYPES = {"episodes": COUNT, "segments": LIST}
 STAGE_TYPES = {
     "settings": DICT,
+    "config": DICT,
+    "id": TEXT,
     "episodes_done": COUNT,
     "rounds_done": COUNT,
     "cpu_seconds": SECONDS,
 }
+# the stage's recorded settings a continued stage counts with (against episodes_done, in rounds)
+STAGE_SETTINGS_TYPES = {"num_episodes": COUNT, "episodes_per_round": COUNT}
 
 
 def _check_fields(record: dict, types: dict, what: str) -> None:
@@ -447,6 +452,8 @@ def check_trainer_state(state, where: str) -> None:
             f"{where}: its trainer state's 'stage' is {type(stage).__name__}, not a dict"
         )
     _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
+    if "settings" in stage:
+        _check_fields(stage["settings"], STAGE_SETTINGS_TYPES, f"{where}: its stage's settings")
 
 
 def read_checkpoint(path: str) -> bytes:

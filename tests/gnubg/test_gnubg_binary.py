@@ -414,6 +414,18 @@ def test_faults_give_clear_errors(tmp_path, kind, words):
         GnubgSession(agent, GnubgOpponent(binary=fake, timeout=20)).play(3)
 
 
+def test_a_gnubg_that_exits_before_connecting_is_named_at_once(tmp_path):
+    """A gnubg that passes the preflight, then exits before it connects (a broken install):
+    said at once, with its exit code (it was waited for to the end of --gnubg-timeout and
+    then called a gnubg that did not connect)."""
+    body = FAKE.split("port=")[0] % () + 'echo "gnubg: out of memory"; exit 3'
+    gone = _script(tmp_path / "gnubg_gone", body)
+    (tmp_path / "gnubg.wd").write_bytes(b"not real weights")
+    agent = TDAgent(TDNetwork(200, [8], "equity"), game_mode("cubeful-money"))
+    with pytest.raises(GnubgError, match=r"gnubg exited \(code 3\) before it connected"):
+        GnubgSession(agent, GnubgOpponent(binary=gone, timeout=HANG_GUARD)).play(3)
+
+
 def test_dying_gnubg_keeps_finished_games(tmp_path, cubeful_ckpt, gnubg_bin):
     real = gnubg_bin
     wrapper = _script(

@@ -77,6 +77,13 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "cpu_seconds", "x"),
         "'cpu_seconds' is str",
     ),
+    # the continued stage's record of its flags, its name, and the count it plans
+    "config a list": (_set("trainer_state", "stage", "config", [1, 2]), "'config' is list"),
+    "id a number": (_set("trainer_state", "stage", "id", 5), "'id' is int"),
+    "planned episodes text": (
+        _set("trainer_state", "stage", "settings", "num_episodes", "60"),
+        "'num_episodes' is str",
+    ),
 }
 
 
@@ -116,12 +123,21 @@ RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag 
     "lr text": _recorded("lr", "abc"),  # it reached the optimizer: a TypeError traceback
     "batch size 0": _recorded("batch_size", 0),
     "optimizer unknown": _recorded("optimizer", "rmsprop"),
+    "log a number": _recorded("log", 7),  # a path taken as the log's: a TypeError traceback
 }
 RESTORE.update(RECORDED_SETTINGS)
 
 
 @pytest.mark.parametrize(
-    "case", sorted(RESTORE) + ["rounds_done text", "cpu_seconds text", "settings None"]
+    "case",
+    sorted(RESTORE)
+    + [
+        "rounds_done text",
+        "cpu_seconds text",
+        "settings None",
+        "config a list",
+        "planned episodes text",
+    ],
 )
 def test_resume_refuses_it(stopped, tmp_path, case):
     change = RESTORE[case] if case in RESTORE else LINEAGE_AND_STATE[case][0]

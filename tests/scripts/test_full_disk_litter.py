@@ -81,6 +81,20 @@ def test_a_save_inside_a_symlink_loop_is_refused_before_training(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["broken", "loop"]
 
 
+def test_a_save_that_is_a_link_to_nowhere_is_named_so(tmp_path):
+    """--save a symbolic link whose target is missing (or a loop): the line says so (it said
+    the path "exists and is not a regular file", where nothing exists)."""
+    from tdbg.infra.fileio import OutputError, check_file
+
+    dangling, loop = tmp_path / "d.pt", tmp_path / "l.pt"
+    os.symlink(tmp_path / "nowhere" / "x.pt", dangling)
+    os.symlink(loop, loop)
+    for link in (dangling, loop):
+        with pytest.raises(OutputError, match="is a symbolic link that leads nowhere"):
+            check_file(str(link), "checkpoint", f"--save {link}")
+    assert sorted(os.listdir(tmp_path)) == ["d.pt", "l.pt"]
+
+
 def test_results_tables_says_which_files_it_rewrote_before_a_failed_write(tmp_path, monkeypatch):
     """Both README files' tables are stale; the second write meets a full disk: one line that
     names the file that failed and the one already rewritten."""

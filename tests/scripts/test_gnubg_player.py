@@ -310,6 +310,24 @@ IMPOSSIBLE = {  # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) o
     "post-Crawford with no side 1 away": _edited(OPENING_SEAT1, f3=7, f4=2, f5=3, f51=1),
     "other side's dice 9-9": _edited(OPENING_SEAT1, f35=9, f36=9),
     "money score 2**70": _edited(OPENING_SEAT1, f5=2**70),
+    # a cube question where the side on turn may not double (play.c asks only when eval.c's
+    # GetDPEq lets it double and the cube is below gnubg's last; else gnubg rolls for it)
+    "cube question when the other side owns the cube": _edited(
+        OPENING_SEAT1, f33=0, f34=0, f35=0, f36=0, f38=0
+    ),
+    "cube question in the Crawford game": _edited(
+        OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0, f33=0, f34=0, f35=0, f36=0
+    ),
+    "cube question at gnubg's last cube": _edited(
+        OPENING_SEAT1, f37=4096, f39=0, f33=0, f34=0, f35=0, f36=0
+    ),
+    "cube question with a dead cube": _edited(
+        OPENING_SEAT1, f3=7, f5=5, f37=2, f39=0, f33=0, f34=0, f35=0, f36=0
+    ),
+    "cube question at 1-away after the Crawford game": _edited(
+        OPENING_SEAT1, f3=7, f4=3, f5=6, f51=1, f33=0, f34=0, f35=0, f36=0
+    ),
+    "a double by the side that does not own the cube": _edited(TAKE_SEAT1, f39=0),
     "a fullwidth digit": _edited(OPENING_SEAT1, f37="\uff12"),
     "an underscore in a number": _edited(OPENING_SEAT1, f37="1_0"),
 }
@@ -323,12 +341,19 @@ def test_a_question_gnubg_could_not_ask_is_refused(case):
 
 def test_questions_gnubg_can_ask_are_read():
     """The limits themselves: a 64-point match score 63-0, cube 4096 in money, the Crawford
-    game at 6-3 of 7, post-Crawford at 6-5."""
+    game at 6-3 of 7, post-Crawford at 6-5; cube questions where a double is possible: money
+    with the cube centred, ours at 2 with 4 to go of 7, the trailer after the Crawford game;
+    gnubg's double from a centred cube."""
+    no_dice = {"f33": 0, "f34": 0, "f35": 0, "f36": 0}
     for line in (
         _edited(OPENING_SEAT1, f3=64, f5=63),
         _edited(OPENING_SEAT1, f37=4096),
         _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f52=0),
         _edited(OPENING_SEAT1, f3=7, f4=6, f5=5, f51=1),
+        _edited(OPENING_SEAT1, **no_dice),
+        _edited(OPENING_SEAT1, f3=7, f5=3, f37=2, f39=0, **no_dice),
+        _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f51=1, **no_dice),
+        TAKE_SEAT1,
     ):
         parse_board_string(as_player_one(line))
 

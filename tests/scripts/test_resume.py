@@ -13,6 +13,8 @@ import pytest
 import torch
 
 from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
+from tdbg.infra.errors import InputError
+from tdbg.learn.run_control import plan_stage
 from tdbg.net.model import load_checkpoint, save_checkpoint
 
 QUICK = ["--hidden", "8", "--episodes-per-round", "20", "--parallel-games", "8", "--quiet"]
@@ -220,6 +222,37 @@ def test_resume_alone_continues_with_the_recorded_settings(tmp_path, straight_th
         meta["episodes"] == 60 and ts["stage"]["episodes_done"] == 60 and len(meta["lineage"]) == 1
     )
     assert _same_weights(cut, straight_through)
+
+
+@pytest.mark.parametrize("flag", ["--seed", "--torch-seed"])
+def test_another_seed_for_an_unfinished_stage_is_refused(tmp_path, straight_through, flag):
+    """The seeds draw every round's dice and minibatches: a continued stage given another one
+    would not be the stage run straight through, so it is refused by name as --lr is (it used to
+    continue on the new seed's dice); the recorded seed given again continues."""
+    cut = tmp_path / "cut.pt"
+    run("train_batch.py", *STAGE, "--stop-at", "40", "--save", cut, check=True)
+    before = md5(cut)
+    proc = run("train_batch.py", "--resume", cut, "--save", cut, flag, "6", "--quiet")
+    recorded = "5" if flag == "--seed" else "None"
+    assert_one_line_error(proc, f"{flag[2:]} {recorded} -> 6")
+    assert "--new-stage" in proc.stderr and md5(cut) == before
+    proc = run("train_batch.py", *STAGE, flag, "6", "--save", cut)  # the same command, run again
+    assert_one_line_error(proc, f"{flag[2:]} {recorded} -> 6")
+    assert md5(cut) == before
+    run("train_batch.py", "--resume", cut, "--save", cut, "--seed", "5", "--quiet", check=True)
+    assert _same_weights(cut, straight_through)
+
+
+def test_seeds_are_compared_only_where_the_stage_recorded_them():
+    """A stage recorded before --torch-seed (its config has the seed only), or before its
+    config was recorded at all, continues as before: only what its record holds is compared."""
+    stage = {"episodes_done": 20, "settings": {"num_episodes": 60, "lr": 1e-3}}
+    settings, config = {"num_episodes": 60, "lr": 1e-3}, {"seed": 5, "torch_seed": None}
+    for record in (None, {"seed": 5}):
+        with_record = {**stage, **({"config": record} if record else {})}
+        assert plan_stage("s.pt", False, 60, with_record, settings, config)[0]
+    with pytest.raises(InputError, match="seed 5 -> 6"):
+        plan_stage("s.pt", False, 60, {**stage, "config": {"seed": 5}}, settings, {"seed": 6})
 
 
 def test_same_command_without_stop_at_continues_the_stage(tmp_path, straight_through):

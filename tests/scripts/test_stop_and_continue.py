@@ -8,6 +8,8 @@ import pytest
 import torch
 
 from helpers import assert_one_line_error, run
+from tdbg.infra.errors import InputError
+from tdbg.learn.training_loop import check_stop_at
 from tdbg.net.model import load_checkpoint, move_filter_of
 
 
@@ -83,6 +85,22 @@ def test_stop_at_is_a_round_end_within_the_stage(tmp_path, stop_at, words):
         run("train_batch.py", *args, "--save", tmp_path / "s.pt", "--stop-at", stop_at), words
     )
     assert not (tmp_path / "s.pt").exists() and not (tmp_path / "s.csv").exists()
+
+
+@pytest.mark.parametrize(
+    "stop_at, size, done, total, suggested",
+    [
+        (45, 20, 0, 50, "such as 50 or 40"),
+        (30, 100, 0, 60, "such as 60"),
+        (130, 100, 100, 150, "such as 150"),
+    ],
+)
+def test_the_stop_suggested_is_within_the_stage(stop_at, size, done, total, suggested):
+    """The round's end suggested for a --stop-at inside the stage's last, short round is the
+    stage's end (it named the next multiple of the round, beyond the stage, which is refused)."""
+    with pytest.raises(InputError) as err:
+        check_stop_at(stop_at, size, done, total)
+    assert str(err.value).endswith(suggested)
 
 
 def test_stop_at_must_be_ahead_of_the_stage(tmp_path):
