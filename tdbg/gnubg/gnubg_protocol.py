@@ -166,6 +166,15 @@ class Question:
     crawford: bool = False  # this game is the Crawford game
 
 
+def _check_bar_signs(f: list[str], line: str) -> None:
+    """gnubg writes seat 0's bar (field 6) as minus its count and seat 1's (field 31) as its
+    count (drawboard.c's FIBS board); a bar with the other sign is no question gnubg asks, and
+    reading its size alone would take it for a legal one."""
+    seat0_bar, seat1_bar = _numbers([f[6], f[31]], line)
+    if seat0_bar > 0 or seat1_bar < 0:
+        raise ProtocolError(f"a bar count with the wrong sign (fields 6 and 31) in {line[:120]!r}")
+
+
 def parse_board_string(line: str) -> Question:
     """A FIBS board string from gnubg, with us as player 1 (positive checkers)."""
     f = line.strip().split(":")
@@ -176,6 +185,7 @@ def parse_board_string(line: str) -> Question:
         )
     v = _numbers(f[3:53], line)
     check_fields(v, line)
+    _check_bar_signs(f, line)
     val = lambda i: v[i - 3]  # noqa: E731  (field index as in the reference table)
     board = np.zeros((2, 25), dtype=np.int64)
     for k in range(1, 25):
@@ -224,6 +234,7 @@ def as_player_one(line: str) -> str:
             f"{line[:120]!r}"
         )
     turn, doubled = _numbers([f[32]], line)[0], _numbers([f[40]], line)[0] == 1
+    _check_bar_signs(f, line)  # before the rewrite below, which keeps only their sizes
     cells = _numbers(f[6:32], line)
     if (-turn if doubled else turn) > 0:
         return line.strip()

@@ -310,6 +310,11 @@ IMPOSSIBLE = {  # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) o
     "post-Crawford with no side 1 away": _edited(OPENING_SEAT1, f3=7, f4=2, f5=3, f51=1),
     "other side's dice 9-9": _edited(OPENING_SEAT1, f35=9, f36=9),
     "money score 2**70": _edited(OPENING_SEAT1, f5=2**70),
+    # gnubg writes seat 0's bar as minus its count, seat 1's as its count: the counts add up to
+    # 15 if only their sizes are read
+    "our bar count negative": _edited(OPENING_SEAT1, f30=1, f31=-1),
+    "gnubg's bar count positive": _edited(OPENING_SEAT1, f7=-1, f6=1),
+    "a seat-0 question with the other bar count negative": _edited(SEAT0, f30=1, f31=-1),
     # a cube question where the side on turn may not double (play.c asks only when eval.c's
     # GetDPEq lets it double and the cube is below gnubg's last; else gnubg rolls for it)
     "cube question when the other side owns the cube": _edited(
