@@ -8,13 +8,13 @@ import sys
 
 import pytest
 
-from tdbg.app import backend_flags, cli, eval_command, play_command, settings, training
+from tdbg.app import backend_flags, cli, eval_command, play_command, settings_flags, training
 from tdbg.app.eval_settings import EvalSettings
 from tdbg.app.play_settings import PlaySettings
 from tdbg.app.scripts import gnubg_eval, play_models, train_batch, train_online, train_prob5
 from tdbg.learn.batch_td import BatchLearner
 from tdbg.learn.online_td import OnlineLearner
-from tdbg.learn.settings import BatchStage, OnlineStage, Prob5Stage
+from tdbg.learn.stage_settings import BatchStage, OnlineStage, Prob5Stage
 
 
 def documented_commands(module) -> list[list[str]]:
@@ -45,7 +45,7 @@ def fake_stage_run(monkeypatch, module, seen):
 
 
 def test_gnubg_eval_defaults_are_its_settings_defaults():
-    parsed = settings.build(EvalSettings, gnubg_eval.build_parser().parse_args([]))
+    parsed = settings_flags.build(EvalSettings, gnubg_eval.build_parser().parse_args([]))
     assert parsed == EvalSettings()
     assert (parsed.games, parsed.ply, parsed.gnubg_timeout, parsed.opponent) == (
         100,
@@ -59,7 +59,7 @@ def test_gnubg_eval_documented_commands():
     (first, second, third) = documented_commands(gnubg_eval)
 
     def build(argv):
-        return settings.build(EvalSettings, gnubg_eval.build_parser().parse_args(argv))
+        return settings_flags.build(EvalSettings, gnubg_eval.build_parser().parse_args(argv))
 
     assert build(first) == EvalSettings(
         model="models/cubeful.pt", games=200, ply=0, json="out.json"
@@ -82,9 +82,9 @@ def test_gnubg_eval_main_runs_the_settings_parsed(monkeypatch):
 
 def test_play_models_needs_model1_and_defaults_to_its_settings():
     parser = play_models.build_parser()
-    assert settings.build(PlaySettings, parser.parse_args(["--model1", "a.pt"])) == PlaySettings(
-        model1="a.pt"
-    )
+    assert settings_flags.build(
+        PlaySettings, parser.parse_args(["--model1", "a.pt"])
+    ) == PlaySettings(model1="a.pt")
     with pytest.raises(SystemExit):
         parser.parse_args([])
 

@@ -8,7 +8,7 @@ import pytest
 
 from tdbg.app import stage_file, stage_flags, training
 from tdbg.infra.errors import InputError
-from tdbg.learn.settings import BatchStage, OnlineStage, stage_config
+from tdbg.learn.stage_settings import BatchStage, OnlineStage, stage_config
 
 STAGE = """\
 num-episodes = 20000

@@ -6,7 +6,7 @@ import pytest
 
 from tdbg.app import stage_flags, training
 from tdbg.infra.errors import InputError
-from tdbg.learn.settings import BatchStage, OnlineStage
+from tdbg.learn.stage_settings import BatchStage, OnlineStage
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 
 
