@@ -162,6 +162,15 @@ def _stdout_failed(error: OSError) -> None:
     fail(f"cannot write standard output ({error.strerror or error})")
 
 
+def _show_unencodable_escaped() -> None:
+    """A character the terminal's encoding lacks (PYTHONIOENCODING=ascii, a non-ASCII path) is
+    shown as \\xe9, not a traceback."""
+    for stream in (sys.stdout, sys.stderr):
+        # a stream replaced by a caller (a test's capture) may have no reconfigure
+        with contextlib.suppress(AttributeError, ValueError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+
+
 def run_main(main) -> None:
     """Call ``main()``, turning every failure it reports into one ``prog: error: ...`` line
     and exit code 2: bad input (the library's InputError, a script's UsageError), an
@@ -175,15 +184,7 @@ def run_main(main) -> None:
     however it ends.  Every script starts on one torch thread (or TDBG_THREADS,
     OMP_NUM_THREADS: threads.py); one that learns how big its work is chooses again."""
     held: list = []
-    for stream in (
-        sys.stdout,
-        sys.stderr,
-    ):  # a character the terminal's encoding lacks (PYTHONIOENCODING=ascii,
-        with contextlib.suppress(
-            AttributeError, ValueError
-        ):  # a non-ASCII path) is shown as \xe9, not a traceback
-            # a stream replaced by a caller (a test's capture) may have no reconfigure: suppressed above
-            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+    _show_unencodable_escaped()
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
         with (
