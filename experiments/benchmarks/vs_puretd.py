@@ -34,6 +34,7 @@ quiet machine.  Needs a PureTD checkout with its C engine built:
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import subprocess
 import sys
@@ -67,10 +68,12 @@ def _puretd_columns() -> list[int]:
 PURETD_COLUMN = _puretd_columns()
 
 
-def puretd_checkpoint(path: str) -> TDNetwork:
+def puretd_checkpoint(path: str, data: bytes | None = None) -> TDNetwork:
     """A PureTD DMP checkpoint (``hidden_layers.i`` / ``fc_output``, probability output, the
     196-input perspective encoding) as our TDNetwork, the same weights."""
-    payload = torch.load(path, map_location="cpu", weights_only=True)
+    # data: the file's bytes, already read (so a digest of them names what was converted)
+    source = io.BytesIO(data) if data is not None else path
+    payload = torch.load(source, map_location="cpu", weights_only=True)
     if (
         not isinstance(payload, dict)
         or "state_dict" not in payload

@@ -47,8 +47,9 @@ def main() -> None:
     )
     try:
         with open(args.puretd, "rb") as fh:
-            md5 = hashlib.md5(fh.read()).hexdigest()
-        model = converter()(args.puretd)
+            data = fh.read()
+        md5 = hashlib.md5(data).hexdigest()  # of the bytes converted, not a second read
+        model = converter()(args.puretd, data)
     except (OSError, InputError) as exc:
         raise cli.UsageError(f"{args.puretd}: {exc}") from None
     except Exception as exc:  # torch.load's own errors on a file that is no checkpoint at all
