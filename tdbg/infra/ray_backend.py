@@ -70,13 +70,18 @@ def connect(address: str | None, workers: int, timeout: float = 3600.0) -> None:
         why = _reachable(address)
         if why:
             raise InputError(f"--ray-address {address}: cannot reach a Ray cluster there ({why})")
-    kwargs: dict[str, object]
-    if address:
-        kwargs = {"address": address}
-    else:
-        kwargs = {"num_cpus": max(cores(), workers), "include_dashboard": False}
+    # A cluster's address, or a local one started with enough CPUs (explicit arguments, not a
+    # kwargs dict, so that mypy checks them against Ray's signature when Ray is installed)
     try:
-        ray.init(**kwargs, logging_level=logging.ERROR, log_to_driver=True, configure_logging=True)
+        if address:
+            ray.init(address=address, logging_level=logging.ERROR, configure_logging=True)
+        else:
+            ray.init(
+                num_cpus=max(cores(), workers),
+                include_dashboard=False,
+                logging_level=logging.ERROR,
+                configure_logging=True,
+            )
     except (ConnectionError, RuntimeError, ValueError) as exc:
         raise InputError(
             f"--ray-address {address}: cannot connect to Ray ({str(exc).splitlines()[0]})"
