@@ -41,8 +41,10 @@ test-all: setup
 	$(PY) -m pytest -q tests
 
 # ruff (lint, then the format check) over the code and mypy over the library; pyproject.toml holds
-# the rule set and mypy's settings
-lint: setup $(VENV)/.lint-installed
+# the rule set and mypy's settings.  Ray is installed first so that mypy checks the Ray backend
+# against Ray's own types, the same way wherever it runs (without Ray the import is untyped and
+# wrong calls into it pass unseen)
+lint: setup-ray $(VENV)/.lint-installed
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/mypy
