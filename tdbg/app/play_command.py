@@ -5,6 +5,7 @@ and its summary printed and result files written (play_report)."""
 
 from __future__ import annotations
 
+import functools
 import os
 
 from tdbg.app.play_plan import Plan, plan
@@ -17,38 +18,35 @@ from tdbg.play.series import play_series
 def run(s: PlaySettings) -> None:
     """The whole of play_models.py after its flags are parsed."""
     planned = plan(s)
+    # on our dice with --save-games / --save-extreme-games, each finished batch of games is
+    # written as .mat files as it comes (so a crash keeps them)
+    saves = not planned.gnubg and bool(s.save_games or s.save_extreme_games)
     played = play_series(
         planned.series,
         progress=not s.quiet,
-        on_records=mat_saver(s, planned),
+        on_records=functools.partial(save_mats, s, planned) if saves else None,
         against=planned.gnubg,
     )
     report(s, planned, played)
 
 
-def mat_saver(s: PlaySettings, plan: Plan):
-    """On our dice with --save-games / --save-extreme-games: what writes each finished batch
-    of games as .mat files (so a crash keeps them), None otherwise."""
-    if plan.gnubg or not (s.save_games or s.save_extreme_games):
-        return None
-    # each folder is made with its first file (nothing is made before then)
+def save_mats(s: PlaySettings, plan: Plan, records) -> None:
+    """One finished batch of games written as .mat files, into --save-games and, those over
+    the threshold, --save-extreme-games (each folder is made with its first file); then only
+    the games' results stay in memory."""
     names = (os.path.basename(s.model1), os.path.basename(plan.model2))
-
-    def save(records):
-        if s.save_games:
-            save_mat_games(s.save_games, records, names, plan.mode)
-        if s.save_extreme_games:
-            save_mat_games(
-                s.save_extreme_games,
-                [r for r in records if abs(r.points) >= s.extreme_threshold],
-                names,
-                plan.mode,
-                one_per_game=True,
-            )
-        for rec in records:  # written: only the result stays in memory
-            rec.turns = []
-
-    return save
+    if s.save_games:
+        save_mat_games(s.save_games, records, names, plan.mode)
+    if s.save_extreme_games:
+        save_mat_games(
+            s.save_extreme_games,
+            [r for r in records if abs(r.points) >= s.extreme_threshold],
+            names,
+            plan.mode,
+            one_per_game=True,
+        )
+    for rec in records:
+        rec.turns = []
 
 
 def save_mat_games(folder: str, records, names, mode, one_per_game: bool = False) -> None:

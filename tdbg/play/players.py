@@ -75,9 +75,9 @@ def seated_in_match(agent):
 
 
 SEAT = {
-    GameMode: lambda agent: agent,
+    GameMode: None,
     MatchPlay: seated_in_match,
-}  # an agent as it sits at the mode's table
+}  # what seats an agent at the mode's table (None: it sits there as it is)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -180,7 +180,8 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
     network already in memory to play instead of reading ``player``'s checkpoint (then
     ``mode`` is needed, and ``player.name`` only names it)."""
     spec = player.name
-    found = opponents.get(spec) if model is None else None  # the registry, asked once
+    # the registry, asked once; a pinned player is a checkpoint (pinned leaves opponents as they are)
+    found = opponents.get(spec) if model is None and player.data is None else None
     if found is not None:
         if mode is None:
             raise InputError(f"{spec} plays the game mode it is given; name one")
@@ -205,7 +206,8 @@ def evaluator(player: Player, mode: GameMode | None = None, model=None) -> Evalu
         agent = cls(model, agent_mode, player.search, engine=player.engine, name=spec)
     except ValueError as exc:
         raise InputError(f"{spec}: {exc}") from None
-    return for_mode(SEAT, mode)(agent)
+    seat = for_mode(SEAT, mode)
+    return agent if seat is None else seat(agent)
 
 
 def _checkpoint(player: Player, mode: GameMode | None) -> tuple[TDNetwork, GameMode]:

@@ -1,42 +1,62 @@
 """How far a reader follows the first player of a head-to-head series: from the entry point
 (play_models.py's run, settings already parsed) to that player's first move choice.
 
-A call is on the player's path when one of its arguments is the player: its name, its
-Player value, its agent, or a value holding one of them (the settings, the series, a
-worker's job).  The modules of those calls, in order, with consecutive calls in one module
-counted once, are the modules a reader opens; a module that comes back after control left
-it is entered again.  The design keeps that path to at most 10 modules, none entered more
-than twice: a player's journey reads in a few files, each once or twice.
+A call is on the player's path when one of its arguments is the player: its name (a built-in
+opponent's, or a checkpoint's path), its Player value, the evaluator built from it, or a value
+holding one of them (the settings, the series, a worker's job).  The modules of those calls,
+in order, with consecutive calls in one module counted once, are the modules a reader opens; a
+module that comes back after control left it is entered again.  The design keeps that path to
+at most MAX_MODULES modules, none entered more than MAX_ENTRIES times, for a built-in opponent
+and for a checkpoint at 0 and 1 ply.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 import sys
 from collections import Counter
+
+import pytest
 
 from tdbg.app import play_command
 from tdbg.app.play_settings import PlaySettings
 
-FIRST = "random"  # the first player: a built-in opponent, no checkpoint to load
-MAX_MODULES, MAX_ENTRIES = 10, 2
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+CHECKPOINT = os.path.join(ROOT, "best_models", "dmp_128x2.pt")  # small: 128x2 DMP network
+MAX_MODULES, MAX_ENTRIES = 10, 1
+# Not met yet (strict: a case that meets the bound fails here until its mark is removed).  Every
+# evaluator is built (its module entered, with the player's name) before the game loop hands it
+# back its first roll, so its module is entered twice; and planning a checkpoint's series goes
+# back and forth between play_plan, players, net.model and infra.fileio (11 modules in all).
+NOT_YET = pytest.mark.xfail(strict=True, reason="the path is not yet one pass through each module")
+
+# (first player, its flags, the module whose choose_moves ends the path)
+CASES = {
+    "random": ("random", {}, "tdbg.play.agents"),
+    "checkpoint-0ply": (CHECKPOINT, {}, "tdbg.play.td_agent"),
+    "checkpoint-1ply": (CHECKPOINT, {"oneply1": True}, "tdbg.play.td_agent"),
+    "gnubg-nn": ("gnubg-nn", {}, "tdbg.play.agents"),
+}
 
 
-def holds_player(value, depth: int = 0) -> bool:
-    """Whether ``value`` is the first player (name, Player, agent) or holds it one or two levels down."""
+def holds_player(first: str, value, depth: int = 0) -> bool:
+    """Whether ``value`` is the player ``first`` (its name, its Player, its evaluator: each
+    carries the name) or holds it one or two levels down."""
     if isinstance(value, str):
-        return value == FIRST
-    if getattr(value, "name", None) == FIRST or getattr(value, "model1", None) == FIRST:
+        return value == first
+    if getattr(value, "name", None) == first or getattr(value, "model1", None) == first:
         return True
     if depth >= 2:
         return False
     if isinstance(value, dict):
-        return any(holds_player(v, depth + 1) for v in value.values())
+        return any(holds_player(first, v, depth + 1) for v in value.values())
     if isinstance(value, (tuple, list)):
-        return any(holds_player(v, depth + 1) for v in value[:4])
+        return any(holds_player(first, v, depth + 1) for v in value[:4])
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return any(
-            holds_player(getattr(value, f.name, None), depth + 1) for f in dataclasses.fields(value)
+            holds_player(first, getattr(value, f.name, None), depth + 1)
+            for f in dataclasses.fields(value)
         )
     return False
 
@@ -45,9 +65,9 @@ class FirstMove(Exception):
     """Raised inside the first player's first choose_moves: the path ends there."""
 
 
-def modules_on_path(entry) -> list[str]:
-    """The tdbg modules of the calls on the first player's path, in order, from ``entry()``
-    to the first player's first choose_moves (consecutive calls in one module once)."""
+def modules_on_path(first: str, entry) -> list[str]:
+    """The tdbg modules of the calls on ``first``'s path, in order, from ``entry()`` to its
+    first choose_moves (consecutive calls in one module once)."""
     path: list[str] = []
 
     def profile(frame, event, arg):
@@ -61,7 +81,7 @@ def modules_on_path(entry) -> list[str]:
             frame.f_locals.get(n)
             for n in code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
         ]
-        if not any(holds_player(a) for a in args):
+        if not any(holds_player(first, a) for a in args):
             return
         if not path or path[-1] != module:
             path.append(module)
@@ -74,22 +94,39 @@ def modules_on_path(entry) -> list[str]:
     except FirstMove:
         pass
     else:
-        raise AssertionError("the first player never chose a move")
+        raise AssertionError(f"{first} never chose a move")
     finally:
         sys.setprofile(None)
     return path
 
 
-def test_the_path_ends_at_the_first_players_move():
-    settings = PlaySettings(model1=FIRST, model2="pubeval", games=2, seed=1, quiet=True)
-    path = modules_on_path(lambda: play_command.run(settings))
-    assert path[0] == "tdbg.app.play_command" or "tdbg.app.play_command" in path[:3]
-    assert path[-1] == "tdbg.play.agents"  # RandomAgent.choose_moves
+def first_players_path(case: str) -> tuple[list[str], str]:
+    """The measured path of ``case``'s first player against pubeval, and its last module."""
+    first, flags, last = CASES[case]
+    if first == "gnubg-nn":
+        pytest.importorskip("gnubg_nn")
+    settings = PlaySettings(model1=first, model2="pubeval", games=2, seed=1, quiet=True, **flags)
+    return modules_on_path(first, lambda: play_command.run(settings)), last
 
 
-def test_the_first_players_path_is_short():
-    settings = PlaySettings(model1=FIRST, model2="pubeval", games=2, seed=1, quiet=True)
-    path = modules_on_path(lambda: play_command.run(settings))
+@pytest.mark.parametrize("case", CASES)
+def test_the_path_ends_at_the_first_players_move(case):
+    path, last = first_players_path(case)
+    assert path[0] == "tdbg.app.play_command", path
+    assert path[-1] == last, path  # the first player's own choose_moves
+
+
+@pytest.mark.parametrize(
+    "case", [pytest.param(c, marks=NOT_YET) if "checkpoint" in c else c for c in CASES]
+)
+def test_the_first_players_path_reads_in_few_modules(case):
+    path, _ = first_players_path(case)
+    modules = set(path)
+    assert len(modules) <= MAX_MODULES, f"{len(modules)} modules: {path}"
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, marks=NOT_YET) for c in CASES])
+def test_no_module_on_the_path_is_entered_twice(case):
+    path, _ = first_players_path(case)
     entries = Counter(path)
-    assert len(entries) <= MAX_MODULES, path
-    assert max(entries.values()) <= MAX_ENTRIES, path
+    assert max(entries.values()) <= MAX_ENTRIES, f"entered {entries.most_common(3)}: {path}"
