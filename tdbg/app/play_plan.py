@@ -297,6 +297,11 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
         n_bootstrap=s.n_bootstrap,
         luck_data=pins.luck,
     )
-    return Plan(
-        series, level, md5, mode, GnubgSide(level, s.gnubg, s.gnubg_timeout, csv_path, s.save_games)
+    gnubg = GnubgSide(
+        level=level,
+        gnubg=s.gnubg,
+        gnubg_timeout=s.gnubg_timeout,
+        games_csv=csv_path,
+        save_games=s.save_games,
     )
+    return Plan(series, level, md5, mode, gnubg)

@@ -81,7 +81,7 @@ def report(s: PlaySettings, plan: Plan, played: Played) -> None:
     if plan.gnubg:
         mismatches = [r.index for r in played.games if r.our_record != r.points]
         summary.fields.update(
-            games_csv=plan.gnubg.csv,
+            games_csv=plan.gnubg.games_csv,
             errors=played.errors,
             record_mismatches=mismatches,
             **provenance(),
@@ -97,7 +97,7 @@ def report(s: PlaySettings, plan: Plan, played: Played) -> None:
     print(summary.text(s.model1, plan.model2))
     if plan.gnubg:
         print(
-            f"  per-game results: {plan.gnubg.csv}; our record disagrees with gnubg's in {len(mismatches)} games"
+            f"  per-game results: {plan.gnubg.games_csv}; our record disagrees with gnubg's in {len(mismatches)} games"
         )
     if s.json:
         fileio.write_json(s.json, summary.fields)
@@ -109,7 +109,7 @@ def report(s: PlaySettings, plan: Plan, played: Played) -> None:
             describe(summary.fields["gnubg"]) if plan.gnubg else None,
         )
     if plan.gnubg and played.errors:  # (only a series against gnubg has errors)
-        kept = ", ".join(f for f in (s.json, s.csv, plan.gnubg.csv) if f)
+        kept = ", ".join(f for f in (s.json, s.csv, plan.gnubg.games_csv) if f)
         raise cli.RunError(
             f"{errors_text(played.errors)}; the {len(played.records):,} {units} that finished "
             f"are in the summary above and in {kept} (--json lists every error)"

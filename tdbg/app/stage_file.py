@@ -11,11 +11,16 @@ from __future__ import annotations
 import argparse
 import os
 import tomllib
-from dataclasses import fields, is_dataclass
 
 from tdbg.app import cli
 from tdbg.infra.fileio import KIND_NAMES
-from tdbg.learn.stage_settings import BatchStage, OnlineStage, Prob5Stage, stage_config
+from tdbg.learn.stage_settings import (
+    BatchStage,
+    OnlineStage,
+    Prob5Stage,
+    flag_names,
+    stage_config,
+)
 
 # what a stage file may not set: the file itself, and help
 NOT_IN_FILE = ("config", "help")
@@ -95,18 +100,6 @@ def _tokens(flag: str, action: argparse.Action, value, path: str) -> list[str]:
     raise cli.UsageError(f"--config {path}: {flag[2:]} takes a number or text, got {value!r}")
 
 
-def _flag_names(settings_class) -> dict[str, str]:
-    """field name -> its flag without the dashes (``lam`` -> ``lambda``), for a stage's settings."""
-    out = {}
-    for f in fields(settings_class):
-        if is_dataclass(f.default):
-            out.update(_flag_names(type(f.default)))
-        else:
-            flag = f.metadata.get("flag")
-            out[f.name] = flag[2:] if flag else f.name.replace("_", "-")
-    return out
-
-
 def _toml_value(value) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -144,7 +137,7 @@ def write_text(config: dict, trainer: str) -> str:
     that ``tdbg train TRAINER --config FILE`` runs the same stage again."""
     command, stage_class = TRAINERS[trainer]
     defaults = stage_config(stage_class())
-    names = _flag_names(stage_class)
+    names = flag_names(stage_class)
     lines = [f"# {command} --config THIS_FILE  (flags given on the command line override these)"]
     for key, value in config.items():
         if (

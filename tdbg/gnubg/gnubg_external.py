@@ -74,12 +74,14 @@ LEVELS = {
 
 @dataclass(frozen=True)
 class GnubgOpponent:
-    """The gnubg binary as our opponent: how it plays (a key of LEVELS), which binary
-    (None: gnubg_binary.preflight's default) and how long we wait for it (seconds)."""
+    """The gnubg binary as our opponent: how it plays (a key of LEVELS), which binary,
+    ``gnubg`` (None: gnubg_binary.preflight's default), and how long we wait for it,
+    ``gnubg_timeout`` (seconds): named as the scripts' settings (--gnubg, --gnubg-timeout)
+    that give them."""
 
     level: str = "gnubg-ext"
-    binary: str | None = None
-    timeout: float = 60.0
+    gnubg: str | None = None
+    gnubg_timeout: float = 60.0
 
 
 @dataclass
@@ -139,8 +141,8 @@ class GnubgSession:
             )
         check_agent(mode, agent)
         self.agent, self.level, self.mode = agent, opponent.level, mode
-        self.seed, self.timeout, self.first_index = seed, opponent.timeout, first_index
-        self.info = preflight(opponent.binary, quiet=True, timeout=opponent.timeout)
+        self.seed, self.timeout, self.first_index = seed, opponent.gnubg_timeout, first_index
+        self.info = preflight(opponent.gnubg, quiet=True, timeout=opponent.gnubg_timeout)
         self.mat_path = (
             mat_path  # where gnubg exports the session's record (with its dice), if given
         )

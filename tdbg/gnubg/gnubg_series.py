@@ -78,17 +78,18 @@ def _set_progress_queue(queue) -> None:
 class GnubgSide(GnubgOpponent):
     """The gnubg binary as a series' opponent: the GnubgOpponent each worker's session runs
     (its ``level``, one of GNUBG_LEVELS, the binary, how long to wait for it), and what of
-    the series to keep: ``csv``, one row per game appended as each ends; ``save_mats``
-    (match play), a folder for gnubg's own record of each match."""
+    the series to keep: ``games_csv``, one row per game appended as each ends; ``save_games``
+    (match play), a folder for gnubg's own record of each match.  Named as the play
+    command's settings that give them (tdbg.app.play_settings)."""
 
-    csv: str | None = None
-    save_mats: str | None = None
+    games_csv: str | None = None
+    save_games: str | None = None
 
     def play(self, series: Series, progress: bool = True):
         """The series' first player against the real gnubg binary, on gnubg's dice (one gnubg
         process per worker; worker k plays with seed ``series.seed`` x 1000 + k).  Returns
         (units, games, errors): the series' units (games, or in match play whole matches:
-        ``series.count`` counts them), every game's record (each appended to ``self.csv``
+        ``series.count`` counts them), every game's record (each appended to ``self.games_csv``
         as it ends) and the workers' errors.  With ``series.luck`` each game's luck is judged
         from gnubg's exported record of the games."""
         return run_against_gnubg(series, self, progress)
@@ -101,11 +102,11 @@ def _gnubg_job(job: dict, report=None):
     series, gnubg = job["series"], job["gnubg"]
     mode = series.mode_spec.build()
     agent = evaluator(series.players[0].seeded(job["seed"]), mode)
-    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_mats else None
-    # match play: gnubg's record of each match, moved into save_mats as the worker ends
+    mat_dir = tempfile.mkdtemp(prefix="gnubg_record_") if series.luck or gnubg.save_games else None
+    # match play: gnubg's record of each match, moved into save_games as the worker ends
     per_match = (
         [os.path.join(mat_dir, f"match_{job['first'] + k:06d}.mat") for k in range(job["games"])]
-        if gnubg.save_mats and mat_dir
+        if gnubg.save_games and mat_dir
         else None
     )
     session_mat = os.path.join(mat_dir, "session.mat") if series.luck and mat_dir else None
@@ -123,8 +124,8 @@ def _gnubg_job(job: dict, report=None):
 
     def on_game(rec):
         done.append(rec)
-        if gnubg.csv:
-            _append_game_row(gnubg.csv, rec)
+        if gnubg.games_csv:
+            _append_game_row(gnubg.games_csv, rec)
         finished = session.units_done(done)
         if report and finished > reported[0]:
             report(finished - reported[0])
@@ -148,7 +149,7 @@ def _gnubg_job(job: dict, report=None):
                     with (
                         open(path, "rb") as src,
                         atomic_write(
-                            os.path.join(gnubg.save_mats, os.path.basename(path)), "wb"
+                            os.path.join(gnubg.save_games, os.path.basename(path)), "wb"
                         ) as dst,
                     ):
                         shutil.copyfileobj(src, dst)
@@ -176,7 +177,7 @@ def _ready_gnubg(series: Series, gnubg: GnubgSide, mode) -> GnubgSide:
         )
     try:
         gnubg = dataclasses.replace(
-            gnubg, binary=preflight(gnubg.binary, timeout=gnubg.timeout)["binary"]
+            gnubg, gnubg=preflight(gnubg.gnubg, timeout=gnubg.gnubg_timeout)["binary"]
         )
     except GnubgError as exc:
         raise InputError(str(exc)) from None
@@ -237,8 +238,8 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
     mode = series.mode_spec.build()
     gnubg = _ready_gnubg(series, gnubg, mode)
     # a new file (the caller checked it may be written): rows are appended as games end
-    if gnubg.csv:
-        with open(gnubg.csv, "w") as fh:
+    if gnubg.games_csv:
+        with open(gnubg.games_csv, "w") as fh:
             fh.write(",".join(GAME_CSV_FIELDS) + "\n")
     jobs = _jobs(series, gnubg)
     records, errors, matches = [], [], []

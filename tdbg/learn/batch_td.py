@@ -64,10 +64,11 @@ class BatchLearner:
         self.stage, self.model, self.mode = stage, model, mode
         opt, col, run = stage.optimisation, stage.collection, stage.run
         stage.acting.check(mode)  # here, before any worker starts a game
-        check_first_layer(col.scoring, run.engine)
-        if col.collect_precision != "fp32":
+        scoring = col.scoring
+        check_first_layer(scoring.first_layer, run.engine)
+        if scoring.precision != "fp32":
             lowp.check_settings(
-                col.collect_precision, model, run.engine, col.scoring, run.device, col.workers
+                scoring.precision, model, run.engine, scoring.first_layer, run.device, col.workers
             )
         loss = None
         if output_head(model.output_mode).five_outcomes:
@@ -117,14 +118,14 @@ class BatchLearner:
         before auto existed collected in float32: its settings say so from here on."""
         col, run = stage.collection, stage.run
         if unfinished is not None:
-            unfinished["settings"].setdefault("collect_precision", "fp32")
-        if col.collect_precision != lowp.AUTO:
+            unfinished["settings"].setdefault("precision", "fp32")
+        if col.scoring.precision != lowp.AUTO:
             return stage
         if unfinished is not None:
-            precision = unfinished["settings"]["collect_precision"]
+            precision = unfinished["settings"]["precision"]
         else:
             precision, why = lowp.choose_auto(
-                model, run.engine, col.scoring, run.device, col.workers
+                model, run.engine, col.scoring.first_layer, run.device, col.workers
             )
             if (
                 precision == "fp32" and not run.quiet
@@ -132,7 +133,8 @@ class BatchLearner:
                 print(
                     f"collect precision fp32 (auto, not bf16: {why})", file=sys.stderr, flush=True
                 )
-        return replace(stage, collection=replace(col, collect_precision=precision))
+        scoring = replace(col.scoring, precision=precision)
+        return replace(stage, collection=replace(col, scoring=scoring))
 
     @staticmethod
     def settings(stage: BatchStage, mode) -> dict:
@@ -204,18 +206,16 @@ class BatchLearner:
         setup = SelfPlaySetup(
             mode=self.mode, collection=col, acting=self.stage.acting, engine=engine
         )  # the stage's settings whole
-        self.collector = Collector(
-            setup, pool_backend=self.stage.where.backend, separate=col.overlap
-        )
+        self.collector = Collector(setup, where=self.stage.where, separate=col.overlap)
         if col.oneply_filter:
             self._open_filter(seed_root.spawn(1)[0])
-        if col.collect_precision != "fp32":
-            print(lowp.describe(col.collect_precision), file=sys.stderr, flush=True)
+        if col.scoring.precision != "fp32":
+            print(lowp.describe(col.scoring.precision), file=sys.stderr, flush=True)
 
     def segment_info(self) -> dict:
         """What the checkpoint records of this start of the stage besides commit and CPU: the
         kernel that scores self-play's candidates (bf16 runs on AMX or in C by the CPU)."""
-        p = self.stage.collection.collect_precision
+        p = self.stage.collection.scoring.precision
         return {"collect_kernel": "torch-fp32" if p == "fp32" else lowp.resolve(p)}
 
     def _open_filter(self, seed: np.random.SeedSequence) -> None:
@@ -240,7 +240,7 @@ class BatchLearner:
                 oneply=False,
                 oneply_filter=0,
                 filter_exact_races=False,
-                collect_precision="fp32",
+                scoring=replace(col.scoring, precision="fp32"),
             )
             setup = SelfPlaySetup(
                 mode=self.mode,
@@ -249,7 +249,7 @@ class BatchLearner:
                 engine=engine,
                 record_filter=True,
             )  # 0-ply, greedy, fp32
-            warm = Collector(setup, pool_backend=self.stage.where.backend)
+            warm = Collector(setup, where=self.stage.where)
             try:
                 note = filter_training.warm_up(
                     self.model, warm, col.filter_warmup, warm_seed, trainer, fresh

@@ -30,7 +30,7 @@ from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
 from tdbg.learn.selfplay import Samples
 from tdbg.learn.stage_settings import OnlineStage
-from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.net.scoring import Scorer, ScoringSettings, segment_argmax
 
 
 class TDLambda:
@@ -80,7 +80,9 @@ class OnlineSelfPlay:
         self.td = TDLambda(model, lam, alpha)
         # dense: the weights change after every move, and rebuilding the incremental path's
         # W1^T each time cost as much as it saved (measured ~5% slower with [256,256,256])
-        self.scorer = Scorer(model, mode, engine=engine, first_layer="dense")
+        self.scorer = Scorer(
+            model, mode, engine=engine, scoring=ScoringSettings(first_layer="dense")
+        )
 
     def set_lr(self, alpha: float) -> None:
         self.td.alpha = alpha

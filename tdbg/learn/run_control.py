@@ -23,7 +23,7 @@ from tdbg.infra.fileio import (
 )
 from tdbg.infra.runlog import require_tensorboard
 from tdbg.infra.stop_signals import StopSignalHandler
-from tdbg.learn.stage_settings import ModelSpec, Run
+from tdbg.learn.stage_settings import BatchStage, ModelSpec, Run, flag_names
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 
@@ -175,6 +175,8 @@ def unfinished_stage(done: int, total: int) -> str:
 # hold them: the seeds draw every round's dice, so another seed would make the continued stage
 # differ from one run straight through; compared with the stage's recorded config when it has one
 SEEDS = ("seed", "torch_seed")
+# a compared setting is named by its flag where they differ (precision: --collect-precision)
+FLAGS = flag_names(BatchStage)
 
 
 def _with_seeds(settings: dict, config: dict | None) -> dict:
@@ -225,7 +227,7 @@ def plan_stage(
             f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})",
         )
     diff = "; ".join(
-        f"{k.replace('_', '-')} {old.get(k)} -> {settings.get(k)}"
+        f"{FLAGS.get(k, k.replace('_', '-'))} {old.get(k)} -> {settings.get(k)}"
         for k in sorted(set(old) | set(settings))
         if old.get(k) != settings.get(k)
     )

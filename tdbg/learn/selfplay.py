@@ -45,9 +45,9 @@ from tdbg.game.dice import roll_dice, roll_index
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import DROPPED, Ended, Table
 from tdbg.infra import profiling
-from tdbg.infra.backends import open_pool
+from tdbg.infra.backends import Backend, open_pool
 from tdbg.learn.lambda_returns import lambda_returns
-from tdbg.learn.stage_settings import Acting, Collection
+from tdbg.learn.stage_settings import Acting, Collection, CollectionScoring
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, move_filter_of, set_move_filter
 from tdbg.net.move_filter import FilteredOnePly, filter_rows, join_rows
@@ -67,7 +67,7 @@ class Samples(TypedDict):
 
 
 # a collection whose precision is concrete: the stage's "auto" is chosen by BatchLearner.prepare
-FP32_COLLECTION = Collection(collect_precision="fp32")
+FP32_COLLECTION = Collection(scoring=CollectionScoring(precision="fp32"))
 
 
 @dataclass(frozen=True)
@@ -91,18 +91,12 @@ class SelfPlay:
     def __init__(self, model, setup: SelfPlaySetup):
         col, self.acting, self.mode = setup.collection, setup.acting, setup.mode
         self.acting.check(self.mode)
-        if col.collect_precision == lowp.AUTO:
+        if col.scoring.precision == lowp.AUTO:
             raise ValueError(
                 "self-play needs a concrete collect precision (BatchLearner.prepare chooses auto's)"
             )
         self.collection = col
-        self.scorer = Scorer(
-            model,
-            self.mode,
-            engine=setup.engine,
-            first_layer=col.scoring,
-            precision=col.collect_precision,
-        )
+        self.scorer = Scorer(model, self.mode, engine=setup.engine, scoring=col.scoring)
         # --oneply-filter K: 1-ply targets over the model's move filter's K best candidates a roll
         # (move_filter.py); record_filter: 0-ply play keeps the thrown roll's candidates as filter rows
         self.filtered = (
@@ -444,13 +438,14 @@ def worker_shares(n_episodes: int, seed_seq: np.random.SeedSequence, workers: in
 
 
 class Collector:
-    """Self-play as ``setup`` says over its ``Collection.workers`` workers of ``pool_backend``
-    (backends.py; local with one worker: in this process, unless ``separate``, for a caller
-    that trains while it collects).  One worker plays the same games in this process or its own."""
+    """Self-play as ``setup`` says over its ``Collection.workers`` workers, run where the
+    stage's ``where`` says (backends.py; local with one worker: in this process, unless
+    ``separate``, for a caller that trains while it collects).  One worker plays the same
+    games in this process or its own."""
 
-    def __init__(self, setup: SelfPlaySetup, pool_backend: str = "local", separate: bool = False):
+    def __init__(self, setup: SelfPlaySetup, where: Backend = Backend(), separate: bool = False):
         self.setup = setup
-        self.pool = open_pool(pool_backend, setup.collection.workers, "self-play worker", separate)
+        self.pool = open_pool(where.backend, setup.collection.workers, "self-play worker", separate)
 
     def collect(self, model, n_episodes: int, seed_seq: np.random.SeedSequence) -> Samples:
         return self.result(self.submit(model, n_episodes, seed_seq))

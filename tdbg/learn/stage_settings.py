@@ -40,7 +40,7 @@ from tdbg.learn.trainer import OPTIMIZERS
 from tdbg.net.losses import LOSSES
 from tdbg.net.model import ACTIVATIONS
 from tdbg.net.net_growth import GROWTHS
-from tdbg.net.scoring import FIRST_LAYER_MODES
+from tdbg.net.scoring import ScoringSettings
 from tdbg.play import opponents
 
 MAX_EPISODES_PER_ROUND = 20_000  # a round's samples are held in memory: about 90 kB per episode
@@ -314,6 +314,34 @@ class Acting:
 
 
 @dataclass(frozen=True)
+class CollectionScoring(ScoringSettings):
+    """How self-play's Scorer scores candidates (scoring.ScoringSettings, which the Scorer
+    takes whole), with the training scripts' flags and words; the precision's default, auto,
+    is made concrete before self-play starts (batch_td.BatchLearner.prepare)."""
+
+    first_layer: str = variant(
+        ScoringSettings,
+        "first_layer",
+        help="candidates' first layer: incremental (from the pre-move sums, C engine) or "
+        "dense; auto: incremental on the CPU",
+        flag="--scoring",
+    )
+    precision: str = variant(
+        ScoringSettings,
+        "precision",
+        "auto",
+        "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in fp32-c "
+        "(float32, AVX-512 FMA), bf16 (AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks "
+        "them (lowp.py); auto: bf16 where the CPU, the model (ReLU, hidden sizes multiples of 16) and "
+        "the settings allow it, else fp32; a continued stage keeps the precision it recorded. "
+        "Training, export and evaluation stay float32",
+        flag="--collect-precision",
+        choices=("auto", "fp32", "fp32-c", "bf16", "int8"),
+        record=True,
+    )
+
+
+@dataclass(frozen=True)
 class Collection:
     """How self-play collects a round's samples: its targets, worker processes and scoring.
     Self-play's workers receive this value whole (selfplay.SelfPlaySetup) and read each
@@ -354,22 +382,7 @@ class Collection:
         record=True,
     )
     parallel_games: int = option(128, "games advanced together per process", type="positive_int")
-    scoring: str = option(
-        "auto",
-        "candidates' first layer: incremental (from the pre-move sums, C engine) or "
-        "dense; auto: incremental on the CPU",
-        choices=FIRST_LAYER_MODES,
-    )
-    collect_precision: str = option(
-        "auto",
-        "self-play's candidate scoring after the first layer: fp32 (torch), or C kernels in fp32-c "
-        "(float32, AVX-512 FMA), bf16 (AVX512_BF16) or int8 (AVX512_VNNI), float32 C where the CPU lacks "
-        "them (lowp.py); auto: bf16 where the CPU, the model (ReLU, hidden sizes multiples of 16) and "
-        "the settings allow it, else fp32; a continued stage keeps the precision it recorded. "
-        "Training, export and evaluation stay float32",
-        choices=("auto", "fp32", "fp32-c", "bf16", "int8"),
-        record=True,
-    )
+    scoring: CollectionScoring = CollectionScoring()  # --scoring, --collect-precision
 
 
 @dataclass(frozen=True)
@@ -620,6 +633,19 @@ STAGE_START = (
 )
 # this run's outputs and manners: not the stage's, and not written into its record
 RUN_ONLY = ("overwrite", "stop_at", "quiet", "threads")
+
+
+def flag_names(settings_class) -> dict[str, str]:
+    """field name -> its flag without the dashes (``lam`` -> ``lambda``, ``precision`` ->
+    ``collect-precision``), for a stage's settings and the settings within them."""
+    out = {}
+    for f in fields(settings_class):
+        if is_dataclass(f.default):
+            out.update(flag_names(type(f.default)))
+        else:
+            flag = f.metadata.get("flag")
+            out[f.name] = flag[2:] if flag else f.name.replace("_", "-")
+    return out
 
 
 def stage_config(settings) -> dict:

@@ -162,7 +162,7 @@ def supports(model) -> str | None:
 
 
 def choose_auto(
-    model, engine: str = "auto", scoring: str = "auto", device: str = "cpu", workers: int = 1
+    model, engine: str = "auto", first_layer: str = "auto", device: str = "cpu", workers: int = 1
 ) -> tuple[str, str]:
     """``--collect-precision auto``: (precision, why).  bf16 where this CPU has AVX512_BF16
     and the model and settings let the C kernel run, else torch's float32.  bf16 is the
@@ -172,7 +172,7 @@ def choose_auto(
     if not available()["bf16"]:
         return "fp32", "this CPU lacks AVX512_BF16"
     try:
-        check_settings("bf16", model, engine, scoring, device, workers)
+        check_settings("bf16", model, engine, first_layer, device, workers)
     except InputError as exc:
         return "fp32", str(exc)
     return "bf16", "bf16 measured no loss of strength"
@@ -182,7 +182,7 @@ def check_settings(
     precision: str,
     model,
     engine: str = "auto",
-    scoring: str = "auto",
+    first_layer: str = "auto",
     device: str = "cpu",
     workers: int = 1,
 ) -> None:
@@ -191,7 +191,7 @@ def check_settings(
     if precision == "fp32":
         return
     why = supports(model)
-    if why is None and (engine == "python" or scoring == "dense"):
+    if why is None and (engine == "python" or first_layer == "dense"):
         why = f"--collect-precision {precision} needs the C engine's incremental first layer (--scoring auto)"
     if why is None and device != "cpu" and workers == 1:
         why = f"--collect-precision {precision} runs on the CPU: with --device {device} use --workers 2 or more"

@@ -456,6 +456,29 @@ def check_trainer_state(state, where: str) -> None:
         _check_fields(stage["settings"], STAGE_SETTINGS_TYPES, f"{where}: its stage's settings")
 
 
+# stage settings that checkpoints recorded under other names before self-play's Scorer took
+# its settings whole (scoring.ScoringSettings, which a stage's collection holds): read under
+# today's names, so that a stage recorded then continues with the same settings
+RENAMED_SETTINGS = {"scoring": "first_layer", "collect_precision": "precision"}
+
+
+def _current_names(record: dict) -> dict:
+    return {RENAMED_SETTINGS.get(k, k): v for k, v in record.items()}
+
+
+def with_current_setting_names(meta: dict, trainer_state: dict | None) -> None:
+    """Rename, in place, the settings a checkpoint's stages recorded under a name of
+    RENAMED_SETTINGS: its lineage's stages, and its unfinished stage's settings and config."""
+    for entry in meta.get("lineage", []):
+        if isinstance(entry, dict) and isinstance(entry.get("stage"), dict):
+            entry["stage"] = _current_names(entry["stage"])
+    stage = (trainer_state or {}).get("stage")
+    if isinstance(stage, dict):
+        for key in ("settings", "config"):
+            if isinstance(stage.get(key), dict):
+                stage[key] = _current_names(stage[key])
+
+
 def read_checkpoint(path: str) -> bytes:
     """The bytes of the checkpoint at ``path``, read once: a model loaded from them
     (``load_checkpoint(path, data=...)``) and an md5 taken of them describe the same model,
@@ -536,4 +559,5 @@ def load_checkpoint(
         if not weights_finite(filt):
             raise CheckpointError(f"{path}: its move filter's weights contain NaN or infinity")
     check_trainer_state(payload.get("trainer_state"), path)
+    with_current_setting_names(meta, payload.get("trainer_state"))
     return model, meta, payload.get("trainer_state")

@@ -35,6 +35,7 @@ every candidate.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 from typing import Literal, overload
 
 import numpy as np
@@ -48,11 +49,29 @@ from tdbg.game.heads import output_head
 from tdbg.game.modes.base import GameMode
 from tdbg.infra import profiling
 from tdbg.infra.errors import InputError
+from tdbg.infra.settings_fields import option
 from tdbg.net import lowp
 
 CPU_BLOCK = 512  # rows per forward pass on the CPU (see Scorer.net)
 LOOKAHEAD_BLOCK = 128  # after-states per 1-ply lookahead pass: 128 x 21 rolls x ~20 moves keeps the inputs near 40 MB
 FIRST_LAYER_MODES = ("auto", "incremental", "dense")
+
+
+@dataclass(frozen=True)
+class ScoringSettings:
+    """How a Scorer scores the candidates: its first layer (the module notes) and the
+    precision of the layers after it (lowp.py).  A Scorer takes this value whole, so a
+    setting added here reaches every Scorer built from a stage's settings (learn's
+    ``Collection.scoring`` holds one, with the training scripts' flag words)."""
+
+    first_layer: str = option(
+        "auto", "candidates' first layer: incremental, dense, or auto", choices=FIRST_LAYER_MODES
+    )
+    precision: str = option(
+        "fp32",
+        "the layers after the first: fp32 (torch) or a C kernel (lowp.py)",
+        choices=lowp.PRECISIONS + lowp.KERNELS,
+    )
 
 
 def segment_argmax(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -154,11 +173,11 @@ class Scorer:
         mode: GameMode,
         engine: str = "auto",
         device: str | None = None,
-        first_layer: str = "auto",
-        precision: str = "fp32",
+        scoring: ScoringSettings = ScoringSettings(),
     ):
         self.model = model
         self.mode = mode
+        self.scoring = scoring  # as given (first_layer below is what it resolves to here)
         self.values = output_head(model.output_mode)
         self.device = torch.device(device) if device else next(model.parameters()).device
         self.n_inputs = model.n_inputs
@@ -168,15 +187,15 @@ class Scorer:
         self.base_inputs = model.n_inputs - (NUM_BOARD_FEATURES if self.board_features else 0)
         self.expander = movegen.make_expander(engine, width=model.n_inputs, on_roll_row=0)
         self.engine = movegen.resolve_engine(engine)
-        self.first_layer = resolve_first_layer(first_layer, self.engine, self.device)
+        self.first_layer = resolve_first_layer(scoring.first_layer, self.engine, self.device)
         self._relu = (
             getattr(model, "activation", "relu") == "relu"
         )  # else the C engine gives pre-activations
         # the layers after an incremental first layer in reduced precision (lowp.py); fp32: torch
         self.lowp = (
             None
-            if precision == "fp32"
-            else _lowp_mlp(model, precision, self.first_layer, self.device)
+            if scoring.precision == "fp32"
+            else _lowp_mlp(model, scoring.precision, self.first_layer, self.device)
         )
         # 1-ply's rolls that reach the same after-state share its network row (with a kernel whose rows
         # are independent: the same bits either way); tests and benchmarks turn it off to compare

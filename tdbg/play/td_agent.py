@@ -33,7 +33,7 @@ from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.modes import CubefulMoney, GameMode, MatchPlay, for_mode
 from tdbg.net.move_filter import FilteredOnePly
-from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.net.scoring import Scorer, ScoringSettings, segment_argmax
 from tdbg.net.search import Search, TwoPly, top_k
 from tdbg.play.evaluator import Evaluator
 from tdbg.play.model_fit import check_model
@@ -59,14 +59,14 @@ class TDAgent(Evaluator):
         engine: str = "auto",
         device: str | None = None,
         name: str | None = None,
-        first_layer: str = "auto",
+        scoring: ScoringSettings = ScoringSettings(),
     ):
         check_model(mode, model.output_mode, model.n_inputs)
         model.eval()
         self.model = model
         self.mode = mode
         self.search = search
-        self.scorer = Scorer(model, mode, engine=engine, device=device, first_layer=first_layer)
+        self.scorer = Scorer(model, mode, engine=engine, device=device, scoring=scoring)
         # ValueError (no move filter in the model, K < 1) before any game
         self.filtered = (
             FilteredOnePly(self.scorer, k=search.oneply_filter)

@@ -2,6 +2,7 @@
 play (each misuse one UsageError before any game), and the summary it prints and keeps."""
 
 import json
+from dataclasses import fields
 
 import pytest
 
@@ -63,6 +64,27 @@ def test_search_flags_go_to_the_players_whose_depth_they_filter():
         None,
         None,
     )
+
+
+def test_the_gnubg_side_is_the_play_settings_of_the_same_names(tmp_path):
+    """Each field of the gnubg opponent but its level (the --model2 named) is the play setting
+    of that name as given: nothing renamed between the flags and the gnubg workers."""
+    s = PlaySettings(
+        model1="random",
+        model2="gnubg-ext",
+        gnubg="/opt/gnubg",
+        gnubg_timeout=7.0,
+        games=2,
+        games_csv=str(tmp_path / "games.csv"),
+        save_games=str(tmp_path / "mats"),
+        game_mode="match",
+        match_length=3,
+    )
+    side = plan(s).gnubg
+    assert side is not None and side.level == "gnubg-ext"
+    names = [f.name for f in fields(side) if f.name != "level"]
+    assert names == ["gnubg", "gnubg_timeout", "games_csv", "save_games"]
+    assert [getattr(side, n) for n in names] == [getattr(s, n) for n in names]
 
 
 def test_gnubg_outputs_named_and_checked():

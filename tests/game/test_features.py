@@ -12,7 +12,7 @@ from tdbg.game import encoding, features as F
 from tdbg.game.modes import game_mode
 from tdbg.net.model import TDNetwork
 from tdbg.net.net_growth import add_board_features
-from tdbg.net.scoring import Scorer
+from tdbg.net.scoring import Scorer, ScoringSettings
 
 # shots (of 36) at a lone blot n pips in front of one enemy checker, nothing in between:
 # the standard table (direct and indirect shots), e.g. 6 away: 11 sixes + 5-1, 4-2, 3-3, 2-2 = 17
@@ -160,13 +160,21 @@ def test_models_reading_the_features(positions_20k, mode_name, output, n_inputs)
     rng = np.random.default_rng(3)
     dice = rng.integers(1, 7, (len(boards), 2))
     owner = rng.integers(0, 3, len(boards)) if mode.cubeful else None
-    before = Scorer(base, mode, first_layer="dense").score(boards, dice, owner)[3].copy()
-    after = Scorer(grown, mode, first_layer="dense").score(boards, dice, owner)[3].copy()
+    before = (
+        Scorer(base, mode, scoring=ScoringSettings(first_layer="dense"))
+        .score(boards, dice, owner)[3]
+        .copy()
+    )
+    after = (
+        Scorer(grown, mode, scoring=ScoringSettings(first_layer="dense"))
+        .score(boards, dice, owner)[3]
+        .copy()
+    )
     assert np.abs(after - before).max() <= 1e-6
     with torch.no_grad():
         grown.layers[0].weight[:, n_inputs:].normal_(0, 0.5)
-    inc = Scorer(grown, mode, first_layer="incremental")
-    dense = Scorer(grown, mode, first_layer="dense")
+    inc = Scorer(grown, mode, scoring=ScoringSettings(first_layer="incremental"))
+    dense = Scorer(grown, mode, scoring=ScoringSettings(first_layer="dense"))
     assert inc.first_layer == "incremental"
     a_inc, o_inc, _, s_inc = (x.copy() for x in inc.score(boards, dice, owner))
     a_dense, o_dense, _, s_dense = dense.score(boards, dice, owner)

@@ -19,7 +19,7 @@ from tdbg.game.modes.matchplay import MATCH_INPUTS, MatchPlay, pack, unpack
 from tdbg.game.movegen import make_expander
 from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.net.model import TDNetwork
-from tdbg.net.scoring import Scorer
+from tdbg.net.scoring import Scorer, ScoringSettings
 from tdbg.play.matches import play_matches
 
 MET = load_met()
@@ -734,8 +734,10 @@ def test_outcome_head_converts_a_match_model_and_scores_incrementally():
     )
     states = np.array([pack(CUBE_CENTERED, 0, 0, 4, 2), pack(CUBE_THEIRS, 1, 0, 2, 4)])
     dice = np.array([[3, 1], [6, 5]])
-    dense = Scorer(new, mode, first_layer="dense").score(b, dice, states)
-    incremental = Scorer(new, mode, first_layer="incremental").score(b, dice, states)
+    dense = Scorer(new, mode, scoring=ScoringSettings(first_layer="dense")).score(b, dice, states)
+    incremental = Scorer(new, mode, scoring=ScoringSettings(first_layer="incremental")).score(
+        b, dice, states
+    )
     np.testing.assert_array_equal(dense[1], incremental[1])
     np.testing.assert_allclose(dense[2], incremental[2], atol=1e-5)
     with pytest.raises(ValueError, match="payoff inputs"):

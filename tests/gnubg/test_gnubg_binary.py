@@ -411,7 +411,7 @@ def test_faults_give_clear_errors(tmp_path, kind, words):
         # the timeout bounds both gnubg's connection and a stalled reply: long enough that a
         # loaded machine starting the fake's python3 (4 s seen) still connects, short of the
         # stalling fake's sleep
-        GnubgSession(agent, GnubgOpponent(binary=fake, timeout=20)).play(3)
+        GnubgSession(agent, GnubgOpponent(gnubg=fake, gnubg_timeout=20)).play(3)
 
 
 def test_a_gnubg_that_exits_before_connecting_is_named_at_once(tmp_path):
@@ -423,7 +423,7 @@ def test_a_gnubg_that_exits_before_connecting_is_named_at_once(tmp_path):
     (tmp_path / "gnubg.wd").write_bytes(b"not real weights")
     agent = TDAgent(TDNetwork(200, [8], "equity"), game_mode("cubeful-money"))
     with pytest.raises(GnubgError, match=r"gnubg exited \(code 3\) before it connected"):
-        GnubgSession(agent, GnubgOpponent(binary=gone, timeout=HANG_GUARD)).play(3)
+        GnubgSession(agent, GnubgOpponent(gnubg=gone, gnubg_timeout=HANG_GUARD)).play(3)
 
 
 def test_dying_gnubg_keeps_finished_games(tmp_path, cubeful_ckpt, gnubg_bin):

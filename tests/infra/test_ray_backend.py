@@ -182,15 +182,16 @@ def _tiny_model(output_mode="probability"):
     return TDNetwork(game_mode("dmp").n_inputs, [8], output_mode)
 
 
-def _collect(pool_backend, kill_one=False):
+def _collect(backend, kill_one=False):
+    from tdbg.infra.backends import Backend
     from tdbg.learn.selfplay import Collector, FP32_COLLECTION, SelfPlaySetup
 
     collector = Collector(
         SelfPlaySetup(game_mode("dmp"), replace(FP32_COLLECTION, parallel_games=8, workers=2)),
-        pool_backend=pool_backend,
+        where=Backend(backend),
     )
     try:
-        where = collector.pool.where() if pool_backend == "ray" else []  # (pid, node) of each actor
+        where = collector.pool.where() if backend == "ray" else []  # (pid, node) of each actor
         pending = collector.submit(_tiny_model(), 41, np.random.SeedSequence([3, 1, 0]))
         if kill_one:  # mid-round: its share is running (or on its way) on that actor
             os.kill(where[0][0], signal.SIGKILL)

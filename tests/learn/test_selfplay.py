@@ -125,7 +125,15 @@ def test_incremental_and_dense_scoring_play_the_same_games():
     mode = game_mode(meta["game_mode"])
     out = {
         k: SelfPlay(
-            model.eval(), SelfPlaySetup(mode, replace(FP32_COLLECTION, scoring=k, parallel_games=8))
+            model.eval(),
+            SelfPlaySetup(
+                mode,
+                replace(
+                    FP32_COLLECTION,
+                    scoring=replace(FP32_COLLECTION.scoring, first_layer=k),
+                    parallel_games=8,
+                ),
+            ),
         ).collect(16, np.random.default_rng(9))
         for k in ("incremental", "dense")
     }

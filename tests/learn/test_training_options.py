@@ -17,7 +17,7 @@ from tdbg.learn.trainer import Trainer
 from tdbg.net import net_growth
 from tdbg.net.losses import prob5_loss
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
-from tdbg.net.scoring import Scorer, segment_argmax, segment_sample
+from tdbg.net.scoring import Scorer, ScoringSettings, segment_argmax, segment_sample
 from tdbg.net.search import Search
 from tdbg.play.td_agent import TDAgent
 
@@ -201,8 +201,14 @@ def test_activation_everywhere(tmp_path, positions, activation):
         want = torch.sigmoid(model.head(a)).squeeze(-1)
         assert (loaded(x) - want).abs().max() < 1e-6
     dice = np.random.default_rng(0).integers(1, 7, (len(positions), 2))
-    inc = Scorer(model, mode, "c", first_layer="incremental").score(positions, dice)[2].copy()
-    dense = Scorer(model, mode, "c", first_layer="dense").score(positions, dice)[2]
+    inc = (
+        Scorer(model, mode, "c", scoring=ScoringSettings(first_layer="incremental"))
+        .score(positions, dice)[2]
+        .copy()
+    )
+    dense = Scorer(model, mode, "c", scoring=ScoringSettings(first_layer="dense")).score(
+        positions, dice
+    )[2]
     assert np.abs(inc - dense).max() < 1e-5
 
 

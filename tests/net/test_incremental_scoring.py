@@ -12,7 +12,7 @@ from tdbg.game import backgammon_engine as be, encoding
 from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.modes import game_mode
 from tdbg.net.model import TDNetwork, load_checkpoint
-from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.net.scoring import Scorer, ScoringSettings, segment_argmax
 
 TOL = 1e-5
 # (game mode, output, inputs, trained checkpoint of that kind)
@@ -68,8 +68,8 @@ def test_candidate_values_match_dense_forward(
     mode = game_mode(mode_name)
     model = _model(trained, output, n_inputs, path)
     dice, owner = _inputs(positions_20k, mode, seed=n_inputs)
-    inc = Scorer(model, mode, engine="c", first_layer="incremental")
-    dense = Scorer(model, mode, engine="c", first_layer="dense")
+    inc = Scorer(model, mode, engine="c", scoring=ScoringSettings(first_layer="incremental"))
+    dense = Scorer(model, mode, engine="c", scoring=ScoringSettings(first_layer="dense"))
     assert (inc.first_layer, dense.first_layer) == ("incremental", "dense")
     a_inc, o_inc, v_inc, s_inc = (x.copy() for x in inc.score(positions_20k, dice, owner))
     a_dense, o_dense, v_dense, s_dense = dense.score(positions_20k, dice, owner)
@@ -116,8 +116,8 @@ def test_oneply_targets_match_dense(positions_20k, mode_name, output, n_inputs, 
     model = _model(True, output, n_inputs, path)
     boards = positions_20k[::40]  # 500 positions x 21 rolls
     _, owner = _inputs(boards, mode, seed=2)
-    inc = Scorer(model, mode, first_layer="incremental")
-    dense = Scorer(model, mode, first_layer="dense")
+    inc = Scorer(model, mode, scoring=ScoringSettings(first_layer="incremental"))
+    dense = Scorer(model, mode, scoring=ScoringSettings(first_layer="dense"))
     t_inc, (_, rows_inc) = inc.oneply(boards, owner)
     t_dense, (_, rows_dense) = dense.oneply(boards, owner)
     assert np.abs(t_inc - t_dense).max() <= TOL
@@ -163,9 +163,9 @@ def test_python_engine_falls_back_to_dense_and_agrees(
     model = _model(False, output, n_inputs, path)
     boards = positions_20k[:300]  # the reference engine is slow
     dice, owner = _inputs(boards, mode, seed=3)
-    slow = Scorer(model, mode, engine="python", first_layer="incremental")
+    slow = Scorer(model, mode, engine="python", scoring=ScoringSettings(first_layer="incremental"))
     assert slow.first_layer == "dense"
-    inc = Scorer(model, mode, engine="c", first_layer="incremental")
+    inc = Scorer(model, mode, engine="c", scoring=ScoringSettings(first_layer="incremental"))
     _, o_py, v_py, s_py = slow.score(boards, dice, owner)
     _, o_c, v_c, s_c = inc.score(boards, dice, owner)
     assert np.array_equal(o_py, o_c)  # (the candidate order may differ between engines)
@@ -181,8 +181,8 @@ def test_incremental_follows_weight_updates():
     model = TDNetwork(196, [32], "probability").eval()
     boards = np.tile(be.initial_board(), (21, 1, 1))
     inc, dense = (
-        Scorer(model, mode, first_layer="incremental"),
-        Scorer(model, mode, first_layer="dense"),
+        Scorer(model, mode, scoring=ScoringSettings(first_layer="incremental")),
+        Scorer(model, mode, scoring=ScoringSettings(first_layer="dense")),
     )
     before = inc.score(boards, ALL_ROLLS)[2].copy()
     with torch.no_grad():
@@ -200,10 +200,10 @@ def test_first_layer_modes():
     model = TDNetwork(196, [8], "probability")
     mode = game_mode("dmp")
     assert Scorer(model, mode).first_layer == "incremental"  # auto on a CPU with the C engine
-    assert Scorer(model, mode, first_layer="dense").first_layer == "dense"
+    assert Scorer(model, mode, scoring=ScoringSettings(first_layer="dense")).first_layer == "dense"
     assert Scorer(model, mode, engine="python").first_layer == "dense"
     with pytest.raises(ValueError, match="first-layer mode"):
-        Scorer(model, mode, first_layer="sparse")
+        Scorer(model, mode, scoring=ScoringSettings(first_layer="sparse"))
     with pytest.raises(ValueError, match="w1t"):
         c_engine.Expander().expand_first_layer(
             np.zeros((1, 2, 25)), [[1, 2]], np.zeros((10, 8), np.float32), np.zeros(8, np.float32)

@@ -12,7 +12,7 @@ from tdbg.net import lowp
 from helpers import ROOT, run
 from tdbg.net.model import TDNetwork, load_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.net.scoring import Scorer, greedy_game_decisions, segment_argmax
+from tdbg.net.scoring import Scorer, ScoringSettings, greedy_game_decisions, segment_argmax
 
 # A differing choice must be a near-tie: the float32 value of bf16's move within NEAR_TIE of
 # float32's best.  2e-3 P(win) is 4 millipoints of DMP equity (2 P - 1), a fifth of what
@@ -125,9 +125,14 @@ def test_unsupported_models_and_modes():
         lowp.LowpMLP(TDNetwork(196, [40, 20], "probability"), "bf16")
     model = TDNetwork(196, [32, 32], "probability")
     with pytest.raises(ValueError, match="incremental"):
-        Scorer(model, game_mode("dmp"), engine="c", first_layer="dense", precision="bf16")
+        Scorer(
+            model,
+            game_mode("dmp"),
+            engine="c",
+            scoring=ScoringSettings(first_layer="dense", precision="bf16"),
+        )
     with pytest.raises(ValueError, match="unknown precision"):
-        Scorer(model, game_mode("dmp"), engine="c", precision="fp8")
+        Scorer(model, game_mode("dmp"), engine="c", scoring=ScoringSettings(precision="fp8"))
 
 
 def test_weights_refresh_when_they_change():
@@ -183,7 +188,9 @@ def test_same_moves_as_float32_on_real_games(real_decisions, kernel, bar, monkey
         monkeypatch.setenv("TDBG_LOWP_AMX", "0")  # the C kernel, also where bf16 would run on AMX
     model, mode, boards, dice, offsets, s32 = real_decisions
     assert len(boards) >= 20_000
-    _, off, _, s = Scorer(model, mode, engine="c", precision=kernel).score(boards, dice)
+    _, off, _, s = Scorer(model, mode, engine="c", scoring=ScoringSettings(precision=kernel)).score(
+        boards, dice
+    )
     assert (off == offsets).all()
     rows32, best32 = segment_argmax(s32, offsets)
     rows, _ = segment_argmax(s, offsets)
@@ -250,7 +257,7 @@ def test_train_batch_collect_precision(tmp_path, precision):
     )
     assert proc.stderr.count(f"collect precision {precision}:") == 1
     model, meta, _ = load_checkpoint(str(path))
-    assert meta["lineage"][-1]["stage"]["collect_precision"] == precision
+    assert meta["lineage"][-1]["stage"]["precision"] == precision
     assert all(p.dtype == torch.float32 for p in model.parameters())
 
 
@@ -285,18 +292,19 @@ def test_auto_collects_in_bf16_where_it_can_and_records_what_ran(tmp_path, hidde
     proc = run("train_batch.py", "--hidden", hidden, *flags, "--save", path, check=True)
     assert proc.stderr.count(line) == 1
     _, meta, _ = load_checkpoint(str(path))
-    assert meta["lineage"][-1]["stage"]["collect_precision"] == want
+    assert meta["lineage"][-1]["stage"]["precision"] == want
 
 
 def _unfinished(path, recorded):
     """Rewrite ``path``'s stage as one planned for 80 episodes, 40 done, whose settings
-    record ``recorded`` (None: no collect_precision, as before the option had 'auto')."""
+    record ``recorded`` under the name checkpoints wrote it with before the Scorer took its
+    settings whole, collect_precision (None: no precision, as before the option had 'auto')."""
     from tdbg.net.model import save_checkpoint
 
     model, meta, ts = load_checkpoint(str(path))
     for st in (ts["stage"]["settings"], meta["lineage"][-1]["stage"]):
         st["num_episodes"] = 80
-        st.pop("collect_precision", None)
+        st.pop("precision", None)
         if recorded is not None:
             st["collect_precision"] = recorded
     ts["stage"].update(episodes_done=40, rounds_done=2)
@@ -334,9 +342,7 @@ def test_auto_continues_a_stage_in_the_precision_it_recorded(tmp_path, recorded,
     assert "continuing its unfinished stage at 40 of 80" in proc.stderr
     assert ("collect precision bf16:" in proc.stderr) == (want == "bf16")
     _, meta, ts = load_checkpoint(str(path))
-    assert (
-        ts["stage"]["episodes_done"] == 80 and ts["stage"]["settings"]["collect_precision"] == want
-    )
+    assert ts["stage"]["episodes_done"] == 80 and ts["stage"]["settings"]["precision"] == want
     other = "bf16" if want == "fp32" else "fp32"
     _unfinished(path, recorded)
     from helpers import assert_one_line_error

@@ -29,7 +29,7 @@ from tdbg.net.move_filter import (
     filter_rows,
     new_filter,
 )
-from tdbg.net.scoring import Scorer, greedy_game_positions
+from tdbg.net.scoring import Scorer, ScoringSettings, greedy_game_positions
 from tdbg.net.search import Search
 
 
@@ -61,7 +61,7 @@ def test_k_at_least_every_candidate_is_exact(mode_name, output, first_layer):
     torch.manual_seed(3)
     mode = game_mode(mode_name)
     model = TDNetwork(mode.n_inputs, [32, 16], output).eval()
-    scorer = Scorer(model, mode, first_layer=first_layer)
+    scorer = Scorer(model, mode, scoring=ScoringSettings(first_layer=first_layer))
     rng = np.random.default_rng(5)
     boards = _positions(6, rng)
     owner = _owners(mode_name, len(boards), rng)
@@ -153,7 +153,11 @@ def test_filter_inputs_are_the_expanders(mode_name, features):
     """The filter trains on the same inputs the network sees for an after-state (the expander's)."""
     mode = game_mode(mode_name)
     n_inputs = mode.n_inputs + (20 if features else 0)
-    scorer = Scorer(TDNetwork(n_inputs, [8], mode.outputs[0]), mode, first_layer="dense")
+    scorer = Scorer(
+        TDNetwork(n_inputs, [8], mode.outputs[0]),
+        mode,
+        scoring=ScoringSettings(first_layer="dense"),
+    )
     rng = np.random.default_rng(1)
     boards = _positions(2, rng)
     owner = _owners(mode_name, len(boards), rng)

@@ -24,7 +24,7 @@ from tdbg.game.encoding import CUBE_CENTERED, CUBE_MINE, CUBE_THEIRS
 from tdbg.game.modes import game_mode
 from tdbg.net import lowp
 from tdbg.net.model import load_checkpoint
-from tdbg.net.scoring import Scorer, segment_argmax
+from tdbg.net.scoring import Scorer, ScoringSettings, segment_argmax
 
 PER_ROLL_TOL = 1e-6
 ENDINGS = [
@@ -70,8 +70,8 @@ def _owners(mode, n):
 def _scorers(name, precision):
     model, meta, _ = load_checkpoint(f"{ROOT}/best_models/{name}.pt")
     mode = game_mode(meta["game_mode"])
-    fast = Scorer(model.eval(), mode, precision=precision)
-    before = Scorer(model, mode, precision=precision)
+    fast = Scorer(model.eval(), mode, scoring=ScoringSettings(precision=precision))
+    before = Scorer(model, mode, scoring=ScoringSettings(precision=precision))
     before.share_rows = False
     before.lowp.every_step = True
     return mode, fast, before
