@@ -27,7 +27,7 @@ from tdbg.app import cli
 from tdbg.game import backgammon_engine as be
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
-from tdbg.net.scoring import CPU_BLOCK, Scorer
+from tdbg.net.scoring import CPU_BLOCK, Scorer, ScoringSettings
 from tdbg.learn.selfplay import FP32_COLLECTION, SelfPlay, SelfPlaySetup
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
@@ -97,7 +97,10 @@ def main() -> None:
     act = {}
     for activation in ("relu", "sigmoid"):
         net = TDNetwork(196, hidden, "probability", activation).eval()
-        scorers = {fl: Scorer(net, mode, "c", first_layer=fl) for fl in ("incremental", "dense")}
+        scorers = {
+            fl: Scorer(net, mode, "c", scoring=ScoringSettings(first_layer=fl))
+            for fl in ("incremental", "dense")
+        }
         t = {fl: 0.0 for fl in scorers}
         for _ in range(args.reps):
             for fl, sc in scorers.items():

@@ -59,7 +59,7 @@ def one_round(
                 oneply=True,
                 parallel_games=128,
                 oneply_filter=k,
-                collect_precision=precision,
+                scoring=replace(FP32_COLLECTION.scoring, precision=precision),
                 filter_exact_races=races,
                 workers=1,
             ),

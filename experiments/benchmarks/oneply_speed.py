@@ -70,7 +70,7 @@ def child_collect(model_path: str, episodes: int, parallel_games: int, seed: int
                 FP32_COLLECTION,
                 oneply=True,
                 parallel_games=parallel_games,
-                collect_precision=precision,
+                scoring=replace(FP32_COLLECTION.scoring, precision=precision),
             ),
         ),
     )

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 
 from tdbg.app import cli
-from tdbg.infra.backends import open_pool
+from tdbg.infra.backends import Backend, open_pool
 from tdbg.infra.provenance import git_commit
 from tdbg.net.model import TDNetwork, parse_hidden
 from tdbg.game.modes import game_mode
@@ -90,7 +90,7 @@ def main() -> None:
                 mode,
                 replace(FP32_COLLECTION, parallel_games=args.parallel_games, workers=args.workers),
             ),
-            pool_backend=b,
+            where=Backend(backend=b),
         )
         for b in ("local", "ray")
     }

@@ -70,8 +70,9 @@ def collect(model, mode, precision: str, oneply: bool, episodes: int, seed: int)
                 FP32_COLLECTION,
                 oneply=oneply,
                 parallel_games=128,
-                scoring="incremental",
-                collect_precision=precision,
+                scoring=replace(
+                    FP32_COLLECTION.scoring, first_layer="incremental", precision=precision
+                ),
             ),
             engine="c",
         ),

@@ -59,7 +59,7 @@ from tdbg.learn.stage_settings import BatchStage
 from tdbg.learn.training_loop import run_stage
 from tdbg.net import lowp
 from tdbg.net.model import TDNetwork, load_checkpoint
-from tdbg.net.scoring import CPU_BLOCK, Scorer, greedy_game_decisions
+from tdbg.net.scoring import CPU_BLOCK, Scorer, ScoringSettings, greedy_game_decisions
 
 SHARES = (
     "movegen",
@@ -106,7 +106,7 @@ def timed_stage(train_args: list[str]) -> dict:
         "model": model.eval(),
         "kernel": segment["collect_kernel"],
         "episodes": summary["episodes"],
-        "scoring": stage.collection.scoring,
+        "scoring": stage.collection.scoring.first_layer,
         "engine": stage.run.engine,
         "trainer_threads": torch.get_num_threads(),
     }  # as the stage left them (--overlap: 1)
@@ -129,7 +129,7 @@ def movegen_fraction(
     decisions of ``games`` greedy games of the model (1-ply: each position with all 21 rolls);
     None when the first layer is not incremental (dense: it is in the kernel)."""
     mode = game_mode("dmp")
-    scorer = Scorer(model, mode, engine, first_layer=scoring)
+    scorer = Scorer(model, mode, engine, scoring=ScoringSettings(first_layer=scoring))
     if scorer.first_layer != "incremental":
         return None
     # a model with other inputs (cube, board features) plays DMP here through a 196-input twin
