@@ -110,3 +110,13 @@ $R train_batch.py "$D/x2_256x3_exact1ply.pt" "$D/x1r_256x3_exact1ply.pt" --onepl
    --lr 1e-4 --end-lr 5e-6 --seed 588 --workers 1 --quiet --episodes-per-round 1000 --parallel-games 100 \
    --health-every 10 --save-every 100 --eval-every 50 --eval-opponent gnubg-nn --eval-games 1000
 stage_eval "$D/x2_256x3_exact1ply.pt"
+for r in 200 400; do   # x2's points along the way, as x1's
+  [ -f "$D/x2_256x3_exact1ply_r000${r}.pt" ] && stage_eval "$D/x2_256x3_exact1ply_r000${r}.pt"
+done
+# each of x2's points minus its parent x1r, paired over the 5,000 shared duplicate pairs
+for p in x2_256x3_exact1ply_r000200 x2_256x3_exact1ply_r000400 x2_256x3_exact1ply; do
+  [ -f "$D/eval/${p}_vs_gnubg-nn_seed1001.csv" ] && [ ! -f "$D/eval/${p}_minus_x1r.json" ] && \
+    $PY tools/compare_results.py "$D/eval/${p}_vs_gnubg-nn_seed1001.csv" \
+      "$D/eval/x1r_256x3_exact1ply_vs_gnubg-nn_seed1001.csv" --json "$D/eval/${p}_minus_x1r.json"
+done
+stop_after x2
