@@ -98,15 +98,6 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "rounds_done", 3),
         "3 rounds of 20 episodes are not its 20 episodes done",
     ),
-    "lineage empty": (_set("meta", "lineage", []), "are not its lineage entry's (no lineage)"),
-    "planned episodes missing": (
-        lambda payload: payload["trainer_state"]["stage"]["settings"].pop("num_episodes"),
-        "settings have no 'num_episodes'",
-    ),
-    "episodes_done missing": (
-        lambda payload: payload["trainer_state"]["stage"].pop("episodes_done"),
-        "has no 'episodes_done'",
-    ),
 }
 
 
@@ -149,6 +140,15 @@ RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag 
     "log a number": _recorded("log", 7),  # a path taken as the log's: a TypeError traceback
 }
 RESTORE.update(RECORDED_SETTINGS)
+# what a run reads to continue a stage, missing (describe_model shows such a file as it is;
+# continuing it was a traceback, or read a stage of no planned episodes as finished)
+UNCONTINUABLE = {
+    "lineage empty": _set("meta", "lineage", []),
+    "planned episodes missing": lambda p: p["trainer_state"]["stage"]["settings"].pop(
+        "num_episodes"
+    ),
+    "episodes_done missing": lambda p: p["trainer_state"]["stage"].pop("episodes_done"),
+}
 
 
 @pytest.mark.parametrize(
@@ -162,12 +162,11 @@ RESTORE.update(RECORDED_SETTINGS)
         "planned episodes text",
         "episodes_done beyond the plan",
         "episodes_done not the lineage's",
-        "lineage empty",
-        "planned episodes missing",
+        *UNCONTINUABLE,
     ],
 )
 def test_resume_refuses_it(stopped, tmp_path, case):
-    change = RESTORE[case] if case in RESTORE else LINEAGE_AND_STATE[case][0]
+    change = {**RESTORE, **UNCONTINUABLE}.get(case) or LINEAGE_AND_STATE[case][0]
     path = _damaged(stopped, tmp_path, change)
     proc = run(
         "train_batch.py",
