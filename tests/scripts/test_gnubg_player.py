@@ -389,8 +389,8 @@ def test_the_server_refuses_impossible_questions_and_goes_on():
         ):
             assert _ask(port, IMPOSSIBLE[case]).startswith("Error: "), case
         reply = _ask(
-            port, _edited(OPENING_SEAT1, f3=7, f37=128)
-        )  # gnubg's limit allows it; the match model's not
+            port, _edited(OPENING_SEAT1, f3=7, f37=128, f38=0)
+        )  # owned (a centred one is no match cube): gnubg's limit allows it; the match model's not
         assert reply.startswith("Error: ") and "cube 128" in reply, reply
         assert "/" in _ask(port, _edited(OPENING_SEAT1, f3=7))
     finally:
