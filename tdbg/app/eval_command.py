@@ -16,12 +16,13 @@ from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.gnubg.gnubg_analysis import analyse_files, gnubg_ratings, write_scripts
 from tdbg.gnubg.gnubg_binary import GnubgError, preflight
 from tdbg.gnubg.gnubg_rules import analysis_rules
+from tdbg.gnubg.gnubg_series import GNUBG_LEVELS
 from tdbg.infra import threads
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.net.search import Search
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import mat_length, write_mat
-from tdbg.play.players import Player, checkpoint_game_mode
+from tdbg.play.players import Player, checkpoint_game_mode, evaluator
 from tdbg.play.series import ModeSpec, Series, pinned_series, play_series
 from tdbg.play.units import series_unit
 
@@ -123,6 +124,7 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
                 "--match-length applies to --game-mode match only", match=True
             )
         )
+    check_opponent(s.opponent, mode_name, s)
     try:
         info = preflight(s.gnubg, timeout=s.gnubg_timeout)
         if not s.export_only:
@@ -132,6 +134,21 @@ def checked_start(s: EvalSettings) -> tuple[str, dict]:
     except GnubgError as exc:
         raise cli.UsageError(str(exc)) from None
     return mode_name, info
+
+
+def check_opponent(opponent: str, mode_name: str, s: EvalSettings) -> None:
+    """UsageError unless --opponent can play the games of ``mode_name``: checked before the
+    gnubg binary is started, so that a misnamed opponent is one line on any machine."""
+    if opponent == "self":
+        return
+    if opponent in GNUBG_LEVELS:
+        raise cli.UsageError(
+            f"--opponent {opponent}: gnubg_eval plays the games itself and the binary only "
+            f"analyses them; to rate matches against {opponent}, play them with play_models.py "
+            f"--model2 {opponent} --save-games DIR (match play), then gnubg_eval.py --from-mat DIR"
+        )
+    mode = game_mode(mode_name, s.jacoby, s.match_length or DEFAULT_MATCH_LENGTH)
+    cli.checked(lambda: evaluator(Player(opponent), mode))
 
 
 def play(s: EvalSettings, mode, files: "MatFiles") -> tuple[int, dict]:

@@ -42,6 +42,9 @@ CONSTANTS = {
     43: 0,
     44: 25,
 }  # colour, direction, home and bar: gnubg always sends these
+# the bar counts, can-move and forced-move fields: gnubg's FIBS board leaves them 0 (its bar
+# counts are in fields 6 and 31)
+UNFILLED = (47, 48, 49, 50)
 MAX_SCORE = 2**31 - 1  # a money session's score is one of gnubg's ints
 NUMBER = re.compile(
     r"-?[0-9]+"
@@ -88,8 +91,6 @@ def check_fields(v: list[int], line: str) -> None:
             f"score {scores[0]}-{scores[1]} is not a score of "
             + (f"a {length}-point match in play" if length else "a money session")
         )
-    if cube < 1 or cube > MAX_CUBE or cube & (cube - 1):
-        refuse(f"cube {cube} is not a power of 2 from 1 to {MAX_CUBE} (gnubg's limit)")
     for i, what in FLAGS.items():
         if val(i) not in (0, 1):
             refuse(f"{what} is {val(i)}, not 0 or 1")
@@ -97,10 +98,9 @@ def check_fields(v: list[int], line: str) -> None:
         refuse(f"turn {turn} is not 1 or -1")
     if any(val(i) != c for i, c in CONSTANTS.items()):
         refuse("fields 41 to 44 are not gnubg's 1:-1:0:25")
-    if val(38) == val(39) == 0:
-        refuse("both may-double flags are 0 (one side owns the cube)")
-    if val(40) and cube * 2 > MAX_CUBE:
-        refuse(f"a double of cube {cube} is beyond gnubg's {MAX_CUBE}")
+    if any(val(i) for i in UNFILLED):
+        refuse("fields 47 to 50 are not 0 (gnubg leaves them unfilled)")
+    _check_cube(val, length, cube, refuse)
     if dice != (0, 0) and (val(40) or not all(1 <= d <= 6 for d in dice)):
         refuse(
             f"dice {dice[0]}-{dice[1]} are not a roll"
@@ -123,6 +123,21 @@ def check_fields(v: list[int], line: str) -> None:
     _check_doubling(val, length, cube, crawford, post, refuse)
     if max(val(45), val(46)) >= 15:
         refuse("the game is over (15 checkers borne off): there is no decision to make")
+
+
+def _check_cube(val, length: int, cube: int, refuse) -> None:
+    """The cube's value within gnubg's limits, and its owner one the value allows."""
+    if cube < 1 or cube > MAX_CUBE or cube & (cube - 1):
+        refuse(f"cube {cube} is not a power of 2 from 1 to {MAX_CUBE} (gnubg's limit)")
+    if val(38) == val(39) == 0:
+        refuse("both may-double flags are 0 (one side owns the cube)")
+    if length and cube > 1 and val(38) == val(39) == 1:
+        refuse(
+            f"a centred cube of {cube} in a match (only a money session's automatic doubles "
+            "turn the cube without an owner)"
+        )
+    if val(40) and cube * 2 > MAX_CUBE:
+        refuse(f"a double of cube {cube} is beyond gnubg's {MAX_CUBE}")
 
 
 def _check_doubling(val, length: int, cube: int, crawford: bool, post: bool, refuse) -> None:

@@ -437,9 +437,10 @@ def _check_fields(record: dict, types: dict, what: str) -> None:
             )
 
 
-def check_trainer_state(state, where: str) -> None:
+def check_trainer_state(state, where: str, meta: dict | None = None) -> None:
     """CheckpointError unless ``state`` (a checkpoint's trainer state) is None or a dict whose
-    stage, where present, holds values of the types a continued stage counts with."""
+    stage, where present, holds values of the types a continued stage counts with, and counts
+    that agree with one another and with the stage's lineage entry in ``meta``."""
     if state is None:
         return
     if not isinstance(state, dict):
@@ -454,6 +455,33 @@ def check_trainer_state(state, where: str) -> None:
     _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
     if "settings" in stage:
         _check_fields(stage["settings"], STAGE_SETTINGS_TYPES, f"{where}: its stage's settings")
+    _check_stage_counts(stage, meta or {}, where)
+
+
+def _check_stage_counts(stage: dict, meta: dict, where: str) -> None:
+    """A stage's counts (episodes done, rounds done, the episodes it plans) and its lineage
+    entry (the last), where present, tell the same story, as every run writes them: a stage
+    that disagrees was edited, and continuing it would train another schedule than the one
+    recorded (a round split, a finished stage taken for an unfinished one)."""
+    settings, done = stage.get("settings") or {}, stage.get("episodes_done")
+    if done is None:
+        return
+    planned, lineage = settings.get("num_episodes"), meta.get("lineage") or []
+    if planned is not None and done > planned:
+        raise CheckpointError(
+            f"{where}: its stage has done {done:,} episodes, more than the {planned:,} it plans"
+        )
+    if lineage and lineage[-1].get("episodes", done) != done:
+        raise CheckpointError(
+            f"{where}: its stage's {done:,} episodes are not its lineage entry's "
+            f"({lineage[-1].get('episodes')})"
+        )
+    size, rounds = settings.get("episodes_per_round"), stage.get("rounds_done")
+    if size and rounds is not None and planned is not None and min(rounds * size, planned) != done:
+        raise CheckpointError(
+            f"{where}: its stage's {rounds:,} rounds of {size:,} episodes are not its "
+            f"{done:,} episodes done"
+        )
 
 
 # stage settings that checkpoints recorded under other names before self-play's Scorer took
@@ -558,6 +586,6 @@ def load_checkpoint(
             raise CheckpointError(f"{path}: its move filter does not fit ({exc})") from None
         if not weights_finite(filt):
             raise CheckpointError(f"{path}: its move filter's weights contain NaN or infinity")
-    check_trainer_state(payload.get("trainer_state"), path)
+    check_trainer_state(payload.get("trainer_state"), path, meta)
     with_current_setting_names(meta, payload.get("trainer_state"))
     return model, meta, payload.get("trainer_state")

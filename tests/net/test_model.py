@@ -28,7 +28,7 @@ def test_checkpoint_round_trip(tmp_path, output_mode):
     meta["episodes"] = 1234
     meta["lineage"] = [{"command": "x", "episodes": 1234}]
     path = str(tmp_path / "m.pt")
-    save_checkpoint(path, m, meta, {"stage": {"episodes_done": 5}})
+    save_checkpoint(path, m, meta, {"stage": {"episodes_done": 1234}})  # its lineage entry's
     assert [f for f in os.listdir(tmp_path) if f.startswith(".tmp")] == []
     m2, meta2, ts = load_checkpoint(path)
     x = torch.rand(50, 196)
@@ -38,7 +38,7 @@ def test_checkpoint_round_trip(tmp_path, output_mode):
         and meta2["hidden"] == [16, 8]
         and meta2["output_mode"] == output_mode
     )
-    assert ts["stage"]["episodes_done"] == 5
+    assert ts["stage"]["episodes_done"] == 1234
 
 
 def test_corrupt_and_truncated_checkpoints(tmp_path):

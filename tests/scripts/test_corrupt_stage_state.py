@@ -84,6 +84,20 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "settings", "num_episodes", "60"),
         "'num_episodes' is str",
     ),
+    # counts of the right kinds that disagree: continuing would split a round or take a
+    # finished stage for an unfinished one (the run's own writes always agree)
+    "episodes_done beyond the plan": (
+        _set("trainer_state", "stage", "episodes_done", 100),
+        "done 100 episodes, more than the 60 it plans",
+    ),
+    "episodes_done not the lineage's": (
+        _set("trainer_state", "stage", "episodes_done", 15),
+        "15 episodes are not its lineage entry's (20)",
+    ),
+    "rounds_done not the episodes'": (
+        _set("trainer_state", "stage", "rounds_done", 3),
+        "3 rounds of 20 episodes are not its 20 episodes done",
+    ),
 }
 
 
@@ -126,6 +140,15 @@ RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag 
     "log a number": _recorded("log", 7),  # a path taken as the log's: a TypeError traceback
 }
 RESTORE.update(RECORDED_SETTINGS)
+# what a run reads to continue a stage, missing (describe_model shows such a file as it is;
+# continuing it was a traceback, or read a stage of no planned episodes as finished)
+UNCONTINUABLE = {
+    "lineage empty": _set("meta", "lineage", []),
+    "planned episodes missing": lambda p: p["trainer_state"]["stage"]["settings"].pop(
+        "num_episodes"
+    ),
+    "episodes_done missing": lambda p: p["trainer_state"]["stage"].pop("episodes_done"),
+}
 
 
 @pytest.mark.parametrize(
@@ -137,10 +160,13 @@ RESTORE.update(RECORDED_SETTINGS)
         "settings None",
         "config a list",
         "planned episodes text",
+        "episodes_done beyond the plan",
+        "episodes_done not the lineage's",
+        *UNCONTINUABLE,
     ],
 )
 def test_resume_refuses_it(stopped, tmp_path, case):
-    change = RESTORE[case] if case in RESTORE else LINEAGE_AND_STATE[case][0]
+    change = {**RESTORE, **UNCONTINUABLE}.get(case) or LINEAGE_AND_STATE[case][0]
     path = _damaged(stopped, tmp_path, change)
     proc = run(
         "train_batch.py",
@@ -155,3 +181,16 @@ def test_resume_refuses_it(stopped, tmp_path, case):
         *QUICK_TRAIN,
     )
     assert_one_line_error(proc, path)
+
+
+def test_online_resume_refuses_a_stage_whose_counts_disagree(tmp_path):
+    """train_online.py's stage (rounds of --log-every games) read back at 15 of the 20 episodes
+    its lineage records: continuing from 15 would replay games and end off the run's rounds."""
+    path = tmp_path / "o.pt"
+    args = ["--hidden", "8", "--num-episodes", "40", "--log-every", "10", "--seed", "3", "--quiet"]
+    run("train_online.py", *args, "--stop-at", "20", "--save", path, check=True)
+    payload = torch.load(path, weights_only=True)
+    payload["trainer_state"]["stage"]["episodes_done"] = 15
+    torch.save(payload, path)
+    proc = run("train_online.py", *args, "--resume", path, "--save", path)
+    assert_one_line_error(proc, "15 episodes are not its lineage entry's (20)")

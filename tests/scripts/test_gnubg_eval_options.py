@@ -14,6 +14,7 @@ from helpers import HANG_GUARD, ROOT, assert_one_line_error, run
 from tdbg.gnubg.gnubg_binary import available, find_gnubg
 
 CUBEFUL = os.path.join(ROOT, "best_models", "cubeful_256x2.pt")
+DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
 needs_gnubg = pytest.mark.skipif(not available(), reason="no gnubg binary")
 
 
@@ -738,3 +739,31 @@ runpy.run_path("gnubg_eval.py", run_name="__main__")
     )
     assert_one_line_error(proc, "cfg0.json: No space left on device")
     assert os.listdir(scratch) == []
+
+
+@pytest.mark.parametrize(
+    "opponent, words",
+    [
+        ("gnubg-ext", "--from-mat"),
+        ("gnubg-ext-full", "--from-mat"),
+        ("gnubg-nn-cubeful", "cubeful money only"),  # a DMP model's games it cannot play
+        ("no-such-net", "unknown opponent"),
+    ],
+)
+def test_an_opponent_that_cannot_play_is_refused_before_gnubg_starts(monkeypatch, opponent, words):
+    """The refusal is the run's only output: the binary's preflight (which prints its line) is
+    never reached, as on a machine without gnubg."""
+    import sys
+
+    from tdbg.app import cli, eval_command
+    import gnubg_eval
+
+    def no_preflight(*args, **kwargs):
+        raise AssertionError("gnubg was started before the opponent was checked")
+
+    monkeypatch.setattr(eval_command, "preflight", no_preflight)
+    monkeypatch.setattr(
+        sys, "argv", ["gnubg_eval.py", "--model", DMP, "--opponent", opponent, "--games", "2"]
+    )
+    with pytest.raises(cli.InputError, match=words):
+        gnubg_eval.main()

@@ -335,6 +335,11 @@ IMPOSSIBLE = {  # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) o
     "a double by the side that does not own the cube": _edited(TAKE_SEAT1, f39=0),
     "a fullwidth digit": _edited(OPENING_SEAT1, f37="\uff12"),
     "an underscore in a number": _edited(OPENING_SEAT1, f37="1_0"),
+    # gnubg's FIBS board leaves the bar-count, can-move and forced-move fields 0
+    "field 47 filled": _edited(OPENING_SEAT1, f47=3),
+    "field 50 negative": _edited(OPENING_SEAT1, f50=-1),
+    # a cube above 1 without an owner comes only from a money session's automatic doubles
+    "a centred cube of 2 in a match": _edited(OPENING_SEAT1, f3=7, f37=2),
 }
 
 
@@ -342,6 +347,12 @@ IMPOSSIBLE = {  # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) o
 def test_a_question_gnubg_could_not_ask_is_refused(case):
     with pytest.raises(ProtocolError):
         parse_board_string(as_player_one(IMPOSSIBLE[case]))
+
+
+def test_a_centred_cube_above_1_is_read_in_a_money_session():
+    """gnubg's automatic doubles (money only) turn the cube with no owner: a question it asks."""
+    question = parse_board_string(as_player_one(_edited(OPENING_SEAT1, f37=2)))
+    assert question.cube == 2 and question.kind == "move"
 
 
 def test_questions_gnubg_can_ask_are_read():
@@ -378,8 +389,8 @@ def test_the_server_refuses_impossible_questions_and_goes_on():
         ):
             assert _ask(port, IMPOSSIBLE[case]).startswith("Error: "), case
         reply = _ask(
-            port, _edited(OPENING_SEAT1, f3=7, f37=128)
-        )  # gnubg's limit allows it; the match model's not
+            port, _edited(OPENING_SEAT1, f3=7, f37=128, f38=0)
+        )  # owned (a centred one is no match cube): gnubg's limit allows it; the match model's not
         assert reply.startswith("Error: ") and "cube 128" in reply, reply
         assert "/" in _ask(port, _edited(OPENING_SEAT1, f3=7))
     finally:

@@ -391,3 +391,20 @@ def test_a_stage_with_its_own_log_continues_it(tmp_path):
     run("train_batch.py", "--resume", cut, "--save", cut, "--quiet", check=True)
     assert [int(r["stage_episodes"]) for r in csv.DictReader(open(log))] == [20, 40, 60]
     assert not (tmp_path / "cut.csv").exists()
+
+
+def test_online_same_command_without_stop_at_continues_the_stage(tmp_path):
+    """train_online.py's --stop-at help: stopped twice at round ends (rounds of --log-every
+    games), the same command without it continues the stage; the weights are those of one run
+    straight through, bit for bit, and the log's rows run on without a repeat."""
+    args = ["--hidden", "16", "--num-episodes", "60", "--log-every", "20", "--lambda", "0.6"]
+    args += ["--lr", "0.05", "--seed", "4", "--quiet"]
+    whole, cut = tmp_path / "whole.pt", tmp_path / "cut.pt"
+    run("train_online.py", *args, "--save", whole, check=True)
+    run("train_online.py", *args, "--stop-at", "20", "--save", cut, check=True)
+    run("train_online.py", *args, "--stop-at", "40", "--save", cut, check=True)
+    proc = run("train_online.py", *args, "--save", cut, check=True)
+    assert "continuing its unfinished stage at 40 of 60" in proc.stderr
+    assert _same_weights(cut, whole)
+    rows = list(csv.DictReader(open(tmp_path / "cut.csv")))
+    assert [int(r["episodes"]) for r in rows] == [20, 40, 60]
