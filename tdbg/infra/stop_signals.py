@@ -23,6 +23,9 @@ import signal
 import sys
 import threading
 
+from tdbg.infra.errors import InputError
+from tdbg.infra.thread_env import requested
+
 STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
 SIGNAL_WORDS: dict[int, str] = {signal.SIGINT: "Ctrl-C", signal.SIGTERM: "SIGTERM"}
 
@@ -77,6 +80,18 @@ def exit_on_signals(name: str = "__main__") -> None:
     if name == "__main__" and "--multiprocessing-fork" not in sys.argv:
         for s in STOP_SIGNALS:
             signal.signal(s, _exit_now)
+        _check_thread_env()
+
+
+def _check_thread_env() -> None:
+    """A thread count in the environment that the run would refuse later is refused now, in
+    one line, before torch loads: OpenMP reads OMP_NUM_THREADS then, and warns on its own
+    about a value it cannot parse."""
+    try:
+        requested(None)
+    except InputError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        sys.exit(2)
 
 
 class StopSignalHandler:

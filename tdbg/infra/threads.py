@@ -22,17 +22,15 @@ import os
 
 import torch
 
-from tdbg.infra.errors import InputError
 from tdbg.infra.settings_fields import option
+from tdbg.infra.thread_env import ENV_VARS, MAX_THREADS, requested
+
+__all__ = ["ENV_VARS", "MAX_THREADS", "WORKER", "cores", "current", "requested", "use"]
 
 WORKER = 1  # torch threads of a worker process
-# the most threads a process may ask for: far beyond any core count this runs on, far below
-# what breaks OpenMP (about 32,768 threads: libgomp aborts; 70,000: a segmentation fault)
-MAX_THREADS = 1024
 SMALL_NET_PARAMS = (
     2_000_000  # below this, one thread (the module notes: no crossover measured up to 1.78M)
 )
-ENV_VARS = ("TDBG_THREADS", "OMP_NUM_THREADS")  # in order of precedence, after --threads
 _chosen_by = ["default"]  # what chose this process's threads (use)
 
 
@@ -60,31 +58,6 @@ def choose(cores: int, workers: int, net_params: int | None) -> int:
     if net_params is None or net_params < SMALL_NET_PARAMS:
         return 1
     return max(1, cores - workers)
-
-
-def requested(flag: int | None, environ=os.environ) -> tuple[int | None, str]:
-    """(threads asked for, by what): --threads, else TDBG_THREADS (a positive whole number,
-    or InputError), else OMP_NUM_THREADS (its first level, "4,2" is 4; a value OpenMP itself
-    rejects, with its own warning, is passed over), else (None, "default").  More than
-    MAX_THREADS, from either variable, is an InputError."""
-    if flag is not None:
-        return flag, "--threads"
-    for name in ENV_VARS:
-        text = environ.get(name, "").strip()
-        if name == "OMP_NUM_THREADS":
-            text = text.split(",")[0].strip()
-        if not text:
-            continue
-        value = int(text) if text.isdigit() else 0
-        if value > MAX_THREADS:
-            raise InputError(f"{name}={text}: at most {MAX_THREADS:,} threads")
-        if value >= 1:
-            return value, name
-        if name == "TDBG_THREADS":
-            raise InputError(
-                f"{name}={text!r}: the number of threads must be a positive whole number"
-            )
-    return None, "default"
 
 
 def use(flag: int | None = None, workers: int = 0, net_params: int | None = None) -> dict:

@@ -225,6 +225,46 @@ def test_the_limits_are_one_error_line_in_a_script(no_thread_env):
     )
 
 
+@pytest.mark.parametrize("value", ["99999999999999999999", "100000"])
+def test_a_thread_count_openmp_cannot_parse_is_refused_before_torch_loads(no_thread_env, value):
+    """OpenMP reads OMP_NUM_THREADS as torch loads and warns about a value it cannot parse (20
+    digits overflow it) in a line of its own: the entry points check the variable before any
+    import of torch, so the refusal is the only line, from the console command too."""
+    import os
+    import subprocess
+    import sys
+
+    from helpers import HANG_GUARD, ROOT, assert_one_line_error
+
+    env = {**os.environ, "OMP_NUM_THREADS": value}
+    console = os.path.join(os.path.dirname(sys.executable), "tdbg")  # make setup installs it
+    for argv in (
+        [sys.executable, "tools/describe_model.py", "best_models/dmp_128x2.pt"],
+        [console, "describe", "best_models/dmp_128x2.pt"],
+    ):
+        proc = subprocess.run(
+            argv, cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD, env=env
+        )
+        assert_one_line_error(proc, f"OMP_NUM_THREADS={value}: at most 1,024 threads")
+
+
+def test_the_entry_points_check_reads_the_environment_without_torch():
+    """The check every entry point makes first (stop_signals) reads the variables through
+    thread_env, which must not load torch: that load is what OpenMP's own warning comes from."""
+    import subprocess
+    import sys
+
+    from helpers import HANG_GUARD, ROOT
+    from tdbg.infra import thread_env
+
+    assert thread_env.requested is threads.requested
+    code = "import sys, tdbg.infra.stop_signals; print('torch' in sys.modules)"
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD
+    )
+    assert out.stdout.strip() == "False", out.stderr
+
+
 def test_a_timeout_poll_cannot_take_is_refused_when_parsed():
     """--gnubg-timeout is waited for by poll(), which takes milliseconds in a signed 32-bit
     number: 2,147,483.647 s at most.  Larger ones (they raised an OverflowError) are refused
