@@ -379,6 +379,8 @@ def test_run_stage_script_continues_a_match_warm_start(tmp_path):
         "--game-mode",
         "match",
         *QUICK,
+        "--episodes-per-round",  # rounds of 20: the 20 episodes done are a whole round of 40
+        "20",
     ]
     first = subprocess.run(
         args + ["--num-episodes", "20"], capture_output=True, text=True, env=env, timeout=HANG_GUARD
