@@ -98,6 +98,16 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "rounds_done", 3),
         "3 rounds of 20 episodes are not its 20 episodes done",
     ),
+    # torch's weights-only reader allows a tensor anywhere; the record is plain data (a tensor
+    # in the config was a traceback in `tdbg describe --config`, which compares its values)
+    "a tensor in the stage's config": (
+        _set("trainer_state", "stage", "config", "lr", torch.tensor([1.0, 2.0])),
+        "['config']['lr'] (Tensor) is not plain data",
+    ),
+    "a tensor in a lineage entry": (
+        _set("meta", "lineage", 0, "segments", [{"cpu": torch.tensor(1.0)}]),
+        "['segments'][0]['cpu'] (Tensor) is not plain data",
+    ),
 }
 
 
@@ -178,6 +188,7 @@ UNCONTINUABLE = {
         "cpu_seconds text",
         "settings None",
         "config a list",
+        "a tensor in the stage's config",
         "planned episodes text",
         "episodes_done beyond the plan",
         "episodes_done not the lineage's",
