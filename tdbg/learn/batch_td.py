@@ -26,7 +26,7 @@ from tdbg.learn.stage_settings import Acting, BatchStage, recorded
 from tdbg.learn.trainer import Trainer
 from tdbg.net import lowp
 from tdbg.net.losses import prob5_loss
-from tdbg.net.model import move_filter_of, set_move_filter
+from tdbg.net.model import move_filter_of, set_move_filter, weights_finite
 from tdbg.net.move_filter import new_filter
 from tdbg.net.scoring import check_first_layer
 
@@ -186,11 +186,15 @@ class BatchLearner:
         if self.rng_state is not None:  # a malformed one is refused now, not when the stage starts
             np.random.default_rng().bit_generator.state = self.rng_state
         self.stale = state.get(OVERLAP_KEY)
+        if self.stale is not None:  # a malformed one is refused now, not in the first round
+            self._stale_from(self.stale)
         self.filter_state = state.get(FILTER_KEY)  # (checkpoints from before it was kept have none)
-        if self.filter_state is not None:  # a malformed one is refused now, as the generator above
-            np.random.default_rng().bit_generator.state = self.filter_state["rng"]
-            if not isinstance(self.filter_state["optimizer_state"], dict):
-                raise TypeError("the move filter's optimizer state is not a dict")
+        filt = move_filter_of(self.model)
+        if self.filter_state is not None and filt is not None:
+            # restored into a copy of the filter now, as the generator above: its moments'
+            # shapes and values are checked only when they are loaded, at the stage's start
+            trial = filter_training.FilterTrainer(copy.deepcopy(filt), np.random.default_rng())
+            trial.load_state_dict(self.filter_state)
         self.continuing = True  # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:
@@ -338,12 +342,21 @@ class BatchLearner:
         continued stage the weights the stopped run had sent out for that round."""
         if self.stale is None:
             return self.model
-        stale = copy.deepcopy(self.model)
-        stale.load_state_dict(self.stale["model"])
-        filt = move_filter_of(stale)
-        if filt is not None and self.stale["filter"] is not None:
-            filt.load_state_dict(self.stale["filter"])
+        stale = self._stale_from(self.stale)
         self.stale = None
+        return stale
+
+    def _stale_from(self, weights: dict):
+        """A copy of the model holding ``weights`` (the checkpoint's overlap weights); a
+        RuntimeError where they do not fit it, a ValueError where they are not finite (a
+        round collected with them would fail, or train on NaN targets)."""
+        stale = copy.deepcopy(self.model)
+        stale.load_state_dict(weights["model"])
+        filt = move_filter_of(stale)
+        if filt is not None and weights["filter"] is not None:
+            filt.load_state_dict(weights["filter"])
+        if not weights_finite(stale) or (filt is not None and not weights_finite(filt)):
+            raise ValueError("the weights of the round being collected are not finite")
         return stale
 
     def row(self, n: int) -> dict:

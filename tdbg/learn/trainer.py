@@ -101,7 +101,15 @@ class Trainer:
         return {"optimizer": self.optimizer_name, "optimizer_state": self.optimizer.state_dict()}
 
     def load_state_dict(self, state: dict) -> None:
-        if state.get("optimizer") == self.optimizer_name and state.get("optimizer_state"):
+        recorded = state.get("optimizer")
+        if recorded is not None and recorded != self.optimizer_name:
+            # the stage's settings name the optimizer (a change is refused before this), so a
+            # record of another is damage: taking fresh moments would lose the state unsaid
+            raise ValueError(
+                f"its trainer state is of optimizer {recorded!r}, its stage's is "
+                f"{self.optimizer_name!r}"
+            )
+        if recorded is not None and state.get("optimizer_state"):
             load_optimizer_state(self.optimizer, state["optimizer_state"])
 
 
@@ -112,6 +120,7 @@ def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
     taken and failed (or spread NaN) at the first step."""
     optimizer.load_state_dict(state)
     for group in optimizer.param_groups:
+        _check_hyperparameters(group, optimizer.defaults)
         for param in group["params"]:
             for name, value in optimizer.state.get(param, {}).items():
                 if not isinstance(value, torch.Tensor):
@@ -123,3 +132,37 @@ def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
                     )
                 if not value.is_floating_point() or not bool(torch.isfinite(value).all()):
                     raise ValueError(f"its optimizer's {name} holds values that are not finite")
+                if name == "step" and bool((value < 0).any()):
+                    raise ValueError(f"its optimizer's step count {value.tolist()} is negative")
+
+
+def _check_hyperparameters(group: dict, defaults: dict) -> None:
+    """ValueError unless a loaded parameter group holds every hyperparameter the optimizer was
+    built with, each of its kind: a flag a bool (None where the default is None), a number a
+    finite one of at least 0 (a learning rate, eps, momentum, decay), a pair such as Adam's
+    betas finite numbers from 0 to below 1. torch takes the saved group as it is, so text or
+    NaN there failed (or spread NaN) only at the first step."""
+    for key, default in defaults.items():
+        if key not in group:
+            raise ValueError(f"its optimizer's parameter group lacks {key!r}")
+        value = group[key]
+        if isinstance(default, bool) or default is None:
+            good = isinstance(value, bool) or (default is None and value is None)
+        elif isinstance(default, (int, float)):
+            good = _plain_number(value) and value >= 0
+        elif isinstance(default, tuple):
+            good = (
+                isinstance(value, (tuple, list))
+                and len(value) == len(default)
+                and all(_plain_number(x) and 0 <= x < 1 for x in value)
+            )
+        else:  # (a kind this check does not know: left to torch)
+            good = True
+        if not good:
+            raise ValueError(f"its optimizer's {key} is {value!r}, not one the optimizer takes")
+
+
+def _plain_number(value) -> bool:
+    return (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
+    )
