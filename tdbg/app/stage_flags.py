@@ -19,13 +19,13 @@ import sys
 from tdbg.app import cli, settings_flags, stage_file
 from tdbg.infra.errors import InputError
 from tdbg.learn.run_control import resumes_itself, unfinished_stage
-from tdbg.learn.stage_settings import RUN_ONLY, STAGE_START
+from tdbg.learn.stage_settings import RECORDED_SOURCES, RUN_ONLY, STAGE_START, names_a_file
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 _UNSET = object()
 # a checkpoint's stage settings (learner.settings) named otherwise than the field they record
 RECORDED_NAMES = {"lambda": "lam"}
-SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_match")
+SOURCES = RECORDED_SOURCES
 
 
 def given_on_command_line(parser, argv: list[str]) -> set[str]:
@@ -82,11 +82,11 @@ def _recorded_source(recorded: dict, name: str, path: str) -> str | None:
     or None; InputError where the record holds no path (a damaged or crafted file: a number
     there was a TypeError traceback)."""
     value = recorded.get(name)
-    if value is None or isinstance(value, str):
+    if names_a_file(value):
         return value
     raise InputError(
         f"{path}: its unfinished stage records --{name.replace('_', '-')} {value!r:.40}, which "
-        f"names no file (not text)"
+        f"names no file"
     )
 
 

@@ -615,6 +615,17 @@ def recorded(settings) -> dict:
     return out
 
 
+# the checkpoints a stage records as having begun it (--resume, a warm start)
+RECORDED_SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_match")
+
+
+def names_a_file(value) -> bool:
+    """Whether a stage's record of a checkpoint that began it can name one: None (none) or
+    text without a NUL (a damaged or crafted file may hold a number, a dict or a NUL there,
+    which compared or carried on as a path failed in os.path or was kept unsaid)."""
+    return value is None or (isinstance(value, str) and "\0" not in value)
+
+
 # what made the stage's network: applied when a stage starts (a continued stage's checkpoint
 # already holds the result), so a continued stage never takes them from its record
 STAGE_START = (

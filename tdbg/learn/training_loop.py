@@ -58,7 +58,14 @@ from tdbg.learn.run_control import (
     snapshot_path,
     stage_identity,
 )
-from tdbg.learn.stage_settings import STAGE_START, Evaluation, ModelSpec, stage_config
+from tdbg.learn.stage_settings import (
+    RECORDED_SOURCES,
+    STAGE_START,
+    Evaluation,
+    ModelSpec,
+    names_a_file,
+    stage_config,
+)
 from tdbg.learn.trainer import scheduled_lr
 from tdbg.net import net_growth
 from tdbg.net.health import HEALTH_LOG_FIELDS, measure_health
@@ -449,6 +456,12 @@ class StageProgress:
         stage["id"] = stage_identity(self.meta, stage)  # its snapshots so far are this run's own
         # what started the stage stays as recorded (this run continues it from its own checkpoint)
         started = {k: v for k, v in stage.get("config", {}).items() if k in STAGE_START}
+        for name in RECORDED_SOURCES:  # carried on as they are: refused where they name no file
+            if not names_a_file(started.get(name)):
+                raise InputError(
+                    f"{self.settings.model.resume}: its unfinished stage records "
+                    f"--{name.replace('_', '-')} {started[name]!r:.40}, which names no file"
+                )
         stage["config"] = {**stage_config(self.settings), **started}
 
     def _restore_learner(self, trainer_state: dict) -> None:
@@ -463,6 +476,7 @@ class StageProgress:
             ValueError,
             IndexError,
             RuntimeError,
+            OverflowError,  # numpy's, for a generator state out of its integers' range
         ) as exc:  # torch's, numpy's
             raise InputError(
                 f"{self.settings.model.resume}: its trainer state cannot be restored "

@@ -241,3 +241,135 @@ def test_the_same_command_refuses_a_stage_recording_a_source_that_is_no_path(
         "train_batch.py", "--save", path, "--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN
     )
     assert_one_line_error(proc, f"records --{source.replace('_', '-')} 123")
+
+
+def _group(name, value):
+    """The optimizer's saved hyperparameter ``name`` set to ``value`` (torch takes the saved
+    parameter group as it is: text failed at the first step, NaN spread NaN)."""
+    return _set("trainer_state", "optimizer_state", "param_groups", 0, name, value)
+
+
+HYPERPARAMETERS = {
+    "optimizer betas text": _group("betas", "x"),
+    "optimizer learning rate NaN": _group("lr", float("nan")),
+    "optimizer eps negative": _group("eps", -1.0),
+    # bias correction of a negative step count is complex: a RuntimeError at the first step
+    "optimizer step negative": _moments("step", torch.tensor(-5.0)),
+    # the stage's settings name Adam: moments of another optimizer were dropped unsaid
+    "trainer state of another optimizer": _set("trainer_state", "optimizer", "sgd"),
+    # numpy raises OverflowError for a generator state beyond its integers
+    "generator state negative": _set("trainer_state", "minibatch_rng", "state", "state", -1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HYPERPARAMETERS))
+def test_resume_refuses_a_malformed_optimizer_group_or_generator(stopped, tmp_path, case):
+    path = _damaged(stopped, tmp_path, HYPERPARAMETERS[case])
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, path)
+
+
+def _stopped_with(tmp_path_factory, name, *flags):
+    path = tmp_path_factory.mktemp(name) / "s.pt"
+    run(
+        "train_batch.py",
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "60",
+        "--stop-at",
+        "20",
+        "--save",
+        path,
+        *flags,
+        *QUICK_TRAIN,
+        check=True,
+    )
+    return path
+
+
+@pytest.fixture(scope="module")
+def stopped_filter(tmp_path_factory):
+    """A stage with --oneply-filter stopped at 20: its trainer state holds the filter's."""
+    flags = ("--oneply", "--oneply-filter", "3", "--filter-warmup", "20")
+    return _stopped_with(tmp_path_factory, "filter", *flags)
+
+
+@pytest.fixture(scope="module")
+def stopped_overlap(tmp_path_factory):
+    """A stage with --overlap stopped at 20: its trainer state holds the collected round's weights."""
+    return _stopped_with(tmp_path_factory, "overlap", "--overlap", "--workers", "1")
+
+
+def _filter_moments(name, value):
+    def change(payload):
+        state = payload["trainer_state"]["filter_trainer"]["optimizer_state"]["state"]
+        for moments in state.values():
+            moments[name] = value
+
+    return change
+
+
+def _overlap_weights(change_one):
+    def change(payload):
+        weights = payload["trainer_state"]["overlap_weights"]["model"]
+        key = next(iter(weights))
+        weights[key] = change_one(weights[key])
+
+    return change
+
+
+PARTS_CHECKED_LATE = {  # each was taken at load and failed later, in the stage (a traceback)
+    "filter moments of another shape": ("filter", _filter_moments("exp_avg", torch.zeros(3))),
+    "filter moments not finite": (
+        "filter",
+        _filter_moments("exp_avg_sq", torch.tensor(float("nan"))),
+    ),
+    "filter learning rate text": (
+        "filter",
+        _set("trainer_state", "filter_trainer", "optimizer_state", "param_groups", 0, "lr", "x"),
+    ),
+    "overlap weights of another shape": ("overlap", _overlap_weights(lambda w: torch.zeros(3))),
+    "overlap weights not finite": (
+        "overlap",
+        _overlap_weights(lambda w: torch.full_like(w, float("nan"))),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(PARTS_CHECKED_LATE))
+def test_resume_refuses_malformed_filter_or_overlap_state_before_training(
+    stopped_filter, stopped_overlap, tmp_path, case
+):
+    kind, change = PARTS_CHECKED_LATE[case]
+    source = stopped_filter if kind == "filter" else stopped_overlap
+    path = _damaged(source, tmp_path, change)
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, path)
+
+
+def test_the_same_command_refuses_a_recorded_source_holding_a_nul(stopped, tmp_path):
+    """A recorded source of text with a NUL names no file either: it was a ValueError
+    traceback (embedded null byte) where the path was compared."""
+
+    def change(payload):
+        payload["trainer_state"]["stage"]["config"]["resume"] = "a\0b.pt"
+
+    path = _damaged(stopped, tmp_path, change)
+    proc = run(
+        "train_batch.py", "--save", path, "--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN
+    )
+    assert_one_line_error(proc, "names no file")
+
+
+@pytest.mark.parametrize("value", [{"a": 1}, 7, "x\0.pt"])
+def test_continuing_refuses_a_stage_recording_a_source_that_is_no_path(stopped, tmp_path, value):
+    """--resume X --save X kept the stage's record of what began it as it was: a dict or a
+    number there was carried into the new checkpoint unsaid (the same command refuses it)."""
+
+    def change(payload):
+        payload["trainer_state"]["stage"]["config"]["warm_start_cubeful"] = value
+
+    path = _damaged(stopped, tmp_path, change)
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, "names no file")
