@@ -68,13 +68,26 @@ def _check_continues(args, save: str, stage: dict) -> None:
     if recorded is None:  # a stage recorded before its config was: its settings are still compared
         return
     for name in SOURCES:
-        mine, theirs = getattr(args, name, None), recorded.get(name)
+        mine, theirs = getattr(args, name, None), _recorded_source(recorded, name, save)
         if (mine and os.path.realpath(mine)) != (theirs and os.path.realpath(theirs)):
             started = f"with --{name.replace('_', '-')} {theirs}" if theirs else "from scratch"
             raise InputError(
                 f"--save {save} holds {where}, started {started}, not as this command starts; add "
                 f"--new-stage --overwrite to replace it, or choose another --save"
             )
+
+
+def _recorded_source(recorded: dict, name: str, path: str) -> str | None:
+    """The checkpoint a continued stage records as having begun it (--resume, a warm start),
+    or None; InputError where the record holds no path (a damaged or crafted file: a number
+    there was a TypeError traceback)."""
+    value = recorded.get(name)
+    if value is None or isinstance(value, str):
+        return value
+    raise InputError(
+        f"{path}: its unfinished stage records --{name.replace('_', '-')} {value!r:.40}, which "
+        f"names no file (not text)"
+    )
 
 
 def _unfinished(path: str) -> dict | None:

@@ -106,23 +106,33 @@ def check_fields(v: list[int], line: str) -> None:
             f"dice {dice[0]}-{dice[1]} are not a roll"
             + (" (a take question has none)" if val(40) else "")
         )
-    if (val(35), val(36)) != (0, 0) and not all(1 <= d <= 6 for d in (val(35), val(36))):
-        refuse(f"the other side's dice {val(35)}-{val(36)} are not a roll")
+    if (val(35), val(36)) != dice:
+        # drawboard.c's FIBSBoard writes the roll twice (FIBS's other side's dice)
+        refuse(f"fields 35-36 ({val(35)}-{val(36)}) do not repeat the dice {dice[0]}-{dice[1]}")
     crawford, post = val(52) == 0, val(51) == 1
-    if not length and (crawford or post):
-        refuse("a money session has no Crawford game")
-    if crawford and post:
-        refuse("a game cannot be the Crawford game and after it")
-    if (crawford or post) and length - 1 not in scores:
-        refuse(
-            f"the {'Crawford game' if crawford else 'game after the Crawford game'} at {scores[0]}-{scores[1]} "
-            f"of {length} (no side is 1 away)"
-        )
+    _check_crawford(length, scores, crawford, post, refuse)
     if crawford and (cube != 1 or val(40)):
         refuse("the Crawford game has no doubling (cube 1, never turned)")
     _check_doubling(val, length, cube, crawford, post, refuse)
     if max(val(45), val(46)) >= 15:
         refuse("the game is over (15 checkers borne off): there is no decision to make")
+
+
+def _check_crawford(length: int, scores: tuple, crawford: bool, post: bool, refuse) -> None:
+    """The Crawford and post-Crawford flags only where play.c sets them: in a match, one at a
+    time, with a side 1 away; the Crawford game only while the other side is further (it
+    follows the game that first brought a side 1 away; a 1-point match has none)."""
+    if not length and (crawford or post):
+        refuse("a money session has no Crawford game")
+    if crawford and post:
+        refuse("a game cannot be the Crawford game and after it")
+    if crawford and min(scores) == length - 1:
+        refuse(f"the Crawford game at {scores[0]}-{scores[1]} of {length} (both sides 1 away)")
+    if (crawford or post) and length - 1 not in scores:
+        refuse(
+            f"the {'Crawford game' if crawford else 'game after the Crawford game'} at {scores[0]}-{scores[1]} "
+            f"of {length} (no side is 1 away)"
+        )
 
 
 def _check_cube(val, length: int, cube: int, refuse) -> None:

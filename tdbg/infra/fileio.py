@@ -113,6 +113,25 @@ def _umask() -> int:
     return mask
 
 
+def _missing_folders(folder: str) -> list[str]:
+    """The folders, outermost first, that making ``folder`` would create."""
+    missing = []
+    while not os.path.lexists(folder) and os.path.dirname(folder) != folder:
+        missing.append(folder)
+        folder = os.path.dirname(folder)
+    return missing[::-1]
+
+
+def _remove_empty(folders: list[str]) -> None:
+    """Remove ``folders`` (outermost first), innermost first, while they are empty: a failed
+    write leaves no folder it made (a full disk left an empty --save-games folder)."""
+    for folder in reversed(folders):
+        try:
+            os.rmdir(folder)
+        except OSError:
+            return
+
+
 @contextlib.contextmanager
 def atomic_write(path: str, mode: str = "w"):
     """Open a temporary file beside ``path``; on success flush, fsync and rename it over
@@ -124,7 +143,7 @@ def atomic_write(path: str, mode: str = "w"):
         path = os.path.realpath(path)
     run_outputs.claim()  # the run's first write: the old files it replaces go now
     folder = os.path.dirname(os.path.abspath(path))
-    tmp = None
+    tmp, made = None, _missing_folders(folder)
     try:
         os.makedirs(folder, exist_ok=True)
         fd, tmp = tempfile.mkstemp(
@@ -139,6 +158,7 @@ def atomic_write(path: str, mode: str = "w"):
     except BaseException as exc:
         if tmp and os.path.exists(tmp):
             os.unlink(tmp)
+        _remove_empty(made)
         if (
             isinstance(exc, OSError)
             and exc.errno

@@ -102,4 +102,24 @@ class Trainer:
 
     def load_state_dict(self, state: dict) -> None:
         if state.get("optimizer") == self.optimizer_name and state.get("optimizer_state"):
-            self.optimizer.load_state_dict(state["optimizer_state"])
+            load_optimizer_state(self.optimizer, state["optimizer_state"])
+
+
+def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
+    """``optimizer.load_state_dict(state)``, then ValueError unless every parameter's moments
+    (Adam's averages, SGD's momentum) have its shape and finite values: torch checks only the
+    number of groups and parameters, so a checkpoint's moments of another shape or NaN were
+    taken and failed (or spread NaN) at the first step."""
+    optimizer.load_state_dict(state)
+    for group in optimizer.param_groups:
+        for param in group["params"]:
+            for name, value in optimizer.state.get(param, {}).items():
+                if not isinstance(value, torch.Tensor):
+                    continue
+                if value.dim() and value.shape != param.shape:
+                    raise ValueError(
+                        f"its optimizer's {name} has shape {tuple(value.shape)}, its parameter "
+                        f"{tuple(param.shape)}"
+                    )
+                if not value.is_floating_point() or not bool(torch.isfinite(value).all()):
+                    raise ValueError(f"its optimizer's {name} holds values that are not finite")

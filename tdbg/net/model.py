@@ -364,10 +364,40 @@ OPTIONAL_META_TYPES: dict[str, type | tuple[type, ...]] = {
 }
 
 
+# what a checkpoint's metadata and stage record hold: plain data, as JSON and TOML do (a
+# tensor there, which torch's weights-only reader allows anywhere, met comparisons and the
+# stage file's writer as a traceback)
+PLAIN = (type(None), bool, int, float, str)
+
+
+def _not_plain(value, path: str) -> str | None:
+    """Where in ``value`` (named ``path``) something other than plain data sits, or None."""
+    if isinstance(value, PLAIN):
+        return None
+    items: list[tuple[object, object]]
+    if isinstance(value, (list, tuple)):
+        items = list(enumerate(value))
+    elif isinstance(value, dict):
+        if any(not isinstance(k, str) for k in value):
+            return f"{path} (a key that is not text)"
+        items = list(value.items())
+    else:
+        return f"{path} ({type(value).__name__})"
+    return next((w for k, v in items if (w := _not_plain(v, f"{path}[{k!r}]"))), None)
+
+
+def _check_plain(value, what: str, where: str) -> None:
+    bad = _not_plain(value, what)
+    if bad:
+        raise CheckpointError(f"{where}: its {bad} is not plain data (numbers, text, lists)")
+
+
 def check_metadata(meta, where: str) -> None:
-    """CheckpointError unless ``meta`` is a dict whose known keys hold values of their types."""
+    """CheckpointError unless ``meta`` is a dict of plain data whose known keys hold values of
+    their types."""
     if not isinstance(meta, dict):
         raise CheckpointError(f"{where}: its metadata is {type(meta).__name__}, not a dict")
+    _check_plain(meta, "metadata", where)
     for key, kind in [*META_TYPES.items(), *OPTIONAL_META_TYPES.items()]:
         if key not in meta:
             if key in META_TYPES:
@@ -452,6 +482,7 @@ def check_trainer_state(state, where: str, meta: dict | None = None) -> None:
         raise CheckpointError(
             f"{where}: its trainer state's 'stage' is {type(stage).__name__}, not a dict"
         )
+    _check_plain(stage, "unfinished stage", where)
     _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
     if "settings" in stage:
         _check_fields(stage["settings"], STAGE_SETTINGS_TYPES, f"{where}: its stage's settings")

@@ -69,6 +69,18 @@ def test_a_write_into_a_missing_folder_makes_it(tmp_path):
     assert path.read_text() == "x"
 
 
+def test_a_failed_write_into_a_missing_folder_leaves_no_folder_it_made(tmp_path):
+    """A full disk at the first file of a new folder (play_models --save-games) left the empty
+    folder behind; folders that were there stay."""
+    (tmp_path / "kept").mkdir()
+    path = tmp_path / "kept" / "a" / "b" / "r.txt"
+    with pytest.raises(OSError):
+        with fileio.atomic_write(str(path)) as fh:
+            fh.write("x")
+            raise OSError(28, "No space left on device")
+    assert entries(tmp_path) == ["kept"] and entries(tmp_path / "kept") == []
+
+
 def _write(path, data: bytes):
     path.write_bytes(data)
     return str(path)

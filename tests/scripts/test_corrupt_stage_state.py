@@ -98,6 +98,16 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "rounds_done", 3),
         "3 rounds of 20 episodes are not its 20 episodes done",
     ),
+    # torch's weights-only reader allows a tensor anywhere; the record is plain data (a tensor
+    # in the config was a traceback in `tdbg describe --config`, which compares its values)
+    "a tensor in the stage's config": (
+        _set("trainer_state", "stage", "config", "lr", torch.tensor([1.0, 2.0])),
+        "['config']['lr'] (Tensor) is not plain data",
+    ),
+    "a tensor in a lineage entry": (
+        _set("meta", "lineage", 0, "segments", [{"cpu": torch.tensor(1.0)}]),
+        "['segments'][0]['cpu'] (Tensor) is not plain data",
+    ),
 }
 
 
@@ -140,6 +150,25 @@ RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag 
     "log a number": _recorded("log", 7),  # a path taken as the log's: a TypeError traceback
 }
 RESTORE.update(RECORDED_SETTINGS)
+
+
+def _moments(name, value):
+    """Every parameter's optimizer moment ``name`` replaced by ``value`` (torch's own
+    load_state_dict checks only the number of groups and parameters)."""
+
+    def change(payload):
+        for moments in payload["trainer_state"]["optimizer_state"]["state"].values():
+            moments[name] = value
+
+    return change
+
+
+RESTORE.update(
+    {  # each was taken, and failed at the first step (a RuntimeError traceback) or spread NaN
+        "optimizer moments of another shape": _moments("exp_avg", torch.zeros(3)),
+        "optimizer moments not finite": _moments("exp_avg_sq", torch.tensor(float("nan"))),
+    }
+)
 # what a run reads to continue a stage, missing (describe_model shows such a file as it is;
 # continuing it was a traceback, or read a stage of no planned episodes as finished)
 UNCONTINUABLE = {
@@ -159,6 +188,7 @@ UNCONTINUABLE = {
         "cpu_seconds text",
         "settings None",
         "config a list",
+        "a tensor in the stage's config",
         "planned episodes text",
         "episodes_done beyond the plan",
         "episodes_done not the lineage's",
@@ -194,3 +224,20 @@ def test_online_resume_refuses_a_stage_whose_counts_disagree(tmp_path):
     torch.save(payload, path)
     proc = run("train_online.py", *args, "--resume", path, "--save", path)
     assert_one_line_error(proc, "15 episodes are not its lineage entry's (20)")
+
+
+@pytest.mark.parametrize("source", ["resume", "warm_start_equity"])
+def test_the_same_command_refuses_a_stage_recording_a_source_that_is_no_path(
+    stopped, tmp_path, source
+):
+    """The same command run again (--save holding the unfinished stage) compares the checkpoint
+    that began the stage with its own: a record of a number there was a TypeError traceback."""
+
+    def change(payload):
+        payload["trainer_state"]["stage"]["config"][source] = 123
+
+    path = _damaged(stopped, tmp_path, change)
+    proc = run(
+        "train_batch.py", "--save", path, "--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN
+    )
+    assert_one_line_error(proc, f"records --{source.replace('_', '-')} 123")

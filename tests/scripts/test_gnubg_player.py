@@ -340,6 +340,12 @@ IMPOSSIBLE = {  # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) o
     "field 50 negative": _edited(OPENING_SEAT1, f50=-1),
     # a cube above 1 without an owner comes only from a money session's automatic doubles
     "a centred cube of 2 in a match": _edited(OPENING_SEAT1, f3=7, f37=2),
+    # drawboard.c's FIBSBoard writes the roll twice: fields 35-36 are always fields 33-34
+    "fields 35-36 not the roll repeated": _edited(OPENING_SEAT1, f35=5, f36=2),
+    "a cube question with dice in fields 35-36": _edited(OPENING_SEAT1, f33=0, f34=0),
+    # play.c makes a game the Crawford game only while the other side is more than 1 away
+    "Crawford game with both sides 1 away": _edited(OPENING_SEAT1, f3=25, f4=24, f5=24, f52=0),
+    "Crawford game of a 1-point match": _edited(OPENING_SEAT1, f3=1, f52=0),
 }
 
 

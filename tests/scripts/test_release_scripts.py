@@ -17,6 +17,8 @@ RELEASE_SCRIPTS = [
     "experiments/retraining/strength_release.sh",
     "experiments/retraining/strength_release_1ply.sh",
     "experiments/retraining/strength_release_money_1ply.sh",
+    "experiments/retraining/live_release.sh",
+    "experiments/retraining/live_money_release.sh",
     "experiments/head_to_head/remeasure.sh",
     "experiments/head_to_head/remeasure_dirty.sh",
     "experiments/gnubg_eval/run.sh",
