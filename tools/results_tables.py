@@ -56,6 +56,7 @@ UNIT_HEALTH = (
 STRENGTH = "experiments/retraining/strength/eval"  # the strength lineage's stage ends on the selection seed
 STRENGTH_MONEY = "experiments/retraining/strength_money/eval"
 LIVE = "experiments/retraining/live/eval"  # the live lineage's stage ends on the selection seed
+LIVE_MONEY = "experiments/retraining/live_money/eval"  # its money legs on the selection seed
 
 # a bare name is a file of H2H; one with a folder is a path from the repository's root (the
 # selection-seed points of the strength lineage stay beside its logs)
@@ -92,6 +93,11 @@ SELECTION = {
         "1001",
         "the ends of strength_dmp.sh's five stages after growth (s3-s7: 0-ply training, then 1-ply "
         "refinements and low-LR polishes), 10,000 games each on seed 1001",
+    ),
+    "cubeless_256x3_live.pt": (
+        "1001",
+        "`cubeless_256x3_1ply` (the old line's n2) and live_money.sh's n1 (3M cubeless episodes from "
+        "`dmp_256x3_live`) and n2 (its exact 1-ply stage), 10,000 games each against gnubg-nn on seed 1001",
     ),
     "cubeless_256x3_1ply.pt": (
         "1001",
@@ -162,6 +168,7 @@ FRESH = {
     "dmp_256x3_live.pt": ("dmp_256x3_live_vs_gnubg-nn_seed2501", pct, "games", ""),
     "dmp_256x3_1ply.pt": ("dmp_256x3_1ply_vs_gnubg-nn_seed2401", pct, "games", ""),
     "dmp_256x3.pt": ("dmp_256x3_vs_gnubg-nn_seed2301", pct, "games", ""),
+    "cubeless_256x3_live.pt": ("cubeless_256x3_live_vs_gnubg-nn_seed2602", meq, "games", ""),
     "cubeless_256x3_1ply.pt": ("cubeless_256x3_1ply_vs_gnubg-nn_seed2402", meq, "games", ""),
     "cubeless_256x3.pt": ("cubeless_256x3_vs_gnubg-nn_seed2302", meq, "games", ""),
     "cubeful_256x3_from_1ply.pt": (
@@ -421,6 +428,34 @@ def _cubeless_256x3_row() -> list[str]:
     )
 
 
+def _cubeless_256x3_live_row() -> list[str]:
+    """`cubeless_256x3_live`: the equity head warm-started from `dmp_256x3_live`."""
+    fresh, point = (
+        "cubeless_256x3_live_vs_gnubg-nn_seed2602",
+        f"{LIVE_MONEY}/n1_cubeless_256x3_vs_gnubg-nn_seed1001",
+    )
+    return _model_row(
+        "cubeless_256x3_live.pt",
+        "cubeless money, equity",
+        "196-[256,256,256]-1 (`--warm-start-equity` from `dmp_256x3_live`: 3M episodes at Adam 5e-5 -> "
+        "5e-6 (n1 of `live_money.sh`); its exact 1-ply stage (n2) scored lower on the selection seed; "
+        "every unit distinct and alive)",
+        182273,
+        "7,800,000",
+        "8.16 (5.98 + 2.18)",
+        f"**{meq(fresh)}** ({n(games(fresh))} games on fresh dice; on seed 1001: {meq(point)}, paired vs "
+        f"`cubeless_256x3_1ply` there {paired(point, f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001')}; "
+        f"head to head vs `cubeless_256x3_1ply`: {meq('cubeless_256x3_live_vs_cubeless_256x3_1ply_seed2612')})",
+        _eq("cubeless_256x3_live_vs_pubeval_seed2602"),
+        "n/a (cubeless)",
+        seed_files=(
+            fresh,
+            "cubeless_256x3_live_vs_pubeval_seed2602",
+            "cubeless_256x3_live_vs_cubeless_256x3_1ply_seed2612",
+        ),
+    )
+
+
 def _cubeless_256x3_1ply_row() -> list[str]:
     """`cubeless_256x3_1ply`: the equity head warm-started from `dmp_256x3_1ply`."""
     return _model_row(
@@ -487,6 +522,7 @@ def _cubeless_rows() -> list[list[str]]:
     """The rows of the cubeless money releases (equity heads)."""
     return [
         _cubeless_256x3_row(),
+        _cubeless_256x3_live_row(),
         _cubeless_256x3_1ply_row(),
         _cubeless_512x2x256_row(),
         _cubeless_256x2_row(),
@@ -1065,13 +1101,13 @@ def summary_table() -> str:
         ],
         [
             "cubeless money",
-            "[`cubeless_256x3_1ply.pt`](best_models/cubeless_256x3_1ply.pt)",
-            f"{fresh_figure('cubeless_256x3_1ply.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
-            f"{meq(f'{STRENGTH_MONEY}/n2_cubeless_256x3_exact1ply_vs_gnubg-nn_seed1001')} on seed 1001, before the "
-            f"release (`cubeless_256x3`, the release before it: {fresh_figure('cubeless_256x3.pt')}; head to "
-            f"head {meq('cubeless_256x3_1ply_vs_cubeless_256x3_seed2412')} for `cubeless_256x3_1ply`, seed 2412)",
-            f"{n(games('cubeless_256x3_1ply_vs_gnubg-nn_seed2402'))} duplicate games; "
-            + seeds_cell("cubeless_256x3_1ply.pt", "cubeless_256x3_1ply_vs_gnubg-nn_seed2402"),
+            "[`cubeless_256x3_live.pt`](best_models/cubeless_256x3_live.pt)",
+            f"{fresh_figure('cubeless_256x3_live.pt')} vs gnubg-nn 0-ply (cubeless equity play) on fresh dice; "
+            f"{meq(f'{LIVE_MONEY}/n1_cubeless_256x3_vs_gnubg-nn_seed1001')} on the seed it was selected on "
+            f"(`cubeless_256x3_1ply`, the release before it: {fresh_figure('cubeless_256x3_1ply.pt')}; head to "
+            f"head {meq('cubeless_256x3_live_vs_cubeless_256x3_1ply_seed2612')} for `cubeless_256x3_live`, seed 2612)",
+            f"{n(games('cubeless_256x3_live_vs_gnubg-nn_seed2602'))} duplicate games; "
+            + seeds_cell("cubeless_256x3_live.pt", "cubeless_256x3_live_vs_gnubg-nn_seed2602"),
         ],
         [
             "cubeful money",

@@ -303,6 +303,23 @@ CURVES[f"{L}/curve.png"] = [
     "live lineage (DMP) vs gnubg-nn: 1,000-game checks and 10,000-game stage ends (seed 1001)",
 ]
 
+# the live lineage's money legs (live_money.sh) from its DMP release x1r: n1 (cubeless, released as
+# cubeless_256x3_live) and n2 (its exact 1-ply stage); its cubeful legs join once one is released
+LM = "experiments/retraining/live_money"
+LIVE_MONEY = ["n1_cubeless_256x3", "n2_cubeless_256x3_exact1ply"]
+CURVES[f"{LM}/curve.png"] = [
+    *[f"{LM}/{x}.csv" for x in LIVE_MONEY],
+    "--target",
+    "-0.03",
+    "--base-logs",
+    *[f"{L}/{x}.csv" for x in LIVE],
+    "--final-results",
+    *[f"{LM}/eval/{x}_vs_gnubg-nn_seed1001.csv" for x in LIVE_MONEY],
+    "--title",
+    "the live line's cubeless money legs vs gnubg-nn, seed 1001: n1 (from dmp_256x3_live; released as "
+    "cubeless_256x3_live), then n2 (exact 1-ply targets); diamonds 10,000 games",
+]
+
 # training logs drawn beside themselves (LOG.png), each titled from the checkpoint beside it
 TRAINING_LOGS = (
     [f"{D}/dmp_{x}.csv" for x in ("s1_128x2", "s2_256x2", "s3_256x2_1ply", "s4_256x2")]
@@ -337,6 +354,7 @@ PLOTS = [*CURVES, *TRAINING, *CUBE_CURVES]
 RELEASES = {
     f"{S}/curve.png": ["dmp_256x3.pt"],
     f"{M}/curve.png": ["cubeless_256x3_1ply.pt", "cubeful_256x3_from_1ply.pt"],
+    f"{LM}/curve.png": ["cubeless_256x3_live.pt"],
     f"{B}/money_curve_512x2x256.png": ["cubeless_512x2x256.pt", "cubeful_512x2x256.pt"],
 }
 

@@ -4,10 +4,11 @@ the Series value and, against the gnubg binary, its side."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import hashlib
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tdbg.app import backend_flags, cli
 from tdbg.app.play_settings import PlaySettings
@@ -20,46 +21,9 @@ from tdbg.infra import run_outputs, threads
 from tdbg.net.search import Search
 from tdbg.play.luck import read_reference
 from tdbg.play.matfile import mat_length
-from tdbg.play.players import Player, check_spec, checkpoint_game_mode, pinned
+from tdbg.play.players import Player, resolved
 from tdbg.play.series import ModeSpec, Series
 from tdbg.play.units import series_unit
-
-
-@dataclass(frozen=True)
-class Pins:
-    """The bytes of each checkpoint file that plays, by its path (a named opponent has none),
-    read once at the start, and the luck judge's."""
-
-    data: dict = field(default_factory=dict)
-    luck: bytes | None = None
-
-    @classmethod
-    def read(cls, specs, luck: str | None) -> "Pins":
-        """The checkpoints among ``specs`` read now (InputError for a file that is not one),
-        and the luck judge ``luck``."""
-        data = {
-            spec: pinned(Player(spec)).data
-            for spec in specs
-            if spec not in GNUBG_LEVELS and os.path.isfile(spec)
-        }
-        return cls(data, read_reference(luck, data.get(luck)) if luck else None)
-
-    def get(self, spec: str) -> bytes | None:
-        return self.data.get(spec)
-
-    def md5s(self, model1: str, model2: str) -> dict:
-        """The summary's md5s: of the bytes that play."""
-        return {
-            f"{key}_md5": hashlib.md5(data).hexdigest()
-            if (data := self.get(spec)) is not None
-            else None
-            for key, spec in (("model1", model1), ("model2", model2))
-        }
-
-    def game_mode(self, spec: str) -> str | None:
-        """The game mode the checkpoint ``spec`` names; None for one that names none, or for
-        a name that is no checkpoint file (the_players checks it)."""
-        return checkpoint_game_mode(spec, self.get(spec)) if self.get(spec) is not None else None
 
 
 @dataclass(frozen=True)
@@ -77,40 +41,62 @@ class Plan:
 
 def plan(s: PlaySettings) -> Plan:
     """The series the flags describe; UsageError (InputError) for the first misuse."""
-    if s.gnubg_nn and s.model2 and s.model2 != "gnubg-nn":
-        raise cli.UsageError("--gnubg-nn and --model2 name different opponents")
-    model2 = "gnubg-nn" if s.gnubg_nn else s.model2
-    if not model2:
-        raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
-    # before anything else: the checkpoints that play (and judge the luck), read once; the games
-    # play these bytes and the md5s recorded are theirs, whatever replaces the files meanwhile;
-    # and this process's threads (it plays in-process with one worker)
-    pins = Pins.read((s.model1, model2), s.luck)
-    md5 = {**pins.md5s(s.model1, model2), **threads.use(s.threads)}
-    check_usage(s, pins)
+    model2 = opponent_name(s)
+    # before anything else: each player resolved once, its checkpoint read and opened now (the
+    # games play these bytes and the md5s recorded are theirs, whatever replaces the files
+    # meanwhile), the luck judge read, and this process's threads (it plays in-process with one
+    # worker)
+    players, named = the_players(s, model2)
+    luck = read_reference(s.luck, pinned_bytes(players, s.luck)) if s.luck else None
+    md5 = {**md5s(players), **threads.use(s.threads)}
+    check_usage(s, named[0])
     if model2 in GNUBG_LEVELS:
         if s.where.backend != "local":
             raise cli.UsageError(
                 f"{model2} games run on this machine (its gnubg binary): use --backend local"
             )
         backend_flags.start_backend(s.where, s.workers)
-        return against_gnubg(s, model2, md5, pins)
+        return against_gnubg(s, players, md5, luck, named[0])
     if s.gnubg:
         raise cli.UsageError(
             "--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
             f"{model2} is not the gnubg binary"
         )
-    mode_name = s.game_mode or pins.game_mode(s.model1) or pins.game_mode(model2) or "dmp"
+    mode_name = s.game_mode or named[0] or named[1] or "dmp"
     mode = cli.checked(
         lambda: game_mode(mode_name, s.jacoby, s.match_length or DEFAULT_MATCH_LENGTH, s.met)
     )
-    series = ON_OUR_DICE[series_unit(mode)](s, model2, mode, pins)
+    series = ON_OUR_DICE[series_unit(mode)](s, players, mode, luck)
     return Plan(series, model2, md5, mode)
 
 
-def check_usage(s: PlaySettings, pins: Pins) -> None:
+def opponent_name(s: PlaySettings) -> str:
+    """The second player: --model2, or gnubg-nn with --gnubg-nn."""
+    if s.gnubg_nn and s.model2 and s.model2 != "gnubg-nn":
+        raise cli.UsageError("--gnubg-nn and --model2 name different opponents")
+    model2 = "gnubg-nn" if s.gnubg_nn else s.model2
+    if not model2:
+        raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
+    return model2
+
+
+def pinned_bytes(players: tuple[Player, Player], spec: str) -> bytes | None:
+    """The bytes of the checkpoint ``spec`` as a player read them (None: no player plays it)."""
+    return next((p.data for p in players if p.name == spec and p.data is not None), None)
+
+
+def md5s(players: tuple[Player, Player]) -> dict:
+    """The summary's md5s: of the bytes each player plays (None for a named opponent)."""
+    return {
+        f"model{k}_md5": hashlib.md5(p.data).hexdigest() if p.data is not None else None
+        for k, p in enumerate(players, 1)
+    }
+
+
+def check_usage(s: PlaySettings, named_mode: str | None) -> None:
     """The flags' consistency, whatever the opponent (the luck judge was checked as it was
-    read: luck.read_reference)."""
+    read: luck.read_reference); ``named_mode``: the game mode the first player's checkpoint
+    names."""
     if bool(s.save_extreme_games) != (s.extreme_threshold is not None):
         raise cli.UsageError("--save-extreme-games DIR and --extreme-threshold X go together")
     if (s.oneply1 and s.twoply1) or (s.oneply2 and s.twoply2):
@@ -126,7 +112,7 @@ def check_usage(s: PlaySettings, pins: Pins) -> None:
             "--oneply-filter prunes a lookahead's replies: use it with --oneplyN or --twoplyN"
         )
     if s.match_length is not None or s.met:
-        mode_name = s.game_mode or pins.game_mode(s.model1) or "dmp"
+        mode_name = s.game_mode or named_mode or "dmp"
         cli.checked(
             lambda: mode_class(mode_name).require(
                 "--match-length and --met apply to --game-mode match only", match=True
@@ -151,28 +137,22 @@ def check_play_outputs(s: PlaySettings, model2: str, games_csv: str | None = Non
 
 
 def the_players(
-    s: PlaySettings, model2: str, pins: Pins, gnubg_depth: bool = False
-) -> tuple[Player, Player]:
-    """The two players the flags describe, each playing its checkpoint's bytes of ``pins``;
-    InputError for a name that is neither a named opponent nor a checkpoint file (nor the
-    gnubg binary's level); ``gnubg_depth``: --plies goes to a gnubg-nn player (match play
-    takes no --plies)."""
+    s: PlaySettings, model2: str
+) -> tuple[tuple[Player, Player], tuple[str | None, str | None]]:
+    """The two players the flags describe, each resolved once (players.resolved: a checkpoint
+    read, pinned and opened now), and the game mode each one's checkpoint names; InputError
+    for a name that is neither a named opponent nor a checkpoint file (the gnubg binary's
+    level plays as it is named)."""
     searches = (player_search(s, s.oneply1, s.twoply1), player_search(s, s.oneply2, s.twoply2))
-
-    def make(spec: str, search: Search) -> Player:
-        return Player(
-            spec,
-            search,
-            plies=s.plies if gnubg_depth and spec.startswith("gnubg-nn") else None,
-            engine=s.engine,
-            data=pins.get(spec),
-        )
-
-    players = (make(s.model1, searches[0]), make(model2, searches[1]))
-    for player in players:
-        if player.name not in GNUBG_LEVELS:
-            check_spec(player.name)
-    return players
+    players, named = [], []
+    for spec, search in zip((s.model1, model2), searches, strict=True):
+        player = Player(spec, search, engine=s.engine)
+        mode_name = None
+        if spec not in GNUBG_LEVELS:
+            player, mode_name = resolved(player)
+        players.append(player)
+        named.append(mode_name)
+    return (players[0], players[1]), (named[0], named[1])
 
 
 def player_search(s: PlaySettings, oneply: bool, twoply: bool) -> Search:
@@ -187,13 +167,16 @@ def player_search(s: PlaySettings, oneply: bool, twoply: bool) -> Search:
     )
 
 
-def games_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins) -> Series:
-    """Single games in duplicate pairs."""
-    check_play_outputs(s, model2)
-    players = the_players(s, model2, pins, gnubg_depth=True)
+def games_on_our_dice(
+    s: PlaySettings, players: tuple[Player, Player], mode: GameMode, luck: bytes | None
+) -> Series:
+    """Single games in duplicate pairs; --plies goes to a gnubg-nn player."""
+    check_play_outputs(s, players[1].name)
+    if s.plies is not None:
+        if not any(p.name.startswith("gnubg-nn") for p in players):
+            raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
+        players = gnubg_nn_depth(players, s.plies)
     backend_flags.start_backend(s.where, s.workers)
-    if s.plies is not None and all(p.plies is None for p in players):
-        raise cli.UsageError("--plies sets gnubg-nn's depth, and neither player is gnubg-nn")
     return Series(
         players,
         ModeSpec(mode.name, s.jacoby),
@@ -202,13 +185,23 @@ def games_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins) 
         s.workers,
         record=bool(s.save_games or s.save_extreme_games),
         luck=s.luck,
-        pool=s.where.backend,
+        backend=s.where.backend,
         n_bootstrap=s.n_bootstrap,
-        luck_data=pins.luck,
+        luck_data=luck,
     )
 
 
-def matches_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins) -> Series:
+def gnubg_nn_depth(players: tuple[Player, Player], plies: int) -> tuple[Player, Player]:
+    """The players with --plies given to those that are gnubg-nn."""
+    first, second = (
+        dataclasses.replace(p, plies=plies) if p.name.startswith("gnubg-nn") else p for p in players
+    )
+    return first, second
+
+
+def matches_on_our_dice(
+    s: PlaySettings, players: tuple[Player, Player], mode: GameMode, luck: bytes | None
+) -> Series:
     """Whole matches in duplicate pairs."""
     if s.save_games or s.save_extreme_games or s.luck:
         raise cli.UsageError(
@@ -218,9 +211,9 @@ def matches_on_our_dice(s: PlaySettings, model2: str, mode: GameMode, pins: Pins
         raise cli.UsageError(
             "match play runs on this machine's workers for now: use --backend local"
         )
-    check_play_outputs(s, model2)
+    check_play_outputs(s, players[1].name)
     return Series(
-        the_players(s, model2, pins),
+        players,
         ModeSpec("match", match_length=mat_length(mode), met=s.met),
         s.games,
         s.seed,
@@ -266,8 +259,16 @@ def gnubg_matches(s: PlaySettings, length: int) -> str:
 AGAINST_GNUBG = {"game": gnubg_games, "match": gnubg_matches}
 
 
-def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
-    """--model2 gnubg-ext / gnubg-ext-full: money games (or matches) against the real binary."""
+def against_gnubg(
+    s: PlaySettings,
+    players: tuple[Player, Player],
+    md5: dict,
+    luck: bytes | None,
+    named_mode: str | None,
+) -> Plan:
+    """--model2 gnubg-ext / gnubg-ext-full: money games (or matches) against the real binary;
+    ``named_mode``: the game mode the first player's checkpoint names."""
+    level = players[1].name
     if s.oneply2 or s.twoply2 or s.plies is not None:
         raise cli.UsageError(
             "--oneply2, --twoply2 and --plies do not apply to gnubg-ext (it plays at its own level)"
@@ -276,7 +277,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
         raise cli.UsageError(
             "--twoply1 against gnubg-ext is not supported yet: the gnubg bridge plays 0- or 1-ply"
         )
-    mode_name = s.game_mode or checkpoint_game_mode(s.model1, pins.get(s.model1)) or "cubeful-money"
+    mode_name = s.game_mode or named_mode or "cubeful-money"
     length = s.match_length or DEFAULT_MATCH_LENGTH  # the modes without matches ignore it
     what = AGAINST_GNUBG[series_unit(mode_class(mode_name))](s, length)
     mode = cli.checked(
@@ -284,7 +285,6 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
     )  # a bad --met before gnubg starts
     csv_path = gnubg_csv_path(s, what)
     check_play_outputs(s, level, csv_path)
-    players = the_players(s, level, pins)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     run_outputs.claim()  # gnubg writes the match files (into --save-games, made with the first): old ones go now
     series = Series(
@@ -295,7 +295,7 @@ def against_gnubg(s: PlaySettings, level: str, md5: dict, pins: Pins) -> Plan:
         s.workers,
         luck=s.luck,
         n_bootstrap=s.n_bootstrap,
-        luck_data=pins.luck,
+        luck_data=luck,
     )
     gnubg = GnubgSide(
         level=level,

@@ -131,6 +131,7 @@ def quick_eval(model, mode: GameMode, games: int, seed: int, opponent: str = "pu
     EVAL_RESULT)."""
     play_mode, reference = quick_eval_game(mode, opponent, seed)
     agent = evaluator(Player("model"), mode, model=model)
+    check_agent(play_mode, agent)
     records = play_games(agent, reference, range(games), play_mode, seed)
     return (
         opponent,

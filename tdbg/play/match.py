@@ -21,7 +21,6 @@ from tdbg.game.dice import DiceStream
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
 from tdbg.play.evaluator import Evaluator
-from tdbg.play.model_fit import check_agent
 
 
 @dataclass
@@ -69,9 +68,8 @@ def play_games(
     duplicate: bool = True,
     record: bool = False,
 ) -> list[GameRecord]:
-    """Play the games numbered ``game_indices``; their records in index order."""
-    for ag in (agent_a, agent_b):
-        check_agent(mode, ag)
+    """Play the games numbered ``game_indices``; their records in index order.  The agents
+    play ``mode`` as given (a series checks them as it builds them: model_fit.check_agent)."""
     games = np.asarray(list(game_indices), dtype=np.int64)
     n = len(games)
     streams = [DiceStream(seed, int(g // 2) if duplicate else int(g)) for g in games]

@@ -22,7 +22,6 @@ from tdbg.game.turns import ABANDONED, Ended, Table
 from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.evaluator import Evaluator
-from tdbg.play.model_fit import check_agent
 from tdbg.play.match import Seats
 
 
@@ -164,9 +163,9 @@ def play_matches(
     record: bool = False,
 ) -> list[MatchRecord]:
     """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
-    ``record``: each match keeps its games' turns (``game_records``, for .mat files)."""
-    for ag in (agent_a, agent_b):
-        check_agent(mode, ag)
+    ``record``: each match keeps its games' turns (``game_records``, for .mat files).  The
+    agents play ``mode`` as given (a series checks them as it builds them:
+    model_fit.check_agent)."""
     idx = np.asarray(list(match_indices), dtype=np.int64)
     matches = _MatchesInPlay((agent_a, agent_b), idx, mode, seed, on_done, record)
     matches.start(np.arange(len(idx)))

@@ -122,6 +122,26 @@ def pinned(player: Player) -> Player:
         raise InputError(str(exc)) from None
 
 
+def resolved(player: Player) -> tuple[Player, str | None]:
+    """``player`` as it will play, checked and read once, now, and the game mode its checkpoint
+    names: a named opponent as it is (no mode); a checkpoint pinned (its bytes read, as
+    ``pinned``) and opened (``opened``: a file that is no checkpoint is refused here, before
+    any game), with the mode its metadata names (None where it names none).  InputError for a
+    name that is neither a named opponent nor a checkpoint file, or a checkpoint that cannot
+    be opened.  (The registry's names are read, not asked: a checkpoint's path goes
+    from here to its file only.)"""
+    if player.name in opponents.NAMES:
+        return player, None
+    if not os.path.isfile(player.name):
+        check_spec(player.name)  # says what is wrong with the name
+    try:
+        data = player.data if player.data is not None else read_checkpoint(player.name)
+        _, meta = opened(player.name, data)
+    except CheckpointError as exc:
+        raise InputError(str(exc)) from None
+    return dataclasses.replace(player, data=data), meta.get("game_mode")
+
+
 OPENED_KEPT = 4  # checkpoints a process keeps open (a series plays two, a luck judge makes three)
 _opened: dict[str, tuple] = {}
 

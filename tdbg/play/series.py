@@ -45,8 +45,9 @@ class ModeSpec:
 class Series:
     """``count`` games (matches, in match play) between ``players``, the first with the
     job's seed, the second with seed + 1.  ``record``: keep every game's turns; ``luck``
-    (gnubg-nn or a checkpoint): judge each game's luck (luck.py); ``pool``: where the
-    workers run (backends.py): the records are the same whichever runs them;
+    (gnubg-nn or a checkpoint): judge each game's luck (luck.py); ``backend``: the worker
+    backend that runs the jobs (backends.py: local processes or Ray): the records are the
+    same whichever runs them;
     ``n_bootstrap``: the resamples behind each interval of the summary; ``luck_data``: the
     luck checkpoint's bytes (``pinned_series``)."""
 
@@ -57,7 +58,7 @@ class Series:
     workers: int = 1
     record: bool = False
     luck: str | None = None
-    pool: str = "local"
+    backend: str = "local"
     n_bootstrap: int = 2000
     luck_data: bytes | None = field(default=None, repr=False, compare=False)
 
@@ -95,7 +96,8 @@ def _agents(series: Series, mode: GameMode) -> tuple:
     """One job's two agents, built fresh: the first player's with the series' seed, the
     second's with seed + 1 (a random player's choices restart with each job, so a job plays
     the same units in whichever process); the unit's InputError when a player cannot play
-    ``mode``'s games."""
+    ``mode``'s games.  The one check of what an agent plays (model_fit.check_agent) for games
+    and matches alike: the game loops play the agents as given."""
     agents = []
     for player, seed in zip(series.players, (series.seed, series.seed + 1), strict=True):
         try:
@@ -152,7 +154,7 @@ def play_series(
     chunks = [list(range(s, min(s + size, series.count))) for s in range(0, series.count, size)]
     records = []
     bar = tqdm(total=series.count, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
-    pool = open_pool(series.pool, series.workers, f"{series_unit(mode)}-playing worker")
+    pool = open_pool(series.backend, series.workers, f"{series_unit(mode)}-playing worker")
     try:
         if (
             pool is None
