@@ -147,13 +147,14 @@ def play_series(
     if not in_process(series.backend, series.workers):
         _check_players(series, mode)
     pool = open_pool(series.backend, series.workers, f"{series_unit(mode)}-playing worker")
-    # the bar shows from the first finished batch on (not before a refusal's error line)
+    # the bar shows from the first finished batch on, so a refusal in the first job is one
+    # error line (tqdm shows a bar with a delay first at an update after it, here 1 ms)
     bar = tqdm(
         total=series.count,
         unit=series_unit(mode),
         disable=not progress,
         dynamic_ncols=True,
-        delay=1e-9,
+        delay=1e-3,
     )
     try:
         if pool is None:
