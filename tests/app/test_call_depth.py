@@ -21,6 +21,7 @@ import pytest
 
 from tdbg.app import play_command
 from tdbg.app.play_settings import PlaySettings
+from tdbg.net import model
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CHECKPOINT = os.path.join(ROOT, "best_models", "dmp_128x2.pt")  # small: 128x2 DMP network
@@ -123,3 +124,14 @@ def test_no_module_on_the_path_is_entered_twice(case):
     path, _ = first_players_path(case)
     entries = Counter(path)
     assert max(entries.values()) <= MAX_ENTRIES, f"entered {entries.most_common(3)}: {path}"
+
+
+def test_the_path_is_the_same_whether_the_checkpoint_was_opened_before(monkeypatch):
+    """A process opens each checkpoint once (net.model.opened_checkpoint keeps it): the path of
+    a checkpoint met for the first time and of one opened before (an earlier test's) is the
+    same, so the bounds above hold in any order of the tests."""
+    monkeypatch.setattr(model, "_opened", {})
+    fresh, _ = first_players_path("checkpoint-1ply")
+    assert len(model._opened) == 1  # the first measure loaded it
+    again, _ = first_players_path("checkpoint-1ply")
+    assert fresh == again
