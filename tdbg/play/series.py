@@ -127,9 +127,9 @@ def play_series(
     """Play the series, on our dice or, ``against`` an opponent that rolls its own, between
     its first player and that opponent; InputError before any unit when a player cannot play
     the mode (seating.seated, as the game loop seats it).  ``on_records(records)`` sees each
-    finished batch on our dice, e.g. to write .mat files as they come.  The series plays what its players hold: pin it first
-    (``pinned_series``) for its checkpoints to be read once, whatever replaces the files
-    during the run (play_models.py's series come pinned)."""
+    finished batch on our dice, e.g. to write .mat files as they come.  The series plays
+    what its players hold: pin it first (``pinned_series``) for its checkpoints to be read
+    once, whatever replaces the files during the run (play_models.py's series come pinned)."""
     mode = series.mode_spec.build()
     unit = UNITS[series_unit(mode)]
     if against is not None:
