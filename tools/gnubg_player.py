@@ -35,7 +35,8 @@ from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_
 from tdbg.infra.stop_signals import StopSignalHandler
 from tdbg.net.search import Search
 from tdbg.play.matches import match_length
-from tdbg.play.players import Player, evaluator, checkpoint_game_mode
+from tdbg.play.players import Player, checkpoint_game_mode
+from tdbg.play.seating import evaluator
 
 SERVED = ("cubeful-money", "match")
 MAX_LINE = 4096  # bytes of one question (gnubg's are about 200; gnubg reads our reply into 256)

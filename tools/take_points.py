@@ -98,7 +98,8 @@ def cases(met):
 
 def check(model_path: str) -> dict:
     from tdbg.net.search import Search
-    from tdbg.play.players import Player, checkpoint_game_mode, evaluator
+    from tdbg.play.players import Player, checkpoint_game_mode
+    from tdbg.play.seating import evaluator
     from tdbg.game.modes.matchplay import MatchPlay, pack
 
     # only a match model doubles and takes by the score (another plays a match by its own rules:

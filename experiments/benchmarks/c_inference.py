@@ -33,7 +33,8 @@ from tdbg.game import backgammon_engine as be
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 from tdbg.tools.dice_file import dice_lines
 from tdbg.tools.export_weights import version1_bytes
 from tdbg.infra import profiling, threads

@@ -51,7 +51,8 @@ def build_parser() -> cli.Parser:
 
 def player_and_objective(spec: str, ply: int):
     """(agent, what it maximises) for a checkpoint, gnubg-nn or pubeval."""
-    from tdbg.play.players import Player, evaluator
+    from tdbg.play.players import Player
+    from tdbg.play.seating import evaluator
     from tdbg.game.modes import game_mode
 
     if spec == "pubeval":

@@ -22,7 +22,8 @@ from tdbg.play.series import ModeSpec, Series, play_series
 from tdbg.play.match import play_games
 from tdbg.net.model import TDNetwork, new_metadata, parse_hidden, save_checkpoint
 from tdbg.game.modes import game_mode
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 from tdbg.infra import threads
 from tdbg.infra.fileio import json_text
 

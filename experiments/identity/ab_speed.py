@@ -42,7 +42,8 @@ if kind == "selfplay":
     rate = {"episodes_per_cpu_s": round(256 / (time.process_time() - t), 2)}
 else:
     from tdbg.play.match import play_games
-    from tdbg.play.players import Player, evaluator
+    from tdbg.play.players import Player
+    from tdbg.play.seating import evaluator
 
     a = evaluator(Player("big"), mode, model=big)
     b = evaluator(

@@ -12,7 +12,8 @@ import numpy as np
 def dmp_decisions(n: int, rng: np.random.Generator):
     """Yield (game index, candidate after-boards with the mover in row 1, the mover's P(win) of
     each) for the first ``n`` decisions with a choice; forced moves and dances are played on."""
-    from tdbg.play.players import Player, evaluator
+    from tdbg.play.players import Player
+    from tdbg.play.seating import evaluator
     from tdbg.game.backgammon_engine import initial_board
     from tdbg.game.modes import game_mode
 

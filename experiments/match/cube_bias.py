@@ -15,7 +15,8 @@ import numpy as np
 
 import gnubg_nn
 from tdbg.game import backgammon_engine as be
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 from tdbg.game.modes.matchplay import MatchPlay, pack
 from tdbg.game.encoding import CUBE_CENTERED
 

@@ -26,7 +26,8 @@ from tdbg.game.modes import game_mode
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.play.evaluator import Evaluator, PlaysOnly
 from tdbg.play.match import play_games
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 CHUNK = 500  # games per play_games call (the dice follow the game index, so chunks change nothing)
 

@@ -22,7 +22,8 @@ from tdbg.infra.fileio import Output, check_outputs
 from tdbg.net.search import Search
 from tdbg.play.match import mirror_key
 from tdbg.play.matfile import mat_length, write_mat
-from tdbg.play.players import Player, checkpoint_game_mode, evaluator
+from tdbg.play.players import Player, checkpoint_game_mode
+from tdbg.play.seating import evaluator
 from tdbg.play.series import ModeSpec, Series, pinned_series, play_series
 from tdbg.play.units import series_unit
 

@@ -1,6 +1,7 @@
-"""play_models.py's settings made into the series to play: the checks of the flags (each
-misuse one error line, before any game and before any output is written), the two players,
-the Series value and, against the gnubg binary, its side."""
+"""play_models.py's settings and its two players (play_command.the_players: each resolved
+once, before this) made into the series to play: the checks of the flags (each misuse one
+error line, before any game and before any output is written), the game mode, the Series
+value and, against the gnubg binary, its side."""
 
 from __future__ import annotations
 
@@ -18,35 +19,34 @@ from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.gnubg.gnubg_series import GNUBG_LEVELS, GnubgSide
 from tdbg.infra.fileio import Output, check_outputs
 from tdbg.infra import run_outputs, threads
-from tdbg.net.search import Search
 from tdbg.play.luck import read_reference
 from tdbg.play.matfile import mat_length
-from tdbg.play.players import Player, resolved
+from tdbg.play.players import Player
 from tdbg.play.series import ModeSpec, Series
 from tdbg.play.units import series_unit
 
 
 @dataclass(frozen=True)
 class Plan:
-    """The series to play, and what the report needs besides its results: the opponent's
-    name, the md5 of the bytes both players play (read once, before any game) and the run's
-    threads, the game mode, and against the gnubg binary its side (None on our dice)."""
+    """What the report needs besides the series played: the opponent's name, the md5 of the
+    bytes both players play (read once, before any game) and the run's threads, the game
+    mode, and against the gnubg binary its side (None on our dice)."""
 
-    series: Series
     model2: str
     md5: dict
     mode: GameMode
     gnubg: GnubgSide | None = None
 
 
-def plan(s: PlaySettings) -> Plan:
-    """The series the flags describe; UsageError (InputError) for the first misuse."""
-    model2 = opponent_name(s)
-    # before anything else: each player resolved once, its checkpoint read and opened now (the
-    # games play these bytes and the md5s recorded are theirs, whatever replaces the files
-    # meanwhile), the luck judge read, and this process's threads (it plays in-process with one
-    # worker)
-    players, named = the_players(s, model2)
+def plan(
+    s: PlaySettings, players: tuple[Player, Player], named: tuple[str | None, str | None]
+) -> tuple[Series, Plan]:
+    """The series the flags describe between ``players`` (resolved once: their checkpoints
+    read and opened, ``named`` the game mode each one's checkpoint names), and its Plan;
+    UsageError (InputError) for the first misuse."""
+    model2 = players[1].name
+    # before any game: the luck judge read (the bytes a player read, where it is one) and
+    # this process's threads (it plays in-process with one worker)
     luck = read_reference(s.luck, pinned_bytes(players, s.luck)) if s.luck else None
     md5 = {**md5s(players), **threads.use(s.threads)}
     check_usage(s, named[0])
@@ -66,18 +66,7 @@ def plan(s: PlaySettings) -> Plan:
     mode = cli.checked(
         lambda: game_mode(mode_name, s.jacoby, s.match_length or DEFAULT_MATCH_LENGTH, s.met)
     )
-    series = ON_OUR_DICE[series_unit(mode)](s, players, mode, luck)
-    return Plan(series, model2, md5, mode)
-
-
-def opponent_name(s: PlaySettings) -> str:
-    """The second player: --model2, or gnubg-nn with --gnubg-nn."""
-    if s.gnubg_nn and s.model2 and s.model2 != "gnubg-nn":
-        raise cli.UsageError("--gnubg-nn and --model2 name different opponents")
-    model2 = "gnubg-nn" if s.gnubg_nn else s.model2
-    if not model2:
-        raise cli.UsageError("name the opponent with --model2 or --gnubg-nn")
-    return model2
+    return ON_OUR_DICE[series_unit(mode)](s, players, mode, luck), Plan(model2, md5, mode)
 
 
 def pinned_bytes(players: tuple[Player, Player], spec: str) -> bytes | None:
@@ -133,37 +122,6 @@ def check_play_outputs(s: PlaySettings, model2: str, games_csv: str | None = Non
         ],
         s.overwrite,
         {k: v for k, v in inputs.items() if v and os.path.isfile(v)},
-    )
-
-
-def the_players(
-    s: PlaySettings, model2: str
-) -> tuple[tuple[Player, Player], tuple[str | None, str | None]]:
-    """The two players the flags describe, each resolved once (players.resolved: a checkpoint
-    read, pinned and opened now), and the game mode each one's checkpoint names; InputError
-    for a name that is neither a named opponent nor a checkpoint file (the gnubg binary's
-    level plays as it is named)."""
-    searches = (player_search(s, s.oneply1, s.twoply1), player_search(s, s.oneply2, s.twoply2))
-    players, named = [], []
-    for spec, search in zip((s.model1, model2), searches, strict=True):
-        player = Player(spec, search, engine=s.engine)
-        mode_name = None
-        if spec not in GNUBG_LEVELS:
-            player, mode_name = resolved(player)
-        players.append(player)
-        named.append(mode_name)
-    return (players[0], players[1]), (named[0], named[1])
-
-
-def player_search(s: PlaySettings, oneply: bool, twoply: bool) -> Search:
-    """One player's search (its --oneplyN or --twoplyN): --oneply-k and --oneply-filter are
-    given once for both players, and go to those whose depth they filter (check_usage has
-    refused them when neither player's does)."""
-    return Search(
-        oneply,
-        (s.twoply_k1, s.twoply_k2) if twoply else None,
-        s.oneply_k if oneply else None,
-        s.oneply_filter if oneply or twoply else None,
     )
 
 
@@ -265,7 +223,7 @@ def against_gnubg(
     md5: dict,
     luck: bytes | None,
     named_mode: str | None,
-) -> Plan:
+) -> tuple[Series, Plan]:
     """--model2 gnubg-ext / gnubg-ext-full: money games (or matches) against the real binary;
     ``named_mode``: the game mode the first player's checkpoint names."""
     level = players[1].name
@@ -287,6 +245,13 @@ def against_gnubg(
     check_play_outputs(s, level, csv_path)
     os.makedirs(os.path.dirname(os.path.abspath(csv_path)), exist_ok=True)
     run_outputs.claim()  # gnubg writes the match files (into --save-games, made with the first): old ones go now
+    gnubg = GnubgSide(
+        level=level,
+        gnubg=s.gnubg,
+        gnubg_timeout=s.gnubg_timeout,
+        games_csv=csv_path,
+        save_games=s.save_games,
+    )
     series = Series(
         players,
         ModeSpec(mode_name, s.jacoby, mat_length(mode), s.met),
@@ -297,11 +262,4 @@ def against_gnubg(
         n_bootstrap=s.n_bootstrap,
         luck_data=luck,
     )
-    gnubg = GnubgSide(
-        level=level,
-        gnubg=s.gnubg,
-        gnubg_timeout=s.gnubg_timeout,
-        games_csv=csv_path,
-        save_games=s.save_games,
-    )
-    return Plan(series, level, md5, mode, gnubg)
+    return series, Plan(level, md5, mode, gnubg)

@@ -21,7 +21,7 @@ NOTE = "gnubg rolls its own dice (seeded per worker): no duplicate pairs; CIs re
 
 def game_fields(s: PlaySettings, plan: Plan, played: Played) -> dict:
     """The settings a games summary records, after its numbers."""
-    players = plan.series.players
+    players = played.series.players
     ours = {} if plan.gnubg else {"oneply2": s.oneply2}
     fields: dict[str, Any] = dict(
         model1=s.model1,

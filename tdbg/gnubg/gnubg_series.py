@@ -26,7 +26,7 @@ from tdbg.infra.runlog import append_line
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.luck import add_luck
 from tdbg.play.model_fit import check_agent
-from tdbg.play.players import evaluator
+from tdbg.play.seating import evaluator
 from tdbg.play.series import Series, pinned_series
 from tdbg.play.units import UNITS, series_unit
 

@@ -50,11 +50,20 @@ class Backend:
     )
 
 
+def in_process(backend: str, workers: int, separate: bool = False) -> bool:
+    """Whether ``open_pool`` runs the jobs in this process (gives no pool): local, one worker,
+    unless ``separate``."""
+    return backend != "ray" and workers <= 1 and not separate
+
+
 def open_pool(backend: str, workers: int, what: str, separate: bool = False):
-    """A pool of ``workers`` for ``backend``, or None: run in this process (local, one worker,
-    unless ``separate``: a process of its own, so that this one can work meanwhile)."""
+    """A pool of ``workers`` for ``backend``, or None: run in this process (``in_process``:
+    local, one worker, unless ``separate``: a process of its own, so that this one can work
+    meanwhile)."""
+    if in_process(backend, workers, separate):
+        return None
     if backend == "ray":
         from tdbg.infra.ray_backend import RayPool
 
         return RayPool(workers, what)
-    return WorkerPool(workers, what=what) if workers > 1 or separate else None
+    return WorkerPool(workers, what=what)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import codecs
 import contextlib
 import fnmatch
+import io
 import json
 import math
 import os
@@ -57,13 +58,35 @@ KIND_NAMES = {
 _TORCH_LEGACY = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19."
 
 
-def _is_torch_zip(path: str) -> bool:
-    """A zip with torch.save's record (".../data.pkl"); any other zip is of unknown kind."""
+def _is_torch_zip(source) -> bool:
+    """A zip (a path, or a file object over the bytes) with torch.save's record
+    (".../data.pkl"); any other zip is of unknown kind."""
     try:
-        with zipfile.ZipFile(path) as zf:
+        with zipfile.ZipFile(source) as zf:
             return any(n == "data.pkl" or n.endswith("/data.pkl") for n in zf.namelist())
     except (OSError, zipfile.BadZipFile, ValueError):
         return False
+
+
+def _head_kind(head: bytes) -> str:
+    """The kind a file's first 64 bytes say, "zip" for a zip (what it holds decides)."""
+    if not head:
+        return "empty"
+    if head.startswith(b"PK\x03\x04"):
+        return "zip"
+    if head.startswith(_TORCH_LEGACY):
+        return "checkpoint"
+    if head.startswith(b"TDBGNET1"):
+        return "weights"
+    if head.startswith(b"\x89PNG"):
+        return "png"
+    if b"\0" in head:
+        return "other"
+    try:  # the 64 bytes may end inside a character: decode them as the start of a text
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return "other"
+    return "json" if text.lstrip()[:1] in ("{", "[") else "text"
 
 
 def file_kind(path: str) -> str:
@@ -78,23 +101,19 @@ def file_kind(path: str) -> str:
             head = fh.read(64)
     except OSError:
         return "other"
-    if not head:
-        return "empty"
-    if head.startswith(b"PK\x03\x04"):
+    kind = _head_kind(head)
+    if kind == "zip":
         return "checkpoint" if _is_torch_zip(path) else "other"
-    if head.startswith(_TORCH_LEGACY):
-        return "checkpoint"
-    if head.startswith(b"TDBGNET1"):
-        return "weights"
-    if head.startswith(b"\x89PNG"):
-        return "png"
-    if b"\0" in head:
-        return "other"
-    try:  # the 64 bytes may end inside a character: decode them as the start of a text
-        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError:
-        return "other"
-    return "json" if text.lstrip()[:1] in ("{", "[") else "text"
+    return kind
+
+
+def content_kind(data: bytes) -> str:
+    """file_kind of a file whose bytes, read whole, are ``data``: the kind judged from the very
+    bytes a reader goes on to use, so a file replaced meanwhile cannot pass as another."""
+    kind = _head_kind(data[:64])
+    if kind == "zip":
+        return "checkpoint" if _is_torch_zip(io.BytesIO(data)) else "other"
+    return kind
 
 
 def check_input(path: str, what: str) -> None:

@@ -30,6 +30,7 @@ a checkpoint without one loads as before, and code that predates it ignores the 
 
 from __future__ import annotations
 
+import hashlib
 import io
 import math
 import os
@@ -44,7 +45,7 @@ from tdbg.game.encoding import MATCH_PAYOFFS, NUM_BOARD_FEATURES
 from tdbg.game.heads import OUTPUT_MODES, output_head
 from tdbg.game.modes import MODES, CubefulMoney, GameMode, MatchPlay, for_mode, mode_class
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import KIND_NAMES, atomic_write, file_kind
+from tdbg.infra.fileio import KIND_NAMES, atomic_write, content_kind
 from tdbg.infra.provenance import command, git_commit, utc_now
 
 CHECKPOINT_FORMAT = "tdbg-checkpoint"
@@ -552,14 +553,42 @@ def read_checkpoint(path: str) -> bytes:
                 else "no such checkpoint file"
             )
         )
-    kind = file_kind(path)
-    if kind not in ("checkpoint", "empty"):
-        raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")
     try:
-        with open(path, "rb") as fh:
-            return fh.read()
+        fh = open(path, "rb")
+    except OSError:  # no kind can be read from a file that cannot be opened
+        raise CheckpointError(
+            f"{path}: not a readable checkpoint: it is {KIND_NAMES['other']}"
+        ) from None
+    try:
+        with fh:
+            data = fh.read()
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot read it ({exc.strerror})") from None
+    kind = content_kind(data)  # of the bytes read, the ones a model is loaded from
+    if kind not in ("checkpoint", "empty"):
+        raise CheckpointError(f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}")
+    return data
+
+
+OPENED_KEPT = 4  # checkpoints a process keeps open (a series plays two, a luck judge makes three)
+_opened: dict[str, tuple[TDNetwork, dict]] = {}
+
+
+def opened_checkpoint(path: str, data: bytes | None = None) -> tuple[bytes, TDNetwork, dict]:
+    """(data, model, meta) of the checkpoint ``path`` (``data``: its bytes, when already read),
+    read once and loaded once per process for each content: the same bytes asked for again
+    (the game mode a checkpoint names, then the network that plays it; both players of a
+    self-play series) give the same network, to play with (trainer state left out).
+    CheckpointError for a file that is not one."""
+    if data is None:
+        data = read_checkpoint(path)
+    key = hashlib.md5(data).hexdigest()
+    if key not in _opened:
+        if len(_opened) >= OPENED_KEPT:
+            _opened.pop(next(iter(_opened)))
+        model, meta, _ = load_checkpoint(path, data=data)
+        _opened[key] = (model, meta)
+    return (data, *_opened[key])
 
 
 def physical_memory() -> int:

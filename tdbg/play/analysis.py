@@ -29,7 +29,8 @@ from tdbg.game.modes import game_mode, mode_class
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.net.search import Search
 from tdbg.play.metrics import value_units
-from tdbg.play.players import Player, checkpoint_mode_name, evaluator
+from tdbg.play.players import Player, checkpoint_mode_name
+from tdbg.play.seating import evaluator
 
 
 def load_agent(path: str, plies: int = 0, match_length: int = 0):

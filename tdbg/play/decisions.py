@@ -44,7 +44,8 @@ from tdbg.infra.stats import bootstrap_ci, no_interval_reason
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.agents import mover_probabilities
 from tdbg.play.analysis import gnubg_move_text
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 from tdbg.play.rollout import RolloutSettings, _stats, after_outcomes, summarize
 
 CLASSES = ("contact", "crashed", "race")

@@ -14,7 +14,8 @@ from tdbg.play import opponents
 from tdbg.play.match import play_games
 from tdbg.play.metrics import headline
 from tdbg.play.model_fit import check_agent
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 
 def money_fields(

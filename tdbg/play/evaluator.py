@@ -2,7 +2,7 @@
 or 2 plies (td_agent.TDAgent, prob_agent.ProbAgent), gnubg-nn at its plies
 (agents.GnubgNNAgent), gnubg-nn's cube (gnubg_cube_agent.GnubgNNCubefulAgent), pubeval and
 random (agents.py).  Series, rollouts, luck, analysis and the gnubg bridge take an
-``Evaluator``; ``players.evaluator(player, mode)`` is the one way to make one.
+``Evaluator``; ``seating.evaluator(player, mode)`` is the one way to make one.
 
 Boards are gnubg's two rows of 25 with the side on roll in row 1, many at once: (n, 2, 25).
 ``owner`` is each mover's cube state from its own view (the cube owner; in match play the

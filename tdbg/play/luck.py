@@ -31,7 +31,8 @@ from tdbg.net.model import CheckpointError, read_checkpoint
 from tdbg.play import opponents
 from tdbg.play.evaluator import Evaluator
 from tdbg.play.metrics import headline, metric_of_points
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 JUDGES_SINGLE_GAMES = {GameMode: True, MatchPlay: False}  # a model of the mode values single games
 

@@ -21,6 +21,8 @@ from tdbg.game.dice import DiceStream
 from tdbg.game.modes.base import GameMode
 from tdbg.game.turns import Ended, Table
 from tdbg.play.evaluator import Evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import seated
 
 
 @dataclass
@@ -60,22 +62,24 @@ def mirror_key(records) -> bytes:
 
 
 def play_games(
-    agent_a: Evaluator,
-    agent_b: Evaluator,
+    agent_a: Evaluator | Player,
+    agent_b: Evaluator | Player,
     game_indices,
     mode: GameMode,
     seed: int,
     duplicate: bool = True,
     record: bool = False,
 ) -> list[GameRecord]:
-    """Play the games numbered ``game_indices``; their records in index order.  The agents
-    play ``mode`` as given (a series checks them as it builds them: model_fit.check_agent)."""
+    """Play the games numbered ``game_indices``; their records in index order.  An agent plays
+    ``mode`` as given; a Player (players.Player, as a series gives them) is seated here, right
+    before its first move, as the agent seating.seated builds and checks for ``mode``: A's
+    with ``seed``, B's with ``seed + 1`` (a random player's choices)."""
     games = np.asarray(list(game_indices), dtype=np.int64)
     n = len(games)
     streams = [DiceStream(seed, int(g // 2) if duplicate else int(g)) for g in games]
     table = Table(mode, n)
     seats = Seats(
-        (agent_a, agent_b), (games % 2).astype(np.int64), table, record
+        (agent_a, agent_b), (games % 2).astype(np.int64), table, record, seed
     )  # A starts the even games
     records: list[GameRecord] = []
 
@@ -95,10 +99,16 @@ def play_games(
 class Seats:
     """Two agents taking turns at the table: the mover's agent plays and doubles, the
     other answers doubles; cube actions are counted per agent and, with ``record``,
-    every turn is kept (mover, dice or None, event, board before, board after)."""
+    every turn is kept (mover, dice or None, event, board before, board after).  A Player
+    given for an agent sits as seating.seated builds it for the table's mode, the first
+    with ``seed`` and the second with ``seed + 1``."""
 
-    def __init__(self, agents, first: np.ndarray, table: Table, record: bool):
-        self.agents, self.first, self.table = agents, first, table
+    def __init__(self, agents, first: np.ndarray, table: Table, record: bool, seed: int = 0):
+        self.agents = tuple(
+            seated(a, table.mode, seed + k) if isinstance(a, Player) else a
+            for k, a in enumerate(agents)
+        )
+        self.first, self.table = first, table
         self.cube_stats = np.zeros(
             (len(first), 3, 2), dtype=np.int64
         )  # doubles, takes, drops by A/B

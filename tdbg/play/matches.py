@@ -23,6 +23,7 @@ from tdbg.infra import threads
 from tdbg.infra.stats import bootstrap_ci, ci_text, interval, pair_means, units_of
 from tdbg.play.evaluator import Evaluator
 from tdbg.play.match import Seats
+from tdbg.play.players import Player
 
 
 @dataclass
@@ -87,7 +88,7 @@ class _MatchesInPlay:
         self.game_no = np.zeros(n, dtype=np.int64)
         self.cube_stats = np.zeros((n, 3, 2), dtype=np.int64)
         self.table = Table(mode, n)
-        self.seats = Seats(agents, np.zeros(n, dtype=np.int64), self.table, record)
+        self.seats = Seats(agents, np.zeros(n, dtype=np.int64), self.table, record, seed)
         self.streams: list = [None] * n
         self.records = {i: MatchRecord(int(idx[i]), -1, mode.length) for i in range(n)}
         self.done: list[MatchRecord] = []
@@ -154,8 +155,8 @@ class _MatchesInPlay:
 
 
 def play_matches(
-    agent_a: Evaluator,
-    agent_b: Evaluator,
+    agent_a: Evaluator | Player,
+    agent_b: Evaluator | Player,
     match_indices,
     mode: MatchPlay,
     seed: int,
@@ -163,9 +164,9 @@ def play_matches(
     record: bool = False,
 ) -> list[MatchRecord]:
     """Play the matches numbered ``match_indices``; ``on_done(record)`` as each ends.
-    ``record``: each match keeps its games' turns (``game_records``, for .mat files).  The
-    agents play ``mode`` as given (a series checks them as it builds them:
-    model_fit.check_agent)."""
+    ``record``: each match keeps its games' turns (``game_records``, for .mat files).  An agent
+    plays ``mode`` as given; a Player is seated as match.Seats says (A's seed ``seed``, B's
+    ``seed + 1``)."""
     idx = np.asarray(list(match_indices), dtype=np.int64)
     matches = _MatchesInPlay((agent_a, agent_b), idx, mode, seed, on_done, record)
     matches.start(np.arange(len(idx)))

@@ -5,8 +5,8 @@ reads the mode's inputs, with or without the board features after them.  A netwo
 another head may still sit at the table as another game (``game_for``: a DMP network
 plays cubeless money maximising P(win); a cubeful money network plays a match by its money
 rules).  A refusal says which warm start makes a network that fits.  An agent plays a
-mode when it has what the mode's decisions need (``check_agent``: cube decisions for cubeful
-money, the match score for match play).  Tables are keyed by the mode's class
+mode when it has what the mode's decisions need (``lacks``, ``check_agent``: cube decisions
+for cubeful money, the match score for match play; ``refused``: the error a series gives).  Tables are keyed by the mode's class
 (game.modes.for_mode).
 """
 
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from tdbg.game.encoding import NUM_BOARD_FEATURES
 from tdbg.game.modes import DMP, CubefulMoney, CubelessMoney, GameMode, MatchPlay, for_mode
+from tdbg.infra.errors import InputError
 
 PROB5_CUBELESS = "; prob5 models play cubeless money only"
 TO_MATCH = "; warm-start a cubeful money model with --warm-start-match"
@@ -66,27 +67,38 @@ def check_model(mode: GameMode, head: str, n_inputs: int) -> None:
         )
 
 
-def _plays_anything(agent) -> None:
-    pass
-
-
-def _makes_cube_decisions(agent) -> None:
-    if not agent.cube_capable:
-        raise ValueError(f"{agent.name} makes no cube decisions, so it cannot play cubeful money")
-
-
-def _reads_the_score(agent) -> None:
-    if not getattr(agent, "match_capable", False):
-        raise ValueError(f"{agent.name} cannot play match play (it needs the match score)")
-
-
-AGENT_CHECK = {
-    GameMode: _plays_anything,
-    CubefulMoney: _makes_cube_decisions,
-    MatchPlay: _reads_the_score,
+# what an agent lacks to play the mode's games, from (cube_capable, match_capable); None: nothing
+AGENT_NEEDS = {
+    GameMode: lambda cube, match: None,
+    CubefulMoney: lambda cube, match: (
+        None if cube else "makes no cube decisions, so it cannot play cubeful money"
+    ),
+    MatchPlay: lambda cube, match: (
+        None if match else "cannot play match play (it needs the match score)"
+    ),
 }
+GNUBG_HINT = "; against gnubg use the real binary (gnubg-ext)"
+# the refusal of a player that cannot sit at the mode's table, from its name and the reason
+REFUSAL = {
+    GameMode: lambda name, reason: reason + (GNUBG_HINT if name.startswith("gnubg-nn") else ""),
+    MatchPlay: lambda name, reason: f"{name}: {reason}",
+}
+
+
+def lacks(mode: GameMode, cube_capable: bool, match_capable: bool) -> str | None:
+    """What an agent that makes cube decisions (``cube_capable``) and reads the match score
+    (``match_capable``), or not, lacks to play ``mode``'s games; None when it lacks nothing."""
+    return for_mode(AGENT_NEEDS, mode)(cube_capable, match_capable)
 
 
 def check_agent(mode: GameMode, agent) -> None:
     """ValueError when ``agent`` cannot play ``mode``'s games."""
-    for_mode(AGENT_CHECK, mode)(agent)
+    gap = lacks(mode, getattr(agent, "cube_capable", False), getattr(agent, "match_capable", False))
+    if gap is not None:
+        raise ValueError(f"{agent.name} {gap}")
+
+
+def refused(mode: GameMode, name: str, reason: str) -> InputError:
+    """The InputError for the player ``name`` that cannot play ``mode``'s games (``reason``:
+    what ``check_agent`` says); a gnubg-nn player in games is pointed at the real binary."""
+    return InputError(for_mode(REFUSAL, mode)(name, reason))

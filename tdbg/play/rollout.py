@@ -39,7 +39,8 @@ from tdbg.net.model import CheckpointError
 from tdbg.net.search import Search
 from tdbg.play.evaluator import Evaluator
 from tdbg.play.metrics import win_probability
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 
 @dataclass

@@ -20,10 +20,10 @@ from tqdm import tqdm
 
 from tdbg.game.modes import game_mode
 from tdbg.game.modes.base import GameMode
-from tdbg.infra.backends import open_pool
+from tdbg.infra.backends import in_process, open_pool
 from tdbg.play.luck import read_reference
-from tdbg.play.model_fit import check_agent
-from tdbg.play.players import Player, evaluator, pinned
+from tdbg.play.players import Player, pinned
+from tdbg.play.seating import seated
 from tdbg.play.summary import Summary
 from tdbg.play.units import UNITS, series_unit
 
@@ -92,21 +92,11 @@ class Played:
         return Summary(series_unit(mode), fields, self.paired)
 
 
-def _agents(series: Series, mode: GameMode) -> tuple:
-    """One job's two agents, built fresh: the first player's with the series' seed, the
-    second's with seed + 1 (a random player's choices restart with each job, so a job plays
-    the same units in whichever process); the unit's InputError when a player cannot play
-    ``mode``'s games.  The one check of what an agent plays (model_fit.check_agent) for games
-    and matches alike: the game loops play the agents as given."""
-    agents = []
-    for player, seed in zip(series.players, (series.seed, series.seed + 1), strict=True):
-        try:
-            agent = evaluator(player.seeded(seed), mode)
-            check_agent(mode, agent)
-        except ValueError as exc:
-            raise UNITS[series_unit(mode)].refused(player, exc) from None
-        agents.append(agent)
-    return tuple(agents)
+def _check_players(series: Series, mode: GameMode) -> None:
+    """The series' two agents built once, here, and dropped: a player that cannot play
+    ``mode``'s games (seating.seated's InputError) fails before any worker starts."""
+    for k, player in enumerate(series.players):
+        seated(player, mode, series.seed + k)
 
 
 def _job(job: dict):
@@ -115,7 +105,7 @@ def _job(job: dict):
     series = job["series"]
     # threads: a pool's worker set one (threads.WORKER); in this process, the run's choice
     mode = series.mode_spec.build()
-    return UNITS[series_unit(mode)].play(*_agents(series, mode), job["indices"], mode, series)
+    return UNITS[series_unit(mode)].play(*series.players, job["indices"], mode, series)
 
 
 def pinned_series(series: Series) -> Series:
@@ -136,35 +126,39 @@ def play_series(
 ) -> Played:
     """Play the series, on our dice or, ``against`` an opponent that rolls its own, between
     its first player and that opponent; InputError before any unit when a player cannot play
-    the mode.  ``on_records(records)`` sees each finished batch on our dice, e.g. to write
-    .mat files as they come.  The series plays what its players hold: pin it first
-    (``pinned_series``) for its checkpoints to be read once, whatever replaces the files
-    during the run (play_models.py's series come pinned)."""
+    the mode (seating.seated, as the game loop seats it).  ``on_records(records)`` sees each
+    finished batch on our dice, e.g. to write .mat files as they come.  The series plays
+    what its players hold: pin it first (``pinned_series``) for its checkpoints to be read
+    once, whatever replaces the files during the run (play_models.py's series come pinned)."""
     mode = series.mode_spec.build()
     unit = UNITS[series_unit(mode)]
     if against is not None:
         records, games, errors = against.play(series, progress)
         return Played(series, records, False, games, errors)
-    # the first job's agents, built before any worker starts, so that a player that cannot
-    # play fails first; in this process they play that job
-    first = _agents(series, mode)
     low, high = unit.chunk
     size = min(high, max(low, series.count // (4 * max(series.workers, 1))))
     size += size % 2  # keep duplicate pairs in one job
     chunks = [list(range(s, min(s + size, series.count))) for s in range(0, series.count, size)]
     records = []
-    bar = tqdm(total=series.count, unit=series_unit(mode), disable=not progress, dynamic_ncols=True)
+    # each job's game loop seats its players' agents fresh, right before their first move
+    # (match.Seats: a random player's choices restart with each job, so a job plays the same
+    # units in whichever process); a player that cannot play fails before any unit: in this
+    # process the first job's loop seats them first, with workers they are seated here first
+    if not in_process(series.backend, series.workers):
+        _check_players(series, mode)
     pool = open_pool(series.backend, series.workers, f"{series_unit(mode)}-playing worker")
+    # the bar shows from the first finished batch on, so a refusal in the first job is one
+    # error line (tqdm shows a bar with a delay first at an update after it, here 1 ms)
+    bar = tqdm(
+        total=series.count,
+        unit=series_unit(mode),
+        disable=not progress,
+        dynamic_ncols=True,
+        delay=1e-3,
+    )
     try:
-        if (
-            pool is None
-        ):  # the first job plays the agents just built, every later one builds its own
-            finished = (
-                unit.play(*first, chunk, mode, series)
-                if k == 0
-                else _job({"series": series, "indices": chunk})
-                for k, chunk in enumerate(chunks)
-            )
+        if pool is None:
+            finished = (unit.play(*series.players, chunk, mode, series) for chunk in chunks)
         else:  # the series, weights included, is shared once (with Ray: put in the object store)
             shared = pool.share(series)
             finished = (

@@ -1,9 +1,9 @@
 """What a series counts, and everything about it that differs between its two kinds of unit:
 single games, or whole matches (``series_unit``: match play counts matches, every other
 mode games).
-Each ``Unit`` says how a worker plays a batch of them, how large a batch is, how a player
-that cannot play them is refused, how their records are summarized and printed, and which
-of the records played against the gnubg binary are the units.
+Each ``Unit`` says how a worker plays a batch of them, how large a batch is, how their records
+are summarized and printed, and which of the records played against the gnubg binary are the
+units.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from typing import Callable
 
 from tdbg.game.modes import GameMode, MatchPlay, for_mode
 from tdbg.infra import threads
-from tdbg.infra.errors import InputError
 from tdbg.infra.stats import ci_text
 from tdbg.play.evaluation import summarize
 from tdbg.play.luck import add_luck, format_luck, luck_summary
@@ -32,9 +31,8 @@ def series_unit(mode) -> str:
 
 @dataclass(frozen=True)
 class Unit:
-    play: Callable  # (agent_a, agent_b, indices, mode, series) -> records, in a worker
+    play: Callable  # (player_a, player_b, indices, mode, series) -> records, in a worker
     chunk: tuple[int, int]  # the fewest and most units a job plays
-    refused: Callable  # (player, error) -> the InputError for a player that cannot play
     summarize: Callable  # (records, mode, series, paired) -> the summary's fields
     lines: Callable  # (fields, name1, name2, paired) -> the printed summary
     of_gnubg: Callable  # (games, matches) against the gnubg binary -> the units
@@ -126,14 +124,6 @@ UNITS = {
     "game": Unit(
         _play_games,
         (50, 1000),
-        lambda player, exc: InputError(
-            str(exc)
-            + (
-                "; against gnubg use the real binary (gnubg-ext)"
-                if player.name.startswith("gnubg-nn")
-                else ""
-            )
-        ),
         summarize_games,
         format_games,
         lambda games, matches: games,
@@ -141,7 +131,6 @@ UNITS = {
     "match": Unit(
         _play_matches,
         (10, 200),
-        lambda player, exc: InputError(f"{player.name}: {exc}"),
         lambda records, mode, series, paired: summarize_matches(
             records, series.seed, series.n_bootstrap, paired
         ),

@@ -1,5 +1,6 @@
-"""tdbg.app.play_plan and tdbg.app.play_report: play_models.py's flags made into the series to
-play (each misuse one UsageError before any game), and the summary it prints and keeps."""
+"""tdbg.app.play_plan and tdbg.app.play_report: play_models.py's flags and players made into the
+series to play (play_command.planned_series: each misuse one UsageError before any game), and
+the summary it prints and keeps."""
 
 import json
 from dataclasses import fields
@@ -7,7 +8,8 @@ from dataclasses import fields
 import pytest
 
 from tdbg.app import cli
-from tdbg.app.play_plan import gnubg_csv_path, gnubg_matches, plan, player_search
+from tdbg.app.play_command import planned_series, player_search
+from tdbg.app.play_plan import gnubg_csv_path, gnubg_matches
 from tdbg.app.play_report import errors_text, game_fields, report
 from tdbg.app.play_settings import PlaySettings
 from tdbg.infra.errors import InputError
@@ -18,17 +20,17 @@ def test_named_players_make_a_series_in_duplicate_pairs_on_our_dice():
     s = PlaySettings(
         model1="random", model2="pubeval", games=6, seed=11, game_mode="cubeless-money", quiet=True
     )
-    p = plan(s)
-    assert [pl.name for pl in p.series.players] == ["random", "pubeval"]
-    assert p.series.mode_spec == ModeSpec("cubeless-money", True)
-    assert (p.series.count, p.series.seed, p.model2, p.gnubg) == (6, 11, "pubeval", None)
+    series, p = planned_series(s)
+    assert [pl.name for pl in series.players] == ["random", "pubeval"]
+    assert series.mode_spec == ModeSpec("cubeless-money", True)
+    assert (series.count, series.seed, p.model2, p.gnubg) == (6, 11, "pubeval", None)
     assert (p.md5["model1_md5"], p.md5["model2_md5"]) == (None, None)  # named opponents: no file
     assert p.mode.name == "cubeless-money"
 
 
 def test_gnubg_nn_is_the_shortcut_for_model2_and_the_default_mode_is_dmp():
-    p = plan(PlaySettings(model1="random", gnubg_nn=True, games=2))
-    assert p.model2 == "gnubg-nn" and p.series.mode_spec.mode == "dmp"
+    series, p = planned_series(PlaySettings(model1="random", gnubg_nn=True, games=2))
+    assert p.model2 == "gnubg-nn" and series.mode_spec.mode == "dmp"
 
 
 @pytest.mark.parametrize(
@@ -48,7 +50,7 @@ def test_gnubg_nn_is_the_shortcut_for_model2_and_the_default_mode_is_dmp():
 def test_each_misuse_is_one_usage_error(flags, words):
     # a UsageError or an InputError: cli.run_main writes either as one error line, exit 2
     with pytest.raises(InputError, match=words):
-        plan(PlaySettings(model1="random", **flags))
+        planned_series(PlaySettings(model1="random", **flags))
 
 
 def test_search_flags_go_to_the_players_whose_depth_they_filter():
@@ -80,7 +82,7 @@ def test_the_gnubg_side_is_the_play_settings_of_the_same_names(tmp_path):
         game_mode="match",
         match_length=3,
     )
-    side = plan(s).gnubg
+    side = planned_series(s)[1].gnubg
     assert side is not None and side.level == "gnubg-ext"
     names = [f.name for f in fields(side) if f.name != "level"]
     assert names == ["gnubg", "gnubg_timeout", "games_csv", "save_games"]
@@ -114,8 +116,8 @@ def test_the_report_keeps_what_the_games_gave(tmp_path, capsys):
         json=str(out),
         quiet=True,
     )
-    p = plan(s)
-    played = play_series(p.series, progress=False)
+    series, p = planned_series(s)
+    played = play_series(series, progress=False)
     report(s, p, played)
     summary = json.loads(out.read_text())
     # the settings a games summary records, after its numbers

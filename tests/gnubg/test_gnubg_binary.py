@@ -30,7 +30,8 @@ from tdbg.gnubg.gnubg_binary import (
 from tdbg.gnubg.gnubg_external import GnubgOpponent, GnubgSession
 from tdbg.gnubg.gnubg_protocol import ProtocolError, parse_board_string
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 from tdbg.play.td_agent import TDAgent
 
 needs_gnubg = pytest.mark.skipif(

@@ -107,6 +107,9 @@ def test_the_kind_of_a_file_from_its_first_bytes(tmp_path):
     # 63 ASCII bytes then the first byte of a two-byte character: cut inside it, still text
     kinds[_write(tmp_path / "cut.txt", b"x" * 63 + "é".encode())] = "text"
     assert {p: fileio.file_kind(p) for p in kinds} == kinds
+    # the same kinds from the bytes a reader read whole (content_kind: no second open)
+    files = {p: k for p, k in kinds.items() if k != "special"}
+    assert {p: fileio.content_kind(open(p, "rb").read()) for p in files} == files
 
 
 def test_strict_json_turns_nan_and_infinities_into_null_and_says_where():

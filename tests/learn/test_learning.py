@@ -7,7 +7,8 @@ from tdbg.game.modes import game_mode
 from tdbg.play.agents import RandomAgent
 from tdbg.play.evaluation import summarize
 from tdbg.play.match import play_games
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 
 @pytest.mark.slow

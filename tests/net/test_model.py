@@ -1,4 +1,5 @@
 import os
+import zipfile
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from tdbg.net.model import (
     load_checkpoint,
     new_metadata,
     parse_hidden,
+    read_checkpoint,
     save_checkpoint,
 )
 
@@ -199,3 +201,18 @@ def test_cubeless_as_cubeful_tool(tmp_path):
         m(x), c(torch.cat([x, torch.tensor([[0, 1, 0, 1.0]]).repeat(20, 1)], 1)), atol=1e-6
     )
     assert_one_line_error(run("tools/cubeless_as_cubeful.py", parent, out), "exists")
+
+
+def test_read_checkpoint_judges_the_kind_of_the_bytes_it_read(tmp_path):
+    """What read_checkpoint returns is what it checked (fileio.content_kind of those bytes):
+    a zip that torch.save did not write and a text file are refused by their kind, a
+    checkpoint's bytes come back whole."""
+    with zipfile.ZipFile(tmp_path / "plain.pt", "w") as zf:
+        zf.writestr("readme.txt", "a zip that torch.save did not write")
+    with pytest.raises(CheckpointError, match="it is a file of unknown kind"):
+        read_checkpoint(str(tmp_path / "plain.pt"))
+    (tmp_path / "t.pt").write_bytes(b"episodes,loss\n")
+    with pytest.raises(CheckpointError, match="it is a text file"):
+        read_checkpoint(str(tmp_path / "t.pt"))
+    torch.save(torch.nn.Linear(2, 1).state_dict(), tmp_path / "c.pt")
+    assert read_checkpoint(str(tmp_path / "c.pt")) == (tmp_path / "c.pt").read_bytes()

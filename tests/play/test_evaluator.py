@@ -1,4 +1,4 @@
-"""The one Evaluator interface (tdbg.play.evaluator) and its one factory (players.evaluator):
+"""The one Evaluator interface (tdbg.play.evaluator) and its one factory (seating.evaluator):
 every kind of player and judge is made by the factory and answers the protocol; a judge's
 best move of each roll (``all_rolls``) is the best of the engine's own legal moves valued
 one by one (``after_values``); and play_models.py opens each checkpoint once."""
@@ -14,10 +14,12 @@ from helpers import ROOT, run
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import ALL_ROLLS
 from tdbg.game.modes import game_mode
+from tdbg.net import model
 from tdbg.net.search import Search
 from tdbg.play import luck, players
 from tdbg.play.evaluator import Evaluator
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 BEST = os.path.join(ROOT, "best_models")
 DMP, DMP2 = os.path.join(BEST, "dmp_128x2.pt"), os.path.join(BEST, "dmp_256x2.pt")
@@ -101,12 +103,13 @@ def test_play_models_opens_each_checkpoint_once(tmp_path, monkeypatch):
     """Two checkpoints, the second also the luck judge: each file read once and each loaded
     once in this process (the game mode it names, the network that plays, the judge)."""
     reads, loads = [], []
-    read, load = players.read_checkpoint, players.load_checkpoint
-    monkeypatch.setattr(players, "_opened", {})
+    read, load = model.read_checkpoint, model.load_checkpoint
+    monkeypatch.setattr(model, "_opened", {})
+    monkeypatch.setattr(model, "read_checkpoint", lambda path: reads.append(path) or read(path))
     monkeypatch.setattr(players, "read_checkpoint", lambda path: reads.append(path) or read(path))
     monkeypatch.setattr(luck, "read_checkpoint", lambda path: reads.append(path) or read(path))
     monkeypatch.setattr(
-        players, "load_checkpoint", lambda path, **kw: loads.append(path) or load(path, **kw)
+        model, "load_checkpoint", lambda path, **kw: loads.append(path) or load(path, **kw)
     )
     run(
         "play_models.py",

@@ -25,7 +25,8 @@ from tdbg.net.search import Search
 from tdbg.play import analysis
 from tdbg.play.evaluation import quick_eval
 from tdbg.play.match import mirror_key
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 from tdbg.play.rollout import RolloutSettings, rollout_outcomes
 from tdbg.play.series import ModeSpec, Series, pinned_series, play_series
 

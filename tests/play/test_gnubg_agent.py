@@ -18,7 +18,8 @@ from oracle_positions import gnubg_games
 from tdbg.game import backgammon_engine as be
 from tdbg.game.modes import game_mode
 from tdbg.play.agents import GnubgNNAgent
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 TIE = 1e-6  # candidates whose values differ by less than this are equally good
 

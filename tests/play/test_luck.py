@@ -19,7 +19,8 @@ from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.play.agents import RandomAgent
 from tdbg.play.luck import game_luck, luck_summary
 from tdbg.play.match import GameRecord, play_games
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
 

@@ -64,7 +64,8 @@ def test_gnubg_reads_every_game_as_played(tmp_path):
     import os
     from gnubg_python import run_gnubg_python
     from helpers import ROOT
-    from tdbg.play.players import Player, evaluator
+    from tdbg.play.players import Player
+    from tdbg.play.seating import evaluator
 
     mode = game_mode("cubeful-money")
     agent = evaluator(Player(os.path.join(ROOT, "best_models", "cubeful_256x2.pt")), mode)

@@ -15,7 +15,8 @@ from tdbg.game.modes import game_mode
 from tdbg.infra.errors import InputError
 from tdbg.net.search import Search
 from tdbg.play import opponents
-from tdbg.play.players import Player, evaluator
+from tdbg.play.players import Player
+from tdbg.play.seating import evaluator
 from tdbg.play.series import ModeSpec, Series, play_series
 
 DMP = os.path.join(ROOT, "best_models", "dmp_128x2.pt")

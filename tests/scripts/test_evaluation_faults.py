@@ -73,7 +73,8 @@ def test_workers_get_the_weights_not_the_path(tmp_path):
     """A pinned player carries its checkpoint's bytes: an agent built from it plays them even
     when the file is gone, and its md5 is theirs."""
     from tdbg.game.modes import game_mode
-    from tdbg.play.players import Player, evaluator, pinned
+    from tdbg.play.players import Player, pinned
+    from tdbg.play.seating import evaluator
 
     path = _net(tmp_path / "x.pt", 3)
     data = open(path, "rb").read()

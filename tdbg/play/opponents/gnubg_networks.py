@@ -9,12 +9,12 @@ from tdbg.play.opponents import register
 
 
 @register("gnubg-nn", rank=2, plies=True)
-def gnubg_nn(mode, player):
+def gnubg_nn(mode, player, seed=None):
     return GnubgNNAgent(mode, player.plies or 0)
 
 
 @register("gnubg-nn-1ply", rank=3, plies=True)
-def gnubg_nn_1ply(mode, player):
+def gnubg_nn_1ply(mode, player, seed=None):
     if player.plies not in (None, 1):
         raise ValueError(
             f"gnubg-nn-1ply with --plies {player.plies}: use --model2 gnubg-nn --plies {player.plies}"
@@ -23,5 +23,5 @@ def gnubg_nn_1ply(mode, player):
 
 
 @register("gnubg-nn-cubeful", rank=4, cube=True, plies=True)
-def gnubg_nn_cubeful(mode, player):
+def gnubg_nn_cubeful(mode, player, seed=None):
     return GnubgNNCubefulAgent(mode, player.plies or 0)

@@ -7,10 +7,10 @@ from tdbg.play.opponents import register
 
 
 @register("random", rank=0)
-def random_agent(mode, player):
-    return RandomAgent(player.seed, player.engine, mode)
+def random_agent(mode, player, seed=None):
+    return RandomAgent(player.seed if seed is None else seed, player.engine, mode)
 
 
 @register("pubeval", rank=1)
-def pubeval(mode, player):
+def pubeval(mode, player, seed=None):
     return PubevalAgent(mode)
