@@ -106,6 +106,12 @@ SELECTION = {
         "gnubg-nn on seed 1001",
     ),
     "cubeless_256x3.pt": (None, "the only candidate: strength_money.sh's cubeless stage (m1)"),
+    "cubeful_256x3_live.pt": (
+        "1001",
+        "`cubeful_256x3_from_1ply` (the old line's n4) and live_money.sh's n4 (2M cubeful episodes "
+        "without the Jacoby rule from n1) and n5 (its exact 1-ply stage), 10,000 games each against "
+        "gnubg-nn-cubeful on seed 1001, capped mEq/game",
+    ),
     "cubeful_256x3_from_1ply.pt": (
         "1001",
         "m4 (`cubeful_256x3`) and strength_money_e1.sh's three cubeful stages "
@@ -171,6 +177,7 @@ FRESH = {
     "cubeless_256x3_live.pt": ("cubeless_256x3_live_vs_gnubg-nn_seed2602", meq, "games", ""),
     "cubeless_256x3_1ply.pt": ("cubeless_256x3_1ply_vs_gnubg-nn_seed2402", meq, "games", ""),
     "cubeless_256x3.pt": ("cubeless_256x3_vs_gnubg-nn_seed2302", meq, "games", ""),
+    "cubeful_256x3_live.pt": ("cubeful_256x3_live_vs_gnubg-ext_seed2603", meq, "games", ""),
     "cubeful_256x3_from_1ply.pt": (
         "cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403",
         meq,
@@ -555,6 +562,35 @@ def _cubeful_256x3_row() -> list[str]:
     )
 
 
+def _cubeful_256x3_live_row() -> list[str]:
+    """`cubeful_256x3_live`: the cube head warm-started from n1, the stage released as
+    `cubeless_256x3_live`."""
+    fresh, point = (
+        "cubeful_256x3_live_vs_gnubg-ext_seed2603",
+        f"{LIVE_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001",
+    )
+    old = f"{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001"
+    return _model_row(
+        "cubeful_256x3_live.pt",
+        "cubeful money, equity / cube",
+        "200-[256,256,256]-1 (`--warm-start-cubeful` from `cubeless_256x3_live`; `live_money.sh` n4: 2M "
+        "episodes trained without the Jacoby rule, Adam 5e-5 -> 5e-6; its exact 1-ply stage (n5) scored "
+        "lower on the selection seed; every unit distinct and alive)",
+        183297,
+        "9,800,000",
+        "9.93 (5.98 + 2.18 + 1.77)",
+        "n/a (gnubg-nn has no cube)",
+        "n/a (pubeval has no cube)",
+        f"**{meq(fresh)}** {EXT} ({n(games(fresh))} games on fresh dice"
+        f"{'; capped = uncapped' if capped_equal(fresh) else ''}); "
+        f"on the selection seed 1001 vs gnubg-nn-cubeful, capped: {meq(point, 'capped_meq_per_game')}, "
+        f"paired vs `cubeful_256x3_from_1ply` there {paired(point, old)}; head to head vs "
+        f"`cubeful_256x3_from_1ply` (duplicate): "
+        f"{meq('cubeful_256x3_live_vs_cubeful_256x3_from_1ply_seed2613', 'capped_meq_per_game')} capped",
+        seed_files=(fresh, "cubeful_256x3_live_vs_cubeful_256x3_from_1ply_seed2613"),
+    )
+
+
 def _cubeful_256x3_from_1ply_row() -> list[str]:
     """`cubeful_256x3_from_1ply`: the cube head warm-started from n1, the cubeless stage
     under `cubeless_256x3_1ply`."""
@@ -644,6 +680,7 @@ def _cubeful_256x2_row() -> list[str]:
 def _cubeful_rows() -> list[list[str]]:
     """The rows of the cubeful money releases."""
     return [
+        _cubeful_256x3_live_row(),
         _cubeful_256x3_row(),
         _cubeful_256x3_from_1ply_row(),
         _cubeful_512x2x256_row(),
@@ -1111,17 +1148,15 @@ def summary_table() -> str:
         ],
         [
             "cubeful money",
-            "[`cubeful_256x3_from_1ply.pt`](best_models/cubeful_256x3_from_1ply.pt)",
-            f"{fresh_figure('cubeful_256x3_from_1ply.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
-            f"{meq(f'{STRENGTH_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')} "
-            f"(capped) against gnubg-nn-cubeful on the seed it was selected on (`cubeful_256x3`, the release "
-            f"before it: {fresh_figure('cubeful_256x3.pt')}; head to head "
-            f"{meq('cubeful_256x3_from_1ply_vs_cubeful_256x3_seed2413', 'capped_meq_per_game')} capped for "
-            f"`cubeful_256x3_from_1ply`, duplicate, seed 2413)",
-            f"{n(games('cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403'))} games on gnubg's dice; "
-            + seeds_cell(
-                "cubeful_256x3_from_1ply.pt", "cubeful_256x3_from_1ply_vs_gnubg-ext_seed2403"
-            ),
+            "[`cubeful_256x3_live.pt`](best_models/cubeful_256x3_live.pt)",
+            f"{fresh_figure('cubeful_256x3_live.pt')} vs the gnubg binary 1.08.003 at 0-ply on fresh dice; "
+            f"{meq(f'{LIVE_MONEY}/n4_cubeful_256x3_nojacoby_vs_gnubg-nn-cubeful_seed1001', 'capped_meq_per_game')} "
+            f"(capped) against gnubg-nn-cubeful on the seed it was selected on (`cubeful_256x3_from_1ply`, the "
+            f"release before it: {fresh_figure('cubeful_256x3_from_1ply.pt')}; head to head "
+            f"{meq('cubeful_256x3_live_vs_cubeful_256x3_from_1ply_seed2613', 'capped_meq_per_game')} capped for "
+            f"`cubeful_256x3_live`, duplicate, seed 2613)",
+            f"{n(games('cubeful_256x3_live_vs_gnubg-ext_seed2603'))} games on gnubg's dice; "
+            + seeds_cell("cubeful_256x3_live.pt", "cubeful_256x3_live_vs_gnubg-ext_seed2603"),
         ],
         [
             "7-point matches",

@@ -304,20 +304,27 @@ CURVES[f"{L}/curve.png"] = [
 ]
 
 # the live lineage's money legs (live_money.sh) from its DMP release x1r: n1 (cubeless, released as
-# cubeless_256x3_live) and n2 (its exact 1-ply stage); its cubeful legs join once one is released
+# cubeless_256x3_live), n2 (its exact 1-ply stage), n4 (cubeful without Jacoby, from n1's end) and n5
+# (exact 1-ply cubeful from n4); the cubeful legs' checks are against gnubg-nn-cubeful, capped
 LM = "experiments/retraining/live_money"
 LIVE_MONEY = ["n1_cubeless_256x3", "n2_cubeless_256x3_exact1ply"]
+LIVE_CUBEFUL = ["n4_cubeful_256x3_nojacoby", "n5_cubeful_256x3_exact1ply"]
 CURVES[f"{LM}/curve.png"] = [
-    *[f"{LM}/{x}.csv" for x in LIVE_MONEY],
+    *[f"{LM}/{x}.csv" for x in LIVE_MONEY + LIVE_CUBEFUL],
+    "--continues",
+    "3:1",
+    "--capped",
     "--target",
     "-0.03",
     "--base-logs",
     *[f"{L}/{x}.csv" for x in LIVE],
     "--final-results",
     *[f"{LM}/eval/{x}_vs_gnubg-nn_seed1001.csv" for x in LIVE_MONEY],
+    *[f"{LM}/eval/{x}_vs_gnubg-nn-cubeful_seed1001.csv" for x in LIVE_CUBEFUL],
     "--title",
-    "the live line's cubeless money legs vs gnubg-nn, seed 1001: n1 (from dmp_256x3_live; released as "
-    "cubeless_256x3_live), then n2 (exact 1-ply targets); diamonds 10,000 games",
+    "the live line's money legs, seed 1001: n1 (cubeless, from dmp_256x3_live: cubeless_256x3_live), "
+    "then n2 (exact 1-ply) and, from n1's end, n4 (cubeful without Jacoby), then n5 (exact 1-ply); "
+    "cubeful checks vs gnubg-nn-cubeful, capped; diamonds 10,000 games",
 ]
 
 # training logs drawn beside themselves (LOG.png), each titled from the checkpoint beside it
@@ -354,7 +361,7 @@ PLOTS = [*CURVES, *TRAINING, *CUBE_CURVES]
 RELEASES = {
     f"{S}/curve.png": ["dmp_256x3.pt"],
     f"{M}/curve.png": ["cubeless_256x3_1ply.pt", "cubeful_256x3_from_1ply.pt"],
-    f"{LM}/curve.png": ["cubeless_256x3_live.pt"],
+    f"{LM}/curve.png": ["cubeless_256x3_live.pt", "cubeful_256x3_live.pt"],
     f"{B}/money_curve_512x2x256.png": ["cubeless_512x2x256.pt", "cubeful_512x2x256.pt"],
 }
 
