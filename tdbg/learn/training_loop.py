@@ -447,6 +447,14 @@ class StageProgress:
                     f"{self.settings.model.resume}: trainer_state.stage.settings.{key}: is "
                     f"missing (every stage of this kind records it)"
                 )
+        planned, rounds = stage["settings"]["num_episodes"], stage.get("rounds_done")
+        if rounds is not None and min(rounds * self.size, planned) != self.done:
+            # (load_checkpoint checks it where the stage records its round; a stage of rounds
+            # of --log-every games records none, and a round count of 2**70 went on)
+            raise InputError(
+                f"{self.settings.model.resume}: trainer_state.stage.rounds_done: {rounds:,} "
+                f"rounds of {self.size:,} episodes are not its {self.done:,} episodes done"
+            )
         if self.settings.schedule.num_episodes <= self.done:
             # ended early (plan_stage): it now reads as finished; its LR schedule ran towards
             # the planned count, kept beside the new one
