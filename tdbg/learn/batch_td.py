@@ -211,7 +211,8 @@ class BatchLearner:
             trial = filter_training.FilterTrainer(copy.deepcopy(filt), np.random.default_rng())
             checks[FILTER_KEY] = resume_state.parts_check(
                 {
-                    "optimizer_state": resume_state.optimizer_state_check(trial.opt),
+                    # (the filter's rate is fixed, never scheduled: a record of another is damage)
+                    "optimizer_state": resume_state.optimizer_state_check(trial.opt, False),
                     "rng": resume_state.check_generator_state,
                 }
             )

@@ -106,10 +106,12 @@ def _probe_state(optimizer: torch.optim.Optimizer) -> dict:
     return dict(probe.state.get(param, {}))
 
 
-def optimizer_state_check(optimizer: torch.optim.Optimizer) -> Check:
+def optimizer_state_check(optimizer: torch.optim.Optimizer, scheduled: bool = True) -> Check:
     """A check of an optimizer state dict ``optimizer`` would load: its groups of the same
     parameters, each hyperparameter one the optimizer takes, and for every parameter the
-    moments the probe says, of the parameter's shape, floating point and finite."""
+    moments the probe says, of the parameter's shape, floating point and finite.
+    ``scheduled``: its learning rate is set anew each round (else it too must be the one
+    the optimizer was built with: the move filter's)."""
     params = [p for group in optimizer.param_groups for p in group["params"]]
     expected = _probe_state(optimizer)
 
@@ -137,7 +139,7 @@ def optimizer_state_check(optimizer: torch.optim.Optimizer) -> Check:
             except ValueError as exc:
                 raise StateError(gfield, str(exc).removeprefix("its optimizer's ")) from None
             _check_group_is_the_stages(
-                group, optimizer.param_groups[min(i, len(groups) - 1)], gfield
+                group, optimizer.param_groups[min(i, len(groups) - 1)], gfield, scheduled
             )
         if ids != list(range(len(params))):
             raise StateError(
@@ -149,7 +151,7 @@ def optimizer_state_check(optimizer: torch.optim.Optimizer) -> Check:
     return check
 
 
-def _check_group_is_the_stages(group: dict, own: dict, field: str) -> None:
+def _check_group_is_the_stages(group: dict, own: dict, field: str, scheduled: bool) -> None:
     """Every hyperparameter but the learning rate (the schedule sets it each round) as the
     stage's settings built the optimizer: a run saves them as they were built, so another
     value (a weight decay, amsgrad, betas) is damage that would change training unsaid."""
@@ -157,7 +159,7 @@ def _check_group_is_the_stages(group: dict, own: dict, field: str) -> None:
         if key not in own:
             raise StateError(f"{field}.{key}", "is not a hyperparameter of this optimizer")
     for key, mine in own.items():
-        if key in ("params", "lr"):
+        if key == "params" or (key == "lr" and scheduled):
             continue
         theirs = tuple(group[key]) if isinstance(group[key], list) else group[key]
         if type(theirs) is not type(mine) or theirs != mine:

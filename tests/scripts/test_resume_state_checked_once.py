@@ -14,7 +14,8 @@ import os
 import pytest
 import torch
 
-from helpers import QUICK_TRAIN, run
+from helpers import QUICK_TRAIN, assert_one_line_error, run
+from tdbg.learn import filter_training
 
 
 @pytest.fixture(scope="module")
@@ -179,3 +180,22 @@ def test_the_parts_of_filter_and_overlap_stages_are_checked_too(tmp_path, flag):
             ):
                 wrong.append(("/".join(map(str, keys)), how, proc.returncode, lines[-1:]))
     assert not wrong, wrong
+
+
+@pytest.mark.parametrize("rate", [0.5, 2**70])
+def test_the_filters_fixed_learning_rate_is_checked(tmp_path, rate):
+    """The move filter's optimizer runs at one fixed rate (the main one's is set anew each
+    round): a record of another was taken, 2**70 diverging a round later."""
+    src = tmp_path / "s.pt"
+    flags = ["--oneply", "--oneply-filter", "3", "--filter-warmup", "20"]
+    args = ["--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN, *flags]
+    run("train_batch.py", *args, "--stop-at", "20", "--save", src, check=True)
+    payload = torch.load(src, weights_only=True)
+    group = payload["trainer_state"]["filter_trainer"]["optimizer_state"]["param_groups"][0]
+    assert group["lr"] == filter_training.FILTER_LR
+    group["lr"] = rate
+    torch.save(payload, src)
+    before = src.read_bytes()
+    proc = run("train_batch.py", "--resume", src, "--save", src, "--quiet")
+    assert_one_line_error(proc, "filter_trainer.optimizer_state.param_groups.0.lr")
+    assert src.read_bytes() == before
