@@ -448,7 +448,11 @@ class StageProgress:
                     f"missing (every stage of this kind records it)"
                 )
         planned, rounds = stage["settings"]["num_episodes"], stage.get("rounds_done")
-        if rounds is not None and min(rounds * self.size, planned) != self.done:
+        if rounds is not None and not (
+            min(rounds * self.size, planned)
+            <= self.done
+            < min((rounds + 1) * self.size, planned + 1)
+        ):  # its last round may have been cut short by a signal (an online stage's can)
             # (load_checkpoint checks it where the stage records its round; a stage of rounds
             # of --log-every games records none, and a round count of 2**70 went on)
             raise InputError(
