@@ -120,12 +120,53 @@ def _recorded_values(stage: dict, dests: set[str]) -> dict:
     }
 
 
+def _check_record(stage: dict, actions: dict, path: str) -> None:
+    """InputError unless every value the continued stage's record (its config and compared
+    settings) holds for a flag of this script is one the flag takes: values it does not
+    take over (what started the stage, settings the command gives) are carried into the
+    new checkpoint or compared, so a damaged one is refused here, before any work (the
+    checkpoints that began it: refused where they name no file, _recorded_source)."""
+    for key, value in (stage.get("config") or {}).items():
+        # (a key of no flag of this script is let be: older stages, and other scripts'
+        # stages, record flags this one lacks; but no flag's value is a dict)
+        if isinstance(value, dict) and key not in SOURCES:  # (those: _recorded_source)
+            raise InputError(
+                f"{path}: trainer_state.stage.config.{key}: is a dict {value!r:.40}, no "
+                f"flag's value"
+            )
+    for record in (stage.get("config") or {}, stage["settings"]):
+        for key, value in record.items():
+            name = RECORDED_NAMES.get(key, key)
+            if name in actions and actions[name].option_strings and name not in SOURCES:
+                _as_the_flag_takes(
+                    actions[name], tuple(value) if isinstance(value, list) else value, path
+                )
+
+
 def _as_the_flag_takes(action: argparse.Action, value, path: str):
     """``value``, a continued stage's record of ``action``'s flag, checked as the flag checks
     what it is given: a value the flag refuses (a damaged or crafted checkpoint: an LR of
     'abc') is refused in one line, where it reached the optimizer and raised a TypeError."""
-    if value is None or isinstance(value, bool):
-        return value
+    flag = action.option_strings[0] if action.option_strings else action.dest
+    if action.nargs == 0:  # a switch (--oneply, --jacoby/--no-jacoby): a record of True or False
+        if isinstance(value, bool):
+            return value
+        raise InputError(
+            f"{path}: its unfinished stage records {flag} {value!r:.40}, which the flag refuses "
+            f"(not true or false)"
+        )
+    if value is None:
+        if action.default is None:  # (a flag unset where it defaults to nothing)
+            return value
+        raise InputError(
+            f"{path}: its unfinished stage records {flag} None, which the flag refuses "
+            f"(it defaults to {action.default!r})"
+        )
+    if isinstance(value, bool):
+        raise InputError(
+            f"{path}: its unfinished stage records {flag} {value!r}, which the flag refuses "
+            f"(not true or false: it takes a value)"
+        )
     if action.type is None and not action.choices:  # a flag that takes text (a path: --log)
         if isinstance(value, str) or action.nargs is not None:
             return value
@@ -179,6 +220,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
             stage is not None
         ):  # a stage that is finished (or has no record) starts anew: nothing to take
             actions = {a.dest: a for a in parser._actions}
+            _check_record(stage, actions, path)
             for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))

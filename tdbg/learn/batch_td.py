@@ -20,7 +20,7 @@ from typing import ClassVar
 import numpy as np
 
 from tdbg.game.heads import output_head
-from tdbg.learn import filter_training
+from tdbg.learn import filter_training, resume_state
 from tdbg.learn.selfplay import Collector, Samples, SelfPlaySetup
 from tdbg.learn.stage_settings import Acting, BatchStage, recorded
 from tdbg.learn.trainer import Trainer
@@ -59,6 +59,18 @@ class BatchLearner:
 
     log_fields: ClassVar[list[str]] = LOG_FIELDS
     learns_while_playing: ClassVar[bool] = False
+    # the settings every batch stage has recorded (settings' base): a continued stage missing
+    # one was damaged (an end_lr lost read as none, a constant rate the stage never had)
+    recorded_always: ClassVar[tuple[str, ...]] = (
+        "num_episodes",
+        "oneply",
+        "game_mode",
+        "lr",
+        "end_lr",
+        "warmup_cycles",
+        "episodes_per_round",
+        "optimizer",
+    )
 
     def __init__(self, stage: BatchStage, model, mode):
         self.stage, self.model, self.mode = stage, model, mode
@@ -177,6 +189,34 @@ class BatchLearner:
             {} if self.filter_trainer is None else {FILTER_KEY: self.filter_trainer.state_dict()}
         )
         return {**self.trainer.state_dict(), **rng, **stale, **filt}
+
+    def state_checks(self) -> tuple[dict, tuple]:
+        """(a check of each part state_dict may hold, the parts it always holds): what
+        resume_state checks before load_state_dict restores any of it."""
+        filt = move_filter_of(self.model)
+        checks: dict = {
+            "optimizer": resume_state.choice_check((self.trainer.optimizer_name,)),
+            "optimizer_state": resume_state.optimizer_state_check(self.trainer.optimizer),
+            "minibatch_rng": resume_state.check_generator_state,
+            OVERLAP_KEY: resume_state.parts_check(
+                {
+                    "model": resume_state.weights_check(self.model),
+                    "filter": resume_state.optional(resume_state.weights_check(filt))
+                    if filt is not None
+                    else resume_state.nothing,
+                }
+            ),
+        }
+        if filt is not None:  # (a model without a filter has no filter trainer to continue)
+            trial = filter_training.FilterTrainer(copy.deepcopy(filt), np.random.default_rng())
+            checks[FILTER_KEY] = resume_state.parts_check(
+                {
+                    # (the filter's rate is fixed, never scheduled: a record of another is damage)
+                    "optimizer_state": resume_state.optimizer_state_check(trial.opt, False),
+                    "rng": resume_state.check_generator_state,
+                }
+            )
+        return checks, ("optimizer", "optimizer_state")
 
     def load_state_dict(self, state: dict) -> None:
         self.trainer.load_state_dict(state)

@@ -77,8 +77,12 @@ class Learner(Protocol[StageT]):
     def state_dict(self) -> dict:
         """The trainer's state the checkpoint keeps (optimizer moments)."""
 
+    def state_checks(self) -> tuple[dict, tuple]:
+        """(a check, resume_state's, of each part state_dict may hold, by its key; the keys
+        it always holds): the one check of a continued stage's state before any is restored."""
+
     def load_state_dict(self, state: dict) -> None:
-        """Continue the checkpoint's unfinished stage from ``state``."""
+        """Continue the checkpoint's unfinished stage from ``state`` (checked: state_checks)."""
 
     def open(
         self, round_seed: Callable[[int], np.random.SeedSequence], seed_root: np.random.SeedSequence

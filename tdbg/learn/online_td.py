@@ -173,6 +173,10 @@ class OnlineLearner:
     def state_dict(self) -> dict:
         return {}
 
+    def state_checks(self) -> tuple[dict, tuple]:
+        """It keeps no state besides the stage's (a part of any other name is damage)."""
+        return {}, ()
+
     def load_state_dict(self, state: dict) -> None:
         pass
 

@@ -32,6 +32,7 @@ from tdbg.game.modes import GAME_MODES, MODES
 from tdbg.game.modes.base import GameMode
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
+from tdbg.infra.errors import InputError
 from tdbg.infra.settings_fields import derived, fixed, option, unlisted, variant
 from tdbg.infra.threads import threads_option
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE
@@ -152,6 +153,11 @@ class ModelSpec:
             "warm_start_cubeful": self.warm_start_cubeful,
             "warm_start_match": self.warm_start_match,
         }
+        for name, path in named.items():
+            if path == "":  # (taken as not given, it trained a new network from scratch)
+                raise InputError(
+                    f"--{name.replace('_', '-')} '': an empty path names no checkpoint"
+                )
         return {name: path for name, path in named.items() if path}
 
 

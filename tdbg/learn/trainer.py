@@ -11,6 +11,8 @@ global L2 norm is scaled down to at most this before each step) and the ``loss``
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import torch
 
@@ -120,7 +122,7 @@ def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
     taken and failed (or spread NaN) at the first step."""
     optimizer.load_state_dict(state)
     for group in optimizer.param_groups:
-        _check_hyperparameters(group, optimizer.defaults)
+        check_hyperparameters(group, optimizer.defaults)
         for param in group["params"]:
             for name, value in optimizer.state.get(param, {}).items():
                 if not isinstance(value, torch.Tensor):
@@ -136,7 +138,7 @@ def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
                     raise ValueError(f"its optimizer's step count {value.tolist()} is negative")
 
 
-def _check_hyperparameters(group: dict, defaults: dict) -> None:
+def check_hyperparameters(group: dict, defaults: dict) -> None:
     """ValueError unless a loaded parameter group holds every hyperparameter the optimizer was
     built with, each of its kind: a flag a bool (None where the default is None), a number a
     finite one of at least 0 (a learning rate, eps, momentum, decay), a pair such as Adam's
@@ -163,6 +165,9 @@ def _check_hyperparameters(group: dict, defaults: dict) -> None:
 
 
 def _plain_number(value) -> bool:
-    return (
-        isinstance(value, (int, float)) and not isinstance(value, bool) and bool(np.isfinite(value))
-    )
+    if not isinstance(value, (int, float)) or isinstance(value, bool):
+        return False
+    try:  # (an int beyond a float's range: numpy's isfinite raised a TypeError for it)
+        return math.isfinite(value)
+    except OverflowError:
+        return False

@@ -44,6 +44,7 @@ from tdbg.infra.runlog import CsvLog
 from tdbg.infra import profiling, threads
 from tdbg.infra.stats import ci_text
 from tdbg.infra.workers import WorkerError
+from tdbg.learn import resume_state
 from tdbg.learn.learner import Learner, StageT
 from tdbg.learn.run_control import (
     Interrupted,
@@ -440,6 +441,24 @@ class StageProgress:
         """Take up the checkpoint's unfinished ``stage`` where it stopped: its episodes, rounds,
         CPU time and the learner's state; a stage that ended early now reads as finished."""
         self.done = stage["episodes_done"]
+        for key in getattr(self.learner, "recorded_always", ()):
+            if key not in stage["settings"]:
+                raise InputError(
+                    f"{self.settings.model.resume}: trainer_state.stage.settings.{key}: is "
+                    f"missing (every stage of this kind records it)"
+                )
+        planned, rounds = stage["settings"]["num_episodes"], stage.get("rounds_done")
+        if rounds is not None and not (
+            min(rounds * self.size, planned)
+            <= self.done
+            < min((rounds + 1) * self.size, planned + 1)
+        ):  # its last round may have been cut short by a signal (an online stage's can)
+            # (load_checkpoint checks it where the stage records its round; a stage of rounds
+            # of --log-every games records none, and a round count of 2**70 went on)
+            raise InputError(
+                f"{self.settings.model.resume}: trainer_state.stage.rounds_done: {rounds:,} "
+                f"rounds of {self.size:,} episodes are not its {self.done:,} episodes done"
+            )
         if self.settings.schedule.num_episodes <= self.done:
             # ended early (plan_stage): it now reads as finished; its LR schedule ran towards
             # the planned count, kept beside the new one
@@ -465,19 +484,19 @@ class StageProgress:
         stage["config"] = {**stage_config(self.settings), **started}
 
     def _restore_learner(self, trainer_state: dict) -> None:
-        """Load the learner's state (optimizer moments, counters) from the checkpoint; an
-        InputError naming the checkpoint where it does not fit."""
+        """Check every part of the learner's state in the checkpoint (resume_state, the
+        learner's state_checks: optimizer moments, generators, overlap weights, the filter's
+        trainer), then load it; an InputError naming the checkpoint and the field where a
+        part does not fit, before anything is restored or any work starts."""
+        resume = self.settings.model.resume
+        checks, required = self.learner.state_checks()
+        try:
+            resume_state.check_trainer_state(trainer_state, checks, required)
+        except resume_state.StateError as exc:
+            raise InputError(f"{resume}: {exc}") from None
         try:
             self.learner.load_state_dict(trainer_state)
-        except (
-            AttributeError,
-            KeyError,
-            TypeError,
-            ValueError,
-            IndexError,
-            RuntimeError,
-            OverflowError,  # numpy's, for a generator state out of its integers' range
-        ) as exc:  # torch's, numpy's
+        except Exception as exc:  # noqa: BLE001 - whatever the checks above missed: one line
             raise InputError(
                 f"{self.settings.model.resume}: its trainer state cannot be restored "
                 f"({type(exc).__name__}: "

@@ -478,12 +478,25 @@ def check_trainer_state(state, where: str, meta: dict | None = None) -> None:
         raise CheckpointError(f"{where}: its trainer state is {type(state).__name__}, not a dict")
     stage = state.get("stage")
     if stage is None:
+        if state:  # a learner's state with no stage to continue: the stage was lost
+            raise CheckpointError(
+                f"{where}: trainer_state.stage: is missing, where its trainer state holds "
+                f"{', '.join(map(str, sorted(state, key=str)))}"
+            )
         return
+    if stage == {}:
+        raise CheckpointError(f"{where}: trainer_state.stage: is empty")
     if not isinstance(stage, dict):
         raise CheckpointError(
             f"{where}: its trainer state's 'stage' is {type(stage).__name__}, not a dict"
         )
     _check_plain(stage, "unfinished stage", where)
+    extra = sorted(map(str, set(stage) - set(STAGE_TYPES)))
+    if extra:  # (a run writes only these: another is damage, or a crafted file)
+        raise CheckpointError(
+            f"{where}: trainer_state.stage.{extra[0]}: is not a field a stage holds "
+            f"({', '.join(STAGE_TYPES)})"
+        )
     _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
     if "settings" in stage:
         _check_fields(stage["settings"], STAGE_SETTINGS_TYPES, f"{where}: its stage's settings")

@@ -16,7 +16,7 @@ import torch
 
 from tdbg.infra import run_outputs
 from tdbg.infra.errors import InputError, RunError
-from tdbg.learn import training_loop
+from tdbg.learn import resume_state, training_loop
 from tdbg.learn.stage_settings import BatchStage, Evaluation, ModelSpec, Run, Schedule
 from tdbg.learn.training_loop import build_model, check_stop_at, run_stage
 from tdbg.net.model import TDNetwork, load_checkpoint
@@ -49,6 +49,13 @@ class Bias:
 
     def state_dict(self):
         return {"rounds": list(self.rounds)}
+
+    def state_checks(self):
+        def rounds(value, field):
+            if not isinstance(value, list):
+                raise resume_state.StateError(field, "is not a list")
+
+        return {"rounds": rounds}, ("rounds",)
 
     def load_state_dict(self, state):
         self.rounds = list(state["rounds"])

@@ -471,3 +471,24 @@ def test_unreadable_mat_files_are_refused_before_gnubg(tmp_path, content, words)
     (folder / "good.mat").write_text(" 1 point match\n\n Game 1\n")
     (folder / "bad.mat").write_bytes(content)
     assert_one_line_error(run("gnubg_eval.py", "--from-mat", folder), words)
+
+
+@pytest.mark.parametrize("flag", ["--resume", "--warm-start-equity", "--warm-start-cubeful"])
+def test_an_empty_source_path_is_refused(tmp_path, flag):
+    """An empty path was taken as the flag not given: `--resume ''` trained a new network from
+    scratch, exit 0, where the user meant to continue one."""
+    save = tmp_path / "x.pt"
+    proc = run(
+        "train_batch.py",
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "20",
+        flag,
+        "",
+        "--save",
+        save,
+        *QUICK_TRAIN,
+    )
+    assert_one_line_error(proc, f"{flag} '': an empty path names no checkpoint")
+    assert os.listdir(tmp_path) == []

@@ -373,3 +373,20 @@ def test_continuing_refuses_a_stage_recording_a_source_that_is_no_path(stopped, 
     path = _damaged(stopped, tmp_path, change)
     proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
     assert_one_line_error(proc, "names no file")
+
+
+@pytest.mark.parametrize("rounds", [2**70, 3, 0])
+def test_online_resume_refuses_a_round_count_that_is_not_its_episodes(tmp_path, rounds):
+    """train_online.py's stage (rounds of --log-every games) records no round size among its
+    settings, so its round count went unchecked: 2**70 rounds at 20 episodes continued."""
+    path = tmp_path / "o.pt"
+    args = ["--hidden", "8", "--num-episodes", "40", "--log-every", "10", "--seed", "3", "--quiet"]
+    run("train_online.py", *args, "--stop-at", "20", "--save", path, check=True)
+    payload = torch.load(path, weights_only=True)
+    assert payload["trainer_state"]["stage"]["rounds_done"] == 2  # 20 episodes in rounds of 10
+    payload["trainer_state"]["stage"]["rounds_done"] = rounds
+    torch.save(payload, path)
+    before = path.read_bytes()
+    proc = run("train_online.py", "--resume", path, "--save", path, "--quiet")
+    assert_one_line_error(proc, f"rounds_done: {rounds:,} rounds of 10 episodes")
+    assert path.read_bytes() == before
