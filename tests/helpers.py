@@ -151,6 +151,26 @@ def run_scripts(tmp_path, runs, readonly=None, stdout_full=False):
     ]
 
 
+def stopped_stage(path):
+    """A train_batch stage of 60 episodes in rounds of 20 (hidden 8), stopped at 20, saved at
+    ``path``: its trainer state holds optimizer moments, the minibatch generator and the
+    stage's record, as an unfinished stage's does."""
+    run(
+        "train_batch.py",
+        "--hidden",
+        "8",
+        "--num-episodes",
+        "60",
+        "--stop-at",
+        "20",
+        "--save",
+        path,
+        *QUICK_TRAIN,
+        check=True,
+    )
+    return path
+
+
 def assert_one_line_error(proc, words=""):
     """One ``error:`` line on stderr, holding ``words``, and exit code 2 (every failure a
     script reports: bad input, or one met part-way)."""

@@ -6,28 +6,14 @@ restored): describe_model and train_batch --resume refuse it in one line, exit 2
 import pytest
 import torch
 
-from helpers import QUICK_TRAIN, assert_one_line_error, run
+from helpers import QUICK_TRAIN, assert_one_line_error, run, stopped_stage
 
 
 @pytest.fixture(scope="module")
 def stopped(tmp_path_factory):
     """A stage of 60 episodes stopped at 20 (its trainer state: optimizer, minibatch
     generator, the stage's counts)."""
-    path = tmp_path_factory.mktemp("stopped") / "s.pt"
-    run(
-        "train_batch.py",
-        "--hidden",
-        "8",
-        "--num-episodes",
-        "60",
-        "--stop-at",
-        "20",
-        "--save",
-        path,
-        *QUICK_TRAIN,
-        check=True,
-    )
-    return path
+    return stopped_stage(tmp_path_factory.mktemp("stopped") / "s.pt")
 
 
 def _damaged(stopped, tmp_path, change) -> str:

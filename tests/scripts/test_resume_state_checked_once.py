@@ -14,7 +14,7 @@ import os
 import pytest
 import torch
 
-from helpers import QUICK_TRAIN, assert_one_line_error, run
+from helpers import QUICK_TRAIN, assert_one_line_error, run, stopped_stage
 from tdbg.learn import filter_training
 
 
@@ -22,21 +22,7 @@ from tdbg.learn import filter_training
 def stopped(tmp_path_factory):
     """A stage of 60 episodes in rounds of 20, stopped at 20 (optimizer moments, minibatch
     generator, the stage's record)."""
-    path = tmp_path_factory.mktemp("stopped") / "s.pt"
-    run(
-        "train_batch.py",
-        "--hidden",
-        "8",
-        "--num-episodes",
-        "60",
-        "--stop-at",
-        "20",
-        "--save",
-        path,
-        *QUICK_TRAIN,
-        check=True,
-    )
-    return path
+    return stopped_stage(tmp_path_factory.mktemp("stopped") / "s.pt")
 
 
 def _fields(node, prefix=()):
