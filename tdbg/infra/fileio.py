@@ -421,6 +421,9 @@ def hold(path: str, label: str) -> None:
     except run_outputs.LockedError as exc:
         raise OutputError(str(exc)) from None
     except OSError as exc:  # e.g. no lock folder can be made under the temporary folder
-        raise OutputError(
-            f"{label}: cannot take the run's lock on it ({exc.filename}: {exc.strerror})"
-        ) from None
+        # (an error about no one file, such as tempfile's "No usable temporary directory",
+        # has no filename: it read "None: ...")
+        what = exc.strerror or str(exc)
+        if exc.filename is not None:
+            what = f"{exc.filename}: {what}"
+        raise OutputError(f"{label}: cannot take the run's lock on it ({what})") from None
