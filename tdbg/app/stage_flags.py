@@ -225,6 +225,19 @@ def parse(parser, stage_class, argv: list[str] | None = None):
                 if name not in given:
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
+    if (
+        continued
+        and continued[1] is not None
+        and "log" not in given
+        and isinstance(recorded_log, str)
+        and resumes_itself(args.resume, args.save)
+        and not os.path.isfile(recorded_log)
+    ):  # the stage's own --log holds its rows so far: a record naming no file was damaged
+        # (any text was taken as a new log, relative to the current folder)
+        raise InputError(
+            f"{continued[0]}: its unfinished stage records --log {recorded_log!r:.60}, which "
+            f"names no file (the stage's log; give --log to name the log to append to)"
+        )
     log_continues = bool(
         args.log
         and isinstance(recorded_log, str)  # (a damaged record's other value names no log)
