@@ -180,7 +180,11 @@ def _as_the_flag_takes(action: argparse.Action, value, path: str):
             assert callable(
                 action.type
             )  # the parser's flags convert with functions, never registry names
-            action.type(text)
+            taken = action.type(text)
+            if isinstance(value, tuple) and not isinstance(taken, (tuple, list)):
+                # (a list where the flag takes one value, such as an lr of [0.001], read
+                # "0.001" here and was a TypeError traceback later)
+                raise ValueError("a list, where the flag takes one value")
         if action.choices is not None and value not in action.choices:
             raise ValueError(f"not one of {', '.join(map(str, action.choices))}")
     except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:

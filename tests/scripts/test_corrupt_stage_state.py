@@ -161,7 +161,21 @@ RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag 
     "batch size 0": _recorded("batch_size", 0),
     "optimizer unknown": _recorded("optimizer", "rmsprop"),
     "log a number": _recorded("log", 7),  # a path taken as the log's: a TypeError traceback
+    # a list where the flag takes one value: read as "0.001", then a TypeError traceback
+    "lr a list": _recorded("lr", [0.001]),
+    "warmup cycles a tuple": _recorded("warmup_cycles", (0,)),
 }
+
+
+def _last_param_id_as_tensor(payload):
+    """The optimizer's last parameter named by a 0-d tensor of its number: equal to it, but
+    torch maps moments to parameters through a dict, where it names none (the moments were
+    dropped without a word)."""
+    params = payload["trainer_state"]["optimizer_state"]["param_groups"][-1]["params"]
+    params[-1] = torch.tensor(params[-1])
+
+
+RESTORE["optimizer parameter named by a tensor"] = _last_param_id_as_tensor
 RESTORE.update(RECORDED_SETTINGS)
 
 
