@@ -395,6 +395,9 @@ def check_outputs(
     seen = {os.path.realpath(p): flag for flag, p in (inputs or {}).items() if p}
     replaced = []
     for out in outputs:
+        if out.path == "":  # (given, but naming no file: it was taken as not given, or
+            # failed only when written, after the work: "--save ''" trained, then ": No such file")
+            raise OutputError(f"{out.flag} '': an empty path names no file")
         if not out.path:
             continue
         label = label_of(out.flag, out.path)
