@@ -410,7 +410,9 @@ def check_outputs(
             replaced += check_games_folder(out.path, label, overwrite, out.files)
         elif os.path.basename(out.path) in ("", ".", ".."):
             # ("x/" made the folder x, and the run failed only when it wrote, after the work)
-            raise OutputError(f"{label}: names a folder, not a file (its name ends in a slash or a dot)")
+            raise OutputError(
+                f"{label}: names a folder, not a file (its name ends in a slash or a dot)"
+            )
         else:
             check_file(out.path, out.kind, label, overwrite, out.own)
     for out in outputs:

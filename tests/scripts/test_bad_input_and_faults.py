@@ -519,6 +519,8 @@ def test_an_output_path_that_names_a_folder_is_refused_before_any_work(tmp_path,
     """`--save models/` (a folder that did not exist) made the folder, trained the whole
     stage, then failed: "Not a directory; training stopped"."""
     path = f"{tmp_path}/{name}"
-    proc = run("train_batch.py", "--hidden", "8", "--num-episodes", "20", *QUICK_TRAIN, "--save", path)
+    proc = run(
+        "train_batch.py", "--hidden", "8", "--num-episodes", "20", *QUICK_TRAIN, "--save", path
+    )
     assert_one_line_error(proc, "names a folder, not a file (its name ends in a slash or a dot)")
     assert os.listdir(tmp_path) == []
