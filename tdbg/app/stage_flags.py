@@ -239,7 +239,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
     ):  # the stage's own --log holds its rows so far: a record naming no file was damaged
         # (any text was taken as a new log, relative to the current folder)
         raise InputError(
-            f"{continued[0]}: its unfinished stage records --log {recorded_log!r:.60}, which "
+            f"{continued[0]}: its unfinished stage records --log {recorded_log!r:.100}, which "
             f"names no file (the stage's log; give --log to name the log to append to)"
         )
     log_continues = bool(

@@ -452,5 +452,6 @@ def test_the_same_command_refuses_a_recorded_log_that_names_no_file(stopped, tmp
     elsewhere = tmp_path / "never_written.csv"
     path = _damaged(stopped, tmp_path, _recorded("log", str(elsewhere)))
     proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
-    assert_one_line_error(proc, f"records --log '{elsewhere}', which names no file")
+    assert_one_line_error(proc, "which names no file (the stage's log; give --log")
+    assert f"records --log '{str(elsewhere)[:40]}" in proc.stderr
     assert not elsewhere.exists()
