@@ -180,7 +180,11 @@ def _as_the_flag_takes(action: argparse.Action, value, path: str):
             assert callable(
                 action.type
             )  # the parser's flags convert with functions, never registry names
-            action.type(text)
+            taken = action.type(text)
+            if isinstance(value, tuple) and not isinstance(taken, (tuple, list)):
+                # (a list where the flag takes one value, such as an lr of [0.001], read
+                # "0.001" here and was a TypeError traceback later)
+                raise ValueError("a list, where the flag takes one value")
         if action.choices is not None and value not in action.choices:
             raise ValueError(f"not one of {', '.join(map(str, action.choices))}")
     except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
@@ -225,6 +229,19 @@ def parse(parser, stage_class, argv: list[str] | None = None):
                 if name not in given:
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
+    if (
+        continued
+        and continued[1] is not None
+        and "log" not in given
+        and isinstance(recorded_log, str)
+        and resumes_itself(args.resume, args.save)
+        and not os.path.isfile(recorded_log)
+    ):  # the stage's own --log holds its rows so far: a record naming no file was damaged
+        # (any text was taken as a new log, relative to the current folder)
+        raise InputError(
+            f"{continued[0]}: its unfinished stage records --log {recorded_log!r:.100}, which "
+            f"names no file (the stage's log; give --log to name the log to append to)"
+        )
     log_continues = bool(
         args.log
         and isinstance(recorded_log, str)  # (a damaged record's other value names no log)

@@ -395,6 +395,9 @@ def check_outputs(
     seen = {os.path.realpath(p): flag for flag, p in (inputs or {}).items() if p}
     replaced = []
     for out in outputs:
+        if out.path == "":  # (given, but naming no file: it was taken as not given, or
+            # failed only when written, after the work: "--save ''" trained, then ": No such file")
+            raise OutputError(f"{out.flag} '': an empty path names no file")
         if not out.path:
             continue
         label = label_of(out.flag, out.path)
@@ -405,6 +408,11 @@ def check_outputs(
         check_name(out.path, label)
         if out.kind == "folder":
             replaced += check_games_folder(out.path, label, overwrite, out.files)
+        elif os.path.basename(out.path) in ("", ".", ".."):
+            # ("x/" made the folder x, and the run failed only when it wrote, after the work)
+            raise OutputError(
+                f"{label}: names a folder, not a file (its name ends in a slash or a dot)"
+            )
         else:
             check_file(out.path, out.kind, label, overwrite, out.own)
     for out in outputs:
@@ -421,6 +429,9 @@ def hold(path: str, label: str) -> None:
     except run_outputs.LockedError as exc:
         raise OutputError(str(exc)) from None
     except OSError as exc:  # e.g. no lock folder can be made under the temporary folder
-        raise OutputError(
-            f"{label}: cannot take the run's lock on it ({exc.filename}: {exc.strerror})"
-        ) from None
+        # (an error about no one file, such as tempfile's "No usable temporary directory",
+        # has no filename: it read "None: ...")
+        what = exc.strerror or str(exc)
+        if exc.filename is not None:
+            what = f"{exc.filename}: {what}"
+        raise OutputError(f"{label}: cannot take the run's lock on it ({what})") from None

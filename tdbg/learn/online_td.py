@@ -120,6 +120,16 @@ class OnlineLearner:
     ``OnlineStage``, learn.stage_settings): a round is a block of ``--log-every`` games, each a
     step of its own (run_stage's guard: a signal waits for the game's end)."""
 
+    # the settings every online stage has recorded (settings below): a continued stage missing
+    # one was damaged (an end_lr lost read as a constant rate the stage never had)
+    recorded_always: ClassVar[tuple[str, ...]] = (
+        "num_episodes",
+        "lambda",
+        "lr",
+        "end_lr",
+        "game_mode",
+    )
+
     log_fields: ClassVar[list[str]] = [
         "episodes",
         "total_episodes",

@@ -141,7 +141,9 @@ def optimizer_state_check(optimizer: torch.optim.Optimizer, scheduled: bool = Tr
             _check_group_is_the_stages(
                 group, optimizer.param_groups[min(i, len(groups) - 1)], gfield, scheduled
             )
-        if ids != list(range(len(params))):
+        # (compared as ints: a 0-d tensor equals its number, but torch maps a parameter's
+        # moments through a dict, where it names none, and they were dropped unsaid)
+        if not all(type(i) is int for i in ids) or ids != list(range(len(params))):
             raise StateError(
                 f"{field}.param_groups.{len(groups) - 1}.params",
                 f"name parameters {ids!r:.40}, not the network's {len(params)} (0 to {len(params) - 1})",

@@ -80,6 +80,8 @@ def check_run_outputs(run: Run, spec: ModelSpec) -> None:
     With --resume X --save X only X and X's own log (X.csv, the log that run wrote) are
     the run's own; --json, or a --log elsewhere, is checked as for any run.  Every source
     the run reads (--resume, any --warm-start-*) is an input no output may name."""
+    if run.log == "":  # (read as no --log: the log beside --save, unsaid)
+        raise OutputError("--log '': an empty path names no file")
     own = resumes_itself(spec.resume, save_path(run))
     inputs = {f"--{k.replace('_', '-')}": v for k, v in spec.sources().items()}
     check_outputs(

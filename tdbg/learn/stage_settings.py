@@ -434,7 +434,11 @@ class Run:
         "--json); an unfinished stage at --save is continued, and replaced only with "
         "--new-stage",
     )
-    log: str | None = option(None, "CSV log path (default: --save with .csv)")
+    log: str | None = option(
+        None,
+        "CSV log path (default: --save with .csv; a continued stage appends to the log it "
+        "wrote, which must still be there)",
+    )
     tensorboard: str | None = option(
         None,
         "also log the CSV's numbers for TensorBoard here (needs the tensorboard package)",

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import math
 import os
 from collections.abc import Sequence
 from itertools import pairwise
@@ -430,12 +429,16 @@ def _count(value) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
+# a stage's CPU time beyond this (a hundred years) was damaged, not spent
+MAX_CPU_SECONDS = 100 * 365.25 * 24 * 3600
+
+
 def _seconds(value) -> bool:
+    # (compared, not converted: an int too large for a float overflowed math.isfinite)
     return (
         isinstance(value, (int, float))
         and not isinstance(value, bool)
-        and math.isfinite(value)
-        and value >= 0
+        and 0 <= value <= MAX_CPU_SECONDS
     )
 
 
@@ -443,7 +446,7 @@ def _seconds(value) -> bool:
 # count with these: a string of episodes, or settings that are not a dict, made tracebacks)
 COUNT, SECONDS = (
     (_count, "a whole number of at least 0"),
-    (_seconds, "a finite number of at least 0"),
+    (_seconds, "a number of seconds from 0 to a hundred years"),
 )
 LIST, DICT = (lambda v: isinstance(v, list), "a list"), (lambda v: isinstance(v, dict), "a dict")
 TEXT = (lambda v: isinstance(v, str), "text")

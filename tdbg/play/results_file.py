@@ -208,9 +208,13 @@ def read_results(path: str) -> Results:
         elif ln.strip():
             body.append(ln)
     reader = csv.DictReader(body)
-    if reader.fieldnames and {"match", "winner"} <= set(reader.fieldnames):
+    try:
+        fields = reader.fieldnames  # (a header field beyond csv's limit was a traceback)
+    except csv.Error as exc:
+        raise ResultsFileError(f"{path}: not a per-game result file ({exc})") from None
+    if fields and {"match", "winner"} <= set(fields):
         return _read_matches(path, header, reader)
-    if not reader.fieldnames or not {"game", "points"} <= set(reader.fieldnames):
+    if not fields or not {"game", "points"} <= set(fields):
         raise ResultsFileError(
             f"{path}: not a per-game result file (no 'game' and 'points' columns)"
         )
@@ -218,7 +222,7 @@ def read_results(path: str) -> Results:
         for r in reader:
             rows.append((_index(r["game"]), _points(r["points"])))
             _whole(r)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, csv.Error):
         raise ResultsFileError(
             f"{path}: malformed row {reader.line_num} (every field of the header's columns, a "
             f"game's number and its points, a finite number of at most {MAX_POINTS:,} either "
@@ -288,7 +292,7 @@ def _read_matches(path: str, header: dict, reader) -> Results:
                 float(r.get("points_1") or 0)
             ):
                 raise ValueError
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, csv.Error):
         raise ResultsFileError(f"{path}: malformed row {reader.line_num}") from None
     if not winners:
         raise ResultsFileError(f"{path}: no matches")

@@ -205,3 +205,29 @@ def test_a_games_folder_with_old_games_needs_overwrite_and_loses_them_at_the_fir
     fileio.write_atomic(str(games / "g1.mat"), "new\n")
     assert entries(games) == ["g1.mat", "notes.txt"]
     assert (games / "g1.mat").read_text() == "new\n"
+
+
+def test_a_lock_that_cannot_be_made_is_one_clean_reason(monkeypatch):
+    """tempfile's "no usable temporary directory" (a full disk, a file size limit of 0) names
+    no one file: the reason is its words alone, not "None: ..."."""
+    words = "No usable temporary directory found in ['/tmp']"
+
+    def fail(path, label):
+        raise FileNotFoundError(2, words)
+
+    monkeypatch.setattr(run_outputs, "hold", fail)
+    with pytest.raises(OutputError) as exc:
+        fileio.hold("/x/out.json", "--out /x/out.json")
+    assert str(exc.value) == f"--out /x/out.json: cannot take the run's lock on it ({words})"
+
+
+def test_a_lock_error_about_a_file_names_it(monkeypatch):
+    def fail(path, label):
+        raise PermissionError(13, "Permission denied", "/tmp/locks/l")
+
+    monkeypatch.setattr(run_outputs, "hold", fail)
+    with pytest.raises(OutputError) as exc:
+        fileio.hold("/x/out.json", "--out /x/out.json")
+    assert str(exc.value) == (
+        "--out /x/out.json: cannot take the run's lock on it (/tmp/locks/l: Permission denied)"
+    )

@@ -492,3 +492,35 @@ def test_an_empty_source_path_is_refused(tmp_path, flag):
     )
     assert_one_line_error(proc, f"{flag} '': an empty path names no checkpoint")
     assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize(
+    "script, args, flag",
+    [
+        ("train_batch.py", ["--hidden", "8", "--num-episodes", "20", *QUICK_TRAIN], "--save"),
+        ("train_batch.py", ["--hidden", "8", "--num-episodes", "20", *QUICK_TRAIN], "--log"),
+        ("train_batch.py", ["--hidden", "8", "--num-episodes", "20", *QUICK_TRAIN], "--json"),
+        ("play_models.py", ["--model1", "random", "--model2", "random", "--games", "2"], "--json"),
+        ("tools/compare_results.py", ["{tmp}/a.json", "{tmp}/b.json"], "--json"),
+    ],
+)
+def test_an_empty_output_path_is_refused_before_any_work(tmp_path, script, args, flag):
+    """An empty output path names no file: `--save ''` trained the whole stage and then failed
+    (": No such file or directory"), and `--log ''` or `--json ''` was taken as not given."""
+    args = [a.format(tmp=tmp_path) for a in args]
+    save = ["--save", tmp_path / "x.pt"] if script == "train_batch.py" and flag != "--save" else []
+    proc = run(script, *args, *save, flag, "")
+    assert_one_line_error(proc, f"{flag} '': an empty path names no file")
+    assert os.listdir(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["new/", "new/.", "."])
+def test_an_output_path_that_names_a_folder_is_refused_before_any_work(tmp_path, name):
+    """`--save models/` (a folder that did not exist) made the folder, trained the whole
+    stage, then failed: "Not a directory; training stopped"."""
+    path = f"{tmp_path}/{name}"
+    proc = run(
+        "train_batch.py", "--hidden", "8", "--num-episodes", "20", *QUICK_TRAIN, "--save", path
+    )
+    assert_one_line_error(proc, "names a folder, not a file (its name ends in a slash or a dot)")
+    assert os.listdir(tmp_path) == []

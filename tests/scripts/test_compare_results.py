@@ -222,3 +222,16 @@ def test_rows_and_headers_that_are_not_a_result_file_are_refused(tmp_path):
         path.write_text(text)
         with pytest.raises(ResultsFileError, match="malformed row"):
             read_results(str(path))
+
+
+def test_a_field_beyond_the_csv_reader_s_limit_is_one_line(tmp_path):
+    """A file of one field longer than csv's limit (131,072 characters), in its header or in a
+    row: one error line, where csv.Error was a traceback."""
+    good = write(tmp_path / "good.csv", [1, -1])
+    long_header = tmp_path / "h.csv"
+    long_header.write_text("[" * 200_000 + "\n")
+    long_row = tmp_path / "r.csv"
+    long_row.write_text('game,points\n0,"' + "1" * 200_000 + '"\n')
+    for bad in (long_header, long_row):
+        proc = run("tools/compare_results.py", bad, good)
+        assert_one_line_error(proc, f"{bad}: ")

@@ -63,6 +63,19 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "cpu_seconds", "x"),
         "'cpu_seconds' is str",
     ),
+    # finite but no stage's: more than a hundred years of CPU (3,155,760,000 seconds)
+    "cpu_seconds 2**70": (
+        _set("trainer_state", "stage", "cpu_seconds", 2**70),
+        "'cpu_seconds' is int 1180591620717411303424, not a number of seconds",
+    ),
+    "cpu_seconds too large for a float": (
+        _set("trainer_state", "stage", "cpu_seconds", 10**400),
+        "'cpu_seconds' is int 10000000000",
+    ),
+    "cpu_seconds just over a century": (
+        _set("trainer_state", "stage", "cpu_seconds", 3_155_760_001.0),
+        "'cpu_seconds' is float 3155760001.0",
+    ),
     # the continued stage's record of its flags, its name, and the count it plans
     "config a list": (_set("trainer_state", "stage", "config", [1, 2]), "'config' is list"),
     "id a number": (_set("trainer_state", "stage", "id", 5), "'id' is int"),
@@ -134,7 +147,21 @@ RECORDED_SETTINGS = {  # a continued stage takes them: each checked as its flag 
     "batch size 0": _recorded("batch_size", 0),
     "optimizer unknown": _recorded("optimizer", "rmsprop"),
     "log a number": _recorded("log", 7),  # a path taken as the log's: a TypeError traceback
+    # a list where the flag takes one value: read as "0.001", then a TypeError traceback
+    "lr a list": _recorded("lr", [0.001]),
+    "warmup cycles a tuple": _recorded("warmup_cycles", (0,)),
 }
+
+
+def _last_param_id_as_tensor(payload):
+    """The optimizer's last parameter named by a 0-d tensor of its number: equal to it, but
+    torch maps moments to parameters through a dict, where it names none (the moments were
+    dropped without a word)."""
+    params = payload["trainer_state"]["optimizer_state"]["param_groups"][-1]["params"]
+    params[-1] = torch.tensor(params[-1])
+
+
+RESTORE["optimizer parameter named by a tensor"] = _last_param_id_as_tensor
 RESTORE.update(RECORDED_SETTINGS)
 
 
@@ -172,6 +199,8 @@ UNCONTINUABLE = {
     + [
         "rounds_done text",
         "cpu_seconds text",
+        "cpu_seconds 2**70",
+        "cpu_seconds too large for a float",
         "settings None",
         "config a list",
         "a tensor in the stage's config",
@@ -376,3 +405,39 @@ def test_online_resume_refuses_a_round_count_that_is_not_its_episodes(tmp_path, 
     proc = run("train_online.py", "--resume", path, "--save", path, "--quiet")
     assert_one_line_error(proc, f"rounds_done: {rounds:,} rounds of 10 episodes")
     assert path.read_bytes() == before
+
+
+def test_a_century_of_cpu_is_a_stage_s(stopped, tmp_path):
+    """The bound is on the damage side: 3,155,760,000 seconds (a hundred years) still reads."""
+    path = _damaged(
+        stopped, tmp_path, _set("trainer_state", "stage", "cpu_seconds", 3_155_760_000.0)
+    )
+    proc = run("tools/describe_model.py", path)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_online_resume_refuses_a_stage_missing_a_recorded_setting(tmp_path):
+    """Every online stage records its end_lr (None for a constant rate): one missing was
+    damaged, and was taken without a word (where the stage's flags record another end_lr,
+    the comparison of settings refuses it; here they agree on a constant rate)."""
+    path = tmp_path / "o.pt"
+    args = ["--hidden", "8", "--num-episodes", "40", "--log-every", "10", "--seed", "3", "--quiet"]
+    run("train_online.py", *args, "--stop-at", "10", "--save", path, check=True)
+    payload = torch.load(path, weights_only=True)
+    del payload["trainer_state"]["stage"]["settings"]["end_lr"]
+    torch.save(payload, path)
+    before = path.read_bytes()
+    proc = run("train_online.py", "--resume", path, "--save", path, "--quiet")
+    assert_one_line_error(proc, "trainer_state.stage.settings.end_lr: is missing")
+    assert path.read_bytes() == before
+
+
+def test_the_same_command_refuses_a_recorded_log_that_names_no_file(stopped, tmp_path):
+    """--resume X --save X appends to the log the stage wrote: a record naming a log that is
+    not there (a damaged record's text) was taken as a new log, relative to the current folder."""
+    elsewhere = tmp_path / "never_written.csv"
+    path = _damaged(stopped, tmp_path, _recorded("log", str(elsewhere)))
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, "which names no file (the stage's log; give --log")
+    assert f"records --log '{str(elsewhere)[:40]}" in proc.stderr
+    assert not elsewhere.exists()
