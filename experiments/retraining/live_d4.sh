@@ -6,7 +6,7 @@
 #   d4  a fourth phase from d3, the LR restarted (Adam 5e-5 -> 5e-6, d1-d3's settings, seed 589),
 #       1,000,000 episodes, then 10,000 games against gnubg-nn on the selection seed 1001 and the
 #       paired difference against d3 ($D/eval/d4_minus_d3.json)
-#   x3  only when d4 beats d3 there: exact 1-ply targets from d4 as x1 had them (Adam 1e-4 -> 5e-6,
+#   x3  only when d4 beats d3 there, resolved (the paired CI above 0): exact 1-ply targets from d4 as x1 had them (Adam 1e-4 -> 5e-6,
 #       500,000 episodes), scored on seed 1001 and paired against x1r, the DMP release
 #
 # Every step resumes or skips itself (run_stage.sh): rerun to continue.  From a frozen worktree,
@@ -34,9 +34,9 @@ $R train_batch.py "$D/d4_256x3.pt" "$D/d3_256x3.pt" --num-episodes 1000000 --lr 
    --seed 589 --save-every 2500 $COMMON
 stage_eval "$D/d4_256x3.pt"
 paired d4_256x3 d3_256x3
-gain=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["difference"] > 0)' "$D/eval/d4_minus_d3.json")
+gain=$($PY -c 'import json, sys; print(json.load(open(sys.argv[1]))["ci_low"] > 0)' "$D/eval/d4_minus_d3.json")
 if [ "$gain" != True ]; then
-  echo "d4 does not beat d3 on seed 1001 ($D/eval/d4_minus_d3.json): no x3" >&2
+  echo "d4 does not beat d3 on seed 1001, resolved ($D/eval/d4_minus_d3.json): no x3" >&2
   exit 0
 fi
 $R train_batch.py "$D/x3_256x3_exact1ply.pt" "$D/d4_256x3.pt" --oneply --num-episodes 500000 --lr 1e-4 \
