@@ -11,7 +11,7 @@ CORE_SO := tdbg/game/.built
 
 .PHONY: setup setup-ray test test-all bench clean gnubg demo lint
 
-DEMO_MODEL ?= best_models/dmp_256x3.pt
+DEMO_MODEL ?= best_models/dmp_256x3_live.pt
 
 setup: $(VENV)/.installed $(CORE_SO) c_inference/tdbg_move c_inference/tdbg_play
 
