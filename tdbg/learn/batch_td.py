@@ -219,22 +219,15 @@ class BatchLearner:
         return checks, ("optimizer", "optimizer_state")
 
     def load_state_dict(self, state: dict) -> None:
+        """Take up ``state``, checked whole before this (state_checks, resume_state): the
+        optimizer's moments now; the generator, the overlap weights and the filter's trainer
+        when the stage starts with them."""
         self.trainer.load_state_dict(state)
         self.rng_state = state.get(
             "minibatch_rng"
         )  # (checkpoints from before it was kept have none)
-        if self.rng_state is not None:  # a malformed one is refused now, not when the stage starts
-            np.random.default_rng().bit_generator.state = self.rng_state
         self.stale = state.get(OVERLAP_KEY)
-        if self.stale is not None:  # a malformed one is refused now, not in the first round
-            self._stale_from(self.stale)
         self.filter_state = state.get(FILTER_KEY)  # (checkpoints from before it was kept have none)
-        filt = move_filter_of(self.model)
-        if self.filter_state is not None and filt is not None:
-            # restored into a copy of the filter now, as the generator above: its moments'
-            # shapes and values are checked only when they are loaded, at the stage's start
-            trial = filter_training.FilterTrainer(copy.deepcopy(filt), np.random.default_rng())
-            trial.load_state_dict(self.filter_state)
         self.continuing = True  # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:

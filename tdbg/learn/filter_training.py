@@ -22,7 +22,6 @@ import numpy as np
 import torch
 
 from tdbg.game.encoding import reads_board_features
-from tdbg.learn.trainer import load_optimizer_state
 from tdbg.net.model import TDNetwork
 from tdbg.net.move_filter import encode_after_states
 
@@ -54,7 +53,7 @@ class FilterTrainer:
         return {"optimizer_state": self.opt.state_dict(), "rng": self.rng.bit_generator.state}
 
     def load_state_dict(self, state: dict) -> None:
-        load_optimizer_state(self.opt, state["optimizer_state"])
+        self.opt.load_state_dict(state["optimizer_state"])  # (checked: resume_state)
         self.rng.bit_generator.state = state["rng"]
 
     def fit(self, rows: dict | None, epochs: int = 1, share: float = 1.0) -> float:

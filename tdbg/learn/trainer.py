@@ -103,39 +103,9 @@ class Trainer:
         return {"optimizer": self.optimizer_name, "optimizer_state": self.optimizer.state_dict()}
 
     def load_state_dict(self, state: dict) -> None:
-        recorded = state.get("optimizer")
-        if recorded is not None and recorded != self.optimizer_name:
-            # the stage's settings name the optimizer (a change is refused before this), so a
-            # record of another is damage: taking fresh moments would lose the state unsaid
-            raise ValueError(
-                f"its trainer state is of optimizer {recorded!r}, its stage's is "
-                f"{self.optimizer_name!r}"
-            )
-        if recorded is not None and state.get("optimizer_state"):
-            load_optimizer_state(self.optimizer, state["optimizer_state"])
-
-
-def load_optimizer_state(optimizer: torch.optim.Optimizer, state: dict) -> None:
-    """``optimizer.load_state_dict(state)``, then ValueError unless every parameter's moments
-    (Adam's averages, SGD's momentum) have its shape and finite values: torch checks only the
-    number of groups and parameters, so a checkpoint's moments of another shape or NaN were
-    taken and failed (or spread NaN) at the first step."""
-    optimizer.load_state_dict(state)
-    for group in optimizer.param_groups:
-        check_hyperparameters(group, optimizer.defaults)
-        for param in group["params"]:
-            for name, value in optimizer.state.get(param, {}).items():
-                if not isinstance(value, torch.Tensor):
-                    continue
-                if value.dim() and value.shape != param.shape:
-                    raise ValueError(
-                        f"its optimizer's {name} has shape {tuple(value.shape)}, its parameter "
-                        f"{tuple(param.shape)}"
-                    )
-                if not value.is_floating_point() or not bool(torch.isfinite(value).all()):
-                    raise ValueError(f"its optimizer's {name} holds values that are not finite")
-                if name == "step" and bool((value < 0).any()):
-                    raise ValueError(f"its optimizer's step count {value.tolist()} is negative")
+        """The optimizer's moments from a continued stage's ``state``, checked before this
+        (resume_state: the optimizer the stage names, every moment's shape and values)."""
+        self.optimizer.load_state_dict(state["optimizer_state"])
 
 
 def check_hyperparameters(group: dict, defaults: dict) -> None:
