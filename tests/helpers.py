@@ -151,10 +151,10 @@ def run_scripts(tmp_path, runs, readonly=None, stdout_full=False):
     ]
 
 
-def stopped_stage(path):
-    """A train_batch stage of 60 episodes in rounds of 20 (hidden 8), stopped at 20, saved at
-    ``path``: its trainer state holds optimizer moments, the minibatch generator and the
-    stage's record, as an unfinished stage's does."""
+def stopped_stage(path, *flags):
+    """A train_batch stage of 60 episodes in rounds of 20 (hidden 8, and ``flags``), stopped
+    at 20, saved at ``path``: its trainer state holds optimizer moments, the minibatch
+    generator and the stage's record, as an unfinished stage's does."""
     run(
         "train_batch.py",
         "--hidden",
@@ -165,6 +165,7 @@ def stopped_stage(path):
         "20",
         "--save",
         path,
+        *flags,
         *QUICK_TRAIN,
         check=True,
     )

@@ -285,22 +285,7 @@ def test_resume_refuses_a_malformed_optimizer_group_or_generator(stopped, tmp_pa
 
 
 def _stopped_with(tmp_path_factory, name, *flags):
-    path = tmp_path_factory.mktemp(name) / "s.pt"
-    run(
-        "train_batch.py",
-        "--hidden",
-        "8",
-        "--num-episodes",
-        "60",
-        "--stop-at",
-        "20",
-        "--save",
-        path,
-        *flags,
-        *QUICK_TRAIN,
-        check=True,
-    )
-    return path
+    return stopped_stage(tmp_path_factory.mktemp(name) / "s.pt", *flags)
 
 
 @pytest.fixture(scope="module")
