@@ -22,6 +22,7 @@ from tdbg.infra.stop_signals import exit_on_signals
 exit_on_signals(__name__)
 
 import os
+import signal
 import socket
 import sys
 import threading
@@ -312,9 +313,9 @@ def main() -> None:
     log, say = Log(sys.stderr, f"{os.path.basename(sys.argv[0])}: "), Log(sys.stdout)
 
     def on_term(signum, frame):
-        raise Stop()
+        raise Stop(signum)
 
-    stop = threading.Event()
+    stop, ended_by = threading.Event(), signal.SIGINT
     shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
     try:
         with StopSignalHandler(on_term):  # SIGINT by hand too (stop_signals says why)
@@ -323,17 +324,21 @@ def main() -> None:
                 f"set player 0 external {shown}:{args.port}   (Ctrl-C stops)"
             )
             serve(player, sock, log, stop, (lambda line: None) if args.quiet else say)
-    except (KeyboardInterrupt, Stop):
+    except KeyboardInterrupt:
         pass
+    except Stop as exc:
+        ended_by = exc.args[0]
     finally:
         stop.set()
         sock.close()
-    say("stopped; port released")
+    name = signal.Signals(ended_by).name
+    say(f"stopped ({name}); port released")
     sys.stderr.flush()
     # exit at once: the connection threads' native state (torch's, from agents built in them)
     # can abort the interpreter's shutdown ("terminate called without an active exception",
-    # SIGABRT) after everything is done; nothing is left to write
-    os._exit(0)
+    # SIGABRT) after everything is done; nothing is left to write.  The code is the shell's for
+    # a process the signal ended (130, 143), as every script gives it
+    os._exit(128 + ended_by)
 
 
 if __name__ == "__main__":

@@ -618,8 +618,9 @@ class StageProgress:
     def _save_interrupted(self, interrupted: str, signals: StopSignals) -> None:
         """Save where an interrupted run stands, a round cut short logged with its episodes so
         far; a second Ctrl-C waits for the save."""
-        self.bar.write(
-            f"interrupted ({interrupted}): saving {self.settings.run.save} at {self.done} episodes"
+        self.bar.write(  # on stderr, with the bar: stdout keeps only the run's JSON summary
+            f"interrupted ({interrupted}): saving {self.settings.run.save} at {self.done} episodes",
+            file=sys.stderr,
         )
         with signals.hold():
             if self.done > self.logged:  # a round cut short: its episodes so far

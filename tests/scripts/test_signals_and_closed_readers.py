@@ -173,7 +173,7 @@ runpy.run_path("train_batch.py", run_name="__main__")
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     assert proc.returncode == 130, proc.stderr[-3000:]
-    assert "Traceback" not in proc.stderr and "interrupted (SIGINT)" in proc.stdout, (
+    assert "Traceback" not in proc.stderr and "interrupted (SIGINT)" in proc.stderr, (
         proc.stdout,
         proc.stderr,
     )
