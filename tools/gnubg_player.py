@@ -40,7 +40,10 @@ from tdbg.play.players import Player, checkpoint_game_mode
 from tdbg.play.seating import evaluator
 
 SERVED = ("cubeful-money", "match")
-MAX_LINE = 4096  # bytes of one question (gnubg's are about 200; gnubg reads our reply into 256)
+MAX_LINE = 4096  # bytes of one question (gnubg's are about 200)
+# gnubg reads a reply into 256 bytes (external.c's ExternalRead, play.c's szResponse): a longer one
+# leaves its tail in the socket, read as the answer to gnubg's next question
+MAX_REPLY = 255  # bytes before the newline
 MAX_CONNECTIONS = 64  # served at once (gnubg opens one per external seat)
 BACKLOG = (
     128  # connections the system holds until they are accepted (4 dropped most of 200 at once)
@@ -179,8 +182,9 @@ def _answer_line(player: GnubgPlayer, line: str, log, show) -> str:
 
 def serve_connection(conn: socket.socket, player: GnubgPlayer, log, show=lambda line: None) -> None:
     """Answer one gnubg connection until gnubg closes it, one line per question.  A line
-    longer than MAX_LINE bytes gets an `Error:` reply and the connection is closed: the
-    buffer stays bounded, and each byte is scanned for the newline once."""
+    longer than MAX_LINE bytes, its newline seen yet or not (however TCP split it), gets an
+    `Error:` reply and the connection is closed: the buffer stays bounded, and each byte is
+    scanned for the newline once."""
     buf, scanned = bytearray(), 0
     with conn:
         while True:
@@ -192,16 +196,16 @@ def serve_connection(conn: socket.socket, player: GnubgPlayer, log, show=lambda 
                 return
             buf += chunk.replace(b"\x00", b"")
             while (end := buf.find(b"\n", scanned)) >= 0:
+                if end > MAX_LINE:  # however the bytes arrived: the newline in the same read too
+                    break
                 line = bytes(buf[:end]).decode(errors="replace").strip()
                 del buf[: end + 1]
                 scanned = 0
                 if line and not _send(conn, _answer_line(player, line, log, show)):
                     return
             scanned = len(buf)
-            if len(buf) > MAX_LINE:
-                log(
-                    f"warning: a line longer than {MAX_LINE:,} bytes without a newline; connection closed"
-                )
+            if end > MAX_LINE or (end < 0 and scanned > MAX_LINE):
+                log(f"warning: a line longer than {MAX_LINE:,} bytes; connection closed")
                 _send(
                     conn,
                     f"Error: a question longer than {MAX_LINE:,} bytes (gnubg's are about 200)",
@@ -210,8 +214,11 @@ def serve_connection(conn: socket.socket, player: GnubgPlayer, log, show=lambda 
 
 
 def _send(conn: socket.socket, text: str) -> bool:
+    """One reply line, cut to MAX_REPLY bytes (on a character boundary) so that gnubg reads
+    all of it and nothing of it is left for its next question."""
+    data = text.encode()[:MAX_REPLY].decode(errors="ignore").encode()
     try:
-        conn.sendall((text + "\n").encode())
+        conn.sendall(data + b"\n")
         return True
     except OSError:
         return False

@@ -114,6 +114,10 @@ def check_fields(v: list[int], line: str) -> None:
     if crawford and (cube != 1 or val(40)):
         refuse("the Crawford game has no doubling (cube 1, never turned)")
     _check_doubling(val, length, cube, crawford, post, refuse)
+    # a point, a bar or a borne-off count holds at most a side's 15 checkers (a count beyond
+    # what a machine word holds reached the engine as an OverflowError)
+    if any(abs(val(i)) > 15 for i in range(6, 32)) or not all(0 <= val(i) <= 15 for i in (45, 46)):
+        refuse("a checker count beyond 15 (a side has 15 checkers)")
     if max(val(45), val(46)) >= 15:
         refuse("the game is over (15 checkers borne off): there is no decision to make")
 
@@ -158,6 +162,11 @@ def _check_doubling(val, length: int, cube: int, crawford: bool, post: bool, ref
     for it and not post-Crawford at 1-away; otherwise gnubg rolls for it."""
     if val(40) and val(39) == 0:
         refuse("a double by the side that does not own the cube")
+    # play.c's CommandDouble: no double of a dead cube in a match (the doubler's score and the
+    # cube reach the match length; a side 1 away after the Crawford game is one such); field
+    # 5 is the doubler's score in a take question as in a cube question (parse_board_string)
+    if val(40) and length and val(5) + cube >= length:
+        refuse(f"a double of a dead cube ({cube} at {val(5)} of {length} for the doubler)")
     if val(40) or (val(33), val(34)) != (0, 0):
         return  # a take or a move question
     ours = val(5)  # a cube question's scores are the asker's then ours (parse_board_string)

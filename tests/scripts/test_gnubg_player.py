@@ -351,6 +351,15 @@ IMPOSSIBLE = {  # each outside gnubg's own limits (MAXSCORE 64, MAX_CUBE 4096) o
     # play.c makes a game the Crawford game only while the other side is more than 1 away
     "Crawford game with both sides 1 away": _edited(OPENING_SEAT1, f3=25, f4=24, f5=24, f52=0),
     "Crawford game of a 1-point match": _edited(OPENING_SEAT1, f3=1, f52=0),
+    # play.c's CommandDouble refuses a double of a dead cube ("The cube is dead"): the doubler
+    # (field 5 of a take question) at 5 of 7 with the cube at 2, or 1 away after the Crawford game
+    "a double of a dead cube": _edited(TAKE_SEAT1, f3=7, f4=0, f5=5, f37=2, f38=0),
+    "a double by the side 1 away after the Crawford game": _edited(
+        TAKE_SEAT1, f3=7, f4=3, f5=6, f51=1
+    ),
+    # a point holds at most a side's 15 checkers (2**70 reached the engine as an OverflowError)
+    "a bar count beyond a machine word": _edited(OPENING_SEAT1, f6=-(2**70)),
+    "a point count of 16": _edited(OPENING_SEAT1, f7=16, f30=0, f45=0),
 }
 
 
@@ -381,6 +390,7 @@ def test_questions_gnubg_can_ask_are_read():
         _edited(OPENING_SEAT1, f3=7, f5=3, f37=2, f39=0, **no_dice),
         _edited(OPENING_SEAT1, f3=7, f4=6, f5=3, f51=1, **no_dice),
         TAKE_SEAT1,
+        _edited(TAKE_SEAT1, f3=7, f4=0, f5=4, f37=2, f38=0),  # a live cube: 4 + 2 < 7
     ):
         parse_board_string(as_player_one(line))
 
@@ -519,3 +529,62 @@ def test_log_lines_from_many_threads_stay_whole():
         t.join()
     lines = "".join(stream.text).splitlines()
     assert sorted(lines) == sorted(f"p: thread {k} line {i}" for k in range(6) for i in range(50))
+
+
+class _Stub:
+    """A GnubgPlayer's reply without a model: ``reply`` answers every question with ``text``,
+    or raises ProtocolError(``refusal``)."""
+
+    def __init__(self, text="24/23 13/11", refusal=None):
+        self.text, self.refusal = text, refusal
+
+    def reply(self, line):
+        if self.refusal is not None:
+            raise ProtocolError(self.refusal)
+        return self.text, self.text
+
+
+def _serve_stub(stub, payload: bytes) -> bytes:
+    """Everything serve_connection writes back for ``payload`` (then end of input)."""
+    from tools import gnubg_player
+
+    ours, theirs = socket.socketpair()
+    with ours:
+        ours.settimeout(300)
+        server = threading.Thread(
+            target=gnubg_player.serve_connection, args=(theirs, stub, lambda text: None)
+        )
+        server.start()
+        ours.sendall(payload)
+        ours.shutdown(socket.SHUT_WR)
+        got = b""
+        while chunk := ours.recv(4096):
+            got += chunk
+        server.join(timeout=300)
+    return got
+
+
+def test_a_question_over_the_limit_is_refused_however_it_arrives():
+    """A line of MAX_LINE bytes is answered; one byte more is refused and the connection
+    closed even when its newline comes in the same read (it was answered then, and refused
+    only when TCP happened to split it before the newline)."""
+    from tools import gnubg_player
+
+    limit = gnubg_player.MAX_LINE
+    assert _serve_stub(_Stub(), b"x" * limit + b"\n") == b"24/23 13/11\n"
+    for size in (limit + 1, 8000):
+        got = _serve_stub(_Stub(), b"x" * size + b"\n" + OPENING_SEAT1.encode() + b"\n")
+        assert got.startswith(b"Error: a question longer") and got.count(b"\n") == 1, got
+
+
+def test_every_reply_fits_gnubgs_read():
+    """gnubg reads a reply into 256 bytes: an `Error:` reply quoting a question with control
+    characters (each shown as 4) or long names came out at 377 bytes, and its tail would have
+    been read as the answer to gnubg's next question."""
+    from tools import gnubg_player
+
+    for refusal in ("\x01" * 400, "\u00e9" * 300, "x" * 1000):
+        got = _serve_stub(_Stub(refusal=refusal), OPENING_SEAT1.encode() + b"\n")
+        assert got.startswith(b"Error: ") and got.endswith(b"\n") and got.count(b"\n") == 1
+        assert len(got) <= gnubg_player.MAX_REPLY + 1 <= 256, len(got)
+        got.decode()  # cut on a character boundary
