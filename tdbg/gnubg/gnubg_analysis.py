@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import select
 import shutil
 import subprocess
@@ -22,7 +23,7 @@ from typing import IO, Any
 import numpy as np
 
 from tdbg.gnubg.gnubg_binary import GnubgError
-from tdbg.infra.fileio import atomic_write, json_text
+from tdbg.infra.fileio import atomic_write, json_text, strict_json_loads
 from tdbg.infra.stats import has_interval, interval
 from tdbg.infra.workers import child_dies_with_us, end_child
 
@@ -71,6 +72,8 @@ for path in cfg["files"]:
         print("@@GAME " + json.dumps(out), flush=True)
 """
 
+
+MAT_GAME = re.compile(r"^\s*Game \d+")  # a game's heading in a .mat file (matfile.read_mat's)
 
 # gnubg's kinds of cube error (its statistics' dict keys; each has a count and an error)
 CUBE_KINDS = (
@@ -140,7 +143,18 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
             ) from None
     for line in proc.stdout.splitlines():
         if line.startswith("@@RATING "):
-            return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in json.loads(line[9:])]
+            try:
+                got = strict_json_loads(line[9:])
+            except ValueError:
+                got = None
+            # one whole number a rate, as the script prints errorrating()'s
+            if (
+                not isinstance(got, list)
+                or len(got) != len(rates)
+                or any(type(i) is not int for i in got)
+            ):
+                raise GnubgError(f"gnubg's rating is not one number a rate: {line[:200]!r}")
+            return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in got]
     raise GnubgError(
         f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}"
     )
@@ -192,17 +206,22 @@ def analyse_files(
     try:  # the temporary folder goes however this ends (a full disk while the scripts are written)
         scripts = write_scripts(files, analysis, tmp)
         for out, err, code in _run_scripts(scripts, analysis):
+            read = 0
             for line in out.splitlines():
                 if line.startswith("@@GAME "):
-                    games.append(json.loads(line[7:]))
+                    games.append(_game_line(line[7:]))
+                    read += 1
                 elif line.startswith("@@FAIL "):
-                    failures.append(json.loads(line[7:]))
+                    failures.append(_fail_line(line[7:]))
             warnings += [
                 ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()
             ]
-            if code not in (0, None) and not games:
+            # a gnubg that fails part-way has not analysed the rest of its files (a match's
+            # later games, a money session's other games): never a result from part of them
+            if code not in (0, None):
                 raise GnubgError(
-                    f"gnubg analysis failed (exit {code}): {err.strip().splitlines()[-1:]}"
+                    f"gnubg analysis failed (exit {code}) after {read} game(s): "
+                    f"{err.strip().splitlines()[-1:]}"
                 )
     finally:
         if not folder:
@@ -213,12 +232,100 @@ def analyse_files(
         for f in files
         if os.path.abspath(f) not in seen
     ]
+    failures += _incomplete(files, games, {os.path.abspath(r["file"]) for r in failures})
     if failures or warnings:
         raise GnubgError(
             f"gnubg could not import/analyse {len(failures)} file(s): "
             f"{(failures[:1] or warnings[:1])}"
         )
     return games
+
+
+def _count(x, what: str, line: str) -> int:
+    if type(x) is not int or x < 0:
+        raise GnubgError(f"gnubg's analysis gave {what} {x!r}, not a count: {line[:200]!r}")
+    return x
+
+
+def _amount(x, what: str, line: str) -> float:
+    if type(x) not in (int, float) or not np.isfinite(x) or x < 0:
+        raise GnubgError(f"gnubg's analysis gave {what} {x!r}, not an error size: {line[:200]!r}")
+    return float(x)
+
+
+def _game_line(text: str) -> dict:
+    """One game of gnubg's analysis (an @@GAME line of GNUBG_PY), checked field by field:
+    GnubgError for a line that is not what the script prints (not strict JSON, a field
+    missing, a count below 0, an error that is negative, NaN or infinite)."""
+    try:
+        g = strict_json_loads(text)
+    except ValueError as exc:
+        raise GnubgError(
+            f"gnubg's analysis printed a line we cannot read ({exc}): {text[:200]!r}"
+        ) from None
+    try:
+        if not isinstance(g["file"], str) or not isinstance(g["stats"], dict):
+            raise TypeError("file, stats")
+        _count(g["game"], "a game number", text)
+        for side in ("X", "O"):
+            st = g["stats"][side]
+            for key in ("unforced", "total", "close_cube"):
+                _count(st[key], key, text)
+            for key in ("chequer", "cube"):
+                _amount(st[key], f"a {key} error", text)
+            for count, error in st["cube_kinds"].values():
+                _count(count, "a cube error count", text)
+                _amount(error, "a cube error", text)
+            for key in ("actual", "luck_adjusted"):
+                if key in st and (type(st[key]) not in (int, float) or not np.isfinite(st[key])):
+                    raise TypeError(key)
+        if not all(type(x) is int for x in g["score"]) or len(g["score"]) != 2:
+            raise TypeError("score")
+        _count(g["length"], "a match length", text)
+        for _, nd, dt in g["doubles"]:
+            if not all(type(x) in (int, float) and np.isfinite(x) for x in (nd, dt)):
+                raise TypeError("doubles")
+        g["names"]["X"], g["names"]["O"]  # noqa: B018 - present
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise GnubgError(
+            f"gnubg's analysis printed a game we cannot read (field {exc}): {text[:200]!r}"
+        ) from None
+    return g
+
+
+def _fail_line(text: str) -> dict:
+    """A file gnubg could not import or analyse (an @@FAIL line): {file, error}."""
+    try:
+        f = strict_json_loads(text)
+        if isinstance(f["file"], str) and isinstance(f["error"], str):
+            return f
+    except (ValueError, KeyError, TypeError):
+        pass
+    raise GnubgError(f"gnubg's analysis printed a line we cannot read: @@FAIL {text[:200]!r}")
+
+
+def _games_in(path: str) -> int | None:
+    """How many games a .mat file holds (its `Game N` headings); None if it cannot be read."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            return sum(1 for line in fh if MAT_GAME.match(line))
+    except OSError:
+        return None
+
+
+def _incomplete(files: list[str], games: list[dict], failed: set) -> list[dict]:
+    """A failure for each file whose games gnubg did not all analyse, once each (a gnubg that
+    stopped part-way through a file, its exit code 0)."""
+    out = []
+    for f in files:
+        path = os.path.abspath(f)
+        if path in failed:
+            continue
+        got = sorted(g["game"] for g in games if os.path.abspath(g["file"]) == path)
+        held = _games_in(f)
+        if held is not None and got != list(range(held)):
+            out.append({"file": f, "error": f"gnubg analysed {len(got)} of its {held} games"})
+    return out
 
 
 def _stdout(proc: subprocess.Popen) -> IO[bytes]:

@@ -228,6 +228,29 @@ def json_text(obj, **kwargs) -> str:
     return json.dumps(obj, allow_nan=False, **kwargs)
 
 
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not strict JSON")
+
+
+def _no_repeats(pairs: list) -> dict:
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        raise ValueError(
+            f"a key repeated in one object ({sorted(k for k in keys if keys.count(k) > 1)[0]!r})"
+        )
+    return dict(pairs)
+
+
+def strict_json_loads(text: str):
+    """The value of strict JSON text, as json_text writes it: ValueError for NaN or Infinity
+    (Python's reader takes them), a key repeated in one object (the reader keeps the last),
+    or nesting too deep to read (a RecursionError)."""
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_repeats)
+    except RecursionError:
+        raise ValueError("JSON nested too deep") from None
+
+
 def write_json(path: str, obj) -> None:
     write_atomic(path, json_text(obj, indent=2) + "\n")
 

@@ -1,0 +1,88 @@
+"""What the gnubg binary prints is checked before it becomes a result: a stand-in gnubg (a
+small script, no binary needed) that prints lines no gnubg prints, or stops part-way through
+a file, ends the analysis with GnubgError (a script's one `error:` line), never a traceback
+or a rate from part of the games."""
+
+import os
+import stat
+import sys
+
+import pytest
+
+from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, analyse_files, gnubg_ratings
+from tdbg.gnubg.gnubg_binary import GnubgError
+
+SIDE = (
+    '{"unforced": 10, "total": 20, "chequer": 0.01, "cube": 0.0, "close_cube": 1, '
+    '"cube_kinds": {"wrong-take": [0, 0.0]}}'
+)
+
+
+def _game(path: str, index: int, side: str = SIDE) -> str:
+    return (
+        f'@@GAME {{"file": "{path}", "game": {index}, "stats": {{"X": {side}, "O": {SIDE}}}, '
+        f'"score": [0, 0], "length": 0, "names": {{"X": "td", "O": "gnubg"}}, "doubles": []}}'
+    )
+
+
+def _fake(tmp_path, lines: list[str], code: int = 0) -> str:
+    """A stand-in gnubg that prints ``lines`` and exits with ``code``, whatever it is asked."""
+    path = tmp_path / "fake_gnubg"
+    path.write_text(
+        f"#!{sys.executable}\nimport sys\nprint({chr(10).join(lines)!r})\nsys.exit({code})\n"
+    )
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def _mat(tmp_path, games: int) -> str:
+    """A .mat file with ``games`` game headings (gnubg's own are the stand-in's business)."""
+    path = tmp_path / "games.mat"
+    path.write_text(" 0 point match\n\n" + "".join(f" Game {k + 1}\n\n" for k in range(games)))
+    return str(path)
+
+
+def _analyse(tmp_path, lines, code=0, games=1):
+    mat = _mat(tmp_path, games)
+    binary = _fake(tmp_path, [x.replace("MAT", os.path.abspath(mat)) for x in lines], code)
+    return analyse_files([mat], GnubgAnalysis(binary, timeout=600))
+
+
+def test_a_whole_analysis_is_read(tmp_path):
+    got = _analyse(tmp_path, [_game("MAT", 0), _game("MAT", 1)], 0, 2)
+    assert [g["game"] for g in got] == [0, 1] and got[0]["stats"]["X"]["unforced"] == 10
+
+
+@pytest.mark.parametrize(
+    "lines, code, games, words",
+    [
+        # not JSON, an object without the fields, NaN (Python's reader took it), a negative count
+        (["@@GAME {not json"], 0, 1, "cannot read"),
+        (["@@GAME {}"], 0, 1, "cannot read"),
+        ([_game("MAT", 0, SIDE.replace("0.01", "NaN"))], 0, 1, "NaN"),
+        ([_game("MAT", 0, SIDE.replace('"unforced": 10', '"unforced": -1000'))], 0, 1, "-1000"),
+        ([_game("MAT", 0, SIDE.replace("0.01", "1e999"))], 0, 1, "inf"),
+        (['@@FAIL {"file": 3}'], 0, 1, "cannot read"),
+        # the first game of two, then an exit: with code 1 (it was taken as the whole file's
+        # analysis) or with code 0
+        ([_game("MAT", 0)], 1, 2, "exit 1"),
+        ([_game("MAT", 0)], 0, 2, "1 of its 2 games"),
+    ],
+)
+def test_what_no_gnubg_prints_is_refused(tmp_path, lines, code, games, words):
+    with pytest.raises(GnubgError, match=words):
+        _analyse(tmp_path, lines, code, games)
+
+
+@pytest.mark.parametrize(
+    "line", ["@@RATING [oops", "@@RATING []", '@@RATING ["a", "b"]', "@@RATING [1, NaN]"]
+)
+def test_a_rating_no_gnubg_prints_is_refused(tmp_path, line):
+    """Two rates get two whole numbers (they were a JSONDecodeError, a StopIteration or a
+    TypeError traceback)."""
+    with pytest.raises(GnubgError, match="rating"):
+        gnubg_ratings([5.0, 10.0], _fake(tmp_path, [line]), 600)
+    assert gnubg_ratings([5.0, 10.0], _fake(tmp_path, ["@@RATING [5, 4]"]), 600) == [
+        "Expert",
+        "Advanced",
+    ]
