@@ -9,7 +9,6 @@ gnubg_eval.py (playing and then analysing, or analysing saved files).
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import select

@@ -72,6 +72,10 @@ LEVELS = {
 }
 
 
+MAX_QUESTION = 4096  # bytes of one question from gnubg (its board strings are under 256)
+MAX_OUTPUT_LINE = 65536  # bytes of one line of gnubg's terminal output we keep
+
+
 @dataclass(frozen=True)
 class GnubgOpponent:
     """The gnubg binary as our opponent: how it plays (a key of LEVELS), which binary,
@@ -274,6 +278,8 @@ class GnubgSession:
                 break
             buf += chunk
             *done, buf = buf.split(b"\n")
+            if len(buf) > MAX_OUTPUT_LINE:  # no line of gnubg's is this long: keep its start
+                done, buf = [*done, buf[:MAX_OUTPUT_LINE]], b""
             for raw in done:
                 self.read_line(raw.decode(errors="replace").strip(), results, lines)
 
@@ -318,6 +324,13 @@ class GnubgSession:
                     f"{f' (exit code {code})' if code is not None else ''}: {tail}"
                 )
             buf += chunk.replace(b"\x00", b"")
+            if b"\n" not in buf and len(buf) > MAX_QUESTION:
+                # gnubg writes a board into 256 bytes: a longer line is no question, and
+                # collecting it without a bound (rescanning it at each read) hung the run
+                raise ProtocolError(
+                    f"gnubg sent {len(buf):,} bytes without a newline in game {game.index} "
+                    f"(its questions are under 256): {bytes(buf[:80])!r}"
+                )
             while b"\n" in buf:
                 raw, buf = buf.split(b"\n", 1)
                 if not raw.strip():

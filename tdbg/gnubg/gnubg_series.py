@@ -256,4 +256,17 @@ def run_against_gnubg(series: Series, gnubg: GnubgSide, progress: bool = True):
         bar.update(len(units) - bar.n)
     finally:
         bar.close()
+        if gnubg.games_csv:
+            _drop_if_no_rows(gnubg.games_csv)
     return units, records, errors
+
+
+def _drop_if_no_rows(path: str) -> None:
+    """Remove the games CSV when not one game finished (a gnubg that never connected, or
+    died or stalled in the first game): a header alone is no result, and was left behind."""
+    try:
+        with open(path) as fh:
+            if fh.read() == ",".join(GAME_CSV_FIELDS) + "\n":
+                os.remove(path)
+    except OSError:
+        pass

@@ -178,6 +178,58 @@ def _fake_gnubg(tmp_path):
     return str(fake), marks
 
 
+FLOODING_GNUBG = r"""#!{python}
+import re, socket, sys, time
+if sys.argv[1:] == ["--version"]:
+    print("GNU Backgammon 1.08.003")
+    sys.exit(0)
+script = sys.stdin.read()
+if script.strip() == "show engine":
+    print("installed in:\n - " + {marks!r})
+    sys.exit(0)
+port = int(re.search(r"external 127.0.0.1:(\d+)", script).group(1))
+conn = socket.create_connection(("127.0.0.1", port))
+try:
+    conn.sendall(b"board:" + b"x" * 1_000_000)  # a "question" with no end
+except OSError:
+    pass
+time.sleep(3600)
+"""
+
+
+def test_a_gnubg_that_floods_the_socket_is_one_line(tmp_path):
+    """A gnubg that connects and sends a megabyte without a newline: one error line saying so
+    at once (the line was collected without a bound, rescanned at each read: 200 MB hung the
+    run; 1 MB waited for --gnubg-timeout and was called a stall), and the gnubg is ended."""
+    import sys
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (marks / "gnubg.wd").write_bytes(b"fake weights")
+    fake = tmp_path / "gnubg"
+    fake.write_text(FLOODING_GNUBG.format(python=sys.executable, marks=str(marks)))
+    fake.chmod(0o755)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "gnubg-ext",
+        "--gnubg",
+        fake,
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        "2",
+        "--gnubg-timeout",
+        "60",
+        "--games-csv",
+        tmp_path / "g.csv",
+        "--quiet",
+    )
+    assert_one_line_error(proc, "without a newline")
+
+
 def _pids(marks, name):
     path = marks / name
     return path.read_text().split() if path.exists() else []
@@ -194,7 +246,8 @@ def _gone(pid: str) -> bool:
 def test_a_gnubg_that_never_connects_is_one_line_and_ended(tmp_path):
     """--gnubg-timeout 3 against a gnubg that passes the preflight and never connects: one
     line naming the 3 s (not a gnubg-error line and then a second one), and the gnubg is
-    ended (SIGTERM) rather than waited for."""
+    ended (SIGTERM) rather than waited for; no game finished, so no games CSV is left (a
+    header alone was)."""
     fake, marks = _fake_gnubg(tmp_path)
     proc = run(
         "play_models.py",
@@ -215,6 +268,7 @@ def test_a_gnubg_that_never_connects_is_one_line_and_ended(tmp_path):
         "--quiet",
     )
     assert_one_line_error(proc, "did not connect within 3 s")
+    assert not (tmp_path / "g.csv").exists()
     playing = _pids(marks, "playing")
     assert len(playing) == 1 and _pids(marks, "terminated") == playing
 
