@@ -295,6 +295,9 @@ def _xgid_dice(dice: str) -> tuple[bool, tuple[int, int] | None]:
     return doubled, rolled
 
 
+XGID_NUMBER = re.compile(r"[+-]?[0-9]+")
+
+
 def parse_xgid(text: str) -> GameState:
     body = text.strip()
     if body.upper().startswith("XGID="):
@@ -306,6 +309,10 @@ def parse_xgid(text: str) -> GameState:
     if len(pos) != 26:
         raise ValueError(f"an XGID position is 26 characters, got {len(pos)}")
     try:
+        # ASCII digits only, as gnubg's atoi reads them: int() also takes "1_0" (gnubg: 1) and
+        # other scripts' digits such as "\uff17" (gnubg: 0), which read as another position
+        if not all(XGID_NUMBER.fullmatch(x.strip()) for x in fields[1:4] + fields[5:]):
+            raise ValueError
         cube_log2, owner, turn, s_bottom, s_top, rules, length, max_cube = (
             int(x) for x in fields[1:4] + fields[5:]
         )

@@ -119,6 +119,12 @@ def test_xgid_of_the_opening():
     )
 
 
+def test_xgid_numbers_as_gnubg_reads_them():
+    """A sign and blanks around a number are read as gnubg's atoi reads them."""
+    s = parse_position("XGID=-b----E-C---eE---c-e----B-: 1:+0:+1:52:0:0:0:7 :10")
+    assert s.cube == 2 and s.match_length == 7
+
+
 @pytest.mark.parametrize(
     "text, words",
     [
@@ -131,6 +137,10 @@ def test_xgid_of_the_opening():
         ("XGID=-b----E-C---eE---c-e----B-:0:0:2:52:0:0:3:0:10", "turn"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:9:0:0:7:10", "score"),
         ("XGID=Ab----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:10", "bar"),
+        # numbers gnubg's atoi reads otherwise: "1_0" as 1, a fullwidth 7 as 0 (int() read 10, 7)
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:1_0:10", "whole numbers"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:\uff17:10", "whole numbers"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:1\u0661", "whole numbers"),
     ],
 )
 def test_malformed_or_impossible(text, words):
