@@ -20,6 +20,7 @@ from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 
+import hashlib
 from tdbg.app import cli
 from tdbg.infra import fileio
 
@@ -48,10 +49,11 @@ def main() -> None:
         raise cli.UsageError(f"position {args.position!r}: {exc}") from None
     from tdbg.play import analysis  # torch: only once the position is known to be good
     from tdbg.game import backgammon_engine as be
-    from tdbg.net.model import CheckpointError
+    from tdbg.net.model import CheckpointError, read_checkpoint
 
     try:
-        agent = analysis.load_agent(args.model, args.ply, state.match_length)
+        data = read_checkpoint(args.model)  # the bytes analysed, named by their md5
+        agent = analysis.load_agent(args.model, args.ply, state.match_length, data)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
     try:
@@ -61,6 +63,7 @@ def main() -> None:
     dice = args.dice or state.dice
     out = {
         "model": args.model,
+        "model_md5": hashlib.md5(data).hexdigest(),
         "game_mode": agent.mode.name,
         "output_mode": agent.model.output_mode,
         "ply": args.ply,

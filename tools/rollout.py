@@ -18,6 +18,8 @@ from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 
+import dataclasses
+import hashlib
 from tdbg.app import cli
 from tdbg.infra import fileio
 
@@ -85,7 +87,7 @@ def _read_position(text: str):
 def _rollout_and_roller(args):
     """(the rollout's settings, the roller that plays its trials); a UsageError where the
     model does not load or does not fit the game mode."""
-    from tdbg.net.model import CheckpointError
+    from tdbg.net.model import CheckpointError, read_checkpoint
     from tdbg.play.rollout import RolloutSettings
 
     rollout = RolloutSettings(
@@ -99,6 +101,8 @@ def _rollout_and_roller(args):
         workers=args.workers,
     )
     try:
+        if args.model != "gnubg-nn":  # the bytes every worker plays, named by their md5
+            rollout = dataclasses.replace(rollout, data=read_checkpoint(args.model))
         return rollout, rollout.roller()
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
@@ -164,6 +168,7 @@ def main() -> None:
     dice = args.dice or state.dice
     out = {
         "model": args.model,
+        "model_md5": hashlib.md5(rollout.data).hexdigest() if rollout.data else None,
         "game_mode": roller.mode.name,
         "position_id": be.position_id(state.board),
         "trials": args.trials,

@@ -24,6 +24,7 @@ from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
 
+import hashlib
 import numpy as np
 
 from tdbg.app import cli
@@ -98,6 +99,7 @@ def cases(met):
 
 def check(model_path: str) -> dict:
     from tdbg.net.search import Search
+    from tdbg.net.model import read_checkpoint
     from tdbg.play.players import Player, checkpoint_game_mode
     from tdbg.play.seating import evaluator
     from tdbg.game.modes.matchplay import MatchPlay, pack
@@ -117,16 +119,18 @@ def check(model_path: str) -> dict:
     exact_take = np.array([r[4] for r in rows])
     exact_double = np.array([r[5] for r in rows])
     margin = np.array([r[6] for r in rows])
+    data = cli.checked(lambda: read_checkpoint(model_path))
     out = {
         "model": model_path,
+        "model_md5": hashlib.md5(data).hexdigest(),
         "cases": len(rows),
         "takes_exact": int(exact_take.sum()),
         "doubles_exact": int(exact_double.sum()),
     }
     clear = np.abs(margin) > 0.02  # take/drop decisions more than 2% MWC from the take point
-    for ply in (0, 1):
+    for ply in (0, 1):  # both plies play the bytes read once (a file replaced between them too)
         agent = cli.checked(
-            lambda ply=ply: evaluator(Player(model_path, Search(oneply=ply == 1)), mode)
+            lambda ply=ply: evaluator(Player(model_path, Search(oneply=ply == 1), data=data), mode)
         )
         act = agent.cube_action(boards, states)
         agree_take = act.take == exact_take

@@ -33,10 +33,11 @@ from tdbg.play.players import Player, checkpoint_mode_name
 from tdbg.play.seating import evaluator
 
 
-def load_agent(path: str, plies: int = 0, match_length: int = 0):
+def load_agent(path: str, plies: int = 0, match_length: int = 0, data: bytes | None = None):
     """The checkpoint's evaluator (TDAgent, ProbAgent for prob5) in the game mode it was
-    trained for (a match model: in ``match_length``-point matches)."""
-    model, meta, _ = load_checkpoint(path)
+    trained for (a match model: in ``match_length``-point matches).  ``data``: the
+    checkpoint's bytes, read once by the caller (read_checkpoint) to name them by their md5."""
+    model, meta, _ = load_checkpoint(path, data=data)
     name = checkpoint_mode_name(model, meta)
     if not match_length:
         try:

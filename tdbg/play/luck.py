@@ -17,6 +17,7 @@ judges through its ``all_rolls``.
 
 from __future__ import annotations
 
+import hashlib
 import os
 
 import numpy as np
@@ -137,10 +138,14 @@ def add_luck(
             rec.turns = []
 
 
-def luck_summary(records, mode: GameMode, reference: str, seed: int = 0) -> dict:
+def luck_summary(
+    records, mode: GameMode, reference: str, seed: int = 0, data: bytes | None = None
+) -> dict:
     """Adjusted mean with a bootstrap CI over duplicate pairs, in the table's metric (DMP
     win rate, else points per game), and the factor by which adjustment cuts the games
-    needed for the same CI width (raw over adjusted variance of the pair means)."""
+    needed for the same CI width (raw over adjusted variance of the pair means).
+    ``data``: the reference checkpoint's bytes that judged the luck, named by their md5
+    (``reference_md5``; None for gnubg-nn)."""
     idx = np.array([r.index for r in records])
     pts = np.array([r.points for r in records], dtype=np.float64)
     adjusted = pts - np.array([r.luck for r in records])
@@ -148,6 +153,7 @@ def luck_summary(records, mode: GameMode, reference: str, seed: int = 0) -> dict
     adj_pairs = pair_means(idx, metric_of_points(mode, adjusted))
     out = {
         "reference": reference,
+        "reference_md5": hashlib.md5(data).hexdigest() if data is not None else None,
         "metric": headline(mode),
         **summary_ci(adj_pairs, seed=seed),
         "raw_mean": float(raw_pairs.mean()),

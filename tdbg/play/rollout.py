@@ -24,7 +24,7 @@ rollouts only (a cubeful model's equity here is its cubeless play's result).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import pairwise
 
 import numpy as np
@@ -71,6 +71,8 @@ class RolloutSettings:
     seed: int = 0  # the dice
     use_luck: bool = True  # the luck adjustment (it judges all 21 rolls at every ply)
     workers: int = 1  # processes sharing the trials (the same dice: the same result)
+    # the checkpoint's bytes, read once (pinned): every worker plays them, whatever replaces the file
+    data: bytes | None = field(default=None, repr=False, compare=False)
 
     def roller(self) -> Evaluator:
         """The evaluator that plays both sides and judges every roll: a checkpoint in
@@ -84,7 +86,7 @@ class RolloutSettings:
         if not os.path.isfile(self.model):  # a named opponent other than gnubg-nn judges no rolls
             raise CheckpointError(f"{self.model}: no such checkpoint file")
         roller = evaluator(
-            Player(self.model, Search(oneply=self.ply == 1)),
+            Player(self.model, Search(oneply=self.ply == 1), data=self.data),
             game_mode(self.game_mode) if self.game_mode else None,
         )
         roller.mode.require(

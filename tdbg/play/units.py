@@ -67,7 +67,9 @@ def summarize_games(records, mode, series, paired: bool = True) -> dict:
         r for r in records if hasattr(r, "luck")
     ]  # against gnubg a failed worker's games have no record
     if series.luck and judged:
-        out["luck_adjusted"] = luck_summary(judged, mode, series.luck, series.seed)
+        out["luck_adjusted"] = luck_summary(
+            judged, mode, series.luck, series.seed, series.luck_data
+        )
         if not paired:
             out["luck_adjusted"]["games"] = len(judged)
     return out
