@@ -339,6 +339,16 @@ def count_arg(high: int, what: str):
     return _bounded_int(1, high, what)
 
 
+def repeated_column(fields) -> str | None:
+    """The first column a CSV header names twice (csv.DictReader keeps the last), or None."""
+    seen: set = set()
+    for f in fields or ():
+        if f in seen:
+            return f
+        seen.add(f)
+    return None
+
+
 def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:
     """The rows of a CSV log that has ``column``; UsageError (one line) for anything else,
     e.g. a checkpoint given where its log was meant."""
@@ -350,11 +360,15 @@ def read_log(path: str, column: str, what: str = "a training log") -> list[dict]
         )
     try:
         with open(path, newline="") as fh:
-            rows = list(csv.DictReader(fh))
+            reader = csv.DictReader(fh)
+            twice = repeated_column(reader.fieldnames)
+            rows = list(reader)
     except OSError as exc:
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except (UnicodeDecodeError, csv.Error):
         raise UsageError(f"{path} is not {what} (not a CSV text file)") from None
+    if twice:  # csv keeps the last of them: which one was meant cannot be told
+        raise UsageError(f"{path} is not {what} (its header has the column {twice!r} twice)")
     if not rows or column not in rows[0]:
         raise UsageError(f"{path} is not {what} (no rows or no {column!r} column)")
     return rows

@@ -212,6 +212,10 @@ def read_results(path: str) -> Results:
         fields = reader.fieldnames  # (a header field beyond csv's limit was a traceback)
     except csv.Error as exc:
         raise ResultsFileError(f"{path}: not a per-game result file ({exc})") from None
+    seen: set = set()
+    twice = next((f for f in fields or () if f in seen or seen.add(f)), None)
+    if twice is not None:  # csv keeps the last of them: which one was meant cannot be told
+        raise ResultsFileError(f"{path}: not a per-game result file (column {twice!r} twice)")
     if fields and {"match", "winner"} <= set(fields):
         return _read_matches(path, header, reader)
     if not fields or not {"game", "points"} <= set(fields):

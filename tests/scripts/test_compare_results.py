@@ -235,3 +235,15 @@ def test_a_field_beyond_the_csv_reader_s_limit_is_one_line(tmp_path):
     for bad in (long_header, long_row):
         proc = run("tools/compare_results.py", bad, good)
         assert_one_line_error(proc, f"{bad}: ")
+
+
+def test_a_column_named_twice_is_refused(tmp_path):
+    """csv keeps the last of two `points` columns: the difference was taken of the second
+    (a pasted column of 9s made A win every game)."""
+    a = tmp_path / "a.csv"
+    text = open(write(a, [1.0, -1.0, 1.0, -1.0])).read().splitlines()
+    head = [ln for ln in text if ln.startswith("#")]
+    body = [text[len(head)] + ",points"] + [ln + ",9" for ln in text[len(head) + 1 :]]
+    a.write_text("\n".join(head + body) + "\n")
+    b = write(tmp_path / "b.csv", [1.0, -1.0, 1.0, -1.0])
+    assert_one_line_error(run("tools/compare_results.py", a, b), "'points' twice")

@@ -158,3 +158,11 @@ def test_a_branch_counts_cpu_hours_from_its_parent(tmp_path):
         shown = json.loads(im.text["tdbg:curve"])
     assert shown["unit"] == "meq" and shown["ylabel"].startswith("mEq/game vs gnubg-nn")
     assert shown["series"]["n4"]["y"] == [-200.0]  # points per game -0.2 drawn as mEq/game
+
+
+def test_a_column_named_twice_is_refused(tmp_path):
+    """csv keeps the last of two `loss` columns: the plot drew one of them silently."""
+    log = tmp_path / "twice.csv"
+    log.write_text("round,total_episodes,loss,lr,episodes_per_s,loss\n1,100,0.01,0.001,50,5\n")
+    assert_one_line_error(run("tools/plot_training.py", log), "'loss' twice")
+    assert not (tmp_path / "twice.png").exists()
