@@ -38,7 +38,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 from tdbg.app import cli
 from tdbg.app.marked_tables import markdown_table, remade, write_texts
-from tdbg.app.result_figures import ResultFiles, count
+from tdbg.app.result_figures import ResultFiles, count, read_json
 
 H2H = "experiments/head_to_head/results"
 LUCK = "experiments/gnubg_eval"
@@ -1094,7 +1094,7 @@ def decisions_table() -> str:
 def health_table() -> str:
     """best_models/README.md: dead, distinct and active hidden units of every release."""
     with open(FILES.path(UNIT_HEALTH)) as fh:
-        models = json.load(fh)["models"]
+        models = read_json(FILES.path(UNIT_HEALTH), fh.read())["models"]
     rows = []
     for name, h in sorted(models.items()):
         worst = max(d / w for d, w in zip(h["dead"], h["widths"], strict=True))

@@ -10,10 +10,10 @@ in the text the tables print.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 
+from tdbg.infra.fileio import strict_json_loads
 from tdbg.infra.provenance import file_md5
 from tdbg.play.results_file import Results, compare, read_results
 
@@ -85,6 +85,19 @@ def decision_text(zero_ply: dict, one_ply: dict) -> str:
     return f"{z['meq']:.1f} [{z['ci'][0]:.1f}, {z['ci'][1]:.1f}]; {o['meq']:.1f}"
 
 
+def read_json(path: str, text: str | None = None):
+    """A result file's JSON (``text``: one line of it), strict as the scripts write it:
+    ValueError naming the file for NaN or Infinity (a table showed "nan%"), a key twice (the
+    last was read) or nesting too deep (a RecursionError traceback)."""
+    if text is None:
+        with open(path) as fh:
+            text = fh.read()
+    try:
+        return strict_json_loads(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
 class ResultFiles:
     """The result files under ``root``: a bare name is a CSV (and its match JSON) of ``h2h``,
     a name with a folder a CSV at that path from the root; ``luck``: the folder of the luck
@@ -129,20 +142,19 @@ class ResultFiles:
         return paired_text(r)
 
     def match_json(self, name: str) -> dict:
-        with open(self.path(f"{self.h2h}/{name}.json")) as fh:
-            return json.load(fh)
+        return read_json(self.path(f"{self.h2h}/{name}.json"))
 
     def luck(self, name: str) -> str:
-        with open(self.path(f"{self.luck_folder}/{name}.json")) as fh:
-            d = json.load(fh)["luck"]["luck_adjusted"]
+        d = read_json(self.path(f"{self.luck_folder}/{name}.json"))["luck"]["luck_adjusted"]
         return pct_text((d["mean"], d["ci_low"], d["ci_high"]))
 
     def workers(self, name: str) -> str:
         return workers_text(self.results(name).header.get("command", ""))
 
     def decision_entries(self) -> list[dict]:
-        with open(self.path(self.decisions)) as fh:
-            return [json.loads(line) for line in fh]
+        path = self.path(self.decisions)
+        with open(path) as fh:
+            return [read_json(path, line) for line in fh]
 
     def decision(self, model: str) -> str:
         """'0-ply mEq [CI]; 1-ply mEq' of ``model`` (a file of best_models/) on the benchmark."""

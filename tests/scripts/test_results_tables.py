@@ -34,3 +34,35 @@ def test_every_table_has_its_markers_in_its_file():
         assert (
             text.count(begin) == 1 and text.count(end) == 1 and text.index(begin) < text.index(end)
         ), name
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ('{"luck": {"luck_adjusted": {"mean": NaN, "ci_low": 0.4, "ci_high": 0.5}}}', "NaN"),
+        ('{"luck": {"luck_adjusted": {"mean": -Infinity, "ci_low": 0, "ci_high": 1}}}', "Infinity"),
+        # the reader kept the last "mean"
+        (
+            '{"luck": {"luck_adjusted": {"mean": 0.9, "mean": 0.4, "ci_low": 0.3, "ci_high": 0.5}}}',
+            "twice|repeated",
+        ),
+        ("[" * 100_000 + "]" * 100_000, "too deep"),  # a RecursionError traceback
+    ],
+)
+def test_a_result_json_that_is_not_strict_is_refused(tmp_path, text, words):
+    """The scripts write strict JSON; a result file that is not (NaN showed in a table as
+    "nan%") is refused with its name, as a file that does not read."""
+    from tdbg.app.result_figures import ResultFiles
+
+    (tmp_path / "luck").mkdir()
+    (tmp_path / "luck" / "x.json").write_text(text)
+    (tmp_path / "d.jsonl").write_text(text.replace("\n", " ") + "\n")
+    files = ResultFiles(str(tmp_path), "h2h", "luck", "d.jsonl")
+    with pytest.raises(ValueError, match=words):
+        files.luck("x")
+    with pytest.raises(ValueError, match="d.jsonl"):
+        files.decision_entries()
+    (tmp_path / "luck" / "x.json").write_text(
+        '{"luck": {"luck_adjusted": {"mean": 0.4, "ci_low": 0.3, "ci_high": 0.5}}}'
+    )
+    assert files.luck("x").startswith("40.0")
