@@ -232,6 +232,13 @@ def _no_constant(name: str):
     raise ValueError(f"{name} is not strict JSON")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999: json reads it as an infinity
+        raise ValueError(f"{text} is beyond a float (an infinity), not strict JSON")
+    return value
+
+
 def _no_repeats(pairs: list) -> dict:
     keys = [k for k, _ in pairs]
     if len(set(keys)) != len(keys):
@@ -242,11 +249,13 @@ def _no_repeats(pairs: list) -> dict:
 
 
 def strict_json_loads(text: str):
-    """The value of strict JSON text, as json_text writes it: ValueError for NaN or Infinity
-    (Python's reader takes them), a key repeated in one object (the reader keeps the last),
+    """The value of strict JSON text, as json_text writes it: ValueError for NaN, Infinity or
+    a number beyond a float such as 1e999 (Python's reader takes them), a key repeated in one object (the reader keeps the last),
     or nesting too deep to read (a RecursionError)."""
     try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_no_repeats)
+        return json.loads(
+            text, parse_constant=_no_constant, parse_float=_finite, object_pairs_hook=_no_repeats
+        )
     except RecursionError:
         raise ValueError("JSON nested too deep") from None
 

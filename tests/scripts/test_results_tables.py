@@ -47,6 +47,7 @@ def test_every_table_has_its_markers_in_its_file():
             "twice|repeated",
         ),
         ("[" * 100_000 + "]" * 100_000, "too deep"),  # a RecursionError traceback
+        ('{"luck": {"luck_adjusted": {"mean": 1e999, "ci_low": 0, "ci_high": 1}}}', "infinity"),
     ],
 )
 def test_a_result_json_that_is_not_strict_is_refused(tmp_path, text, words):
