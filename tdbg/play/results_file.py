@@ -213,7 +213,12 @@ def read_results(path: str) -> Results:
     except csv.Error as exc:
         raise ResultsFileError(f"{path}: not a per-game result file ({exc})") from None
     seen: set = set()
-    twice = next((f for f in fields or () if f in seen or seen.add(f)), None)
+    twice = None
+    for f in fields or ():
+        if f in seen:
+            twice = f
+            break
+        seen.add(f)
     if twice is not None:  # csv keeps the last of them: which one was meant cannot be told
         raise ResultsFileError(f"{path}: not a per-game result file (column {twice!r} twice)")
     if fields and {"match", "winner"} <= set(fields):
