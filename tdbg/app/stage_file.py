@@ -61,8 +61,9 @@ def read_tokens(parser, path: str) -> list[str]:
         path
     ):  # a FIFO's open() waited for a writer forever
         raise cli.UsageError(f"--config {path} is {KIND_NAMES['special']}, not a TOML stage file")
-    try:  # (a 10 GB file was read whole)
-        check_input(path, "a TOML stage file", MAX_SMALL_TEXT)
+    try:  # (a 10 GB file was read whole; a missing one is open()'s "cannot read it" below)
+        if os.path.isfile(path):
+            check_input(path, "a TOML stage file", MAX_SMALL_TEXT)
     except InputError as exc:
         raise cli.UsageError(f"--config {exc}") from None
     try:
