@@ -7,6 +7,8 @@ from __future__ import annotations
 import argparse
 import contextlib
 import csv
+import errno
+import io
 import math
 import os
 import re
@@ -54,9 +56,16 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 class Parser(argparse.ArgumentParser):
     """argparse with defaults shown in --help and errors as a single line."""
 
+    # text options that may be empty ('' is the value meant, not a path or a name left out)
+    EMPTY_ALLOWED = frozenset({"title"})
+
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("formatter_class", HelpFormatter)
         super().__init__(*args, **kwargs)
+        # a flag declared type=int or type=float reads ASCII digits only, as the parsers below do:
+        # Python's int() and float() also read 1_000 and other scripts' digits (--ply ١, --lr 1_0)
+        self.register("type", int, whole_number)
+        self.register("type", float, number)
 
     def error(self, message):  # noqa: D401 - argparse hook
         fail(message, self.prog)
@@ -68,6 +77,13 @@ class Parser(argparse.ArgumentParser):
         parsed, rest = super().parse_known_args(args, namespace)
         for key, value in vars(parsed).items():
             for text in value if isinstance(value, (list, tuple)) else [value]:
+                if text == "" and key not in self.EMPTY_ALLOWED and self._given(key):
+                    # ('' was taken as the flag not given: --config '' trained from the defaults,
+                    # --gnubg '' used the default binary)
+                    self.error(
+                        f"{self._name_of(key)} '': an empty value names nothing (no file, no "
+                        f"setting); give one, or leave the flag out"
+                    )
                 if isinstance(text, str) and not _utf8(text):
                     # worded as the output policy words it (fileio.check_name), the bytes shown as given
                     self.error(
@@ -75,6 +91,10 @@ class Parser(argparse.ArgumentParser):
                         f"(result files and messages name it); choose a name of UTF-8 characters"
                     )
         return parsed, rest
+
+    def _given(self, dest: str) -> bool:
+        """Whether ``dest`` is an argument of this parser (a default of '' is no value given)."""
+        return any(a.dest == dest and a.default != "" for a in self._actions)
 
     def _name_of(self, dest: str) -> str:
         """An argument as argparse's own errors name it: a flag by its flags, a positional by its
@@ -171,6 +191,35 @@ def _show_unencodable_escaped() -> None:
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
 
 
+class _ClosedStream:
+    """Standard output closed when the program started (``>&-``: Python's sys.stdout is None):
+    a write fails as a write to a closed descriptor does, and is reported as any failed write
+    of standard output is (print() to None was an AttributeError traceback)."""
+
+    def write(self, text):
+        raise OSError(errno.EBADF, "it is closed")
+
+    def flush(self):
+        pass
+
+    def fileno(self):
+        raise io.UnsupportedOperation("standard output is closed")
+
+
+def _closed_standard_streams() -> None:
+    """A standard stream closed when the program started: stdin reads as empty (the terminal
+    game's input() raised "lost sys.stdin"), stdout fails when written, stderr goes nowhere.
+    Their descriptors are taken by /dev/null (stop_signals.fill_closed_descriptors), so no file
+    the run opens gets descriptor 1 and receives what is printed."""
+    stop_signals.fill_closed_descriptors()
+    if sys.stdin is None:
+        sys.stdin = open(os.devnull)  # noqa: SIM115 - for the whole run
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - for the whole run
+
+
 def run_main(main) -> None:
     """Call ``main()``, turning every failure it reports into one ``prog: error: ...`` line
     and exit code 2: bad input (the library's InputError, a script's UsageError), an
@@ -184,6 +233,7 @@ def run_main(main) -> None:
     however it ends.  Every script starts on one torch thread (or TDBG_THREADS,
     OMP_NUM_THREADS: threads.py); one that learns how big its work is chooses again."""
     held: list = []
+    _closed_standard_streams()
     _show_unencodable_escaped()
     watched = sys.stdout = _WatchedStdout(sys.stdout)
     try:
@@ -229,13 +279,31 @@ def run_main(main) -> None:
         warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
+def whole_number(text: str) -> int:
+    """A whole number in ASCII digits: int() also reads 1_000 (as --hidden and result files do
+    not) and other scripts' digits (١٢, １２, and ² is a ValueError)."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text.strip(), flags=re.ASCII):
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
+    return int(text)
+
+
+_FLOAT = re.compile(
+    r"\s*[+-]?(?:(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|inf(?:inity)?|nan)\s*",
+    flags=re.ASCII | re.IGNORECASE,
+)
+
+
+def number(text: str) -> float:
+    """A number as float() reads it, in ASCII digits only: float() also reads 1_0 (10) and
+    other scripts' digits (٠.٥)."""
+    if not _FLOAT.fullmatch(text):
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}")
+    return float(text)
+
+
 def _int_at_least(low: int, words: str):
     def parse(text: str) -> int:
-        # ASCII digits only: int() also reads 1_000 (as --hidden and result files do not) and
-        # other scripts' digits
-        if not re.fullmatch(r"[+-]?[0-9]+", text.strip()):
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}")
-        value = int(text)
+        value = whole_number(text)
         if value < low:
             raise argparse.ArgumentTypeError(f"{words}, got {value}")
         return value
@@ -247,14 +315,14 @@ positive_int = _int_at_least(1, "must be at least 1")
 non_negative_int = _int_at_least(0, "must not be negative")
 
 
-def _number(check, words: str, base=float):
-    """A parser of a number: ``base(text)`` (float, or a parser below), then ``check(value)``;
+def _number(check, words: str, base=number):
+    """A parser of a number: ``base(text)`` (number, or a parser below), then ``check(value)``;
     an error ``words, got TEXT`` when the check fails."""
 
     def parse(text: str) -> float:
         try:
             value = base(text)
-        except ValueError:
+        except ValueError:  # (number's own error says the same)
             raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
         if not check(value):
             raise argparse.ArgumentTypeError(f"{words}, got {text}")

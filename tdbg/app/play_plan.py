@@ -62,6 +62,11 @@ def plan(
             "--gnubg names the binary for --model2 gnubg-ext / gnubg-ext-full; "
             f"{model2} is not the gnubg binary"
         )
+    if s.games_csv:  # (it was ignored: no file, exit 0)
+        raise cli.UsageError(
+            "--games-csv is the per-game record of games against --model2 gnubg-ext / "
+            f"gnubg-ext-full; against {model2} use --csv"
+        )
     mode_name = s.game_mode or named[0] or named[1] or "dmp"
     mode = cli.checked(
         lambda: game_mode(mode_name, s.jacoby, s.match_length or DEFAULT_MATCH_LENGTH, s.met)

@@ -13,7 +13,8 @@ import os
 import tomllib
 
 from tdbg.app import cli
-from tdbg.infra.fileio import KIND_NAMES
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import KIND_NAMES, MAX_SMALL_TEXT, check_input
 from tdbg.learn.stage_settings import (
     BatchStage,
     OnlineStage,
@@ -60,6 +61,11 @@ def read_tokens(parser, path: str) -> list[str]:
         path
     ):  # a FIFO's open() waited for a writer forever
         raise cli.UsageError(f"--config {path} is {KIND_NAMES['special']}, not a TOML stage file")
+    try:  # (a 10 GB file was read whole; a missing one is open()'s "cannot read it" below)
+        if os.path.isfile(path):
+            check_input(path, "a TOML stage file", MAX_SMALL_TEXT)
+    except InputError as exc:
+        raise cli.UsageError(f"--config {exc}") from None
     try:
         with open(path, "rb") as fh:
             table = tomllib.load(fh)

@@ -18,6 +18,9 @@ import re
 
 import numpy as np
 
+from tdbg.infra.errors import InputError
+from tdbg.infra.fileio import MAX_SMALL_TEXT, check_input
+
 PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tdbg/
 ROOT = os.path.dirname(PACKAGE)  # the repository, in a checkout
 # the shipped table: the checkout's data/met, or where `pip install .` put it (tdbg/data/met)
@@ -89,6 +92,10 @@ def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
                 else "no such match equity table file"
             )
         )
+    try:  # (a 10 GB file was read whole)
+        check_input(path, "a match equity table", MAX_SMALL_TEXT)
+    except InputError as exc:
+        raise METError(str(exc)) from None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
             text = fh.read()

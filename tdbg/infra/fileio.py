@@ -116,14 +116,34 @@ def content_kind(data: bytes) -> str:
     return kind
 
 
-def check_input(path: str, what: str) -> None:
+# the most bytes a text input read whole may have: a stage file or a match equity table is a
+# few kB, a result file of play_models' most games (10 million rows) under 1 GB
+MAX_SMALL_TEXT = 16 * 2**20
+MAX_TEXT = 4 * 2**30
+
+
+def check_input(path: str, what: str, max_bytes: int | None = None) -> None:
     """InputError unless ``path`` is a regular file (links followed) that can be opened:
     before any read of a file a user named, as a FIFO would block the read forever and a
-    folder or device is no file of ours."""
+    folder or device is no file of ours.  With ``max_bytes`` (a text file, read whole), also
+    unless it has at most that many bytes and starts as text does: a 10 GB file (`truncate
+    -s 10G`) was read whole into memory, a MemoryError traceback or minutes of swapping."""
     if not os.path.exists(path):
         raise InputError(f"cannot read {path}: no such file (expected {what})")
     if not os.path.isfile(path):
         raise InputError(f"{path} is {KIND_NAMES['special']}, not {what}")
+    try:  # (a --met or --config named as the --log or --csv of the same run was replaced by it)
+        run_outputs.read_input(path, f"{path} ({what})")
+    except ValueError as exc:
+        raise InputError(str(exc)) from None
+    if max_bytes is None:
+        return
+    size = os.path.getsize(path)
+    if size > max_bytes:
+        raise InputError(f"{path} has {size:,} bytes, more than {what} can (at most {max_bytes:,})")
+    kind = file_kind(path)
+    if kind not in ("text", "json", "empty"):
+        raise InputError(f"{path} is {KIND_NAMES.get(kind, KIND_NAMES['other'])}, not {what}")
 
 
 def _umask() -> int:
@@ -424,7 +444,10 @@ def check_outputs(
     """Apply the policy to every output before any work starts, then lock them for the run
     (run_outputs.hold); ``inputs`` ({flag: path}) are files the run reads, which no output
     may name."""
-    seen = {os.path.realpath(p): flag for flag, p in (inputs or {}).items() if p}
+    seen = {
+        **run_outputs.inputs(),  # the files read so far (a --config, a --met), then the named ones
+        **{os.path.realpath(p): flag for flag, p in (inputs or {}).items() if p},
+    }
     replaced = []
     for out in outputs:
         if out.path == "":  # (given, but naming no file: it was taken as not given, or
@@ -450,6 +473,8 @@ def check_outputs(
     for out in outputs:
         if out.path:
             hold(out.path, label_of(out.flag, out.path))
+            if out.own:
+                run_outputs.read_by_the_run(out.path)
     run_outputs.replace_at_start(replaced)
     _cleared.update(os.path.realpath(out.path) for out in outputs if out.path)
 

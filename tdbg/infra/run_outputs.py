@@ -87,6 +87,9 @@ class _State:
         self.locks: dict[str, tuple[int, str]] = {}
         self.pending: list[tuple[str, tuple[int, int, int]]] = []
         self.pid = os.getpid()
+        self.labels: dict[str, str] = {}  # real path -> how messages name the output
+        self.own: set[str] = set()  # real paths of the outputs a run also reads (its own)
+        self.inputs: dict[str, str] = {}  # real path -> how messages name a file the run read
 
 
 _state = _State()
@@ -103,10 +106,32 @@ def _identity(file: str | int) -> tuple[int, int, int] | None:
     return st.st_dev, st.st_ino, st.st_mtime_ns
 
 
+def read_input(path: str, label: str) -> None:
+    """The run reads the file at ``path`` (a stage file, a match equity table, a result file):
+    no output of the run may be it (ValueError, naming the output, where one already is),
+    and fileio.check_outputs refuses an output named later that is (inputs)."""
+    real = os.path.realpath(path)
+    if real in _state.labels and real not in _state.own:
+        raise ValueError(f"{label}: the same file as {_state.labels[real]}, an output of this run")
+    _state.inputs.setdefault(real, label)
+
+
+def inputs() -> dict[str, str]:
+    """{real path: label} of the files this run has read so far (read_input)."""
+    return dict(_state.inputs)
+
+
+def read_by_the_run(path: str) -> None:
+    """The output at ``path`` is one the run also reads (its own: a continued checkpoint, its
+    log): read_input lets it be read."""
+    _state.own.add(os.path.realpath(path))
+
+
 def hold(path: str, label: str) -> None:
     """Lock ``path`` for this run (LockedError when another run holds it), then remove its
     stale temporary files.  Taking a lock this run holds already does nothing."""
     real = os.path.realpath(path)
+    _state.labels.setdefault(real, label)
     if real in _state.locks:
         return
     where = lock_path(real)

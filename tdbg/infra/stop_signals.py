@@ -49,11 +49,19 @@ class Terminated(KeyboardInterrupt):
     signum = signal.SIGTERM
 
 
+def _prog() -> str:
+    """The program's name as its error lines give it (cli.fail): the script's, or the tdbg
+    command's words."""
+    return os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
+
+
 def _exit_now(signum, frame):
-    prog = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else "python"
     try:
         os.write(
-            2, f"{prog}: error: {interrupted_message(signum)}\n".encode("utf-8", "backslashreplace")
+            2,
+            f"{_prog()}: error: {interrupted_message(signum)}\n".encode(
+                "utf-8", "backslashreplace"
+            ),
         )
     finally:
         os._exit(exit_code(signum))
@@ -78,9 +86,24 @@ def exit_on_signals(name: str = "__main__") -> None:
     the calling module's ``__name__``; only the program itself takes the signals, not a
     module imported by a test, nor the copy of the main script a worker process imports."""
     if name == "__main__" and "--multiprocessing-fork" not in sys.argv:
+        fill_closed_descriptors()
         for s in STOP_SIGNALS:
             signal.signal(s, _exit_now)
         _check_thread_env()
+
+
+def fill_closed_descriptors() -> None:
+    """Standard input, output or error closed when the program started (``>&-``): /dev/null
+    takes its descriptor, so that no file the program opens gets it (a checkpoint opened as
+    descriptor 1 would receive what is printed)."""
+    for fd in (0, 1, 2):
+        try:
+            os.fstat(fd)
+        except OSError:
+            try:
+                os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one
+            except OSError:
+                return
 
 
 def _check_thread_env() -> None:
@@ -89,8 +112,9 @@ def _check_thread_env() -> None:
     about a value it cannot parse."""
     try:
         requested(None)
-    except InputError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+    except InputError as exc:  # named as every error line names its program (it read "error: ...")
+        if sys.stderr is not None:  # (None: closed when the program started)
+            sys.stderr.write(f"{_prog()}: error: {exc}\n")
         sys.exit(2)
 
 

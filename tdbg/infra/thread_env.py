@@ -6,6 +6,7 @@ any error line of ours.  threads.py makes the choice; this module only reads and
 from __future__ import annotations
 
 import os
+import re
 
 from tdbg.infra.errors import InputError
 
@@ -28,7 +29,9 @@ def requested(flag: int | None, environ=os.environ) -> tuple[int | None, str]:
             text = text.split(",")[0].strip()
         if not text:
             continue
-        value = int(text) if text.isdigit() else 0
+        # ASCII digits only, as --threads reads them: isdigit() also passed ² (then a ValueError
+        # traceback) and other scripts' digits (١٢ ran 12 threads)
+        value = int(text) if re.fullmatch(r"[0-9]+", text, flags=re.ASCII) else 0
         if value > MAX_THREADS:
             raise InputError(f"{name}={text}: at most {MAX_THREADS:,} threads")
         if value >= 1:

@@ -577,7 +577,15 @@ def read_checkpoint(path: str) -> bytes:
         ) from None
     try:
         with fh:
-            data = fh.read()
+            # what the first bytes say, before the rest is read: a file of 10 GB of zeros
+            # (`truncate -s 10G`) was read whole, a MemoryError traceback or minutes of swap
+            head = fh.read(64)
+            kind = content_kind(head)
+            if kind not in ("checkpoint", "empty") and not head.startswith(b"PK\x03\x04"):
+                raise CheckpointError(
+                    f"{path}: not a readable checkpoint: it is {KIND_NAMES[kind]}"
+                )
+            data = head + fh.read()
     except OSError as exc:
         raise CheckpointError(f"{path}: cannot read it ({exc.strerror})") from None
     kind = content_kind(data)  # of the bytes read, the ones a model is loaded from

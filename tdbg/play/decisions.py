@@ -39,7 +39,7 @@ from tdbg.game.dice import roll_dice
 from tdbg.game.heads import prob5_equity
 from tdbg.game.modes import game_mode
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import atomic_write, check_input, json_text
+from tdbg.infra.fileio import MAX_TEXT, atomic_write, check_input, json_text
 from tdbg.infra.stats import bootstrap_ci, no_interval_reason
 from tdbg.infra.workers import WorkerPool
 from tdbg.play.agents import mover_probabilities
@@ -357,7 +357,7 @@ def summary(decisions: list[dict]) -> dict:
 
 def load(path: str) -> tuple[dict, list[dict]]:
     """(provenance, decisions) of a decision file; InputError if it is not one."""
-    check_input(path, "a decision file")
+    check_input(path, "a decision file", MAX_TEXT)  # (read whole)
     try:
         with open(path) as fh:
             data = json.load(fh)

@@ -31,7 +31,7 @@ import numpy as np
 from tdbg.game.modes import game_mode
 from tdbg.infra import fileio
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import check_input
+from tdbg.infra.fileio import MAX_TEXT, check_input
 from tdbg.infra.stats import (
     CAP,
     bootstrap_ci,
@@ -190,7 +190,7 @@ class Results:
 def read_results(path: str) -> Results:
     header, rows = {}, []
     try:
-        check_input(path, "a result file")
+        check_input(path, "a result file", MAX_TEXT)  # (a 10 GB file was read whole)
     except InputError as exc:
         raise ResultsFileError(str(exc)) from None
     try:

@@ -490,7 +490,7 @@ def test_an_empty_source_path_is_refused(tmp_path, flag):
         save,
         *QUICK_TRAIN,
     )
-    assert_one_line_error(proc, f"{flag} '': an empty path names no checkpoint")
+    assert_one_line_error(proc, f"{flag} '': an empty value names nothing")
     assert os.listdir(tmp_path) == []
 
 
@@ -510,7 +510,7 @@ def test_an_empty_output_path_is_refused_before_any_work(tmp_path, script, args,
     args = [a.format(tmp=tmp_path) for a in args]
     save = ["--save", tmp_path / "x.pt"] if script == "train_batch.py" and flag != "--save" else []
     proc = run(script, *args, *save, flag, "")
-    assert_one_line_error(proc, f"{flag} '': an empty path names no file")
+    assert_one_line_error(proc, f"{flag} '': an empty value names nothing")
     assert os.listdir(tmp_path) == []
 
 
