@@ -267,8 +267,7 @@ def load_net(s: TerminalSettings) -> Net:
 
 
 def build_parser() -> cli.Parser:
-    p = cli.Parser(
-        prog="tdbg play",
+    p = cli.Parser(  # named as it was called: play_terminal.py, or tdbg play (which sets argv[0])
         description="Play a game of backgammon against a trained net in the terminal.",
     )
     p.add_argument(

@@ -310,3 +310,18 @@ def test_a_file_that_is_no_checkpoint_is_one_error_line(tmp_path):
     bad = tmp_path / "net.pt"
     bad.write_bytes(b"not a checkpoint at all")
     assert_one_line_error(run("play_terminal.py", str(bad)), str(bad))
+
+
+def test_its_lines_name_the_command_typed():
+    """Run as the script, its usage and error lines say play_terminal.py (they said `tdbg
+    play`, a command the user had not typed); `tdbg play` names itself as before."""
+    proc = run("play_terminal.py", "--ply", "2", DMP, subprocess_=True)
+    assert_one_line_error(proc, "--ply")
+    assert proc.stderr.startswith("play_terminal.py: error:"), proc.stderr
+    tdbg = os.path.join(os.path.dirname(sys.executable), "tdbg")
+    if os.path.exists(tdbg):  # the console command (installed by make setup)
+        console = subprocess.run(
+            [tdbg, "play", "--ply", "2", DMP], capture_output=True, text=True, timeout=HANG_GUARD
+        )
+        assert_one_line_error(console, "--ply")
+        assert console.stderr.startswith("tdbg play: error:"), console.stderr
