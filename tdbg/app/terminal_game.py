@@ -246,8 +246,9 @@ def run(s: TerminalSettings, ask=input, say=print) -> int:
         say(f"Quit.  {session.score_line()}", flush=True)
     except EOFError:
         say("", flush=True)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # one line, as Ctrl-C gives everywhere; the score, as Quit does
         say("", flush=True)
+        say(f"Stopped (Ctrl-C).  {session.score_line()}", flush=True)
         return cli.INTERRUPTED
     return 0
 

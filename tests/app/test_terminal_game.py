@@ -272,7 +272,7 @@ def test_a_dmp_net_at_1_ply_hints_in_p_win():
     assert t.finish() == 0
 
 
-def test_end_of_input_and_ctrl_c_at_the_prompt_end_quietly():
+def test_end_of_input_ends_quietly_and_ctrl_c_with_the_score():
     t = Terminal(DMP, "--seed", "2")
     t.expect(PROMPT)
     os.write(t.master, b"\x04")  # Ctrl-D: end of input
@@ -290,6 +290,7 @@ def test_end_of_input_and_ctrl_c_at_the_prompt_end_quietly():
             pass
     assert t.finish() == 130
     assert "Traceback" not in t.text and "error" not in t.text
+    assert re.search(r"Stopped \(Ctrl-C\)\.  Score \(dmp\): you 0, tdbg 0", t.text), t.text
 
 
 @pytest.mark.parametrize(
