@@ -427,7 +427,8 @@ def read_log(path: str, column: str, what: str = "a training log") -> list[dict]
             f"written next to the checkpoint)"
         )
     try:
-        with open(path, newline="") as fh:
+        # utf-8-sig: a file saved from a spreadsheet starts with a byte-order mark
+        with open(path, newline="", encoding="utf-8-sig") as fh:
             reader = csv.DictReader(fh)
             twice = repeated_column(reader.fieldnames)
             rows = list(reader)

@@ -194,7 +194,8 @@ def read_results(path: str) -> Results:
     except InputError as exc:
         raise ResultsFileError(str(exc)) from None
     try:
-        with open(path, newline="") as fh:
+        # utf-8-sig: a file saved from a spreadsheet starts with a byte-order mark
+        with open(path, newline="", encoding="utf-8-sig") as fh:
             lines = [ln for ln in fh]
     except (OSError, UnicodeDecodeError) as exc:
         raise ResultsFileError(

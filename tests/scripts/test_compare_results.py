@@ -247,3 +247,29 @@ def test_a_column_named_twice_is_refused(tmp_path):
     a.write_text("\n".join(head + body) + "\n")
     b = write(tmp_path / "b.csv", [1.0, -1.0, 1.0, -1.0])
     assert_one_line_error(run("tools/compare_results.py", a, b), "'points' twice")
+
+
+def test_a_file_saved_with_a_byte_order_mark_reads_as_without(tmp_path):
+    """A CSV saved from a spreadsheet starts with a UTF-8 byte-order mark: it was refused
+    as having "no 'game' and 'points' columns" (the mark was read into the first one)."""
+    a = write(tmp_path / "a.csv", [1, -1, 1, 1])
+    b = write(tmp_path / "b.csv", [-1, -1, 1, -1])
+    marked = tmp_path / "marked.csv"
+    marked.write_bytes(b"\xef\xbb\xbf" + (tmp_path / "a.csv").read_bytes())
+    first = tmp_path / "first.csv"  # the mark before the first column, with no header lines
+    first.write_bytes(
+        b"\xef\xbb\xbf"
+        + "".join(
+            ln + "\n"
+            for ln in (tmp_path / "a.csv").read_text().splitlines()
+            if not ln.startswith("#")
+        ).encode()
+    )
+    got, want = (
+        compare(read_results(str(marked)), read_results(b)),
+        compare(read_results(a), read_results(b)),
+    )
+    assert [got[k] for k in ("paired", "difference", "ci_low", "ci_high")] == [
+        want[k] for k in ("paired", "difference", "ci_low", "ci_high")
+    ]
+    assert read_results(str(first)).points.tolist() == [1, -1, 1, 1]

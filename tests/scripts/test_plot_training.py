@@ -166,3 +166,15 @@ def test_a_column_named_twice_is_refused(tmp_path):
     log.write_text("round,total_episodes,loss,lr,episodes_per_s,loss\n1,100,0.01,0.001,50,5\n")
     assert_one_line_error(run("tools/plot_training.py", log), "'loss' twice")
     assert not (tmp_path / "twice.png").exists()
+
+
+def test_a_log_saved_with_a_byte_order_mark_plots(tmp_path):
+    """A log saved again from a spreadsheet starts with a byte-order mark, which was read
+    into the name of its first column: "loss" here ("not a training log")."""
+    log = tmp_path / "run.csv"
+    log.write_bytes(
+        b"\xef\xbb\xbfloss,round,total_episodes,lr,episodes_per_s\n0.01,1,100,0.001,50\n"
+        b"0.008,2,200,0.001,55\n"
+    )
+    run("tools/plot_training.py", log, check=True)
+    assert (tmp_path / "run.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
