@@ -120,6 +120,17 @@ def _recorded_values(stage: dict, dests: set[str]) -> dict:
     }
 
 
+def _value_flags(parser) -> dict[str, argparse.Action]:
+    """dest -> the flag that sets it, for checking a continued stage's record: where two flags
+    share a dest, the one that takes a value (train_prob5's --loss, not its --mse shorthand,
+    a store_const: a record of 'mse' checked by --mse, a switch, refused every prob5 stage)."""
+    actions: dict[str, argparse.Action] = {}
+    for action in parser._actions:
+        if action.dest not in actions or (actions[action.dest].nargs == 0 and action.nargs != 0):
+            actions[action.dest] = action
+    return actions
+
+
 def _check_record(stage: dict, actions: dict, path: str) -> None:
     """InputError unless every value the continued stage's record (its config and compared
     settings) holds for a flag of this script is one the flag takes: values it does not
@@ -223,7 +234,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         if (
             stage is not None
         ):  # a stage that is finished (or has no record) starts anew: nothing to take
-            actions = {a.dest: a for a in parser._actions}
+            actions = _value_flags(parser)
             _check_record(stage, actions, path)
             for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:
