@@ -182,6 +182,60 @@ RESTORE.update(
         "optimizer moments not finite": _moments("exp_avg_sq", torch.tensor(float("nan"))),
     }
 )
+
+
+def _one_memory(payload):
+    """Each parameter's two moments one tensor (both non-negative): torch keeps a loaded
+    state as it is, so each step wrote one through the other and trained on garbage."""
+    for moments in payload["trainer_state"]["optimizer_state"]["state"].values():
+        moments["exp_avg"] = moments["exp_avg_sq"]
+
+
+# a tensor as no run writes it: each was taken, and trained on rounded moments (float16), was
+# a traceback at the first step (sparse, meta, an expanded view written in place), or trained
+# a round and stopped on NaN (moments sharing memory, negative means of squares)
+TENSORS = {
+    "optimizer moments of float16": (
+        _moments("exp_avg", torch.zeros(8, 196, dtype=torch.float16)),
+        "state.0.exp_avg: is a tensor of shape (8, 196) and dtype float16, not float32",
+    ),
+    "optimizer step of float64": (
+        _moments("step", torch.tensor(1.0, dtype=torch.float64)),
+        "state.0.step: is a tensor of shape () and dtype float64, not float32",
+    ),
+    "optimizer moments sparse": (
+        _moments("exp_avg", torch.zeros(8, 196).to_sparse()),
+        "state.0.exp_avg: is a sparse_coo tensor on cpu, not a dense one in memory",
+    ),
+    "optimizer moments on the meta device": (
+        _moments("exp_avg", torch.zeros(8, 196, device="meta")),
+        "state.0.exp_avg: is a strided tensor on meta",
+    ),
+    "optimizer moments an expanded view": (
+        _moments("exp_avg", torch.zeros(8, 1).expand(8, 196)),
+        "state.0.exp_avg: is a view of strides (1, 0), not a tensor of its own",
+    ),
+    "optimizer moments sharing memory": (
+        _one_memory,
+        "state.0.exp_avg_sq: shares its memory with trainer_state.optimizer_state.state.0.exp_avg",
+    ),
+    "optimizer second moments negative": (
+        _moments("exp_avg_sq", -torch.ones(8, 196)),
+        "state.0.exp_avg_sq: holds negative values (a mean of squares)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TENSORS))
+def test_resume_refuses_a_state_tensor_no_run_writes(stopped, tmp_path, case):
+    change, words = TENSORS[case]
+    path = _damaged(stopped, tmp_path, change)
+    before = open(path, "rb").read()
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, f"{path}: trainer_state.optimizer_state.{words}")
+    assert open(path, "rb").read() == before
+
+
 # what a run reads to continue a stage, missing (describe_model shows such a file as it is;
 # continuing it was a traceback, or read a stage of no planned episodes as finished)
 UNCONTINUABLE = {
@@ -319,6 +373,14 @@ def _overlap_weights(change_one):
     return change
 
 
+def _expanded_filter_moments(payload):
+    """Each of the filter's first moments a zero-stride view of one number, of its own shape
+    (written in place at the first step: a RuntimeError traceback)."""
+    state = payload["trainer_state"]["filter_trainer"]["optimizer_state"]["state"]
+    for moments in state.values():
+        moments["exp_avg"] = torch.zeros(1).expand(moments["exp_avg"].shape)
+
+
 PARTS_CHECKED_LATE = {  # each was taken at load and failed later, in the stage (a traceback)
     "filter moments of another shape": ("filter", _filter_moments("exp_avg", torch.zeros(3))),
     "filter moments not finite": (
@@ -330,6 +392,8 @@ PARTS_CHECKED_LATE = {  # each was taken at load and failed later, in the stage 
         _set("trainer_state", "filter_trainer", "optimizer_state", "param_groups", 0, "lr", "x"),
     ),
     "overlap weights of another shape": ("overlap", _overlap_weights(lambda w: torch.zeros(3))),
+    "overlap weights of float16": ("overlap", _overlap_weights(lambda w: w.half())),
+    "filter moments an expanded view": ("filter", _expanded_filter_moments),
     "overlap weights not finite": (
         "overlap",
         _overlap_weights(lambda w: torch.full_like(w, float("nan"))),
