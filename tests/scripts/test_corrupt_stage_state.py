@@ -118,6 +118,56 @@ def test_describe_model_refuses_it(stopped, tmp_path, case):
     )
 
 
+# what the metadata says twice, disagreeing (as no writer makes it): the total of episodes
+# and its lineage's, the input layout's name and the inputs and mode (both were shown as read)
+RESTATED = {
+    "total episodes 2**64": (
+        _set("meta", "episodes", 2**64),
+        "is 18,446,744,073,709,551,616, not the 20",
+    ),
+    "total episodes one more than the lineage's": (
+        _set("meta", "episodes", 21),
+        "is 21, not the 20",
+    ),
+    "another mode's input layout": (
+        _set("meta", "encoder", "tesauro196+cube4"),
+        "'encoder' is 'tesauro196+cube4', where its 196 inputs of dmp are 'tesauro196'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESTATED))
+def test_readers_refuse_metadata_that_disagrees_with_itself(stopped, tmp_path, case):
+    change, words = RESTATED[case]
+    path = _damaged(stopped, tmp_path, change)
+    for script in ("tools/describe_model.py", "tools/export_weights.py"):
+        args = [path] + ([str(tmp_path / "w.bin")] if "export" in script else [])
+        assert_one_line_error(run(script, *args), words)
+    assert not (tmp_path / "w.bin").exists()
+
+
+# a move filter's record beside its weights, as no run writes it: int() took each unsaid
+FILTER_FIELDS = {
+    "samples negative": (-5, "samples", "'samples' is -5, a negative count"),
+    "samples text": ("12", "samples", "'samples' is str '12'"),
+    "samples true": (True, "samples", "'samples' is bool True"),
+    "hidden of floats": ([64.0], "hidden", "'hidden' holds [64.0], not whole numbers"),
+    "hidden of text": (["64"], "hidden", "'hidden' holds ['64'], not whole numbers"),
+    "inputs a float": (196.0, "n_inputs", "'n_inputs' is float 196.0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FILTER_FIELDS))
+def test_readers_refuse_a_move_filter_record_no_run_writes(stopped_filter, tmp_path, case):
+    value, key, words = FILTER_FIELDS[case]
+    path = _damaged(stopped_filter, tmp_path, _set("move_filter", key, value))
+    assert_one_line_error(
+        run("tools/describe_model.py", path), f"its move filter does not fit (its {words}"
+    )
+    proc = run("play_models.py", "--model1", path, "--model2", path, "--games", "2")
+    assert_one_line_error(proc, words)
+
+
 RESTORE = {
     "optimizer state text": _set("trainer_state", "optimizer_state", "junk"),
     "optimizer state of another net": _set(
