@@ -19,7 +19,7 @@ import sys
 from tdbg.app import cli, settings_flags, stage_file
 from tdbg.infra.errors import InputError
 from tdbg.learn.run_control import resumes_itself, unfinished_stage
-from tdbg.learn.stage_settings import RECORDED_SOURCES, RUN_ONLY, STAGE_START, names_a_file
+from tdbg.learn.stage_settings import RECORDED_SOURCES, RUN_ONLY, STAGE_START, is_path_text
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 _UNSET = object()
@@ -79,14 +79,14 @@ def _check_continues(args, save: str, stage: dict) -> None:
 
 def _recorded_source(recorded: dict, name: str, path: str) -> str | None:
     """The checkpoint a continued stage records as having begun it (--resume, a warm start),
-    or None; InputError where the record holds no path (a damaged or crafted file: a number
-    there was a TypeError traceback)."""
+    or None; InputError where the record is no path (a damaged or crafted file: a number
+    there was a TypeError traceback); the file it names need not be there still."""
     value = recorded.get(name)
-    if names_a_file(value):
+    if is_path_text(value):
         return value
     raise InputError(
         f"{path}: its unfinished stage records --{name.replace('_', '-')} {value!r:.40}, which "
-        f"names no file"
+        f"is no path (text without a NUL)"
     )
 
 

@@ -629,10 +629,11 @@ def recorded(settings) -> dict:
 RECORDED_SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_match")
 
 
-def names_a_file(value) -> bool:
-    """Whether a stage's record of a checkpoint that began it can name one: None (none) or
+def is_path_text(value) -> bool:
+    """Whether a stage's record of a checkpoint that began it is a path at all: None (none) or
     text without a NUL (a damaged or crafted file may hold a number, a dict or a NUL there,
-    which compared or carried on as a path failed in os.path or was kept unsaid)."""
+    which compared or carried on as a path failed in os.path or was kept unsaid).  The file
+    need not be there still: a stage continues from its own checkpoint."""
     return value is None or (isinstance(value, str) and "\0" not in value)
 
 

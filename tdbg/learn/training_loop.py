@@ -64,7 +64,7 @@ from tdbg.learn.stage_settings import (
     STAGE_START,
     Evaluation,
     ModelSpec,
-    names_a_file,
+    is_path_text,
     stage_config,
 )
 from tdbg.learn.trainer import scheduled_lr
@@ -216,6 +216,68 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode
+
+
+def _sizes(value) -> bool:
+    return isinstance(value, list) and all(
+        type(v) is int and v > 0
+        for v in value  # (not a bool, nor 8.0)
+    )
+
+
+def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -> None:
+    """InputError unless a continued stage's record of what made its network (``started``:
+    its --hidden, --expand, --expand-depth-size, --board-features, --activation, warm start
+    and --match-head) says what the network is: the record is carried into each checkpoint
+    of the stage, and a stage file made from it (describe_model --config) runs it again, so
+    a damaged one (--hidden 999 for a network of 8) made another network unsaid.  Where the
+    stage began from a checkpoint its sizes, inputs and activation came from that one, and
+    only what the flags set is compared (``default_hidden``: --hidden when not given)."""
+    default_hidden = list(default_hidden)
+
+    def refuse(name: str, value, what: str) -> None:
+        raise InputError(
+            f"{path}: its unfinished stage records --{name.replace('_', '-')} {value!r:.40}, "
+            f"where its network {what}"
+        )
+
+    source = next((n for n in RECORDED_SOURCES if started.get(n) is not None), None)
+    hidden, expand = started.get("hidden"), started.get("expand")
+    depth = started.get("expand_depth_size")
+    for name, value in (("hidden", hidden), ("expand", expand)):
+        if value is not None and not _sizes(value):
+            refuse(name, value, "has hidden sizes " + ",".join(map(str, model.hidden)))
+    if depth is not None and (type(depth) is not int or model.hidden[-1] != depth):
+        refuse("expand_depth_size", depth, f"ends in a layer of {model.hidden[-1]} units")
+    shown = "has hidden sizes " + ",".join(map(str, model.hidden))
+    sizes = list(expand) if expand else (list(hidden) if hidden and not source else None)
+    if sizes is not None and sizes + ([depth] if depth else []) != list(model.hidden):
+        refuse("expand" if expand else "hidden", started["expand" if expand else "hidden"], shown)
+    if (
+        source
+        and hidden
+        and not expand
+        and not depth
+        and hidden not in (default_hidden, model.hidden)
+    ):
+        refuse("hidden", hidden, shown)  # (a loaded network's: the flag unset, or the same sizes)
+    features = reads_board_features(model.n_inputs)
+    recorded = started.get("board_features")
+    if recorded is not None and (
+        not isinstance(recorded, bool)
+        or (recorded and not features)
+        or (not recorded and features and not source)
+    ):
+        refuse("board_features", recorded, f"reads {model.n_inputs} inputs")
+    activation = started.get("activation")  # None: the checkpoint's, or relu from scratch
+    expected = activation if activation is not None else (None if source else "relu")
+    if expected is not None and expected != model.activation:
+        refuse("activation", activation, f"has {model.activation} hidden units")
+    if source in WARM_STARTS and type(mode) is not WARM_STARTS[source]:
+        refuse(source, started[source], f"plays {mode.name}")
+    head = started.get("match_head")
+    if head is not None and (source != "warm_start_match" or model.output_mode != head):
+        refuse("match_head", head, f"has a {model.output_mode} head")
 
 
 def unfinished_stage_of(trainer_state) -> dict | None:
@@ -475,12 +537,20 @@ class StageProgress:
         stage["id"] = stage_identity(self.meta, stage)  # its snapshots so far are this run's own
         # what started the stage stays as recorded (this run continues it from its own checkpoint)
         started = {k: v for k, v in stage.get("config", {}).items() if k in STAGE_START}
-        for name in RECORDED_SOURCES:  # carried on as they are: refused where they name no file
-            if not names_a_file(started.get(name)):
+        for name in RECORDED_SOURCES:  # carried on as they are: refused where they are no path
+            if not is_path_text(started.get(name)):
                 raise InputError(
                     f"{self.settings.model.resume}: its unfinished stage records "
-                    f"--{name.replace('_', '-')} {started[name]!r:.40}, which names no file"
+                    f"--{name.replace('_', '-')} {started[name]!r:.40}, which is no path "
+                    f"(text without a NUL)"
                 )
+        check_started(
+            started,
+            self.model,
+            self.mode,
+            self.settings.model.resume,
+            type(self.settings)().model.hidden,
+        )
         stage["config"] = {**stage_config(self.settings), **started}
 
     def _restore_learner(self, trainer_state: dict) -> None:

@@ -463,8 +463,8 @@ def test_resume_refuses_malformed_filter_or_overlap_state_before_training(
 
 
 def test_the_same_command_refuses_a_recorded_source_holding_a_nul(stopped, tmp_path):
-    """A recorded source of text with a NUL names no file either: it was a ValueError
-    traceback (embedded null byte) where the path was compared."""
+    """A recorded source of text with a NUL is no path either: it was a ValueError traceback
+    (embedded null byte) where the path was compared."""
 
     def change(payload):
         payload["trainer_state"]["stage"]["config"]["resume"] = "a\0b.pt"
@@ -473,7 +473,7 @@ def test_the_same_command_refuses_a_recorded_source_holding_a_nul(stopped, tmp_p
     proc = run(
         "train_batch.py", "--save", path, "--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN
     )
-    assert_one_line_error(proc, "names no file")
+    assert_one_line_error(proc, "which is no path (text without a NUL)")
 
 
 @pytest.mark.parametrize("value", [{"a": 1}, 7, "x\0.pt"])
@@ -486,7 +486,7 @@ def test_continuing_refuses_a_stage_recording_a_source_that_is_no_path(stopped, 
 
     path = _damaged(stopped, tmp_path, change)
     proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
-    assert_one_line_error(proc, "names no file")
+    assert_one_line_error(proc, "which is no path (text without a NUL)")
 
 
 @pytest.mark.parametrize("rounds", [2**70, 3, 0])
@@ -540,3 +540,63 @@ def test_the_same_command_refuses_a_recorded_log_that_names_no_file(stopped, tmp
     assert_one_line_error(proc, "which names no file (the stage's log; give --log")
     assert f"records --log '{str(elsewhere)[:40]}" in proc.stderr
     assert not elsewhere.exists()
+
+
+def _started(**record):
+    def change(payload):
+        payload["trainer_state"]["stage"]["config"].update(record)
+
+    return change
+
+
+# a continued stage's record of what made its network, saying another network than the one
+# it holds: carried into each of its checkpoints unsaid (and into the stage file that
+# describe_model --config makes of it, which then makes another network)
+STARTED = {
+    "hidden sizes": (
+        _started(hidden=[999]),
+        "--hidden [999], where its network has hidden sizes 8",
+    ),
+    "hidden as text": (_started(hidden="8"), "--hidden '8', where its network has hidden sizes 8"),
+    "a widening never made": (_started(expand=[12]), "--expand [12], where its network has"),
+    "board features it lacks": (
+        _started(board_features=True),
+        "--board-features True, where its network reads 196 inputs",
+    ),
+    "another activation": (
+        _started(activation="sigmoid"),
+        "--activation 'sigmoid', where its network has relu hidden units",
+    ),
+    "a warm start of another mode": (
+        _started(warm_start_cubeful="c.pt"),
+        "--warm-start-cubeful 'c.pt', where its network plays dmp",
+    ),
+    "sizes no loaded network had": (
+        _started(resume="s0.pt", hidden=[3]),
+        "--hidden [3], where its network has hidden sizes 8",
+    ),
+    "a match head of no match": (_started(match_head="mwc"), "--match-head 'mwc', where its"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STARTED))
+def test_continuing_refuses_a_record_of_another_network(stopped, tmp_path, case):
+    change, words = STARTED[case]
+    path = _damaged(stopped, tmp_path, change)
+    before = open(path, "rb").read()
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, f"{path}: its unfinished stage records {words}")
+    assert open(path, "rb").read() == before
+
+
+def test_a_record_from_a_loaded_network_with_the_flag_unset_continues(stopped, tmp_path):
+    """A stage begun from a checkpoint records --hidden's default (the flag unset) or the
+    loaded sizes; either continues (the source file need not be there still)."""
+    for hidden in ([80], [8]):
+        path = _damaged(
+            stopped, tmp_path, _started(resume=str(tmp_path / "gone.pt"), hidden=hidden)
+        )
+        proc = run(
+            "train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN
+        )
+        assert proc.returncode == 0, proc.stderr
