@@ -243,7 +243,7 @@ def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -
 
     source = next((n for n in RECORDED_SOURCES if started.get(n) is not None), None)
     hidden, expand = started.get("hidden"), started.get("expand")
-    depth = started.get("expand_depth_size")
+    depth = started.get("expand_depth_size")  # (a setting, not among STAGE_START: in the config)
     for name, value in (("hidden", hidden), ("expand", expand)):
         if value is not None and not _sizes(value):
             refuse(name, value, "has hidden sizes " + ",".join(map(str, model.hidden)))
@@ -545,7 +545,7 @@ class StageProgress:
                     f"(text without a NUL)"
                 )
         check_started(
-            started,
+            {**started, "expand_depth_size": stage.get("config", {}).get("expand_depth_size")},
             self.model,
             self.mode,
             self.settings.model.resume,

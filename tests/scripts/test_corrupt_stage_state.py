@@ -600,3 +600,11 @@ def test_a_record_from_a_loaded_network_with_the_flag_unset_continues(stopped, t
             "train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN
         )
         assert proc.returncode == 0, proc.stderr
+
+
+def test_a_stage_widened_and_deepened_from_scratch_continues(tmp_path):
+    """--hidden 8 --expand 12 --expand-depth-size 12 makes [12, 12]: its record (the depth
+    is a setting, beside what started the stage) says so, and the stage continues."""
+    path = stopped_stage(tmp_path / "s.pt", "--expand", "12", "--expand-depth-size", "12")
+    proc = run("train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN)
+    assert proc.returncode == 0, proc.stderr
