@@ -35,9 +35,6 @@ from tqdm import tqdm
 
 from tdbg.game.encoding import NUM_BOARD_FEATURES, reads_board_features
 from tdbg.game.modes import game_mode
-from tdbg.game.modes.cubeful_money import CubefulMoney
-from tdbg.game.modes.cubeless_money import CubelessMoney
-from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.provenance import cpu_name, provenance
 from tdbg.infra.runlog import CsvLog
@@ -61,6 +58,8 @@ from tdbg.learn.run_control import (
 )
 from tdbg.learn.stage_settings import (
     RECORDED_SOURCES,
+    WARM_START_MODES,
+    check_started,
     STAGE_START,
     Evaluation,
     ModelSpec,
@@ -85,11 +84,7 @@ from tdbg.play.evaluation import quick_eval, quick_eval_game
 from tdbg.play.model_fit import check_model
 from tdbg.play.players import checkpoint_mode_name
 
-WARM_STARTS = {
-    "warm_start_equity": CubelessMoney,
-    "warm_start_cubeful": CubefulMoney,
-    "warm_start_match": MatchPlay,
-}  # ModelSpec field -> mode it trains
+WARM_STARTS = WARM_START_MODES  # ModelSpec field -> mode it trains
 EVAL_FIELDS = ["eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
 
 
@@ -216,68 +211,6 @@ def build_model(spec: ModelSpec, seed: int, output_mode: str | None = None):
     except (CheckpointError, ValueError) as exc:
         raise InputError(str(exc)) from None
     return model, meta, trainer_state, mode
-
-
-def _sizes(value) -> bool:
-    return isinstance(value, list) and all(
-        type(v) is int and v > 0
-        for v in value  # (not a bool, nor 8.0)
-    )
-
-
-def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -> None:
-    """InputError unless a continued stage's record of what made its network (``started``:
-    its --hidden, --expand, --expand-depth-size, --board-features, --activation, warm start
-    and --match-head) says what the network is: the record is carried into each checkpoint
-    of the stage, and a stage file made from it (describe_model --config) runs it again, so
-    a damaged one (--hidden 999 for a network of 8) made another network unsaid.  Where the
-    stage began from a checkpoint its sizes, inputs and activation came from that one, and
-    only what the flags set is compared (``default_hidden``: --hidden when not given)."""
-    default_hidden = list(default_hidden)
-
-    def refuse(name: str, value, what: str) -> None:
-        raise InputError(
-            f"{path}: its unfinished stage records --{name.replace('_', '-')} {value!r:.40}, "
-            f"where its network {what}"
-        )
-
-    source = next((n for n in RECORDED_SOURCES if started.get(n) is not None), None)
-    hidden, expand = started.get("hidden"), started.get("expand")
-    depth = started.get("expand_depth_size")  # (a setting, not among STAGE_START: in the config)
-    for name, value in (("hidden", hidden), ("expand", expand)):
-        if value is not None and not _sizes(value):
-            refuse(name, value, "has hidden sizes " + ",".join(map(str, model.hidden)))
-    if depth is not None and (type(depth) is not int or model.hidden[-1] != depth):
-        refuse("expand_depth_size", depth, f"ends in a layer of {model.hidden[-1]} units")
-    shown = "has hidden sizes " + ",".join(map(str, model.hidden))
-    sizes = list(expand) if expand else (list(hidden) if hidden and not source else None)
-    if sizes is not None and sizes + ([depth] if depth else []) != list(model.hidden):
-        refuse("expand" if expand else "hidden", started["expand" if expand else "hidden"], shown)
-    if (
-        source
-        and hidden
-        and not expand
-        and not depth
-        and hidden not in (default_hidden, model.hidden)
-    ):
-        refuse("hidden", hidden, shown)  # (a loaded network's: the flag unset, or the same sizes)
-    features = reads_board_features(model.n_inputs)
-    recorded = started.get("board_features")
-    if recorded is not None and (
-        not isinstance(recorded, bool)
-        or (recorded and not features)
-        or (not recorded and features and not source)
-    ):
-        refuse("board_features", recorded, f"reads {model.n_inputs} inputs")
-    activation = started.get("activation")  # None: the checkpoint's, or relu from scratch
-    expected = activation if activation is not None else (None if source else "relu")
-    if expected is not None and expected != model.activation:
-        refuse("activation", activation, f"has {model.activation} hidden units")
-    if source in WARM_STARTS and type(mode) is not WARM_STARTS[source]:
-        refuse(source, started[source], f"plays {mode.name}")
-    head = started.get("match_head")
-    if head is not None and (source != "warm_start_match" or model.output_mode != head):
-        refuse("match_head", head, f"has a {model.output_mode} head")
 
 
 def unfinished_stage_of(trainer_state) -> dict | None:

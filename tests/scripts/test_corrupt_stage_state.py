@@ -575,6 +575,10 @@ STARTED = {
         _started(resume="s0.pt", hidden=[3]),
         "--hidden [3], where its network has hidden sizes 8",
     ),
+    "two sources": (
+        _started(warm_start_equity="e.pt", warm_start_cubeful="c.pt"),
+        "--warm-start-cubeful 'c.pt', where its network began from --warm-start-equity",
+    ),
     "a match head of no match": (_started(match_head="mwc"), "--match-head 'mwc', where its"),
 }
 
@@ -585,8 +589,18 @@ def test_continuing_refuses_a_record_of_another_network(stopped, tmp_path, case)
     path = _damaged(stopped, tmp_path, change)
     before = open(path, "rb").read()
     proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
-    assert_one_line_error(proc, f"{path}: its unfinished stage records {words}")
+    assert_one_line_error(proc, f"{path}: its stage records {words}")
     assert open(path, "rb").read() == before
+
+
+@pytest.mark.parametrize("case", ["hidden sizes", "another activation", "two sources"])
+def test_describe_config_refuses_a_record_of_another_network(stopped, tmp_path, case):
+    """describe_model --config writes the record as a stage file that runs the stage again:
+    a record of another network made a file that trains another network."""
+    change, words = STARTED[case]
+    proc = run("tools/describe_model.py", "--config", _damaged(stopped, tmp_path, change))
+    assert_one_line_error(proc, f"its stage records {words}")
+    assert proc.stdout == ""
 
 
 def test_a_record_from_a_loaded_network_with_the_flag_unset_continues(stopped, tmp_path):
