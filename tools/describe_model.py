@@ -22,7 +22,7 @@ from tdbg.infra import fileio
 from tdbg.game.modes import game_mode
 from tdbg.infra import threads
 from tdbg.infra.errors import InputError
-from tdbg.learn.stage_settings import STAGE_START, check_started
+from tdbg.learn.stage_settings import check_started
 from tdbg.net.health import HEALTH_GAMES, HEALTH_SEED, measure_health
 from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of, read_checkpoint
 from tdbg.net.twins import TWIN_COSINE
@@ -92,13 +92,14 @@ def stage_file_of(path: str) -> str:
             f"recorded); its lineage names the command that trained it"
         )
     config = stage["config"]  # what made the network, as it was recorded: the file makes it again
-    started = {k: v for k, v in config.items() if k in STAGE_START}
-    started["expand_depth_size"] = config.get("expand_depth_size")
+    trainer = stage_file.trainer_of(stage, model.output_mode)
+    default_hidden = stage_file.TRAINERS[trainer][1]().model.hidden
     try:
-        check_started(started, model, game_mode(checkpoint_mode_name(model, meta)), path)
+        mode = game_mode(checkpoint_mode_name(model, meta))
+        check_started(config, model, mode, path, default_hidden)
     except (InputError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
-    return stage_file.write_text(config, stage_file.trainer_of(stage, model.output_mode))
+    return stage_file.write_text(config, trainer)
 
 
 def main() -> None:

@@ -657,13 +657,14 @@ def _sizes(value) -> bool:
 
 
 def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -> None:
-    """InputError unless a continued stage's record of what made its network (``started``:
-    its --hidden, --expand, --expand-depth-size, --board-features, --activation, warm start
-    and --match-head) says what the network is: the record is carried into each checkpoint
-    of the stage, and a stage file made from it (describe_model --config) runs it again, so
-    a damaged one (--hidden 999 for a network of 8) made another network unsaid.  Where the
-    stage began from a checkpoint its sizes, inputs and activation came from that one, and
-    only what the flags set is compared (``default_hidden``: --hidden when not given)."""
+    """InputError unless a stage's record of what made its network (``started``: its
+    recorded settings, the config: --hidden, --expand, --expand-depth-size,
+    --board-features, --activation, --game-mode, its warm start, --keep-output-layer and
+    --match-head) says what the network is: the record is carried into each checkpoint of
+    the stage, and a stage file made from it (describe_model --config) runs it again, so a
+    damaged one (--hidden 999 for a network of 8) made another network unsaid.  Where the
+    stage began from a checkpoint its sizes, inputs, mode and activation came from that one,
+    and only what the flags set is compared (``default_hidden``: --hidden when not given)."""
     default_hidden = list(default_hidden)
 
     def refuse(name: str, value, what: str) -> None:
@@ -709,6 +710,10 @@ def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -
         refuse("activation", activation, f"has {model.activation} hidden units")
     if source in WARM_START_MODES and type(mode) is not WARM_START_MODES[source]:
         refuse(source, started[source], f"plays {mode.name}")
+    if not source and (started.get("game_mode") or "dmp") != mode.name:
+        refuse("game_mode", started.get("game_mode"), f"plays {mode.name}")
+    if started.get("keep_output_layer") and source != "warm_start_equity":
+        refuse("keep_output_layer", True, "began " + (f"from --{source}" if source else "anew"))
     head = started.get("match_head")
     if head is not None and (source != "warm_start_match" or model.output_mode != head):
         refuse("match_head", head, f"has a {model.output_mode} head")

@@ -478,7 +478,7 @@ class StageProgress:
                     f"(text without a NUL)"
                 )
         check_started(
-            {**started, "expand_depth_size": stage.get("config", {}).get("expand_depth_size")},
+            stage.get("config", {}),
             self.model,
             self.mode,
             self.settings.model.resume,

@@ -579,6 +579,14 @@ STARTED = {
         _started(warm_start_equity="e.pt", warm_start_cubeful="c.pt"),
         "--warm-start-cubeful 'c.pt', where its network began from --warm-start-equity",
     ),
+    "another game mode from scratch": (
+        _started(game_mode="cubeless-money"),
+        "--game-mode 'cubeless-money', where its network plays dmp",
+    ),
+    "an output layer kept from no warm start": (
+        _started(keep_output_layer=True),
+        "--keep-output-layer True, where its network began anew",
+    ),
     "a match head of no match": (_started(match_head="mwc"), "--match-head 'mwc', where its"),
 }
 
