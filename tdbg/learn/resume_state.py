@@ -195,7 +195,7 @@ def _check_moment(value, field: str, probe, param: torch.Tensor) -> None:
     like = probe if probe.dim() == 0 else param
     check_tensor(value, field, tuple(like.shape), like.dtype)
     if probe.dim() == 0:  # a step count
-        step = float(value)
+        step = float(value.detach())  # (a tensor that requires grad: torch warned on stderr)
         if step != int(step) or not 0 <= step <= MAX_STEP:
             raise StateError(field, f"is {step:g}, not a whole number from 0 to 2**53")
     elif field.endswith("_sq") and bool((value < 0).any()):  # a mean of squares

@@ -713,7 +713,8 @@ def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -
     if not source and (started.get("game_mode") or "dmp") != mode.name:
         refuse("game_mode", started.get("game_mode"), f"plays {mode.name}")
     if started.get("keep_output_layer") and source != "warm_start_equity":
-        refuse("keep_output_layer", True, "began " + (f"from --{source}" if source else "anew"))
+        began = f"from --{source.replace('_', '-')}" if source else "anew"
+        refuse("keep_output_layer", True, f"began {began}")
     head = started.get("match_head")
     if head is not None and (source != "warm_start_match" or model.output_mode != head):
         refuse("match_head", head, f"has a {model.output_mode} head")

@@ -630,3 +630,28 @@ def test_a_stage_widened_and_deepened_from_scratch_continues(tmp_path):
     path = stopped_stage(tmp_path / "s.pt", "--expand", "12", "--expand-depth-size", "12")
     proc = run("train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_a_step_count_that_requires_grad_continues_without_a_word(stopped, tmp_path):
+    """A step count saved as a tensor that requires grad is a step count still: reading it
+    printed torch's "Converting a tensor with requires_grad=True to a scalar" warning, naming
+    a line of the checker, before the run went on."""
+
+    def change(payload):
+        for moments in payload["trainer_state"]["optimizer_state"]["state"].values():
+            moments["step"] = moments["step"].clone().requires_grad_()
+
+    path = _damaged(stopped, tmp_path, change)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        path,
+        "--save",
+        path,
+        "--stop-at",
+        "40",
+        *QUICK_TRAIN,
+        subprocess_=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Warning" not in proc.stderr, proc.stderr
