@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
 
-from tdbg.game.modes import GAME_MODES, MODES
+from tdbg.game.modes import GAME_MODES, MODES, mode_class
 from tdbg.game.encoding import reads_board_features
 from tdbg.game.modes.base import GameMode
 from tdbg.game.modes.cubeful_money import CubefulMoney
@@ -656,27 +656,18 @@ def _sizes(value) -> bool:
     )
 
 
-def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -> None:
-    """InputError unless a stage's record of what made its network (``started``: its
-    recorded settings, the config: --hidden, --expand, --expand-depth-size,
-    --board-features, --activation, --game-mode, its warm start, --keep-output-layer and
-    --match-head) says what the network is: the record is carried into each checkpoint of
-    the stage, and a stage file made from it (describe_model --config) runs it again, so a
-    damaged one (--hidden 999 for a network of 8) made another network unsaid.  Where the
-    stage began from a checkpoint its sizes, inputs, mode and activation came from that one,
-    and only what the flags set is compared (``default_hidden``: --hidden when not given)."""
-    default_hidden = list(default_hidden)
+def _mode_class_of(name) -> type[GameMode] | None:
+    """The class of the game mode ``name`` names, or None for a name of no mode."""
+    try:
+        return mode_class(name)
+    except (ValueError, TypeError):
+        return None
 
-    def refuse(name: str, value, what: str) -> None:
-        raise InputError(
-            f"{path}: its stage records --{name.replace('_', '-')} {value!r:.40}, "
-            f"where its network {what}"
-        )
 
-    sources = [n for n in RECORDED_SOURCES if started.get(n) is not None]
-    if len(sources) > 1:  # (a stage begins from one checkpoint: build_model refuses more)
-        refuse(sources[1], started[sources[1]], f"began from --{sources[0].replace('_', '-')}")
-    source = sources[0] if sources else None
+def _check_sizes(started: dict, model, source: str | None, default_hidden: list, refuse) -> None:
+    """check_started's hidden sizes: --expand (and --expand-depth-size) say them, else a
+    stage begun anew has --hidden's; a loaded network's record is --hidden's default (the
+    flag unset) or the loaded sizes."""
     hidden, expand = started.get("hidden"), started.get("expand")
     depth = started.get("expand_depth_size")  # (a setting, not among STAGE_START: in the config)
     for name, value in (("hidden", hidden), ("expand", expand)):
@@ -695,7 +686,30 @@ def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -
         and not depth
         and hidden not in (default_hidden, model.hidden)
     ):
-        refuse("hidden", hidden, shown)  # (a loaded network's: the flag unset, or the same sizes)
+        refuse("hidden", hidden, shown)
+
+
+def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -> None:
+    """InputError unless a stage's record of what made its network (``started``: its
+    recorded settings, the config: --hidden, --expand, --expand-depth-size,
+    --board-features, --activation, --game-mode, its warm start, --keep-output-layer and
+    --match-head) says what the network is: the record is carried into each checkpoint of
+    the stage, and a stage file made from it (describe_model --config) runs it again, so a
+    damaged one (--hidden 999 for a network of 8) made another network unsaid.  Where the
+    stage began from a checkpoint its sizes, inputs, mode and activation came from that one,
+    and only what the flags set is compared (``default_hidden``: --hidden when not given)."""
+
+    def refuse(name: str, value, what: str) -> None:
+        raise InputError(
+            f"{path}: its stage records --{name.replace('_', '-')} {value!r:.40}, "
+            f"where its network {what}"
+        )
+
+    sources = [n for n in RECORDED_SOURCES if started.get(n) is not None]
+    if len(sources) > 1:  # (a stage begins from one checkpoint: build_model refuses more)
+        refuse(sources[1], started[sources[1]], f"began from --{sources[0].replace('_', '-')}")
+    source = sources[0] if sources else None
+    _check_sizes(started, model, source, list(default_hidden), refuse)
     features = reads_board_features(model.n_inputs)
     recorded = started.get("board_features")
     if recorded is not None and (
@@ -710,7 +724,7 @@ def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -
         refuse("activation", activation, f"has {model.activation} hidden units")
     if source in WARM_START_MODES and type(mode) is not WARM_START_MODES[source]:
         refuse(source, started[source], f"plays {mode.name}")
-    if not source and (started.get("game_mode") or "dmp") != mode.name:
+    if not source and type(mode) is not _mode_class_of(started.get("game_mode") or "dmp"):
         refuse("game_mode", started.get("game_mode"), f"plays {mode.name}")
     if started.get("keep_output_layer") and source != "warm_start_equity":
         began = f"from --{source.replace('_', '-')}" if source else "anew"
