@@ -21,9 +21,12 @@ from tdbg.app import cli, stage_file
 from tdbg.infra import fileio
 from tdbg.game.modes import game_mode
 from tdbg.infra import threads
+from tdbg.infra.errors import InputError
+from tdbg.learn.stage_settings import check_started
 from tdbg.net.health import HEALTH_GAMES, HEALTH_SEED, measure_health
 from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of, read_checkpoint
 from tdbg.net.twins import TWIN_COSINE
+from tdbg.play.players import checkpoint_mode_name
 
 
 def shape(net) -> str:
@@ -79,7 +82,7 @@ def stage_file_of(path: str) -> str:
     """The stage file of the checkpoint's last stage (stage_file.write_text); UsageError when
     its checkpoint recorded no settings (a stage trained before they were recorded)."""
     try:
-        model, _, trainer_state = load_checkpoint(path)
+        model, meta, trainer_state = load_checkpoint(path)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
     stage = (trainer_state or {}).get("stage")
@@ -88,7 +91,15 @@ def stage_file_of(path: str) -> str:
             f"{path}: its checkpoint records no stage settings (trained before they were "
             f"recorded); its lineage names the command that trained it"
         )
-    return stage_file.write_text(stage["config"], stage_file.trainer_of(stage, model.output_mode))
+    config = stage["config"]  # what made the network, as it was recorded: the file makes it again
+    trainer = stage_file.trainer_of(stage, model.output_mode)
+    default_hidden = stage_file.TRAINERS[trainer][1]().model.hidden
+    try:
+        mode = game_mode(checkpoint_mode_name(model, meta))
+        check_started(config, model, mode, path, default_hidden)
+    except (InputError, ValueError) as exc:
+        raise cli.UsageError(str(exc)) from None
+    return stage_file.write_text(config, trainer)
 
 
 def main() -> None:

@@ -19,7 +19,7 @@ import sys
 from tdbg.app import cli, settings_flags, stage_file
 from tdbg.infra.errors import InputError
 from tdbg.learn.run_control import resumes_itself, unfinished_stage
-from tdbg.learn.stage_settings import RECORDED_SOURCES, RUN_ONLY, STAGE_START, names_a_file
+from tdbg.learn.stage_settings import RECORDED_SOURCES, RUN_ONLY, STAGE_START, is_path_text
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 _UNSET = object()
@@ -79,14 +79,14 @@ def _check_continues(args, save: str, stage: dict) -> None:
 
 def _recorded_source(recorded: dict, name: str, path: str) -> str | None:
     """The checkpoint a continued stage records as having begun it (--resume, a warm start),
-    or None; InputError where the record holds no path (a damaged or crafted file: a number
-    there was a TypeError traceback)."""
+    or None; InputError where the record is no path (a damaged or crafted file: a number
+    there was a TypeError traceback); the file it names need not be there still."""
     value = recorded.get(name)
-    if names_a_file(value):
+    if is_path_text(value):
         return value
     raise InputError(
         f"{path}: its unfinished stage records --{name.replace('_', '-')} {value!r:.40}, which "
-        f"names no file"
+        f"is no path (text without a NUL)"
     )
 
 
@@ -118,6 +118,17 @@ def _recorded_values(stage: dict, dests: set[str]) -> dict:
         for k, v in values.items()
         if k in dests and k not in STAGE_START and k not in RUN_ONLY and k not in ("save", "json")
     }
+
+
+def _value_flags(parser) -> dict[str, argparse.Action]:
+    """dest -> the flag that sets it, for checking a continued stage's record: where two flags
+    share a dest, the one that takes a value (train_prob5's --loss, not its --mse shorthand,
+    a store_const: a record of 'mse' checked by --mse, a switch, refused every prob5 stage)."""
+    actions: dict[str, argparse.Action] = {}
+    for action in parser._actions:
+        if action.dest not in actions or (actions[action.dest].nargs == 0 and action.nargs != 0):
+            actions[action.dest] = action
+    return actions
 
 
 def _check_record(stage: dict, actions: dict, path: str) -> None:
@@ -223,7 +234,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         if (
             stage is not None
         ):  # a stage that is finished (or has no record) starts anew: nothing to take
-            actions = {a.dest: a for a in parser._actions}
+            actions = _value_flags(parser)
             _check_record(stage, actions, path)
             for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:

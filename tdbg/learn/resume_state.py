@@ -3,8 +3,9 @@
 weights, the move filter's trainer), made before any of it is restored and before any work.
 
 A run writes these parts in one shape only; anything else (a missing or extra key, a value
-of another kind, a tensor of another shape or dtype, a value that is not finite, a count that
-is negative, fractional or beyond its range) is damage.  Each is refused as a
+of another kind, a tensor of another shape or dtype, a sparse, meta or expanded one, moments
+sharing memory, a value that is not finite, a mean of squares below zero, a count that is
+negative, fractional or beyond its range) is damage.  Each is refused as a
 StateError naming the field (``optimizer_state.state.0.exp_avg``) and what is wrong with it,
 where it was once taken and failed in the first round (a traceback), or was taken silently
 (moments dropped, a step count of 1.5 trained on).
@@ -182,6 +183,7 @@ def _check_moments(state, field: str, params: list, expected: dict) -> None:
         moments = check_keys(state[index], f"{field}.{index}", tuple(expected))
         for name, probe in expected.items():
             _check_moment(moments[name], f"{field}.{index}.{name}", probe, params[index])
+    _check_storages_apart(state, field)
 
 
 def _check_moment(value, field: str, probe, param: torch.Tensor) -> None:
@@ -189,38 +191,65 @@ def _check_moment(value, field: str, probe, param: torch.Tensor) -> None:
         if value is not None:
             raise StateError(field, f"is {_shown(value)}, not None")
         return
-    if not isinstance(value, torch.Tensor) or not value.is_floating_point():
-        raise StateError(field, f"is {_shown(value)}, not a floating-point tensor")
-    shape = tuple(probe.shape) if probe.dim() == 0 else tuple(param.shape)
-    if tuple(value.shape) != shape:
-        raise StateError(field, f"has shape {tuple(value.shape)}, not {shape}")
-    if not bool(torch.isfinite(value).all()):
-        raise StateError(field, "holds values that are not finite")
+    # a step count is the probe's kind of tensor; a moment, its parameter's
+    like = probe if probe.dim() == 0 else param
+    check_tensor(value, field, tuple(like.shape), like.dtype)
     if probe.dim() == 0:  # a step count
-        step = float(value)
+        step = float(value.detach())  # (a tensor that requires grad: torch warned on stderr)
         if step != int(step) or not 0 <= step <= MAX_STEP:
             raise StateError(field, f"is {step:g}, not a whole number from 0 to 2**53")
+    elif field.endswith("_sq") and bool((value < 0).any()):  # a mean of squares
+        raise StateError(field, "holds negative values (a mean of squares)")
+
+
+def check_tensor(value, field: str, shape: tuple, dtype: torch.dtype) -> None:
+    """A tensor as a run writes it: dense, in memory, of ``shape`` and ``dtype``, laid out
+    contiguously (a zero-stride, expanded view shares its elements: written in place, it
+    was a RuntimeError traceback at the first step) and finite.  Taken as they were, a
+    moment of float16 trained on rounded, a sparse or meta one was a traceback."""
+    if not isinstance(value, torch.Tensor):
+        raise StateError(field, f"is {_shown(value)}, not a tensor")
+    if value.layout != torch.strided or value.device.type != "cpu":
+        raise StateError(
+            field,
+            f"is a {str(value.layout).replace('torch.', '')} tensor on {value.device}, "
+            "not a dense one in memory",
+        )
+    if value.dtype != dtype:
+        raise StateError(field, f"is {_shown(value)}, not {str(dtype).replace('torch.', '')}")
+    if tuple(value.shape) != shape:
+        raise StateError(field, f"has shape {tuple(value.shape)}, not {shape}")
+    if not value.is_contiguous():
+        raise StateError(field, f"is a view of strides {value.stride()}, not a tensor of its own")
+    if not bool(torch.isfinite(value).all()):
+        raise StateError(field, "holds values that are not finite")
+
+
+def _check_storages_apart(state: dict, field: str) -> None:
+    """No two tensors of an optimizer's state share memory: torch keeps them as loaded, and
+    one written in place through the other (a moment that is another's) trains on garbage."""
+    seen: dict[int, str] = {}
+    for index, moments in state.items():
+        for name, value in moments.items():
+            if isinstance(value, torch.Tensor) and value.numel():
+                where = value.untyped_storage().data_ptr()
+                if where in seen:
+                    raise StateError(
+                        f"{field}.{index}.{name}", f"shares its memory with {field}.{seen[where]}"
+                    )
+                seen[where] = f"{index}.{name}"
 
 
 def weights_check(module: torch.nn.Module) -> Check:
-    """A check of a state dict ``module`` would load: its keys, shapes, floating point, finite."""
+    """A check of a state dict ``module`` would load: its keys, and each tensor as check_tensor
+    says, of its own shape and dtype."""
     own = module.state_dict()
 
     def check(value, field: str) -> None:
         check_keys(value, field, tuple(own))
         assert isinstance(value, dict)
         for key, mine in own.items():
-            tensor = value[key]
-            if not isinstance(tensor, torch.Tensor) or not tensor.is_floating_point():
-                raise StateError(
-                    f"{field}.{key}", f"is {_shown(tensor)}, not a floating-point tensor"
-                )
-            if tensor.shape != mine.shape:
-                raise StateError(
-                    f"{field}.{key}", f"has shape {tuple(tensor.shape)}, not {tuple(mine.shape)}"
-                )
-            if not bool(torch.isfinite(tensor).all()):
-                raise StateError(f"{field}.{key}", "holds values that are not finite")
+            check_tensor(value[key], f"{field}.{key}", tuple(mine.shape), mine.dtype)
 
     return check
 

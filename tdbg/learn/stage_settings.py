@@ -28,8 +28,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields, is_dataclass
 
-from tdbg.game.modes import GAME_MODES, MODES
+from tdbg.game.modes import GAME_MODES, MODES, mode_class
+from tdbg.game.encoding import reads_board_features
 from tdbg.game.modes.base import GameMode
+from tdbg.game.modes.cubeful_money import CubefulMoney
+from tdbg.game.modes.cubeless_money import CubelessMoney
+from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.game.movegen import ENGINES
 from tdbg.infra.backends import Backend
 from tdbg.infra.errors import InputError
@@ -629,11 +633,105 @@ def recorded(settings) -> dict:
 RECORDED_SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_match")
 
 
-def names_a_file(value) -> bool:
-    """Whether a stage's record of a checkpoint that began it can name one: None (none) or
+def is_path_text(value) -> bool:
+    """Whether a stage's record of a checkpoint that began it is a path at all: None (none) or
     text without a NUL (a damaged or crafted file may hold a number, a dict or a NUL there,
-    which compared or carried on as a path failed in os.path or was kept unsaid)."""
+    which compared or carried on as a path failed in os.path or was kept unsaid).  The file
+    need not be there still: a stage continues from its own checkpoint."""
     return value is None or (isinstance(value, str) and "\0" not in value)
+
+
+# the mode each warm start trains (ModelSpec field -> mode class)
+WARM_START_MODES: dict[str, type[GameMode]] = {
+    "warm_start_equity": CubelessMoney,
+    "warm_start_cubeful": CubefulMoney,
+    "warm_start_match": MatchPlay,
+}
+
+
+def _sizes(value) -> bool:
+    return isinstance(value, list) and all(
+        type(v) is int and v > 0
+        for v in value  # (not a bool, nor 8.0)
+    )
+
+
+def _mode_class_of(name) -> type[GameMode] | None:
+    """The class of the game mode ``name`` names, or None for a name of no mode."""
+    try:
+        return mode_class(name)
+    except (ValueError, TypeError):
+        return None
+
+
+def _check_sizes(started: dict, model, source: str | None, default_hidden: list, refuse) -> None:
+    """check_started's hidden sizes: --expand (and --expand-depth-size) say them, else a
+    stage begun anew has --hidden's; a loaded network's record is --hidden's default (the
+    flag unset) or the loaded sizes."""
+    hidden, expand = started.get("hidden"), started.get("expand")
+    depth = started.get("expand_depth_size")  # (a setting, not among STAGE_START: in the config)
+    for name, value in (("hidden", hidden), ("expand", expand)):
+        if value is not None and not _sizes(value):
+            refuse(name, value, "has hidden sizes " + ",".join(map(str, model.hidden)))
+    if depth is not None and (type(depth) is not int or model.hidden[-1] != depth):
+        refuse("expand_depth_size", depth, f"ends in a layer of {model.hidden[-1]} units")
+    shown = "has hidden sizes " + ",".join(map(str, model.hidden))
+    sizes = list(expand) if expand else (list(hidden) if hidden and not source else None)
+    if sizes is not None and sizes + ([depth] if depth else []) != list(model.hidden):
+        refuse("expand" if expand else "hidden", started["expand" if expand else "hidden"], shown)
+    if (
+        source
+        and hidden
+        and not expand
+        and not depth
+        and hidden not in (default_hidden, model.hidden)
+    ):
+        refuse("hidden", hidden, shown)
+
+
+def check_started(started: dict, model, mode, path: str, default_hidden=(80,)) -> None:
+    """InputError unless a stage's record of what made its network (``started``: its
+    recorded settings, the config: --hidden, --expand, --expand-depth-size,
+    --board-features, --activation, --game-mode, its warm start, --keep-output-layer and
+    --match-head) says what the network is: the record is carried into each checkpoint of
+    the stage, and a stage file made from it (describe_model --config) runs it again, so a
+    damaged one (--hidden 999 for a network of 8) made another network unsaid.  Where the
+    stage began from a checkpoint its sizes, inputs, mode and activation came from that one,
+    and only what the flags set is compared (``default_hidden``: --hidden when not given)."""
+
+    def refuse(name: str, value, what: str) -> None:
+        raise InputError(
+            f"{path}: its stage records --{name.replace('_', '-')} {value!r:.40}, "
+            f"where its network {what}"
+        )
+
+    sources = [n for n in RECORDED_SOURCES if started.get(n) is not None]
+    if len(sources) > 1:  # (a stage begins from one checkpoint: build_model refuses more)
+        refuse(sources[1], started[sources[1]], f"began from --{sources[0].replace('_', '-')}")
+    source = sources[0] if sources else None
+    _check_sizes(started, model, source, list(default_hidden), refuse)
+    features = reads_board_features(model.n_inputs)
+    recorded = started.get("board_features")
+    if recorded is not None and (
+        not isinstance(recorded, bool)
+        or (recorded and not features)
+        or (not recorded and features and not source)
+    ):
+        refuse("board_features", recorded, f"reads {model.n_inputs} inputs")
+    activation = started.get("activation")  # None: the checkpoint's, or relu from scratch
+    expected = activation if activation is not None else (None if source else "relu")
+    if expected is not None and expected != model.activation:
+        refuse("activation", activation, f"has {model.activation} hidden units")
+    if source in WARM_START_MODES and type(mode) is not WARM_START_MODES[source]:
+        refuse(source, started[source], f"plays {mode.name}")
+    if not source and type(mode) is not _mode_class_of(started.get("game_mode") or "dmp"):
+        refuse("game_mode", started.get("game_mode"), f"plays {mode.name}")
+    if started.get("keep_output_layer") and source != "warm_start_equity":
+        began = f"from --{source.replace('_', '-')}" if source else "anew"
+        refuse("keep_output_layer", True, f"began {began}")
+    head = started.get("match_head")
+    if head is not None and (source != "warm_start_match" or model.output_mode != head):
+        refuse("match_head", head, f"has a {model.output_mode} head")
 
 
 # what made the stage's network: applied when a stage starts (a continued stage's checkpoint

@@ -35,9 +35,6 @@ from tqdm import tqdm
 
 from tdbg.game.encoding import NUM_BOARD_FEATURES, reads_board_features
 from tdbg.game.modes import game_mode
-from tdbg.game.modes.cubeful_money import CubefulMoney
-from tdbg.game.modes.cubeless_money import CubelessMoney
-from tdbg.game.modes.matchplay import MatchPlay
 from tdbg.infra.errors import InputError, RunError
 from tdbg.infra.provenance import cpu_name, provenance
 from tdbg.infra.runlog import CsvLog
@@ -61,10 +58,12 @@ from tdbg.learn.run_control import (
 )
 from tdbg.learn.stage_settings import (
     RECORDED_SOURCES,
+    WARM_START_MODES,
+    check_started,
     STAGE_START,
     Evaluation,
     ModelSpec,
-    names_a_file,
+    is_path_text,
     stage_config,
 )
 from tdbg.learn.trainer import scheduled_lr
@@ -85,11 +84,7 @@ from tdbg.play.evaluation import quick_eval, quick_eval_game
 from tdbg.play.model_fit import check_model
 from tdbg.play.players import checkpoint_mode_name
 
-WARM_STARTS = {
-    "warm_start_equity": CubelessMoney,
-    "warm_start_cubeful": CubefulMoney,
-    "warm_start_match": MatchPlay,
-}  # ModelSpec field -> mode it trains
+WARM_STARTS = WARM_START_MODES  # ModelSpec field -> mode it trains
 EVAL_FIELDS = ["eval_opponent", "eval_games", "eval_result", "eval_ci_low", "eval_ci_high"]
 
 
@@ -475,12 +470,20 @@ class StageProgress:
         stage["id"] = stage_identity(self.meta, stage)  # its snapshots so far are this run's own
         # what started the stage stays as recorded (this run continues it from its own checkpoint)
         started = {k: v for k, v in stage.get("config", {}).items() if k in STAGE_START}
-        for name in RECORDED_SOURCES:  # carried on as they are: refused where they name no file
-            if not names_a_file(started.get(name)):
+        for name in RECORDED_SOURCES:  # carried on as they are: refused where they are no path
+            if not is_path_text(started.get(name)):
                 raise InputError(
                     f"{self.settings.model.resume}: its unfinished stage records "
-                    f"--{name.replace('_', '-')} {started[name]!r:.40}, which names no file"
+                    f"--{name.replace('_', '-')} {started[name]!r:.40}, which is no path "
+                    f"(text without a NUL)"
                 )
+        check_started(
+            stage.get("config", {}),
+            self.model,
+            self.mode,
+            self.settings.model.resume,
+            type(self.settings)().model.hidden,
+        )
         stage["config"] = {**stage_config(self.settings), **started}
 
     def _restore_learner(self, trainer_state: dict) -> None:

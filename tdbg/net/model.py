@@ -314,7 +314,33 @@ def real_weights(state: dict) -> dict:
     return state
 
 
+# what a move filter's record holds beside its weights, each of the type a filter writes (int()
+# took "12", True or 64.0 and a negative count of samples without a word)
+FILTER_TYPES: dict[str, type | tuple[type, ...]] = {
+    "n_inputs": int,
+    "hidden": list,
+    "output_mode": str,
+    "samples": int,
+}
+
+
+def _check_filter_payload(payload) -> None:
+    """ValueError unless ``payload`` (a checkpoint's move filter) holds its fields as a run
+    writes them: whole numbers of inputs, hidden units and samples (none negative), text."""
+    if not isinstance(payload, dict):
+        raise ValueError(f"it is {type(payload).__name__}, not a dict")
+    for key, kind in FILTER_TYPES.items():
+        value = payload.get(key, 0 if key == "samples" else None)
+        if isinstance(value, bool) or not isinstance(value, kind):
+            raise ValueError(f"its {key!r} is {type(value).__name__} {value!r:.40}")
+    if any(isinstance(h, bool) or not isinstance(h, int) for h in payload["hidden"]):
+        raise ValueError(f"its 'hidden' holds {payload['hidden']!r:.60}, not whole numbers")
+    if payload.get("samples", 0) < 0:
+        raise ValueError(f"its 'samples' is {payload['samples']}, a negative count")
+
+
 def _filter_from_payload(payload: dict) -> TDNetwork:
+    _check_filter_payload(payload)
     filt = TDNetwork(
         payload["n_inputs"],
         payload["hidden"],
@@ -322,7 +348,7 @@ def _filter_from_payload(payload: dict) -> TDNetwork:
         payload.get("activation", "relu"),
     )
     filt.load_state_dict(real_weights(payload["state_dict"]))
-    filt.samples = int(payload.get("samples", 0))  # after-states it was trained on
+    filt.samples = payload.get("samples", 0)  # after-states it was trained on
     return filt
 
 
@@ -423,6 +449,38 @@ def check_metadata(meta, where: str) -> None:
             raise CheckpointError(
                 f"{where}: its lineage entry {k}'s 'segments' holds entries that are not dicts"
             )
+    _check_restated(meta, where)
+
+
+def _check_restated(meta: dict, where: str) -> None:
+    """CheckpointError where the metadata says one thing twice and the two disagree, as no
+    writer makes them: the total of episodes and its lineage's (each stage adds its own), the
+    name of the input layout and the inputs and game mode it names (describe_model showed
+    18,446,744,073,709,551,616 episodes of a 20-episode stage, or another mode's layout)."""
+    lineage = meta.get("lineage") or []
+    if "episodes" in meta and lineage and all("episodes" in e for e in lineage):
+        total = sum(e["episodes"] for e in lineage)
+        if meta["episodes"] != total:
+            raise CheckpointError(
+                f"{where}: its metadata's 'episodes' is {meta['episodes']:,}, not the "
+                f"{total:,} of its lineage's stages"
+            )
+    if meta.get("encoder") is None:
+        return
+    try:
+        game_mode = meta.get("game_mode")
+        layout = (
+            input_layout(mode_class(game_mode), meta["n_inputs"])
+            if game_mode is not None
+            else ENCODERS[meta["n_inputs"]]
+        )
+    except (KeyError, ValueError):  # inputs or a mode of no network: refused where it is built
+        return
+    if meta["encoder"] != layout:
+        raise CheckpointError(
+            f"{where}: its metadata's 'encoder' is {meta['encoder']!r:.40}, where its "
+            f"{meta['n_inputs']} inputs{' of ' + game_mode if game_mode else ''} are {layout!r}"
+        )
 
 
 def _count(value) -> bool:

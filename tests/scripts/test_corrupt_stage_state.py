@@ -118,6 +118,56 @@ def test_describe_model_refuses_it(stopped, tmp_path, case):
     )
 
 
+# what the metadata says twice, disagreeing (as no writer makes it): the total of episodes
+# and its lineage's, the input layout's name and the inputs and mode (both were shown as read)
+RESTATED = {
+    "total episodes 2**64": (
+        _set("meta", "episodes", 2**64),
+        "is 18,446,744,073,709,551,616, not the 20",
+    ),
+    "total episodes one more than the lineage's": (
+        _set("meta", "episodes", 21),
+        "is 21, not the 20",
+    ),
+    "another mode's input layout": (
+        _set("meta", "encoder", "tesauro196+cube4"),
+        "'encoder' is 'tesauro196+cube4', where its 196 inputs of dmp are 'tesauro196'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(RESTATED))
+def test_readers_refuse_metadata_that_disagrees_with_itself(stopped, tmp_path, case):
+    change, words = RESTATED[case]
+    path = _damaged(stopped, tmp_path, change)
+    for script in ("tools/describe_model.py", "tools/export_weights.py"):
+        args = [path] + ([str(tmp_path / "w.bin")] if "export" in script else [])
+        assert_one_line_error(run(script, *args), words)
+    assert not (tmp_path / "w.bin").exists()
+
+
+# a move filter's record beside its weights, as no run writes it: int() took each unsaid
+FILTER_FIELDS = {
+    "samples negative": (-5, "samples", "'samples' is -5, a negative count"),
+    "samples text": ("12", "samples", "'samples' is str '12'"),
+    "samples true": (True, "samples", "'samples' is bool True"),
+    "hidden of floats": ([64.0], "hidden", "'hidden' holds [64.0], not whole numbers"),
+    "hidden of text": (["64"], "hidden", "'hidden' holds ['64'], not whole numbers"),
+    "inputs a float": (196.0, "n_inputs", "'n_inputs' is float 196.0"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FILTER_FIELDS))
+def test_readers_refuse_a_move_filter_record_no_run_writes(stopped_filter, tmp_path, case):
+    value, key, words = FILTER_FIELDS[case]
+    path = _damaged(stopped_filter, tmp_path, _set("move_filter", key, value))
+    assert_one_line_error(
+        run("tools/describe_model.py", path), f"its move filter does not fit (its {words}"
+    )
+    proc = run("play_models.py", "--model1", path, "--model2", path, "--games", "2")
+    assert_one_line_error(proc, words)
+
+
 RESTORE = {
     "optimizer state text": _set("trainer_state", "optimizer_state", "junk"),
     "optimizer state of another net": _set(
@@ -182,6 +232,60 @@ RESTORE.update(
         "optimizer moments not finite": _moments("exp_avg_sq", torch.tensor(float("nan"))),
     }
 )
+
+
+def _one_memory(payload):
+    """Each parameter's two moments one tensor (both non-negative): torch keeps a loaded
+    state as it is, so each step wrote one through the other and trained on garbage."""
+    for moments in payload["trainer_state"]["optimizer_state"]["state"].values():
+        moments["exp_avg"] = moments["exp_avg_sq"]
+
+
+# a tensor as no run writes it: each was taken, and trained on rounded moments (float16), was
+# a traceback at the first step (sparse, meta, an expanded view written in place), or trained
+# a round and stopped on NaN (moments sharing memory, negative means of squares)
+TENSORS = {
+    "optimizer moments of float16": (
+        _moments("exp_avg", torch.zeros(8, 196, dtype=torch.float16)),
+        "state.0.exp_avg: is a tensor of shape (8, 196) and dtype float16, not float32",
+    ),
+    "optimizer step of float64": (
+        _moments("step", torch.tensor(1.0, dtype=torch.float64)),
+        "state.0.step: is a tensor of shape () and dtype float64, not float32",
+    ),
+    "optimizer moments sparse": (
+        _moments("exp_avg", torch.zeros(8, 196).to_sparse()),
+        "state.0.exp_avg: is a sparse_coo tensor on cpu, not a dense one in memory",
+    ),
+    "optimizer moments on the meta device": (
+        _moments("exp_avg", torch.zeros(8, 196, device="meta")),
+        "state.0.exp_avg: is a strided tensor on meta",
+    ),
+    "optimizer moments an expanded view": (
+        _moments("exp_avg", torch.zeros(8, 1).expand(8, 196)),
+        "state.0.exp_avg: is a view of strides (1, 0), not a tensor of its own",
+    ),
+    "optimizer moments sharing memory": (
+        _one_memory,
+        "state.0.exp_avg_sq: shares its memory with trainer_state.optimizer_state.state.0.exp_avg",
+    ),
+    "optimizer second moments negative": (
+        _moments("exp_avg_sq", -torch.ones(8, 196)),
+        "state.0.exp_avg_sq: holds negative values (a mean of squares)",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(TENSORS))
+def test_resume_refuses_a_state_tensor_no_run_writes(stopped, tmp_path, case):
+    change, words = TENSORS[case]
+    path = _damaged(stopped, tmp_path, change)
+    before = open(path, "rb").read()
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, f"{path}: trainer_state.optimizer_state.{words}")
+    assert open(path, "rb").read() == before
+
+
 # what a run reads to continue a stage, missing (describe_model shows such a file as it is;
 # continuing it was a traceback, or read a stage of no planned episodes as finished)
 UNCONTINUABLE = {
@@ -319,6 +423,14 @@ def _overlap_weights(change_one):
     return change
 
 
+def _expanded_filter_moments(payload):
+    """Each of the filter's first moments a zero-stride view of one number, of its own shape
+    (written in place at the first step: a RuntimeError traceback)."""
+    state = payload["trainer_state"]["filter_trainer"]["optimizer_state"]["state"]
+    for moments in state.values():
+        moments["exp_avg"] = torch.zeros(1).expand(moments["exp_avg"].shape)
+
+
 PARTS_CHECKED_LATE = {  # each was taken at load and failed later, in the stage (a traceback)
     "filter moments of another shape": ("filter", _filter_moments("exp_avg", torch.zeros(3))),
     "filter moments not finite": (
@@ -330,6 +442,8 @@ PARTS_CHECKED_LATE = {  # each was taken at load and failed later, in the stage 
         _set("trainer_state", "filter_trainer", "optimizer_state", "param_groups", 0, "lr", "x"),
     ),
     "overlap weights of another shape": ("overlap", _overlap_weights(lambda w: torch.zeros(3))),
+    "overlap weights of float16": ("overlap", _overlap_weights(lambda w: w.half())),
+    "filter moments an expanded view": ("filter", _expanded_filter_moments),
     "overlap weights not finite": (
         "overlap",
         _overlap_weights(lambda w: torch.full_like(w, float("nan"))),
@@ -349,8 +463,8 @@ def test_resume_refuses_malformed_filter_or_overlap_state_before_training(
 
 
 def test_the_same_command_refuses_a_recorded_source_holding_a_nul(stopped, tmp_path):
-    """A recorded source of text with a NUL names no file either: it was a ValueError
-    traceback (embedded null byte) where the path was compared."""
+    """A recorded source of text with a NUL is no path either: it was a ValueError traceback
+    (embedded null byte) where the path was compared."""
 
     def change(payload):
         payload["trainer_state"]["stage"]["config"]["resume"] = "a\0b.pt"
@@ -359,7 +473,7 @@ def test_the_same_command_refuses_a_recorded_source_holding_a_nul(stopped, tmp_p
     proc = run(
         "train_batch.py", "--save", path, "--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN
     )
-    assert_one_line_error(proc, "names no file")
+    assert_one_line_error(proc, "which is no path (text without a NUL)")
 
 
 @pytest.mark.parametrize("value", [{"a": 1}, 7, "x\0.pt"])
@@ -372,7 +486,7 @@ def test_continuing_refuses_a_stage_recording_a_source_that_is_no_path(stopped, 
 
     path = _damaged(stopped, tmp_path, change)
     proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
-    assert_one_line_error(proc, "names no file")
+    assert_one_line_error(proc, "which is no path (text without a NUL)")
 
 
 @pytest.mark.parametrize("rounds", [2**70, 3, 0])
@@ -426,3 +540,118 @@ def test_the_same_command_refuses_a_recorded_log_that_names_no_file(stopped, tmp
     assert_one_line_error(proc, "which names no file (the stage's log; give --log")
     assert f"records --log '{str(elsewhere)[:40]}" in proc.stderr
     assert not elsewhere.exists()
+
+
+def _started(**record):
+    def change(payload):
+        payload["trainer_state"]["stage"]["config"].update(record)
+
+    return change
+
+
+# a continued stage's record of what made its network, saying another network than the one
+# it holds: carried into each of its checkpoints unsaid (and into the stage file that
+# describe_model --config makes of it, which then makes another network)
+STARTED = {
+    "hidden sizes": (
+        _started(hidden=[999]),
+        "--hidden [999], where its network has hidden sizes 8",
+    ),
+    "hidden as text": (_started(hidden="8"), "--hidden '8', where its network has hidden sizes 8"),
+    "a widening never made": (_started(expand=[12]), "--expand [12], where its network has"),
+    "board features it lacks": (
+        _started(board_features=True),
+        "--board-features True, where its network reads 196 inputs",
+    ),
+    "another activation": (
+        _started(activation="sigmoid"),
+        "--activation 'sigmoid', where its network has relu hidden units",
+    ),
+    "a warm start of another mode": (
+        _started(warm_start_cubeful="c.pt"),
+        "--warm-start-cubeful 'c.pt', where its network plays dmp",
+    ),
+    "sizes no loaded network had": (
+        _started(resume="s0.pt", hidden=[3]),
+        "--hidden [3], where its network has hidden sizes 8",
+    ),
+    "two sources": (
+        _started(warm_start_equity="e.pt", warm_start_cubeful="c.pt"),
+        "--warm-start-cubeful 'c.pt', where its network began from --warm-start-equity",
+    ),
+    "another game mode from scratch": (
+        _started(game_mode="cubeless-money"),
+        "--game-mode 'cubeless-money', where its network plays dmp",
+    ),
+    "an output layer kept from no warm start": (
+        _started(keep_output_layer=True),
+        "--keep-output-layer True, where its network began anew",
+    ),
+    "a match head of no match": (_started(match_head="mwc"), "--match-head 'mwc', where its"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(STARTED))
+def test_continuing_refuses_a_record_of_another_network(stopped, tmp_path, case):
+    change, words = STARTED[case]
+    path = _damaged(stopped, tmp_path, change)
+    before = open(path, "rb").read()
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, f"{path}: its stage records {words}")
+    assert open(path, "rb").read() == before
+
+
+@pytest.mark.parametrize("case", ["hidden sizes", "another activation", "two sources"])
+def test_describe_config_refuses_a_record_of_another_network(stopped, tmp_path, case):
+    """describe_model --config writes the record as a stage file that runs the stage again:
+    a record of another network made a file that trains another network."""
+    change, words = STARTED[case]
+    proc = run("tools/describe_model.py", "--config", _damaged(stopped, tmp_path, change))
+    assert_one_line_error(proc, f"its stage records {words}")
+    assert proc.stdout == ""
+
+
+def test_a_record_from_a_loaded_network_with_the_flag_unset_continues(stopped, tmp_path):
+    """A stage begun from a checkpoint records --hidden's default (the flag unset) or the
+    loaded sizes; either continues (the source file need not be there still)."""
+    for hidden in ([80], [8]):
+        path = _damaged(
+            stopped, tmp_path, _started(resume=str(tmp_path / "gone.pt"), hidden=hidden)
+        )
+        proc = run(
+            "train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN
+        )
+        assert proc.returncode == 0, proc.stderr
+
+
+def test_a_stage_widened_and_deepened_from_scratch_continues(tmp_path):
+    """--hidden 8 --expand 12 --expand-depth-size 12 makes [12, 12]: its record (the depth
+    is a setting, beside what started the stage) says so, and the stage continues."""
+    path = stopped_stage(tmp_path / "s.pt", "--expand", "12", "--expand-depth-size", "12")
+    proc = run("train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_a_step_count_that_requires_grad_continues_without_a_word(stopped, tmp_path):
+    """A step count saved as a tensor that requires grad is a step count still: reading it
+    printed torch's "Converting a tensor with requires_grad=True to a scalar" warning, naming
+    a line of the checker, before the run went on."""
+
+    def change(payload):
+        for moments in payload["trainer_state"]["optimizer_state"]["state"].values():
+            moments["step"] = moments["step"].clone().requires_grad_()
+
+    path = _damaged(stopped, tmp_path, change)
+    proc = run(
+        "train_batch.py",
+        "--resume",
+        path,
+        "--save",
+        path,
+        "--stop-at",
+        "40",
+        *QUICK_TRAIN,
+        subprocess_=True,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Warning" not in proc.stderr, proc.stderr

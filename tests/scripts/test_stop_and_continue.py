@@ -53,6 +53,24 @@ def test_a_filtered_stage_stopped_and_continued_equals_one_run_through(tmp_path)
     assert rows == [(r["samples"], r["loss"]) for r in csv.DictReader(open(tmp_path / "whole.csv"))]
 
 
+@pytest.mark.parametrize("how", ["--resume", "the same command"])
+def test_a_prob5_stage_stopped_and_continued_equals_one_run_through(tmp_path, how):
+    """train_prob5.py's stage continues (by --resume X --save X, or the same command run
+    again) and ends as one run through: its record of --loss was checked by the --mse
+    shorthand that shares its dest (a switch), so every prob5 stage was refused ("records
+    --mse 'mse', which the flag refuses")."""
+    args = ["--hidden", "8", "--num-episodes", "40", "--loss", "cross-entropy", "--win-weight"]
+    args += ["2", "--episodes-per-round", "20", "--parallel-games", "4", "--quiet"]
+    whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
+    run("train_prob5.py", *args, "--save", whole, check=True)
+    run("train_prob5.py", *args, "--save", part, "--stop-at", "20", check=True)
+    again = ["--resume", part, "--save", part] if how == "--resume" else [*args, "--save", part]
+    proc = run("train_prob5.py", *again)
+    assert proc.returncode == 0, proc.stderr
+    sa, sb = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(part))[0].state_dict()
+    assert all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
 @pytest.mark.parametrize(
     "stop_at, words",
     [
