@@ -703,9 +703,10 @@ def load_checkpoint(
         ) from None
     if not isinstance(payload, dict) or payload.get("format") != CHECKPOINT_FORMAT:
         raise CheckpointError(f"{path}: not a {CHECKPOINT_FORMAT} file")
-    if payload.get("version") != CHECKPOINT_VERSION:
+    version = payload.get("version")
+    if type(version) is not int or version != CHECKPOINT_VERSION:  # (True and 1.0 equal 1)
         raise CheckpointError(
-            f"{path}: checkpoint version {payload.get('version')} is not supported "
+            f"{path}: checkpoint version {version!r} is not supported "
             f"(this code reads version {CHECKPOINT_VERSION})"
         )
     meta = payload.get("meta")

@@ -146,6 +146,15 @@ def test_readers_refuse_metadata_that_disagrees_with_itself(stopped, tmp_path, c
     assert not (tmp_path / "w.bin").exists()
 
 
+@pytest.mark.parametrize("version", [True, 1.0, "1"])
+def test_a_version_that_only_equals_the_one_read_is_refused(stopped, tmp_path, version):
+    """True and 1.0 compare equal to version 1, and were read as it."""
+    path = _damaged(stopped, tmp_path, _set("version", version))
+    assert_one_line_error(
+        run("tools/describe_model.py", path), f"checkpoint version {version!r} is not supported"
+    )
+
+
 # a move filter's record beside its weights, as no run writes it: int() took each unsaid
 FILTER_FIELDS = {
     "samples negative": (-5, "samples", "'samples' is -5, a negative count"),
