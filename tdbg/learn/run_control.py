@@ -22,7 +22,7 @@ from tdbg.infra.fileio import (
     file_kind,
 )
 from tdbg.infra.runlog import require_tensorboard
-from tdbg.infra.stop_signals import StopSignalHandler
+from tdbg.infra.stop_signals import StopSignalHandler, ignore_further_interrupts
 from tdbg.learn.stage_settings import BatchStage, ModelSpec, Run, flag_names
 from tdbg.net.model import CheckpointError, load_checkpoint
 
@@ -256,6 +256,7 @@ class StopSignals(StopSignalHandler):
         self.deferred, self.inside = None, False
 
     def _handler(self, signum, frame):
+        ignore_further_interrupts()  # the first signal stops the run; a second waits for its save
         name = signal.Signals(signum).name
         if self.inside:
             self.deferred = name

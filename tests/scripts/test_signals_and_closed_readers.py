@@ -268,3 +268,81 @@ def test_a_terminal_that_cannot_show_a_name_gets_it_escaped(tmp_path):
     assert (
         proc.returncode == 2 and len(lines) == 1 and "n\\xe8.pt: no such checkpoint" in lines[0]
     ), proc.stderr
+
+
+def _run_with(code_before: str, script: str, argv: list, tmp_path) -> subprocess.CompletedProcess:
+    """``script`` run as its own process with ``argv``, after ``code_before`` (a patch that
+    sends a signal at a chosen moment)."""
+    code = f"""
+import os, runpy, signal, sys
+{code_before}
+sys.argv = [{script!r}] + {[str(a) for a in argv]!r}
+runpy.run_path({script!r}, run_name="__main__")
+"""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+@pytest.mark.parametrize("first, second", [("SIGINT", "SIGTERM"), ("SIGTERM", "SIGINT")])
+def test_a_second_signal_on_the_way_out_leaves_the_first_ones_end(tmp_path, first, second):
+    """Ctrl-C then SIGTERM (or the other way round) while a stopped run exits: the run ends
+    as the first signal said, one line and its code.  Only SIGINT was ignored on the way
+    out, so a SIGTERM in the interpreter's teardown met its default action (exit -15, no
+    line), or here, sent at exit, a second line and 143 after Ctrl-C's save."""
+    save = tmp_path / "c.pt"
+    before = f"""
+import atexit
+from tdbg.learn.batch_td import BatchLearner
+real = BatchLearner.collect
+def collect(self, *a, **k):
+    os.kill(os.getpid(), signal.{first})
+    return real(self, *a, **k)
+BatchLearner.collect = collect
+atexit.register(lambda: os.kill(os.getpid(), signal.{second}))
+"""
+    proc = _run_with(
+        before,
+        "train_batch.py",
+        ["--hidden", "8", "--num-episodes", "100", "--save", save, *QUICK_TRAIN],
+        tmp_path,
+    )
+    sig = getattr(signal, first)
+    assert proc.returncode == CODES[sig], (proc.returncode, proc.stderr[-3000:])
+    assert "Traceback" not in proc.stderr and proc.stderr.count("interrupted") == 1, proc.stderr
+
+
+@pytest.mark.parametrize("first, second", [("SIGINT", "SIGTERM"), ("SIGTERM", "SIGINT")])
+def test_the_first_of_two_signals_in_a_row_decides_the_end(tmp_path, first, second):
+    """A second signal while a tool ends on the first (Ctrl-C then `kill`, as gnubg_eval met
+    them while its gnubg started; here sent as the first one's line is written): one line
+    and the first one's code.  The second one's handler ran on the way out: a second error
+    line and its code (143 after Ctrl-C)."""
+    before = f"""
+import tdbg.net.model as m
+class Stderr:
+    def __init__(self, stream):
+        self.stream, self.sent = stream, False
+    def write(self, text):
+        n = self.stream.write(text)
+        if "interrupted" in text and not self.sent:
+            self.sent = True
+            self.stream.flush()
+            os.kill(os.getpid(), signal.{second})
+        return n
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+sys.stderr = Stderr(sys.stderr)
+real = m.load_checkpoint
+def load_checkpoint(*a, **k):
+    os.kill(os.getpid(), signal.{first})
+    return real(*a, **k)
+m.load_checkpoint = load_checkpoint
+"""
+    proc = _run_with(before, "tools/describe_model.py", ["best_models/dmp_128x2.pt"], tmp_path)
+    _assert_interrupted(proc, getattr(signal, first), proc.stderr)
