@@ -346,3 +346,38 @@ m.load_checkpoint = load_checkpoint
 """
     proc = _run_with(before, "tools/describe_model.py", ["best_models/dmp_128x2.pt"], tmp_path)
     _assert_interrupted(proc, getattr(signal, first), proc.stderr)
+
+
+@pytest.mark.parametrize(
+    "script, argv",
+    [
+        (
+            "play_models.py",
+            ["--model1", "pubeval", "--model2", "pubeval", "--games", "100", "--workers", "2"],
+        ),
+        ("train_prob5.py", ["--hidden", "8", "--num-episodes", "100", "--workers", "2"]),
+    ],
+)
+def test_sigterm_while_a_worker_starts_is_one_line(tmp_path, script, argv):
+    """SIGTERM landing while a worker process is being started (after its creation, before
+    the main process sent what it reads first): the run ends with one line and 143.  Only
+    SIGINT was held back there, so the main process left at once and the half-started
+    worker printed a traceback (EOFError) after the run's line."""
+    before = """
+import multiprocessing.util as mpu
+real = mpu.spawnv_passfds
+def spawnv_passfds(path, args, passfds):
+    pid = real(path, args, passfds)
+    if "--multiprocessing-fork" in args:  # a worker (not the resource tracker)
+        os.kill(os.getpid(), signal.SIGTERM)
+    return pid
+mpu.spawnv_passfds = spawnv_passfds
+"""
+    proc = _run_with(
+        before, script, [*argv, "--quiet", "--save" if script != "play_models.py" else "--json",
+                         tmp_path / "out", *(QUICK_TRAIN if script != "play_models.py" else [])],
+        tmp_path,
+    )
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert len(lines) == 1 and "interrupted (SIGTERM)" in lines[0], proc.stderr[-3000:]
