@@ -381,3 +381,65 @@ mpu.spawnv_passfds = spawnv_passfds
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
     assert len(lines) == 1 and "interrupted (SIGTERM)" in lines[0], proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("how", ["new", "resumed finished stage"])
+def test_a_stage_stopped_before_its_first_round_saves_nothing(tmp_path, how, ckpt):
+    """A signal before the stage's first round is trained (its workers starting): nothing is
+    saved, and the same command runs the stage.  A checkpoint at 0 episodes was saved, with
+    an optimizer that had no moments yet, which --resume then refused ("holds moments of
+    parameters []"); over a finished stage's --save it replaced that stage's record."""
+    save = tmp_path / "c.pt"
+    argv = ["--hidden", "8", "--num-episodes", "40", "--save", save, *QUICK_TRAIN]
+    if how != "new":
+        shutil.copy(ckpt, save)
+        argv = ["--resume", save, "--num-episodes", "40", "--save", save, *QUICK_TRAIN]
+    before_bytes = save.read_bytes() if save.exists() else None
+    patch = """
+from tdbg.learn.batch_td import BatchLearner
+real = BatchLearner.collect
+def collect(self, *a, **k):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return real(self, *a, **k)
+BatchLearner.collect = collect
+"""
+    proc = _run_with(patch, "train_batch.py", argv, tmp_path)
+    assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "nothing saved" in proc.stderr, proc.stderr
+    if before_bytes is None:
+        assert not save.exists() and not (tmp_path / "c.csv").exists()
+    else:
+        assert save.read_bytes() == before_bytes
+    done = subprocess.run(
+        [sys.executable, "train_batch.py", *map(str, argv)],
+        cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_ctrl_c_with_a_stopped_worker_ends_the_training_run(tmp_path):
+    """A worker stopped (SIGSTOP) while it plays its share, then Ctrl-C: the run saves what
+    it has and ends, 130, the workers killed, not waited for.  The training loop handled the
+    Ctrl-C before closing its pool, so the pool waited for the running jobs as at a normal
+    end: forever for the stopped worker (for a slow one, until its share was played)."""
+    save = tmp_path / "c.pt"
+    proc = _start(
+        [sys.executable, "train_batch.py", "--hidden", "8", "--num-episodes", "400",
+         "--episodes-per-round", "200", "--parallel-games", "4", "--workers", "2", "--quiet",
+         "--save", str(save)]
+    )
+    deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
+    while (
+        len(spawned_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline
+    ):
+        time.sleep(0.2)
+    workers = spawned_workers(proc.pid)
+    assert len(workers) == 2
+    os.kill(int(workers[0]), signal.SIGSTOP)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=HANG_GUARD)
+    assert proc.returncode == 130 and "Traceback" not in err, err[-3000:]
+    for pid in workers:
+        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split(
+            ")"
+        )[-1].split()[0] == "Z", pid
