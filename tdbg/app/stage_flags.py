@@ -223,7 +223,11 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         if (
             stage is not None
         ):  # a stage that is finished (or has no record) starts anew: nothing to take
-            actions = {a.dest: a for a in parser._actions}
+            # a setting's own flag, the first of its dest: a script's alias of it added later
+            # (train_prob5's --mse, a switch, for --loss mse) must not take the record's value
+            actions: dict[str, argparse.Action] = {}
+            for a in parser._actions:
+                actions.setdefault(a.dest, a)
             _check_record(stage, actions, path)
             for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:
