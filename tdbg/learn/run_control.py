@@ -174,9 +174,11 @@ def unfinished_stage(done: int, total: int) -> str:
 
 
 # settings a continued stage must keep although its compared settings (Learner.settings) do not
-# hold them: the seeds draw every round's dice, so another seed would make the continued stage
-# differ from one run straight through; compared with the stage's recorded config when it has one
-SEEDS = ("seed", "torch_seed")
+# hold them: the seeds draw every round's dice, and which games a round plays depends on how
+# they are shared out over the workers and played --parallel-games at a time, so another seed,
+# worker count or batch would make the continued stage differ from one run straight through;
+# compared with the stage's recorded config when it has one
+SEEDS = ("seed", "torch_seed", "workers", "parallel_games")
 # a compared setting is named by its flag where they differ (precision: --collect-precision)
 FLAGS = flag_names(BatchStage)
 

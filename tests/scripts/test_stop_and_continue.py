@@ -199,3 +199,23 @@ def test_a_prob5_stage_stopped_twice_equals_one_run_through(tmp_path):
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
     rows = [(r["samples"], r["loss"]) for r in csv.DictReader(open(tmp_path / "part.csv"))]
     assert rows == [(r["samples"], r["loss"]) for r in csv.DictReader(open(tmp_path / "whole.csv"))]
+
+
+@pytest.mark.parametrize("flag, old, new", [("--workers", "1", "2"), ("--parallel-games", "4", "8")])
+def test_a_continue_with_other_games_is_refused(tmp_path, flag, old, new):
+    """--workers and --parallel-games decide which games a round plays (how its games are shared
+    out and batched): a stage stopped with one and continued with another was taken without a
+    word and ended equal to neither run through.  Refused by name, as another
+    seed is; the same command continues."""
+    args = ["--hidden", "8", "--num-episodes", "60", "--episodes-per-round", "20", "--quiet"]
+    part = tmp_path / "part.pt"
+    given = {"--parallel-games": "4", "--workers": "1", flag: old}
+    mine = [x for k, v in given.items() for x in (k, v)]
+    run("train_batch.py", *args, *mine, "--save", part, "--stop-at", "20", check=True)
+    before = part.read_bytes()
+    assert_one_line_error(
+        run("train_batch.py", "--resume", part, "--save", part, flag, new),
+        f"{flag[2:]} {old} -> {new}",
+    )
+    assert part.read_bytes() == before
+    run("train_batch.py", "--resume", part, "--save", part, check=True)
