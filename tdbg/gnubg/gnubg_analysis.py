@@ -13,6 +13,7 @@ import json
 import os
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -200,6 +201,11 @@ def analyse_files(
             warnings += [
                 ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()
             ]
+            if code is not None and code < 0:  # ended by a signal: its files were not analysed
+                raise GnubgError(
+                    f"gnubg was ended by {_signal_name(-code)} while analysing "
+                    f"({len(games)} of {len(files)} games analysed)"
+                )
             if code not in (0, None) and not games:
                 raise GnubgError(
                     f"gnubg analysis failed (exit {code}): {err.strip().splitlines()[-1:]}"
@@ -219,6 +225,14 @@ def analyse_files(
             f"{(failures[:1] or warnings[:1])}"
         )
     return games
+
+
+def _signal_name(signum: int) -> str:
+    """SIGKILL for 9; the number where it names no signal."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 def _stdout(proc: subprocess.Popen) -> IO[bytes]:
