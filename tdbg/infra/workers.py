@@ -102,8 +102,8 @@ def _stop_signals_held():
     signal in this thread is not enough (another thread of the process takes it, and its
     handler runs here all the same), so the handlers note it instead, and it is sent again
     once the workers have started.  Also SIGINT blocked (_sigint_blocked), for the workers."""
-    held: list[int] = []
-    old: dict = {}
+    held = []  # the signals noted, in order
+    old = {}
     if threading.current_thread() is threading.main_thread():
         for s in (signal.SIGINT, signal.SIGTERM):
             handler = signal.getsignal(s)

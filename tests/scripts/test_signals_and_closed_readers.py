@@ -374,8 +374,15 @@ def spawnv_passfds(path, args, passfds):
 mpu.spawnv_passfds = spawnv_passfds
 """
     proc = _run_with(
-        before, script, [*argv, "--quiet", "--save" if script != "play_models.py" else "--json",
-                         tmp_path / "out", *(QUICK_TRAIN if script != "play_models.py" else [])],
+        before,
+        script,
+        [
+            *argv,
+            "--quiet",
+            "--save" if script != "play_models.py" else "--json",
+            tmp_path / "out",
+            *(QUICK_TRAIN if script != "play_models.py" else []),
+        ],
         tmp_path,
     )
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
@@ -412,7 +419,10 @@ BatchLearner.collect = collect
         assert save.read_bytes() == before_bytes
     done = subprocess.run(
         [sys.executable, "train_batch.py", *map(str, argv)],
-        cwd=ROOT, capture_output=True, text=True, timeout=HANG_GUARD,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
     )
     assert done.returncode == 0, done.stderr[-3000:]
 
@@ -424,9 +434,23 @@ def test_ctrl_c_with_a_stopped_worker_ends_the_training_run(tmp_path):
     end: forever for the stopped worker (for a slow one, until its share was played)."""
     save = tmp_path / "c.pt"
     proc = _start(
-        [sys.executable, "train_batch.py", "--hidden", "8", "--num-episodes", "400",
-         "--episodes-per-round", "200", "--parallel-games", "4", "--workers", "2", "--quiet",
-         "--save", str(save)]
+        [
+            sys.executable,
+            "train_batch.py",
+            "--hidden",
+            "8",
+            "--num-episodes",
+            "400",
+            "--episodes-per-round",
+            "200",
+            "--parallel-games",
+            "4",
+            "--workers",
+            "2",
+            "--quiet",
+            "--save",
+            str(save),
+        ]
     )
     deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
     while (
@@ -440,6 +464,7 @@ def test_ctrl_c_with_a_stopped_worker_ends_the_training_run(tmp_path):
     _, err = proc.communicate(timeout=HANG_GUARD)
     assert proc.returncode == 130 and "Traceback" not in err, err[-3000:]
     for pid in workers:
-        assert not os.path.exists(f"/proc/{pid}") or open(f"/proc/{pid}/stat").read().split(
-            ")"
-        )[-1].split()[0] == "Z", pid
+        assert (
+            not os.path.exists(f"/proc/{pid}")
+            or open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0] == "Z"
+        ), pid

@@ -201,7 +201,9 @@ def test_a_prob5_stage_stopped_twice_equals_one_run_through(tmp_path):
     assert rows == [(r["samples"], r["loss"]) for r in csv.DictReader(open(tmp_path / "whole.csv"))]
 
 
-@pytest.mark.parametrize("flag, old, new", [("--workers", "1", "2"), ("--parallel-games", "4", "8")])
+@pytest.mark.parametrize(
+    "flag, old, new", [("--workers", "1", "2"), ("--parallel-games", "4", "8")]
+)
 def test_a_continue_with_other_games_is_refused(tmp_path, flag, old, new):
     """--workers and --parallel-games decide which games a round plays (how its games are shared
     out and batched): a stage stopped with one and continued with another was taken without a
