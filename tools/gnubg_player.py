@@ -33,7 +33,7 @@ from tdbg.game.modes import game_mode
 from tdbg.game.modes.matchplay import DEFAULT_MATCH_LENGTH
 from tdbg.gnubg.gnubg_external import agent_state, answer
 from tdbg.gnubg.gnubg_protocol import ProtocolError, as_player_one, parse_board_string
-from tdbg.infra.stop_signals import StopSignalHandler
+from tdbg.infra.stop_signals import StopSignalHandler, ignore_further_interrupts
 from tdbg.net.search import Search
 from tdbg.play.matches import match_length
 from tdbg.play.players import Player, checkpoint_game_mode
@@ -320,6 +320,7 @@ def main() -> None:
     log, say = Log(sys.stderr, f"{os.path.basename(sys.argv[0])}: "), Log(sys.stdout)
 
     def on_term(signum, frame):
+        ignore_further_interrupts()  # the first signal says how the player ends
         raise Stop(signum)
 
     stop, ended_by = threading.Event(), signal.SIGINT

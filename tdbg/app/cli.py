@@ -248,9 +248,10 @@ def run_main(main) -> None:
     except (InputError, OutputError, RunError, WorkerError) as exc:
         fail(str(exc))
     except SystemExit as exc:  # a script's own exit (--help, --check's verdict, the terminal
-        # game's 130 after Ctrl-C): what it printed must be written, and a second Ctrl-C must
-        # not cut the exit short (outside the with block, whose end puts the handlers back)
-        if exc.code == INTERRUPTED:
+        # game's 130 after Ctrl-C, a stopped training run's 130 or 143): what it printed must be
+        # written, and a second Ctrl-C or SIGTERM must not cut the exit short (outside the with
+        # block, whose end puts the handlers back)
+        if exc.code in (INTERRUPTED, stop_signals.exit_code(signal.SIGTERM)):
             stop_signals.ignore_further_interrupts()
         try:  # (argparse's help swallows a failed write: the watch has kept it)
             sys.stdout.flush()
@@ -261,8 +262,7 @@ def run_main(main) -> None:
         raise
     except KeyboardInterrupt as exc:  # Ctrl-C, or stop_signals.Terminated for SIGTERM
         signum = getattr(exc, "signum", signal.SIGINT)
-        if signum == signal.SIGINT:
-            stop_signals.ignore_further_interrupts()
+        stop_signals.ignore_further_interrupts()
         fail(stop_signals.interrupted_message(signum), code=stop_signals.exit_code(signum))
     except OSError as exc:
         if watched.error is not None:  # e.g. > /dev/full, | head: the output cannot be written

@@ -16,6 +16,7 @@ interface (tdbg.play); the rest is the game's bookkeeping, read from the net's g
 from __future__ import annotations
 
 import secrets
+import signal
 import sys
 from dataclasses import dataclass
 from typing import Callable
@@ -246,7 +247,11 @@ def run(s: TerminalSettings, ask=input, say=print) -> int:
         say(f"Quit.  {session.score_line()}", flush=True)
     except EOFError:
         say("", flush=True)
-    except KeyboardInterrupt:  # one line, as Ctrl-C gives everywhere; the score, as Quit does
+    except (
+        KeyboardInterrupt
+    ) as exc:  # one line, as Ctrl-C gives everywhere; the score, as Quit does
+        if getattr(exc, "signum", signal.SIGINT) != signal.SIGINT:
+            raise  # SIGTERM (stop_signals.Terminated): one line and 143, as from every script
         say("", flush=True)
         say(f"Stopped (Ctrl-C).  {session.score_line()}", flush=True)
         return cli.INTERRUPTED

@@ -39,7 +39,10 @@ def stage_settings(stage_class, parser, argv: list[str] | None = None):
 
 def finish(summary: dict, json_path: str | None = None) -> None:
     """The run's summary: to ``json_path`` when given, and as the last line of output;
-    exit code 128 + the signal's number when one stopped the run (130 Ctrl-C, 143 SIGTERM)."""
+    exit code 128 + the signal's number when one stopped the run (130 Ctrl-C, 143 SIGTERM),
+    a further signal then ignored: the run has saved and says so."""
+    if summary["interrupted"]:
+        stop_signals.ignore_further_interrupts()
     if json_path:
         fileio.write_json(json_path, summary)
     print(fileio.json_text(summary))

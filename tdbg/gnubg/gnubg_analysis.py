@@ -13,6 +13,7 @@ import os
 import re
 import select
 import shutil
+import signal
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -215,6 +216,11 @@ def analyse_files(
             warnings += [
                 ln for ln in err.splitlines() if "WARNING" in ln.upper() or "invalid" in ln.lower()
             ]
+            if code is not None and code < 0:  # ended by a signal: its files were not analysed
+                raise GnubgError(
+                    f"gnubg was ended by {_signal_name(-code)} while analysing "
+                    f"({len(games)} of {len(files)} games analysed)"
+                )
             # a gnubg that fails part-way has not analysed the rest of its files (a match's
             # later games, a money session's other games): never a result from part of them
             if code not in (0, None):
@@ -325,6 +331,14 @@ def _incomplete(files: list[str], games: list[dict], failed: set) -> list[dict]:
         if held is not None and got != list(range(held)):
             out.append({"file": f, "error": f"gnubg analysed {len(got)} of its {held} games"})
     return out
+
+
+def _signal_name(signum: int) -> str:
+    """SIGKILL for 9; the number where it names no signal."""
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 def _stdout(proc: subprocess.Popen) -> IO[bytes]:

@@ -10,7 +10,13 @@ does with them from its first line to its exit.
   SIGTERM raises ``Terminated`` (a KeyboardInterrupt), so the work is undone the same way for
   both and the script says which signal stopped it.
 * ``StopSignalHandler``: one handler for both for the length of a ``with`` block (a training
-  run stops only between steps), the old handlers back after it however it ends.
+  run stops only between steps), the old handlers back after it however it ends, unless a
+  stop signal was taken in it.
+
+Once a stop signal has been taken, the program is on its way out with that signal's code and
+line, and further SIGINTs and SIGTERMs are ignored (``ignore_further_interrupts``): a second
+one would otherwise print a second line and change the code, or, in the interpreter's
+teardown, where Python has put back the default actions, end the process with no line.
 
 SIGINT is handled by hand, not left to Python's KeyboardInterrupt: a process started with
 SIGINT ignored (a shell's background job) gets no KeyboardInterrupt from Python, and would go
@@ -68,17 +74,19 @@ def _exit_now(signum, frame):
 
 
 def _raise(signum, frame):
+    ignore_further_interrupts()  # the first signal says how the program ends
     raise Terminated() if signum == signal.SIGTERM else KeyboardInterrupt()
 
 
 def ignore_further_interrupts() -> None:
-    """Once a Ctrl-C has been taken and the program is on its way out (exit code 130), further
-    Ctrl-Cs are ignored.  At shutdown Python puts back SIGINT's default action for every
-    signal it handled, so a second press during a slow exit (torch's teardown on a busy
-    machine) would kill the process (-2, no line) instead of letting it end as it said it
-    would; an ignored signal is left ignored."""
+    """Once a stop signal has been taken and the program is on its way out (exit code 130 or
+    143, its line printed), further Ctrl-Cs and SIGTERMs are ignored.  At shutdown Python puts
+    back the default action of every signal it handled, so a second signal during a slow exit
+    (torch's teardown on a busy machine) would kill the process (-2 or -15, no line) instead of
+    letting it end as it said it would; an ignored signal is left ignored."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for s in STOP_SIGNALS:
+            signal.signal(s, signal.SIG_IGN)
 
 
 def exit_on_signals(name: str = "__main__") -> None:
@@ -132,7 +140,10 @@ class StopSignalHandler:
 
     def __exit__(self, *exc):
         for s, old in self._old.items():
-            signal.signal(s, old)
+            # a handler that took a stop signal left both ignored (ignore_further_interrupts):
+            # they stay ignored, the old handler (exit_on_signals') would end the exit early
+            if signal.getsignal(s) == self.handler:
+                signal.signal(s, old)
 
 
 def raise_on_signals() -> StopSignalHandler:

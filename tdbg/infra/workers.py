@@ -20,6 +20,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
@@ -92,6 +93,33 @@ def _sigint_blocked():
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
+@contextlib.contextmanager
+def _stop_signals_held():
+    """SIGINT and SIGTERM held back while workers are started, then acted on as their handlers
+    say.  A signal whose handler raises (a script's, a training run's) must not cut a start
+    short between the worker's creation and the data it reads from this process first: the
+    half-started worker printed a traceback (EOFError) after the run's one line.  Blocking the
+    signal in this thread is not enough (another thread of the process takes it, and its
+    handler runs here all the same), so the handlers note it instead, and it is sent again
+    once the workers have started.  Also SIGINT blocked (_sigint_blocked), for the workers."""
+    held = []  # the signals noted, in order
+    old = {}
+    if threading.current_thread() is threading.main_thread():
+        for s in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(s)
+            if callable(handler):  # a handler of the program's (ignored or default: let be)
+                old[s] = handler
+                signal.signal(s, lambda signum, frame: held.append(signum))
+    try:
+        with _sigint_blocked():
+            yield
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+        for s in dict.fromkeys(held):  # the first one first; its handler may raise
+            signal.raise_signal(s)
+
+
 JOIN_LIMIT = 5.0  # seconds to wait for a killed worker, or the pool's manager thread, to end
 
 
@@ -153,7 +181,7 @@ class WorkerPool:
 
     def _new_executor(self) -> ProcessPoolExecutor:
         _quiet_resource_tracker()
-        with _sigint_blocked():
+        with _stop_signals_held():
             return ProcessPoolExecutor(
                 self.workers,
                 mp_context=mp.get_context("spawn"),
@@ -170,12 +198,12 @@ class WorkerPool:
     def _start(self, task: Task) -> None:
         executor = self._open()
         try:
-            with _sigint_blocked():  # submit starts the workers
+            with _stop_signals_held():  # submit starts the workers
                 task.future = executor.submit(task.fn, task.job)
         except BrokenProcessPool:  # broken by an earlier loss that was given up on
             executor.shutdown(wait=False, cancel_futures=True)
             executor = self.executor = self._new_executor()
-            with _sigint_blocked():
+            with _stop_signals_held():
                 task.future = executor.submit(task.fn, task.job)
         task.executor = executor
 

@@ -22,7 +22,7 @@ from tdbg.infra.fileio import (
     file_kind,
 )
 from tdbg.infra.runlog import require_tensorboard
-from tdbg.infra.stop_signals import StopSignalHandler
+from tdbg.infra.stop_signals import StopSignalHandler, ignore_further_interrupts
 from tdbg.learn.stage_settings import BatchStage, ModelSpec, Run, flag_names
 from tdbg.net.model import CheckpointError, load_checkpoint
 
@@ -174,9 +174,11 @@ def unfinished_stage(done: int, total: int) -> str:
 
 
 # settings a continued stage must keep although its compared settings (Learner.settings) do not
-# hold them: the seeds draw every round's dice, so another seed would make the continued stage
-# differ from one run straight through; compared with the stage's recorded config when it has one
-SEEDS = ("seed", "torch_seed")
+# hold them: the seeds draw every round's dice, and which games a round plays depends on how
+# they are shared out over the workers and played --parallel-games at a time, so another seed,
+# worker count or batch would make the continued stage differ from one run straight through;
+# compared with the stage's recorded config when it has one
+SEEDS = ("seed", "torch_seed", "workers", "parallel_games")
 # a compared setting is named by its flag where they differ (precision: --collect-precision)
 FLAGS = flag_names(BatchStage)
 
@@ -256,6 +258,7 @@ class StopSignals(StopSignalHandler):
         self.deferred, self.inside = None, False
 
     def _handler(self, signum, frame):
+        ignore_further_interrupts()  # the first signal stops the run; a second waits for its save
         name = signal.Signals(signum).name
         if self.inside:
             self.deferred = name

@@ -551,6 +551,10 @@ class StageProgress:
                 self._train(signals)
             except (KeyboardInterrupt, Interrupted) as exc:
                 interrupted = str(exc) or "SIGINT"
+                # the workers' games of the cut round are not kept: killed now, not waited for
+                # (a stopped or slow worker held the run's end; the pool, closed here while the
+                # signal is being handled, abandons its jobs)
+                learner.close()
                 self._save_interrupted(interrupted, signals)
             except WorkerError as exc:
                 raise RunError(f"{exc}; {self.kept()}") from None
@@ -620,7 +624,16 @@ class StageProgress:
 
     def _save_interrupted(self, interrupted: str, signals: StopSignals) -> None:
         """Save where an interrupted run stands, a round cut short logged with its episodes so
-        far; a second Ctrl-C waits for the save."""
+        far; a second Ctrl-C waits for the save.  A stage with no episode trained yet is not
+        saved: its checkpoint would hold an optimizer without moments, which no continue
+        takes, and the same command starts the stage again."""
+        if self.done == 0:
+            self.bar.write(
+                f"interrupted ({interrupted}) before the stage's first round was trained: "
+                f"nothing saved",
+                file=sys.stderr,
+            )
+            return
         self.bar.write(  # on stderr, with the bar: stdout keeps only the run's JSON summary
             f"interrupted ({interrupted}): saving {self.settings.run.save} at {self.done} episodes",
             file=sys.stderr,

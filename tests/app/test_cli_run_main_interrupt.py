@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from tdbg.app import cli
+from tdbg.infra import stop_signals
 
 
 @pytest.mark.parametrize(
@@ -34,3 +35,43 @@ def test_other_exits_leave_sigint_as_it_was():
         assert signal.getsignal(signal.SIGINT) is before
     finally:
         signal.signal(signal.SIGINT, before)
+
+
+@pytest.mark.parametrize(
+    "body, code",
+    [
+        (lambda: sys.exit(143), 143),
+        (lambda: (_ for _ in ()).throw(stop_signals.Terminated()), 143),
+        (lambda: sys.exit(130), 130),
+        (lambda: (_ for _ in ()).throw(KeyboardInterrupt()), 130),
+    ],
+)
+def test_after_a_signal_exit_both_signals_are_ignored_for_the_rest_of_the_exit(body, code):
+    """After SIGTERM's 143 as after Ctrl-C's 130, neither signal may cut the exit short: only
+    SIGINT was ignored, so a SIGTERM after Ctrl-C (or a Ctrl-C after SIGTERM) printed a second
+    line and changed the code, or, in the interpreter's teardown, killed it (-15, no line)."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with pytest.raises(SystemExit) as ended:
+            cli.run_main(body)
+        assert ended.value.code == code
+        for s in before:
+            assert signal.getsignal(s) is signal.SIG_IGN, s
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)
+
+
+def test_a_signal_taken_leaves_both_ignored_past_its_block():
+    """The handler that took a stop signal (raise_on_signals') ignores further ones from then
+    on, and its block's end does not put back the handler from before it."""
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with pytest.raises(stop_signals.Terminated):
+            with stop_signals.raise_on_signals():
+                signal.raise_signal(signal.SIGTERM)
+        for s in before:
+            assert signal.getsignal(s) is signal.SIG_IGN, s
+    finally:
+        for s, h in before.items():
+            signal.signal(s, h)

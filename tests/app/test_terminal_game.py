@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import select
+import signal
 import subprocess
 import sys
 import termios
@@ -326,3 +327,20 @@ def test_its_lines_name_the_command_typed():
         )
         assert_one_line_error(console, "--ply")
         assert console.stderr.startswith("tdbg play: error:"), console.stderr
+
+
+def test_sigterm_at_the_prompt_is_one_line():
+    """`kill PID` while the game waits at a prompt: one error line and 143, as from every
+    script (SIGTERM was taken for Ctrl-C there, and ended the game silently with 130)."""
+    t = Terminal(DMP, "--seed", "2")
+    t.expect(PROMPT)
+    # sent again until it ends: one that lands between the prompt's write and the read inside
+    # input() is noted but wakes nothing (a second one is ignored once the first is taken)
+    while t.proc.poll() is None:
+        t.proc.send_signal(signal.SIGTERM)
+        try:
+            t.proc.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            pass
+    assert t.finish() == 143
+    assert "Traceback" not in t.text and "error: interrupted (SIGTERM)" in t.text, t.text[-2000:]

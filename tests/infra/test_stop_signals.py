@@ -50,14 +50,27 @@ def test_a_module_that_is_not_the_program_leaves_the_handlers_alone():
     "signum, raised", [(signal.SIGTERM, Terminated), (signal.SIGINT, KeyboardInterrupt)]
 )
 def test_around_the_work_a_signal_raises_where_the_work_is(signum, raised):
+    """The signal raises where the work is; from then on both are ignored (the program is
+    on its way out as the first one said), past the block's end too."""
     before = {s: signal.getsignal(s) for s in stop_signals.STOP_SIGNALS}
-    with pytest.raises(raised) as err:
-        with raise_on_signals():
-            os.kill(os.getpid(), signum)
-            for _ in range(10**9):  # the handler runs at the next bytecode; never reached
-                pass
-    assert isinstance(err.value, KeyboardInterrupt)  # undone the same way for both
-    assert (type(err.value) is Terminated) == (signum == signal.SIGTERM)
+    try:
+        with pytest.raises(raised) as err:
+            with raise_on_signals():
+                os.kill(os.getpid(), signum)
+                for _ in range(10**9):  # the handler runs at the next bytecode; never reached
+                    pass
+        assert isinstance(err.value, KeyboardInterrupt)  # undone the same way for both
+        assert (type(err.value) is Terminated) == (signum == signal.SIGTERM)
+        assert all(signal.getsignal(s) is signal.SIG_IGN for s in stop_signals.STOP_SIGNALS)
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+def test_a_block_no_signal_reached_puts_the_handlers_back():
+    before = {s: signal.getsignal(s) for s in stop_signals.STOP_SIGNALS}
+    with raise_on_signals():
+        pass
     assert {s: signal.getsignal(s) for s in stop_signals.STOP_SIGNALS} == before
 
 

@@ -767,3 +767,26 @@ def test_an_opponent_that_cannot_play_is_refused_before_gnubg_starts(monkeypatch
     )
     with pytest.raises(cli.InputError, match=words):
         gnubg_eval.main()
+
+
+FAKE_KILLED = r"""#!{python}
+import json, os, re, signal, sys
+cfg = re.search(r"/[^'\"]*cfg[0-9]+[.]json", open(sys.argv[-1]).read()).group(0)
+files = json.load(open(cfg))["files"]
+print("@@GAME " + json.dumps({{"file": files[0]}}), flush=True)
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def test_a_gnubg_killed_while_analysing_is_named_so(tmp_path):
+    """The gnubg analysing the games killed (SIGKILL) after one of two: the error says gnubg
+    was killed and how far it got; it blamed the game files ("gnubg found no games in it")."""
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, GnubgError, analyse_files
+
+    fake = tmp_path / "gnubg"
+    fake.write_text(FAKE_KILLED.format(python=sys.executable))
+    fake.chmod(0o755)
+    files = [str(tmp_path / f"game_{k}.mat") for k in range(2)]
+    with pytest.raises(GnubgError) as err:
+        analyse_files(files, GnubgAnalysis(str(fake), timeout=HANG_GUARD))
+    assert "gnubg was ended by SIGKILL while analysing (1 of 2 games analysed)" in str(err.value)

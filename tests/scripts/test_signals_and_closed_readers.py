@@ -268,3 +268,203 @@ def test_a_terminal_that_cannot_show_a_name_gets_it_escaped(tmp_path):
     assert (
         proc.returncode == 2 and len(lines) == 1 and "n\\xe8.pt: no such checkpoint" in lines[0]
     ), proc.stderr
+
+
+def _run_with(code_before: str, script: str, argv: list, tmp_path) -> subprocess.CompletedProcess:
+    """``script`` run as its own process with ``argv``, after ``code_before`` (a patch that
+    sends a signal at a chosen moment)."""
+    code = f"""
+import os, runpy, signal, sys
+{code_before}
+sys.argv = [{script!r}] + {[str(a) for a in argv]!r}
+runpy.run_path({script!r}, run_name="__main__")
+"""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+
+
+@pytest.mark.parametrize("first, second", [("SIGINT", "SIGTERM"), ("SIGTERM", "SIGINT")])
+def test_a_second_signal_on_the_way_out_leaves_the_first_ones_end(tmp_path, first, second):
+    """Ctrl-C then SIGTERM (or the other way round) while a stopped run exits: the run ends
+    as the first signal said, one line and its code.  Only SIGINT was ignored on the way
+    out, so a SIGTERM in the interpreter's teardown met its default action (exit -15, no
+    line), or here, sent at exit, a second line and 143 after Ctrl-C's save."""
+    save = tmp_path / "c.pt"
+    before = f"""
+import atexit
+from tdbg.learn.batch_td import BatchLearner
+real = BatchLearner.collect
+def collect(self, *a, **k):
+    os.kill(os.getpid(), signal.{first})
+    return real(self, *a, **k)
+BatchLearner.collect = collect
+atexit.register(lambda: os.kill(os.getpid(), signal.{second}))
+"""
+    proc = _run_with(
+        before,
+        "train_batch.py",
+        ["--hidden", "8", "--num-episodes", "100", "--save", save, *QUICK_TRAIN],
+        tmp_path,
+    )
+    sig = getattr(signal, first)
+    assert proc.returncode == CODES[sig], (proc.returncode, proc.stderr[-3000:])
+    assert "Traceback" not in proc.stderr and proc.stderr.count("interrupted") == 1, proc.stderr
+
+
+@pytest.mark.parametrize("first, second", [("SIGINT", "SIGTERM"), ("SIGTERM", "SIGINT")])
+def test_the_first_of_two_signals_in_a_row_decides_the_end(tmp_path, first, second):
+    """A second signal while a tool ends on the first (Ctrl-C then `kill`, as gnubg_eval met
+    them while its gnubg started; here sent as the first one's line is written): one line
+    and the first one's code.  The second one's handler ran on the way out: a second error
+    line and its code (143 after Ctrl-C)."""
+    before = f"""
+import tdbg.net.model as m
+class Stderr:
+    def __init__(self, stream):
+        self.stream, self.sent = stream, False
+    def write(self, text):
+        n = self.stream.write(text)
+        if "interrupted" in text and not self.sent:
+            self.sent = True
+            self.stream.flush()
+            os.kill(os.getpid(), signal.{second})
+        return n
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+sys.stderr = Stderr(sys.stderr)
+real = m.load_checkpoint
+def load_checkpoint(*a, **k):
+    os.kill(os.getpid(), signal.{first})
+    return real(*a, **k)
+m.load_checkpoint = load_checkpoint
+"""
+    proc = _run_with(before, "tools/describe_model.py", ["best_models/dmp_128x2.pt"], tmp_path)
+    _assert_interrupted(proc, getattr(signal, first), proc.stderr)
+
+
+@pytest.mark.parametrize(
+    "script, argv",
+    [
+        (
+            "play_models.py",
+            ["--model1", "pubeval", "--model2", "pubeval", "--games", "100", "--workers", "2"],
+        ),
+        ("train_prob5.py", ["--hidden", "8", "--num-episodes", "100", "--workers", "2"]),
+    ],
+)
+def test_sigterm_while_a_worker_starts_is_one_line(tmp_path, script, argv):
+    """SIGTERM landing while a worker process is being started (after its creation, before
+    the main process sent what it reads first): the run ends with one line and 143.  Only
+    SIGINT was held back there, so the main process left at once and the half-started
+    worker printed a traceback (EOFError) after the run's line."""
+    before = """
+import multiprocessing.util as mpu
+real = mpu.spawnv_passfds
+def spawnv_passfds(path, args, passfds):
+    pid = real(path, args, passfds)
+    if "--multiprocessing-fork" in args:  # a worker (not the resource tracker)
+        os.kill(os.getpid(), signal.SIGTERM)
+    return pid
+mpu.spawnv_passfds = spawnv_passfds
+"""
+    proc = _run_with(
+        before,
+        script,
+        [
+            *argv,
+            "--quiet",
+            "--save" if script != "play_models.py" else "--json",
+            tmp_path / "out",
+            *(QUICK_TRAIN if script != "play_models.py" else []),
+        ],
+        tmp_path,
+    )
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert len(lines) == 1 and "interrupted (SIGTERM)" in lines[0], proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("how", ["new", "resumed finished stage"])
+def test_a_stage_stopped_before_its_first_round_saves_nothing(tmp_path, how, ckpt):
+    """A signal before the stage's first round is trained (its workers starting): nothing is
+    saved, and the same command runs the stage.  A checkpoint at 0 episodes was saved, with
+    an optimizer that had no moments yet, which --resume then refused ("holds moments of
+    parameters []"); over a finished stage's --save it replaced that stage's record."""
+    save = tmp_path / "c.pt"
+    argv = ["--hidden", "8", "--num-episodes", "40", "--save", save, *QUICK_TRAIN]
+    if how != "new":
+        shutil.copy(ckpt, save)
+        argv = ["--resume", save, "--num-episodes", "40", "--save", save, *QUICK_TRAIN]
+    before_bytes = save.read_bytes() if save.exists() else None
+    patch = """
+from tdbg.learn.batch_td import BatchLearner
+real = BatchLearner.collect
+def collect(self, *a, **k):
+    os.kill(os.getpid(), signal.SIGTERM)
+    return real(self, *a, **k)
+BatchLearner.collect = collect
+"""
+    proc = _run_with(patch, "train_batch.py", argv, tmp_path)
+    assert proc.returncode == 143 and "Traceback" not in proc.stderr, proc.stderr[-3000:]
+    assert "nothing saved" in proc.stderr, proc.stderr
+    if before_bytes is None:
+        assert not save.exists() and not (tmp_path / "c.csv").exists()
+    else:
+        assert save.read_bytes() == before_bytes
+    done = subprocess.run(
+        [sys.executable, "train_batch.py", *map(str, argv)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_ctrl_c_with_a_stopped_worker_ends_the_training_run(tmp_path):
+    """A worker stopped (SIGSTOP) while it plays its share, then Ctrl-C: the run saves what
+    it has and ends, 130, the workers killed, not waited for.  The training loop handled the
+    Ctrl-C before closing its pool, so the pool waited for the running jobs as at a normal
+    end: forever for the stopped worker (for a slow one, until its share was played)."""
+    save = tmp_path / "c.pt"
+    proc = _start(
+        [
+            sys.executable,
+            "train_batch.py",
+            "--hidden",
+            "8",
+            "--num-episodes",
+            "400",
+            "--episodes-per-round",
+            "200",
+            "--parallel-games",
+            "4",
+            "--workers",
+            "2",
+            "--quiet",
+            "--save",
+            str(save),
+        ]
+    )
+    deadline = time.monotonic() + HANG_GUARD  # a guard against a hang, not a measurement
+    while (
+        len(spawned_workers(proc.pid)) < 2 and proc.poll() is None and time.monotonic() < deadline
+    ):
+        time.sleep(0.2)
+    workers = spawned_workers(proc.pid)
+    assert len(workers) == 2
+    os.kill(int(workers[0]), signal.SIGSTOP)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=HANG_GUARD)
+    assert proc.returncode == 130 and "Traceback" not in err, err[-3000:]
+    for pid in workers:
+        assert (
+            not os.path.exists(f"/proc/{pid}")
+            or open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0] == "Z"
+        ), pid

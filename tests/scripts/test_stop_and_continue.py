@@ -12,6 +12,9 @@ from tdbg.infra.errors import InputError
 from tdbg.learn.training_loop import check_stop_at
 from tdbg.net.model import load_checkpoint, move_filter_of
 
+# a stage of rounds of 20 episodes, four games at a time
+QUICK = ["--episodes-per-round", "20", "--parallel-games", "4", "--quiet"]
+
 
 def test_a_filtered_stage_stopped_and_continued_equals_one_run_through(tmp_path):
     """--oneply --oneply-filter: after the stop the filter trains on as before it (Adam's
@@ -197,3 +200,42 @@ def test_growth_without_expand_is_refused(tmp_path, ckpt):
         ),
         "comma-separated whole numbers",
     )
+
+
+def test_a_prob5_stage_stopped_twice_equals_one_run_through(tmp_path):
+    """train_prob5.py stopped twice (--stop-at, then --resume X --save X --stop-at) and
+    continued ends equal to one run through, weights and log.  The continue was refused:
+    the record of --loss was checked against the script's --mse switch, an alias of the
+    same setting ("records --mse 'mse', which the flag refuses")."""
+    args = ["--hidden", "8", "--num-episodes", "60", "--seed", "2", *QUICK]
+    whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
+    run("train_prob5.py", *args, "--save", whole, check=True)
+    run("train_prob5.py", *args, "--save", part, "--stop-at", "20", check=True)
+    run("train_prob5.py", "--resume", part, "--save", part, "--stop-at", "40", check=True)
+    run("train_prob5.py", "--resume", part, "--save", part, check=True)
+    sa, sb = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(part))[0].state_dict()
+    assert all(torch.equal(sa[k], sb[k]) for k in sa)
+    rows = [(r["samples"], r["loss"]) for r in csv.DictReader(open(tmp_path / "part.csv"))]
+    assert rows == [(r["samples"], r["loss"]) for r in csv.DictReader(open(tmp_path / "whole.csv"))]
+
+
+@pytest.mark.parametrize(
+    "flag, old, new", [("--workers", "1", "2"), ("--parallel-games", "4", "8")]
+)
+def test_a_continue_with_other_games_is_refused(tmp_path, flag, old, new):
+    """--workers and --parallel-games decide which games a round plays (how its games are shared
+    out and batched): a stage stopped with one and continued with another was taken without a
+    word and ended equal to neither run through.  Refused by name, as another
+    seed is; the same command continues."""
+    args = ["--hidden", "8", "--num-episodes", "60", "--episodes-per-round", "20", "--quiet"]
+    part = tmp_path / "part.pt"
+    given = {"--parallel-games": "4", "--workers": "1", flag: old}
+    mine = [x for k, v in given.items() for x in (k, v)]
+    run("train_batch.py", *args, *mine, "--save", part, "--stop-at", "20", check=True)
+    before = part.read_bytes()
+    assert_one_line_error(
+        run("train_batch.py", "--resume", part, "--save", part, flag, new),
+        f"{flag[2:]} {old} -> {new}",
+    )
+    assert part.read_bytes() == before
+    run("train_batch.py", "--resume", part, "--save", part, check=True)
