@@ -773,7 +773,11 @@ FAKE_KILLED = r"""#!{python}
 import json, os, re, signal, sys
 cfg = re.search(r"/[^'\"]*cfg[0-9]+[.]json", open(sys.argv[-1]).read()).group(0)
 files = json.load(open(cfg))["files"]
-print("@@GAME " + json.dumps({{"file": files[0]}}), flush=True)
+side = {{"unforced": 10, "total": 20, "chequer": 0.01, "cube": 0.0, "close_cube": 1,
+        "cube_kinds": {{"wrong-take": [0, 0.0]}}}}
+game = {{"file": files[0], "game": 0, "stats": {{"X": side, "O": side}}, "score": [0, 0],
+        "length": 0, "names": {{"X": "td", "O": "gnubg"}}, "doubles": []}}
+print("@@GAME " + json.dumps(game), flush=True)  # a whole game line, as gnubg's script prints
 os.kill(os.getpid(), signal.SIGKILL)
 """
 
