@@ -8,7 +8,10 @@ then sees its pipe close and exits too.
 
 A job whose worker died (killed, out of memory) is run once more on a fresh pool
 (same job, same seed, so the result is the one it would have given); a second loss
-raises WorkerError.
+raises WorkerError.  So does a worker that stays stopped (SIGSTOP, a debugger) for
+STOPPED_LIMIT seconds while the run waits on it: it does no work until it is continued,
+and a run waiting on it would wait forever.  Only a stopped process is timed, never a
+busy one, so no legitimately long job can hit the limit.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import resource_tracker
@@ -34,7 +38,21 @@ MAX_WORKERS_PER_CORE = 4  # --workers at most this many per core the process may
 
 
 class WorkerError(RuntimeError):
-    """A worker process died and its job could not be completed."""
+    """A worker process died, or stayed stopped, and its job could not be completed."""
+
+
+STOPPED_LIMIT = 60.0  # seconds a worker may stay stopped (SIGSTOP) while the run waits on it
+STOPPED_POLL = 2.0  # seconds between looks at the workers' states while none finishes
+
+
+def stopped(pid: int) -> bool:
+    """Whether process ``pid`` is stopped (state T, or t under a debugger); False where
+    /proc cannot tell (another system, a process already gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] in ("T", "t")
+    except (OSError, IndexError):
+        return False
 
 
 def die_with_parent(parent_pid: int) -> None:
@@ -178,6 +196,7 @@ class WorkerPool:
             what,
         )
         self.executor: ProcessPoolExecutor | None = self._new_executor()
+        self.stopped_since: dict[int, float] = {}  # pid: when it was first seen stopped
 
     def _new_executor(self) -> ProcessPoolExecutor:
         _quiet_resource_tracker()
@@ -239,7 +258,11 @@ class WorkerPool:
         """Yield (task, result) as the tasks finish, re-running jobs lost with a worker."""
         waiting = list(tasks)
         while waiting:
-            done, _ = wait([t.future for t in waiting], return_when=FIRST_COMPLETED)
+            done, _ = wait(
+                [t.future for t in waiting], timeout=STOPPED_POLL, return_when=FIRST_COMPLETED
+            )
+            if not done:
+                self._check_not_stopped()
             for task in [t for t in waiting if t.future in done]:
                 waiting.remove(task)
                 try:
@@ -249,6 +272,19 @@ class WorkerPool:
                     waiting.append(task)
                     continue
                 yield task, value
+
+    def _check_not_stopped(self) -> None:
+        """WorkerError once a worker has stayed stopped for STOPPED_LIMIT seconds."""
+        procs = (getattr(self.executor, "_processes", None) or {}).values()
+        now = time.monotonic()
+        seen = {p.pid: self.stopped_since.get(p.pid, now) for p in procs if stopped(p.pid)}
+        self.stopped_since = seen
+        for pid, since in seen.items():
+            if now - since >= STOPPED_LIMIT:
+                raise WorkerError(
+                    f"a {self.what} process (pid {pid}) has been stopped (SIGSTOP?) for "
+                    f"{STOPPED_LIMIT:.0f} s and does no work until continued (kill -CONT {pid})"
+                )
 
     def results(self, tasks) -> list:
         """The tasks' results, in the tasks' order."""

@@ -155,6 +155,36 @@ def _square(job):
     return job * job
 
 
+def _stops_itself(job):
+    os.kill(os.getpid(), signal.SIGSTOP)  # as `kill -STOP` of the worker would
+    return job
+
+
+def test_a_worker_that_stays_stopped_is_an_error_not_a_wait(monkeypatch):
+    """A worker stopped by SIGSTOP does no work until continued: the run waited on it
+    forever.  After STOPPED_LIMIT seconds stopped, WorkerError names it, and closing the pool
+    kills it.  (Should the check be missing, the worker is continued after HANG_GUARD and its
+    result comes back: the test fails instead of hanging.)"""
+    import threading
+
+    from tdbg.infra import workers
+
+    monkeypatch.setattr(workers, "STOPPED_LIMIT", 1.0)
+    monkeypatch.setattr(workers, "STOPPED_POLL", 0.2)
+    pool = workers.WorkerPool(1)
+    task = pool.submit(_stops_itself, 0)
+    procs = list(pool.executor._processes.values())
+    guard = threading.Timer(HANG_GUARD, lambda: [os.kill(p.pid, signal.SIGCONT) for p in procs])
+    guard.start()
+    try:
+        with pytest.raises(workers.WorkerError, match=r"process \(pid \d+\) has been stopped"):
+            pool.results([task])
+    finally:
+        guard.cancel()
+        pool.close(abandon=True)
+    assert not [p for p in procs if p.is_alive()]
+
+
 def test_worker_pool_runs_a_lost_job_once_more_then_gives_up():
     from tdbg.infra.workers import WorkerError, WorkerPool
 
