@@ -16,8 +16,10 @@ from tdbg.infra.stop_signals import exit_on_signals
 exit_on_signals(__name__)
 
 import hashlib
+import importlib
 
 from tdbg.app import cli, stage_file
+from tdbg.app.stage_flags import check_recorded
 from tdbg.infra import fileio
 from tdbg.game.modes import game_mode
 from tdbg.infra import threads
@@ -78,6 +80,12 @@ def describe(path: str) -> dict:
     }
 
 
+def _trainer_parser(trainer: str):
+    """The parser of the script that runs ``trainer``'s stages (batch, prob5 or online):
+    its flags judge the values a stage file would give them."""
+    return importlib.import_module(f"tdbg.app.scripts.train_{trainer}").build_parser()
+
+
 def stage_file_of(path: str) -> str:
     """The stage file of the checkpoint's last stage (stage_file.write_text); UsageError when
     its checkpoint recorded no settings (a stage trained before they were recorded)."""
@@ -97,6 +105,7 @@ def stage_file_of(path: str) -> str:
     try:
         mode = game_mode(checkpoint_mode_name(model, meta))
         check_started(config, model, mode, path, default_hidden)
+        check_recorded(stage, _trainer_parser(trainer), path)
     except (InputError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
     return stage_file.write_text(config, trainer)

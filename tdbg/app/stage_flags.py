@@ -154,6 +154,13 @@ def _check_record(stage: dict, actions: dict, path: str) -> None:
                 )
 
 
+def check_recorded(stage: dict, parser, path: str) -> None:
+    """InputError unless every value a stage's record holds for a flag of ``parser`` (its
+    trainer's) is one the flag takes: describe_model --config prints the record as a stage
+    file, which must run (it printed an --lr of -1 that --config then refused)."""
+    _check_record({"settings": {}, **stage}, _value_flags(parser), path)
+
+
 def _as_the_flag_takes(action: argparse.Action, value, path: str):
     """``value``, a continued stage's record of ``action``'s flag, checked as the flag checks
     what it is given: a value the flag refuses (a damaged or crafted checkpoint: an LR of

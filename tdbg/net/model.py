@@ -449,6 +449,8 @@ def check_metadata(meta, where: str) -> None:
             raise CheckpointError(
                 f"{where}: its lineage entry {k}'s 'segments' holds entries that are not dicts"
             )
+        for j, segment in enumerate(entry.get("segments", []), 1):
+            _check_fields(segment, SEGMENT_TYPES, f"{where}: its lineage entry {k}'s segment {j}")
     _check_restated(meta, where)
 
 
@@ -456,7 +458,8 @@ def _check_restated(meta: dict, where: str) -> None:
     """CheckpointError where the metadata says one thing twice and the two disagree, as no
     writer makes them: the total of episodes and its lineage's (each stage adds its own), the
     name of the input layout and the inputs and game mode it names (describe_model showed
-    18,446,744,073,709,551,616 episodes of a 20-episode stage, or another mode's layout)."""
+    18,446,744,073,709,551,616 episodes of a 20-episode stage, or another mode's layout); and a
+    game mode that no code plays or whose inputs are not the network's."""
     lineage = meta.get("lineage") or []
     if "episodes" in meta and lineage and all("episodes" in e for e in lineage):
         total = sum(e["episodes"] for e in lineage)
@@ -465,17 +468,21 @@ def _check_restated(meta: dict, where: str) -> None:
                 f"{where}: its metadata's 'episodes' is {meta['episodes']:,}, not the "
                 f"{total:,} of its lineage's stages"
             )
-    if meta.get("encoder") is None:
-        return
+    game_mode = meta.get("game_mode")
     try:
-        game_mode = meta.get("game_mode")
         layout = (
             input_layout(mode_class(game_mode), meta["n_inputs"])
             if game_mode is not None
-            else ENCODERS[meta["n_inputs"]]
+            else ENCODERS.get(meta["n_inputs"])
         )
-    except (KeyError, ValueError):  # inputs or a mode of no network: refused where it is built
-        return
+    except ValueError as exc:  # a mode no code plays, or one whose inputs are not the network's
+        # (the readers that never build the mode's network, describe_model, repair_twins and
+        # export_weights, went on with it: tracebacks, or a mode's label on another's weights)
+        raise CheckpointError(
+            f"{where}: its metadata's game mode {game_mode!r:.40} does not fit it ({exc})"
+        ) from None
+    if meta.get("encoder") is None or layout is None:  # (an input count of no network: refused
+        return  # where the network is built)
     if meta["encoder"] != layout:
         raise CheckpointError(
             f"{where}: its metadata's 'encoder' is {meta['encoder']!r:.40}, where its "
@@ -509,6 +516,7 @@ COUNT, SECONDS = (
 LIST, DICT = (lambda v: isinstance(v, list), "a list"), (lambda v: isinstance(v, dict), "a dict")
 TEXT = (lambda v: isinstance(v, str), "text")
 LINEAGE_TYPES = {"episodes": COUNT, "segments": LIST}
+SEGMENT_TYPES = {"from_episode": COUNT}  # (a start or restart of the stage)
 STAGE_TYPES = {
     "settings": DICT,
     "config": DICT,

@@ -44,6 +44,15 @@ LINEAGE_AND_STATE = {
         "'segments' holds entries that are not dicts",
     ),
     "segments not a list": (_set("meta", "lineage", 0, "segments", "x"), "'segments' is str"),
+    # a start's episode as text was a ValueError traceback where the lineage is printed
+    "a segment's episode as text": (
+        _set("meta", "lineage", 0, "segments", 0, "from_episode", "0"),
+        "segment 1's 'from_episode' is str '0'",
+    ),
+    "a segment's episode negative": (
+        _set("meta", "lineage", 0, "segments", 0, "from_episode", -5),
+        "segment 1's 'from_episode' is int -5",
+    ),
     "trainer state text": (_set("trainer_state", "junk"), "trainer state is str"),
     "stage text": (_set("trainer_state", "stage", "junk"), "'stage' is str"),
     "settings None": (_set("trainer_state", "stage", "settings", None), "'settings' is NoneType"),
@@ -128,6 +137,16 @@ RESTATED = {
     "total episodes one more than the lineage's": (
         _set("meta", "episodes", 21),
         "is 21, not the 20",
+    ),
+    # a mode no code plays, or another mode's inputs: describe_model and repair_twins raised
+    # tracebacks, and export_weights labelled the 196 inputs as cubeful-money's
+    "a mode no code plays": (
+        _set("meta", "game_mode", "backgammon-ultra"),
+        "game mode 'backgammon-ultra' does not fit it (unknown game mode",
+    ),
+    "another mode than its inputs'": (
+        _set("meta", "game_mode", "cubeful-money"),
+        "cubeful-money needs a 200-input model (or 220 with board features), this one has 196",
     ),
     "another mode's input layout": (
         _set("meta", "encoder", "tesauro196+cube4"),
@@ -617,6 +636,23 @@ def test_describe_config_refuses_a_record_of_another_network(stopped, tmp_path, 
     change, words = STARTED[case]
     proc = run("tools/describe_model.py", "--config", _damaged(stopped, tmp_path, change))
     assert_one_line_error(proc, f"its stage records {words}")
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "key, value, words",
+    [
+        ("batch_size", -256, "--batch-size -256, which the flag refuses (must be at least 1"),
+        ("lr", -1.0, "--lr -1.0, which the flag refuses"),
+        ("seed", "abc", "--seed 'abc', which the flag refuses"),
+    ],
+)
+def test_describe_config_refuses_a_value_its_flag_refuses(stopped, tmp_path, key, value, words):
+    """describe_model --config printed a damaged value (a batch of -256) as a stage file,
+    which --config then refused: the record is judged by its trainer's flags first."""
+    path = _damaged(stopped, tmp_path, _set("trainer_state", "stage", "config", key, value))
+    proc = run("tools/describe_model.py", "--config", path)
+    assert_one_line_error(proc, words)
     assert proc.stdout == ""
 
 
