@@ -28,7 +28,13 @@ def base_cpu_hours(paths: list[str]) -> float:
     total = 0.0
     for path in paths:
         rows = cli.read_log(path, "cpu_hours", "a training log with CPU-hours")
-        total += max((float(r["cpu_hours"]) for r in rows if r.get("cpu_hours")), default=0.0)
+        try:
+            total += max((float(r["cpu_hours"]) for r in rows if r.get("cpu_hours")), default=0.0)
+        except ValueError as exc:  # (was a traceback)
+            raise cli.UsageError(
+                f"{path} is not a training log with CPU-hours (a value that is not a number: "
+                f"{exc})"
+            ) from None
     return total
 
 
@@ -56,47 +62,53 @@ def load_chain(
         zip(paths, _parents(len(paths), continues or {}), strict=True)
     ):
         rows = cli.read_log(path, "eval_result", "a training log with evaluations")
-        start_cpu = cpu_offset if parent < 0 else (ends[parent]["cpu_hours"] or 0.0)
-        last_cpu, last_episodes = 0.0, 0.0
-        old = k < old_agent_logs
-        marks = []  # (stage episodes, total episodes, CPU-hours so far) of every row
-        for r in rows:
-            last_episodes = float(r.get("total_episodes") or r.get("episodes") or 0)
-            cpu = float(r["cpu_hours"]) if r.get("cpu_hours") else None
-            if cpu is not None:
-                last_cpu = cpu
-            stage_episodes = float(
-                r.get("stage_episodes") or r.get("episodes") or last_episodes
-            )  # old logs: total
-            marks.append(
-                (stage_episodes, last_episodes, start_cpu + cpu if cpu is not None else None)
+        try:
+            ends.append(
+                _chain_log(path, rows, k < old_agent_logs, parent, ends, cpu_offset, points)
             )
-            if r.get("eval_result"):
-                points.append(
-                    {
-                        "stage": _stage(path),
-                        "episodes": last_episodes,
-                        "cpu_hours": None if cpu is None else start_cpu + cpu,
-                        "result": float(r["eval_result"]),
-                        "low": _end(r["eval_ci_low"]),
-                        "high": _end(r["eval_ci_high"]),
-                        "opponent": r.get("eval_opponent", ""),
-                        "old_agent": old,
-                    }
-                )
-        ends.append(
-            {
-                "stage": _stage(path),
-                "episodes": last_episodes,
-                "cpu_hours": start_cpu + last_cpu
-                if any(r.get("cpu_hours") for r in rows)
-                else None,
-                "marks": marks,
-            }
-        )
+        except (TypeError, ValueError) as exc:  # a field that is no number: was a traceback
+            raise cli.UsageError(
+                f"{path} is not a training log with evaluations (a value that is not a number: "
+                f"{exc})"
+            ) from None
     if not points:
         raise cli.UsageError("no evaluations in these logs (train with --eval-every)")
     return points, ends
+
+
+def _chain_log(path, rows, old, parent, ends, cpu_offset, points) -> dict:
+    """One log of load_chain: its evaluation points appended to ``points``; its end."""
+    start_cpu = cpu_offset if parent < 0 else (ends[parent]["cpu_hours"] or 0.0)
+    last_cpu, last_episodes = 0.0, 0.0
+    marks = []  # (stage episodes, total episodes, CPU-hours so far) of every row
+    for r in rows:
+        last_episodes = float(r.get("total_episodes") or r.get("episodes") or 0)
+        cpu = float(r["cpu_hours"]) if r.get("cpu_hours") else None
+        if cpu is not None:
+            last_cpu = cpu
+        stage_episodes = float(
+            r.get("stage_episodes") or r.get("episodes") or last_episodes
+        )  # old logs: total
+        marks.append((stage_episodes, last_episodes, start_cpu + cpu if cpu is not None else None))
+        if r.get("eval_result"):
+            points.append(
+                {
+                    "stage": _stage(path),
+                    "episodes": last_episodes,
+                    "cpu_hours": None if cpu is None else start_cpu + cpu,
+                    "result": float(r["eval_result"]),
+                    "low": _end(r["eval_ci_low"]),
+                    "high": _end(r["eval_ci_high"]),
+                    "opponent": r.get("eval_opponent", ""),
+                    "old_agent": old,
+                }
+            )
+    return {
+        "stage": _stage(path),
+        "episodes": last_episodes,
+        "cpu_hours": start_cpu + last_cpu if any(r.get("cpu_hours") for r in rows) else None,
+        "marks": marks,
+    }
 
 
 def _end(text) -> float:

@@ -82,6 +82,7 @@ def gnubg_version(binary: str, timeout: float | None = None) -> str:
             [binary, "--version"],
             capture_output=True,
             text=True,
+            errors="replace",  # (bytes that are not UTF-8 were a UnicodeDecodeError traceback)
             timeout=timeout or 30,
             stdin=subprocess.DEVNULL,
         ).stdout
@@ -105,6 +106,7 @@ def weights_file(binary: str, timeout: float | None = None) -> str:
             input="show engine\n",
             capture_output=True,
             text=True,
+            errors="replace",  # (bytes that are not UTF-8 were a UnicodeDecodeError traceback)
             timeout=timeout or 120,
         ).stdout
     except subprocess.TimeoutExpired as exc:

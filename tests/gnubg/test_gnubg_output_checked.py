@@ -86,3 +86,23 @@ def test_a_rating_no_gnubg_prints_is_refused(tmp_path, line):
         "Expert",
         "Advanced",
     ]
+
+
+def _fake_bytes(tmp_path, data: bytes) -> str:
+    """A stand-in gnubg that writes ``data`` (bytes that are not UTF-8) whatever it is asked."""
+    path = tmp_path / "fake_gnubg_bytes"
+    path.write_text(f"#!{sys.executable}\nimport sys\nsys.stdout.buffer.write({data!r})\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def test_output_that_is_not_utf8_is_an_error_not_a_traceback(tmp_path):
+    """Bytes that are not UTF-8 from the binary (its version line, its rating) were a
+    UnicodeDecodeError traceback; they are read as text with the bad bytes replaced, and
+    then refused as any other line gnubg does not print."""
+    from tdbg.gnubg.gnubg_binary import gnubg_version
+
+    with pytest.raises(GnubgError, match="does not look like GNU Backgammon"):
+        gnubg_version(_fake_bytes(tmp_path, b"GNU Backgammon 1.08\xff\xfe\n"), 600)
+    with pytest.raises(GnubgError, match="rating is not one number a rate"):
+        gnubg_ratings([5.0], _fake_bytes(tmp_path, b"@@RATING [\xff\xfe]\n"), 600)

@@ -178,3 +178,21 @@ def test_a_log_saved_with_a_byte_order_mark_plots(tmp_path):
     )
     run("tools/plot_training.py", log, check=True)
     assert (tmp_path / "run.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_an_eval_log_field_that_is_no_number_is_one_line(tmp_path):
+    """A result or CPU-hours of 'abc' in a log was a ValueError traceback in plot_eval_curve."""
+    head = "round,total_episodes,loss,lr,cpu_hours,eval_opponent,eval_result,eval_ci_low,eval_ci_high\n"
+    for row, words in (
+        (
+            "1,100,0.01,0.001,0.1,gnubg-nn,abc,0.15,0.25\n",
+            "could not convert string to float: 'abc'",
+        ),
+        ("1,100,0.01,0.001,x,gnubg-nn,0.2,0.15,0.25\n", "could not convert string to float: 'x'"),
+    ):
+        log = tmp_path / "s.csv"
+        log.write_text(head + row)
+        proc = run("tools/plot_eval_curve.py", log, "-o", tmp_path / "x.png")
+        assert_one_line_error(proc, f"{log} is not a training log with evaluations")
+        assert words in proc.stderr
+        assert not (tmp_path / "x.png").exists()
