@@ -32,8 +32,7 @@ def base_cpu_hours(paths: list[str]) -> float:
             total += max((float(r["cpu_hours"]) for r in rows if r.get("cpu_hours")), default=0.0)
         except ValueError as exc:  # (was a traceback)
             raise cli.UsageError(
-                f"{path} is not a training log with CPU-hours (a value that is not a number: "
-                f"{exc})"
+                f"{path} is not a training log with CPU-hours (a value that is not a number: {exc})"
             ) from None
     return total
 

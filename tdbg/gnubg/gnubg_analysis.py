@@ -133,7 +133,7 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
                 [binary, "-t", "-q", "-r", "-p", script],
                 capture_output=True,
                 text=True,
-            errors="replace",  # (bytes that are not UTF-8 were a UnicodeDecodeError traceback)
+                errors="replace",  # (bytes that are not UTF-8 were a UnicodeDecodeError traceback)
                 preexec_fn=child_dies_with_us(),
                 timeout=timeout,
                 stdin=subprocess.DEVNULL,
