@@ -143,7 +143,11 @@ def test_bad_weight_files(tmp_path):
     from tdbg.net.net_growth import add_board_features
 
     model, meta, _ = load_checkpoint(os.path.join(ROOT, "best_models", "dmp_128x2.pt"))
-    save_checkpoint(str(tmp_path / "f.pt"), add_board_features(model), {**meta, "n_inputs": 216})
+    save_checkpoint(
+        str(tmp_path / "f.pt"),
+        add_board_features(model),
+        {**meta, "n_inputs": 216, "encoder": "tesauro196+board20"},  # (as growth writes them)
+    )
     proc = run("tools/export_weights.py", tmp_path / "f.pt", tmp_path / "f.bin")
     assert (
         proc.returncode == 2

@@ -121,6 +121,16 @@ def test_a_file_of_another_kind_at_a_snapshot_name_is_never_replaced(tmp_path):
     run_control.check_snapshots(run, "s", 0, 3)  # the run writes round 2's only
 
 
+@pytest.fixture(autouse=True)
+def _stop_handlers_put_back():
+    """A taken stop signal leaves SIGINT and SIGTERM ignored for the rest of the process (the
+    first signal decides the end): put pytest's handlers back after each test."""
+    saved = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    yield
+    for s, handler in saved.items():
+        signal.signal(s, handler)
+
+
 def test_a_signal_inside_a_step_waits_for_its_end():
     with StopSignals() as signals:
         with pytest.raises(Interrupted, match="SIGTERM"):
@@ -128,9 +138,23 @@ def test_a_signal_inside_a_step_waits_for_its_end():
                 os.kill(os.getpid(), signal.SIGTERM)
                 step_finished = True
         assert step_finished
-        with pytest.raises(Interrupted, match="SIGINT"):  # outside a step: at once
+
+
+def test_a_signal_outside_a_step_stops_at_once():
+    with StopSignals():
+        with pytest.raises(Interrupted, match="SIGINT"):
             os.kill(os.getpid(), signal.SIGINT)
             raise AssertionError("not stopped")
+
+
+def test_after_the_first_signal_a_second_is_ignored():
+    """The first signal decides how the run ends (it saves, then exits 130 or 143): a second
+    one, SIGINT after SIGTERM, neither stops the save nor changes the exit code."""
+    with StopSignals():
+        with pytest.raises(Interrupted, match="SIGTERM"):
+            os.kill(os.getpid(), signal.SIGTERM)
+        os.kill(os.getpid(), signal.SIGINT)  # ignored: nothing is raised
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
 
 
 def test_a_step_that_fails_raises_its_own_error_not_the_signal():
