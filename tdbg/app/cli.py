@@ -19,7 +19,7 @@ from typing import NoReturn
 
 from tdbg.infra import run_outputs, stop_signals, threads
 from tdbg.infra.errors import InputError, RunError
-from tdbg.infra.fileio import KIND_NAMES, OutputError, check_input, file_kind
+from tdbg.infra.fileio import KIND_NAMES, OutputError, check_input, file_kind, repeated_column
 from tdbg.infra.threads import cores
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError
 from tdbg.net.model import parse_hidden
@@ -405,16 +405,6 @@ def dice_arg(text: str) -> tuple[int, int]:
 def count_arg(high: int, what: str):
     """A count from 1 to ``high`` (a limit that keeps the run within memory)."""
     return _bounded_int(1, high, what)
-
-
-def repeated_column(fields) -> str | None:
-    """The first column a CSV header names twice (csv.DictReader keeps the last), or None."""
-    seen: set = set()
-    for f in fields or ():
-        if f in seen:
-            return f
-        seen.add(f)
-    return None
 
 
 def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:

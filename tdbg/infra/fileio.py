@@ -492,3 +492,13 @@ def hold(path: str, label: str) -> None:
         if exc.filename is not None:
             what = f"{exc.filename}: {what}"
         raise OutputError(f"{label}: cannot take the run's lock on it ({what})") from None
+
+
+def repeated_column(fields) -> str | None:
+    """The first column a CSV header names twice (csv.DictReader keeps the last), or None."""
+    seen: set = set()
+    for f in fields or ():
+        if f in seen:
+            return f
+        seen.add(f)
+    return None

@@ -31,7 +31,7 @@ import numpy as np
 from tdbg.game.modes import game_mode
 from tdbg.infra import fileio
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import MAX_TEXT, check_input
+from tdbg.infra.fileio import MAX_TEXT, check_input, repeated_column
 from tdbg.infra.stats import (
     CAP,
     bootstrap_ci,
@@ -213,13 +213,7 @@ def read_results(path: str) -> Results:
         fields = reader.fieldnames  # (a header field beyond csv's limit was a traceback)
     except csv.Error as exc:
         raise ResultsFileError(f"{path}: not a per-game result file ({exc})") from None
-    seen: set = set()
-    twice = None
-    for f in fields or ():
-        if f in seen:
-            twice = f
-            break
-        seen.add(f)
+    twice = repeated_column(fields)
     if twice is not None:  # csv keeps the last of them: which one was meant cannot be told
         raise ResultsFileError(f"{path}: not a per-game result file (column {twice!r} twice)")
     if fields and {"match", "winner"} <= set(fields):
