@@ -97,11 +97,26 @@ def net_player(path: str, plies: int, match_length: int) -> Net:
 # --------------------------------------------------------------------------- one game
 
 
+def read_line(prompt: str) -> str:
+    """The line typed after ``prompt``, without its newline; EOFError at end of input.
+
+    Not ``input()``: its line reader stops at a NUL byte typed into a terminal and leaves the
+    rest of the line pending, so the first Ctrl-D after such a line did nothing.  A plain read
+    of the terminal takes the line whole (the NUL is then one more character of a move that
+    does not parse) and a Ctrl-D at once."""
+    sys.stdout.write(prompt)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    return line[:-1] if line.endswith("\n") else line
+
+
 class Session:
     """A money or DMP session of games, or a match, against ``net``, talking through
     ``ask`` (a prompt -> the line typed) and ``say``."""
 
-    def __init__(self, net: Net, s: TerminalSettings, seed: int, ask=input, say=print):
+    def __init__(self, net: Net, s: TerminalSettings, seed: int, ask=read_line, say=print):
         self.net, self.s, self.seed, self.ask, self.say = net, s, seed, ask, say
         self.match = Score(match_length(net.mode)) if match_length(net.mode) else None
         self.totals = [0, 0]
@@ -231,7 +246,7 @@ def seed_of(s: TerminalSettings) -> int:
     return s.seed if s.seed is not None else secrets.randbelow(2**32)
 
 
-def run(s: TerminalSettings, ask=input, say=print) -> int:
+def run(s: TerminalSettings, ask=read_line, say=print) -> int:
     """The game(s) of ``s``; the exit code (0, or 130 after Ctrl-C at a prompt)."""
     net = load_net(s)
     seed = seed_of(s)

@@ -294,6 +294,23 @@ def test_end_of_input_ends_quietly_and_ctrl_c_with_the_score():
     assert re.search(r"Stopped \(Ctrl-C\)\.  Score \(dmp\): you 0, tdbg 0", t.text), t.text
 
 
+def test_a_typed_nul_or_undecodable_byte_is_a_bad_move_and_ctrl_d_still_ends_at_once():
+    """A line holding a NUL byte (Ctrl-@) is one more move that does not parse, not a line cut
+    short with its rest left pending: the Ctrl-D typed next ends the game at once.  A byte
+    that is not UTF-8 is a move that does not parse too, not a traceback."""
+    t = Terminal(DMP, "--seed", "2")
+    t.expect(PROMPT)
+    os.write(t.master, b"13/7\x00 8/2\n")
+    m = t.expect(PROMPT)
+    assert m.group(0).startswith("Your move")
+    os.write(t.master, b"\xff\xfe 8/2\n")
+    m = t.expect(PROMPT)
+    assert m.group(0).startswith("Your move")
+    os.write(t.master, b"\x04")  # Ctrl-D, once
+    assert t.finish() == 0
+    assert "Traceback" not in t.text and "rror" not in t.text
+
+
 @pytest.mark.parametrize(
     "args, words",
     [
