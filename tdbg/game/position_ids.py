@@ -308,6 +308,9 @@ def parse_xgid(text: str) -> GameState:
     pos, dice = fields[0], fields[4]
     if len(pos) != 26:
         raise ValueError(f"an XGID position is 26 characters, got {len(pos)}")
+    long = [x for x in fields[1:] if len(x) > 4]
+    if long:  # gnubg keeps the first four characters of each ("00007" is 0 there, not 7)
+        raise ValueError(f"XGID field {long[0]!r} is longer than 4 characters, as gnubg reads them")
     try:
         # ASCII digits only, as gnubg's atoi reads them: int() also takes "1_0" (gnubg: 1) and
         # other scripts' digits such as "\uff17" (gnubg: 0), which read as another position

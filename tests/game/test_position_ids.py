@@ -141,6 +141,9 @@ def test_xgid_numbers_as_gnubg_reads_them():
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:1_0:10", "whole numbers"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:\uff17:10", "whole numbers"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:1\u0661", "whole numbers"),
+        # gnubg keeps four characters of a field: "00007" is a money game there, a 7-point match here
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:00007:10", "longer than 4 characters"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:000001:0:0:5:10", "longer than 4 characters"),
     ],
 )
 def test_malformed_or_impossible(text, words):
