@@ -426,8 +426,9 @@ def read_log(path: str, column: str, what: str = "a training log") -> list[dict]
         raise UsageError(f"cannot read {path}: {exc.strerror}") from None
     except (UnicodeDecodeError, csv.Error):
         raise UsageError(f"{path} is not {what} (not a CSV text file)") from None
+    if not rows or column not in rows[0]:
+        # before the repeated-column check: rows with no header line read as one
+        raise UsageError(f"{path} is not {what} (no rows or no {column!r} column)")
     if twice:  # csv keeps the last of them: which one was meant cannot be told
         raise UsageError(f"{path} is not {what} (its header has the column {twice!r} twice)")
-    if not rows or column not in rows[0]:
-        raise UsageError(f"{path} is not {what} (no rows or no {column!r} column)")
     return rows

@@ -10,6 +10,7 @@ there is one.
 
 from __future__ import annotations
 
+import math
 import os
 
 import matplotlib.ticker
@@ -32,6 +33,11 @@ def read_log(path: str) -> list[dict]:
     if missing:
         raise cli.UsageError(f"{path} is not a training log (no {', '.join(missing)} column)")
     for line, row in enumerate(rows, 2):
+        if None in row or None in row.values():  # csv pads a short row with None, keeps extras
+            raise cli.UsageError(
+                f"{path}: line {line} is not a training log's row (it has "
+                f"{'fewer' if None in row.values() else 'more'} fields than the header)"
+            )
         for key in TRAINING_COLUMNS:
             try:
                 value = (
@@ -41,7 +47,8 @@ def read_log(path: str) -> list[dict]:
                 )
             except (TypeError, ValueError):
                 value = None
-            if value is None or (key == "total_episodes" and not value >= 0):
+            # the trainers stop before a loss that is not finite reaches their log
+            if value is None or not math.isfinite(value) or (key == "total_episodes" and value < 0):
                 raise cli.UsageError(
                     f"{path}: line {line} is not a training log's row ({key} {row[key]!r})"
                 )

@@ -213,15 +213,17 @@ def read_results(path: str) -> Results:
         fields = reader.fieldnames  # (a header field beyond csv's limit was a traceback)
     except csv.Error as exc:
         raise ResultsFileError(f"{path}: not a per-game result file ({exc})") from None
-    twice = repeated_column(fields)
-    if twice is not None:  # csv keeps the last of them: which one was meant cannot be told
-        raise ResultsFileError(f"{path}: not a per-game result file (column {twice!r} twice)")
-    if fields and {"match", "winner"} <= set(fields):
-        return _read_matches(path, header, reader)
-    if not fields or not {"game", "points"} <= set(fields):
+    is_match = bool(fields) and {"match", "winner"} <= set(fields)
+    if not is_match and (not fields or not {"game", "points"} <= set(fields)):
+        # before the repeated-column check: rows with no header line read as one
         raise ResultsFileError(
             f"{path}: not a per-game result file (no 'game' and 'points' columns)"
         )
+    twice = repeated_column(fields)
+    if twice is not None:  # csv keeps the last of them: which one was meant cannot be told
+        raise ResultsFileError(f"{path}: not a per-game result file (column {twice!r} twice)")
+    if is_match:
+        return _read_matches(path, header, reader)
     try:
         for r in reader:
             rows.append((_index(r["game"]), _points(r["points"])))

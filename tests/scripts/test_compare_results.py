@@ -249,6 +249,15 @@ def test_a_column_named_twice_is_refused(tmp_path):
     assert_one_line_error(run("tools/compare_results.py", a, b), "'points' twice")
 
 
+def test_rows_with_no_header_line_are_named_so(tmp_path):
+    """Rows pasted without their header: the first row was read as one, and refused as
+    naming a column twice ("column '1' twice"); it has no 'game' and 'points' columns."""
+    a = tmp_path / "a.csv"
+    a.write_text("1,1\n2,-1\n3,1\n")
+    b = write(tmp_path / "b.csv", [1.0, -1.0, 1.0])
+    assert_one_line_error(run("tools/compare_results.py", a, b), "no 'game' and 'points' columns")
+
+
 def test_a_file_saved_with_a_byte_order_mark_reads_as_without(tmp_path):
     """A CSV saved from a spreadsheet starts with a UTF-8 byte-order mark: it was refused
     as having "no 'game' and 'points' columns" (the mark was read into the first one)."""

@@ -1,3 +1,5 @@
+import pytest
+
 from helpers import assert_one_line_error, run
 
 
@@ -166,6 +168,30 @@ def test_a_column_named_twice_is_refused(tmp_path):
     log.write_text("round,total_episodes,loss,lr,episodes_per_s,loss\n1,100,0.01,0.001,50,5\n")
     assert_one_line_error(run("tools/plot_training.py", log), "'loss' twice")
     assert not (tmp_path / "twice.png").exists()
+
+
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        # rows with no header line: the first row read as a header (it was "column '0' twice")
+        ("1,100,0.01,0.001,50,50\n2,200,0.01,0.001,50,50\n", "no rows or no 'loss' column"),
+        # a row cut short: csv pads it with None, and the loss was drawn as 0
+        ("round,total_episodes,loss,lr,episodes_per_s\n1,100,0.01,0.001,50\n2,200\n", "line 3"),
+        ("round,total_episodes,loss,lr,episodes_per_s\n1,100,0.01,0.001,50,7\n", "more fields"),
+        # no trainer logs a loss that is not finite (it stops first): nothing was drawn, no word
+        (
+            "round,total_episodes,loss,lr,episodes_per_s\n1,100,inf,0.001,50\n2,200,inf,0.001,50\n",
+            "loss 'inf'",
+        ),
+        ("round,total_episodes,loss,lr,episodes_per_s\n1,100,0.01,nan,50\n", "lr 'nan'"),
+    ],
+    ids=["no header", "short row", "long row", "infinite loss", "nan lr"],
+)
+def test_a_log_that_no_trainer_writes_is_one_line(tmp_path, body, words):
+    log = tmp_path / "bad.csv"
+    log.write_text(body)
+    assert_one_line_error(run("tools/plot_training.py", log), words)
+    assert not (tmp_path / "bad.png").exists()
 
 
 def test_a_log_saved_with_a_byte_order_mark_plots(tmp_path):
