@@ -223,11 +223,32 @@ class BatchLearner:
         optimizer's moments now; the generator, the overlap weights and the filter's trainer
         when the stage starts with them."""
         self.trainer.load_state_dict(state)
-        self.rng_state = state.get(
-            "minibatch_rng"
-        )  # (checkpoints from before it was kept have none)
+        # an unfinished stage's checkpoint holds each of these (the minibatch order always; the
+        # next round's weights with --overlap, as that round is always under way; the filter's
+        # trainer with --oneply-filter).  Checkpoints written before they were kept have none:
+        # such a stage still goes on (a new order, this model's weights, a new filter trainer),
+        # but it is no longer the same run as one run through, and the user is told so.
+        col = self.stage.collection
+        missing = [
+            key
+            for key, kept in (
+                ("minibatch_rng", True),
+                (OVERLAP_KEY, col.overlap),
+                (FILTER_KEY, bool(col.oneply_filter)),
+            )
+            if kept and key not in state
+        ]
+        if missing:
+            print(
+                f"warning: the trainer state has no {' or '.join(missing)} (written before "
+                f"stages kept it): the continued stage goes on without, and will not be "
+                f"bit-identical to one run through",
+                file=sys.stderr,
+                flush=True,
+            )
+        self.rng_state = state.get("minibatch_rng")
         self.stale = state.get(OVERLAP_KEY)
-        self.filter_state = state.get(FILTER_KEY)  # (checkpoints from before it was kept have none)
+        self.filter_state = state.get(FILTER_KEY)
         self.continuing = True  # the checkpoint's unfinished stage goes on (its filter is current)
 
     def set_lr(self, lr: float) -> None:

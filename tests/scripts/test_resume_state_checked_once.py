@@ -168,6 +168,29 @@ def test_the_parts_of_filter_and_overlap_stages_are_checked_too(tmp_path, flag):
     assert not wrong, wrong
 
 
+@pytest.mark.parametrize("flag", ["", "--oneply-filter", "--overlap"])
+def test_a_stage_kept_before_its_state_was_continues_with_a_warning(tmp_path, flag):
+    """A checkpoint written before stages kept their minibatch order (the --overlap round's
+    weights, the filter's trainer) has none: the stage goes on (it was taken without a word,
+    and the continued run then differed from one run through), and says that it will."""
+    extra = {
+        "": [],
+        "--oneply-filter": ["--oneply", "--oneply-filter", "3", "--filter-warmup", "20"],
+        "--overlap": ["--overlap", "--workers", "1"],
+    }[flag]
+    part = {"": "minibatch_rng", "--oneply-filter": "filter_trainer", "--overlap": "overlap_weights"}
+    src = tmp_path / "s.pt"
+    args = ["--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN, *extra]
+    run("train_batch.py", *args, "--stop-at", "20", "--save", src, check=True)
+    payload = torch.load(src, weights_only=True)
+    del payload["trainer_state"][part[flag]]
+    torch.save(payload, src)
+    proc = run("train_batch.py", "--resume", src, "--save", src, "--stop-at", "40", "--quiet")
+    assert proc.returncode == 0, proc.stderr
+    warned = [ln for ln in proc.stderr.splitlines() if ln.startswith("warning:")]
+    assert len(warned) == 1 and part[flag] in warned[0] and "not be bit-identical" in warned[0]
+
+
 @pytest.mark.parametrize("rate", [0.5, 2**70])
 def test_the_filters_fixed_learning_rate_is_checked(tmp_path, rate):
     """The move filter's optimizer runs at one fixed rate (the main one's is set anew each
