@@ -178,7 +178,11 @@ def test_a_stage_kept_before_its_state_was_continues_with_a_warning(tmp_path, fl
         "--oneply-filter": ["--oneply", "--oneply-filter", "3", "--filter-warmup", "20"],
         "--overlap": ["--overlap", "--workers", "1"],
     }[flag]
-    part = {"": "minibatch_rng", "--oneply-filter": "filter_trainer", "--overlap": "overlap_weights"}
+    part = {
+        "": "minibatch_rng",
+        "--oneply-filter": "filter_trainer",
+        "--overlap": "overlap_weights",
+    }
     src = tmp_path / "s.pt"
     args = ["--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN, *extra]
     run("train_batch.py", *args, "--stop-at", "20", "--save", src, check=True)
