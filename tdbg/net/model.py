@@ -525,6 +525,16 @@ STAGE_TYPES = {
     "rounds_done": COUNT,
     "cpu_seconds": SECONDS,
 }
+# the parts of a checkpoint's trainer state that the learners write (tdbg.learn: the stage,
+# the optimizer's, batch TD's minibatch order, --overlap round weights and filter trainer)
+TRAINER_STATE_KEYS = (
+    "stage",
+    "optimizer",
+    "optimizer_state",
+    "minibatch_rng",
+    "overlap_weights",
+    "filter_trainer",
+)
 # the stage's recorded settings a continued stage counts with (against episodes_done, in rounds)
 STAGE_SETTINGS_TYPES = {"num_episodes": COUNT, "episodes_per_round": COUNT}
 
@@ -545,6 +555,12 @@ def check_trainer_state(state, where: str, meta: dict | None = None) -> None:
         return
     if not isinstance(state, dict):
         raise CheckpointError(f"{where}: its trainer state is {type(state).__name__}, not a dict")
+    extra = sorted(map(str, set(state) - set(TRAINER_STATE_KEYS)))
+    if extra:  # (every reader refuses it, as --resume does: not only the trainer)
+        raise CheckpointError(
+            f"{where}: trainer_state.{extra[0]}: is not a part a trainer writes "
+            f"({', '.join(TRAINER_STATE_KEYS)})"
+        )
     stage = state.get("stage")
     if stage is None:
         if state:  # a learner's state with no stage to continue: the stage was lost

@@ -112,6 +112,11 @@ LINEAGE_AND_STATE = {
         _set("trainer_state", "stage", "config", "lr", torch.tensor([1.0, 2.0])),
         "['config']['lr'] (Tensor) is not plain data",
     ),
+    # a part no learner writes: --resume refused it, the readers took it
+    "an unknown part of the trainer state": (
+        _set("trainer_state", "learning_rate_boost", 2.0),
+        "trainer_state.learning_rate_boost: is not a part a trainer writes",
+    ),
     "a tensor in a lineage entry": (
         _set("meta", "lineage", 0, "segments", [{"cpu": torch.tensor(1.0)}]),
         "['segments'][0]['cpu'] (Tensor) is not plain data",
