@@ -123,7 +123,7 @@ class BatchLearner:
         self._row: dict = {}
 
     @staticmethod
-    def prepare(stage: BatchStage, model, unfinished: dict | None) -> BatchStage:
+    def prepare(stage: BatchStage, model, unfinished: dict | None) -> tuple[BatchStage, str]:
         """``stage`` with ``--collect-precision auto`` made concrete, so that the checkpoint
         records what ran: the precision ``unfinished`` (the checkpoint's unfinished stage that
         may be continued, or None) recorded, else lowp.choose_auto's.  A stage recorded
@@ -132,7 +132,8 @@ class BatchLearner:
         if unfinished is not None:
             unfinished["settings"].setdefault("precision", "fp32")
         if col.scoring.precision != lowp.AUTO:
-            return stage
+            return stage, ""
+        note = ""
         if unfinished is not None:
             precision = unfinished["settings"]["precision"]
         else:
@@ -142,11 +143,9 @@ class BatchLearner:
             if (
                 precision == "fp32" and not run.quiet
             ):  # (--quiet: the checkpoint's stage records it)
-                print(
-                    f"collect precision fp32 (auto, not bf16: {why})", file=sys.stderr, flush=True
-                )
+                note = f"collect precision fp32 (auto, not bf16: {why})"
         scoring = replace(col.scoring, precision=precision)
-        return replace(stage, collection=replace(col, scoring=scoring))
+        return replace(stage, collection=replace(col, scoring=scoring)), note
 
     @staticmethod
     def settings(stage: BatchStage, mode) -> dict:

@@ -43,9 +43,11 @@ class Learner(Protocol[StageT]):
         """ValueError on settings that do not fit the model or mode (run_stage: InputError)."""
 
     @staticmethod
-    def prepare(stage: StageT, model: TDNetwork, unfinished: dict | None) -> StageT:
-        """The stage's settings made concrete for this model; ``unfinished``: the checkpoint's
-        unfinished stage that may be continued (its recorded settings), or None."""
+    def prepare(stage: StageT, model: TDNetwork, unfinished: dict | None) -> tuple[StageT, str]:
+        """(the stage's settings made concrete for this model, a line saying what was chosen
+        or ""), ``unfinished``: the checkpoint's unfinished stage that may be continued (its
+        recorded settings), or None.  The line is shown once every check has passed, so that a
+        refused run prints only its error."""
 
     @staticmethod
     def settings(stage: StageT, mode: GameMode) -> dict:

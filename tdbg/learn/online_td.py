@@ -152,9 +152,9 @@ class OnlineLearner:
         self.round_end = 0
 
     @staticmethod
-    def prepare(stage: OnlineStage, model, unfinished: dict | None) -> OnlineStage:
+    def prepare(stage: OnlineStage, model, unfinished: dict | None) -> tuple[OnlineStage, str]:
         """Nothing to make concrete: the stage's settings as given."""
-        return stage
+        return stage, ""
 
     @staticmethod
     def settings(stage: OnlineStage, mode) -> dict:

@@ -332,7 +332,7 @@ def run_stage(
         else None
     )
     # settings that depend on the model or the stage it continues
-    stage_settings = learner_class.prepare(stage_settings, model, unfinished)
+    stage_settings, chosen_note = learner_class.prepare(stage_settings, model, unfinished)
     chosen = threads.use(run.threads, *learner_class.thread_work(stage_settings, model))
     try:
         learner = learner_class(stage_settings, model, mode)
@@ -340,6 +340,8 @@ def run_stage(
         raise InputError(str(exc)) from None
     progress = StageProgress(stage_settings, learner, model, meta, mode)
     progress.plan(learner_class, stage, trainer_state)
+    if chosen_note:  # (after every check: a refused run prints its error line alone)
+        print(chosen_note, file=sys.stderr, flush=True)
     return {**progress.run(evaluate), **chosen}
 
 

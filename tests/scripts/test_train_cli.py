@@ -422,3 +422,13 @@ def test_overlap_collects_every_round(tmp_path):
     assert [int(r["stage_episodes"]) for r in rows] == [50, 100, 150] and all(
         int(r["samples"]) > 0 for r in rows
     )
+
+
+def test_autos_choice_is_shown_only_when_the_run_starts(tmp_path):
+    """`--collect-precision auto` (the default) says why it chose float32; that line came
+    before a refusal found after it (an --stop-at past the stage), beside the error line."""
+    args = ["--hidden", "8", "--num-episodes", "20", "--episodes-per-round", "20"]
+    refused = run("train_batch.py", *args, "--stop-at", "40", "--save", tmp_path / "a.pt")
+    assert_one_line_error(refused, "--stop-at 40 is beyond")
+    ran = run("train_batch.py", *args, "--save", tmp_path / "a.pt", check=True)
+    assert "collect precision fp32 (auto, not bf16: " in ran.stderr
