@@ -93,8 +93,12 @@ def load(module: str):
 
 
 def main(argv: list[str] | None = None) -> None:
-    exit_on_signals()  # first, as every script's first line: a signal while the rest loads ends in one line
     argv = sys.argv[1:] if argv is None else list(argv)
+    found = find(argv)
+    if found is not None:  # named so from here on: a signal or a thread count refused while the
+        # rest loads gives "tdbg analyse: error: ...", as the subcommand's own errors do
+        sys.argv = ["tdbg " + " ".join(found[0]), *argv[len(found[0]) :]]
+    exit_on_signals()  # as every script's first line: a signal while the rest loads ends in one line
     cli = importlib.import_module("tdbg.app.cli")
     if not argv or argv[0] in ("-h", "--help"):
         sys.argv = ["tdbg"]
@@ -102,7 +106,6 @@ def main(argv: list[str] | None = None) -> None:
             lambda: print(usage())
         )  # (| head: the same handling as every command's output)
         return
-    found = find(argv)
     if found is None:
         group = [w for w in COMMANDS if w[0] == argv[0] and len(w) > 1]
         what = (

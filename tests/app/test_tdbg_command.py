@@ -91,6 +91,14 @@ def test_a_scripts_error_names_the_subcommand_typed(monkeypatch, capsys):
     assert capsys.readouterr().err == "tdbg h2h: error: --games: too many\n"
 
 
+def test_an_error_before_the_subcommand_starts_names_it_too(monkeypatch, capsys):
+    """A thread count refused while the rest loads (as a signal then): its line read
+    "tdbg: error:", where every later one names the subcommand typed."""
+    monkeypatch.setenv("TDBG_THREADS", "abc")
+    assert run(["analyse", "x"]) == 2
+    assert capsys.readouterr().err.startswith("tdbg analyse: error: TDBG_THREADS='abc'")
+
+
 def test_the_usage_lists_every_subcommand_with_what_it_does(capsys):
     assert run(["--help"]) == 0
     lines = capsys.readouterr().out.splitlines()
