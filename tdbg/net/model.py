@@ -526,7 +526,8 @@ STAGE_TYPES = {
     "cpu_seconds": SECONDS,
 }
 # the parts of a checkpoint's trainer state that the learners write (tdbg.learn: the stage,
-# the optimizer's, batch TD's minibatch order, --overlap round weights and filter trainer)
+# the optimizer's, batch TD's minibatch order, --overlap round weights and filter trainer);
+# every reader refuses another.  A new learner that keeps another part names it here.
 TRAINER_STATE_KEYS = (
     "stage",
     "optimizer",

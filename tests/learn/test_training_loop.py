@@ -19,9 +19,19 @@ from tdbg.infra.errors import InputError, RunError
 from tdbg.learn import resume_state, training_loop
 from tdbg.learn.stage_settings import BatchStage, Evaluation, ModelSpec, Run, Schedule
 from tdbg.learn.training_loop import build_model, check_stop_at, run_stage
+from tdbg.net import model as model_module
 from tdbg.net.model import TDNetwork, load_checkpoint
 
 LRS = [1.0, 0.75, 0.5, 0.25]
+
+
+@pytest.fixture(autouse=True)
+def bias_state_is_known(monkeypatch):
+    """A learner names the parts of the trainer state it writes where the checkpoint readers
+    find them (model.TRAINER_STATE_KEYS): Bias writes "rounds"."""
+    monkeypatch.setattr(
+        model_module, "TRAINER_STATE_KEYS", (*model_module.TRAINER_STATE_KEYS, "rounds")
+    )
 
 
 class Bias:
@@ -37,7 +47,7 @@ class Bias:
     def __init__(self, stage, model, mode):
         self.model, self.last_loss, self.lr, self.rounds = model, math.nan, None, []
 
-    prepare = staticmethod(lambda stage, model, unfinished: stage)
+    prepare = staticmethod(lambda stage, model, unfinished: (stage, ""))
     settings = staticmethod(
         lambda stage, mode: {"num_episodes": stage.schedule.num_episodes, "lr": stage.schedule.lr}
     )
