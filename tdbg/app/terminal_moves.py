@@ -104,6 +104,31 @@ def read_words(text: str) -> list[tuple[list[int], set, int]]:
     return out
 
 
+def _check_stops(points: list[int], board, dice) -> None:
+    """ValueError unless each point named on the way (``24/18/13``'s 18) is where the checker
+    stops after whole dice of the roll, on a point the opponent does not hold: only the first
+    and last points decide the play, so ``24/20/13`` was taken as 24/13 with 6-5."""
+    d1, d2 = int(dice[0]), int(dice[1])
+    for a, b in pairwise(points[:-1] + [None]):
+        if b is None:
+            break
+        hop = a - b
+        if d1 == d2:
+            dice_used = hop // d1 if hop % d1 == 0 and hop // d1 <= 4 else 0
+            stops = [a - d1 * k for k in range(1, dice_used + 1)]
+        else:
+            dice_used = 1 if hop in (d1, d2) else 0
+            stops = [b]
+        if not dice_used:
+            raise ValueError(
+                f"{a if a != BAR else 'bar'}/{b} is no move of {d1}-{d2}: a point named on the way "
+                f"is where a die of the roll takes the checker"
+            )
+        for stop in stops:
+            if board[0][24 - stop] >= 2:
+                raise ValueError(f"the checker cannot stop on your {stop} point: tdbg holds it")
+
+
 def parse_play(text: str, board, dice, plays: list[TypedMove]) -> TypedMove:
     """The legal play (one of ``plays``, the roll's list) that ``text`` describes; ValueError
     saying why when it describes none or more than one."""
@@ -111,6 +136,7 @@ def parse_play(text: str, board, dice, plays: list[TypedMove]) -> TypedMove:
     mine = board[1].tolist()
     wanted = set()
     for points, starred, times in read_words(text):
+        _check_stops(points, board, dice)
         src, dst = points[0], points[-1]
         # a point named on the way or starred, where the opponent had a blot: the play hits there
         wanted |= {p for p in points[1:-1] if board[0][24 - p] == 1} | starred
