@@ -116,9 +116,7 @@ DECISION_FIELDS = {
 def _is(kind: str, value) -> bool:
     if kind == NUMBER:
         return (
-            isinstance(value, (int, float))
-            and not isinstance(value, bool)
-            and math.isfinite(value)
+            isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
         )
     if kind == TEXT:
         return isinstance(value, str)

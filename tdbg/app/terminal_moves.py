@@ -109,9 +109,7 @@ def _check_stops(points: list[int], board, dice) -> None:
     stops after whole dice of the roll, on a point the opponent does not hold: only the first
     and last points decide the play, so ``24/20/13`` was taken as 24/13 with 6-5."""
     d1, d2 = int(dice[0]), int(dice[1])
-    for a, b in pairwise(points[:-1] + [None]):
-        if b is None:
-            break
+    for a, b in zip(points[:-2], points[1:-1], strict=True):  # each hop that ends on the way
         hop = a - b
         if d1 == d2:
             dice_used = hop // d1 if hop % d1 == 0 and hop // d1 <= 4 else 0

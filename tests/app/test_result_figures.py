@@ -155,7 +155,11 @@ def test_a_paired_difference_needs_the_same_dice(files):
     [
         ("match", lambda d: d["drops_per_match"].update(a="0.1"), r"'drops_per_match/a' is '0.1'"),
         ("match", lambda d: d.pop("points_per_game"), r"no 'points_per_game' entry"),
-        ("luck", lambda d: d["luck"]["luck_adjusted"].update(mean="0.48"), r"'luck/luck_adjusted/mean'"),
+        (
+            "luck",
+            lambda d: d["luck"]["luck_adjusted"].update(mean="0.48"),
+            r"'luck/luck_adjusted/mean'",
+        ),
         ("luck", lambda d: d["luck"].update(luck_adjusted=[0.5]), r"not an object"),
         ("decisions", lambda d: d["overall"].update(meq="6.0"), r"'overall/meq' is '6.0'"),
         ("decisions", lambda d: d["overall"].update(ci=[1.0, True]), r"'overall/ci'"),

@@ -470,7 +470,7 @@ def test_ctrl_c_with_a_stopped_worker_ends_the_training_run(tmp_path):
         ), pid
 
 
-LATE_SIGNAL = '''
+LATE_SIGNAL = """
 from tdbg.infra.stop_signals import exit_on_signals
 
 exit_on_signals(__name__)
@@ -490,7 +490,7 @@ class Late:
 
 late = Late()
 cli.run_main(lambda: print("done"))
-'''
+"""
 
 
 @pytest.mark.parametrize("name", ["TERM", "INT"])
