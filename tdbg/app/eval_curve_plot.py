@@ -446,7 +446,7 @@ def _add_drawing_arguments(p: cli.Parser) -> None:
         default=None,
         help="y-axis: win-rate (percent, DMP), meq (mEq/game, money) or mwc (match-winning chances "
         "in percent, match play) (default: the game mode's, from the result files or the "
-        "checkpoint beside the last log)",
+        "checkpoint beside the last log; another unit than theirs is refused)",
     )
     p.add_argument(
         "--capped",
@@ -533,7 +533,13 @@ def load(args) -> tuple[list[dict], list[dict]]:
 
 def build(args, points: list[dict], finals: list[dict]):
     """(figure, what it shows) of loaded data in the unit ``args`` name or the game mode's."""
-    unit = args.unit or chain_unit(finals, list(args.logs))
+    known = chain_unit(finals, list(args.logs))  # the results' and the logs' own, if they say
+    if args.unit and known and args.unit != known:  # (a DMP file's 0.65 was drawn as 650 mEq)
+        raise cli.UsageError(
+            f"--unit {args.unit}: the result files or the checkpoint beside the last log plot in "
+            f"{known}"
+        )
+    unit = args.unit or known
     if unit is None:
         raise cli.UsageError(
             "cannot tell the logs' game mode (no result file, no checkpoint beside the last log): "

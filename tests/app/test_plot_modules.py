@@ -360,3 +360,18 @@ def test_a_log_number_or_episodes_is_read_as_every_number_on_the_command_line(tm
     args.old_agent_logs = 2
     with pytest.raises(cli.UsageError, match="--old-agent-logs 2: there are 1 logs"):
         eval_curve_plot.load(args)
+
+
+def test_a_unit_named_against_the_results_mode_is_refused(tmp_path):
+    """--unit meq with a DMP result file drew its win rate of 0.65 as +650 mEq/game."""
+    log = _log(tmp_path, "200,0.02,0.001,60,0.25,gnubg-nn,0.55,0.5,0.6\n")
+    model = TDNetwork(196, [8])
+    save_checkpoint(str(tmp_path / "run.pt"), model, new_metadata(model, "dmp"))
+    args = eval_curve_plot.parser().parse_args(
+        [log, "-o", str(tmp_path / "x.png"), "--unit", "meq"]
+    )
+    points, finals = eval_curve_plot.load(args)
+    with pytest.raises(cli.UsageError, match="--unit meq: .* plot in win-rate"):
+        eval_curve_plot.build(args, points, finals)
+    args.unit = "win-rate"
+    assert eval_curve_plot.build(args, points, finals)[1]["ylabel"].startswith("win rate")
