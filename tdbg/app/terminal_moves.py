@@ -141,6 +141,10 @@ def parse_play(text: str, board, dice, plays: list[TypedMove]) -> TypedMove:
         mine[src - 1] -= times
         if dst != OFF:
             mine[dst - 1] += times
+    no_blot = sorted(p for p in wanted if p == OFF or board[0][24 - p] != 1)
+    if no_blot:  # (refused as "13/7* could be 13/7; type the one you mean": no reason at all)
+        where = "off the board" if no_blot[0] == OFF else f"on your {no_blot[0]} point"
+        raise ValueError(f"{text.strip()}: tdbg has no blot {where} to hit")
     short = [i + 1 for i, n in enumerate(mine) if n < 0]
     if short:  # checked once every word is counted: 18/13 24/18 is as good as 24/18 18/13
         where = "on the bar" if short[-1] == BAR else f"on your {short[-1]} point"

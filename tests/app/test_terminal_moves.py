@@ -143,3 +143,12 @@ def test_a_point_named_on_the_way_must_be_a_stop_of_the_roll(dice, text, words):
     with pytest.raises(ValueError, match=words):
         parse_play(text, b, dice, legal_plays(b, dice))
     assert parse_play("24/18/13", b, (6, 5), legal_plays(b, (6, 5))).text == "24/13"
+
+
+@pytest.mark.parametrize("text", ["13/7* 13/8", "13/7*/2", "24/18*/13"])
+def test_a_star_where_nothing_is_hit_is_refused_with_that_reason(text):
+    """``13/7* 13/8`` with 6-5 in the opening (no blot on the 7 point) was refused as "could be
+    13/8 13/7; type the one you mean", a choice of one and no reason."""
+    b = be.initial_board()
+    with pytest.raises(ValueError, match="tdbg has no blot on your (7|18) point to hit"):
+        parse_play(text, b, (6, 5), legal_plays(b, (6, 5)))
