@@ -545,7 +545,19 @@ def build(args, points: list[dict], finals: list[dict]):
             "cannot tell the logs' game mode (no result file, no checkpoint beside the last log): "
             "name the unit with --unit"
         )
+    if unit in RATE_UNITS:  # a money log beside a DMP result file, no checkpoint to tell: -31%
+        for p in points:
+            if not all(
+                0.0 <= p[k] <= 1.0 for k in ("result", "low", "high") if not math.isnan(p[k])
+            ):
+                raise cli.UsageError(
+                    f"{p['stage']}: an evaluation of {p['result']:g} [{p['low']:g}, {p['high']:g}] is "
+                    f"no rate, and the chain plots in {unit}: its logs are of another game mode"
+                )
     return figure(points, args.title, args.target, finals, unit)
+
+
+RATE_UNITS = ("win-rate", "mwc")  # fractions from 0 to 1
 
 
 def make(args) -> dict:

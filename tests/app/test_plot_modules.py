@@ -375,3 +375,15 @@ def test_a_unit_named_against_the_results_mode_is_refused(tmp_path):
         eval_curve_plot.build(args, points, finals)
     args.unit = "win-rate"
     assert eval_curve_plot.build(args, points, finals)[1]["ylabel"].startswith("win rate")
+
+
+def test_evaluations_that_are_no_rate_are_refused_in_a_rate_unit(tmp_path):
+    """A money log (evaluations in points, -0.3) with no checkpoint beside it and a DMP result
+    file took the file's unit: its evaluations were drawn as a win rate of -30%."""
+    log = _log(tmp_path, "200,0.02,0.001,60,0.25,gnubg-nn,-0.3,-0.4,-0.2\n")
+    args = eval_curve_plot.parser().parse_args([log, "-o", str(tmp_path / "x.png")])
+    points, _ = eval_curve_plot.load(args)
+    with pytest.raises(cli.UsageError, match="an evaluation of -0.3 .* is no rate"):
+        eval_curve_plot.build(args, points, [final(1, 1, 0.5, 0.4, 0.6, mode="dmp")])
+    args.unit = "meq"
+    assert eval_curve_plot.build(args, points, [])[1]["ylabel"].startswith("mEq")
