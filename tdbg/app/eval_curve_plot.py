@@ -9,6 +9,7 @@ rate in % for DMP, mEq/game for money, match-winning chances in % for match play
 
 from __future__ import annotations
 
+import argparse
 import math
 import os
 
@@ -158,9 +159,11 @@ def checkpoint_results(specs: list[str], ends: list[dict], capped: bool = False)
     out = []
     for spec in specs:
         parts = spec.split(":", 2)
-        try:
-            k, episodes, path = int(parts[0]), float(parts[1]), parts[2]
-        except (ValueError, IndexError):
+        try:  # ASCII digits, as every number on the command line (int() reads 1_0 and １)
+            k, episodes, path = cli.whole_number(parts[0]), cli.number(parts[1]), parts[2]
+            if not 0 <= episodes < math.inf:  # (-inf placed it at the first row; nan nowhere)
+                raise ValueError(episodes)
+        except (ValueError, IndexError, argparse.ArgumentTypeError):
             raise cli.UsageError(
                 f"--checkpoint-results {spec!r}: expected LOG_NUMBER:STAGE_EPISODES:CSV"
             ) from None
@@ -181,9 +184,9 @@ def continues_arg(specs, n: int) -> dict[int, int]:
     """``--continues N:K`` (log N starts from log K's end, numbered from 1) as 0-based {N: K}."""
     out = {}
     for spec in specs:
-        try:
-            k, parent = (int(x) for x in spec.split(":"))
-        except ValueError:
+        try:  # ASCII digits, as every number on the command line (int() reads 1_0 and １)
+            k, parent = (cli.whole_number(x) for x in spec.split(":"))
+        except (ValueError, argparse.ArgumentTypeError):
             raise cli.UsageError(
                 f"--continues {spec!r}: expected LOG_NUMBER:EARLIER_LOG_NUMBER"
             ) from None
@@ -200,17 +203,19 @@ def chain_unit(finals: list[dict], logs: list[str]) -> str | None:
     beside the last log; None when neither says."""
     modes = {f["game_mode"] for f in finals if f.get("game_mode")}
     units = {plots.unit_of_mode(m) for m in modes} - {None}
-    if len(units) == 1:
-        return units.pop()
-    if units:
+    if len(units) > 1:
         raise cli.UsageError(
             f"the result files are of game modes that plot in different units: {sorted(modes)}"
         )
-    return (
-        plots.unit_of_mode((training_plot.run_info(logs[-1]) or {}).get("game_mode"))
-        if logs
-        else None
-    )
+    logs_mode = (training_plot.run_info(logs[-1]) or {}).get("game_mode") if logs else None
+    logs_unit = plots.unit_of_mode(logs_mode)
+    if units and logs_unit is not None and units != {logs_unit}:
+        # the logs' evaluations would be drawn in the results' unit (points per game as a rate)
+        raise cli.UsageError(
+            f"the result files are {' and '.join(sorted(modes))} results, the logs those of a "
+            f"{logs_mode} stage ({os.path.splitext(logs[-1])[0]}.pt): they plot in different units"
+        )
+    return units.pop() if units else logs_unit
 
 
 def _series(points: list[dict], scale: float) -> dict:
@@ -441,7 +446,7 @@ def _add_drawing_arguments(p: cli.Parser) -> None:
         default=None,
         help="y-axis: win-rate (percent, DMP), meq (mEq/game, money) or mwc (match-winning chances "
         "in percent, match play) (default: the game mode's, from the result files or the "
-        "checkpoint beside the last log)",
+        "checkpoint beside the last log; another unit than theirs is refused)",
     )
     p.add_argument(
         "--capped",
@@ -455,7 +460,7 @@ def _add_chain_arguments(p: cli.Parser) -> None:
     checkpoints' 10,000-game results drawn beside them."""
     p.add_argument(
         "--old-agent-logs",
-        type=int,
+        type=cli.non_negative_int,
         default=0,
         metavar="N",
         help="the first N logs were evaluated by the pre-fix gnubg-nn agent (money equity in DMP) "
@@ -512,6 +517,10 @@ def parser(description: str = "") -> cli.Parser:
 
 def load(args) -> tuple[list[dict], list[dict]]:
     """(evaluation points, 10,000-game results) that parsed ``args`` name; UsageError for bad input."""
+    if args.old_agent_logs > len(args.logs):  # (was taken: every log marked, no word)
+        raise cli.UsageError(
+            f"--old-agent-logs {args.old_agent_logs}: there are {len(args.logs)} logs"
+        )
     continues = continues_arg(args.continues, len(args.logs))
     offset = args.base_cpu_hours + base_cpu_hours(list(args.base_logs))
     points, ends = load_chain(args.logs, args.old_agent_logs, offset, continues)
@@ -524,13 +533,31 @@ def load(args) -> tuple[list[dict], list[dict]]:
 
 def build(args, points: list[dict], finals: list[dict]):
     """(figure, what it shows) of loaded data in the unit ``args`` name or the game mode's."""
-    unit = args.unit or chain_unit(finals, list(args.logs))
+    known = chain_unit(finals, list(args.logs))  # the results' and the logs' own, if they say
+    if args.unit and known and args.unit != known:  # (a DMP file's 0.65 was drawn as 650 mEq)
+        raise cli.UsageError(
+            f"--unit {args.unit}: the result files or the checkpoint beside the last log plot in "
+            f"{known}"
+        )
+    unit = args.unit or known
     if unit is None:
         raise cli.UsageError(
             "cannot tell the logs' game mode (no result file, no checkpoint beside the last log): "
             "name the unit with --unit"
         )
+    if unit in RATE_UNITS:  # a money log beside a DMP result file, no checkpoint to tell: -31%
+        for p in points:
+            if not all(
+                0.0 <= p[k] <= 1.0 for k in ("result", "low", "high") if not math.isnan(p[k])
+            ):
+                raise cli.UsageError(
+                    f"{p['stage']}: an evaluation of {p['result']:g} [{p['low']:g}, {p['high']:g}] is "
+                    f"no rate, and the chain plots in {unit}: its logs are of another game mode"
+                )
     return figure(points, args.title, args.target, finals, unit)
+
+
+RATE_UNITS = ("win-rate", "mwc")  # fractions from 0 to 1
 
 
 def make(args) -> dict:

@@ -10,6 +10,7 @@ in the text the tables print.
 from __future__ import annotations
 
 import errno
+import math
 import os
 import re
 
@@ -98,6 +99,49 @@ def read_json(path: str, text: str | None = None):
         raise ValueError(f"{path}: {exc}") from None
 
 
+# the entries the tables read from each kind of result JSON: a key's value is a number (finite,
+# not a bool), text, a whole number, a list of two numbers, or a dict of further entries
+NUMBER, TEXT, WHOLE, RANGE = "a number", "text", "a whole number", "two numbers"
+MATCH_FIELDS = {"points_per_game": {"mean": NUMBER}, "drops_per_match": {"a": NUMBER, "b": NUMBER}}
+LUCK_FIELDS = {"luck": {"luck_adjusted": {"mean": NUMBER, "ci_low": NUMBER, "ci_high": NUMBER}}}
+DECISION_FIELDS = {
+    "model": TEXT,
+    "ply": WHOLE,
+    "plays_by": TEXT,
+    "overall": {"meq": NUMBER, "ci": RANGE, "best": NUMBER, "outside": NUMBER},
+    "by_class": {k: {"meq": NUMBER} for k in ("contact", "crashed", "race")},
+}
+
+
+def _is(kind: str, value) -> bool:
+    if kind == NUMBER:
+        return (
+            isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        )
+    if kind == TEXT:
+        return isinstance(value, str)
+    if kind == WHOLE:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, list) and len(value) == 2 and all(_is(NUMBER, x) for x in value)
+
+
+def check_fields(path: str, data, fields: dict, where: str = ""):
+    """``data`` (a result JSON of ``path``) when it holds every entry of ``fields`` in its kind;
+    ValueError naming the file and the entry otherwise (a string where a number was, a missing
+    key: the tables' formatting failed with a line that named neither)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: {where or 'the file'} is not an object of entries")
+    for key, kind in fields.items():
+        name = f"{where}/{key}" if where else key
+        if key not in data:
+            raise ValueError(f"{path}: no {name!r} entry")
+        if isinstance(kind, dict):
+            check_fields(path, data[key], kind, name)
+        elif not _is(kind, data[key]):
+            raise ValueError(f"{path}: {name!r} is {data[key]!r}, not {kind}")
+    return data
+
+
 class ResultFiles:
     """The result files under ``root``: a bare name is a CSV (and its match JSON) of ``h2h``,
     a name with a folder a CSV at that path from the root; ``luck``: the folder of the luck
@@ -142,10 +186,12 @@ class ResultFiles:
         return paired_text(r)
 
     def match_json(self, name: str) -> dict:
-        return read_json(self.path(f"{self.h2h}/{name}.json"))
+        path = self.path(f"{self.h2h}/{name}.json")
+        return check_fields(path, read_json(path), MATCH_FIELDS)
 
     def luck(self, name: str) -> str:
-        d = read_json(self.path(f"{self.luck_folder}/{name}.json"))["luck"]["luck_adjusted"]
+        path = self.path(f"{self.luck_folder}/{name}.json")
+        d = check_fields(path, read_json(path), LUCK_FIELDS)["luck"]["luck_adjusted"]
         return pct_text((d["mean"], d["ci_low"], d["ci_high"]))
 
     def workers(self, name: str) -> str:
@@ -154,7 +200,7 @@ class ResultFiles:
     def decision_entries(self) -> list[dict]:
         path = self.path(self.decisions)
         with open(path) as fh:
-            return [read_json(path, line) for line in fh]
+            return [check_fields(path, read_json(path, line), DECISION_FIELDS) for line in fh]
 
     def decision(self, model: str) -> str:
         """'0-ply mEq [CI]; 1-ply mEq' of ``model`` (a file of best_models/) on the benchmark."""

@@ -104,6 +104,29 @@ def read_words(text: str) -> list[tuple[list[int], set, int]]:
     return out
 
 
+def _check_stops(points: list[int], board, dice) -> None:
+    """ValueError unless each point named on the way (``24/18/13``'s 18) is where the checker
+    stops after whole dice of the roll, on a point the opponent does not hold: only the first
+    and last points decide the play, so ``24/20/13`` was taken as 24/13 with 6-5."""
+    d1, d2 = int(dice[0]), int(dice[1])
+    for a, b in zip(points[:-2], points[1:-1], strict=True):  # each hop that ends on the way
+        hop = a - b
+        if d1 == d2:
+            dice_used = hop // d1 if hop % d1 == 0 and hop // d1 <= 4 else 0
+            stops = [a - d1 * k for k in range(1, dice_used + 1)]
+        else:
+            dice_used = 1 if hop in (d1, d2) else 0
+            stops = [b]
+        if not dice_used:
+            raise ValueError(
+                f"{a if a != BAR else 'bar'}/{b} is no move of {d1}-{d2}: a point named on the way "
+                f"is where a die of the roll takes the checker"
+            )
+        for stop in stops:
+            if board[0][24 - stop] >= 2:
+                raise ValueError(f"the checker cannot stop on your {stop} point: tdbg holds it")
+
+
 def parse_play(text: str, board, dice, plays: list[TypedMove]) -> TypedMove:
     """The legal play (one of ``plays``, the roll's list) that ``text`` describes; ValueError
     saying why when it describes none or more than one."""
@@ -111,12 +134,17 @@ def parse_play(text: str, board, dice, plays: list[TypedMove]) -> TypedMove:
     mine = board[1].tolist()
     wanted = set()
     for points, starred, times in read_words(text):
+        _check_stops(points, board, dice)
         src, dst = points[0], points[-1]
         # a point named on the way or starred, where the opponent had a blot: the play hits there
         wanted |= {p for p in points[1:-1] if board[0][24 - p] == 1} | starred
         mine[src - 1] -= times
         if dst != OFF:
             mine[dst - 1] += times
+    no_blot = sorted(p for p in wanted if p == OFF or board[0][24 - p] != 1)
+    if no_blot:  # (refused as "13/7* could be 13/7; type the one you mean": no reason at all)
+        where = "off the board" if no_blot[0] == OFF else f"on your {no_blot[0]} point"
+        raise ValueError(f"{text.strip()}: tdbg has no blot {where} to hit")
     short = [i + 1 for i, n in enumerate(mine) if n < 0]
     if short:  # checked once every word is counted: 18/13 24/18 is as good as 24/18 18/13
         where = "on the bar" if short[-1] == BAR else f"on your {short[-1]} point"

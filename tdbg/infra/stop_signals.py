@@ -13,6 +13,9 @@ does with them from its first line to its exit.
   run stops only between steps), the old handlers back after it however it ends, unless a
   stop signal was taken in it.
 
+A program that has finished (its output written, ``atexit`` reached) ignores both for the rest
+of its exit, as Python's teardown would otherwise meet them with the default actions.
+
 Once a stop signal has been taken, the program is on its way out with that signal's code and
 line, and further SIGINTs and SIGTERMs are ignored (``ignore_further_interrupts``): a second
 one would otherwise print a second line and change the code, or, in the interpreter's
@@ -24,6 +27,7 @@ on after Ctrl-C or ``kill -INT``."""
 
 from __future__ import annotations
 
+import atexit
 import os
 import signal
 import sys
@@ -97,6 +101,11 @@ def exit_on_signals(name: str = "__main__") -> None:
         fill_closed_descriptors()
         for s in STOP_SIGNALS:
             signal.signal(s, _exit_now)
+        # the last moment a handler of ours can run: past it, Python puts back the default
+        # actions while it tears the modules down (torch, matplotlib: a few tenths of a second),
+        # and a signal then killed a program that had finished (-15, no line); ignored, the
+        # program ends as it had finished
+        atexit.register(ignore_further_interrupts)
         _check_thread_env()
 
 

@@ -22,7 +22,7 @@ match-win rate.
 from __future__ import annotations
 
 import csv
-import math
+import re
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -205,6 +205,11 @@ def read_results(path: str) -> Results:
     for ln in lines:
         if ln.startswith("# ") and ":" in ln:
             key, value = ln[2:].split(":", 1)
+            if key.strip() in header:  # the last would be read: which one was meant cannot be told
+                raise ResultsFileError(
+                    f"{path}: not a per-game result file (its header names {key.strip()!r} twice: "
+                    f"an edited or joined file?)"
+                )
             header[key.strip()] = value.strip()
         elif ln.strip():
             body.append(ln)
@@ -250,7 +255,7 @@ def _check_entries(path: str, header: dict, what: str, indices: list[int]) -> No
         )
     if what in header:
         try:
-            count = int(header[what])
+            count = _index(header[what])
         except ValueError:
             raise ResultsFileError(
                 f"{path}: its header's {what} is {header[what]!r}, not a count"
@@ -267,18 +272,49 @@ MAX_POINTS = 3 * 4096
 
 
 def _index(text: str) -> int:
-    """A game's or match's number as play_models.py writes it: digits (int() also takes
-    "1_0" and " 10 ")."""
+    """A game's or match's number (or a header's count) as play_models.py writes it: digits
+    (int() also takes "1_0" and " 10 ")."""
     if not (text.isascii() and text.isdecimal()):
         raise ValueError(text)
     return int(text)
 
 
+# a number as play_models.py writes one (str of a float or an int): float() also reads "1_0"
+# as 10, other scripts' digits ("１", "٣") and "nan" or "inf"
+_DECIMAL = re.compile(r"-?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", flags=re.ASCII)
+
+
 def _points(text: str) -> float:
+    """A game's points: a finite number in ASCII digits, at most MAX_POINTS either way."""
+    if not _DECIMAL.fullmatch(text):
+        raise ValueError(text)
     value = float(text)
-    if not abs(value) <= MAX_POINTS:  # NaN fails too
+    if not abs(value) <= MAX_POINTS:
         raise ValueError(text)
     return value
+
+
+_WINNER = {"0": 0, "1": 1, "-1": -1}  # model1, model2, abandoned
+
+
+def _match_rows(reader) -> dict[int, int]:
+    """Each match's winner from its rows (one per game, numbered 0, 1, ... in order); ValueError
+    for a row that is not as play_models.py writes it or that disagrees with its match's
+    others (a winner that changes, a game twice or missing: an edited or joined file)."""
+    winners: dict[int, int] = {}
+    games: dict[int, int] = {}
+    for r in reader:
+        _whole(r)
+        match, winner = _index(r["match"]), _WINNER[r["winner"]]
+        if "points_1" in r:
+            _points(r["points_1"])
+        if winners.setdefault(match, winner) != winner:
+            raise ValueError(f"match {match}: two winners")
+        game = _index(r["game"]) if "game" in r else games.get(match, 0)
+        if game != games.get(match, 0):
+            raise ValueError(f"match {match}: game {game} out of order")
+        games[match] = game + 1
+    return winners
 
 
 def _whole(row: dict) -> None:
@@ -289,16 +325,9 @@ def _whole(row: dict) -> None:
 
 def _read_matches(path: str, header: dict, reader) -> Results:
     """One entry per match: +1 won by model1, -1 lost, 0 abandoned (winner -1)."""
-    winners = {}
     try:
-        for r in reader:
-            _whole(r)
-            winners[_index(r["match"])] = int(r["winner"])
-            if winners[_index(r["match"])] not in (-1, 0, 1) or not math.isfinite(
-                float(r.get("points_1") or 0)
-            ):
-                raise ValueError
-    except (TypeError, ValueError, csv.Error):
+        winners = _match_rows(reader)
+    except (TypeError, ValueError, KeyError, csv.Error):
         raise ResultsFileError(f"{path}: malformed row {reader.line_num}") from None
     if not winners:
         raise ResultsFileError(f"{path}: no matches")

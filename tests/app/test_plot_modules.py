@@ -3,6 +3,7 @@ Agg canvas from data written here: each axis's label and unit, the values plotte
 (worked out by hand from the fractions given), and the checks of the files read."""
 
 import json
+import warnings
 
 import pytest
 from matplotlib.transforms import Bbox
@@ -332,3 +333,62 @@ def test_a_file_that_is_no_result_file_is_one_usage_error(tmp_path):
     ends = [{"stage": "s1", "episodes": 2000.0, "cpu_hours": 1.0, "marks": []}]
     with pytest.raises(cli.UsageError, match="not a per-game result file"):
         eval_curve_plot.final_results([str(bad)], ends)
+
+
+def test_result_files_of_another_unit_than_the_logs_are_refused(tmp_path):
+    """A DMP result file as --final-results of a money chain drew the logs' points per game as a
+    win rate (-0.312 as -31%): the logs' mode (the checkpoint beside the last log) must agree."""
+    log = _log(tmp_path, "200,0.02,0.001,60,0.25,gnubg-nn,-0.3,-0.4,-0.2\n")
+    model = TDNetwork(196, [8])
+    save_checkpoint(str(tmp_path / "run.pt"), model, new_metadata(model, "cubeless-money"))
+    with pytest.raises(cli.UsageError, match="plot in different units"):
+        eval_curve_plot.chain_unit([final(1, 1, 0.5, 0.4, 0.6, mode="dmp")], [log])
+    money = final(1, 1, 0.1, 0.0, 0.2, mode="cubeful-money")
+    assert eval_curve_plot.chain_unit([money], [log]) == "meq"  # both in mEq
+
+
+def test_a_log_number_or_episodes_is_read_as_every_number_on_the_command_line(tmp_path):
+    """int() and float() took `1_0` as 10 and a fullwidth `１` as log 1, and `-inf` episodes
+    placed a checkpoint's result at the first row; --old-agent-logs beyond the logs was taken."""
+    log = _log(tmp_path, "200,0.02,0.001,60,0.25,gnubg-nn,0.55,0.5,0.6\n")
+    _, ends = eval_curve_plot.load_chain([log])
+    for spec in ("１:100:x.csv", "1:-inf:x.csv", "1:nan:x.csv", "1:1_0:x.csv"):
+        with pytest.raises(cli.UsageError, match="expected LOG_NUMBER:STAGE_EPISODES:CSV"):
+            eval_curve_plot.checkpoint_results([spec], ends)
+    with pytest.raises(cli.UsageError, match="expected LOG_NUMBER:EARLIER_LOG_NUMBER"):
+        eval_curve_plot.continues_arg(["２:1"], 2)
+    args = eval_curve_plot.parser().parse_args([log, "-o", str(tmp_path / "x.png")])
+    args.old_agent_logs = 2
+    with pytest.raises(cli.UsageError, match="--old-agent-logs 2: there are 1 logs"):
+        eval_curve_plot.load(args)
+
+
+def test_a_unit_named_against_the_results_mode_is_refused(tmp_path):
+    """--unit meq with a DMP result file drew its win rate of 0.65 as +650 mEq/game."""
+    log = _log(tmp_path, "200,0.02,0.001,60,0.25,gnubg-nn,0.55,0.5,0.6\n")
+    model = TDNetwork(196, [8])
+    save_checkpoint(str(tmp_path / "run.pt"), model, new_metadata(model, "dmp"))
+    args = eval_curve_plot.parser().parse_args(
+        [log, "-o", str(tmp_path / "x.png"), "--unit", "meq"]
+    )
+    points, finals = eval_curve_plot.load(args)
+    with pytest.raises(cli.UsageError, match="--unit meq: .* plot in win-rate"):
+        eval_curve_plot.build(args, points, finals)
+    args.unit = "win-rate"
+    with warnings.catch_warnings():  # (one log row and no CPU-hours: an empty legend)
+        warnings.simplefilter("ignore")
+        assert eval_curve_plot.build(args, points, finals)[1]["ylabel"].startswith("win rate")
+
+
+def test_evaluations_that_are_no_rate_are_refused_in_a_rate_unit(tmp_path):
+    """A money log (evaluations in points, -0.3) with no checkpoint beside it and a DMP result
+    file took the file's unit: its evaluations were drawn as a win rate of -30%."""
+    log = _log(tmp_path, "200,0.02,0.001,60,0.25,gnubg-nn,-0.3,-0.4,-0.2\n")
+    args = eval_curve_plot.parser().parse_args([log, "-o", str(tmp_path / "x.png")])
+    points, _ = eval_curve_plot.load(args)
+    with pytest.raises(cli.UsageError, match="an evaluation of -0.3 .* is no rate"):
+        eval_curve_plot.build(args, points, [final(1, 1, 0.5, 0.4, 0.6, mode="dmp")])
+    args.unit = "meq"
+    with warnings.catch_warnings():  # (one log row and no CPU-hours: an empty legend)
+        warnings.simplefilter("ignore")
+        assert eval_curve_plot.build(args, points, [])[1]["ylabel"].startswith("mEq")

@@ -2,6 +2,7 @@
 written as the tables print them; every expected value worked out by hand."""
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -85,6 +86,21 @@ def _write_csv(path, seed: int, points: list[float], header: dict) -> None:
     path.write_text("\n".join(lines) + "\n")
 
 
+MATCH_JSON = {"points_per_game": {"mean": -0.25}, "drops_per_match": {"a": 0.5, "b": 0.25}}
+
+
+def decision_entry(ply: int) -> dict:
+    """A line of the decision benchmark's results as all_models.sh writes it (the entries the
+    tables read)."""
+    return {
+        "model": "best_models/m.pt",
+        "ply": ply,
+        "plays_by": "0-ply",
+        "overall": {"meq": 6.0 - ply, "ci": [5.0, 7.0], "best": 0.5, "outside": 0.1},
+        "by_class": {k: {"meq": 1.0} for k in ("contact", "crashed", "race")},
+    }
+
+
 @pytest.fixture
 def files(tmp_path):
     (tmp_path / "h2h").mkdir()
@@ -101,14 +117,11 @@ def files(tmp_path):
         },
     )
     _write_csv(tmp_path / "h2h" / "other_seed.csv", 6, POINTS, {})
-    (tmp_path / "h2h" / "a.json").write_text(json.dumps({"points_per_game": {"mean": -0.25}}))
+    (tmp_path / "h2h" / "a.json").write_text(json.dumps(MATCH_JSON))
     (tmp_path / "luck" / "l.json").write_text(
         json.dumps({"luck": {"luck_adjusted": {"mean": 0.5123, "ci_low": 0.49, "ci_high": 0.535}}})
     )
-    entries = [
-        {"model": "best_models/m.pt", "ply": p, "overall": {"meq": 6.0 - p, "ci": [5.0, 7.0]}}
-        for p in (0, 1)
-    ]
+    entries = [decision_entry(p) for p in (0, 1)]
     (tmp_path / "dec.jsonl").write_text("".join(json.dumps(e) + "\n" for e in entries))
     (tmp_path / "best_models").mkdir()
     (tmp_path / "best_models" / "m.pt").write_bytes(b"abc")
@@ -121,7 +134,7 @@ def test_result_files_answer_from_their_files(files):
     assert files.meq("a") == "-250.0 mEq/game [-900.0, +400.0]"
     assert files.capped_equal("a")
     assert files.workers("a") == "2 workers" and files.workers("other_seed") == "1 worker"
-    assert files.match_json("a") == {"points_per_game": {"mean": -0.25}}
+    assert files.match_json("a") == MATCH_JSON
     assert files.luck("l") == "51.23% [49.00, 53.50]"
     assert files.decision("m.pt") == "6.0 [5.0, 7.0]; 5.0"
     assert files.md5("m.pt") == "900150983cd24fb0d6963f7d28e17f72"  # RFC 1321's md5 of "abc"
@@ -135,3 +148,44 @@ def test_a_paired_difference_needs_the_same_dice(files):
     assert files.paired("a", "a").startswith("+0.0")
     with pytest.raises(ValueError, match="did not play the same dice"):
         files.paired("a", "other_seed")
+
+
+@pytest.mark.parametrize(
+    "kind, edit, words",
+    [
+        ("match", lambda d: d["drops_per_match"].update(a="0.1"), r"'drops_per_match/a' is '0.1'"),
+        ("match", lambda d: d.pop("points_per_game"), r"no 'points_per_game' entry"),
+        (
+            "luck",
+            lambda d: d["luck"]["luck_adjusted"].update(mean="0.48"),
+            r"'luck/luck_adjusted/mean'",
+        ),
+        ("luck", lambda d: d["luck"].update(luck_adjusted=[0.5]), r"not an object"),
+        ("decisions", lambda d: d["overall"].update(meq="6.0"), r"'overall/meq' is '6.0'"),
+        ("decisions", lambda d: d["overall"].update(ci=[1.0, True]), r"'overall/ci'"),
+        ("decisions", lambda d: d.update(ply=True), r"'ply' is True"),
+    ],
+)
+def test_a_result_json_entry_of_another_kind_is_refused_naming_the_file(files, kind, edit, words):
+    """A match JSON's, luck JSON's or decision line's value of another kind (text for a number)
+    or missing failed in the tables' formatting: "Unknown format code 'f' for object of type
+    'str'", "no 'points_per_game' entry", in a line that named no file."""
+    root = files.root
+    path, name = {
+        "match": (f"{root}/h2h/a.json", "a"),
+        "luck": (f"{root}/luck/l.json", "l"),
+        "decisions": (f"{root}/dec.jsonl", "m.pt"),
+    }[kind]
+    if kind == "decisions":
+        d = decision_entry(0)
+        edit(d)
+        with open(path, "w") as fh:
+            fh.write(json.dumps(d) + "\n" + json.dumps(decision_entry(1)) + "\n")
+    else:
+        d = json.loads(open(path).read())
+        edit(d)
+        with open(path, "w") as fh:
+            fh.write(json.dumps(d))
+    ask = {"match": files.match_json, "luck": files.luck, "decisions": files.decision}[kind]
+    with pytest.raises(ValueError, match=f"{os.path.basename(path)}: .*{words}"):
+        ask(name)

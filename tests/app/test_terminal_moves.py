@@ -125,3 +125,30 @@ def test_the_play_that_leads_to_a_board():
     assert play_leading_to(plays, target).text == "8/5 6/5"
     with pytest.raises(ValueError):
         play_leading_to(plays, b)
+
+
+@pytest.mark.parametrize(
+    "dice, text, words",
+    [
+        ((6, 5), "24/20/13", "24/20 is no move of 6-5"),  # was taken as 24/13
+        ((6, 5), "24/19/13", "cannot stop on your 19 point"),  # their 6 point: only 24/18/13
+        ((4, 4), "24/18/12", "24/18 is no move of 4-4"),
+        ((3, 1), "8/6/5 6/5", "8/6 is no move of 3-1"),
+    ],
+)
+def test_a_point_named_on_the_way_must_be_a_stop_of_the_roll(dice, text, words):
+    """Only the first and last points of a word decided the play: ``24/20/13`` with 6-5 (a 4 on
+    the way) was played as 24/13, and ``24/19/13`` stopped on a point the opponent holds."""
+    b = be.initial_board()
+    with pytest.raises(ValueError, match=words):
+        parse_play(text, b, dice, legal_plays(b, dice))
+    assert parse_play("24/18/13", b, (6, 5), legal_plays(b, (6, 5))).text == "24/13"
+
+
+@pytest.mark.parametrize("text", ["13/7* 13/8", "13/7*/2", "24/18*/13"])
+def test_a_star_where_nothing_is_hit_is_refused_with_that_reason(text):
+    """``13/7* 13/8`` with 6-5 in the opening (no blot on the 7 point) was refused as "could be
+    13/8 13/7; type the one you mean", a choice of one and no reason."""
+    b = be.initial_board()
+    with pytest.raises(ValueError, match="tdbg has no blot on your (7|18) point to hit"):
+        parse_play(text, b, (6, 5), legal_plays(b, (6, 5)))

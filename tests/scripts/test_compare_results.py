@@ -282,3 +282,63 @@ def test_a_file_saved_with_a_byte_order_mark_reads_as_without(tmp_path):
         want[k] for k in ("paired", "difference", "ci_low", "ci_high")
     ]
     assert read_results(str(first)).points.tolist() == [1, -1, 1, 1]
+
+
+def test_numbers_in_a_result_file_read_as_play_models_writes_them(tmp_path):
+    """float() and int() read points of `1_0` as 10 and a fullwidth `１` as 1, a header's
+    `# games: 2_0` as 20 and a match's winner `0_1` as 1; play_models.py writes none of them."""
+    import pytest
+
+    from tdbg.play.results_file import ResultsFileError
+
+    good = open(write(tmp_path / "g.csv", [1, -1, 1, 1])).read()
+    for name, old, new in [
+        ("underscore", "\n1,1,-1,", "\n1,1,-1_0,"),
+        ("fullwidth", "\n1,1,-1,", "\n1,1,-１,"),
+        ("nan", "\n1,1,-1,", "\n1,1,nan,"),
+        ("count", "# games: 4", "# games: 0_4"),
+    ]:
+        text = good.replace(old, new, 1)
+        assert text != good, name
+        path = tmp_path / f"{name}.csv"
+        path.write_text(text)
+        with pytest.raises(ResultsFileError, match="malformed row|not a count"):
+            read_results(str(path))
+    match = open(write_matches(tmp_path / "m.csv", [0, 1, 1, 0])).read()
+    bad = tmp_path / "w.csv"
+    bad.write_text(match.replace("\n1,1,", "\n1,0_1,", 1))
+    assert bad.read_text() != match
+    with pytest.raises(ResultsFileError, match="malformed row"):
+        read_results(str(bad))
+
+
+def test_a_header_line_given_twice_is_refused(tmp_path):
+    """A `# game_mode:` line after the rows (two files joined, an edit) replaced the first: a DMP
+    file was compared as cubeful money, its points as mEq."""
+    a = tmp_path / "a.csv"
+    a.write_text(open(write(a, [1, -1, 1, 1])).read() + "# game_mode: cubeful-money\n")
+    b = write(tmp_path / "b.csv", [1, 1, 1, -1], mode="cubeful-money")
+    assert_one_line_error(run("tools/compare_results.py", a, b), "'game_mode' twice")
+
+
+def test_a_match_whose_rows_disagree_is_refused(tmp_path):
+    """A match file is one row per game under its match: rows of one match naming two winners,
+    or a game row twice, were read (the last winner kept) as a match file as written."""
+    import pytest
+
+    from tdbg.play.results_file import ResultsFileError
+
+    good = tmp_path / "g.csv"
+    text = open(write_matches(good, [0, 1, 1, 0])).read()
+    first, second = (ln for ln in text.splitlines() if ln.startswith("2,"))  # match 2's games
+    m, winner, *rest = second.split(",")
+    flipped = ",".join([m, "0" if winner == "1" else "1", *rest])
+    for name, old, new in [
+        ("two winners", second, flipped),
+        ("a game twice", second, f"{first}\n{second}"),
+    ]:
+        path = tmp_path / f"{name}.csv"
+        path.write_text(text.replace(old, new, 1))
+        with pytest.raises(ResultsFileError, match="malformed row"):
+            read_results(str(path))
+    assert read_results(str(good)).points.tolist() == [1.0, -1.0, -1.0, 1.0]

@@ -468,3 +468,43 @@ def test_ctrl_c_with_a_stopped_worker_ends_the_training_run(tmp_path):
             not os.path.exists(f"/proc/{pid}")
             or open(f"/proc/{pid}/stat").read().split(")")[-1].split()[0] == "Z"
         ), pid
+
+
+LATE_SIGNAL = """
+from tdbg.infra.stop_signals import exit_on_signals
+
+exit_on_signals(__name__)
+
+import os
+import signal
+import time
+
+from tdbg.app import cli
+
+
+class Late:
+    def __del__(self):  # in the teardown, where Python has put back the default actions
+        os.kill(os.getpid(), signal.SIG{name})
+        time.sleep(0.2)
+
+
+late = Late()
+cli.run_main(lambda: print("done"))
+"""
+
+
+@pytest.mark.parametrize("name", ["TERM", "INT"])
+def test_a_signal_in_the_teardown_of_a_finished_program_is_ignored(tmp_path, name):
+    """A SIGTERM in the last few tenths of a second of a finished run (plot_eval_curve, after its
+    PNG and its line: matplotlib's and torch's modules torn down) killed it by the default
+    action, -15 with no line; a program that has finished ends as it finished."""
+    script = tmp_path / "late.py"
+    script.write_text(LATE_SIGNAL.replace("{name}", name))
+    proc = subprocess.run(
+        [sys.executable, str(script)],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        env=dict(os.environ, OMP_NUM_THREADS="1"),
+    )
+    assert (proc.returncode, proc.stdout, proc.stderr) == (0, "done\n", "")
