@@ -141,6 +141,11 @@ def test_xgid_numbers_as_gnubg_reads_them():
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:1_0:10", "whole numbers"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:\uff17:10", "whole numbers"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:3:0:1\u0661", "whole numbers"),
+        # a blank gnubg's atoi does not skip (C's isspace is ASCII): gnubg reads the owner
+        # "\u00a01" as 0 (centred) and the turn "\u20031" as 0 (top); str.strip() read both as 1
+        ("XGID=-b----E-C---eE---c-e----B-:1:\u00a01:1:00:0:0:1:0:10", "whole numbers"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:\u20031:52:0:0:0:0:10", "whole numbers"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7\u3000:10", "whole numbers"),
     ],
 )
 def test_malformed_or_impossible(text, words):
