@@ -155,7 +155,13 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
                 or any(type(i) is not int for i in got)
             ):
                 raise GnubgError(f"gnubg's rating is not one number a rate: {line[:200]!r}")
-            return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in got]
+            # errorrating() gives 0 (Awful!) to 7 (Supernatural) or 8, gnubg's RAT_UNDEFINED
+            # ("N/A"); any other number is none of gnubg's ratings (-1 and 9 were shown as n/a)
+            if any(not 0 <= i <= len(RATINGS) for i in got):
+                raise GnubgError(
+                    f"gnubg's rating is not one of its ratings (0 to {len(RATINGS)}): {line[:200]!r}"
+                )
+            return [RATINGS[i] if i < len(RATINGS) else "n/a" for i in got]
     raise GnubgError(
         f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}"
     )
@@ -233,6 +239,11 @@ def analyse_files(
         if not folder:
             shutil.rmtree(tmp, ignore_errors=True)
     seen = {os.path.abspath(r["file"]) for r in games + failures}
+    given = {os.path.abspath(f) for f in files}
+    if seen - given:  # (a game of another file was a KeyError traceback where games meet records)
+        raise GnubgError(
+            f"gnubg's analysis names a file it was not given: {sorted(seen - given)[0]!r}"
+        )
     failures += [
         {"file": f, "error": "gnubg found no games in it"}
         for f in files
@@ -253,8 +264,13 @@ def _count(x, what: str, line: str) -> int:
     return x
 
 
+# a game's error in EMG is at most a few units a decision (an equity is within +-3 a cube): a
+# game's error beyond this is no analysis (1.7e308 made every rate infinite)
+MAX_GAME_ERROR = 1e6
+
+
 def _amount(x, what: str, line: str) -> float:
-    if type(x) not in (int, float) or not np.isfinite(x) or x < 0:
+    if type(x) not in (int, float) or not np.isfinite(x) or not 0 <= x <= MAX_GAME_ERROR:
         raise GnubgError(f"gnubg's analysis gave {what} {x!r}, not an error size: {line[:200]!r}")
     return float(x)
 

@@ -67,6 +67,12 @@ def test_a_whole_analysis_is_read(tmp_path):
         # analysis) or with code 0
         ([_game("MAT", 0)], 1, 2, "exit 1"),
         ([_game("MAT", 0)], 0, 2, "1 of its 2 games"),
+        # an error no game holds (every rate became inf, the rating script read `inf`)
+        ([_game("MAT", 0, SIDE.replace("0.01", "1.7e308"))], 0, 1, "not an error size"),
+        # a game of a file it was not given, beside the whole analysis of its own (a KeyError
+        # traceback where the games meet the records)
+        ([_game("MAT", 0), _game("/etc/passwd", 0)], 0, 1, "not given"),
+        (['@@FAIL {"file": "/elsewhere.mat", "error": "x"}', _game("MAT", 0)], 0, 1, "not given"),
     ],
 )
 def test_what_no_gnubg_prints_is_refused(tmp_path, lines, code, games, words):
@@ -75,7 +81,17 @@ def test_what_no_gnubg_prints_is_refused(tmp_path, lines, code, games, words):
 
 
 @pytest.mark.parametrize(
-    "line", ["@@RATING [oops", "@@RATING []", '@@RATING ["a", "b"]', "@@RATING [1, NaN]"]
+    "line",
+    [
+        "@@RATING [oops",
+        "@@RATING []",
+        '@@RATING ["a", "b"]',
+        "@@RATING [1, NaN]",
+        # numbers errorrating() never gives (0 to 7, or 8 for gnubg's N/A): shown as n/a before
+        "@@RATING [9, 9]",
+        "@@RATING [-1, 3]",
+        "@@RATING [3, 1000000000000000000000000000000]",
+    ],
 )
 def test_a_rating_no_gnubg_prints_is_refused(tmp_path, line):
     """Two rates get two whole numbers (they were a JSONDecodeError, a StopIteration or a
@@ -85,6 +101,10 @@ def test_a_rating_no_gnubg_prints_is_refused(tmp_path, line):
     assert gnubg_ratings([5.0, 10.0], _fake(tmp_path, ["@@RATING [5, 4]"]), 600) == [
         "Expert",
         "Advanced",
+    ]
+    assert gnubg_ratings([5.0, 1e9], _fake(tmp_path, ["@@RATING [7, 8]"]), 600) == [
+        "Supernatural",
+        "n/a",
     ]
 
 
