@@ -124,6 +124,30 @@ def weights_file(binary: str, timeout: float | None = None) -> str:
     return os.path.realpath(path)
 
 
+# gnubg.wd holds gnubg's networks: 408,016 bytes (v1.01); a file far larger is none (a 10 GB
+# one was read whole into memory: a MemoryError traceback)
+MAX_WEIGHTS_BYTES = 64 << 20
+
+
+def _weights_md5(binary: str, path: str) -> str:
+    """The md5 of the weights file ``binary`` loads, read in pieces; GnubgError for a file no
+    gnubg.wd can be (far larger than gnubg's networks) or one that cannot be read."""
+    try:
+        size = os.path.getsize(path)
+        if size > MAX_WEIGHTS_BYTES:
+            raise GnubgError(
+                f"{binary}: the weights it loads, {path}, are {size:,} bytes: no gnubg.wd "
+                f"is larger than {MAX_WEIGHTS_BYTES >> 20} MiB"
+            )
+        md5 = hashlib.md5()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                md5.update(block)
+    except OSError as exc:
+        raise GnubgError(f"{binary}: cannot read the weights it loads, {path} ({exc})") from None
+    return md5.hexdigest()
+
+
 def preflight(binary: str | None = None, quiet: bool = False, timeout: float | None = None) -> dict:
     """Check the binary; returns {binary, version, weights, weights_md5, weights_known}.
     ``timeout``: seconds each question to gnubg may take (a script's --gnubg-timeout;
@@ -136,8 +160,7 @@ def preflight(binary: str | None = None, quiet: bool = False, timeout: float | N
                 f"{b} is GNU Backgammon {version}; supported versions: {', '.join(SUPPORTED_VERSIONS)}"
             )
         path = weights_file(b, timeout)
-        with open(path, "rb") as fh:
-            md5 = hashlib.md5(fh.read()).hexdigest()
+        md5 = _weights_md5(b, path)
         _cache[b] = {
             "binary": b,
             "version": version,

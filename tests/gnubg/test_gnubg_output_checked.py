@@ -3,6 +3,7 @@ small script, no binary needed) that prints lines no gnubg prints, or stops part
 a file, ends the analysis with GnubgError (a script's one `error:` line), never a traceback
 or a rate from part of the games."""
 
+import hashlib
 import os
 import stat
 import sys
@@ -126,3 +127,21 @@ def test_output_that_is_not_utf8_is_an_error_not_a_traceback(tmp_path):
         gnubg_version(_fake_bytes(tmp_path, b"GNU Backgammon 1.08\xff\xfe\n"), 600)
     with pytest.raises(GnubgError, match="rating is not one number a rate"):
         gnubg_ratings([5.0], _fake_bytes(tmp_path, b"@@RATING [\xff\xfe]\n"), 600)
+
+
+def test_weights_no_gnubg_loads_are_refused_unread(tmp_path):
+    """The weights file the binary names is hashed in pieces, and one far larger than gnubg's
+    networks is refused by its size (a 10 GB file was read whole: a MemoryError traceback)."""
+    from tdbg.gnubg.gnubg_binary import MAX_WEIGHTS_BYTES, preflight
+
+    data = tmp_path / "data"
+    data.mkdir()
+    with open(data / "gnubg.wd", "wb") as fh:
+        fh.truncate(MAX_WEIGHTS_BYTES + 1)  # sparse: no disk, no memory
+    binary = _fake(tmp_path, ["GNU Backgammon 1.08.003", "installed in:", f" - {data}"])
+    with pytest.raises(GnubgError, match="no gnubg.wd is larger"):
+        preflight(binary, quiet=True, timeout=600)
+    with open(data / "gnubg.wd", "wb") as fh:
+        fh.write(b"weights")
+    got = preflight(binary, quiet=True, timeout=600)
+    assert got["weights_md5"] == hashlib.md5(b"weights").hexdigest()
