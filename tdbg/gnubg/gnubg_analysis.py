@@ -32,6 +32,8 @@ import json
 import gnubg
 cfg = json.load(open(%(cfg)r))
 CUBE_KINDS = %(cube_kinds)r
+def quoted(path):  # gnubg's command reader takes \\ and \" inside quotes as the characters
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
 gnubg.command("set jacoby %(jacoby)s")
 for line in %(rules)r:   # the game mode's (gnubg_rules.analysis_rules): e.g. no cube, no cube analysis
     gnubg.command(line)
@@ -41,7 +43,7 @@ gnubg.command("set analysis luck %(luck)s")
 gnubg.command("set analysis luckanalysis plies %(ply)d")
 for path in cfg["files"]:
     try:
-        gnubg.command('import mat "%%s"' %% path)
+        gnubg.command("import mat " + quoted(path))
         gnubg.command("analyse match")
         m = gnubg.match(1, 0, 1, 0)
     except Exception as exc:
