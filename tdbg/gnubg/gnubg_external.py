@@ -303,7 +303,15 @@ class GnubgSession:
     def _serve(self, conn, n_games, results, records, on_game, proc, out_lines) -> None:
         buf = b""
         game = self._new_game(self.first_index)
+        # the stall clock runs from gnubg's last question, not its last byte: a gnubg that sends
+        # only NULs or blank lines asks nothing, and was never timed (the run hung)
+        asked = time.monotonic()
         while self.units_done(records) < n_games:
+            if time.monotonic() - asked > self.timeout:
+                raise GnubgError(
+                    f"no question from gnubg for {self.timeout:.0f} s (stalled: it sent only NUL "
+                    f"bytes or blank lines) in game {game.index}"
+                )
             try:
                 chunk = conn.recv(4096)
             except socket.timeout:
@@ -335,6 +343,7 @@ class GnubgSession:
                 raw, buf = buf.split(b"\n", 1)
                 if not raw.strip():
                     continue
+                asked = time.monotonic()
                 q = parse_board_string(raw.decode(errors="replace"))
                 game = self._check(q, game, results, records, on_game)
                 try:

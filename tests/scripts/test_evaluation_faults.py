@@ -230,6 +230,50 @@ def test_a_gnubg_that_floods_the_socket_is_one_line(tmp_path):
     assert_one_line_error(proc, "without a newline")
 
 
+CHATTERING_GNUBG = FLOODING_GNUBG.replace(
+    'conn.sendall(b"board:" + b"x" * 1_000_000)  # a "question" with no end',
+    "while True:  # bytes that make no question, without a pause\n"
+    "        conn.sendall({payload!r} * 4096)",
+)
+
+
+@pytest.mark.parametrize("payload", [b"\x00", b"\n", b"\x00\r\n"])
+def test_a_gnubg_that_sends_bytes_but_asks_nothing_is_a_stall(tmp_path, payload):
+    """A gnubg that sends NUL bytes or blank lines without end asks no question: the run was
+    never timed (each byte reset the clock) and hung; it is now stopped after --gnubg-timeout
+    seconds without a question, in one line."""
+    import sys
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (marks / "gnubg.wd").write_bytes(b"fake weights")
+    fake = tmp_path / "gnubg"
+    fake.write_text(
+        CHATTERING_GNUBG.format(python=sys.executable, marks=str(marks), payload=payload)
+    )
+    fake.chmod(0o755)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "gnubg-ext",
+        "--gnubg",
+        fake,
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        "2",
+        "--gnubg-timeout",
+        "3",
+        "--games-csv",
+        tmp_path / "g.csv",
+        "--quiet",
+    )
+    assert_one_line_error(proc, "no question from gnubg for 3 s")
+    assert not (tmp_path / "g.csv").exists()
+
+
 def _pids(marks, name):
     path = marks / name
     return path.read_text().split() if path.exists() else []
