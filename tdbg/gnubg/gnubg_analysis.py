@@ -16,16 +16,17 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import IO, Any
 
 import numpy as np
 
-from tdbg.gnubg.gnubg_binary import GnubgError
+from tdbg.gnubg.gnubg_binary import GnubgError, ask
 from tdbg.infra.fileio import atomic_write, json_text, strict_json_loads
 from tdbg.infra.stats import has_interval, interval
-from tdbg.infra.workers import child_dies_with_us, end_child
+from tdbg.infra.workers import end_group, own_group_dies_with_us
 
 GNUBG_PY = r"""
 import json
@@ -131,20 +132,14 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
                 f"print('@@RATING ' + json.dumps([gnubg.errorrating(r / 1000.0) for r in {list(map(float, rates))!r}]))\n"
             )
         try:
-            proc = subprocess.run(
-                [binary, "-t", "-q", "-r", "-p", script],
-                capture_output=True,
-                text=True,
-                errors="replace",  # (bytes that are not UTF-8 were a UnicodeDecodeError traceback)
-                preexec_fn=child_dies_with_us(),
-                timeout=timeout,
-                stdin=subprocess.DEVNULL,
-            )
+            stdout, stderr, code = ask([binary, "-t", "-q", "-r", "-p", script], None, timeout)
         except subprocess.TimeoutExpired:
             raise GnubgError(
                 f"{binary}: no rating within {timeout:g} s (stalled? --gnubg-timeout)"
             ) from None
-    for line in proc.stdout.splitlines():
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise GnubgError(f"{binary}: cannot run it ({exc})") from None
+    for line in stdout.splitlines():
         if line.startswith("@@RATING "):
             try:
                 got = strict_json_loads(line[9:])
@@ -164,9 +159,7 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
                     f"gnubg's rating is not one of its ratings (0 to {len(RATINGS)}): {line[:200]!r}"
                 )
             return [RATINGS[i] if i < len(RATINGS) else "n/a" for i in got]
-    raise GnubgError(
-        f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}"
-    )
+    raise GnubgError(f"gnubg gave no rating (exit {code}): {stderr.strip().splitlines()[-1:]}")
 
 
 def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> list[str]:
@@ -360,63 +353,106 @@ def _signal_name(signum: int) -> str:
         return f"signal {signum}"
 
 
-def _stdout(proc: subprocess.Popen) -> IO[bytes]:
-    """The output pipe of a gnubg _run_scripts started (stdout=PIPE: never None)."""
-    assert proc.stdout is not None
-    return proc.stdout
+# a line of the analysis script's (an @@GAME line is a few KiB) and all of one gnubg's: output
+# without end was kept whole (a MemoryError traceback)
+MAX_ANALYSIS_LINE = 1 << 20
+MAX_ANALYSIS_OUTPUT = 256 << 20
+
+
+class _Analyst:
+    """One gnubg analysing one script (_run_scripts'): it runs in a process group of its own
+    (end_group ends it and whatever it started), and of its output only the script's own lines
+    (starting @@) are kept, each line bounded.  ``said`` is when it last finished one of them:
+    other output (a progress line, NUL bytes) is not analysis and does not keep it from being
+    timed as a stall."""
+
+    def __init__(self, binary: str, script: str):
+        self.err: IO[bytes] = tempfile.TemporaryFile()  # a file: a chatty stderr never blocks gnubg
+        self.proc = subprocess.Popen(
+            [binary, "-t", "-q", "-r", "-p", script],
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=own_group_dies_with_us(),
+        )
+        assert self.proc.stdout is not None  # (PIPE: never None)
+        self.fd, self.partial, self.kept = self.proc.stdout.fileno(), b"", 0
+        self.lines: list[str] = []
+        self.said, self.exited = time.monotonic(), None  # type: float, float | None
+
+    def take(self, chunk: bytes) -> None:
+        """Read ``chunk`` of its output (b"": its end); GnubgError for a line or an output
+        longer than any the script prints."""
+        *done, self.partial = (self.partial + chunk).split(b"\n")
+        if not chunk and self.partial:  # the last line without its newline
+            done, self.partial = [*done, self.partial], b""
+        if len(self.partial) > MAX_ANALYSIS_LINE:
+            raise GnubgError(
+                f"gnubg printed a line longer than {MAX_ANALYSIS_LINE >> 20} MiB while analysing"
+            )
+        for line in done:
+            if line.startswith(b"@@"):
+                self.lines.append(line.decode(errors="replace"))
+                self.kept += len(line)
+                self.said = time.monotonic()
+        if self.kept > MAX_ANALYSIS_OUTPUT:
+            raise GnubgError(
+                f"gnubg printed more than {MAX_ANALYSIS_OUTPUT >> 20} MiB of analysis for one script"
+            )
+
+    def check_exited(self) -> bool:
+        """Whether gnubg has exited; the first time it is seen so, whatever it left behind is
+        ended, so that its output reaches its end (a helper held it open: no end ever came).
+        True also once a second has passed since, for output held outside its group."""
+        if self.exited is None and self.proc.poll() is not None:
+            end_group(self.proc)
+            self.exited = time.monotonic()
+        return self.exited is not None and time.monotonic() - self.exited > 1.0
+
+    def close(self, wait: float = 0.0) -> tuple[str, str, int | None]:
+        """End it (within ``wait`` seconds if it is ending by itself): (its @@ lines, its stderr,
+        its exit code)."""
+        end_group(self.proc, wait=wait)
+        self.proc.stdout.close()  # type: ignore[union-attr]
+        self.err.seek(0)
+        err = self.err.read().decode(errors="replace")
+        self.err.close()
+        return "\n".join(self.lines), err, self.proc.returncode
 
 
 def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
-    """Run gnubg on each script, ``analysis.workers`` at a time; yield (stdout, stderr, exit
-    code) of each as it ends.  GnubgError when none of the running gnubg says a word for
-    ``analysis.timeout`` seconds; every gnubg still running is ended on the way out (an
-    error, Ctrl-C)."""
+    """Run gnubg on each script, ``analysis.workers`` at a time; yield (its analysis lines,
+    stderr, exit code) of each as it ends.  GnubgError when none of the running gnubg finishes
+    a line of analysis for ``analysis.timeout`` seconds; every gnubg still running, and what it
+    started, is ended on the way out (an error, Ctrl-C)."""
     binary, workers, timeout = analysis.binary, analysis.workers, analysis.timeout
     pending = list(scripts)
-    running: dict[
-        subprocess.Popen, tuple[bytearray, IO[bytes]]
-    ] = {}  # process -> (its output so far, its stderr file)
+    running: dict[int, _Analyst] = {}  # by the file descriptor of its output
+    said = time.monotonic()  # when a running gnubg last finished a line of analysis, or ended
     try:
         while pending or running:
             while pending and len(running) < workers:
-                err: IO[bytes] = (
-                    tempfile.TemporaryFile()
-                )  # a file: a chatty stderr can never block gnubg
-                proc = subprocess.Popen(
-                    [binary, "-t", "-q", "-r", "-p", pending.pop(0)],
-                    stdout=subprocess.PIPE,
-                    stderr=err,
-                    stdin=subprocess.DEVNULL,
-                    preexec_fn=child_dies_with_us(),
-                )
-                running[proc] = (bytearray(), err)
-            by_fd = {_stdout(p).fileno(): p for p in running}
-            ready, _, _ = select.select(list(by_fd), [], [], timeout)
-            if not ready:
+                a = _Analyst(binary, pending.pop(0))
+                running[a.fd] = a
+            said = max([said] + [a.said for a in running.values()])
+            if timeout is not None and time.monotonic() - said > timeout:
                 raise GnubgError(
                     f"gnubg said nothing for {timeout:g} s while analysing (stalled? --gnubg-timeout)"
                 )
-            for fd in ready:
-                proc = by_fd[fd]
-                chunk = os.read(fd, 1 << 16)
-                if chunk:
-                    running[proc][0].extend(chunk)
+            ready = select.select(list(running), [], [], 0.5)[0]
+            for a in list(running.values()):
+                chunk = os.read(a.fd, 1 << 16) if a.fd in ready else None
+                if chunk is None and not a.check_exited():
                     continue
-                out, err = running.pop(proc)
-                end_child(proc, wait=timeout or 60.0)  # its output is closed: it is ending
-                _stdout(proc).close()
-                err.seek(0)
-                yield (
-                    out.decode(errors="replace"),
-                    err.read().decode(errors="replace"),
-                    proc.returncode,
-                )
-                err.close()
+                a.take(chunk or b"")
+                if chunk:
+                    continue
+                del running[a.fd]
+                said = time.monotonic()
+                yield a.close(wait=timeout or 60.0)  # its output is closed: it is ending
     finally:
-        for proc, (_, err) in running.items():
-            end_child(proc)
-            _stdout(proc).close()
-            err.close()
+        for a in running.values():
+            a.close()
 
 
 def _unit_sums(games: list[dict], sides: tuple[str, ...], units: list | None):

@@ -7,6 +7,7 @@ import hashlib
 import os
 import stat
 import sys
+import time
 
 import pytest
 
@@ -145,3 +146,83 @@ def test_weights_no_gnubg_loads_are_refused_unread(tmp_path):
         fh.write(b"weights")
     got = preflight(binary, quiet=True, timeout=600)
     assert got["weights_md5"] == hashlib.md5(b"weights").hexdigest()
+
+
+def _script(tmp_path, body: str, name: str = "fake_gnubg") -> str:
+    """A stand-in gnubg running ``body`` (Python, with os, sys, time imported) whatever it is
+    asked."""
+    path = tmp_path / name
+    path.write_text(f"#!{sys.executable}\nimport os, sys, time\n{body}\n")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def _helper(marks) -> str:
+    """Stand-in code that starts a helper process which outlives the stand-in, writing its pid
+    to ``marks``; with ``{close}`` it closes the output it inherited first (a daemon), else it
+    holds it open."""
+    return (
+        "if os.fork() == 0:\n"
+        "    {close}\n"
+        f"    open({str(marks)!r}, 'a').write(f'{{os.getpid()}}\\n')\n"
+        "    time.sleep(3600)\n"
+        "    os._exit(0)\n"
+        f"while not os.path.exists({str(marks)!r}):\n"
+        "    time.sleep(0.01)\n"
+    )
+
+
+def _ended(pid: int) -> bool:
+    """Whether process ``pid`` has ended (gone, or a zombie), waiting for it a while (a killed
+    process is reaped by init)."""
+    for _ in range(3000):
+        try:
+            with open(f"/proc/{pid}/stat") as fh:
+                if fh.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except OSError:
+            return True
+        time.sleep(0.1)
+    return False
+
+
+@pytest.mark.parametrize("close", ["os.close(1); os.close(2)", "pass"])
+def test_what_gnubg_starts_ends_with_it(tmp_path, close):
+    """A gnubg (a wrapper script in its place) whose helper outlives it: the helper is ended
+    with it, for the version check, the rating and the analysis alike; one that held gnubg's
+    output open made each wait last to --gnubg-timeout and then be called a stall."""
+    from tdbg.gnubg.gnubg_binary import gnubg_version
+
+    marks = tmp_path / "pids"
+    helper = _helper(marks).replace("{close}", close)
+    mat = _mat(tmp_path, 1)
+    game = _game(os.path.abspath(mat), 0)
+    answer = f"print('GNU Backgammon 1.08.003'); print('@@RATING [5]'); print({game!r})"
+    binary = _script(tmp_path, f"{answer}\nsys.stdout.flush()\n{helper}")
+    assert gnubg_version(binary, 600) == "1.08.003"
+    assert gnubg_ratings([5.0], binary, 600) == ["Expert"]
+    assert len(analyse_files([mat], GnubgAnalysis(binary, timeout=600))) == 1
+    pids = [int(p) for p in marks.read_text().split()]
+    assert len(pids) == 3 and all(_ended(p) for p in pids), pids
+
+
+def test_output_without_end_is_refused_unkept(tmp_path):
+    """Output no gnubg gives (3 MiB without a newline, to the version check and to the
+    analysis) is refused once past its limit rather than kept whole (without end it was a
+    MemoryError traceback)."""
+    from tdbg.gnubg.gnubg_binary import gnubg_version
+
+    binary = _script(tmp_path, "sys.stdout.write('GNU Backgammon 1.08.003' + 'x' * (3 << 20))")
+    with pytest.raises(GnubgError, match="more than 1 MiB of output"):
+        gnubg_version(binary, 600)
+    with pytest.raises(GnubgError, match="line longer than 1 MiB"):
+        analyse_files([_mat(tmp_path, 1)], GnubgAnalysis(binary, timeout=600))
+
+
+def test_a_gnubg_that_talks_but_analyses_nothing_is_a_stall(tmp_path):
+    """Only the analysis script's own lines show that gnubg is analysing: one printing other
+    lines without end (here every 0.1 s) was never timed, and the run hung; it is stopped
+    after the timeout like a silent one."""
+    binary = _script(tmp_path, "while True:\n    print('thinking', flush=True); time.sleep(0.1)")
+    with pytest.raises(GnubgError, match="said nothing for 2 s"):
+        analyse_files([_mat(tmp_path, 1)], GnubgAnalysis(binary, timeout=2))
