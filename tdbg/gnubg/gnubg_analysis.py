@@ -296,11 +296,19 @@ def _game_line(text: str) -> dict:
             for key in ("actual", "luck_adjusted"):
                 if key in st and (type(st[key]) not in (int, float) or not np.isfinite(st[key])):
                     raise TypeError(key)
-        if not all(type(x) is int for x in g["score"]) or len(g["score"]) != 2:
+        length = _count(g["length"], "a match length", text)
+        # a score within the match (a 3-point match at 99 gave a score "-96 away"), and in a
+        # match each double's values are match-winning chances, 0 to 1 (1e308 gave "inf")
+        if (
+            len(g["score"]) != 2
+            or not all(type(x) is int and x >= 0 for x in g["score"])
+            or (length and max(g["score"]) >= length)
+        ):
             raise TypeError("score")
-        _count(g["length"], "a match length", text)
         for _, nd, dt in g["doubles"]:
             if not all(type(x) in (int, float) and np.isfinite(x) for x in (nd, dt)):
+                raise TypeError("doubles")
+            if length and not all(-1e-4 <= x <= 1 + 1e-4 for x in (nd, dt)):  # (gnubg's floats)
                 raise TypeError("doubles")
         g["names"]["X"], g["names"]["O"]  # noqa: B018 - present
     except (KeyError, TypeError, ValueError, AttributeError) as exc:

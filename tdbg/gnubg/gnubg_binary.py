@@ -172,10 +172,15 @@ def weights_file(binary: str, timeout: float | None = None) -> str:
     path = os.path.join(m.group(1).strip(), "gnubg.wd") if m else ""
     if not path or not os.path.isfile(path):
         missing = re.search(r"couldn't open (\S+)", out)
-        raise GnubgError(
-            f"{binary}: cannot find the weights it loads "
-            f"({missing.group(0) if missing else 'show engine names no data folder'})"
+        # (a data folder whose gnubg.wd is missing, a folder or a device was "names no data folder")
+        why = (
+            missing.group(0)
+            if missing
+            else f"{path} is no file"
+            if path
+            else "show engine names no data folder"
         )
+        raise GnubgError(f"{binary}: cannot find the weights it loads ({why})")
     return os.path.realpath(path)
 
 

@@ -75,6 +75,25 @@ def test_a_whole_analysis_is_read(tmp_path):
         # traceback where the games meet the records)
         ([_game("MAT", 0), _game("/etc/passwd", 0)], 0, 1, "not given"),
         (['@@FAIL {"file": "/elsewhere.mat", "error": "x"}', _game("MAT", 0)], 0, 1, "not given"),
+        # in a match: a score beyond its length ("-96 away" was shown), a double's
+        # match-winning chance beyond 1 ("inf" was shown)
+        (
+            [_game("MAT", 0).replace('"length": 0', '"length": 3').replace("[0, 0]", "[99, 0]")],
+            0,
+            1,
+            "score",
+        ),
+        ([_game("MAT", 0).replace('"score": [0, 0]', '"score": [-1, 0]')], 0, 1, "score"),
+        (
+            [
+                _game("MAT", 0)
+                .replace('"length": 0', '"length": 3')
+                .replace('"doubles": []', '"doubles": [["X", 1e308, 0.5]]')
+            ],
+            0,
+            1,
+            "doubles",
+        ),
     ],
 )
 def test_what_no_gnubg_prints_is_refused(tmp_path, lines, code, games, words):
@@ -226,3 +245,20 @@ def test_a_gnubg_that_talks_but_analyses_nothing_is_a_stall(tmp_path):
     binary = _script(tmp_path, "while True:\n    print('thinking', flush=True); time.sleep(0.1)")
     with pytest.raises(GnubgError, match="said nothing for 2 s"):
         analyse_files([_mat(tmp_path, 1)], GnubgAnalysis(binary, timeout=2))
+
+
+@pytest.mark.parametrize("kind", ["missing", "folder", "device"])
+def test_a_data_folder_without_weights_is_named_so(tmp_path, kind):
+    """A data folder whose gnubg.wd is missing, a folder or a device: the line names the file
+    (it said "show engine names no data folder", though it named one)."""
+    from tdbg.gnubg.gnubg_binary import weights_file
+
+    data = tmp_path / "data"
+    data.mkdir()
+    if kind == "folder":
+        (data / "gnubg.wd").mkdir()
+    elif kind == "device":
+        (data / "gnubg.wd").symlink_to("/dev/null")
+    binary = _fake(tmp_path, ["installed in:", f" - {data}"])
+    with pytest.raises(GnubgError, match="gnubg.wd is no file"):
+        weights_file(binary, 600)
