@@ -130,6 +130,10 @@ def fail(message: str, prog: str | None = None, code: int = FAILED) -> NoReturn:
     into one), then exit with ``code``."""
     prog = prog or os.path.basename(sys.argv[0])
     message = "; ".join(ln.strip() for ln in str(message).splitlines() if ln.strip())
+    # the line says how the program ends: a Ctrl-C or SIGTERM after it (a gnubg that gave up,
+    # then `kill`) added a second, "interrupted", line, or in the interpreter's teardown met
+    # the default action (exit -15, no line of its own)
+    stop_signals.ignore_further_interrupts()
     print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
 
