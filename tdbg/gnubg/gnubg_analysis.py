@@ -329,13 +329,22 @@ def _fail_line(text: str) -> dict:
     raise GnubgError(f"gnubg's analysis printed a line we cannot read: @@FAIL {text[:200]!r}")
 
 
-def _games_in(path: str) -> int | None:
-    """How many games a .mat file holds (its `Game N` headings); None if it cannot be read."""
+MAT_LENGTH = re.compile(r"^\s*([0-9]+) point match")  # its heading: the match's length (0: money)
+
+
+def _games_in(path: str) -> tuple[int | None, int | None]:
+    """(how many games a .mat file holds, its `Game N` headings; the match length its heading
+    names); None for what cannot be read."""
+    games, length = 0, None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return sum(1 for line in fh if MAT_GAME.match(line))
+            for line in fh:
+                games += bool(MAT_GAME.match(line))
+                m = MAT_LENGTH.match(line) if length is None else None
+                length = int(m.group(1)) if m else length
     except OSError:
-        return None
+        return None, None
+    return games, length
 
 
 def _incomplete(files: list[str], games: list[dict], failed: set) -> list[dict]:
@@ -346,10 +355,17 @@ def _incomplete(files: list[str], games: list[dict], failed: set) -> list[dict]:
         path = os.path.abspath(f)
         if path in failed:
             continue
-        got = sorted(g["game"] for g in games if os.path.abspath(g["file"]) == path)
-        held = _games_in(f)
+        ours = [g for g in games if os.path.abspath(g["file"]) == path]
+        got = sorted(g["game"] for g in ours)
+        held, length = _games_in(f)
         if held is not None and got != list(range(held)):
             out.append({"file": f, "error": f"gnubg analysed {len(got)} of its {held} games"})
+        elif length is not None and any(g["length"] != length for g in ours):
+            # (a length of 999 for a 3-point match gave doubles "999-999 away")
+            said = sorted({g["length"] for g in ours} - {length})
+            out.append(
+                {"file": f, "error": f"gnubg read a {said[0]}-point match, the file's is {length}"}
+            )
     return out
 
 

@@ -37,10 +37,12 @@ def _fake(tmp_path, lines: list[str], code: int = 0) -> str:
     return str(path)
 
 
-def _mat(tmp_path, games: int) -> str:
+def _mat(tmp_path, games: int, length: int = 0) -> str:
     """A .mat file with ``games`` game headings (gnubg's own are the stand-in's business)."""
     path = tmp_path / "games.mat"
-    path.write_text(" 0 point match\n\n" + "".join(f" Game {k + 1}\n\n" for k in range(games)))
+    path.write_text(
+        f" {length} point match\n\n" + "".join(f" Game {k + 1}\n\n" for k in range(games))
+    )
     return str(path)
 
 
@@ -262,3 +264,18 @@ def test_a_data_folder_without_weights_is_named_so(tmp_path, kind):
     binary = _fake(tmp_path, ["installed in:", f" - {data}"])
     with pytest.raises(GnubgError, match="gnubg.wd is no file"):
         weights_file(binary, 600)
+
+
+def test_a_match_length_other_than_the_files_is_refused(tmp_path):
+    """gnubg's analysis names each game's match length: one that is not the length the file's
+    heading names is no reading of that file (999 for a 3-point match gave doubles by score
+    "999-999 away"); the file's own length is taken."""
+    mat = _mat(tmp_path, 1, length=3)
+    line = _game(os.path.abspath(mat), 0).replace('"length": 0', '"length": LENGTH')
+    for length, ok in ((3, True), (999, False), (5, False)):
+        binary = _fake(tmp_path, [line.replace("LENGTH", str(length))])
+        if ok:
+            assert analyse_files([mat], GnubgAnalysis(binary, timeout=600))[0]["length"] == 3
+        else:
+            with pytest.raises(GnubgError, match=f"gnubg read a {length}-point match"):
+                analyse_files([mat], GnubgAnalysis(binary, timeout=600))
