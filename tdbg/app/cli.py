@@ -249,6 +249,9 @@ def run_main(main) -> None:
             threads.use()
             main()
             sys.stdout.flush()
+        # the work is done and written: a Ctrl-C or SIGTERM in the interpreter's teardown met
+        # its default action (exit -15 or -2, no line) after the whole output
+        stop_signals.ignore_further_interrupts()
     except (InputError, OutputError, RunError, WorkerError) as exc:
         fail(str(exc))
     except SystemExit as exc:  # a script's own exit (--help, --check's verdict, the terminal

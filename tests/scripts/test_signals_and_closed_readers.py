@@ -501,3 +501,14 @@ sys.stderr = Stderr(sys.stderr)
     lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
     assert proc.returncode == 2, (proc.returncode, proc.stderr[-3000:])
     assert len(lines) == 1 and "none.pt" in lines[0], proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_in_the_teardown_of_a_finished_run_leaves_its_end(tmp_path, sig):
+    """A signal in the interpreter's teardown, once a run's work is done and written (a gnubg
+    analysis that ended as `kill` was typed): exit code 0 and the whole output.  It met the
+    signal's default action there: exit -15 (-2), no line."""
+    before = f"import atexit\natexit.register(lambda: os.kill(os.getpid(), signal.{sig}))\n"
+    proc = _run_with(before, "tools/describe_model.py", ["best_models/dmp_128x2.pt"], tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip(), (proc.returncode, proc.stderr[-3000:])
+    assert not proc.stderr.strip(), proc.stderr[-3000:]
