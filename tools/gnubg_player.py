@@ -147,15 +147,27 @@ def decision_line(q, text: str, value: str) -> str:
 
 class Log:
     """Whole lines to a stream from any thread: one write per line, under a lock (lines
-    printed by connection threads at once came out interleaved)."""
+    printed by connection threads at once came out interleaved).  ``failed``: where a write
+    fails (stdout's reader gone, a full disk), the error is kept and ``failed`` is set, so that
+    the player ends as every script does (quietly with 141, or one error line) instead of the
+    connection thread dying with a traceback and gnubg's question unanswered."""
 
-    def __init__(self, stream, prefix: str = ""):
+    def __init__(self, stream, prefix: str = "", failed: threading.Event | None = None):
         self.stream, self.prefix, self._lock = stream, prefix, threading.Lock()
+        self.failed, self.error = failed, None
 
     def __call__(self, text: str) -> None:
         with self._lock:
-            self.stream.write(f"{self.prefix}{text}\n")
-            self.stream.flush()
+            if self.error is not None:
+                return
+            try:
+                self.stream.write(f"{self.prefix}{text}\n")
+                self.stream.flush()
+            except OSError as exc:
+                if self.failed is None:
+                    raise
+                self.error = exc
+                self.failed.set()
 
 
 def _refusal(exc: Exception) -> str:
@@ -271,6 +283,21 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
+def _stdout_failed(error: OSError) -> None:
+    """End as every script ends when standard output cannot be written: quietly with 141 when
+    its reader went away (``| head``), else one error line and 2; the port is closed already.
+    os._exit, as main's own end (its comment says why)."""
+    if not isinstance(error, BrokenPipeError):
+        sys.stderr.write(
+            f"{os.path.basename(sys.argv[0])}: error: cannot write standard output "
+            f"({error.strerror or error}); port released\n"
+        )
+        sys.stderr.flush()
+        os._exit(cli.FAILED)
+    sys.stderr.flush()
+    os._exit(cli.READER_GONE)
+
+
 def build_parser() -> cli.Parser:
     p = cli.Parser(description=__doc__.split("\n\n")[0])
     p.add_argument("model", help="checkpoint (.pt) of a cubeful money or a match model")
@@ -317,13 +344,14 @@ def main() -> None:
         show_values=not args.quiet,
     )
     sock = listen(args.host, args.port)
-    log, say = Log(sys.stderr, f"{os.path.basename(sys.argv[0])}: "), Log(sys.stdout)
+    stop = threading.Event()  # set by a stop signal's way out, or by a failed write of stdout
+    log, say = Log(sys.stderr, f"{os.path.basename(sys.argv[0])}: "), Log(sys.stdout, failed=stop)
 
     def on_term(signum, frame):
         ignore_further_interrupts()  # the first signal says how the player ends
         raise Stop(signum)
 
-    stop, ended_by = threading.Event(), signal.SIGINT
+    ended_by = signal.SIGINT
     shown = "localhost" if args.host in ("127.0.0.1", "0.0.0.0") else args.host
     try:
         with StopSignalHandler(on_term):  # SIGINT by hand too (stop_signals says why)
@@ -339,6 +367,8 @@ def main() -> None:
     finally:
         stop.set()
         sock.close()
+    if say.error is not None:  # stdout failed (serve ended on it): as cli.run_main ends then
+        _stdout_failed(say.error)
     name = signal.Signals(ended_by).name
     say(f"stopped ({name}); port released")
     sys.stderr.flush()

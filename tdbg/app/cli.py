@@ -130,6 +130,10 @@ def fail(message: str, prog: str | None = None, code: int = FAILED) -> NoReturn:
     into one), then exit with ``code``."""
     prog = prog or os.path.basename(sys.argv[0])
     message = "; ".join(ln.strip() for ln in str(message).splitlines() if ln.strip())
+    # the line says how the program ends: a Ctrl-C or SIGTERM after it (a gnubg that gave up,
+    # then `kill`) added a second, "interrupted", line, or in the interpreter's teardown met
+    # the default action (exit -15, no line of its own)
+    stop_signals.ignore_further_interrupts()
     print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
 
@@ -245,6 +249,9 @@ def run_main(main) -> None:
             threads.use()
             main()
             sys.stdout.flush()
+        # the work is done and written: a Ctrl-C or SIGTERM in the interpreter's teardown met
+        # its default action (exit -15 or -2, no line) after the whole output
+        stop_signals.ignore_further_interrupts()
     except (InputError, OutputError, RunError, WorkerError) as exc:
         fail(str(exc))
     except SystemExit as exc:  # a script's own exit (--help, --check's verdict, the terminal

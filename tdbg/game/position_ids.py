@@ -296,6 +296,9 @@ def _xgid_dice(dice: str) -> tuple[bool, tuple[int, int] | None]:
 
 
 XGID_NUMBER = re.compile(r"[+-]?[0-9]+")
+# the blanks gnubg's atoi skips (C's isspace): str.strip() also took a no-break or an em space,
+# before which gnubg reads 0
+C_SPACE = " \t\n\v\f\r"
 
 
 def parse_xgid(text: str) -> GameState:
@@ -314,10 +317,10 @@ def parse_xgid(text: str) -> GameState:
     try:
         # ASCII digits only, as gnubg's atoi reads them: int() also takes "1_0" (gnubg: 1) and
         # other scripts' digits such as "\uff17" (gnubg: 0), which read as another position
-        if not all(XGID_NUMBER.fullmatch(x.strip()) for x in fields[1:4] + fields[5:]):
+        if not all(XGID_NUMBER.fullmatch(x.strip(C_SPACE)) for x in fields[1:4] + fields[5:]):
             raise ValueError
         cube_log2, owner, turn, s_bottom, s_top, rules, length, max_cube = (
-            int(x) for x in fields[1:4] + fields[5:]
+            int(x.strip(C_SPACE)) for x in fields[1:4] + fields[5:]
         )
     except ValueError:
         raise ValueError(

@@ -16,22 +16,25 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import IO, Any
 
 import numpy as np
 
-from tdbg.gnubg.gnubg_binary import GnubgError
+from tdbg.gnubg.gnubg_binary import GnubgError, ask
 from tdbg.infra.fileio import atomic_write, json_text, strict_json_loads
 from tdbg.infra.stats import has_interval, interval
-from tdbg.infra.workers import child_dies_with_us, end_child
+from tdbg.infra.workers import end_group, own_group_dies_with_us
 
 GNUBG_PY = r"""
 import json
 import gnubg
 cfg = json.load(open(%(cfg)r))
 CUBE_KINDS = %(cube_kinds)r
+def quoted(path):  # gnubg's command reader takes \\ and \" inside quotes as the characters
+    return '"' + path.replace("\\", "\\\\").replace('"', '\\"') + '"'
 gnubg.command("set jacoby %(jacoby)s")
 for line in %(rules)r:   # the game mode's (gnubg_rules.analysis_rules): e.g. no cube, no cube analysis
     gnubg.command(line)
@@ -41,7 +44,7 @@ gnubg.command("set analysis luck %(luck)s")
 gnubg.command("set analysis luckanalysis plies %(ply)d")
 for path in cfg["files"]:
     try:
-        gnubg.command('import mat "%%s"' %% path)
+        gnubg.command("import mat " + quoted(path))
         gnubg.command("analyse match")
         m = gnubg.match(1, 0, 1, 0)
     except Exception as exc:
@@ -129,20 +132,14 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
                 f"print('@@RATING ' + json.dumps([gnubg.errorrating(r / 1000.0) for r in {list(map(float, rates))!r}]))\n"
             )
         try:
-            proc = subprocess.run(
-                [binary, "-t", "-q", "-r", "-p", script],
-                capture_output=True,
-                text=True,
-                errors="replace",  # (bytes that are not UTF-8 were a UnicodeDecodeError traceback)
-                preexec_fn=child_dies_with_us(),
-                timeout=timeout,
-                stdin=subprocess.DEVNULL,
-            )
+            stdout, stderr, code = ask([binary, "-t", "-q", "-r", "-p", script], None, timeout)
         except subprocess.TimeoutExpired:
             raise GnubgError(
                 f"{binary}: no rating within {timeout:g} s (stalled? --gnubg-timeout)"
             ) from None
-    for line in proc.stdout.splitlines():
+        except (OSError, subprocess.SubprocessError) as exc:
+            raise GnubgError(f"{binary}: cannot run it ({exc})") from None
+    for line in stdout.splitlines():
         if line.startswith("@@RATING "):
             try:
                 got = strict_json_loads(line[9:])
@@ -155,10 +152,14 @@ def gnubg_ratings(rates: list[float], binary: str, timeout: float | None = None)
                 or any(type(i) is not int for i in got)
             ):
                 raise GnubgError(f"gnubg's rating is not one number a rate: {line[:200]!r}")
-            return [RATINGS[i] if 0 <= i < len(RATINGS) else "n/a" for i in got]
-    raise GnubgError(
-        f"gnubg gave no rating (exit {proc.returncode}): {proc.stderr.strip().splitlines()[-1:]}"
-    )
+            # errorrating() gives 0 (Awful!) to 7 (Supernatural) or 8, gnubg's RAT_UNDEFINED
+            # ("N/A"); any other number is none of gnubg's ratings (-1 and 9 were shown as n/a)
+            if any(not 0 <= i <= len(RATINGS) for i in got):
+                raise GnubgError(
+                    f"gnubg's rating is not one of its ratings (0 to {len(RATINGS)}): {line[:200]!r}"
+                )
+            return [RATINGS[i] if i < len(RATINGS) else "n/a" for i in got]
+    raise GnubgError(f"gnubg gave no rating (exit {code}): {stderr.strip().splitlines()[-1:]}")
 
 
 def write_scripts(files: list[str], analysis: GnubgAnalysis, folder: str) -> list[str]:
@@ -233,6 +234,11 @@ def analyse_files(
         if not folder:
             shutil.rmtree(tmp, ignore_errors=True)
     seen = {os.path.abspath(r["file"]) for r in games + failures}
+    given = {os.path.abspath(f) for f in files}
+    if seen - given:  # (a game of another file was a KeyError traceback where games meet records)
+        raise GnubgError(
+            f"gnubg's analysis names a file it was not given: {sorted(seen - given)[0]!r}"
+        )
     failures += [
         {"file": f, "error": "gnubg found no games in it"}
         for f in files
@@ -253,8 +259,13 @@ def _count(x, what: str, line: str) -> int:
     return x
 
 
+# a game's error in EMG is at most a few units a decision (an equity is within +-3 a cube): a
+# game's error beyond this is no analysis (1.7e308 made every rate infinite)
+MAX_GAME_ERROR = 1e6
+
+
 def _amount(x, what: str, line: str) -> float:
-    if type(x) not in (int, float) or not np.isfinite(x) or x < 0:
+    if type(x) not in (int, float) or not np.isfinite(x) or not 0 <= x <= MAX_GAME_ERROR:
         raise GnubgError(f"gnubg's analysis gave {what} {x!r}, not an error size: {line[:200]!r}")
     return float(x)
 
@@ -285,11 +296,19 @@ def _game_line(text: str) -> dict:
             for key in ("actual", "luck_adjusted"):
                 if key in st and (type(st[key]) not in (int, float) or not np.isfinite(st[key])):
                     raise TypeError(key)
-        if not all(type(x) is int for x in g["score"]) or len(g["score"]) != 2:
+        length = _count(g["length"], "a match length", text)
+        # a score within the match (a 3-point match at 99 gave a score "-96 away"), and in a
+        # match each double's values are match-winning chances, 0 to 1 (1e308 gave "inf")
+        if (
+            len(g["score"]) != 2
+            or not all(type(x) is int and x >= 0 for x in g["score"])
+            or (length and max(g["score"]) >= length)
+        ):
             raise TypeError("score")
-        _count(g["length"], "a match length", text)
         for _, nd, dt in g["doubles"]:
             if not all(type(x) in (int, float) and np.isfinite(x) for x in (nd, dt)):
+                raise TypeError("doubles")
+            if length and not all(-1e-4 <= x <= 1 + 1e-4 for x in (nd, dt)):  # (gnubg's floats)
                 raise TypeError("doubles")
         g["names"]["X"], g["names"]["O"]  # noqa: B018 - present
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
@@ -310,13 +329,22 @@ def _fail_line(text: str) -> dict:
     raise GnubgError(f"gnubg's analysis printed a line we cannot read: @@FAIL {text[:200]!r}")
 
 
-def _games_in(path: str) -> int | None:
-    """How many games a .mat file holds (its `Game N` headings); None if it cannot be read."""
+MAT_LENGTH = re.compile(r"^\s*([0-9]+) point match")  # its heading: the match's length (0: money)
+
+
+def _games_in(path: str) -> tuple[int | None, int | None]:
+    """(how many games a .mat file holds, its `Game N` headings; the match length its heading
+    names); None for what cannot be read."""
+    games, length = 0, None
     try:
         with open(path, encoding="utf-8", errors="replace") as fh:
-            return sum(1 for line in fh if MAT_GAME.match(line))
+            for line in fh:
+                games += bool(MAT_GAME.match(line))
+                m = MAT_LENGTH.match(line) if length is None else None
+                length = int(m.group(1)) if m else length
     except OSError:
-        return None
+        return None, None
+    return games, length
 
 
 def _incomplete(files: list[str], games: list[dict], failed: set) -> list[dict]:
@@ -327,10 +355,17 @@ def _incomplete(files: list[str], games: list[dict], failed: set) -> list[dict]:
         path = os.path.abspath(f)
         if path in failed:
             continue
-        got = sorted(g["game"] for g in games if os.path.abspath(g["file"]) == path)
-        held = _games_in(f)
+        ours = [g for g in games if os.path.abspath(g["file"]) == path]
+        got = sorted(g["game"] for g in ours)
+        held, length = _games_in(f)
         if held is not None and got != list(range(held)):
             out.append({"file": f, "error": f"gnubg analysed {len(got)} of its {held} games"})
+        elif length is not None and any(g["length"] != length for g in ours):
+            # (a length of 999 for a 3-point match gave doubles "999-999 away")
+            said = sorted({g["length"] for g in ours} - {length})
+            out.append(
+                {"file": f, "error": f"gnubg read a {said[0]}-point match, the file's is {length}"}
+            )
     return out
 
 
@@ -342,63 +377,106 @@ def _signal_name(signum: int) -> str:
         return f"signal {signum}"
 
 
-def _stdout(proc: subprocess.Popen) -> IO[bytes]:
-    """The output pipe of a gnubg _run_scripts started (stdout=PIPE: never None)."""
-    assert proc.stdout is not None
-    return proc.stdout
+# a line of the analysis script's (an @@GAME line is a few KiB) and all of one gnubg's: output
+# without end was kept whole (a MemoryError traceback)
+MAX_ANALYSIS_LINE = 1 << 20
+MAX_ANALYSIS_OUTPUT = 256 << 20
+
+
+class _Analyst:
+    """One gnubg analysing one script (_run_scripts'): it runs in a process group of its own
+    (end_group ends it and whatever it started), and of its output only the script's own lines
+    (starting @@) are kept, each line bounded.  ``said`` is when it last finished one of them:
+    other output (a progress line, NUL bytes) is not analysis and does not keep it from being
+    timed as a stall."""
+
+    def __init__(self, binary: str, script: str):
+        self.err: IO[bytes] = tempfile.TemporaryFile()  # a file: a chatty stderr never blocks gnubg
+        self.proc = subprocess.Popen(
+            [binary, "-t", "-q", "-r", "-p", script],
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            stdin=subprocess.DEVNULL,
+            preexec_fn=own_group_dies_with_us(),
+        )
+        assert self.proc.stdout is not None  # (PIPE: never None)
+        self.fd, self.partial, self.kept = self.proc.stdout.fileno(), b"", 0
+        self.lines: list[str] = []
+        self.said, self.exited = time.monotonic(), None  # type: float, float | None
+
+    def take(self, chunk: bytes) -> None:
+        """Read ``chunk`` of its output (b"": its end); GnubgError for a line or an output
+        longer than any the script prints."""
+        *done, self.partial = (self.partial + chunk).split(b"\n")
+        if not chunk and self.partial:  # the last line without its newline
+            done, self.partial = [*done, self.partial], b""
+        if len(self.partial) > MAX_ANALYSIS_LINE:
+            raise GnubgError(
+                f"gnubg printed a line longer than {MAX_ANALYSIS_LINE >> 20} MiB while analysing"
+            )
+        for line in done:
+            if line.startswith(b"@@"):
+                self.lines.append(line.decode(errors="replace"))
+                self.kept += len(line)
+                self.said = time.monotonic()
+        if self.kept > MAX_ANALYSIS_OUTPUT:
+            raise GnubgError(
+                f"gnubg printed more than {MAX_ANALYSIS_OUTPUT >> 20} MiB of analysis for one script"
+            )
+
+    def check_exited(self) -> bool:
+        """Whether gnubg has exited; the first time it is seen so, whatever it left behind is
+        ended, so that its output reaches its end (a helper held it open: no end ever came).
+        True also once a second has passed since, for output held outside its group."""
+        if self.exited is None and self.proc.poll() is not None:
+            end_group(self.proc)
+            self.exited = time.monotonic()
+        return self.exited is not None and time.monotonic() - self.exited > 1.0
+
+    def close(self, wait: float = 0.0) -> tuple[str, str, int | None]:
+        """End it (within ``wait`` seconds if it is ending by itself): (its @@ lines, its stderr,
+        its exit code)."""
+        end_group(self.proc, wait=wait)
+        self.proc.stdout.close()  # type: ignore[union-attr]
+        self.err.seek(0)
+        err = self.err.read().decode(errors="replace")
+        self.err.close()
+        return "\n".join(self.lines), err, self.proc.returncode
 
 
 def _run_scripts(scripts: list[str], analysis: GnubgAnalysis):
-    """Run gnubg on each script, ``analysis.workers`` at a time; yield (stdout, stderr, exit
-    code) of each as it ends.  GnubgError when none of the running gnubg says a word for
-    ``analysis.timeout`` seconds; every gnubg still running is ended on the way out (an
-    error, Ctrl-C)."""
+    """Run gnubg on each script, ``analysis.workers`` at a time; yield (its analysis lines,
+    stderr, exit code) of each as it ends.  GnubgError when none of the running gnubg finishes
+    a line of analysis for ``analysis.timeout`` seconds; every gnubg still running, and what it
+    started, is ended on the way out (an error, Ctrl-C)."""
     binary, workers, timeout = analysis.binary, analysis.workers, analysis.timeout
     pending = list(scripts)
-    running: dict[
-        subprocess.Popen, tuple[bytearray, IO[bytes]]
-    ] = {}  # process -> (its output so far, its stderr file)
+    running: dict[int, _Analyst] = {}  # by the file descriptor of its output
+    said = time.monotonic()  # when a running gnubg last finished a line of analysis, or ended
     try:
         while pending or running:
             while pending and len(running) < workers:
-                err: IO[bytes] = (
-                    tempfile.TemporaryFile()
-                )  # a file: a chatty stderr can never block gnubg
-                proc = subprocess.Popen(
-                    [binary, "-t", "-q", "-r", "-p", pending.pop(0)],
-                    stdout=subprocess.PIPE,
-                    stderr=err,
-                    stdin=subprocess.DEVNULL,
-                    preexec_fn=child_dies_with_us(),
-                )
-                running[proc] = (bytearray(), err)
-            by_fd = {_stdout(p).fileno(): p for p in running}
-            ready, _, _ = select.select(list(by_fd), [], [], timeout)
-            if not ready:
+                a = _Analyst(binary, pending.pop(0))
+                running[a.fd] = a
+            said = max([said] + [a.said for a in running.values()])
+            if timeout is not None and time.monotonic() - said > timeout:
                 raise GnubgError(
                     f"gnubg said nothing for {timeout:g} s while analysing (stalled? --gnubg-timeout)"
                 )
-            for fd in ready:
-                proc = by_fd[fd]
-                chunk = os.read(fd, 1 << 16)
-                if chunk:
-                    running[proc][0].extend(chunk)
+            ready = select.select(list(running), [], [], 0.5)[0]
+            for a in list(running.values()):
+                chunk = os.read(a.fd, 1 << 16) if a.fd in ready else None
+                if chunk is None and not a.check_exited():
                     continue
-                out, err = running.pop(proc)
-                end_child(proc, wait=timeout or 60.0)  # its output is closed: it is ending
-                _stdout(proc).close()
-                err.seek(0)
-                yield (
-                    out.decode(errors="replace"),
-                    err.read().decode(errors="replace"),
-                    proc.returncode,
-                )
-                err.close()
+                a.take(chunk or b"")
+                if chunk:
+                    continue
+                del running[a.fd]
+                said = time.monotonic()
+                yield a.close(wait=timeout or 60.0)  # its output is closed: it is ending
     finally:
-        for proc, (_, err) in running.items():
-            end_child(proc)
-            _stdout(proc).close()
-            err.close()
+        for a in running.values():
+            a.close()
 
 
 def _unit_sums(games: list[dict], sides: tuple[str, ...], units: list | None):

@@ -49,7 +49,7 @@ from tdbg.gnubg.gnubg_protocol import (
     parse_board_string,
 )
 from tdbg.gnubg.gnubg_rules import gnubg_plays, session_rules
-from tdbg.infra.workers import child_dies_with_us, end_child
+from tdbg.infra.workers import end_group, own_group_dies_with_us
 from tdbg.play.match import GameRecord
 from tdbg.play.evaluator import Evaluator
 from tdbg.play.matfile import mat_length
@@ -209,7 +209,7 @@ class GnubgSession:
             stdout=slave,
             stderr=slave,
             close_fds=True,
-            preexec_fn=child_dies_with_us(),
+            preexec_fn=own_group_dies_with_us(),  # its group ends with it (end_group)
         )
         os.close(slave)
         results: list = []
@@ -235,7 +235,7 @@ class GnubgSession:
             srv.close()
             # after the games gnubg ends its script by itself (its record exported); on an error or
             # Ctrl-C it is ended at once: SIGTERM, then SIGKILL after a second
-            end_child(proc, grace=1.0, wait=self.timeout if finished else 0.0)
+            end_group(proc, grace=1.0, wait=self.timeout if finished else 0.0)
             reader.join(timeout=5)
             os.close(master) if _fd_open(master) else None
         if self.plays_matches:
@@ -303,7 +303,15 @@ class GnubgSession:
     def _serve(self, conn, n_games, results, records, on_game, proc, out_lines) -> None:
         buf = b""
         game = self._new_game(self.first_index)
+        # the stall clock runs from gnubg's last question, not its last byte: a gnubg that sends
+        # only NULs or blank lines asks nothing, and was never timed (the run hung)
+        asked = time.monotonic()
         while self.units_done(records) < n_games:
+            if time.monotonic() - asked > self.timeout:
+                raise GnubgError(
+                    f"no question from gnubg for {self.timeout:.0f} s (stalled: it sent only NUL "
+                    f"bytes or blank lines) in game {game.index}"
+                )
             try:
                 chunk = conn.recv(4096)
             except socket.timeout:
@@ -335,6 +343,7 @@ class GnubgSession:
                 raw, buf = buf.split(b"\n", 1)
                 if not raw.strip():
                     continue
+                asked = time.monotonic()
                 q = parse_board_string(raw.decode(errors="replace"))
                 game = self._check(q, game, results, records, on_game)
                 try:

@@ -21,10 +21,17 @@ from tdbg.gnubg.gnubg_binary import GnubgError
 from tdbg.play.match import GameRecord
 from tdbg.play.matfile import read_mat
 
-RESULT_LINE = re.compile(r"([\w-]+) wins an? (single game|gammon|backgammon) and (\d+) points?\.")
-MATCH_LINE = re.compile(r"([\w-]+) has won the match\.")
+# a player's name as gnubg holds it (MAX_NAME_LEN 32, with the NUL) and a game's points (at
+# most 3 x 4,096): bounded, as an unbounded name backtracked over every start of a long line
+# (a 64 KiB line of letters on gnubg's terminal stalled the run for minutes) and an unbounded
+# count of 5,000 digits was beyond int()
+NAME = r"([\w-]{1,31})"
+RESULT_LINE = re.compile(
+    NAME + r" wins an? (single game|gammon|backgammon) and ([0-9]{1,9}) points?\."
+)
+MATCH_LINE = re.compile(NAME + r" has won the match\.")
 # gnubg offers to resign (our seat auto-accepts a backgammon offer): the game ends without a last move
-RESIGN_ACCEPTED = re.compile(r"([\w-]+) accepts and wins an? (single game|gammon|backgammon)\.")
+RESIGN_ACCEPTED = re.compile(NAME + r" accepts and wins an? (single game|gammon|backgammon)\.")
 OUR_NAME, GNUBG_NAME = "td", "gnubg"
 
 

@@ -72,6 +72,41 @@ def child_dies_with_us():
     return lambda: die_with_parent(parent)
 
 
+def own_group_dies_with_us():
+    """preexec_fn for subprocess.Popen of a child that may start children of its own (gnubg,
+    or a script standing in for it): the child leads a process group of its own, which
+    end_group ends whole, and is killed when this process dies."""
+    parent = os.getpid()
+
+    def setup() -> None:
+        os.setpgid(0, 0)
+        die_with_parent(parent)
+
+    return setup
+
+
+def _signal_group(pgid: int, sig: int) -> None:
+    with contextlib.suppress(OSError):  # the group is gone already
+        os.killpg(pgid, sig)
+
+
+def end_group(proc, grace: float = 1.0, wait: float = 0.0) -> None:
+    """end_child for a child started with own_group_dies_with_us: the same steps (let it exit
+    for up to ``wait`` seconds, then SIGTERM, then SIGKILL after ``grace``), each sent to its
+    whole process group; whatever the child started and left behind is then killed (a helper
+    that held the child's output open, a gnubg under a wrapper script), so that nothing it
+    started outlives the run and no output pipe stays open after it."""
+    for sig in (None, signal.SIGTERM, signal.SIGKILL):
+        if sig is not None:
+            _signal_group(proc.pid, sig)
+        try:
+            proc.wait(timeout=wait if sig is None else grace)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    _signal_group(proc.pid, signal.SIGKILL)
+
+
 def end_child(proc, grace: float = 1.0, wait: float = 0.0) -> None:
     """End the child process ``proc`` (a subprocess.Popen, e.g. gnubg): let it exit by itself
     for up to ``wait`` seconds (0 while an error or Ctrl-C is on its way out), then SIGTERM,

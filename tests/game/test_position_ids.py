@@ -144,6 +144,11 @@ def test_xgid_numbers_as_gnubg_reads_them():
         # gnubg keeps four characters of a field: "00007" is a money game there, a 7-point match here
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:00007:10", "longer than 4 characters"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:000001:0:0:5:10", "longer than 4 characters"),
+        # a blank gnubg's atoi does not skip (C's isspace is ASCII): gnubg reads the owner
+        # "\u00a01" as 0 (centred) and the turn "\u20031" as 0 (top); str.strip() read both as 1
+        ("XGID=-b----E-C---eE---c-e----B-:1:\u00a01:1:00:0:0:1:0:10", "whole numbers"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:\u20031:52:0:0:0:0:10", "whole numbers"),
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7\u3000:10", "whole numbers"),
     ],
 )
 def test_malformed_or_impossible(text, words):

@@ -744,3 +744,54 @@ def test_a_game_gnubg_scores_for_us_without_our_last_move_is_its_resignation():
     records = []
     session._close_finished(game, [("td", "backgammon", 12, False)], records, None)
     assert records[0].points == records[0].our_record == 12.0 and records[0].resigned
+
+
+@needs_gnubg
+@pytest.mark.gnubg_binary
+def test_a_mat_file_named_with_a_quote_or_a_backslash_is_analysed(tmp_path):
+    """gnubg's command reader takes \\ and \\" inside a quoted path as the characters: the
+    analysis quotes the path so, where a file named `a".mat` was "found no games in it"."""
+    import shutil
+
+    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, analyse_files
+
+    out = tmp_path / "mats"
+    model = os.path.join(ROOT, "best_models", "dmp_128x2.pt")
+    run("gnubg_eval.py", "--model", model, "--games", 1, "--export-only", "--out", out, check=True)
+    (mat,) = out.glob("*.mat")
+    for name in ('a".mat', "b\\c.mat", 'd "e\\" f.mat'):
+        odd = tmp_path / name
+        shutil.copy(mat, odd)
+        games = analyse_files([str(odd)], GnubgAnalysis(preflight()["binary"], timeout=600))
+        assert games and all(g["file"] == str(odd) for g in games), name
+
+
+READ_LONG_LINES = """
+from tdbg.gnubg.gnubg_external import GnubgSession
+session = GnubgSession.__new__(GnubgSession)
+session._accepted, session._match_winners = False, []
+results, lines = [], []
+for text in ("td wins a gammon and " + "9" * 5000 + " points.", "q" * (1 << 20),
+             "gnubg wins a gammon and 2 points."):
+    session.read_line(text, results, lines)
+print(results)
+"""
+
+
+def test_long_lines_on_gnubgs_terminal_are_read_at_once():
+    """A line of gnubg's terminal is matched against its result lines by patterns bounded by
+    gnubg's own limits (a name of at most 31 characters, points of a few digits): an unbounded
+    name backtracked over every start of a long line of letters (minutes of one core for 64 KiB,
+    the run stalled), and 5,000 digits of points were a ValueError in the reading thread."""
+    import subprocess
+    import sys
+
+    got = subprocess.run(
+        [sys.executable, "-c", READ_LONG_LINES],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD,
+        cwd=ROOT,
+    )
+    assert got.returncode == 0, got.stderr
+    assert got.stdout.strip() == "[('gnubg', 'gammon', 2, False)]"

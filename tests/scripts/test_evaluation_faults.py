@@ -6,11 +6,12 @@ before its fix."""
 import hashlib
 import os
 import shutil
+import time
 
 import pytest
 import torch
 
-from helpers import assert_one_line_error, md5, run
+from helpers import HANG_GUARD, assert_one_line_error, md5, run
 from tdbg.net.model import TDNetwork, new_metadata, save_checkpoint
 from tdbg.play.results_file import read_results
 
@@ -230,6 +231,50 @@ def test_a_gnubg_that_floods_the_socket_is_one_line(tmp_path):
     assert_one_line_error(proc, "without a newline")
 
 
+CHATTERING_GNUBG = FLOODING_GNUBG.replace(
+    'conn.sendall(b"board:" + b"x" * 1_000_000)  # a "question" with no end',
+    "while True:  # bytes that make no question, without a pause\n"
+    "        conn.sendall({payload!r} * 4096)",
+)
+
+
+@pytest.mark.parametrize("payload", [b"\x00", b"\n", b"\x00\r\n"])
+def test_a_gnubg_that_sends_bytes_but_asks_nothing_is_a_stall(tmp_path, payload):
+    """A gnubg that sends NUL bytes or blank lines without end asks no question: the run was
+    never timed (each byte reset the clock) and hung; it is now stopped after --gnubg-timeout
+    seconds without a question, in one line."""
+    import sys
+
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    (marks / "gnubg.wd").write_bytes(b"fake weights")
+    fake = tmp_path / "gnubg"
+    fake.write_text(
+        CHATTERING_GNUBG.format(python=sys.executable, marks=str(marks), payload=payload)
+    )
+    fake.chmod(0o755)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "gnubg-ext",
+        "--gnubg",
+        fake,
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        "2",
+        "--gnubg-timeout",
+        "3",
+        "--games-csv",
+        tmp_path / "g.csv",
+        "--quiet",
+    )
+    assert_one_line_error(proc, "no question from gnubg for 3 s")
+    assert not (tmp_path / "g.csv").exists()
+
+
 def _pids(marks, name):
     path = marks / name
     return path.read_text().split() if path.exists() else []
@@ -271,6 +316,45 @@ def test_a_gnubg_that_never_connects_is_one_line_and_ended(tmp_path):
     assert not (tmp_path / "g.csv").exists()
     playing = _pids(marks, "playing")
     assert len(playing) == 1 and _pids(marks, "terminated") == playing
+
+
+def test_what_a_gnubg_that_never_connects_started_ends_with_it(tmp_path):
+    """A gnubg (a wrapper script in its place) that started a helper and never connects: the
+    helper, which held gnubg's terminal, is ended with it (it outlived the run)."""
+    fake, marks = _fake_gnubg(tmp_path)
+    text = (
+        open(fake)
+        .read()
+        .replace(
+            "mark(role)\n",
+            'mark(role)\nif os.fork() == 0:\n    mark("helper")\n    time.sleep(3600)\n    os._exit(0)\n',
+        )
+    )
+    open(fake, "w").write(text)
+    proc = run(
+        "play_models.py",
+        "--model1",
+        "pubeval",
+        "--model2",
+        "gnubg-ext",
+        "--gnubg",
+        fake,
+        "--game-mode",
+        "cubeless-money",
+        "--games",
+        "2",
+        "--gnubg-timeout",
+        "3",
+        "--games-csv",
+        tmp_path / "g.csv",
+        "--quiet",
+    )
+    assert_one_line_error(proc, "did not connect within 3 s")
+    helpers = _pids(marks, "helper")
+    deadline = time.monotonic() + HANG_GUARD
+    while not all(_gone(p) for p in helpers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(helpers) == 1 and _gone(helpers[0])
 
 
 def test_ctrl_c_ends_gnubg_during_games(tmp_path):

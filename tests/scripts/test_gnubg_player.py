@@ -588,3 +588,24 @@ def test_every_reply_fits_gnubgs_read():
         assert got.startswith(b"Error: ") and got.endswith(b"\n") and got.count(b"\n") == 1
         assert len(got) <= gnubg_player.MAX_REPLY + 1 <= 256, len(got)
         got.decode()  # cut on a character boundary
+
+
+def test_a_reader_of_stdout_that_goes_away_ends_the_player_quietly():
+    """`gnubg_player.py ... | head -1`: the decision line after head left failed in the
+    connection thread, a BrokenPipeError traceback, and gnubg's question went unanswered with
+    the player still serving.  The player now ends as every script does when its reader goes
+    away: quietly, exit code 141."""
+    port = _free_port()
+    proc = _start(CUBEFUL, port)  # the serving line is read
+    proc.stdout.close()  # the reader goes away, as `head -1` does after its line
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=300) as c:
+            c.sendall(OPENING_SEAT1.encode() + b"\n\x00")
+            c.recv(4096)  # the answer, or the end of the connection: the player is ending
+        rc = proc.wait(timeout=300)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    err = proc.stderr.read()
+    assert rc == 141 and "Traceback" not in err and "error" not in err, (rc, err)

@@ -508,3 +508,47 @@ def test_a_signal_in_the_teardown_of_a_finished_program_is_ignored(tmp_path, nam
         env=dict(os.environ, OMP_NUM_THREADS="1"),
     )
     assert (proc.returncode, proc.stdout, proc.stderr) == (0, "done\n", "")
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("when", ["as the error line is written", "at exit"])
+def test_a_signal_after_the_error_line_leaves_its_end(tmp_path, sig, when):
+    """A signal once a failure's error line is out (a gnubg that gave up, then `kill`): the run
+    ends as its line said, exit code 2 and that one line.  Sent as the line was written it
+    added a second, "interrupted", line and 143; in the interpreter's teardown it met the
+    default action, exit -15 and no code of the line's."""
+    send = f"os.kill(os.getpid(), signal.{sig})"
+    before = (
+        f"""
+class Stderr:
+    def __init__(self, stream):
+        self.stream, self.sent = stream, False
+    def write(self, text):
+        n = self.stream.write(text)
+        if "error:" in text and not self.sent:
+            self.sent = True
+            self.stream.flush()
+            {send}
+        return n
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+sys.stderr = Stderr(sys.stderr)
+"""
+        if when.startswith("as")
+        else f"import atexit\natexit.register(lambda: {send})\n"
+    )
+    proc = _run_with(before, "tools/describe_model.py", [tmp_path / "none.pt"], tmp_path)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-3000:])
+    assert len(lines) == 1 and "none.pt" in lines[0], proc.stderr[-3000:]
+
+
+@pytest.mark.parametrize("sig", ["SIGTERM", "SIGINT"])
+def test_a_signal_in_the_teardown_of_a_finished_run_leaves_its_end(tmp_path, sig):
+    """A signal in the interpreter's teardown, once a run's work is done and written (a gnubg
+    analysis that ended as `kill` was typed): exit code 0 and the whole output.  It met the
+    signal's default action there: exit -15 (-2), no line."""
+    before = f"import atexit\natexit.register(lambda: os.kill(os.getpid(), signal.{sig}))\n"
+    proc = _run_with(before, "tools/describe_model.py", ["best_models/dmp_128x2.pt"], tmp_path)
+    assert proc.returncode == 0 and proc.stdout.strip(), (proc.returncode, proc.stderr[-3000:])
+    assert not proc.stderr.strip(), proc.stderr[-3000:]
