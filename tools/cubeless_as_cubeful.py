@@ -45,10 +45,8 @@ def main() -> None:
     )
     try:
         model, meta, _ = load_checkpoint(args.parent)
-        if MODES.get(meta.get("game_mode")) is not CubelessMoney:
-            raise ValueError(
-                f"{args.parent} is a {meta.get('game_mode')} model, not cubeless money"
-            )
+        if MODES.get(meta["game_mode"]) is not CubelessMoney:
+            raise ValueError(f"{args.parent} is a {meta['game_mode']} model, not cubeless money")
         cubeful = net_growth.warm_start_cubeful(model)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None

@@ -30,7 +30,10 @@ def test_checkpoint_round_trip(tmp_path, output_mode):
     meta["episodes"] = 1234
     meta["lineage"] = [{"command": "x", "episodes": 1234}]
     path = str(tmp_path / "m.pt")
-    save_checkpoint(path, m, meta, {"stage": {"episodes_done": 1234}})  # its lineage entry's
+    # its lineage entry's episodes, and the settings every stage records
+    save_checkpoint(
+        path, m, meta, {"stage": {"episodes_done": 1234, "settings": {"num_episodes": 1234}}}
+    )
     assert [f for f in os.listdir(tmp_path) if f.startswith(".tmp")] == []
     m2, meta2, ts = load_checkpoint(path)
     x = torch.rand(50, 196)
