@@ -206,6 +206,20 @@ def test_cubeless_as_cubeful_tool(tmp_path):
     assert_one_line_error(run("tools/cubeless_as_cubeful.py", parent, out), "exists")
 
 
+def test_cubeless_as_cubeful_keeps_the_board_features(tmp_path):
+    """A cubeless model that reads the board features becomes a cubeful one of 220 inputs;
+    its metadata said 200 (written as a constant), a checkpoint that no reader could load."""
+    from helpers import run
+
+    m = TDNetwork(216, [8], "equity")
+    parent = tmp_path / "cl.pt"
+    save_checkpoint(str(parent), m, new_metadata(m, "cubeless-money"))
+    run("tools/cubeless_as_cubeful.py", parent, tmp_path / "cf.pt", check=True)
+    c, meta, _ = load_checkpoint(str(tmp_path / "cf.pt"))
+    assert c.n_inputs == meta["n_inputs"] == 220
+    assert meta["encoder"] == "tesauro196+cube4+board20"
+
+
 def test_read_checkpoint_judges_the_kind_of_the_bytes_it_read(tmp_path):
     """What read_checkpoint returns is what it checked (fileio.content_kind of those bytes):
     a zip that torch.save did not write and a text file are refused by their kind, a
