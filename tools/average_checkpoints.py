@@ -40,7 +40,7 @@ def average(paths: list[str]):
     first, meta, _ = loaded[0]
 
     def shape(m, md):
-        return (m.n_inputs, list(m.hidden), m.output_mode, m.activation, md.get("game_mode"))
+        return (m.n_inputs, list(m.hidden), m.output_mode, m.activation, md["game_mode"])
 
     for path, (m, md, _) in zip(paths[1:], loaded[1:], strict=True):
         if shape(m, md) != shape(first, meta):

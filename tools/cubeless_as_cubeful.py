@@ -45,17 +45,17 @@ def main() -> None:
     )
     try:
         model, meta, _ = load_checkpoint(args.parent)
-        if MODES.get(meta.get("game_mode")) is not CubelessMoney:
-            raise ValueError(
-                f"{args.parent} is a {meta.get('game_mode')} model, not cubeless money"
-            )
+        if MODES.get(meta["game_mode"]) is not CubelessMoney:
+            raise ValueError(f"{args.parent} is a {meta['game_mode']} model, not cubeless money")
         cubeful = net_growth.warm_start_cubeful(model)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
     meta = {
         **meta,
-        "n_inputs": 200,
-        "encoder": input_layout(CubefulMoney, CubefulMoney.n_inputs),
+        # (a model that reads the board features keeps them after the cube inputs: 220, where
+        # a fixed 200 wrote a checkpoint that no reader could load)
+        "n_inputs": cubeful.n_inputs,
+        "encoder": input_layout(CubefulMoney, cubeful.n_inputs),
         "game_mode": CubefulMoney.name,
         "lineage": list(meta.get("lineage", []))
         + [lineage_entry(0, {"stage": "cubeless_as_cubeful"})],

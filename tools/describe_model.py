@@ -43,7 +43,7 @@ def describe(path: str) -> dict:
         raise cli.UsageError(str(exc)) from None
     md5 = hashlib.md5(data).hexdigest()
     threads.use()
-    health = measure_health(model, game_mode(meta.get("game_mode") or "dmp"))
+    health = measure_health(model, game_mode(meta["game_mode"]))
     stage = (trainer_state or {}).get("stage") or {}
     filt = move_filter_of(model)
     return {
@@ -60,7 +60,7 @@ def describe(path: str) -> dict:
         "parameters": model.num_parameters(),
         "encoder": meta.get("encoder"),
         "output_mode": model.output_mode,
-        "game_mode": meta.get("game_mode"),
+        "game_mode": meta["game_mode"],
         # the 1-ply move filter (train_batch.py --oneply-filter): its shape and the after-states it was fitted to
         "move_filter": None
         if filt is None

@@ -109,7 +109,7 @@ def main() -> None:
         model, meta, _ = load_checkpoint(args.checkpoint)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
-    game_mode = meta.get("game_mode", "dmp")
+    game_mode = meta["game_mode"]  # (the head's default where the checkpoint names none)
     if game_mode not in GAME_CODES or model.output_mode not in OUTPUT_CODES:
         raise cli.UsageError(
             f"the C programs play {', '.join(GAME_CODES)} models; this one is a {game_mode} "

@@ -200,7 +200,7 @@ def main() -> None:
     model, meta, md5 = _read(args.checkpoint)
     threads.use()  # scoring a few positions at a time: the library's default (one)
     scorer, boards, dice, owner, inputs = real_positions(
-        model, meta.get("game_mode", "dmp"), args.games, args.seed
+        model, meta["game_mode"], args.games, args.seed
     )
     sample = health_positions(model, scorer.mode)  # the positions unit health is measured on
     health_before = unit_health(model, sample)

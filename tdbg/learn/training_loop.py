@@ -321,9 +321,7 @@ def run_stage(
     model, meta, trainer_state, mode = build_model(spec, run.weights_seed(), output_mode)
     evaluate = evaluate or default_evaluate(stage_settings.evaluation, mode)
     model.to(run.device)
-    stage = (trainer_state or {}).get("stage")
-    if stage:
-        check_stage_record(stage, meta, spec.resume)
+    stage = (trainer_state or {}).get("stage")  # (its record checked where it was loaded)
     unfinished = (
         stage
         if stage
@@ -366,19 +364,6 @@ def check_stop_at(stop_at: int, size: int, done: int, total: int) -> None:
         raise InputError(
             f"--stop-at {stop_at:,} is inside a round (rounds of {size:,} episodes): give a round's "
             f"end, such as {above:,}" + (f" or {below:,}" if below > done else "")
-        )
-
-
-def check_stage_record(stage: dict, meta: dict, resume: str | None) -> None:
-    """InputError unless the checkpoint's ``stage`` holds what a run reads to continue it, end
-    it or start the next: its settings, the episodes it has done and plans, and its lineage
-    entry (the last)."""
-    missing = [k for k in ("settings", "episodes_done") if k not in stage]
-    missing += [] if missing or "num_episodes" in stage["settings"] else ["settings' num_episodes"]
-    missing += [] if meta.get("lineage") else ["lineage entry"]
-    if missing:
-        raise InputError(
-            f"{resume}: its stage has no {' or '.join(missing)}; it cannot be continued"
         )
 
 

@@ -454,33 +454,58 @@ def check_metadata(meta, where: str) -> None:
     _check_restated(meta, where)
 
 
+def checkpoint_game_mode(meta: dict) -> str | None:
+    """The game mode a checkpoint's metadata plays: the one it names, or where it names none
+    (None or no key) its output head's default (heads.py: ``default_mode``); None for a head
+    no code has (refused where the network is built).  Every reader takes this one mode: they
+    took four (the players DMP, describe_model and export_weights DMP, the trainer the head's
+    default, repair_twins and cubeless_as_cubeful a mode called None)."""
+    if meta.get("game_mode") is not None:
+        return meta["game_mode"]
+    head = meta.get("output_mode")
+    return output_head(head).default_mode if head in OUTPUT_MODES else None
+
+
 def _check_restated(meta: dict, where: str) -> None:
     """CheckpointError where the metadata says one thing twice and the two disagree, as no
-    writer makes them: the total of episodes and its lineage's (each stage adds its own), the
-    name of the input layout and the inputs and game mode it names (describe_model showed
-    18,446,744,073,709,551,616 episodes of a 20-episode stage, or another mode's layout); and a
-    game mode that no code plays or whose inputs are not the network's."""
+    writer makes them: the total of episodes and its lineage's (each stage adds its own, and
+    every writer writes both), the name of the input layout and the inputs and game mode it
+    names (describe_model showed 18,446,744,073,709,551,616 episodes of a 20-episode stage, or
+    another mode's layout); a game mode that no code plays, or whose inputs are not the
+    network's; and an output head that is not one of the game mode's (GameMode.outputs: the
+    trainer refused an equity head on a DMP model, which the readers that never build a
+    player described, exported and averaged, or tracebacks where they measured it)."""
     lineage = meta.get("lineage") or []
-    if "episodes" in meta and lineage and all("episodes" in e for e in lineage):
-        total = sum(e["episodes"] for e in lineage)
-        if meta["episodes"] != total:
-            raise CheckpointError(
-                f"{where}: its metadata's 'episodes' is {meta['episodes']:,}, not the "
-                f"{total:,} of its lineage's stages"
-            )
-    game_mode = meta.get("game_mode")
-    try:
-        layout = (
-            input_layout(mode_class(game_mode), meta["n_inputs"])
-            if game_mode is not None
-            else ENCODERS.get(meta["n_inputs"])
+    for k, entry in enumerate(lineage, 1):
+        if "episodes" not in entry:  # (a reader showed 0 episodes for the stage)
+            raise CheckpointError(f"{where}: its lineage entry {k} has no 'episodes'")
+    total = sum(e["episodes"] for e in lineage)
+    if lineage and "episodes" not in meta:  # (shown as 0; the trainer then wrote a total that
+        # disagreed with the lineage, a checkpoint that every reader refused)
+        raise CheckpointError(
+            f"{where}: its metadata has no 'episodes', where its lineage's stages hold {total:,}"
         )
+    if lineage and meta["episodes"] != total:
+        raise CheckpointError(
+            f"{where}: its metadata's 'episodes' is {meta['episodes']:,}, not the "
+            f"{total:,} of its lineage's stages"
+        )
+    game_mode, head = checkpoint_game_mode(meta), meta["output_mode"]
+    named = "" if meta.get("game_mode") is not None else " (its head's, the metadata naming none)"
+    try:
+        cls = mode_class(game_mode) if game_mode is not None else None
+        layout = input_layout(cls, meta["n_inputs"]) if cls else ENCODERS.get(meta["n_inputs"])
     except ValueError as exc:  # a mode no code plays, or one whose inputs are not the network's
         # (the readers that never build the mode's network, describe_model, repair_twins and
         # export_weights, went on with it: tracebacks, or a mode's label on another's weights)
         raise CheckpointError(
-            f"{where}: its metadata's game mode {game_mode!r:.40} does not fit it ({exc})"
+            f"{where}: its metadata's game mode {game_mode!r:.40}{named} does not fit it ({exc})"
         ) from None
+    if cls is not None and head not in cls.outputs:
+        raise CheckpointError(
+            f"{where}: its metadata's output head {head!r} plays no {game_mode}{named} "
+            f"(its heads: {', '.join(cls.outputs)})"
+        )
     if meta.get("encoder") is None or layout is None:  # (an input count of no network: refused
         return  # where the network is built)
     if meta["encoder"] != layout:
@@ -586,7 +611,24 @@ def check_trainer_state(state, where: str, meta: dict | None = None) -> None:
     _check_fields(stage, STAGE_TYPES, f"{where}: its unfinished stage")
     if "settings" in stage:
         _check_fields(stage["settings"], STAGE_SETTINGS_TYPES, f"{where}: its stage's settings")
+    _check_stage_record(stage, meta, where)
     _check_stage_counts(stage, meta or {}, where)
+
+
+def _check_stage_record(stage: dict, meta: dict | None, where: str) -> None:
+    """CheckpointError unless ``stage`` holds what every run records with a stage and reads
+    to continue it, end it or start the next: its settings, the episodes it has done and
+    plans, and (``meta`` given) its lineage entry.  Checked here, for every reader: the
+    trainer alone refused a stage without them, which describe_model showed (a KeyError
+    traceback where it had no episodes done) and the players played."""
+    missing = [k for k in ("settings", "episodes_done") if k not in stage]
+    missing += [] if missing or "num_episodes" in stage["settings"] else ["settings' num_episodes"]
+    missing += [] if meta is None or meta.get("lineage") else ["lineage entry"]
+    if missing:
+        raise CheckpointError(
+            f"{where}: its stage has no {' or '.join(missing)}, which every run records "
+            f"with it; it cannot be continued"
+        )
 
 
 def _check_stage_counts(stage: dict, meta: dict, where: str) -> None:
@@ -746,6 +788,8 @@ def load_checkpoint(
         raise CheckpointError(f"{path}: metadata and weights do not fit together ({exc})") from None
     if not weights_finite(model):
         raise CheckpointError(f"{path}: weights contain NaN or infinity")
+    # the mode it plays, named for every reader (one that names none plays its head's default)
+    meta["game_mode"] = checkpoint_game_mode(meta)
     if payload.get(MOVE_FILTER_KEY) is not None:
         try:
             filt = _filter_from_payload(payload[MOVE_FILTER_KEY])

@@ -17,7 +17,8 @@ def checkpoint(path, done: int, total: int, settings: dict, config: dict | None 
     stage = {"episodes_done": done, "settings": {"num_episodes": total, **settings}}
     if config is not None:
         stage["config"] = config
-    save_checkpoint(str(path), model, new_metadata(model, "dmp"), {"stage": stage})
+    meta = {**new_metadata(model, "dmp"), "episodes": done, "lineage": [{"episodes": done}]}
+    save_checkpoint(str(path), model, meta, {"stage": stage})  # (its lineage entry, as every run's)
     return str(path)
 
 

@@ -94,7 +94,10 @@ def test_a_stage_is_named_by_its_id_or_its_lineage_entry():
 def snapshot(path, stage_id):
     torch.manual_seed(0)
     model = TDNetwork(196, [4], "probability")
-    save_checkpoint(str(path), model, new_metadata(model, "dmp"), {"stage": {"id": stage_id}})
+    meta = {**new_metadata(model, "dmp"), "lineage": [{"episodes": 0}]}  # (a stage's record as
+    # every run writes it: its settings, episodes done and lineage entry)
+    stage = {"id": stage_id, "settings": {"num_episodes": 4}, "episodes_done": 0}
+    save_checkpoint(str(path), model, meta, {"stage": stage})
 
 
 def test_snapshots_of_another_stage_need_overwrite_and_go_when_the_run_writes(tmp_path):

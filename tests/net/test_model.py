@@ -30,7 +30,10 @@ def test_checkpoint_round_trip(tmp_path, output_mode):
     meta["episodes"] = 1234
     meta["lineage"] = [{"command": "x", "episodes": 1234}]
     path = str(tmp_path / "m.pt")
-    save_checkpoint(path, m, meta, {"stage": {"episodes_done": 1234}})  # its lineage entry's
+    # its lineage entry's episodes, and the settings every stage records
+    save_checkpoint(
+        path, m, meta, {"stage": {"episodes_done": 1234, "settings": {"num_episodes": 1234}}}
+    )
     assert [f for f in os.listdir(tmp_path) if f.startswith(".tmp")] == []
     m2, meta2, ts = load_checkpoint(path)
     x = torch.rand(50, 196)
@@ -201,6 +204,20 @@ def test_cubeless_as_cubeful_tool(tmp_path):
         m(x), c(torch.cat([x, torch.tensor([[0, 1, 0, 1.0]]).repeat(20, 1)], 1)), atol=1e-6
     )
     assert_one_line_error(run("tools/cubeless_as_cubeful.py", parent, out), "exists")
+
+
+def test_cubeless_as_cubeful_keeps_the_board_features(tmp_path):
+    """A cubeless model that reads the board features becomes a cubeful one of 220 inputs;
+    its metadata said 200 (written as a constant), a checkpoint that no reader could load."""
+    from helpers import run
+
+    m = TDNetwork(216, [8], "equity")
+    parent = tmp_path / "cl.pt"
+    save_checkpoint(str(parent), m, new_metadata(m, "cubeless-money"))
+    run("tools/cubeless_as_cubeful.py", parent, tmp_path / "cf.pt", check=True)
+    c, meta, _ = load_checkpoint(str(tmp_path / "cf.pt"))
+    assert c.n_inputs == meta["n_inputs"] == 220
+    assert meta["encoder"] == "tesauro196+cube4+board20"
 
 
 def test_read_checkpoint_judges_the_kind_of_the_bytes_it_read(tmp_path):

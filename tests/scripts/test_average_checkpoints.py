@@ -6,9 +6,9 @@ from helpers import assert_one_line_error, run
 from tdbg.net.model import TDNetwork, load_checkpoint, new_metadata, save_checkpoint
 
 
-def _ckpt(path, seed, hidden=(8,), mode="dmp"):
+def _ckpt(path, seed, hidden=(8,), mode="dmp", head="probability"):
     torch.manual_seed(seed)
-    net = TDNetwork(196, list(hidden), "probability")
+    net = TDNetwork(196, list(hidden), head)
     save_checkpoint(str(path), net, new_metadata(net, mode))
     return net
 
@@ -37,7 +37,7 @@ def test_mean_of_the_weights(tmp_path):
 def test_refusals(tmp_path):
     _ckpt(tmp_path / "a.pt", 0)
     _ckpt(tmp_path / "wide.pt", 1, hidden=(16,))
-    _ckpt(tmp_path / "money.pt", 2, mode="cubeless-money")
+    _ckpt(tmp_path / "money.pt", 2, mode="cubeless-money", head="equity")
     out = tmp_path / "m.pt"
     assert_one_line_error(
         run("tools/average_checkpoints.py", tmp_path / "a.pt", tmp_path / "wide.pt", "-o", out),
