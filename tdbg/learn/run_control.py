@@ -226,16 +226,23 @@ NOT_COMPARED = frozenset(
 FLAGS = {**flag_names(OnlineStage), **flag_names(Prob5Stage), **flag_names(BatchStage)}
 
 
-def _with_config(settings: dict, config: dict | None, recorded: dict) -> dict:
+def _with_config(settings: dict, config: dict | None, keys: set[str]) -> dict:
     """``settings`` and the flags of ``config`` (a stage's config, as stage_config gives it)
-    that are compared: the seeds, and every flag the stage's ``recorded`` config holds but
-    those NOT_COMPARED or held by ``settings`` already (online's lam is its --lambda)."""
+    named in ``keys`` (compared_keys), but those ``settings`` hold already (online's lam is
+    its --lambda)."""
     given, named = config or {}, {FLAGS.get(k, k) for k in settings}
-    keys = set(SEEDS) | {k for k in recorded if k not in NOT_COMPARED}
     return {
         **{k: given[k] for k in sorted(keys) if k in given and FLAGS.get(k, k) not in named},
         **settings,
     }
+
+
+def compared_keys(recorded: dict, config: dict) -> set[str]:
+    """The flags of a continued stage's ``recorded`` config compared with this run's
+    ``config``: the seeds always, and every flag the record holds and this script has
+    (``config`` holds them all) but those NOT_COMPARED: a stage recorded by an older version
+    or another script may record flags this one lacks (they are let be)."""
+    return set(SEEDS) | {k for k in recorded if k in config and k not in NOT_COMPARED}
 
 
 def plan_stage(
@@ -264,9 +271,10 @@ def plan_stage(
             f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
         )
     recorded = stage.get("config")
-    old = _with_config(stage["settings"], recorded, recorded or {})
+    keys = compared_keys(recorded or {}, config or {})
+    old = _with_config(stage["settings"], recorded, keys)
     if isinstance(recorded, dict):  # a stage recorded before its config was: no seeds to compare
-        settings = _with_config(settings, config, recorded)
+        settings = _with_config(settings, config, keys)
     if (
         not new_stage
         and num_episodes <= done

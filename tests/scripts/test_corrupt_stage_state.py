@@ -767,3 +767,13 @@ def test_describe_config_prints_the_length_the_stage_runs(stopped, tmp_path):
     proc = run("tools/describe_model.py", "--config", path)
     assert proc.returncode == 0, proc.stderr
     assert "num-episodes = 60\n" in proc.stdout and "100" not in proc.stdout
+
+
+@pytest.mark.parametrize("key, value", [("log_every", 7), ("lam", 0.5), ("retired_flag", "x")])
+def test_a_record_of_a_flag_this_script_lacks_is_let_be(stopped, tmp_path, key, value):
+    """A stage recorded by another script or an older version may record flags this one
+    lacks: the continue compares only the flags this script has (comparing every recorded
+    flag refused such a stage as 'log-every 7 -> None')."""
+    path = _damaged(stopped, tmp_path, _set("trainer_state", "stage", "config", key, value))
+    proc = run("train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN)
+    assert proc.returncode == 0, proc.stderr
