@@ -680,6 +680,8 @@ def check_record_agrees(stage: dict, stage_class, path: str) -> None:
             continue  # (the game mode: None in the config, the checkpoint's own; check_started)
         if key == "num_episodes":  # (a stage ended early by older code rewrote only its
             continue  # settings' count: those win, as when it continues)
+        if key == "precision" and config[name] == "auto":  # (the flag as given: the settings
+            continue  # record what it chose)
         if not _alike(value, config[name]):
             refuse(name, value, config[name])
     for name, default in _recorded_defaults(stage_class()).items():
