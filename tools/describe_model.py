@@ -24,7 +24,7 @@ from tdbg.infra import fileio
 from tdbg.game.modes import game_mode
 from tdbg.infra import threads
 from tdbg.infra.errors import InputError
-from tdbg.learn.stage_settings import check_started
+from tdbg.learn.stage_settings import check_record_agrees, check_started
 from tdbg.net.health import HEALTH_GAMES, HEALTH_SEED, measure_health
 from tdbg.net.model import CheckpointError, load_checkpoint, move_filter_of, read_checkpoint
 from tdbg.net.twins import TWIN_COSINE
@@ -100,12 +100,17 @@ def stage_file_of(path: str) -> str:
             f"recorded); its lineage names the command that trained it"
         )
     config = stage["config"]  # what made the network, as it was recorded: the file makes it again
+    if isinstance(stage.get("settings"), dict) and "num_episodes" in stage["settings"]:
+        # the stage's length as its compared settings give it (they win where a stage ended
+        # early rewrote only them, as when it continues): the config's printed another stage
+        config = {**config, "num_episodes": stage["settings"]["num_episodes"]}
     trainer = stage_file.trainer_of(stage, model.output_mode)
     default_hidden = stage_file.TRAINERS[trainer][1]().model.hidden
     try:
         mode = game_mode(checkpoint_mode_name(model, meta))
         check_started(config, model, mode, path, default_hidden)
         check_recorded(stage, _trainer_parser(trainer), path)
+        check_record_agrees(stage, stage_file.TRAINERS[trainer][1], path)
     except (InputError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None
     return stage_file.write_text(config, trainer)

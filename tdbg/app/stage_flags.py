@@ -19,7 +19,13 @@ import sys
 from tdbg.app import cli, settings_flags, stage_file
 from tdbg.infra.errors import InputError
 from tdbg.learn.run_control import resumes_itself, unfinished_stage
-from tdbg.learn.stage_settings import RECORDED_SOURCES, RUN_ONLY, STAGE_START, is_path_text
+from tdbg.learn.stage_settings import (
+    RECORDED_SOURCES,
+    RUN_ONLY,
+    STAGE_START,
+    check_record_agrees,
+    is_path_text,
+)
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 _UNSET = object()
@@ -150,7 +156,10 @@ def _check_record(stage: dict, actions: dict, path: str) -> None:
             name = RECORDED_NAMES.get(key, key)
             if name in actions and actions[name].option_strings and name not in SOURCES:
                 _as_the_flag_takes(
-                    actions[name], tuple(value) if isinstance(value, list) else value, path
+                    actions[name],
+                    tuple(value) if isinstance(value, list) else value,
+                    path,
+                    taken=name not in STAGE_START,  # (never taken: check_started judges them)
                 )
 
 
@@ -161,10 +170,12 @@ def check_recorded(stage: dict, parser, path: str) -> None:
     _check_record({"settings": {}, **stage}, _value_flags(parser), path)
 
 
-def _as_the_flag_takes(action: argparse.Action, value, path: str):
+def _as_the_flag_takes(action: argparse.Action, value, path: str, taken: bool = True):
     """``value``, a continued stage's record of ``action``'s flag, checked as the flag checks
     what it is given: a value the flag refuses (a damaged or crafted checkpoint: an LR of
-    'abc') is refused in one line, where it reached the optimizer and raised a TypeError."""
+    'abc') is refused in one line, where it reached the optimizer and raised a TypeError.
+    A number recorded as text is refused where the record is ``taken`` up as the flag's
+    value (what started the stage never is: check_started judges it against the network)."""
     flag = action.option_strings[0] if action.option_strings else action.dest
     if action.nargs == 0:  # a switch (--oneply, --jacoby/--no-jacoby): a record of True or False
         if isinstance(value, bool):
@@ -198,11 +209,16 @@ def _as_the_flag_takes(action: argparse.Action, value, path: str):
             assert callable(
                 action.type
             )  # the parser's flags convert with functions, never registry names
-            taken = action.type(text)
-            if isinstance(value, tuple) and not isinstance(taken, (tuple, list)):
+            read = action.type(text)
+            if isinstance(value, tuple) and not isinstance(read, (tuple, list)):
                 # (a list where the flag takes one value, such as an lr of [0.001], read
                 # "0.001" here and was a TypeError traceback later)
                 raise ValueError("a list, where the flag takes one value")
+            if isinstance(value, str) and not isinstance(read, str) and taken:
+                # (text that reads as the flag's number, such as a --td-lambda of '0.5', passed
+                # as text and was then taken as it was: a TypeError traceback at the first
+                # comparison; a run records the number)
+                raise ValueError(f"text, where the flag takes {type(read).__name__}")
         if action.choices is not None and value not in action.choices:
             raise ValueError(f"not one of {', '.join(map(str, action.choices))}")
     except (argparse.ArgumentTypeError, ValueError, TypeError) as exc:
@@ -243,6 +259,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         ):  # a stage that is finished (or has no record) starts anew: nothing to take
             actions = _value_flags(parser)
             _check_record(stage, actions, path)
+            check_record_agrees(stage, stage_class, path)
             for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))

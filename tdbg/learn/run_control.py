@@ -23,7 +23,16 @@ from tdbg.infra.fileio import (
 )
 from tdbg.infra.runlog import require_tensorboard
 from tdbg.infra.stop_signals import StopSignalHandler, ignore_further_interrupts
-from tdbg.learn.stage_settings import BatchStage, ModelSpec, Run, flag_names
+from tdbg.learn.stage_settings import (
+    RUN_ONLY,
+    STAGE_START,
+    BatchStage,
+    ModelSpec,
+    OnlineStage,
+    Prob5Stage,
+    Run,
+    flag_names,
+)
 from tdbg.net.model import CheckpointError, load_checkpoint
 
 
@@ -175,18 +184,65 @@ def unfinished_stage(done: int, total: int) -> str:
 
 # settings a continued stage must keep although its compared settings (Learner.settings) do not
 # hold them: the seeds draw every round's dice, and which games a round plays depends on how
-# they are shared out over the workers and played --parallel-games at a time, so another seed,
-# worker count or batch would make the continued stage differ from one run straight through;
-# compared with the stage's recorded config when it has one
+# they are shared out over the workers and played --parallel-games at a time; compared with the
+# stage's recorded config when it has one, also where the config lacks them (a seed lost
+# continued on the default's dice)
 SEEDS = ("seed", "torch_seed", "workers", "parallel_games")
-# a compared setting is named by its flag where they differ (precision: --collect-precision)
-FLAGS = flag_names(BatchStage)
+# the flags of a stage's config that do not change what it trains, so a continued stage may be
+# given others: what starts a stage (STAGE_START: applied when it starts, and a continued stage
+# that would be grown is refused where it is built), the run's outputs and manners, where its
+# workers and its training run (as with --threads, the same stage on other hardware), its
+# quick evaluations and unit-health rows (their games draw dice of their own), the move
+# filter's warm-up (a new stage's only), and what the compared settings hold already (the game
+# mode, the precision that ran and the episode count, as resolved there).  Every other flag
+# (--batch-size, --epochs, --scoring, --engine, --no-jacoby, --match-length, --met, online's
+# --log-every ...) decides the stage's games or its steps: given otherwise it was taken
+# without a word and the stage ended equal to neither run through
+NOT_COMPARED = frozenset(
+    (
+        *STAGE_START,
+        *RUN_ONLY,
+        "save",
+        "log",
+        "json",
+        "tensorboard",
+        "save_every",
+        "backend",
+        "ray_address",
+        "ray_timeout",
+        "device",
+        "eval_every",
+        "eval_games",
+        "eval_opponent",
+        "health_every",
+        "filter_warmup",
+        "game_mode",
+        "precision",
+        "num_episodes",
+    )
+)
+# a compared setting is named by its flag where they differ (precision: --collect-precision,
+# online's lam: --lambda)
+FLAGS = {**flag_names(OnlineStage), **flag_names(Prob5Stage), **flag_names(BatchStage)}
 
 
-def _with_seeds(settings: dict, config: dict | None) -> dict:
-    """``settings`` and the seeds ``config`` (a stage's config, as stage_config gives it) holds."""
-    given = config or {}
-    return {**settings, **{k: given[k] for k in SEEDS if k in given}}
+def _with_config(settings: dict, config: dict | None, keys: set[str]) -> dict:
+    """``settings`` and the flags of ``config`` (a stage's config, as stage_config gives it)
+    named in ``keys`` (compared_keys), but those ``settings`` hold already (online's lam is
+    its --lambda)."""
+    given, named = config or {}, {FLAGS.get(k, k) for k in settings}
+    return {
+        **{k: given[k] for k in sorted(keys) if k in given and FLAGS.get(k, k) not in named},
+        **settings,
+    }
+
+
+def compared_keys(recorded: dict, config: dict) -> set[str]:
+    """The flags of a continued stage's ``recorded`` config compared with this run's
+    ``config``: the seeds always, and every flag the record holds and this script has
+    (``config`` holds them all) but those NOT_COMPARED: a stage recorded by an older version
+    or another script may record flags this one lacks (they are let be)."""
+    return set(SEEDS) | {k for k in recorded if k in config and k not in NOT_COMPARED}
 
 
 def plan_stage(
@@ -215,9 +271,10 @@ def plan_stage(
             f"{resume}: its stage is finished ({done:,} episodes); starting a new stage on its weights",
         )
     recorded = stage.get("config")
-    old = _with_seeds(stage["settings"], recorded)
+    keys = compared_keys(recorded or {}, config or {})
+    old = _with_config(stage["settings"], recorded, keys)
     if isinstance(recorded, dict):  # a stage recorded before its config was: no seeds to compare
-        settings = _with_seeds(settings, config)
+        settings = _with_config(settings, config, keys)
     if (
         not new_stage
         and num_episodes <= done

@@ -629,6 +629,68 @@ def recorded(settings) -> dict:
     return out
 
 
+def _recorded_defaults(settings) -> dict:
+    """The ``record`` fields of ``settings`` (an instance: a trainer's own defaults) and of
+    the settings within it, by name, with their values there."""
+    out = {}
+    for f in fields(settings):
+        value = getattr(settings, f.name)
+        if is_dataclass(value):
+            out.update(_recorded_defaults(value))
+        elif f.metadata.get("record"):
+            out[f.name] = value
+    return out
+
+
+# a stage's compared settings named otherwise in its config (online's --lambda: field lam)
+CONFIG_NAMES: dict[str, str] = {"lambda": "lam"}
+# what a stage that recorded no precision collected in (training.md: before auto existed)
+UNRECORDED = {"precision": "fp32"}
+
+
+def _alike(a, b) -> bool:
+    """Two records of one setting that say the same (a list as the tuple it was; True is no 1)."""
+    a, b = (list(v) if isinstance(v, tuple) else v for v in (a, b))
+    return (type(a) is bool) == (type(b) is bool) and a == b
+
+
+def check_record_agrees(stage: dict, stage_class, path: str) -> None:
+    """InputError unless a stage's two records of its settings say the same: its compared
+    settings (the learner's, which a continued stage is held to) and its config (every flag,
+    which a continued stage takes up and ``describe_model --config`` prints as the stage
+    file).  A run writes both from one stage, so a setting where they differ (an LR of 0.001
+    in one, 3e-4 in the other; a --td-lambda in the config that the settings, which record
+    it whenever it is not the default, do not hold) was damaged: taken, the continued stage
+    trained with the one and its stage file ran the other, neither the stage recorded.
+    ``stage_class``: the trainer's settings (BatchStage, Prob5Stage, OnlineStage)."""
+    settings, config = stage.get("settings"), stage.get("config")
+    if not isinstance(settings, dict) or not isinstance(config, dict):
+        return
+    names = flag_names(stage_class)
+
+    def refuse(name: str, theirs, mine) -> None:
+        raise InputError(
+            f"{path}: its stage's settings record --{names.get(name, name.replace('_', '-'))} "
+            f"{theirs!r:.40} and its config {mine!r:.40}; a run records the same in both"
+        )
+
+    for key, value in settings.items():
+        name = CONFIG_NAMES.get(str(key), str(key))
+        if name not in config or key == "game_mode":
+            continue  # (the game mode: None in the config, the checkpoint's own; check_started)
+        if key == "num_episodes":  # (a stage ended early by older code rewrote only its
+            continue  # settings' count: those win, as when it continues)
+        if key == "precision" and config[name] == "auto":  # (the flag as given: the settings
+            continue  # record what it chose)
+        if not _alike(value, config[name]):
+            refuse(name, value, config[name])
+    for name, default in _recorded_defaults(stage_class()).items():
+        if name in config and name not in settings:  # recorded only where not the default
+            expected = UNRECORDED.get(name, default)
+            if not _alike(config[name], expected):
+                refuse(name, expected, config[name])
+
+
 # the checkpoints a stage records as having begun it (--resume, a warm start)
 RECORDED_SOURCES = ("resume", "warm_start_equity", "warm_start_cubeful", "warm_start_match")
 

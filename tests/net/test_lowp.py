@@ -302,9 +302,9 @@ def _unfinished(path, recorded):
     from tdbg.net.model import save_checkpoint
 
     model, meta, ts = load_checkpoint(str(path))
-    for st in (ts["stage"]["settings"], meta["lineage"][-1]["stage"]):
+    for st in (ts["stage"]["settings"], meta["lineage"][-1]["stage"], ts["stage"]["config"]):
         st["num_episodes"] = 80
-        st.pop("precision", None)
+        st.pop("precision", None)  # (the config too: a run records the same in both)
         if recorded is not None:
             st["collect_precision"] = recorded
     ts["stage"].update(episodes_done=40, rounds_done=2)

@@ -705,3 +705,80 @@ def test_a_step_count_that_requires_grad_continues_without_a_word(stopped, tmp_p
     )
     assert proc.returncode == 0, proc.stderr
     assert "Warning" not in proc.stderr, proc.stderr
+
+
+# a stage's two records of its settings disagreeing: its compared settings (held to when it
+# continues) and its config (taken up when it continues, printed by describe_model --config);
+# a run writes both from one stage
+DISAGREE = {
+    # the settings' LR (and the lineage entry's, the same record) trained on, the config's printed
+    "an LR": (
+        _set("trainer_state", "stage", "settings", "lr", 0.001),
+        "--lr 0.001 and its config 0.0003",
+    ),
+    "1-ply targets": (_set("trainer_state", "stage", "settings", "oneply", True), "--oneply True"),
+    # the settings' Adam trained on, the config's SGD printed as the stage file
+    "an optimizer": (
+        _set("trainer_state", "stage", "config", "optimizer", "sgd"),
+        "--optimizer 'adam' and its config 'sgd'",
+    ),
+    # recorded in the settings whenever it is not the default: absent there, the config's taken
+    "a trace decay": (
+        _set("trainer_state", "stage", "config", "td_lambda", 0.5),
+        "--td-lambda 0.0 and its config 0.5",
+    ),
+    "a gradient clip": (
+        _set("trainer_state", "stage", "config", "grad_clip", 1.0),
+        "--grad-clip None and its config 1.0",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(DISAGREE))
+def test_readers_refuse_a_stage_whose_settings_and_config_disagree(stopped, tmp_path, case):
+    """Taken, the continued stage trained on one record (an LR of 0.001, 1-ply targets, a
+    trace decay of 0.5) where one run through used the other, and describe_model
+    --config printed a stage file of the other: both refuse it by name, the file as it was."""
+    change, words = DISAGREE[case]
+    path = _damaged(stopped, tmp_path, change)
+    before = open(path, "rb").read()
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, f"{path}: its stage's settings record {words}")
+    assert open(path, "rb").read() == before
+    proc = run("tools/describe_model.py", "--config", path)
+    assert_one_line_error(proc, f"its stage's settings record {words}")
+    assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("key, value", [("td_lambda", "0.5"), ("batch_size", "256")])
+def test_continuing_refuses_a_recorded_number_written_as_text(stopped, tmp_path, key, value):
+    """A record of text that reads as the flag's number passed the flag's check and was
+    then taken as text: a --td-lambda of '0.5' was a TypeError traceback."""
+    path = _damaged(stopped, tmp_path, _set("trainer_state", "stage", "config", key, value))
+    flag = "--" + key.replace("_", "-")
+    proc = run("train_batch.py", "--resume", path, "--save", path, *QUICK_TRAIN)
+    assert_one_line_error(proc, f"records {flag} '{value}', which the flag refuses (text, where")
+    proc = run("tools/describe_model.py", "--config", path)
+    assert_one_line_error(proc, f"records {flag} '{value}', which the flag refuses (text, where")
+
+
+def test_describe_config_prints_the_length_the_stage_runs(stopped, tmp_path):
+    """A continued stage runs the episode count of its compared settings (a stage ended early
+    by older code rewrote only those); describe_model --config printed its config's instead,
+    a stage file of another stage (100 episodes for a stage of 60)."""
+    path = _damaged(
+        stopped, tmp_path, _set("trainer_state", "stage", "config", "num_episodes", 100)
+    )
+    proc = run("tools/describe_model.py", "--config", path)
+    assert proc.returncode == 0, proc.stderr
+    assert "num-episodes = 60\n" in proc.stdout and "100" not in proc.stdout
+
+
+@pytest.mark.parametrize("key, value", [("log_every", 7), ("lam", 0.5), ("retired_flag", "x")])
+def test_a_record_of_a_flag_this_script_lacks_is_let_be(stopped, tmp_path, key, value):
+    """A stage recorded by another script or an older version may record flags this one
+    lacks: the continue compares only the flags this script has (comparing every recorded
+    flag refused such a stage as 'log-every 7 -> None')."""
+    path = _damaged(stopped, tmp_path, _set("trainer_state", "stage", "config", key, value))
+    proc = run("train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", *QUICK_TRAIN)
+    assert proc.returncode == 0, proc.stderr

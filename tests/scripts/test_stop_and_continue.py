@@ -239,3 +239,47 @@ def test_a_continue_with_other_games_is_refused(tmp_path, flag, old, new):
     )
     assert part.read_bytes() == before
     run("train_batch.py", "--resume", part, "--save", part, check=True)
+
+
+@pytest.mark.parametrize(
+    "script, flag, old, new",
+    [
+        ("train_batch.py", "--scoring", "auto", "dense"),
+        ("train_batch.py", "--engine", "auto", "python"),
+        ("train_batch.py", "--batch-size", "256", "64"),
+        ("train_prob5.py", "--epochs", "1", "2"),
+        ("train_online.py", "--log-every", "20", "10"),
+    ],
+)
+def test_a_continue_with_another_flag_that_changes_the_training_is_refused(
+    tmp_path, script, flag, old, new
+):
+    """Every recorded flag that decides a stage's games or steps is compared when it continues,
+    not only the learner's settings and the seeds: --scoring dense (dense and incremental sums
+    round apart; --engine's auto picks the first layer), another --batch-size or --epochs was
+    taken without a word and the stage ended equal to neither run through; online's
+    --log-every (its round) was refused as a damaged round count.  Refused by name; the same
+    command continues."""
+    args = ["--hidden", "8", "--num-episodes", "60", "--quiet"]
+    args += ["--log-every", "20"] if script == "train_online.py" else QUICK
+    part = tmp_path / "part.pt"
+    run(script, *args, "--save", part, "--stop-at", "20", check=True)
+    before = part.read_bytes()
+    assert_one_line_error(
+        run(script, "--resume", part, "--save", part, flag, new), f"{flag[2:]} {old} -> {new}"
+    )
+    assert part.read_bytes() == before
+    run(script, "--resume", part, "--save", part, check=True)
+
+
+def test_a_continue_may_change_what_only_watches_the_training(tmp_path):
+    """Quick evaluations, unit-health rows and snapshots draw no dice of the stage's: a
+    continue given them goes on, and ends with the weights of one run through."""
+    args = ["--hidden", "8", "--num-episodes", "60", *QUICK]
+    whole, part = tmp_path / "whole.pt", tmp_path / "part.pt"
+    run("train_batch.py", *args, "--save", whole, check=True)
+    run("train_batch.py", *args, "--save", part, "--stop-at", "20", check=True)
+    watch = ["--eval-every", "1", "--eval-games", "2", "--health-every", "1", "--save-every", "1"]
+    run("train_batch.py", "--resume", part, "--save", part, *watch, check=True)
+    sa, sb = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(part))[0].state_dict()
+    assert all(torch.equal(sa[k], sb[k]) for k in sa)
