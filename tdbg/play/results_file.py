@@ -218,8 +218,9 @@ def read_results(path: str) -> Results:
         fields = reader.fieldnames  # (a header field beyond csv's limit was a traceback)
     except csv.Error as exc:
         raise ResultsFileError(f"{path}: not a per-game result file ({exc})") from None
-    is_match = bool(fields) and {"match", "winner"} <= set(fields)
-    if not is_match and (not fields or not {"game", "points"} <= set(fields)):
+    names = set(fields or ())
+    is_match = {"match", "winner"} <= names
+    if not is_match and not {"game", "points"} <= names:
         # before the repeated-column check: rows with no header line read as one
         raise ResultsFileError(
             f"{path}: not a per-game result file (no 'game' and 'points' columns)"
