@@ -339,7 +339,7 @@ def test_result_files_of_another_unit_than_the_logs_are_refused(tmp_path):
     """A DMP result file as --final-results of a money chain drew the logs' points per game as a
     win rate (-0.312 as -31%): the logs' mode (the checkpoint beside the last log) must agree."""
     log = _log(tmp_path, "200,0.02,0.001,60,0.25,gnubg-nn,-0.3,-0.4,-0.2\n")
-    model = TDNetwork(196, [8])
+    model = TDNetwork(196, [8], "equity")  # (cubeless money plays an equity head)
     save_checkpoint(str(tmp_path / "run.pt"), model, new_metadata(model, "cubeless-money"))
     with pytest.raises(cli.UsageError, match="plot in different units"):
         eval_curve_plot.chain_unit([final(1, 1, 0.5, 0.4, 0.6, mode="dmp")], [log])
