@@ -305,7 +305,9 @@ def _game_line(text: str) -> dict:
             or (length and max(g["score"]) >= length)
         ):
             raise TypeError("score")
-        for _, nd, dt in g["doubles"]:
+        for who, nd, dt in g["doubles"]:
+            if who not in ("X", "O"):  # (another name was a KeyError traceback, or a double lost)
+                raise TypeError("doubles")
             if not all(type(x) in (int, float) and np.isfinite(x) for x in (nd, dt)):
                 raise TypeError("doubles")
             if length and not all(-1e-4 <= x <= 1 + 1e-4 for x in (nd, dt)):  # (gnubg's floats)

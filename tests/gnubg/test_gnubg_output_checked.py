@@ -96,6 +96,13 @@ def test_a_whole_analysis_is_read(tmp_path):
             1,
             "doubles",
         ),
+        # a double by neither player: a KeyError traceback when ours sat at O, else lost
+        (
+            [_game("MAT", 0).replace('"doubles": []', '"doubles": [["Z", 0.1, 0.2]]')],
+            0,
+            1,
+            "doubles",
+        ),
     ],
 )
 def test_what_no_gnubg_prints_is_refused(tmp_path, lines, code, games, words):
