@@ -16,6 +16,7 @@ import os
 import matplotlib.ticker
 
 from tdbg.app import cli, plots
+from tdbg.infra.fileio import ragged_row
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.play import opponents
 
@@ -33,10 +34,11 @@ def read_log(path: str) -> list[dict]:
     if missing:
         raise cli.UsageError(f"{path} is not a training log (no {', '.join(missing)} column)")
     for line, row in enumerate(rows, 2):
-        if None in row or None in row.values():  # csv pads a short row with None, keeps extras
+        ragged = ragged_row(row)
+        if ragged:
             raise cli.UsageError(
-                f"{path}: line {line} is not a training log's row (it has "
-                f"{'fewer' if None in row.values() else 'more'} fields than the header)"
+                f"{path}: line {line} is not a training log's row (it has {ragged} fields than "
+                f"the header)"
             )
         for key in TRAINING_COLUMNS:
             try:

@@ -494,6 +494,14 @@ def hold(path: str, label: str) -> None:
         raise OutputError(f"{label}: cannot take the run's lock on it ({what})") from None
 
 
+def ragged_row(row: dict) -> str | None:
+    """ "fewer" or "more" for a csv.DictReader row with fewer or more fields than its header
+    (csv pads a short row with None values and keeps extras under the key None), else None."""
+    if any(v is None for v in row.values()):
+        return "fewer"
+    return "more" if None in row else None
+
+
 def repeated_column(fields) -> str | None:
     """The first column a CSV header names twice (csv.DictReader keeps the last), or None."""
     seen: set = set()

@@ -31,7 +31,7 @@ import numpy as np
 from tdbg.game.modes import game_mode
 from tdbg.infra import fileio
 from tdbg.infra.errors import InputError
-from tdbg.infra.fileio import MAX_TEXT, check_input, repeated_column
+from tdbg.infra.fileio import MAX_TEXT, check_input, ragged_row, repeated_column
 from tdbg.infra.stats import (
     CAP,
     bootstrap_ci,
@@ -320,7 +320,7 @@ def _match_rows(reader) -> dict[int, int]:
 
 def _whole(row: dict) -> None:
     """ValueError for a row with fields missing (None) or more than the header has (key None)."""
-    if None in row or any(v is None for v in row.values()):
+    if ragged_row(row):
         raise ValueError("fields missing or extra")
 
 
