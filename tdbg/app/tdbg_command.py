@@ -95,9 +95,11 @@ def load(module: str):
 def main(argv: list[str] | None = None) -> None:
     argv = sys.argv[1:] if argv is None else list(argv)
     found = find(argv)
-    if found is not None:  # named so from here on: a signal or a thread count refused while the
-        # rest loads gives "tdbg analyse: error: ...", as the subcommand's own errors do
-        sys.argv = ["tdbg " + " ".join(found[0]), *argv[len(found[0]) :]]
+    words, module = found or ((), "")
+    prog, rest = "tdbg " + " ".join(words), argv[len(words) :]
+    if found is not None:  # the usage and error lines name the subcommand typed, from here on:
+        # a signal or a thread count refused while the rest loads too ("tdbg analyse: error:")
+        sys.argv = [prog, *rest]
     exit_on_signals()  # as every script's first line: a signal while the rest loads ends in one line
     cli = importlib.import_module("tdbg.app.cli")
     if not argv or argv[0] in ("-h", "--help"):
@@ -115,13 +117,9 @@ def main(argv: list[str] | None = None) -> None:
         )
         cli.fail(what, "tdbg", code=cli.FAILED)
         return  # (fail exits; cli is imported late, so the checker cannot tell)
-    words, module = found
-    rest = argv[len(words) :]
-    prog = "tdbg " + " ".join(words)
     if words == ("play",):
         _play(module, prog, rest)
         return
-    sys.argv = [prog, *rest]  # the usage and error lines name the subcommand typed
     cli.run_main(load(module).main)
 
 
@@ -135,7 +133,6 @@ def _play(module: str, prog: str, rest: list[str]) -> None:
         if exc.name != module:
             raise
         cli.fail("this installation has no terminal game (tdbg.app.terminal_game is missing)", prog)
-    sys.argv = [prog, *rest]
     code = game.main(rest)  # its main has the scripts' error handling (cli.run_main) itself
     if code:  # (a main that returns its exit code)
         sys.exit(code)
