@@ -287,12 +287,19 @@ def plan_stage(
             True,
             f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})",
         )
+    where = unfinished_stage(done, total)
+    foreign = sorted(set(old) - set(settings), key=str)
+    if foreign and not new_stage:  # no flag of this run gives them: "the same settings" cannot
+        raise InputError(
+            f"{resume}: {where} records settings this trainer does not have "
+            f"({'; '.join(f'{k} {old[k]!r:.40}' for k in foreign)}): another trainer or version "
+            f"wrote it, or it was edited; --new-stage starts a new stage on its weights"
+        )
     diff = "; ".join(
         f"{FLAGS.get(k, k.replace('_', '-'))} {old.get(k)} -> {settings.get(k)}"
         for k in sorted(set(old) | set(settings))
         if old.get(k) != settings.get(k)
     )
-    where = unfinished_stage(done, total)
     if not diff and not new_stage:
         return True, f"{resume}: continuing {where}"
     if not new_stage:

@@ -77,6 +77,19 @@ def test_an_unfinished_stage_is_continued_with_its_own_settings_only():
     )
 
 
+def test_a_setting_no_flag_of_this_trainer_gives_is_named_as_such():
+    # (the advice to give the same settings could not be followed: it read "frobnicate 3 -> None")
+    stage = {**unfinished(), "settings": {**SETTINGS, "frobnicate": 3}}
+    with pytest.raises(InputError) as err:
+        plan_stage("c.pt", False, 5000, stage, SETTINGS)
+    assert str(err.value) == (
+        "c.pt: its unfinished stage at 1,000 of 5,000 episodes records settings this trainer "
+        "does not have (frobnicate 3): another trainer or version wrote it, or it was edited; "
+        "--new-stage starts a new stage on its weights"
+    )
+    assert plan_stage("c.pt", True, 5000, stage, SETTINGS)[0] is False
+
+
 def test_num_episodes_at_or_below_what_is_done_ends_the_stage_there():
     assert plan_stage("c.pt", False, 800, unfinished(), {**SETTINGS, "num_episodes": 800}) == (
         True,
