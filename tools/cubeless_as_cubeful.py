@@ -27,6 +27,7 @@ from tdbg.net.model import (
     load_checkpoint,
     save_checkpoint,
 )
+from tdbg.game.heads import EquityHead, output_head
 from tdbg.game.modes import MODES
 from tdbg.game.modes.cubeful_money import CubefulMoney
 from tdbg.game.modes.cubeless_money import CubelessMoney
@@ -47,6 +48,12 @@ def main() -> None:
         model, meta, _ = load_checkpoint(args.parent)
         if MODES.get(meta["game_mode"]) is not CubelessMoney:
             raise ValueError(f"{args.parent} is a {meta['game_mode']} model, not cubeless money")
+        if type(output_head(model.output_mode)) is not EquityHead:  # (warm_start_cubeful's own
+            # words name train_batch's flag, which this tool has not)
+            raise ValueError(
+                f"{args.parent} has a {model.output_mode} output, not the equity a cubeless "
+                f"money model plays with; train_batch.py --warm-start-equity makes one from it"
+            )
         cubeful = net_growth.warm_start_cubeful(model)
     except (CheckpointError, ValueError) as exc:
         raise cli.UsageError(str(exc)) from None

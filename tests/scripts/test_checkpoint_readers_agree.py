@@ -189,3 +189,16 @@ def test_every_reader_refuses_a_record_missing_what_every_run_writes(stopped, tm
     ):
         assert_one_line_error(run(script, *args), words)
     assert not (tmp_path / "t.pt").exists()
+
+
+def test_cubeless_as_cubeful_names_what_makes_an_equity_model_of_a_prob5_one(tmp_path):
+    """It named --warm-start-cubeful, a flag of train_batch's, as the tool's own ("warm-start it
+    with --warm-start-equity first", said to a tool that has neither)."""
+    path = _checkpoint(tmp_path / "p5.pt", 196, "prob5", "cubeless-money")
+    proc = run("tools/cubeless_as_cubeful.py", path, tmp_path / "c.pt")
+    assert_one_line_error(
+        proc,
+        f"{path} has a prob5 output, not the equity a cubeless money model plays with; "
+        f"train_batch.py --warm-start-equity makes one from it",
+    )
+    assert not (tmp_path / "c.pt").exists()
