@@ -33,6 +33,7 @@ def read_log(path: str) -> list[dict]:
     missing = [c for c in TRAINING_COLUMNS if c not in rows[0]]
     if missing:
         raise cli.UsageError(f"{path} is not a training log (no {', '.join(missing)} column)")
+    last = 0.0
     for line, row in enumerate(rows, 2):
         ragged = ragged_row(row)
         if ragged:
@@ -54,6 +55,14 @@ def read_log(path: str) -> list[dict]:
                 raise cli.UsageError(
                     f"{path}: line {line} is not a training log's row ({key} {row[key]!r})"
                 )
+        episodes = float(row["total_episodes"])
+        if line > 2 and episodes <= last:  # (every run's rows go forward, stage after stage:
+            # rows that repeat or go back are two runs' logs in one file, drawn as one line)
+            raise cli.UsageError(
+                f"{path}: line {line} is at {row['total_episodes']} episodes, not after the line "
+                f"before it ({last:g}); a training log's rows go forward"
+            )
+        last = episodes
     return rows
 
 

@@ -184,8 +184,19 @@ def test_a_column_named_twice_is_refused(tmp_path):
             "loss 'inf'",
         ),
         ("round,total_episodes,loss,lr,episodes_per_s\n1,100,0.01,nan,50\n", "lr 'nan'"),
+        # rows that repeat or go back in episodes (two runs' logs in one file) were drawn as one
+        (
+            "round,total_episodes,loss,lr,episodes_per_s\n1,100,0.01,0.001,50\n"
+            "2,200,0.01,0.001,50\n1,100,0.02,0.001,50\n",
+            "line 4 is at 100 episodes, not after the line before it (200)",
+        ),
+        (
+            "round,total_episodes,loss,lr,episodes_per_s\n1,100,0.01,0.001,50\n"
+            "1,100,0.01,0.001,50\n",
+            "line 3 is at 100 episodes",
+        ),
     ],
-    ids=["no header", "short row", "long row", "infinite loss", "nan lr"],
+    ids=["no header", "short row", "long row", "infinite loss", "nan lr", "goes back", "repeats"],
 )
 def test_a_log_that_no_trainer_writes_is_one_line(tmp_path, body, words):
     log = tmp_path / "bad.csv"
