@@ -6,6 +6,7 @@ line), and signals that stop it only between training steps."""
 from __future__ import annotations
 
 import glob
+import operator
 import os
 import signal
 import uuid
@@ -23,6 +24,7 @@ from tdbg.infra.fileio import (
 )
 from tdbg.infra.runlog import require_tensorboard
 from tdbg.infra.stop_signals import StopSignalHandler, ignore_further_interrupts
+from tdbg.game.met import DEFAULT_MET
 from tdbg.learn.stage_settings import (
     RUN_ONLY,
     STAGE_START,
@@ -245,6 +247,27 @@ def compared_keys(recorded: dict, config: dict) -> set[str]:
     return set(SEEDS) | {k for k in recorded if k in config and k not in NOT_COMPARED}
 
 
+def _same_file(a, b) -> bool:
+    """Whether two records of a file a stage reads (--met: None is the shipped table) name
+    one file, however each was written (relative, absolute, through a link)."""
+    a, b = (DEFAULT_MET if p is None else p for p in (a, b))
+    if not (isinstance(a, str) and isinstance(b, str)):
+        return a == b
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):  # (one is gone, or names no file: compared as written)
+        return a == b
+
+
+# the compared settings that name a file: the same file named another way is the same setting
+# (a stage started with --met tables/x.xml was refused when continued with --met ./tables/x.xml)
+SAME = {"met": _same_file}
+
+
+def _differs(key: str, old, new) -> bool:
+    return not SAME.get(key, operator.eq)(old, new)
+
+
 def plan_stage(
     resume: str | None,
     new_stage: bool,
@@ -279,7 +302,9 @@ def plan_stage(
         not new_stage
         and num_episodes <= done
         and all(
-            old.get(k) == settings.get(k) for k in set(old) | set(settings) if k != "num_episodes"
+            not _differs(k, old.get(k), settings.get(k))
+            for k in set(old) | set(settings)
+            if k != "num_episodes"
         )
     ):
         # the stage is cut short where it stands: nothing is left to run, its weights are kept as they are
@@ -298,7 +323,7 @@ def plan_stage(
     diff = "; ".join(
         f"{FLAGS.get(k, k.replace('_', '-'))} {old.get(k)} -> {settings.get(k)}"
         for k in sorted(set(old) | set(settings))
-        if old.get(k) != settings.get(k)
+        if _differs(k, old.get(k), settings.get(k))
     )
     if not diff and not new_stage:
         return True, f"{resume}: continuing {where}"

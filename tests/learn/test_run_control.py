@@ -8,6 +8,7 @@ import signal
 import pytest
 import torch
 
+from tdbg.game.met import DEFAULT_MET
 from tdbg.infra import run_outputs
 from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import OutputError
@@ -88,6 +89,25 @@ def test_a_setting_no_flag_of_this_trainer_gives_is_named_as_such():
         "--new-stage starts a new stage on its weights"
     )
     assert plan_stage("c.pt", True, 5000, stage, SETTINGS)[0] is False
+
+
+def test_the_same_met_named_another_way_continues_the_stage(tmp_path, monkeypatch):
+    # (--met was compared as written: tables/x.xml and ./tables/x.xml were "other settings")
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tables").mkdir()
+    (tmp_path / "tables" / "x.xml").write_text("<met/>")
+    (tmp_path / "copy.xml").write_text("<met/>")
+    (tmp_path / "link.xml").symlink_to(tmp_path / "tables" / "x.xml")
+    stage = {**unfinished(), "config": {"met": "tables/x.xml"}}
+    for same in ("./tables/x.xml", str(tmp_path / "tables" / "x.xml"), "link.xml"):
+        assert plan_stage("c.pt", False, 5000, stage, SETTINGS, {"met": same})[0] is True
+    with pytest.raises(InputError, match=r"met tables/x.xml -> copy.xml"):  # another file
+        plan_stage("c.pt", False, 5000, stage, SETTINGS, {"met": "copy.xml"})
+    with pytest.raises(InputError, match=r"met tables/x.xml -> None"):
+        plan_stage("c.pt", False, 5000, stage, SETTINGS, {"met": None})
+    # the shipped table, named or left to its default
+    shipped = {**unfinished(), "config": {"met": None}}
+    assert plan_stage("c.pt", False, 5000, shipped, SETTINGS, {"met": DEFAULT_MET})[0] is True
 
 
 def test_num_episodes_at_or_below_what_is_done_ends_the_stage_there():
