@@ -268,6 +268,27 @@ def _differs(key: str, old, new) -> bool:
     return not SAME.get(key, operator.eq)(old, new)
 
 
+def _refuse_other_settings(resume: str, where: str, old: dict, settings: dict) -> None:
+    """InputError unless this run's ``settings`` are the unfinished stage's (``old``)."""
+    foreign = sorted(set(old) - set(settings), key=str)
+    if foreign:  # no flag of this run gives them: "give the same settings" could not be followed
+        raise InputError(
+            f"{resume}: {where} records settings this trainer does not have "
+            f"({'; '.join(f'{k} {old[k]!r:.40}' for k in foreign)}): another trainer or version "
+            f"wrote it, or it was edited; --new-stage starts a new stage on its weights"
+        )
+    diff = "; ".join(
+        f"{FLAGS.get(k, k.replace('_', '-'))} {old.get(k)} -> {settings.get(k)}"
+        for k in sorted(set(old) | set(settings))
+        if _differs(k, old.get(k), settings.get(k))
+    )
+    if diff:
+        raise InputError(
+            f"{resume}: {where} has other settings ({diff}); give the same settings to continue "
+            f"it, or --new-stage to start a new stage on its weights"
+        )
+
+
 def plan_stage(
     resume: str | None,
     new_stage: bool,
@@ -313,25 +334,9 @@ def plan_stage(
             f"{resume}: ending {unfinished_stage(done, total)} (--num-episodes {num_episodes:,})",
         )
     where = unfinished_stage(done, total)
-    foreign = sorted(set(old) - set(settings), key=str)
-    if foreign and not new_stage:  # no flag of this run gives them: "the same settings" cannot
-        raise InputError(
-            f"{resume}: {where} records settings this trainer does not have "
-            f"({'; '.join(f'{k} {old[k]!r:.40}' for k in foreign)}): another trainer or version "
-            f"wrote it, or it was edited; --new-stage starts a new stage on its weights"
-        )
-    diff = "; ".join(
-        f"{FLAGS.get(k, k.replace('_', '-'))} {old.get(k)} -> {settings.get(k)}"
-        for k in sorted(set(old) | set(settings))
-        if _differs(k, old.get(k), settings.get(k))
-    )
-    if not diff and not new_stage:
-        return True, f"{resume}: continuing {where}"
     if not new_stage:
-        raise InputError(
-            f"{resume}: {where} has other settings ({diff}); give the same settings to continue "
-            f"it, or --new-stage to start a new stage on its weights"
-        )
+        _refuse_other_settings(resume, where, old, settings)
+        return True, f"{resume}: continuing {where}"
     return False, (
         f"{resume}: --new-stage: starting a new stage on its weights (its stage stops at {done:,} of "
         f"{total:,} episodes)"
