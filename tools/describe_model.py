@@ -108,7 +108,8 @@ def _why_none(meta: dict) -> str:
 
 def stage_file_of(path: str) -> str:
     """The stage file of the checkpoint's last stage (stage_file.write_text); UsageError when
-    its checkpoint recorded no settings (a stage trained before they were recorded)."""
+    its checkpoint recorded no settings (a tool's output, or a stage trained before they were
+    recorded: _why_none says which)."""
     try:
         model, meta, trainer_state = load_checkpoint(path)
     except CheckpointError as exc:
