@@ -18,13 +18,18 @@ from tdbg.infra.stop_signals import exit_on_signals
 exit_on_signals(__name__)
 
 import hashlib
-import sys
 
 import torch
 
 from tdbg.app import cli
 from tdbg.infra.fileio import Output, check_outputs
-from tdbg.net.model import CheckpointError, load_checkpoint, read_checkpoint, save_checkpoint
+from tdbg.net.model import (
+    CheckpointError,
+    lineage_entry,
+    load_checkpoint,
+    read_checkpoint,
+    save_checkpoint,
+)
 
 
 def average(paths: list[str]):
@@ -55,13 +60,9 @@ def average(paths: list[str]):
     first.load_state_dict(mean)
     meta = dict(meta)
     sources = [f"{p} (md5 {digest})" for p, digest in zip(paths, digests, strict=True)]
-    meta["lineage"] = list(meta.get("lineage", [])) + [
-        {
-            "command": " ".join(["tools/average_checkpoints.py"] + sys.argv[1:]),
-            "averaged": sources,
-            "episodes": 0,
-        }
-    ]
+    # (an entry as every writer makes it: its date and commit too, which describe_model showed
+    # as "?  commit ?" for an average alone)
+    meta["lineage"] = list(meta.get("lineage", [])) + [lineage_entry(0, {"averaged": sources})]
     return first, meta
 
 

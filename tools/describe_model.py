@@ -17,6 +17,7 @@ exit_on_signals(__name__)
 
 import hashlib
 import importlib
+import os
 
 from tdbg.app import cli, stage_file
 from tdbg.app.stage_flags import check_recorded
@@ -86,19 +87,36 @@ def _trainer_parser(trainer: str):
     return importlib.import_module(f"tdbg.app.scripts.train_{trainer}").build_parser()
 
 
+def _why_none(meta: dict) -> str:
+    """Why a checkpoint holds no stage to print, as its lineage tells: the last entry is a
+    tool's (repair_twins, average_checkpoints, cubeless_as_cubeful keep no stage: "trained
+    before they were recorded" was said of a file repaired a minute ago), there is no lineage,
+    or the stage was trained before its settings were recorded."""
+    lineage = meta.get("lineage") or []
+    if not lineage:
+        return " and no lineage of what made it"
+    last = lineage[-1]
+    if not isinstance(last.get("stage"), dict):
+        words = str(last.get("command", "")).split()
+        tool = os.path.basename(words[0])[:60] if words else "a tool"
+        return (
+            f": its last lineage entry is a run of {tool if tool.isprintable() else repr(tool)}, "
+            f"which keeps none (--config the checkpoint it started from)"
+        )
+    return " (trained before they were recorded); its lineage names the command that trained it"
+
+
 def stage_file_of(path: str) -> str:
     """The stage file of the checkpoint's last stage (stage_file.write_text); UsageError when
-    its checkpoint recorded no settings (a stage trained before they were recorded)."""
+    its checkpoint recorded no settings (a tool's output, or a stage trained before they were
+    recorded: _why_none says which)."""
     try:
         model, meta, trainer_state = load_checkpoint(path)
     except CheckpointError as exc:
         raise cli.UsageError(str(exc)) from None
     stage = (trainer_state or {}).get("stage")
     if not isinstance(stage, dict) or not isinstance(stage.get("config"), dict):
-        raise cli.UsageError(
-            f"{path}: its checkpoint records no stage settings (trained before they were "
-            f"recorded); its lineage names the command that trained it"
-        )
+        raise cli.UsageError(f"{path}: its checkpoint records no stage settings{_why_none(meta)}")
     config = stage["config"]  # what made the network, as it was recorded: the file makes it again
     if isinstance(stage.get("settings"), dict) and "num_episodes" in stage["settings"]:
         # the stage's length as its compared settings give it (they win where a stage ended

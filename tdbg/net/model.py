@@ -613,6 +613,7 @@ def check_trainer_state(state, where: str, meta: dict | None = None) -> None:
         _check_fields(stage["settings"], STAGE_SETTINGS_TYPES, f"{where}: its stage's settings")
     _check_stage_record(stage, meta, where)
     _check_stage_counts(stage, meta or {}, where)
+    _check_stage_lineage(stage, meta or {}, where)
 
 
 def _check_stage_record(stage: dict, meta: dict | None, where: str) -> None:
@@ -657,6 +658,39 @@ def _check_stage_counts(stage: dict, meta: dict, where: str) -> None:
         )
 
 
+def _check_stage_lineage(stage: dict, meta: dict, where: str) -> None:
+    """The stage's settings and its lineage entry's record of them (the last entry's 'stage')
+    are one record: every run writes the one into both.  Two that differ were edited, and no
+    reader could tell which one is the stage's: each reader took the trainer state's, while
+    describe_model --json showed both, and a continued stage kept the other in its lineage
+    (a stage of 60 episodes, finished, whose lineage said it planned 100).  An entry that
+    records no settings (none of a 'stage' key) has nothing to disagree with."""
+    lineage, settings = meta.get("lineage") or [], stage.get("settings")
+    if not lineage or "stage" not in lineage[-1] or settings is None:
+        return
+    recorded = lineage[-1]["stage"]
+    if recorded == settings:
+        return
+    entry = f"its lineage entry {len(lineage)}"
+    if not isinstance(recorded, dict):
+        kind = type(recorded).__name__
+        what = f"{entry} records its stage's settings as {kind} {recorded!r:.40}"
+    else:
+        key = next(
+            k
+            for k in sorted(set(recorded) | set(settings), key=str)
+            if k not in recorded or k not in settings or recorded[k] != settings[k]
+        )
+        ours = f"its trainer state's settings hold {settings.get(key)!r:.40}"
+        if key not in settings:
+            ours = "its trainer state's settings hold none"
+        theirs = f"records its stage's {key} as {recorded.get(key)!r:.40}"
+        if key not in recorded:
+            theirs = f"records no {key} for its stage"
+        what = f"{entry} {theirs}, where {ours}"
+    raise CheckpointError(f"{where}: {what}; a run writes one record to both")
+
+
 # stage settings that checkpoints recorded under other names before self-play's Scorer took
 # its settings whole (scoring.ScoringSettings, which a stage's collection holds): read under
 # today's names, so that a stage recorded then continues with the same settings
@@ -669,7 +703,8 @@ def _current_names(record: dict) -> dict:
 
 def with_current_setting_names(meta: dict, trainer_state: dict | None) -> None:
     """Rename, in place, the settings a checkpoint's stages recorded under a name of
-    RENAMED_SETTINGS: its lineage's stages, and its unfinished stage's settings and config."""
+    RENAMED_SETTINGS: its lineage's stages, and its unfinished stage's settings and config; the
+    stage's settings and its lineage entry's record of them stay one object, as saved."""
     for entry in meta.get("lineage", []):
         if isinstance(entry, dict) and isinstance(entry.get("stage"), dict):
             entry["stage"] = _current_names(entry["stage"])
@@ -678,6 +713,12 @@ def with_current_setting_names(meta: dict, trainer_state: dict | None) -> None:
         for key in ("settings", "config"):
             if isinstance(stage.get(key), dict):
                 stage[key] = _current_names(stage[key])
+        lineage = meta.get("lineage") or []
+        if lineage and "stage" in lineage[-1] and isinstance(stage.get("settings"), dict):
+            # one record again, as the run wrote it (checked equal where it was loaded): renamed
+            # apart, a continued stage's settings gained what its lineage's record did not
+            # (prepare's precision), and saved two records that every reader refuses
+            lineage[-1]["stage"] = stage["settings"]
 
 
 def read_checkpoint(path: str) -> bytes:

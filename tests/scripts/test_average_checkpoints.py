@@ -34,6 +34,20 @@ def test_mean_of_the_weights(tmp_path):
     assert not torch.allclose(mean(x), nets[0](x))
 
 
+def test_the_averages_lineage_entry_has_its_date_and_commit(tmp_path):
+    """As every writer's entry has (repair_twins, cubeless_as_cubeful, a stage): the average's
+    alone had none, and describe_model showed it as "?  commit ?"."""
+    for k in range(2):
+        _ckpt(tmp_path / f"{k}.pt", k)
+    out = tmp_path / "mean.pt"
+    run("tools/average_checkpoints.py", tmp_path / "0.pt", tmp_path / "1.pt", "-o", out, check=True)
+    entry = load_checkpoint(str(out))[1]["lineage"][-1]
+    assert {"command", "episodes", "date", "commit", "averaged"} <= set(entry)
+    assert entry["command"].split()[0].endswith("average_checkpoints.py")
+    described = run("tools/describe_model.py", out, check=True).stdout
+    assert "?  commit ?" not in described
+
+
 def test_refusals(tmp_path):
     _ckpt(tmp_path / "a.pt", 0)
     _ckpt(tmp_path / "wide.pt", 1, hidden=(16,))

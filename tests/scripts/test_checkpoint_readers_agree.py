@@ -5,6 +5,7 @@ file one of them refuses, all refuse in one line; one they take, they take as th
 model (its game mode included).  Each case here was taken by some readers and refused, or
 read as another model, by others."""
 
+import copy
 import json
 
 import pytest
@@ -202,3 +203,66 @@ def test_cubeless_as_cubeful_names_what_makes_an_equity_model_of_a_prob5_one(tmp
         f"train_batch.py --warm-start-equity makes one from it",
     )
     assert not (tmp_path / "c.pt").exists()
+
+
+def _lineage_stage(payload, **changes):
+    """The lineage entry's record of the stage's settings changed alone: in a saved
+    checkpoint it is one object with the trainer state's settings, so a copy is edited."""
+    recorded = copy.deepcopy(payload["meta"]["lineage"][-1]["stage"])
+    recorded.update(changes)
+    payload["meta"]["lineage"][-1]["stage"] = recorded
+
+
+# the lineage entry's record of its stage's settings apart from the stage's own: every
+# reader took the trainer state's, describe_model --json showed both, and the continued
+# stage kept the other in its lineage (a finished 60-episode stage planning 100)
+LINEAGE_APART = {
+    "planned episodes": (
+        lambda p: _lineage_stage(p, num_episodes=100),
+        "num_episodes as 100, where its trainer state's settings hold 60",
+    ),
+    "learning rate": (lambda p: _lineage_stage(p, lr=1e-3), "lr as 0.001"),
+    "a setting more": (
+        lambda p: _lineage_stage(p, frobnicate=3),
+        "frobnicate as 3, where its trainer state's settings hold none",
+    ),
+    "not a dict": (
+        lambda p: p["meta"]["lineage"][-1].__setitem__("stage", "abc"),
+        "as str 'abc'",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LINEAGE_APART))
+def test_every_reader_refuses_a_lineage_whose_stage_settings_are_not_the_stages(
+    stopped, tmp_path, case
+):
+    change, words = LINEAGE_APART[case]
+    path = _damaged(stopped, tmp_path, change)
+    for script, *args in (
+        ("tools/describe_model.py", path, "--json"),
+        ("play_models.py", "--model1", path, "--model2", "pubeval", "--games", "2"),
+        ("tools/export_weights.py", path, tmp_path / "w.bin"),
+        ("train_batch.py", "--resume", path, "--save", tmp_path / "t.pt", "--quiet"),
+    ):
+        assert_one_line_error(run(script, *args), words)
+    assert not list(tmp_path.glob("[wt].*"))
+
+
+def test_a_continued_stage_keeps_one_record_of_its_settings(tmp_path):
+    """A stage recorded before its precision was continues with the precision it collected
+    in (float32) added to its settings: its lineage entry's record gains it too, so the
+    checkpoint it saves is one every reader takes."""
+    path = stopped_stage(tmp_path / "s.pt")
+    payload = torch.load(path, weights_only=True)
+    del payload["trainer_state"]["stage"]["settings"]["precision"]  # (one object: both lose it)
+    torch.save(payload, path)
+    run(
+        "train_batch.py", "--resume", path, "--save", path, "--stop-at", "40", "--quiet", check=True
+    )
+    payload = torch.load(path, weights_only=True)
+    settings = payload["trainer_state"]["stage"]["settings"]
+    assert settings["precision"] == "fp32"
+    assert payload["meta"]["lineage"][-1]["stage"] == settings
+    described = run("tools/describe_model.py", path, "--json")
+    assert described.returncode == 0, described.stderr

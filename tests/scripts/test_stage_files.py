@@ -142,3 +142,37 @@ def test_text_settings_are_written_as_toml_reads_them():
         "hidden": [8, 4],
         "oneply": True,
     }
+
+
+def test_config_of_a_tools_output_names_the_tool_that_kept_no_stage(tmp_path):
+    """A checkpoint written by repair_twins, average_checkpoints or cubeless_as_cubeful
+    keeps no stage: --config said it was "trained before they were recorded", of a file
+    made a moment ago from one that records its stage."""
+    trained = tmp_path / "t.pt"
+    run(
+        "train_batch.py",
+        *("--game-mode", "cubeless-money", "--hidden", "8", "--num-episodes", "20"),
+        *("--episodes-per-round", "20", "--parallel-games", "8", "--save", trained, "--quiet"),
+        check=True,
+    )
+    made = {
+        "repair_twins.py": (
+            "tools/repair_twins.py",
+            trained,
+            "-o",
+            tmp_path / "r.pt",
+            "--games",
+            2,
+        ),
+        "average_checkpoints.py": (
+            "tools/average_checkpoints.py",
+            *(trained, trained, "-o", tmp_path / "a.pt"),
+        ),
+        "cubeless_as_cubeful.py": ("tools/cubeless_as_cubeful.py", trained, tmp_path / "c.pt"),
+    }
+    for script, *args in made.values():
+        run(script, *args, check=True)
+    for tool, out in zip(made, ("r.pt", "a.pt", "c.pt"), strict=True):
+        proc = run("tools/describe_model.py", "--config", tmp_path / out)
+        assert_one_line_error(proc, f"its last lineage entry is a run of {tool}")
+        assert "trained before" not in proc.stderr
