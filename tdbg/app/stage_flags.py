@@ -260,8 +260,12 @@ def parse(parser, stage_class, argv: list[str] | None = None):
             actions = _value_flags(parser)
             _check_record(stage, actions, path)
             check_record_agrees(stage, stage_class, path)
+            itself = resumes_itself(args.resume, args.save)
             for name, value in _recorded_values(stage, set(actions)).items():
-                if name not in given:
+                # (continued into another checkpoint, it writes a log of its own beside that
+                # one: taken up, the stage's log was refused as existing, and --overwrite then
+                # replaced the rounds it held, which the checkpoint continued still has)
+                if name not in given and (itself or name != "log"):
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
     if (

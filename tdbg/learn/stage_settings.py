@@ -440,8 +440,9 @@ class Run:
     )
     log: str | None = option(
         None,
-        "CSV log path (default: --save with .csv; a continued stage appends to the log it "
-        "wrote, which must still be there)",
+        "CSV log path (default: --save with .csv; a stage continued at its own --save appends "
+        "to the log it wrote, which must still be there; continued into another --save, it "
+        "starts a log of its own there)",
     )
     tensorboard: str | None = option(
         None,

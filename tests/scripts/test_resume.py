@@ -12,7 +12,7 @@ import time
 import pytest
 import torch
 
-from helpers import HANG_GUARD, ROOT, assert_one_line_error, md5, run
+from helpers import HANG_GUARD, QUICK_TRAIN, ROOT, assert_one_line_error, md5, run
 from tdbg.infra.errors import InputError
 from tdbg.learn.run_control import plan_stage
 from tdbg.net.model import load_checkpoint, save_checkpoint
@@ -408,3 +408,17 @@ def test_online_same_command_without_stop_at_continues_the_stage(tmp_path):
     assert _same_weights(cut, whole)
     rows = list(csv.DictReader(open(tmp_path / "cut.csv")))
     assert [int(r["episodes"]) for r in rows] == [20, 40, 60]
+
+
+def test_a_stage_continued_into_another_checkpoint_leaves_its_own_log_alone(tmp_path):
+    """A stage whose first run named its --log, continued with --resume X --save Y: the log
+    it recorded was taken up, refused as existing, and --overwrite replaced its rounds (those
+    X holds still); a stage that logged beside X wrote a new log beside Y."""
+    flags = ["--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN]
+    x, y, log = tmp_path / "x.pt", tmp_path / "y.pt", tmp_path / "xl.csv"
+    run("train_batch.py", *flags, "--log", log, "--stop-at", "20", "--save", x, check=True)
+    before = log.read_bytes()
+    proc = run("train_batch.py", *flags, "--resume", x, "--save", y, check=True)
+    assert json.loads(proc.stdout)["log"] == str(tmp_path / "y.csv")
+    assert log.read_bytes() == before
+    assert [r["round"] for r in csv.DictReader(open(tmp_path / "y.csv"))] == ["2", "3"]
