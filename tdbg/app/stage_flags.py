@@ -229,6 +229,21 @@ def _as_the_flag_takes(action: argparse.Action, value, path: str, taken: bool = 
     return value
 
 
+def _take_up_record(args, stage: dict, parser, stage_class, path: str, given) -> None:
+    """Set in ``args`` each flag not ``given`` on the command line to the continued stage's
+    record of it (checked as its flag checks a value)."""
+    actions = _value_flags(parser)
+    _check_record(stage, actions, path)
+    check_record_agrees(stage, stage_class, path)
+    itself = resumes_itself(args.resume, args.save)
+    for name, value in _recorded_values(stage, set(actions)).items():
+        # (continued into another checkpoint, it writes a log of its own beside that one:
+        # taken up, the stage's log was refused as existing, and --overwrite then replaced
+        # the rounds it held, which the checkpoint continued still has)
+        if name not in given and (itself or name != "log"):
+            setattr(args, name, _as_the_flag_takes(actions[name], value, path))
+
+
 def parse(parser, stage_class, argv: list[str] | None = None):
     """(the stage's settings, the parsed namespace) from ``argv`` (default: the command line),
     the stage file and a continued stage's record, as the module notes say."""
@@ -254,19 +269,8 @@ def parse(parser, stage_class, argv: list[str] | None = None):
                 if hasattr(args, name):
                     setattr(args, name, False if name == "keep_output_layer" else None)
             args.resume = path
-        if (
-            stage is not None
-        ):  # a stage that is finished (or has no record) starts anew: nothing to take
-            actions = _value_flags(parser)
-            _check_record(stage, actions, path)
-            check_record_agrees(stage, stage_class, path)
-            itself = resumes_itself(args.resume, args.save)
-            for name, value in _recorded_values(stage, set(actions)).items():
-                # (continued into another checkpoint, it writes a log of its own beside that
-                # one: taken up, the stage's log was refused as existing, and --overwrite then
-                # replaced the rounds it held, which the checkpoint continued still has)
-                if name not in given and (itself or name != "log"):
-                    setattr(args, name, _as_the_flag_takes(actions[name], value, path))
+        if stage is not None:  # a finished stage (or one with no record) starts anew
+            _take_up_record(args, stage, parser, stage_class, path, given)
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
     if (
         continued
