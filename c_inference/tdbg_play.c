@@ -250,9 +250,9 @@ int main(int argc, char **argv) {
 
     FILE *dice = NULL;
     if (dice_path) {
-        dice = fopen(dice_path, "r");
+        dice = tdnet_open_input(dice_path, "the dice file", err, sizeof err);
         if (!dice)
-            die("%s: cannot open the dice file", dice_path);
+            die("%s", err);
     } else if (games < 0)
         games = 1000;
 
