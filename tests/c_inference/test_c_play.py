@@ -294,3 +294,24 @@ def test_inputs_that_are_no_regular_files_are_refused_unread(tmp_path):
     for args in ([bin_a, bin_a, "--dice", tmp_path], [tmp_path, bin_a, "--seed", 1]):
         proc = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True)
         assert_one_line_error(proc, f"{tmp_path}: not a regular file")
+
+
+def test_a_nul_byte_in_a_dice_line_is_refused(tmp_path):
+    """A dice line was read as a C string: a NUL ended it there, so the rolls after it went
+    unread (bad rolls after a NUL in the last line were taken, exit 0) or the line was called
+    "too long"."""
+    _, bin_a = _export(tmp_path, "a", "dmp", "probability", 1, hidden=(8,))
+    good = tmp_path / "dice.txt"
+    run("tools/dice_file.py", "--games", 2, "--rolls", 600, good, check=True)
+    text = good.read_text()
+    for name, damaged in [
+        ("last line", text.rstrip("\n") + "\0 77 88\n"),
+        ("first line", text.replace(" ", "\0", 1)),
+    ]:
+        path = tmp_path / f"{name}.txt"
+        path.write_text(damaged)
+        proc = subprocess.run(
+            [BINARY, bin_a, bin_a, "--dice", str(path)], capture_output=True, text=True
+        )
+        assert_one_line_error(proc, "NUL byte")
+        assert not proc.stdout
