@@ -141,8 +141,19 @@ def fail(message: str, prog: str | None = None, code: int = FAILED) -> NoReturn:
     # then `kill`) added a second, "interrupted", line, or in the interpreter's teardown met
     # the default action (exit -15, no line of its own)
     stop_signals.ignore_further_interrupts()
+    _close_progress_bars()
     print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
+
+
+def _close_progress_bars() -> None:
+    """Close every progress bar still drawn, before the error line: a bar an exception left
+    open (a Ctrl-C in a worker pool's shutdown skips the close after it) had the error line
+    glued to its end, and then drew itself again below it when it was closed at exit."""
+    tqdm_module = sys.modules.get("tqdm")  # (no bar if tqdm was never imported)
+    for bar in list(getattr(getattr(tqdm_module, "tqdm", None), "_instances", None) or ()):
+        with contextlib.suppress(Exception):
+            bar.close()
 
 
 def _stdout_closed() -> None:
