@@ -81,7 +81,9 @@ def test_a_paired_difference_in_points_of_percent_or_in_meq():
 
 
 def _write_csv(path, seed: int, points: list[float], header: dict) -> None:
-    lines = [f"# seed: {seed}", "# game_mode: cubeless-money"] + [f"# {k}: {v}" for k, v in header.items()]
+    lines = [f"# seed: {seed}", "# game_mode: cubeless-money"] + [
+        f"# {k}: {v}" for k, v in header.items()
+    ]
     lines += ["game,points"] + [f"{i},{p}" for i, p in enumerate(points)]
     path.write_text("\n".join(lines) + "\n")
 

@@ -219,7 +219,9 @@ def test_an_eval_log_field_that_is_no_number_is_one_line(tmp_path):
         log = tmp_path / "s.csv"
         log.write_text(head + row)
         proc = run("tools/plot_eval_curve.py", log, "-o", tmp_path / "x.png")
-        assert_one_line_error(proc, f"{log}: line 2 is not a row of a training log with evaluations")
+        assert_one_line_error(
+            proc, f"{log}: line 2 is not a row of a training log with evaluations"
+        )
         assert words in proc.stderr
         assert not (tmp_path / "x.png").exists()
 
@@ -268,4 +270,6 @@ def test_plot_eval_curve_refuses_a_row_cut_short(tmp_path):
     log = tmp_path / "log.csv"
     log.write_text("\n".join([LOG_HEAD, LOG_ROWS[0], "2,200,0.01"]) + "\n")
     proc = run("tools/plot_eval_curve.py", log, "--unit", "win-rate", "-o", tmp_path / "c.png")
-    assert_one_line_error(proc, "line 3 is not a row of a training log with evaluations (it has fewer")
+    assert_one_line_error(
+        proc, "line 3 is not a row of a training log with evaluations (it has fewer"
+    )
