@@ -476,4 +476,6 @@ def read_log(
 
 def _log_number(text: str) -> bool:
     """Whether a log's field is a finite number in ASCII digits (as the trainers write)."""
-    return _FLOAT.fullmatch(text) is not None and text == text.strip() and math.isfinite(float(text))
+    return (
+        _FLOAT.fullmatch(text) is not None and text == text.strip() and math.isfinite(float(text))
+    )
