@@ -491,6 +491,13 @@ def compare(
     the ratio of sums (entries weigh equally, a lone last game as one entry)."""
     _check_comparable(a, b)
     metric = metric or default_metric(a.game_mode)
+    if metric != "win" and entries_of(a.game_mode) == ENTRIES["match"]:
+        # (a match file's entries are +1/-1 per match: "points" gave the match-win difference
+        # shown as mEq/game)
+        raise ResultsFileError(
+            f"metric {metric}: a match file's entries are matches won or lost, not points; "
+            f"only the match-win rate (win) applies"
+        )
     can_pair = is_paired(a, b)
     if paired and not can_pair:
         raise ResultsFileError(

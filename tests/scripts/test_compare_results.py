@@ -372,3 +372,20 @@ def test_a_game_mode_that_no_mode_has_or_that_is_not_the_rows_own_is_refused(tmp
     own = tmp_path / "own.csv"
     own.write_text(labelled.format("match"))
     assert read_results(str(own)).points.tolist() == [1.0, -1.0, -1.0, 1.0]
+
+
+def test_a_match_file_takes_no_points_metric(tmp_path):
+    """A match file's entries are matches won or lost (+1/-1): --metric points or capped gave
+    the match-win difference labelled mEq/game ("A -333.33 over 6 matches")."""
+    import pytest
+
+    from tdbg.play.results_file import ResultsFileError
+
+    a = read_results(write_matches(tmp_path / "a.csv", [0, 1, 1, 0]))
+    b = read_results(write_matches(tmp_path / "b.csv", [0, 0, 1, 0]))
+    assert compare(a, b, "win")["difference"] == -0.25
+    for metric in ("points", "capped"):
+        with pytest.raises(ResultsFileError, match="only the match-win rate"):
+            compare(a, b, metric)
+        proc = run("tools/compare_results.py", a.path, b.path, "--metric", metric)
+        assert_one_line_error(proc, f"metric {metric}: a match file's entries are matches")
