@@ -104,17 +104,29 @@ static int parse_dice_line(char *line, int8_t *rolls, int cap, const char **why)
 }
 
 /* Line g (0-based) of the dice file into rolls: the number of rolls, 0 at the end of
- * the file; a bad line stops the program with one error line. */
+ * the file; a bad line stops the program with one error line.  The line is read byte by
+ * byte, not as a C string: a NUL byte in it is refused, where fgets and strtok would end
+ * the line there and leave the rest unread. */
 static int read_dice_line(FILE *fh, const char *path, long g, char *line, size_t cap, int8_t *rolls) {
-    if (!fgets(line, (int)cap, fh))
+    size_t n = 0;
+    int c;
+    while ((c = getc(fh)) != EOF && c != '\n') {
+        if (c == '\0')
+            die("%s line %ld: holds a NUL byte (a dice file is text: '31 64 ...')", path, g + 1);
+        if (n + 1 >= cap)
+            die("%s line %ld: too long (a game has at most 3000 rolls)", path, g + 1);
+        line[n++] = (char)c;
+    }
+    if (ferror(fh))
+        die("%s: cannot read the dice file", path);
+    if (n == 0 && c == EOF)
         return 0;
-    if (!strchr(line, '\n') && !feof(fh))
-        die("%s line %ld: too long (a game has at most 3000 rolls)", path, g + 1);
+    line[n] = '\0';
     const char *why = NULL;
-    int n = parse_dice_line(line, rolls, MAX_PLIES, &why);
-    if (n < 0)
+    int got = parse_dice_line(line, rolls, MAX_PLIES, &why);
+    if (got < 0)
         die("%s line %ld: %s", path, g + 1, why);
-    return n;
+    return got;
 }
 
 /* ------------------------------------------------------------------ one game */
@@ -250,9 +262,9 @@ int main(int argc, char **argv) {
 
     FILE *dice = NULL;
     if (dice_path) {
-        dice = fopen(dice_path, "r");
+        dice = tdnet_open_input(dice_path, "the dice file", err, sizeof err);
         if (!dice)
-            die("%s: cannot open the dice file", dice_path);
+            die("%s", err);
     } else if (games < 0)
         games = 1000;
 

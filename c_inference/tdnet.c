@@ -2,10 +2,13 @@
 #define _POSIX_C_SOURCE 200112L /* posix_memalign */
 #include "tdnet.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "bgcore.h"
 
@@ -18,11 +21,36 @@ static int fail(char *err, size_t errlen, const char *path, const char *what) {
     return -1;
 }
 
+FILE *tdnet_open_input(const char *path, const char *what, char *err, size_t errlen) {
+    char why[128];
+    /* O_NONBLOCK: opening a FIFO for reading would wait for a writer; it is refused below */
+    int fd = open(path, O_RDONLY | O_NONBLOCK);
+    if (fd < 0) {
+        snprintf(why, sizeof why, "cannot open %s", what);
+        fail(err, errlen, path, why);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        fail(err, errlen, path, "not a regular file (a folder, a FIFO, a socket or a device)");
+        return NULL;
+    }
+    int flags = fcntl(fd, F_GETFL);
+    FILE *fh = flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ? NULL : fdopen(fd, "rb");
+    if (!fh) {
+        close(fd);
+        snprintf(why, sizeof why, "cannot open %s", what);
+        fail(err, errlen, path, why);
+    }
+    return fh;
+}
+
 int tdnet_load(const char *path, tdnet_t *net, char *err, size_t errlen) {
     memset(net, 0, sizeof(*net));
-    FILE *fh = fopen(path, "rb");
+    FILE *fh = tdnet_open_input(path, "weights file", err, errlen);
     if (!fh)
-        return fail(err, errlen, path, "cannot open weights file");
+        return -1;
     if (fseek(fh, 0, SEEK_END) != 0) {
         fclose(fh);
         return fail(err, errlen, path, "cannot read weights file");

@@ -3,6 +3,7 @@
 #ifndef TDNET_H
 #define TDNET_H
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #define TDNET_MAX_LAYERS 64
@@ -30,6 +31,10 @@ typedef struct {
 /* Load a .bin file.  Returns 0, or -1 with a one-line reason in err; never reads
  * past the data it has checked the size of. */
 int tdnet_load(const char *path, tdnet_t *net, char *err, size_t errlen);
+/* An input file opened for reading, or NULL with a one-line reason in err ("PATH: what").
+ * Only a regular file is opened: a folder, a FIFO, a socket or a device is refused before
+ * anything is read from it (a FIFO is not waited on), as the Python scripts refuse them. */
+FILE *tdnet_open_input(const char *path, const char *what, char *err, size_t errlen);
 void tdnet_free(tdnet_t *net);
 
 static inline int tdnet_inputs(const tdnet_t *net) { return net->sizes[0]; }

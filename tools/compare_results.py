@@ -7,7 +7,7 @@ unpaired (different dice, or games against the gnubg binary, which rolls its own
 file's own units are resampled, its duplicate pairs, or its single games where gnubg
 rolled the dice).  The JSON names what was resampled (resample_unit, units_a, units_b).  The metric is the win rate in DMP,
 points per game (shown as mEq/game) in money play and the match-win rate for match
-files (one entry per match), unless --metric says otherwise.
+files (one entry per match; no other metric applies to them), unless --metric says otherwise.
 
     python tools/compare_results.py experiments/head_to_head/results/dmp_256x2_1ply_vs_gnubg-nn.csv \\
         experiments/head_to_head/results/dmp_256x2_vs_gnubg-nn.csv

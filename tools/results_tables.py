@@ -1093,21 +1093,28 @@ def decisions_table() -> str:
 
 def health_table() -> str:
     """best_models/README.md: dead, distinct and active hidden units of every release."""
-    with open(FILES.path(UNIT_HEALTH)) as fh:
-        models = read_json(FILES.path(UNIT_HEALTH), fh.read())["models"]
+    path = FILES.path(UNIT_HEALTH)
+    with open(path) as fh:
+        data = read_json(path, fh.read())
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict):
+        raise ValueError(f"{path}: no 'models' entry of the models measured")
     rows = []
     for name, h in sorted(models.items()):
-        worst = max(d / w for d, w in zip(h["dead"], h["widths"], strict=True))
-        rows.append(
-            [
-                f"`{name}`",
-                "[" + ",".join(map(str, h["widths"])) + "]",
-                " / ".join(map(str, h["dead"])),
-                f"{100 * worst:.0f}%",
-                " / ".join(map(str, h["distinct"])),
-                " / ".join(f"{a:.2f}" for a in h["active"]),
-            ]
-        )
+        try:  # (a missing or odd entry was a line that named neither the file nor the entry)
+            worst = max(d / w for d, w in zip(h["dead"], h["widths"], strict=True))
+            rows.append(
+                [
+                    f"`{name}`",
+                    "[" + ",".join(map(str, h["widths"])) + "]",
+                    " / ".join(map(str, h["dead"])),
+                    f"{100 * worst:.0f}%",
+                    " / ".join(map(str, h["distinct"])),
+                    " / ".join(f"{a:.2f}" for a in h["active"]),
+                ]
+            )
+        except (KeyError, TypeError, ValueError, ZeroDivisionError) as exc:
+            raise ValueError(f"{path}: models/{name} does not read ({exc!r})") from None
     return markdown_table(
         [
             "model",

@@ -19,7 +19,14 @@ from typing import NoReturn
 
 from tdbg.infra import run_outputs, stop_signals, threads
 from tdbg.infra.errors import InputError, RunError
-from tdbg.infra.fileio import KIND_NAMES, OutputError, check_input, file_kind, repeated_column
+from tdbg.infra.fileio import (
+    KIND_NAMES,
+    OutputError,
+    check_input,
+    file_kind,
+    ragged_row,
+    repeated_column,
+)
 from tdbg.infra.threads import cores
 from tdbg.infra.workers import MAX_WORKERS_PER_CORE, WorkerError
 from tdbg.net.model import parse_hidden
@@ -134,8 +141,19 @@ def fail(message: str, prog: str | None = None, code: int = FAILED) -> NoReturn:
     # then `kill`) added a second, "interrupted", line, or in the interpreter's teardown met
     # the default action (exit -15, no line of its own)
     stop_signals.ignore_further_interrupts()
+    _close_progress_bars()
     print(f"{prog}: error: {message}", file=sys.stderr, flush=True)
     sys.exit(code)
+
+
+def _close_progress_bars() -> None:
+    """Close every progress bar still drawn, before the error line: a bar an exception left
+    open (a Ctrl-C in a worker pool's shutdown skips the close after it) had the error line
+    glued to its end, and then drew itself again below it when it was closed at exit."""
+    tqdm_module = sys.modules.get("tqdm")  # (no bar if tqdm was never imported)
+    for bar in list(getattr(getattr(tqdm_module, "tqdm", None), "_instances", None) or ()):
+        with contextlib.suppress(Exception):
+            bar.close()
 
 
 def _stdout_closed() -> None:
@@ -414,9 +432,14 @@ def count_arg(high: int, what: str):
     return _bounded_int(1, high, what)
 
 
-def read_log(path: str, column: str, what: str = "a training log") -> list[dict]:
+def read_log(
+    path: str, column: str, what: str = "a training log", numbers: tuple[str, ...] = ()
+) -> list[dict]:
     """The rows of a CSV log that has ``column``; UsageError (one line) for anything else,
-    e.g. a checkpoint given where its log was meant."""
+    e.g. a checkpoint given where its log was meant.  Every row must have the header's
+    fields, and each column of ``numbers`` the reader uses must hold, where it is not blank,
+    a finite number as the trainers write one (float() also reads "nan", "inf", "1_0" and
+    other scripts' digits, and a NUL byte or a word would be passed over as no value)."""
     check_input(path, what)
     if file_kind(path) not in ("text", "empty"):
         raise UsageError(
@@ -438,4 +461,21 @@ def read_log(path: str, column: str, what: str = "a training log") -> list[dict]
         raise UsageError(f"{path} is not {what} (no rows or no {column!r} column)")
     if twice:  # csv keeps the last of them: which one was meant cannot be told
         raise UsageError(f"{path} is not {what} (its header has the column {twice!r} twice)")
+    for line, row in enumerate(rows, 2):
+        ragged = ragged_row(row)
+        if ragged:
+            raise UsageError(
+                f"{path}: line {line} is not a row of {what} (it has {ragged} fields than the header)"
+            )
+        for key in numbers:
+            text = row.get(key)
+            if text not in (None, "") and not _log_number(text):
+                raise UsageError(f"{path}: line {line} is not a row of {what} ({key} {text!r})")
     return rows
+
+
+def _log_number(text: str) -> bool:
+    """Whether a log's field is a finite number in ASCII digits (as the trainers write)."""
+    return (
+        _FLOAT.fullmatch(text) is not None and text == text.strip() and math.isfinite(float(text))
+    )

@@ -22,13 +22,25 @@ from tdbg.infra.stats import bootstrap_ci, pair_means
 from tdbg.play.results_file import ResultsFileError, default_metric, read_results
 
 PNG_KEY = "tdbg:curve"
+# the columns of a training log the curve reads as numbers (where they are not blank)
+LOG_NUMBERS = (
+    "total_episodes",
+    "episodes",
+    "stage_episodes",
+    "cpu_hours",
+    "eval_result",
+    "eval_ci_low",
+    "eval_ci_high",
+)
 
 
 def base_cpu_hours(paths: list[str]) -> float:
     """CPU-hours of the stages a chain builds on (e.g. the DMP stages under a money leg)."""
     total = 0.0
     for path in paths:
-        rows = cli.read_log(path, "cpu_hours", "a training log with CPU-hours")
+        rows = cli.read_log(
+            path, "cpu_hours", "a training log with CPU-hours", numbers=("cpu_hours",)
+        )
         try:
             total += max((float(r["cpu_hours"]) for r in rows if r.get("cpu_hours")), default=0.0)
         except ValueError as exc:  # (was a traceback)
@@ -61,7 +73,9 @@ def load_chain(
     for k, (path, parent) in enumerate(
         zip(paths, _parents(len(paths), continues or {}), strict=True)
     ):
-        rows = cli.read_log(path, "eval_result", "a training log with evaluations")
+        rows = cli.read_log(
+            path, "eval_result", "a training log with evaluations", numbers=LOG_NUMBERS
+        )
         try:
             ends.append(
                 _chain_log(path, rows, k < old_agent_logs, parent, ends, cpu_offset, points)

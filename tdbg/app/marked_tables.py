@@ -24,12 +24,19 @@ def markers(name: str) -> tuple[str, str]:
     return f"<!-- results_tables: {name} begin -->", f"<!-- results_tables: {name} end -->"
 
 
-def render(text: str, name: str, table: str) -> str:
-    """``text`` with what stands between ``name``'s markers replaced by ``table``."""
+def render(text: str, name: str, table: str, where: str = "the text") -> str:
+    """``text`` (of the file ``where``) with what stands between ``name``'s markers replaced
+    by ``table``.  Each marker must stand once: with a second pair only the first section was
+    made and checked, and a stale copy of the table below it passed ``--check``."""
     begin, end = markers(name)
     i, j = text.find(begin), text.find(end)
     if i < 0 or j < i:
-        raise ValueError(f"no '{begin}' ... '{end}' markers")
+        raise ValueError(f"{where}: no '{begin}' ... '{end}' markers")
+    twice = [m for m in (begin, end) if text.count(m) > 1]
+    if twice:
+        raise ValueError(
+            f"{where}: '{twice[0]}' stands more than once (one table, one pair of markers)"
+        )
     return text[: i + len(begin)] + "\n" + table + "\n" + text[j:]
 
 
@@ -44,7 +51,7 @@ def remade(
         if path not in texts:
             with open(path) as fh:
                 texts[path] = fh.read()
-        new = render(texts[path], name, make())
+        new = render(texts[path], name, make(), path)
         if new != texts[path]:
             texts[path] = new
             changed.append(name)

@@ -165,7 +165,10 @@ class ResultFiles:
         return header_figure(self.results(name), name, key)
 
     def seed(self, name: str) -> str:
-        return self.results(name).header["seed"]
+        results = self.results(name)
+        if "seed" not in results.header:
+            raise ValueError(f"{results.path}: no '# seed:' line in its header")
+        return results.header["seed"]
 
     def games(self, name: str) -> int:
         return len(self.results(name).games)
@@ -207,6 +210,12 @@ class ResultFiles:
         if not self._decisions:
             self._decisions = {(d["model"], d["ply"]): d for d in self.decision_entries()}
         key = f"best_models/{model}"
+        missing = [ply for ply in (0, 1) if (key, ply) not in self._decisions]
+        if missing:  # (a KeyError's line named neither the file nor what it lacks)
+            raise ValueError(
+                f"{self.path(self.decisions)}: no {missing[0]}-ply entry for {key} (a line per "
+                f"model and ply, as all_models.sh writes)"
+            )
         return decision_text(
             self._decisions[(key, 0)]["overall"], self._decisions[(key, 1)]["overall"]
         )

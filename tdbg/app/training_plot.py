@@ -24,12 +24,14 @@ PNG_KEY = "tdbg:training"
 
 # the columns every training script's log has (batch_td.LOG_FIELDS, online_td's log_fields)
 TRAINING_COLUMNS = ("total_episodes", "loss", "lr", "episodes_per_s")
+# the evaluation panel's columns: blank in a round without an evaluation, else numbers
+EVAL_COLUMNS = ("eval_result", "eval_ci_low", "eval_ci_high")
 
 
 def read_log(path: str) -> list[dict]:
     """The rows of a training log; UsageError for a file that is not one (another CSV, a
     log whose rows were edited into something else)."""
-    rows = cli.read_log(path, "loss")
+    rows = cli.read_log(path, "loss", numbers=TRAINING_COLUMNS + EVAL_COLUMNS)
     missing = [c for c in TRAINING_COLUMNS if c not in rows[0]]
     if missing:
         raise cli.UsageError(f"{path} is not a training log (no {', '.join(missing)} column)")
@@ -38,8 +40,8 @@ def read_log(path: str) -> list[dict]:
         ragged = ragged_row(row)
         if ragged:
             raise cli.UsageError(
-                f"{path}: line {line} is not a training log's row (it has {ragged} fields than "
-                f"the header)"
+                f"{path}: line {line} is not a row of a training log (it has {ragged} fields "
+                f"than the header)"
             )
         for key in TRAINING_COLUMNS:
             try:
@@ -53,7 +55,7 @@ def read_log(path: str) -> list[dict]:
             # the trainers stop before a loss that is not finite reaches their log
             if value is None or not math.isfinite(value) or (key == "total_episodes" and value < 0):
                 raise cli.UsageError(
-                    f"{path}: line {line} is not a training log's row ({key} {row[key]!r})"
+                    f"{path}: line {line} is not a row of a training log ({key} {row[key]!r})"
                 )
         episodes = float(row["total_episodes"])
         if line > 2 and episodes <= last:  # (every run's rows go forward, stage after stage:

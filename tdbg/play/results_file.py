@@ -228,6 +228,7 @@ def read_results(path: str) -> Results:
     twice = repeated_column(fields)
     if twice is not None:  # csv keeps the last of them: which one was meant cannot be told
         raise ResultsFileError(f"{path}: not a per-game result file (column {twice!r} twice)")
+    _check_mode(path, header.get("game_mode"), "match" if is_match else "game")
     if is_match:
         return _read_matches(path, header, reader)
     try:
@@ -245,6 +246,27 @@ def read_results(path: str) -> Results:
     _check_entries(path, header, "games", [g for g, _ in rows])
     g, p = np.array(rows).T
     return Results(path, header, g.astype(np.int64), p)
+
+
+def _check_mode(path: str, name: str | None, rows_unit: str) -> None:
+    """ResultsFileError unless the game mode a file's header names (play_models.py names it
+    in a games file and not in a match file) is one this version plays, with rows of its
+    series unit: a name no mode has ("DMP", "money") or a mode whose rows are not the file's
+    (a games file's rows under "match", a match file's under "dmp") would be compared and
+    shown in another unit than its own."""
+    if name is None:
+        return
+    mode = _mode(name)
+    if mode is None:
+        raise ResultsFileError(
+            f"{path}: its header names the game mode {name!r}, which no mode of this version "
+            f"plays (an edited file?)"
+        )
+    if series_unit(mode) != rows_unit:
+        raise ResultsFileError(
+            f"{path}: its header names the game mode {name}, but its rows are "
+            f"{ENTRIES[rows_unit]} (an edited or joined file?)"
+        )
 
 
 def _check_entries(path: str, header: dict, what: str, indices: list[int]) -> None:
@@ -469,6 +491,13 @@ def compare(
     the ratio of sums (entries weigh equally, a lone last game as one entry)."""
     _check_comparable(a, b)
     metric = metric or default_metric(a.game_mode)
+    if metric != "win" and entries_of(a.game_mode) == ENTRIES["match"]:
+        # (a match file's entries are +1/-1 per match: "points" gave the match-win difference
+        # shown as mEq/game)
+        raise ResultsFileError(
+            f"metric {metric}: a match file's entries are matches won or lost, not points; "
+            f"only the match-win rate (win) applies"
+        )
     can_pair = is_paired(a, b)
     if paired and not can_pair:
         raise ResultsFileError(

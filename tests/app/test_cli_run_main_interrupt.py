@@ -3,6 +3,7 @@ KeyboardInterrupt run_main turns into one line), a second Ctrl-C during the rest
 is ignored: at shutdown Python puts back SIGINT's default action for the handlers it
 installed, and a press then would kill the process (-2) instead of letting it end with 130."""
 
+import os
 import signal
 import sys
 
@@ -75,3 +76,30 @@ def test_a_signal_taken_leaves_both_ignored_past_its_block():
     finally:
         for s, h in before.items():
             signal.signal(s, h)
+
+
+def test_a_progress_bar_left_open_is_closed_before_the_error_line(capfd):
+    """A Ctrl-C in a worker pool's shutdown (play_models, the games done) skipped the close of
+    the progress bar after it: the error line was glued to the bar's end, and the bar drew
+    itself again below the error line when it was closed at exit."""
+    from tqdm import tqdm
+
+    bars = []
+
+    def body():
+        bars.append(tqdm(total=4, file=sys.stderr, mininterval=0))
+        bars[0].update(4)
+        raise KeyboardInterrupt()
+
+    before = {s: signal.getsignal(s) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        with pytest.raises(SystemExit) as ended:
+            cli.run_main(body)
+        bars[0].close()  # as the interpreter's exit closes it: nothing more may be drawn
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+    assert ended.value.code == 130
+    err = capfd.readouterr().err
+    line = f"{os.path.basename(sys.argv[0])}: error: {stop_signals.interrupted_message(signal.SIGINT)}\n"
+    assert err.endswith("\n" + line), repr(err)

@@ -74,3 +74,17 @@ def test_a_failed_write_says_which_files_were_rewritten_before_it(tmp_path, monk
     with pytest.raises(OSError, match="nothing was rewritten"):
         mt.write_texts(dict(zip(paths, ["A3", "B3", "C3"], strict=True)), paths, str(tmp_path))
     assert [open(p).read() for p in paths] == ["A2", "B2", "C"]
+
+
+def test_a_marker_that_stands_twice_is_refused_naming_the_file(tmp_path):
+    """A table's section pasted twice: only the first was remade and compared, so a stale
+    second copy (a typed figure) passed --check."""
+    begin, end = mt.markers("x")
+    section = f"{begin}\nnew\n{end}\n"
+    stale = section.replace("new", "old")
+    for text in (section + stale, f"{begin}\n{section}", section + f"{end}\n"):
+        path = tmp_path / "README.md"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=f"{path}: '<!-- results_tables: x (begin|end) -->' "):
+            mt.remade({"x": lambda: "new"}, {"x": str(path)})
+        assert path.read_text() == text

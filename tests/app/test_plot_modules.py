@@ -110,10 +110,10 @@ def test_the_moving_average_by_hand():
 @pytest.mark.parametrize(
     "rows, words",
     [
-        ("100,x,0.001,50,0.1,,,,\n", "line 2 is not a training log's row (loss 'x')"),
+        ("100,x,0.001,50,0.1,,,,\n", "line 2 is not a row of a training log (loss 'x')"),
         (
             "100,0.1,0.001,50,0.1,,,,\n-5,0.1,0.001,50,0.1,,,,\n",
-            "line 3 is not a training log's row (total_episodes '-5')",
+            "line 3 is not a row of a training log (total_episodes '-5')",
         ),
         ("100,0.1,0.001,fast,0.1,,,,\n", "(episodes_per_s 'fast')"),
     ],

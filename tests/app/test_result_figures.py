@@ -81,7 +81,9 @@ def test_a_paired_difference_in_points_of_percent_or_in_meq():
 
 
 def _write_csv(path, seed: int, points: list[float], header: dict) -> None:
-    lines = [f"# seed: {seed}", "# game_mode: money"] + [f"# {k}: {v}" for k, v in header.items()]
+    lines = [f"# seed: {seed}", "# game_mode: cubeless-money"] + [
+        f"# {k}: {v}" for k, v in header.items()
+    ]
     lines += ["game,points"] + [f"{i},{p}" for i, p in enumerate(points)]
     path.write_text("\n".join(lines) + "\n")
 
@@ -189,3 +191,18 @@ def test_a_result_json_entry_of_another_kind_is_refused_naming_the_file(files, k
     ask = {"match": files.match_json, "luck": files.luck, "decisions": files.decision}[kind]
     with pytest.raises(ValueError, match=f"{os.path.basename(path)}: .*{words}"):
         ask(name)
+
+
+def test_an_entry_a_result_file_lacks_is_refused_naming_the_file(files, tmp_path):
+    """A decision benchmark without a model's line, a head-to-head file without its seed line
+    or a unit-health JSON without a model's entries was a KeyError the tables turned into
+    "no ('best_models/m.pt', 1) entry": the line named neither the file nor, at times, what
+    it lacked."""
+    dec = tmp_path / "dec.jsonl"
+    dec.write_text(dec.read_text().splitlines()[0] + "\n")  # the 0-ply line only
+    with pytest.raises(ValueError, match=rf"{dec}: no 1-ply entry for best_models/m\.pt"):
+        files.decision("m.pt")
+    csv = tmp_path / "h2h" / "other_seed.csv"
+    csv.write_text(csv.read_text().replace("# seed: 6\n", ""))
+    with pytest.raises(ValueError, match=rf"{csv}: no '# seed:' line"):
+        files.seed("other_seed")

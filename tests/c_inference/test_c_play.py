@@ -1,12 +1,14 @@
 """c_inference/tdbg_play against match.play_games: the same games, move for move."""
 
+import os
 import subprocess
+import threading
 
 import numpy as np
 import pytest
 import torch
 
-from helpers import ROOT, assert_one_line_error, run
+from helpers import HANG_GUARD, ROOT, assert_one_line_error, run
 from tdbg.game import backgammon_engine as be
 from tdbg.game.dice import DiceStream
 from tdbg.game.modes import game_mode
@@ -245,3 +247,71 @@ def test_same_results_as_play_models_cli(tmp_path):
         (int(g[1]), int(g[2]), float(g[3]), int(g[4])) for g in games
     ]
     assert len({r[2] for r in rows}) > 1  # not all the same result
+
+
+def _fed_fifo(path, text: str):
+    """A FIFO at ``path`` whose writer gives ``text`` to the first reader; the returned call
+    releases the writer when no reader came (the program refused the FIFO unopened)."""
+    os.mkfifo(path)
+
+    def feed():
+        with open(path, "w") as fh:
+            fh.write(text)
+
+    writer = threading.Thread(target=feed, daemon=True)
+    writer.start()
+
+    def release():
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        writer.join(HANG_GUARD)
+        os.close(fd)
+
+    return release
+
+
+def test_inputs_that_are_no_regular_files_are_refused_unread(tmp_path):
+    """A dice file or weights file that is a FIFO was opened and waited on (a FIFO with no
+    writer hung tdbg_play; one with a writer was read as a file); a folder was "holds no
+    games".  Every input must be a regular file, as the Python scripts require."""
+    _, bin_a = _export(tmp_path, "a", "dmp", "probability", 1, hidden=(8,))
+    dice = tmp_path / "dice.txt"
+    run("tools/dice_file.py", "--games", 2, "--rolls", 600, dice, check=True)
+    assert _play_c(bin_a, bin_a, "--dice", dice)  # the file itself plays
+    for args in (
+        [bin_a, bin_a, "--dice", tmp_path / "dice.fifo"],
+        [tmp_path / "a.fifo", bin_a, "--seed", 1],
+    ):
+        fifo = next(a for a in args if str(a).endswith(".fifo"))
+        content = dice.read_text() if fifo.name == "dice.fifo" else ""
+        release = _fed_fifo(fifo, content)
+        try:
+            proc = subprocess.run(
+                [BINARY, *map(str, args)], capture_output=True, text=True, timeout=HANG_GUARD
+            )
+        finally:
+            release()
+        assert_one_line_error(proc, "not a regular file")
+    for args in ([bin_a, bin_a, "--dice", tmp_path], [tmp_path, bin_a, "--seed", 1]):
+        proc = subprocess.run([BINARY, *map(str, args)], capture_output=True, text=True)
+        assert_one_line_error(proc, f"{tmp_path}: not a regular file")
+
+
+def test_a_nul_byte_in_a_dice_line_is_refused(tmp_path):
+    """A dice line was read as a C string: a NUL ended it there, so the rolls after it went
+    unread (bad rolls after a NUL in the last line were taken, exit 0) or the line was called
+    "too long"."""
+    _, bin_a = _export(tmp_path, "a", "dmp", "probability", 1, hidden=(8,))
+    good = tmp_path / "dice.txt"
+    run("tools/dice_file.py", "--games", 2, "--rolls", 600, good, check=True)
+    text = good.read_text()
+    for name, damaged in [
+        ("last line", text.rstrip("\n") + "\0 77 88\n"),
+        ("first line", text.replace(" ", "\0", 1)),
+    ]:
+        path = tmp_path / f"{name}.txt"
+        path.write_text(damaged)
+        proc = subprocess.run(
+            [BINARY, bin_a, bin_a, "--dice", str(path)], capture_output=True, text=True
+        )
+        assert_one_line_error(proc, "NUL byte")
+        assert not proc.stdout

@@ -342,3 +342,50 @@ def test_a_match_whose_rows_disagree_is_refused(tmp_path):
         with pytest.raises(ResultsFileError, match="malformed row"):
             read_results(str(path))
     assert read_results(str(good)).points.tolist() == [1.0, -1.0, -1.0, 1.0]
+
+
+def test_a_game_mode_that_no_mode_has_or_that_is_not_the_rows_own_is_refused(tmp_path):
+    """The header's game mode says what the rows are worth: a DMP file labelled "DMP" was
+    compared in mEq/game, a games file labelled "match" counted its games as matches, and a
+    match file labelled "dmp" (play_models.py names no mode in a match file) was compared
+    as DMP games.  Each is refused naming the file; a match file naming its own mode reads."""
+    import pytest
+
+    from tdbg.play.results_file import ResultsFileError
+
+    games = open(write(tmp_path / "g.csv", [1, -1, 1, 1])).read()
+    matches = open(write_matches(tmp_path / "m.csv", [0, 1, 1, 0])).read()
+    labelled = matches.replace("# matches:", "# game_mode: {}\n# matches:")
+    for name, text, words in [
+        ("a name no mode has", games.replace("game_mode: dmp", "game_mode: DMP"), "no mode"),
+        ("money", games.replace("game_mode: dmp", "game_mode: money"), "no mode"),
+        ("games as match", games.replace("game_mode: dmp", "game_mode: match"), "are games"),
+        ("matches as dmp", labelled.format("dmp"), "rows are matches"),
+        ("matches as cubeful", labelled.format("cubeful-money"), "rows are matches"),
+    ]:
+        path = tmp_path / f"{name}.csv"
+        path.write_text(text)
+        with pytest.raises(ResultsFileError, match=words):
+            read_results(str(path))
+        proc = run("tools/compare_results.py", path, tmp_path / "g.csv")
+        assert_one_line_error(proc, str(path))
+    own = tmp_path / "own.csv"
+    own.write_text(labelled.format("match"))
+    assert read_results(str(own)).points.tolist() == [1.0, -1.0, -1.0, 1.0]
+
+
+def test_a_match_file_takes_no_points_metric(tmp_path):
+    """A match file's entries are matches won or lost (+1/-1): --metric points or capped gave
+    the match-win difference labelled mEq/game ("A -333.33 over 6 matches")."""
+    import pytest
+
+    from tdbg.play.results_file import ResultsFileError
+
+    a = read_results(write_matches(tmp_path / "a.csv", [0, 1, 1, 0]))
+    b = read_results(write_matches(tmp_path / "b.csv", [0, 0, 1, 0]))
+    assert compare(a, b, "win")["difference"] == -0.25
+    for metric in ("points", "capped"):
+        with pytest.raises(ResultsFileError, match="only the match-win rate"):
+            compare(a, b, metric)
+        proc = run("tools/compare_results.py", a.path, b.path, "--metric", metric)
+        assert_one_line_error(proc, f"metric {metric}: a match file's entries are matches")

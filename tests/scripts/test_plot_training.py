@@ -223,13 +223,64 @@ def test_an_eval_log_field_that_is_no_number_is_one_line(tmp_path):
     for row, words in (
         (
             "1,100,0.01,0.001,0.1,gnubg-nn,abc,0.15,0.25\n",
-            "could not convert string to float: 'abc'",
+            "eval_result 'abc'",
         ),
-        ("1,100,0.01,0.001,x,gnubg-nn,0.2,0.15,0.25\n", "could not convert string to float: 'x'"),
+        ("1,100,0.01,0.001,x,gnubg-nn,0.2,0.15,0.25\n", "cpu_hours 'x'"),
     ):
         log = tmp_path / "s.csv"
         log.write_text(head + row)
         proc = run("tools/plot_eval_curve.py", log, "-o", tmp_path / "x.png")
-        assert_one_line_error(proc, f"{log} is not a training log with evaluations")
+        assert_one_line_error(
+            proc, f"{log}: line 2 is not a row of a training log with evaluations"
+        )
         assert words in proc.stderr
         assert not (tmp_path / "x.png").exists()
+
+
+LOG_HEAD = (
+    "round,total_episodes,loss,lr,episodes_per_s,cpu_hours,"
+    "eval_opponent,eval_result,eval_ci_low,eval_ci_high"
+)
+LOG_ROWS = ["1,100,0.01,0.001,50,0.1,gnubg-nn,0.2,0.15,0.25", "2,200,0.01,0.001,50,0.2,,,,"]
+
+
+@pytest.mark.parametrize(
+    "column, value, tools",
+    [
+        ("eval_result", "nan", ("plot_training", "plot_eval_curve")),
+        ("eval_result", "inf", ("plot_training", "plot_eval_curve")),
+        ("eval_ci_low", "abc", ("plot_training", "plot_eval_curve")),
+        ("eval_ci_high", "\0", ("plot_training", "plot_eval_curve")),
+        ("eval_ci_high", "０.3", ("plot_training", "plot_eval_curve")),
+        ("loss", "1_0", ("plot_training",)),
+        ("lr", "５e-05", ("plot_training",)),
+        ("cpu_hours", "1_0", ("plot_eval_curve",)),
+        ("total_episodes", "nan", ("plot_eval_curve",)),
+    ],
+)
+def test_a_logs_numbers_are_read_as_the_trainers_write_them(tmp_path, column, value, tools):
+    """float() read a log's "nan", "inf", "1_0" and other scripts' digits, and the evaluation
+    columns were not checked at all in plot_training (a word or a NUL in a CI end dropped
+    the band, a nan result was drawn as nothing): every number a plotter reads must be a
+    finite one in ASCII digits, as the trainers write it, or the log is refused naming it."""
+    cols = LOG_HEAD.split(",")
+    row = LOG_ROWS[0].split(",")
+    row[cols.index(column)] = value
+    log = tmp_path / "log.csv"
+    log.write_text("\n".join([LOG_HEAD, ",".join(row), LOG_ROWS[1]]) + "\n")
+    for tool in tools:
+        args = ["--unit", "win-rate"] if tool == "plot_eval_curve" else []
+        proc = run(f"tools/{tool}.py", log, *args, "-o", tmp_path / f"{tool}.png")
+        assert_one_line_error(proc, "line 2 is not a row of a training log")
+        assert repr(value)[1:-1] in proc.stderr
+        assert not (tmp_path / f"{tool}.png").exists()
+
+
+def test_plot_eval_curve_refuses_a_row_cut_short(tmp_path):
+    """plot_eval_curve read a short row's missing fields as none (csv pads them with None)."""
+    log = tmp_path / "log.csv"
+    log.write_text("\n".join([LOG_HEAD, LOG_ROWS[0], "2,200,0.01"]) + "\n")
+    proc = run("tools/plot_eval_curve.py", log, "--unit", "win-rate", "-o", tmp_path / "c.png")
+    assert_one_line_error(
+        proc, "line 3 is not a row of a training log with evaluations (it has fewer"
+    )

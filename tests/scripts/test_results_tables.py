@@ -67,3 +67,27 @@ def test_a_result_json_that_is_not_strict_is_refused(tmp_path, text, words):
         '{"luck": {"luck_adjusted": {"mean": 0.4, "ci_low": 0.3, "ci_high": 0.5}}}'
     )
     assert files.luck("x").startswith("40.0")
+
+
+def test_a_unit_health_entry_that_does_not_read_is_named_with_its_file(tmp_path, monkeypatch):
+    """A model of the unit-health JSON without its "dead" list (or no "models" at all) was a
+    KeyError the tables turned into "no 'dead' entry", naming no file."""
+    import json
+
+    from tdbg.app.result_figures import ResultFiles
+
+    path = tmp_path / rt.UNIT_HEALTH
+    path.parent.mkdir(parents=True)
+    monkeypatch.setattr(rt, "FILES", ResultFiles(str(tmp_path), "h2h", "luck", "dec.jsonl"))
+    one = {"widths": [8], "dead": [1], "distinct": [7], "active": [0.5]}
+    path.write_text(json.dumps({"models": {"m.pt": one}}))
+    assert "`m.pt`" in rt.health_table()
+    for data, words in [
+        ({"models": {"m.pt": {k: v for k, v in one.items() if k != "dead"}}}, "models/m.pt"),
+        ({"model": {}}, "no 'models' entry"),
+        ([], "no 'models' entry"),
+    ]:
+        path.write_text(json.dumps(data))
+        with pytest.raises(ValueError, match=words) as info:
+            rt.health_table()
+        assert str(path) in str(info.value)
