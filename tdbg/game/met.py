@@ -130,11 +130,18 @@ def _section(text: str, tag: str, path: str) -> str:
     return m.group(1)
 
 
+# an entry as GNU Backgammon's g_ascii_strtod reads it: ASCII digits after XML's blanks (float()
+# also read "0.6_7" as 0.67 and "０.６" as 0.6, where gnubg reads 0.6 and 0)
+_ENTRY = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", flags=re.ASCII)
+_XML_BLANKS = " \t\r\n"
+
+
 def _numbers(row: str, path: str) -> list[float]:
-    try:
-        return [float(x) for x in re.findall(r"<me>\s*([^<]*?)\s*</me>", row)]
-    except ValueError:
-        raise METError(f"{path}: a table entry is not a number") from None
+    entries = [x.strip(_XML_BLANKS) for x in re.findall(r"<me>([^<]*)</me>", row)]
+    bad = [x for x in entries if not _ENTRY.fullmatch(x)]
+    if bad:
+        raise METError(f"{path}: a table entry is not a number ({bad[0][:40]!r})")
+    return [float(x) for x in entries]
 
 
 _DEFAULT: MatchEquityTable | None = None

@@ -82,6 +82,11 @@ def test_met_parsed_leniently_despite_a_stray_closing_tag(tmp_path):
         (lambda t: t.replace("<me>0.67736</me>", "<me>O.67</me>", 1), "not a number"),
         (lambda t: t.replace("<me>0.67736</me>", "<me>1.67736</me>", 1), "[0, 1]"),
         (lambda t: "just text", "not a match equity table"),
+        # entries as gnubg's g_ascii_strtod reads them: float() read "0.6_7736" as 0.67736 and
+        # a fullwidth "０.６" as 0.6, where gnubg reads 0.6 and 0; a no-break space gnubg stops at
+        (lambda t: t.replace("<me>0.67736</me>", "<me>0.6_7736</me>", 1), "not a number"),
+        (lambda t: t.replace("<me>0.67736</me>", "<me>\uff10.\uff16</me>", 1), "not a number"),
+        (lambda t: t.replace("<me>0.67736</me>", "<me>\u00a00.67736</me>", 1), "not a number"),
     ],
 )
 def test_malformed_met_files_are_refused(tmp_path, edit, words):
