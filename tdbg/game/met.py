@@ -113,6 +113,14 @@ def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
             f"{path}: the pre-Crawford table is not square "
             f"({len(pre)} rows of {sorted({len(r) for r in pre})} entries)"
         )
+    # gnubg copies as many rows as the <length> says and extends them by a formula: rows beyond
+    # it, or a table without it, were read here as numbers gnubg does not use
+    length = re.search(r"<length>[ \t\r\n]*([0-9]+)[ \t\r\n]*</length>", text, flags=re.ASCII)
+    if not length or int(length.group(1)) != len(pre):
+        raise METError(
+            f"{path}: its <length> must be the table's {len(pre)} rows, as GNU Backgammon reads "
+            f"that many (got {length.group(1) if length else 'none'})"
+        )
     if len(post) != 1 or len(post[0]) != len(pre):
         raise METError(
             f'{path}: expected one post-Crawford row of {len(pre)} entries (player="both")'

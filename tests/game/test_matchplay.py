@@ -87,6 +87,11 @@ def test_met_parsed_leniently_despite_a_stray_closing_tag(tmp_path):
         (lambda t: t.replace("<me>0.67736</me>", "<me>0.6_7736</me>", 1), "not a number"),
         (lambda t: t.replace("<me>0.67736</me>", "<me>\uff10.\uff16</me>", 1), "not a number"),
         (lambda t: t.replace("<me>0.67736</me>", "<me>\u00a00.67736</me>", 1), "not a number"),
+        # gnubg reads as many rows as the <length> says (and extends them by a formula): rows
+        # beyond it, or a table without it, gave other numbers than gnubg's
+        (lambda t: t.replace("<length>25</length>", "<length>10</length>"), "<length>"),
+        (lambda t: t.replace("<length>25</length>", ""), "<length>"),
+        (lambda t: t.replace("<length>25</length>", "<length>2_5</length>"), "<length>"),
     ],
 )
 def test_malformed_met_files_are_refused(tmp_path, edit, words):
