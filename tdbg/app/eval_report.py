@@ -25,6 +25,7 @@ from tdbg.infra.errors import InputError
 from tdbg.infra.fileio import KIND_NAMES, Output, check_input, check_outputs, file_kind
 from tdbg.infra.provenance import provenance
 from tdbg.infra.stats import ci_text
+from tdbg.play.matfile import read_mat
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,13 @@ def check_mat_file(path: str) -> None:
         )
     if not re.search(rb"^\s*\d+ point match\s*$", data, re.M):
         raise cli.UsageError(f"--from-mat: {path} is not a .mat match (no 'N point match' line)")
+    try:  # gnubg imports a move it cannot read or play as "garbage" (a line the analysis does
+        # not read) and rates the rest: a game of moves written 24-18 was rated over no moves
+        read_mat(path)
+    except ValueError as exc:  # (UnicodeDecodeError included)
+        raise cli.UsageError(
+            f"--from-mat: {path} holds a game gnubg would import as garbage: {exc}"
+        ) from None
 
 
 def rate(s: EvalSettings, info: dict, analysed: Analysed) -> dict:

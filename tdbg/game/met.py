@@ -113,6 +113,14 @@ def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
             f"{path}: the pre-Crawford table is not square "
             f"({len(pre)} rows of {sorted({len(r) for r in pre})} entries)"
         )
+    # gnubg copies as many rows as the <length> says and extends them by a formula: rows beyond
+    # it, or a table without it, were read here as numbers gnubg does not use
+    length = re.search(r"<length>[ \t\r\n]*([0-9]+)[ \t\r\n]*</length>", text, flags=re.ASCII)
+    if not length or int(length.group(1)) != len(pre):
+        raise METError(
+            f"{path}: its <length> must be the table's {len(pre)} rows, as GNU Backgammon reads "
+            f"that many (got {length.group(1) if length else 'none'})"
+        )
     if len(post) != 1 or len(post[0]) != len(pre):
         raise METError(
             f'{path}: expected one post-Crawford row of {len(pre)} entries (player="both")'
@@ -130,11 +138,18 @@ def _section(text: str, tag: str, path: str) -> str:
     return m.group(1)
 
 
+# an entry as GNU Backgammon's g_ascii_strtod reads it: ASCII digits after XML's blanks (float()
+# also read "0.6_7" as 0.67 and "０.６" as 0.6, where gnubg reads 0.6 and 0)
+_ENTRY = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?", flags=re.ASCII)
+_XML_BLANKS = " \t\r\n"
+
+
 def _numbers(row: str, path: str) -> list[float]:
-    try:
-        return [float(x) for x in re.findall(r"<me>\s*([^<]*?)\s*</me>", row)]
-    except ValueError:
-        raise METError(f"{path}: a table entry is not a number") from None
+    entries = [x.strip(_XML_BLANKS) for x in re.findall(r"<me>([^<]*)</me>", row)]
+    bad = [x for x in entries if not _ENTRY.fullmatch(x)]
+    if bad:
+        raise METError(f"{path}: a table entry is not a number ({bad[0][:40]!r})")
+    return [float(x) for x in entries]
 
 
 _DEFAULT: MatchEquityTable | None = None

@@ -286,7 +286,7 @@ def _check_xgid_fields(turn, owner, cube_log2, s_bottom, s_top, rules, length) -
 def _xgid_dice(dice: str) -> tuple[bool, tuple[int, int] | None]:
     """(whether the cube was just offered, the dice rolled or None) of an XGID's dice field:
     "D" (a double offered), "00" (not yet rolled) or two dice 1-6."""
-    doubled, rolled = dice.upper() == "D", None
+    doubled, rolled = dice == "D", None  # (gnubg's SetXGID refuses "d": it was taken as a double)
     if not doubled:
         if not re.fullmatch(r"[0-6]{2}", dice) or (dice != "00" and "0" in dice):
             raise ValueError(f"XGID dice must be 00, D or two dice 1-6, got {dice!r}")

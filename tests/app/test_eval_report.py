@@ -195,6 +195,17 @@ def test_saved_games_are_analysed_with_the_cube_of_the_mode_named():
             b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64),
             "is a PNG image, not a .mat match (text)",
         ),
+        (b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 64: 24/18 24/20\n", None),
+        # moves gnubg cannot read: it imports the file anyway ("This file contains garbage!" on
+        # its terminal, which the analysis does not read), and the game was rated over no moves
+        (
+            b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 64: 24-18 24-20\n",
+            "cannot read move '24-18' in '64: 24-18 24-20'",
+        ),
+        (
+            b" 1 point match\n\n Game 1\n a : 0    b : 0\n  1) 64: 24/18 24/21\n",
+            "illegal move '64: 24/18 24/21' in position 4HPwATDgc/ABMA",
+        ),
     ],
 )
 def test_a_saved_file_must_look_like_a_match(tmp_path, content, words):

@@ -82,11 +82,21 @@ def test_met_parsed_leniently_despite_a_stray_closing_tag(tmp_path):
         (lambda t: t.replace("<me>0.67736</me>", "<me>O.67</me>", 1), "not a number"),
         (lambda t: t.replace("<me>0.67736</me>", "<me>1.67736</me>", 1), "[0, 1]"),
         (lambda t: "just text", "not a match equity table"),
+        # entries as gnubg's g_ascii_strtod reads them: float() read "0.6_7736" as 0.67736 and
+        # a fullwidth "０.６" as 0.6, where gnubg reads 0.6 and 0; a no-break space gnubg stops at
+        (lambda t: t.replace("<me>0.67736</me>", "<me>0.6_7736</me>", 1), "not a number"),
+        (lambda t: t.replace("<me>0.67736</me>", "<me>\uff10.\uff16</me>", 1), "not a number"),
+        (lambda t: t.replace("<me>0.67736</me>", "<me>\u00a00.67736</me>", 1), "not a number"),
+        # gnubg reads as many rows as the <length> says (and extends them by a formula): rows
+        # beyond it, or a table without it, gave other numbers than gnubg's
+        (lambda t: t.replace("<length>25</length>", "<length>10</length>"), "<length>"),
+        (lambda t: t.replace("<length>25</length>", ""), "<length>"),
+        (lambda t: t.replace("<length>25</length>", "<length>2_5</length>"), "<length>"),
     ],
 )
 def test_malformed_met_files_are_refused(tmp_path, edit, words):
     path = tmp_path / "met.xml"
-    path.write_text(edit(open(DEFAULT_MET).read()))
+    path.write_text(edit(open(DEFAULT_MET).read()), encoding="utf-8")
     with pytest.raises(METError, match=re.escape(words)):
         load_met(str(path))
     with pytest.raises(METError, match="no such"):
@@ -298,6 +308,30 @@ def test_match_mode_by_name_and_length_checks():
     assert game_mode("match", match_length=7) == MatchPlay(length=7)
     with pytest.raises(ValueError, match="1 to 25"):
         MatchPlay(length=26)
+
+
+def _met_file(path, n):
+    """The shipped table's first ``n`` rows and columns, as a MET file of an n-point table."""
+    row = lambda xs: "<row>" + "".join(f"<me>{x!r}</me>" for x in xs) + "</row>\n"  # noqa: E731
+    path.write_text(
+        f"<met><info><name>small</name><length>{n}</length></info>\n"
+        '<pre-crawford-table type="explicit">\n'
+        + "".join(row(r[:n]) for r in MET.pre[:n].tolist())
+        + '</pre-crawford-table>\n<post-crawford-table type="explicit" player="both">\n'
+        + row(MET.post[:n].tolist())
+        + "</post-crawford-table></met>\n"
+    )
+    return str(path)
+
+
+def test_a_table_shorter_than_the_scores_played_is_refused_at_once(tmp_path):
+    """Length 0 (training without --match-length) plays scores up to 25 away: a 10-point
+    table was taken, and the first game beyond it was a ValueError traceback mid-training."""
+    small = _met_file(tmp_path / "met10.xml", 10)
+    assert MatchPlay(length=10, met=small).met.length == 10  # 10-point matches fit it
+    for length in (0, 11):
+        with pytest.raises(ValueError, match="stops at 10 away"):
+            MatchPlay(length=length, met=small)
 
 
 # --------------------------------------------------------------------------- command line

@@ -149,6 +149,8 @@ def test_xgid_numbers_as_gnubg_reads_them():
         ("XGID=-b----E-C---eE---c-e----B-:1:\u00a01:1:00:0:0:1:0:10", "whole numbers"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:\u20031:52:0:0:0:0:10", "whole numbers"),
         ("XGID=-b----E-C---eE---c-e----B-:0:0:1:52:0:0:0:7\u3000:10", "whole numbers"),
+        # a double is an upper-case D: gnubg's SetXGID refuses "d" (it was taken as a double)
+        ("XGID=-b----E-C---eE---c-e----B-:0:0:1:d:0:0:1:0:10", "dice"),
     ],
 )
 def test_malformed_or_impossible(text, words):

@@ -774,7 +774,7 @@ import json, os, re, signal, sys
 cfg = re.search(r"/[^'\"]*cfg[0-9]+[.]json", open(sys.argv[-1]).read()).group(0)
 files = json.load(open(cfg))["files"]
 side = {{"unforced": 10, "total": 20, "chequer": 0.01, "cube": 0.0, "close_cube": 1,
-        "cube_kinds": {{"wrong-take": [0, 0.0]}}}}
+        "cube_kinds": {{k: [0, 0.0] for k in {kinds!r}}}}}
 game = {{"file": files[0], "game": 0, "stats": {{"X": side, "O": side}}, "score": [0, 0],
         "length": 0, "names": {{"X": "td", "O": "gnubg"}}, "doubles": []}}
 print("@@GAME " + json.dumps(game), flush=True)  # a whole game line, as gnubg's script prints
@@ -785,10 +785,10 @@ os.kill(os.getpid(), signal.SIGKILL)
 def test_a_gnubg_killed_while_analysing_is_named_so(tmp_path):
     """The gnubg analysing the games killed (SIGKILL) after one of two: the error says gnubg
     was killed and how far it got; it blamed the game files ("gnubg found no games in it")."""
-    from tdbg.gnubg.gnubg_analysis import GnubgAnalysis, GnubgError, analyse_files
+    from tdbg.gnubg.gnubg_analysis import CUBE_KINDS, GnubgAnalysis, GnubgError, analyse_files
 
     fake = tmp_path / "gnubg"
-    fake.write_text(FAKE_KILLED.format(python=sys.executable))
+    fake.write_text(FAKE_KILLED.format(python=sys.executable, kinds=CUBE_KINDS))
     fake.chmod(0o755)
     files = [str(tmp_path / f"game_{k}.mat") for k in range(2)]
     with pytest.raises(GnubgError) as err:

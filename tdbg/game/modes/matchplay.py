@@ -96,9 +96,16 @@ class MatchPlay(CubefulMoney):
             raise ValueError(f"match length must be 1 to {MAX_AWAY}, got {length}")
         self.length = int(length)
         self.met = load_met(met) if isinstance(met, str) else (met or default_met())
-        if self.met.length < max(self.length, 1):
+        # length 0 (training's spread of scores) plays scores up to MAX_AWAY away: a shorter
+        # table was taken, and the first score beyond it was a traceback mid-training
+        if self.met.length < (self.length or MAX_AWAY):
             raise ValueError(
                 f"the match equity table {self.met.name} stops at {self.met.length} away"
+                + (
+                    ""
+                    if self.length
+                    else f" (training without --match-length plays scores up to {MAX_AWAY} away)"
+                )
             )
 
     def __eq__(self, other) -> bool:
