@@ -80,17 +80,26 @@ class CsvLog:
         writer.writerows({k: _fmt(r.get(k, "")) for k in self.fields} for r in rows)
         return buf.getvalue()
 
-    def check_continues(self, last: dict) -> str | None:
+    def check_continues(self, last: dict, continued: bool = False) -> str | None:
         """InputError unless the log this run appends to is its own: the header is this
         run's fields and the last whole row has the values in ``last`` (what the checkpoint
         holds: its episodes...).  One row beyond them, after a row that has them, is a row
         whose save never finished (the run was killed during it): it is taken back, and
-        the line returned says so.  A missing or empty log is started afresh."""
-        if not (self.append and os.path.isfile(self.path) and os.path.getsize(self.path)):
-            return None
+        the line returned says so.  A missing or empty log is started afresh, unless the run
+        ``continued`` an unfinished stage: that stage's log holds its rows so far, and a new
+        one would hold only the rows from here, without a word."""
         fix = (
             "give another --log for the rows from here, or resume from the checkpoint that wrote it"
         )
+        if not (self.append and os.path.isfile(self.path) and os.path.getsize(self.path)):
+            if self.append and continued:
+                what = "empty" if os.path.isfile(self.path) else "not there"
+                raise InputError(
+                    f"{self.path}: the log of the stage this run continues is {what} (its rows to "
+                    f"{last.get('total_episodes')} episodes); give another --log for the rows "
+                    f"from here, or put the stage's log back"
+                )
+            return None
         try:
             with open(self.path, "rb") as fh:
                 lines = fh.read().decode("utf-8").splitlines(keepends=True)
