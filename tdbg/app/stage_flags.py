@@ -282,7 +282,23 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         and isinstance(recorded_log, str)  # (a damaged record's other value names no log)
         and os.path.realpath(args.log) == os.path.realpath(recorded_log)
     )
+    # the summary an earlier run of the unfinished stage wrote (--stop-at, a signal): the
+    # same command continues the stage and rewrites it (it was refused as any existing file,
+    # and --overwrite is refused with an unfinished stage: no command could continue)
+    recorded_json = (
+        (continued[1].get("config") or {}).get("json") if continued and continued[1] else None
+    )
+    json_continues = bool(
+        getattr(args, "json", None)
+        and isinstance(recorded_json, str)
+        and resumes_itself(args.resume, args.save)
+        and os.path.realpath(args.json) == os.path.realpath(recorded_json)
+    )
     stage = settings_flags.build(
-        stage_class, args, hidden_given="hidden" in given, log_continues=log_continues
+        stage_class,
+        args,
+        hidden_given="hidden" in given,
+        log_continues=log_continues,
+        json_continues=json_continues,
     )
     return stage, args

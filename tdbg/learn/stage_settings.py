@@ -455,6 +455,11 @@ class Run:
         "the log is the one the stage this run continues wrote (a --log of its "
         "own): the run appends to it, as to --save's own log",
     )
+    json_continues: bool = derived(
+        False,
+        "--json is the summary the stage this run continues recorded (written when an earlier "
+        "run of it stopped): the run rewrites it",
+    )
 
     def weights_seed(self) -> int:
         """The seed of weight initialisation and minibatch order: torch_seed, else seed."""

@@ -3,6 +3,7 @@ that keep state of their own (the move filter of --oneply-filter: its optimizer 
 generator), and --stop-at is taken only where one run through ends a round."""
 
 import csv
+import json
 
 import pytest
 import torch
@@ -283,3 +284,22 @@ def test_a_continue_may_change_what_only_watches_the_training(tmp_path):
     run("train_batch.py", "--resume", part, "--save", part, *watch, check=True)
     sa, sb = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(part))[0].state_dict()
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+def test_the_same_command_with_json_continues_the_stage_it_stopped(tmp_path):
+    """--stop-at's help: the same command without it continues the stage.  With --json the
+    stopped run had written its summary there, and the same command was refused for that file
+    ("exists; pass --overwrite"), and with --overwrite for the unfinished stage ("drop
+    --overwrite"): no command continued it.  The summary the stage recorded is the run's own;
+    it is rewritten with the stage's end, and another existing --json is still refused."""
+    args = ["--hidden", "8", "--num-episodes", "60", *QUICK, "--save", tmp_path / "s.pt"]
+    summary = tmp_path / "r.json"
+    run("train_batch.py", *args, "--json", summary, "--stop-at", "20", check=True)
+    assert json.loads(summary.read_text())["total_episodes"] == 20
+    other = tmp_path / "other.json"
+    other.write_text('{"x": 1}\n')
+    assert_one_line_error(run("train_batch.py", *args, "--json", other), "exists")
+    run("train_batch.py", *args, "--json", summary, check=True)
+    assert json.loads(summary.read_text())["total_episodes"] == 60
+    assert other.read_text() == '{"x": 1}\n'
+
