@@ -435,8 +435,8 @@ class Run:
     overwrite: bool = option(
         False,
         "allow replacing existing output files of the same kind (--save, the log, "
-        "--json); an unfinished stage at --save is continued, and replaced only with "
-        "--new-stage",
+        "--json); never an unfinished stage at --save: without it the same command "
+        "continues the stage, and --new-stage with it replaces the stage",
     )
     log: str | None = option(
         None,

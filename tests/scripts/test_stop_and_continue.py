@@ -303,3 +303,16 @@ def test_the_same_command_with_json_continues_the_stage_it_stopped(tmp_path):
     assert json.loads(summary.read_text())["total_episodes"] == 60
     assert other.read_text() == '{"x": 1}\n'
 
+
+def test_overwrites_help_says_it_never_takes_an_unfinished_stage(tmp_path):
+    """--overwrite's help said "an unfinished stage at --save is continued", where the run
+    refuses the flag with an unfinished stage at --save (drop it to continue the stage)."""
+    save = tmp_path / "s.pt"
+    args = ["--hidden", "8", "--num-episodes", "40", *QUICK, "--save", save]
+    run("train_batch.py", *args, "--stop-at", "20", check=True)
+    assert_one_line_error(run("train_batch.py", *args, "--overwrite"), "drop --overwrite")
+    text = " ".join(run("train_batch.py", "--help", check=True).stdout.split())
+    start = text.index("--overwrite allow")
+    help_of = text[start : text.index("--log LOG", start)]
+    assert "is continued" not in help_of and "never an unfinished stage" in help_of
+
