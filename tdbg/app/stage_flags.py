@@ -83,6 +83,19 @@ def _check_continues(args, save: str, stage: dict) -> None:
             )
 
 
+def _made_the_stages_network(continued, args) -> bool:
+    """Whether --hidden, as given, is the one that made the network of the unfinished stage
+    this run continues: the stage began from scratch with it, so its network is that one
+    as the stage's growth (--expand, --expand-depth-size) made it, which the run builds as
+    the stage did.  Compared with the network instead, the same command refused to continue
+    a grown stage ("--hidden 8 differs from the checkpoint's 8,8")."""
+    recorded = (continued[1] or {}).get("config") if continued else None
+    if not isinstance(recorded, dict) or any(recorded.get(name) for name in SOURCES):
+        return False
+    hidden = recorded.get("hidden")
+    return isinstance(hidden, list) and list(args.hidden) == hidden
+
+
 def _recorded_source(recorded: dict, name: str, path: str) -> str | None:
     """The checkpoint a continued stage records as having begun it (--resume, a warm start),
     or None; InputError where the record is no path (a damaged or crafted file: a number
@@ -297,7 +310,7 @@ def parse(parser, stage_class, argv: list[str] | None = None):
     stage = settings_flags.build(
         stage_class,
         args,
-        hidden_given="hidden" in given,
+        hidden_given="hidden" in given and not _made_the_stages_network(continued, args),
         log_continues=log_continues,
         json_continues=json_continues,
     )

@@ -316,3 +316,29 @@ def test_overwrites_help_says_it_never_takes_an_unfinished_stage(tmp_path):
     help_of = text[start : text.index("--log LOG", start)]
     assert "is continued" not in help_of and "never an unfinished stage" in help_of
 
+
+@pytest.mark.parametrize(
+    "script, growth",
+    [
+        ("train_batch.py", ["--expand-depth-size", "8"]),
+        ("train_batch.py", ["--expand", "12"]),
+        ("train_online.py", ["--expand-depth-size", "8"]),
+    ],
+)
+def test_a_stage_grown_from_scratch_continues_by_the_same_command(tmp_path, script, growth):
+    """--stop-at's help: the same command without it continues the stage.  A stage begun from
+    scratch with growth (--hidden 8 --expand-depth-size 8 makes [8, 8]) was refused by it:
+    its --hidden was compared with the grown network ("--hidden 8 differs from the
+    checkpoint's 8,8; use --expand").  That --hidden made the stage's network; it continues
+    and ends as one run through, to the bit, and so does --resume X --save X with the flags."""
+    rounds = ["--log-every", "20", "--quiet"] if script == "train_online.py" else QUICK
+    args = ["--hidden", "8", *growth, "--num-episodes", "40", *rounds]
+    whole, part, other = tmp_path / "whole.pt", tmp_path / "part.pt", tmp_path / "other.pt"
+    run(script, *args, "--save", whole, check=True)
+    run(script, *args, "--save", part, "--stop-at", "20", check=True)
+    run(script, *args, "--save", part, check=True)
+    run(script, *args, "--save", other, "--stop-at", "20", check=True)
+    run(script, *args, "--resume", other, "--save", other, check=True)
+    for path in (part, other):
+        a, b = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(path))[0].state_dict()
+        assert all(torch.equal(a[k], b[k]) for k in a), path
