@@ -340,5 +340,8 @@ def test_a_stage_grown_from_scratch_continues_by_the_same_command(tmp_path, scri
     run(script, *args, "--save", other, "--stop-at", "20", check=True)
     run(script, *args, "--resume", other, "--save", other, check=True)
     for path in (part, other):
-        a, b = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(path))[0].state_dict()
+        a, b = (
+            load_checkpoint(str(whole))[0].state_dict(),
+            load_checkpoint(str(path))[0].state_dict(),
+        )
         assert all(torch.equal(a[k], b[k]) for k in a), path
