@@ -276,6 +276,20 @@ def parse(parser, stage_class, argv: list[str] | None = None):
             for name, value in _recorded_values(stage, set(actions)).items():
                 if name not in given:
                     setattr(args, name, _as_the_flag_takes(actions[name], value, path))
+    stage = settings_flags.build(
+        stage_class,
+        args,
+        hidden_given="hidden" in given and not _made_the_stages_network(continued, args),
+        log_continues=_log_continues(continued, args, given),
+        json_continues=_json_continues(continued, args),
+    )
+    return stage, args
+
+
+def _log_continues(continued, args, given: set[str]) -> bool:
+    """Whether --log is the log the unfinished stage this run continues recorded (a --log of
+    its own, appended to); InputError where the stage's recorded --log, taken up, names no
+    file."""
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
     if (
         continued
@@ -295,23 +309,20 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         and isinstance(recorded_log, str)  # (a damaged record's other value names no log)
         and os.path.realpath(args.log) == os.path.realpath(recorded_log)
     )
-    # the summary an earlier run of the unfinished stage wrote (--stop-at, a signal): the
-    # same command continues the stage and rewrites it (it was refused as any existing file,
-    # and --overwrite is refused with an unfinished stage: no command could continue)
-    recorded_json = (
+    return log_continues
+
+
+def _json_continues(continued, args) -> bool:
+    """Whether --json is the summary the unfinished stage this run continues recorded, which
+    an earlier run of it wrote when it stopped (--stop-at, a signal): the same command
+    continues the stage and rewrites it.  (It was refused as any existing file, and
+    --overwrite is refused with an unfinished stage: no command could continue it.)"""
+    recorded = (
         (continued[1].get("config") or {}).get("json") if continued and continued[1] else None
     )
-    json_continues = bool(
+    return bool(
         getattr(args, "json", None)
-        and isinstance(recorded_json, str)
+        and isinstance(recorded, str)
         and resumes_itself(args.resume, args.save)
-        and os.path.realpath(args.json) == os.path.realpath(recorded_json)
+        and os.path.realpath(args.json) == os.path.realpath(recorded)
     )
-    stage = settings_flags.build(
-        stage_class,
-        args,
-        hidden_given="hidden" in given and not _made_the_stages_network(continued, args),
-        log_continues=log_continues,
-        json_continues=json_continues,
-    )
-    return stage, args

@@ -88,18 +88,12 @@ class CsvLog:
         the line returned says so.  A missing or empty log is started afresh, unless the run
         ``continued`` an unfinished stage: that stage's log holds its rows so far, and a new
         one would hold only the rows from here, without a word."""
+        if not (self.append and os.path.isfile(self.path) and os.path.getsize(self.path)):
+            self._check_there(last, continued)
+            return None
         fix = (
             "give another --log for the rows from here, or resume from the checkpoint that wrote it"
         )
-        if not (self.append and os.path.isfile(self.path) and os.path.getsize(self.path)):
-            if self.append and continued:
-                what = "empty" if os.path.isfile(self.path) else "not there"
-                raise InputError(
-                    f"{self.path}: the log of the stage this run continues is {what} (its rows to "
-                    f"{last.get('total_episodes')} episodes); give another --log for the rows "
-                    f"from here, or put the stage's log back"
-                )
-            return None
         try:
             with open(self.path, "rb") as fh:
                 lines = fh.read().decode("utf-8").splitlines(keepends=True)
@@ -145,6 +139,17 @@ class CsvLog:
             f"{self.path} is not this checkpoint's log (its last row has {found}, the checkpoint "
             f"{want}); {fix}"
         )
+
+    def _check_there(self, last: dict, continued: bool) -> None:
+        """InputError where the log of an unfinished stage this run continues (``continued``,
+        appended to) is missing or empty: it held the stage's rows so far."""
+        if self.append and continued:
+            what = "empty" if os.path.isfile(self.path) else "not there"
+            raise InputError(
+                f"{self.path}: the log of the stage this run continues is {what} (its rows to "
+                f"{last.get('total_episodes')} episodes); give another --log for the rows "
+                f"from here, or put the stage's log back"
+            )
 
     def write(self, row: dict) -> None:
         fresh = not self.started and (
