@@ -83,6 +83,19 @@ def _check_continues(args, save: str, stage: dict) -> None:
             )
 
 
+def _made_the_stages_network(continued, args) -> bool:
+    """Whether --hidden, as given, is the one that made the network of the unfinished stage
+    this run continues: the stage began from scratch with it, so its network is that one
+    as the stage's growth (--expand, --expand-depth-size) made it, which the run builds as
+    the stage did.  Compared with the network instead, the same command refused to continue
+    a grown stage ("--hidden 8 differs from the checkpoint's 8,8")."""
+    recorded = (continued[1] or {}).get("config") if continued else None
+    if not isinstance(recorded, dict) or any(recorded.get(name) for name in SOURCES):
+        return False
+    hidden = recorded.get("hidden")
+    return isinstance(hidden, list) and list(args.hidden) == hidden
+
+
 def _recorded_source(recorded: dict, name: str, path: str) -> str | None:
     """The checkpoint a continued stage records as having begun it (--resume, a warm start),
     or None; InputError where the record is no path (a damaged or crafted file: a number
@@ -271,6 +284,20 @@ def parse(parser, stage_class, argv: list[str] | None = None):
             args.resume = path
         if stage is not None:  # a finished stage (or one with no record) starts anew
             _take_up_record(args, stage, parser, stage_class, path, given)
+    stage = settings_flags.build(
+        stage_class,
+        args,
+        hidden_given="hidden" in given and not _made_the_stages_network(continued, args),
+        log_continues=_log_continues(continued, args, given),
+        json_continues=_json_continues(continued, args),
+    )
+    return stage, args
+
+
+def _log_continues(continued, args, given: set[str]) -> bool:
+    """Whether --log is the log the unfinished stage this run continues recorded (a --log of
+    its own, appended to); InputError where the stage's recorded --log, taken up, names no
+    file."""
     recorded_log = ((continued[1] or {}).get("config") or {}).get("log") if continued else None
     if (
         continued
@@ -290,7 +317,20 @@ def parse(parser, stage_class, argv: list[str] | None = None):
         and isinstance(recorded_log, str)  # (a damaged record's other value names no log)
         and os.path.realpath(args.log) == os.path.realpath(recorded_log)
     )
-    stage = settings_flags.build(
-        stage_class, args, hidden_given="hidden" in given, log_continues=log_continues
+    return log_continues
+
+
+def _json_continues(continued, args) -> bool:
+    """Whether --json is the summary the unfinished stage this run continues recorded, which
+    an earlier run of it wrote when it stopped (--stop-at, a signal): the same command
+    continues the stage and rewrites it.  (It was refused as any existing file, and
+    --overwrite is refused with an unfinished stage: no command could continue it.)"""
+    recorded = (
+        (continued[1].get("config") or {}).get("json") if continued and continued[1] else None
     )
-    return stage, args
+    return bool(
+        getattr(args, "json", None)
+        and isinstance(recorded, str)
+        and resumes_itself(args.resume, args.save)
+        and os.path.realpath(args.json) == os.path.realpath(recorded)
+    )

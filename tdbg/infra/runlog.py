@@ -80,13 +80,16 @@ class CsvLog:
         writer.writerows({k: _fmt(r.get(k, "")) for k in self.fields} for r in rows)
         return buf.getvalue()
 
-    def check_continues(self, last: dict) -> str | None:
+    def check_continues(self, last: dict, continued: bool = False) -> str | None:
         """InputError unless the log this run appends to is its own: the header is this
         run's fields and the last whole row has the values in ``last`` (what the checkpoint
         holds: its episodes...).  One row beyond them, after a row that has them, is a row
         whose save never finished (the run was killed during it): it is taken back, and
-        the line returned says so.  A missing or empty log is started afresh."""
+        the line returned says so.  A missing or empty log is started afresh, unless the run
+        ``continued`` an unfinished stage: that stage's log holds its rows so far, and a new
+        one would hold only the rows from here, without a word."""
         if not (self.append and os.path.isfile(self.path) and os.path.getsize(self.path)):
+            self._check_there(last, continued)
             return None
         fix = (
             "give another --log for the rows from here, or resume from the checkpoint that wrote it"
@@ -136,6 +139,17 @@ class CsvLog:
             f"{self.path} is not this checkpoint's log (its last row has {found}, the checkpoint "
             f"{want}); {fix}"
         )
+
+    def _check_there(self, last: dict, continued: bool) -> None:
+        """InputError where the log of an unfinished stage this run continues (``continued``,
+        appended to) is missing or empty: it held the stage's rows so far."""
+        if self.append and continued:
+            what = "empty" if os.path.isfile(self.path) else "not there"
+            raise InputError(
+                f"{self.path}: the log of the stage this run continues is {what} (its rows to "
+                f"{last.get('total_episodes')} episodes); give another --log for the rows "
+                f"from here, or put the stage's log back"
+            )
 
     def write(self, row: dict) -> None:
         fresh = not self.started and (

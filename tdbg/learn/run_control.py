@@ -88,8 +88,9 @@ def appends_log(run: Run, spec: ModelSpec) -> bool:
 
 def check_run_outputs(run: Run, spec: ModelSpec) -> None:
     """fileio's output policy for --save, the log and --json, before any work starts.
-    With --resume X --save X only X and X's own log (X.csv, the log that run wrote) are
-    the run's own; --json, or a --log elsewhere, is checked as for any run.  Every source
+    With --resume X --save X only X, X's own log (X.csv, the log that run wrote) and the
+    --json summary its unfinished stage recorded are the run's own; another --json, or a
+    --log elsewhere, is checked as for any run.  Every source
     the run reads (--resume, any --warm-start-*) is an input no output may name."""
     if run.log == "":  # (read as no --log: the log beside --save, unsaid)
         raise OutputError("--log '': an empty path names no file")
@@ -101,7 +102,7 @@ def check_run_outputs(run: Run, spec: ModelSpec) -> None:
             Output(
                 "--log" if run.log else "the log", log_path(run), "text", appends_log(run, spec)
             ),
-            Output("--json", run.json, "json"),
+            Output("--json", run.json, "json", own and run.json_continues),
         ],
         run.overwrite,
         inputs,

@@ -435,8 +435,8 @@ class Run:
     overwrite: bool = option(
         False,
         "allow replacing existing output files of the same kind (--save, the log, "
-        "--json); an unfinished stage at --save is continued, and replaced only with "
-        "--new-stage",
+        "--json); never an unfinished stage at --save: without it the same command "
+        "continues the stage, and --new-stage with it replaces the stage",
     )
     log: str | None = option(
         None,
@@ -455,6 +455,11 @@ class Run:
         False,
         "the log is the one the stage this run continues wrote (a --log of its "
         "own): the run appends to it, as to --save's own log",
+    )
+    json_continues: bool = derived(
+        False,
+        "--json is the summary the stage this run continues recorded (written when an earlier "
+        "run of it stopped): the run rewrites it",
     )
 
     def weights_seed(self) -> int:

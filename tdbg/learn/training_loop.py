@@ -417,7 +417,7 @@ class StageProgress:
         run = self.settings.run
         check_stop_at(run.stop_at, self.size, self.done, schedule.num_episodes)
         check_snapshots(run, stage["id"], self.round_index, -(-schedule.num_episodes // self.size))
-        self._open_log(note)
+        self._open_log(note, continuing)
 
     def _continue_stage(self, stage: dict, settings: dict, trainer_state: dict | None) -> None:
         """Take up the checkpoint's unfinished ``stage`` where it stopped: its episodes, rounds,
@@ -506,16 +506,17 @@ class StageProgress:
             "id": new_stage_id(),
         }
 
-    def _open_log(self, note: str | None) -> None:
+    def _open_log(self, note: str | None, continuing: bool) -> None:
         """Open the CSV log (appended to where the stage goes on), checked against where the
-        checkpoint stands, then say what this run does, once every check has passed."""
+        checkpoint stands (``continuing``: an unfinished stage, whose log must be there),
+        then say what this run does, once every check has passed."""
         run, spec = self.settings.run, self.settings.model
         self.log = CsvLog(
             log_path(run),
             self.learner.log_fields + EVAL_FIELDS + HEALTH_LOG_FIELDS,
             append=appends_log(run, spec),
         )
-        repaired = self.log.check_continues(self.resumed_at)
+        repaired = self.log.check_continues(self.resumed_at, continuing)
         for line in (note, repaired):  # once every check passed: what this run does
             if line:
                 print(line, file=sys.stderr)

@@ -422,3 +422,26 @@ def test_a_stage_continued_into_another_checkpoint_leaves_its_own_log_alone(tmp_
     assert json.loads(proc.stdout)["log"] == str(tmp_path / "y.csv")
     assert log.read_bytes() == before
     assert [r["round"] for r in csv.DictReader(open(tmp_path / "y.csv"))] == ["2", "3"]
+
+
+@pytest.mark.parametrize("how", ["removed", "emptied"])
+def test_a_continued_stage_whose_log_is_gone_is_refused(tmp_path, how):
+    """--log's help: a continued stage appends to the log it wrote, which must still be there.
+    A stage stopped at 40 of 60 episodes whose log was then removed (or emptied) was continued
+    into a new log holding only the rows from 40 on, without a word: the rows before were lost
+    from the record of the stage.  It is refused in one line, the checkpoint untouched; another
+    --log takes the rows from here."""
+    save, log = tmp_path / "s.pt", tmp_path / "s.csv"
+    args = ["--num-episodes", "60", *QUICK, "--save", save]
+    run("train_batch.py", *args, "--stop-at", "40", check=True)
+    if how == "removed":
+        log.unlink()
+    else:
+        log.write_text("")
+    before = md5(save)
+    proc = run("train_batch.py", *args)
+    assert_one_line_error(proc, "s.csv")
+    assert md5(save) == before
+    assert (not log.exists()) if how == "removed" else log.read_text() == ""
+    run("train_batch.py", *args, "--log", tmp_path / "rest.csv", check=True)
+    assert [int(r["stage_episodes"]) for r in csv.DictReader(open(tmp_path / "rest.csv"))] == [60]

@@ -3,6 +3,7 @@ that keep state of their own (the move filter of --oneply-filter: its optimizer 
 generator), and --stop-at is taken only where one run through ends a round."""
 
 import csv
+import json
 
 import pytest
 import torch
@@ -283,3 +284,64 @@ def test_a_continue_may_change_what_only_watches_the_training(tmp_path):
     run("train_batch.py", "--resume", part, "--save", part, *watch, check=True)
     sa, sb = load_checkpoint(str(whole))[0].state_dict(), load_checkpoint(str(part))[0].state_dict()
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
+
+
+def test_the_same_command_with_json_continues_the_stage_it_stopped(tmp_path):
+    """--stop-at's help: the same command without it continues the stage.  With --json the
+    stopped run had written its summary there, and the same command was refused for that file
+    ("exists; pass --overwrite"), and with --overwrite for the unfinished stage ("drop
+    --overwrite"): no command continued it.  The summary the stage recorded is the run's own;
+    it is rewritten with the stage's end, and another existing --json is still refused."""
+    args = ["--hidden", "8", "--num-episodes", "60", *QUICK, "--save", tmp_path / "s.pt"]
+    summary = tmp_path / "r.json"
+    run("train_batch.py", *args, "--json", summary, "--stop-at", "20", check=True)
+    assert json.loads(summary.read_text())["total_episodes"] == 20
+    other = tmp_path / "other.json"
+    other.write_text('{"x": 1}\n')
+    assert_one_line_error(run("train_batch.py", *args, "--json", other), "exists")
+    run("train_batch.py", *args, "--json", summary, check=True)
+    assert json.loads(summary.read_text())["total_episodes"] == 60
+    assert other.read_text() == '{"x": 1}\n'
+
+
+def test_overwrites_help_says_it_never_takes_an_unfinished_stage(tmp_path):
+    """--overwrite's help said "an unfinished stage at --save is continued", where the run
+    refuses the flag with an unfinished stage at --save (drop it to continue the stage)."""
+    save = tmp_path / "s.pt"
+    args = ["--hidden", "8", "--num-episodes", "40", *QUICK, "--save", save]
+    run("train_batch.py", *args, "--stop-at", "20", check=True)
+    assert_one_line_error(run("train_batch.py", *args, "--overwrite"), "drop --overwrite")
+    text = " ".join(run("train_batch.py", "--help", check=True).stdout.split())
+    start = text.index("--overwrite allow")
+    help_of = text[start : text.index("--log LOG", start)]
+    assert "is continued" not in help_of and "never an unfinished stage" in help_of
+
+
+@pytest.mark.parametrize(
+    "script, growth",
+    [
+        ("train_batch.py", ["--expand-depth-size", "8"]),
+        ("train_batch.py", ["--expand", "12"]),
+        ("train_online.py", ["--expand-depth-size", "8"]),
+    ],
+)
+def test_a_stage_grown_from_scratch_continues_by_the_same_command(tmp_path, script, growth):
+    """--stop-at's help: the same command without it continues the stage.  A stage begun from
+    scratch with growth (--hidden 8 --expand-depth-size 8 makes [8, 8]) was refused by it:
+    its --hidden was compared with the grown network ("--hidden 8 differs from the
+    checkpoint's 8,8; use --expand").  That --hidden made the stage's network; it continues
+    and ends as one run through, to the bit, and so does --resume X --save X with the flags."""
+    rounds = ["--log-every", "20", "--quiet"] if script == "train_online.py" else QUICK
+    args = ["--hidden", "8", *growth, "--num-episodes", "40", *rounds]
+    whole, part, other = tmp_path / "whole.pt", tmp_path / "part.pt", tmp_path / "other.pt"
+    run(script, *args, "--save", whole, check=True)
+    run(script, *args, "--save", part, "--stop-at", "20", check=True)
+    run(script, *args, "--save", part, check=True)
+    run(script, *args, "--save", other, "--stop-at", "20", check=True)
+    run(script, *args, "--resume", other, "--save", other, check=True)
+    for path in (part, other):
+        a, b = (
+            load_checkpoint(str(whole))[0].state_dict(),
+            load_checkpoint(str(path))[0].state_dict(),
+        )
+        assert all(torch.equal(a[k], b[k]) for k in a), path
