@@ -104,10 +104,10 @@ def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
     text = re.sub(r"<!--.*?-->", "", text, flags=re.S)
     pre_body = _section(text, "pre-crawford-table", path)
     post_body = _section(text, "post-crawford-table", path)
-    if not re.search(r'type\s*=\s*"explicit"', text):
+    if not re.search(r"""type\s*=\s*(["'])explicit\1""", text):  # (XML: either quote)
         raise METError(f"{path}: only explicit tables are supported")
-    pre = [_numbers(row, path) for row in re.findall(r"<row>(.*?)</row>", pre_body, flags=re.S)]
-    post = [_numbers(row, path) for row in re.findall(r"<row>(.*?)</row>", post_body, flags=re.S)]
+    pre = [_numbers(row, path) for row in re.findall(_element("row"), pre_body, flags=re.S)]
+    post = [_numbers(row, path) for row in re.findall(_element("row"), post_body, flags=re.S)]
     if not pre or any(len(r) != len(pre) for r in pre):
         raise METError(
             f"{path}: the pre-Crawford table is not square "
@@ -115,7 +115,9 @@ def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
         )
     # gnubg copies as many rows as the <length> says and extends them by a formula: rows beyond
     # it, or a table without it, were read here as numbers gnubg does not use
-    length = re.search(r"<length>[ \t\r\n]*([0-9]+)[ \t\r\n]*</length>", text, flags=re.ASCII)
+    length = re.search(
+        _element("length", r"[ \t\r\n]*([0-9]+)[ \t\r\n]*"), text, flags=re.ASCII | re.S
+    )
     if not length or int(length.group(1)) != len(pre):
         raise METError(
             f"{path}: its <length> must be the table's {len(pre)} rows, as GNU Backgammon reads "
@@ -131,8 +133,15 @@ def load_met(path: str = DEFAULT_MET) -> MatchEquityTable:
         raise METError(f"{path}: {exc}") from None
 
 
+def _element(tag: str, body: str = "(.*?)") -> str:
+    """A pattern for an XML element ``tag`` holding ``body``, written as XML allows: attributes
+    and blanks inside its tags (``<me >0.5</me >`` was counted as no entry, and the table then
+    "not square", where gnubg's XML reader takes it)."""
+    return rf"<{tag}(?:[ \t\r\n][^>]*)?>{body}</{tag}[ \t\r\n]*>"
+
+
 def _section(text: str, tag: str, path: str) -> str:
-    m = re.search(rf"<{tag}\b[^>]*>(.*?)</{tag}>", text, flags=re.S)
+    m = re.search(_element(tag), text, flags=re.S)
     if not m:
         raise METError(f"{path}: not a match equity table (no <{tag}> section)")
     return m.group(1)
@@ -145,7 +154,7 @@ _XML_BLANKS = " \t\r\n"
 
 
 def _numbers(row: str, path: str) -> list[float]:
-    entries = [x.strip(_XML_BLANKS) for x in re.findall(r"<me>([^<]*)</me>", row)]
+    entries = [x.strip(_XML_BLANKS) for x in re.findall(_element("me", "([^<]*)"), row)]
     bad = [x for x in entries if not _ENTRY.fullmatch(x)]
     if bad:
         raise METError(f"{path}: a table entry is not a number ({bad[0][:40]!r})")

@@ -940,3 +940,27 @@ def test_cube_hold_and_take_explore_are_refused_without_a_cube(tmp_path):
     )
     assert_one_line_error(proc, "applies to modes with a cube")
     assert not (tmp_path / "x.pt").exists()
+
+
+def test_a_table_written_as_xml_allows_reads_as_the_same_table(tmp_path):
+    """Blanks inside an element's tags, an attribute on it, or single quotes around
+    type='explicit' are XML that gnubg's reader takes; the fixed patterns counted ``<me >`` as
+    no entry (the table "not square") and refused the quotes ("only explicit tables")."""
+    text = open(DEFAULT_MET).read()
+    assert text.count('type="explicit"') == 2 and "<me>" in text and "<row>" in text
+    edited = (
+        text.replace('type="explicit"', "type='explicit'")
+        .replace("<me>", "<me >", 5)
+        .replace("</me>", "</me\n>", 5)
+        .replace("<row>", '<row n="1">', 1)
+        .replace("</row>", "</row >", 1)
+        .replace("<length>", "<length >", 1)
+    )
+    path = tmp_path / "m.xml"
+    path.write_text(edited)
+    shipped, read = load_met(DEFAULT_MET), load_met(str(path))
+    assert np.array_equal(read.pre, shipped.pre) and np.array_equal(read.post, shipped.post)
+    # a tag whose name only begins with the element's is another element
+    path.write_text(text.replace("<me>", "<meta>", 1).replace("</me>", "</meta>", 1))
+    with pytest.raises(METError, match="not square"):
+        load_met(str(path))
