@@ -95,8 +95,15 @@ def _chain_log(path, rows, old, parent, ends, cpu_offset, points) -> dict:
     start_cpu = cpu_offset if parent < 0 else (ends[parent]["cpu_hours"] or 0.0)
     last_cpu, last_episodes = 0.0, 0.0
     marks = []  # (stage episodes, total episodes, CPU-hours so far) of every row
-    for r in rows:
-        last_episodes = float(r.get("total_episodes") or r.get("episodes") or 0)
+    for line, r in enumerate(rows, 2):
+        episodes = float(r.get("total_episodes") or r.get("episodes") or 0)
+        if line > 2 and episodes <= last_episodes:  # (a training log's rows go forward: rows
+            # that repeat or go back are two runs' logs in one file, drawn as one curve)
+            raise cli.UsageError(
+                f"{path}: line {line} is at {episodes:g} episodes, not after the line before it "
+                f"({last_episodes:g}); a training log's rows go forward"
+            )
+        last_episodes = episodes
         cpu = float(r["cpu_hours"]) if r.get("cpu_hours") else None
         if cpu is not None:
             last_cpu = cpu

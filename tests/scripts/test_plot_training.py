@@ -284,3 +284,13 @@ def test_plot_eval_curve_refuses_a_row_cut_short(tmp_path):
     assert_one_line_error(
         proc, "line 3 is not a row of a training log with evaluations (it has fewer"
     )
+
+
+def test_plot_eval_curve_refuses_rows_that_go_back(tmp_path):
+    """A log with its rows appended again (two runs' logs in one file) was drawn as one curve,
+    where plot_training refuses it."""
+    log = tmp_path / "log.csv"
+    log.write_text("\n".join([LOG_HEAD, *LOG_ROWS, *LOG_ROWS]) + "\n")
+    proc = run("tools/plot_eval_curve.py", log, "--unit", "win-rate", "-o", tmp_path / "c.png")
+    assert_one_line_error(proc, "line 4 is at 100 episodes, not after the line before it (200)")
+    assert not (tmp_path / "c.png").exists()
