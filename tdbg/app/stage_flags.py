@@ -73,6 +73,9 @@ def _check_continues(args, save: str, stage: dict) -> None:
     recorded = stage.get("config")
     if recorded is None:  # a stage recorded before its config was: its settings are still compared
         return
+    if _same_stage(args.resume, stage):  # (--resume X --save Y run again: Y holds X's stage
+        # further on, which its record says began as X's did, not from X)
+        return
     for name in SOURCES:
         mine, theirs = getattr(args, name, None), _recorded_source(recorded, name, save)
         if (mine and os.path.realpath(mine)) != (theirs and os.path.realpath(theirs)):
@@ -81,6 +84,12 @@ def _check_continues(args, save: str, stage: dict) -> None:
                 f"--save {save} holds {where}, started {started}, not as this command starts; add "
                 f"--new-stage --overwrite to replace it, or choose another --save"
             )
+
+
+def _same_stage(resume: str | None, stage: dict) -> bool:
+    """Whether the checkpoint ``resume`` holds ``stage`` unfinished (the same stage id)."""
+    theirs = _unfinished(resume) if resume and os.path.isfile(resume) else None
+    return bool(theirs and stage.get("id") and theirs.get("id") == stage.get("id"))
 
 
 def _made_the_stages_network(continued, args) -> bool:

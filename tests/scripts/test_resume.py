@@ -445,3 +445,21 @@ def test_a_continued_stage_whose_log_is_gone_is_refused(tmp_path, how):
     assert (not log.exists()) if how == "removed" else log.read_text() == ""
     run("train_batch.py", *args, "--log", tmp_path / "rest.csv", check=True)
     assert [int(r["stage_episodes"]) for r in csv.DictReader(open(tmp_path / "rest.csv"))] == [60]
+
+
+def test_resume_x_save_y_run_again_continues_y(tmp_path):
+    """`--resume X --save Y --stop-at 40`, then the same command without --stop-at (as its help
+    promises): Y holds X's stage further on, which was refused as "started from scratch, not
+    as this command starts"; it continues Y, to the weights of one run through."""
+    flags = ["--hidden", "8", "--num-episodes", "60", *QUICK_TRAIN]
+    x, y, whole = tmp_path / "x.pt", tmp_path / "y.pt", tmp_path / "whole.pt"
+    run("train_batch.py", *flags, "--stop-at", "20", "--save", x, check=True)
+    again = ["train_batch.py", *flags, "--resume", x, "--save", y]
+    run(*again, "--stop-at", "40", check=True)
+    x_before = md5(x)
+    proc = run(*again, check=True)
+    assert "y.pt: continuing its unfinished stage at 40 of 60 episodes" in proc.stderr
+    assert md5(x) == x_before
+    run("train_batch.py", *flags, "--save", whole, check=True)
+    got, want = (torch.load(p, weights_only=True)["state_dict"] for p in (y, whole))
+    assert got.keys() == want.keys() and all(torch.equal(got[k], want[k]) for k in got)
