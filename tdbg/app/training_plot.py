@@ -10,13 +10,11 @@ there is one.
 
 from __future__ import annotations
 
-import math
 import os
 
 import matplotlib.ticker
 
 from tdbg.app import cli, plots
-from tdbg.infra.fileio import ragged_row
 from tdbg.net.model import CheckpointError, load_checkpoint
 from tdbg.play import opponents
 
@@ -37,26 +35,13 @@ def read_log(path: str) -> list[dict]:
         raise cli.UsageError(f"{path} is not a training log (no {', '.join(missing)} column)")
     last = 0.0
     for line, row in enumerate(rows, 2):
-        ragged = ragged_row(row)
-        if ragged:
+        # (cli.read_log has refused a row without the header's fields, and a value of
+        # TRAINING_COLUMNS that is no finite number: each row must still say its episodes)
+        if row["total_episodes"] == "" or float(row["total_episodes"]) < 0:
             raise cli.UsageError(
-                f"{path}: line {line} is not a row of a training log (it has {ragged} fields "
-                f"than the header)"
+                f"{path}: line {line} is not a row of a training log "
+                f"(total_episodes {row['total_episodes']!r})"
             )
-        for key in TRAINING_COLUMNS:
-            try:
-                value = (
-                    float(row[key])
-                    if row[key] not in ("", None) or key == "total_episodes"
-                    else 0.0
-                )
-            except (TypeError, ValueError):
-                value = None
-            # the trainers stop before a loss that is not finite reaches their log
-            if value is None or not math.isfinite(value) or (key == "total_episodes" and value < 0):
-                raise cli.UsageError(
-                    f"{path}: line {line} is not a row of a training log ({key} {row[key]!r})"
-                )
         episodes = float(row["total_episodes"])
         if line > 2 and episodes <= last:  # (every run's rows go forward, stage after stage:
             # rows that repeat or go back are two runs' logs in one file, drawn as one line)
